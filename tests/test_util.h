@@ -1,0 +1,48 @@
+/* test_util.h - the few assert macros the tests share; no framework.
+   Each test program counts its checks and ends with
+       <name>: N passed, N failed
+   and exits non-zero when anything failed. */
+#ifndef RO_SGNS_TEST_UTIL_H
+#define RO_SGNS_TEST_UTIL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int tu_passed = 0, tu_failed = 0;
+
+#define CHECK(cond)                                                                       \
+    do {                                                                                  \
+        if (cond) {                                                                       \
+            ++tu_passed;                                                                  \
+        } else {                                                                          \
+            ++tu_failed;                                                                  \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);      \
+        }                                                                                 \
+    } while (0)
+
+/* A check with a printf-style explanation printed when it fails. */
+#define CHECKF(cond, ...)                                                                 \
+    do {                                                                                  \
+        if (cond) {                                                                       \
+            ++tu_passed;                                                                  \
+        } else {                                                                          \
+            ++tu_failed;                                                                  \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);      \
+            fprintf(stderr, __VA_ARGS__);                                                 \
+            fputc('\n', stderr);                                                          \
+        }                                                                                 \
+    } while (0)
+
+/* |a - b| <= tol, false for NaN. */
+#define CHECK_NEAR(a, b, tol)                                                             \
+    CHECKF(fabs((double)(a) - (double)(b)) <= (double)(tol), "%.17g vs %.17g (tol %.3g)", \
+           (double)(a), (double)(b), (double)(tol))
+
+static int tu_finish(const char *name)
+{
+    printf("%s: %d passed, %d failed\n", name, tu_passed, tu_failed);
+    return tu_failed ? 1 : 0;
+}
+
+#endif
