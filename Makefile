@@ -1,0 +1,100 @@
+# ro_sgns.h - build, test and bench.
+#   make check     everything CI runs: test + asan + lapacke (README's test command)
+#   make test      the suite with portable flags (-O2, no -march=native), float and
+#                  double, gcc + OpenMP, clang without OpenMP, g++ as C++, and the
+#                  AVX-512 kernels when this CPU has them
+#   make asan      the suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE,
+#                  comparing the built-in kernels with OpenBLAS/LAPACKE
+#   make bench     benchmarks (-O3 -march=native), ours vs OpenBLAS side by side
+# Never -ffast-math or -Ofast: they remove the NaN checks.
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+ifeq ($(origin CXX),default)
+CXX := g++
+endif
+CLANG   ?= clang
+B       := build
+WARN    := -std=c99 -pedantic -Wall -Wextra -Werror
+CXXWARN := -x c++ -Wall -Wextra -Werror
+OPT     := -O2
+BENCHFLAGS := -O3 -march=native -fopenmp
+BLASLIBS := -llapacke -lopenblas
+HAVE_AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
+
+TESTS := linalg
+TEST_DEPS := ro_sgns.h tests/test_util.h
+
+VARIANTS := f d cxx clang
+ifeq ($(HAVE_AVX512),yes)
+VARIANTS += simd_f simd_d
+endif
+TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) \
+             $(B)/static_f $(B)/alloc_f $(B)/alloc_cxx $(B)/nostdio_f
+ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
+LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
+
+.PHONY: all check test asan lapacke bench clean
+all: test
+
+check: test asan lapacke
+
+test: $(TEST_BINS)
+	@sh tests/run.sh $(TEST_BINS)
+
+asan: $(ASAN_BINS)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh $(ASAN_BINS)
+
+lapacke: $(LAPACKE_BINS)
+	@sh tests/run.sh $(LAPACKE_BINS)
+
+$(B):
+	@mkdir -p $(B)
+
+$(B)/test_%_f: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
+$(B)/test_%_d: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -fopenmp -DRO_SGNS_REAL=double $< -o $@ -lm
+$(B)/test_%_cxx: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CXX) $(CXXWARN) $(OPT) -fopenmp $< -o $@ -lm
+$(B)/test_%_clang: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CLANG) $(WARN) $(OPT) $< -o $@ -lm
+$(B)/test_%_simd_f: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp $< -o $@ -lm
+$(B)/test_%_simd_d: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp -DRO_SGNS_REAL=double $< -o $@ -lm
+$(B)/test_%_asan_f: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer $< -o $@ -lm
+$(B)/test_%_asan_d: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DRO_SGNS_REAL=double $< -o $@ -lm
+$(B)/test_%_lapacke_f: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE $< -o $@ $(BLASLIBS) -lm
+$(B)/test_%_lapacke_d: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+
+# compile tests: two RO_SGNS_STATIC copies in one program; allocator macros in C
+# and C++; RO_SGNS_NO_STDIO
+$(B)/static_f: tests/compile_static_a.c tests/compile_static_b.c tests/compile_static_main.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) tests/compile_static_a.c tests/compile_static_b.c tests/compile_static_main.c -o $@ -lm
+$(B)/alloc_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) $< -o $@ -lm
+$(B)/alloc_cxx: tests/compile_alloc.c $(TEST_DEPS) | $(B)
+	$(CXX) $(CXXWARN) $(OPT) $< -o $@ -lm
+$(B)/nostdio_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -DRO_SGNS_NO_STDIO $< -o $@ -lm
+
+# ---------------------------------------------------------------- bench
+$(B)/bench_gemm: bench/gemm.c ro_sgns.h | $(B)
+	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_gemm_d: bench/gemm.c ro_sgns.h | $(B)
+	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+
+bench: $(B)/bench_gemm $(B)/bench_gemm_d
+	@echo "flags: $(CC) $(BENCHFLAGS) ($$($(CC) --version | head -n 1))"
+	$(B)/bench_gemm
+	$(B)/bench_gemm_d
+
+clean:
+	rm -rf $(B) ro-sgns

@@ -1,0 +1,534 @@
+/* test_linalg.c - appendix A-C of ro_sgns.h against independent references:
+   GEMM against the naive triple loop (itself accumulating in double), QR and
+   SVD against their defining identities, matrices with a known spectrum,
+   and, in the LAPACKE build (make lapacke), against LAPACKE.
+
+   Tolerances (eps = machine epsilon of ro_sgns_real):
+     GEMM   |C - C_ref|_ij <= 2 eps (min(k, KC) + k / KC + 2) (|alpha| |A||B| + |beta| |C|)_ij,
+            the forward error bound of a sum blocked in chunks of KC = 256;
+     QR     |Q^T Q - I|_F and |A - Q R|_F / |A|_F <= 50 n eps (the issue's bound), and in
+            practice far below it (printed with -v);
+     SVD    |A - U S V^T|_F / |A|_F and orthogonality <= 50 max(m, n) eps; known singular
+            values within 50 max(m,n) eps relative to sigma_max (relative to each sigma
+            for the well-conditioned ones). */
+#define RO_SGNS_IMPLEMENTATION
+#include "../ro_sgns.h"
+#include "test_util.h"
+
+#include <string.h>
+
+typedef ro_sgns_real real;
+static const double EPS = sizeof(real) == sizeof(double) ? DBL_EPSILON : FLT_EPSILON;
+
+static ro_sgns_rng g_rng;
+
+static real *rnd_matrix(size_t rows, size_t cols, double scale)
+{
+    real *a = (real *)malloc((rows * cols + 1) * sizeof(real));
+    size_t i;
+    for (i = 0; i < rows * cols; ++i) a[i] = (real)(scale * ro_sgns_rng_normal(&g_rng));
+    return a;
+}
+
+static RO_SGNS__MAYBE_UNUSED double max_abs_diff(size_t n, const real *a, const real *b)
+{
+    double m = 0;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (!(d <= m)) m = d; /* NaN wins */
+    }
+    return m;
+}
+
+/* ---------------------------------------------------------------- GEMM */
+
+static void check_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                       real alpha, real beta, size_t pad)
+{
+    size_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+    size_t lda = ac + pad, ldb = bc + pad, ldc = n + pad, i, j, p, t;
+    int sampled;
+    real *A = rnd_matrix(ar, lda, 1), *B = rnd_matrix(br, ldb, 1), *C = rnd_matrix(m, ldc, 1);
+    real *C0 = (real *)malloc(m * ldc * sizeof(real) + 1), *Cr = (real *)malloc(m * ldc * sizeof(real) + 1);
+    ro_sgns_error err;
+    ro_sgns_result res;
+    double worst = 0;
+    int ok = 1;
+    if (beta == 0) /* beta = 0 must not read C: poison it */
+        for (i = 0; i < m * ldc; ++i) C[i] = (real)NAN;
+    memcpy(C0, C, m * ldc * sizeof(real));
+    memcpy(Cr, C, m * ldc * sizeof(real));
+    res = ro_sgns_gemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL, &err);
+    CHECKF(res == RO_SGNS_OK, "%s", err.message);
+    /* Big products are checked on a random sample of 3000 entries, each
+       against its own dot product in double; small ones everywhere against
+       ro_sgns_gemm_naive. */
+    sampled = (double)m * n * k > 2e7;
+    if (!sampled) ro_sgns_gemm_naive(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, Cr, ldc);
+    for (t = 0; t < (sampled ? 3000 : m * n); ++t) {
+        double absab = 0, bound, diff, ref = 0;
+        i = sampled ? (size_t)(ro_sgns_rng_uniform(&g_rng) * m) : t / n;
+        j = sampled ? (size_t)(ro_sgns_rng_uniform(&g_rng) * n) : t % n;
+        for (p = 0; p < k; ++p) {
+            double a = ta ? A[p * lda + i] : A[i * lda + p], b = tb ? B[j * ldb + p] : B[p * ldb + j];
+            absab += fabs(a * b);
+            ref += a * b;
+        }
+        if (sampled) Cr[i * ldc + j] = (real)(alpha * ref + (beta == 0 ? 0 : beta * C0[i * ldc + j]));
+        bound = 2 * EPS * ((double)(k < 256 ? k : 256) + (double)k / 256 + 2) *
+                (fabs((double)alpha) * absab +
+                 (beta == 0 ? 0 : fabs((double)beta * C0[i * ldc + j])));
+        diff = fabs((double)C[i * ldc + j] - (double)Cr[i * ldc + j]);
+        if (!(diff <= bound + 1e-300)) ok = 0;
+        if (bound > 0 && diff / bound > worst) worst = diff / bound;
+    }
+    /* padding columns of C are untouched */
+    for (i = 0; i < m; ++i)
+        for (j = n; j < ldc; ++j)
+            if (memcmp(&C[i * ldc + j], &C0[i * ldc + j], sizeof(real)) != 0) ok = 0;
+    CHECKF(ok, "gemm %c%c %lux%lux%lu alpha %g beta %g pad %lu: worst error/bound %.3g",
+           ta ? 'T' : 'N', tb ? 'T' : 'N', (unsigned long)m, (unsigned long)n,
+           (unsigned long)k, (double)alpha, (double)beta, (unsigned long)pad, worst);
+    free(A);
+    free(B);
+    free(C);
+    free(C0);
+    free(Cr);
+}
+
+static void test_gemm(void)
+{
+    static const size_t sizes[][3] = {{1, 1, 1},    {7, 13, 5},    {257, 31, 129}, {13, 7, 300},
+                                      {49, 65, 257}, {2, 600, 3},  {300, 2, 520},  {1, 33, 1}};
+    static const double ab[][2] = {{1, 0}, {1, 1}, {0, 1}, {0, 0}, {-1.5, 0.5}, {0.25, -2}};
+    size_t s, t, x;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+        for (t = 0; t < 4; ++t)
+            for (x = 0; x < sizeof ab / sizeof ab[0]; ++x)
+                check_gemm((ro_sgns_trans)(t & 1), (ro_sgns_trans)(t >> 1), sizes[s][0],
+                           sizes[s][1], sizes[s][2], (real)ab[x][0], (real)ab[x][1], x % 3);
+    for (t = 0; t < 4; ++t) /* the big one, once per transpose pair */
+        check_gemm((ro_sgns_trans)(t & 1), (ro_sgns_trans)(t >> 1), 1000, 500, 3000, 1, 0, 0);
+    check_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, 1000, 500, 3000, (real)0.5, (real)-1, 3);
+}
+
+static void test_gemm_edges(void)
+{
+    real a[4] = {1, 2, 3, 4}, c[4] = {1, 1, 1, 1};
+    ro_sgns_error err;
+    /* k = 0: C = beta C */
+    CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, 2, 2, 0, 1, a, 1, a, 2, 3, c, 2, NULL,
+                       &err) == RO_SGNS_OK);
+    CHECK(c[0] == 3 && c[3] == 3);
+    /* m = 0 or n = 0: nothing to do, even with NULL pointers */
+    CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, 0, 2, 2, 1, NULL, 2, NULL, 2, 0, NULL,
+                       2, NULL, NULL) == RO_SGNS_OK);
+    /* bad leading dimensions and NULLs are errors with a message, not crashes */
+    CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, 2, 2, 2, 1, a, 1, a, 2, 0, c, 2, NULL,
+                       &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "lda") != NULL);
+    CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, 2, 2, 2, 1, a, 2, a, 1, 0, c, 2, NULL,
+                       &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, 2, 2, 2, 1, a, 2, a, 2, 0, c, 1, NULL,
+                       &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, 2, 2, 2, 1, NULL, 2, a, 2, 0, c, 2,
+                       NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    /* NaN in A propagates (no silent cleaning) */
+    {
+        real an[4] = {1, (real)NAN, 3, 4}, cn[4];
+        CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, 2, 2, 2, 1, an, 2, a, 2, 0, cn, 2,
+                           NULL, NULL) == RO_SGNS_OK);
+        CHECK(cn[0] != cn[0] && cn[1] != cn[1] && cn[2] == cn[2]);
+    }
+}
+
+/* The same product with 1 and 2 threads: bitwise equal. */
+static void test_gemm_threads(void)
+{
+#ifdef _OPENMP
+    size_t m = 333, n = 517, k = 700;
+    real *A = rnd_matrix(m, k, 1), *B = rnd_matrix(k, n, 1);
+    real *C1 = (real *)malloc(m * n * sizeof(real)), *C2 = (real *)malloc(m * n * sizeof(real));
+    int t, saved = omp_get_max_threads();
+    for (t = 0; t < 4; ++t) {
+        ro_sgns_trans ta = (ro_sgns_trans)(t & 1), tb = (ro_sgns_trans)(t >> 1);
+        omp_set_num_threads(1);
+        ro_sgns_gemm_builtin(ta, tb, m, n, k, 1, A, ta ? m : k, B, tb ? k : n, 0, C1, n, NULL,
+                             NULL);
+        omp_set_num_threads(2);
+        ro_sgns_gemm_builtin(ta, tb, m, n, k, 1, A, ta ? m : k, B, tb ? k : n, 0, C2, n, NULL,
+                             NULL);
+        CHECKF(memcmp(C1, C2, m * n * sizeof(real)) == 0, "gemm %d: 1 and 2 threads differ", t);
+        omp_set_num_threads(3);
+        ro_sgns_gemm_builtin(ta, tb, m, n, k, 1, A, ta ? m : k, B, tb ? k : n, 0, C2, n, NULL,
+                             NULL);
+        CHECKF(memcmp(C1, C2, m * n * sizeof(real)) == 0, "gemm %d: 1 and 3 threads differ", t);
+    }
+    omp_set_num_threads(saved);
+    free(A);
+    free(B);
+    free(C1);
+    free(C2);
+#endif
+}
+
+/* ------------------------------------------------------------------ QR */
+
+static double frob(size_t n, const real *a)
+{
+    double s = 0;
+    size_t i;
+    for (i = 0; i < n; ++i) s += (double)a[i] * a[i];
+    return sqrt(s);
+}
+
+/* |Q^T Q - I|_F, computed in double by naive loops */
+static double orth_error(size_t n, size_t d, const real *Q, size_t ldq)
+{
+    double e = 0;
+    size_t i, j, p;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) {
+            double s = 0;
+            for (p = 0; p < n; ++p) s += (double)Q[p * ldq + i] * Q[p * ldq + j];
+            s -= (i == j);
+            e += s * s;
+        }
+    return sqrt(e);
+}
+
+static void check_qr(const char *what, size_t n, size_t d, const real *A0)
+{
+    real *Q = (real *)malloc(n * d * sizeof(real)), *R = (real *)malloc(d * d * sizeof(real));
+    ro_sgns_error err;
+    ro_sgns_result res;
+    double tol = 50 * (double)n * EPS, e_orth, e_rec = 0, nA = frob(n * d, A0);
+    size_t i, j, p;
+    int upper = 1, diag = 1;
+    memcpy(Q, A0, n * d * sizeof(real));
+    res = ro_sgns_qr(n, d, Q, d, R, d, NULL, &err);
+    CHECKF(res == RO_SGNS_OK, "qr %s: %s", what, err.message);
+    e_orth = orth_error(n, d, Q, d);
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < d; ++j) {
+            double s = 0;
+            for (p = 0; p < d; ++p) s += (double)Q[i * d + p] * R[p * d + j];
+            s -= A0[i * d + j];
+            e_rec += s * s;
+        }
+    e_rec = sqrt(e_rec) / (nA > 0 ? nA : 1);
+    for (i = 0; i < d; ++i) {
+        if (!(R[i * d + i] >= 0)) diag = 0;
+        for (j = 0; j < i; ++j)
+            if (R[i * d + j] != 0) upper = 0;
+    }
+    CHECKF(e_orth <= tol, "qr %s %lux%lu: |Q^TQ - I| = %.3g > %.3g", what, (unsigned long)n,
+           (unsigned long)d, e_orth, tol);
+    CHECKF(e_rec <= tol, "qr %s %lux%lu: |A - QR|/|A| = %.3g > %.3g", what, (unsigned long)n,
+           (unsigned long)d, e_rec, tol);
+    CHECKF(upper && diag, "qr %s: R not upper triangular with diagonal >= 0", what);
+    if (getenv("VERBOSE"))
+        printf("qr %-14s %5lux%-4lu orth %.2e rec %.2e (tol %.1e)\n", what, (unsigned long)n,
+               (unsigned long)d, e_orth, e_rec, tol);
+#ifdef RO_SGNS_USE_LAPACKE
+    { /* the built-in QR agrees with LAPACKE's on R (full-rank inputs) */
+        real *Q2 = (real *)malloc(n * d * sizeof(real)), *R2 = (real *)malloc(d * d * sizeof(real));
+        memcpy(Q2, A0, n * d * sizeof(real));
+        if (ro_sgns_qr_builtin(n, d, Q2, d, R2, d, NULL, NULL) == RO_SGNS_OK &&
+            strcmp(what, "random") == 0) {
+            double diff = max_abs_diff(d * d, R, R2), scale = fabs((double)R[0]);
+            CHECKF(diff <= tol * (scale > 0 ? scale : 1) * 10,
+                   "qr %lux%lu: builtin R differs from LAPACKE's by %.3g", (unsigned long)n,
+                   (unsigned long)d, diff);
+        }
+        free(Q2);
+        free(R2);
+    }
+#endif
+    free(Q);
+    free(R);
+}
+
+static void test_qr(void)
+{
+    static const size_t sizes[][2] = {{1, 1}, {5, 1}, {7, 7}, {100, 37}, {257, 33},
+                                      {300, 64}, {64, 64}, {1000, 100}, {2000, 130}};
+    size_t s, i, j, p;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        size_t n = sizes[s][0], d = sizes[s][1];
+        real *A = rnd_matrix(n, d, 1);
+        check_qr("random", n, d, A);
+        /* rank deficient: rank r = d/3 as B (n x r) C (r x d) */
+        if (d >= 3) {
+            size_t r = d / 3;
+            real *B = rnd_matrix(n, r, 1), *C = rnd_matrix(r, d, 1);
+            for (i = 0; i < n; ++i)
+                for (j = 0; j < d; ++j) {
+                    double t = 0;
+                    for (p = 0; p < r; ++p) t += (double)B[i * r + p] * C[p * d + j];
+                    A[i * d + j] = (real)t;
+                }
+            check_qr("rank-deficient", n, d, A);
+            free(B);
+            free(C);
+        }
+        /* duplicated columns */
+        for (i = 0; i < n; ++i)
+            for (j = 1; j < d; j += 2) A[i * d + j] = A[i * d + j - 1];
+        check_qr("dup-columns", n, d, A);
+        /* zero */
+        memset(A, 0, n * d * sizeof(real));
+        check_qr("zero", n, d, A);
+        free(A);
+        /* huge and tiny magnitudes */
+        A = rnd_matrix(n, d, 1e30);
+        check_qr("huge", n, d, A);
+        free(A);
+        A = rnd_matrix(n, d, 1e-30);
+        check_qr("tiny", n, d, A);
+        free(A);
+    }
+    { /* errors */
+        real A[6] = {1, 2, 3, 4, 5, (real)NAN}, R[4];
+        ro_sgns_error err;
+        CHECK(ro_sgns_qr(3, 2, A, 2, R, 2, NULL, &err) == RO_SGNS_ERR_NUMERIC);
+        CHECK(ro_sgns_qr(1, 2, A, 2, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_qr(3, 0, A, 2, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_qr(3, 2, A, 1, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    }
+}
+
+/* ----------------------------------------------------------------- SVD */
+
+/* A random m x k matrix with orthonormal columns, by modified Gram-Schmidt
+   twice in double: independent of the library's QR. */
+static real *rnd_orthonormal(size_t m, size_t k)
+{
+    double *q = (double *)malloc(m * k * sizeof(double));
+    real *out = (real *)malloc(m * k * sizeof(real));
+    size_t i, j, p;
+    int pass;
+    for (i = 0; i < m * k; ++i) q[i] = ro_sgns_rng_normal(&g_rng);
+    for (j = 0; j < k; ++j) {
+        for (pass = 0; pass < 2; ++pass)
+            for (p = 0; p < j; ++p) {
+                double dot = 0;
+                for (i = 0; i < m; ++i) dot += q[i * k + p] * q[i * k + j];
+                for (i = 0; i < m; ++i) q[i * k + j] -= dot * q[i * k + p];
+            }
+        {
+            double nrm = 0;
+            for (i = 0; i < m; ++i) nrm += q[i * k + j] * q[i * k + j];
+            nrm = sqrt(nrm);
+            for (i = 0; i < m; ++i) q[i * k + j] /= nrm;
+        }
+    }
+    for (i = 0; i < m * k; ++i) out[i] = (real)q[i];
+    free(q);
+    return out;
+}
+
+/* Check the SVD of A (m x n). sigma_known (r values, descending) or NULL. */
+static void check_svd(const char *what, size_t m, size_t n, const real *A,
+                      const double *sigma_known, double rel_tol_known)
+{
+    size_t r = m < n ? m : n, i, j, p;
+    real *U = (real *)malloc(m * r * sizeof(real)), *V = (real *)malloc(n * r * sizeof(real));
+    real *s = (real *)malloc(r * sizeof(real));
+    double tol = 50 * (double)(m > n ? m : n) * EPS, e_rec = 0, nA = frob(m * n, A);
+    int desc = 1;
+    ro_sgns_error err;
+    ro_sgns_result res = ro_sgns_svd(m, n, A, n, U, r, s, V, r, NULL, &err);
+    CHECKF(res == RO_SGNS_OK, "svd %s: %s", what, err.message);
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j) {
+            double t = 0;
+            for (p = 0; p < r; ++p) t += (double)U[i * r + p] * s[p] * V[j * r + p];
+            t -= A[i * n + j];
+            e_rec += t * t;
+        }
+    e_rec = sqrt(e_rec) / (nA > 0 ? nA : 1);
+    for (p = 0; p < r; ++p)
+        if (!(s[p] >= 0) || (p > 0 && s[p] > s[p - 1])) desc = 0;
+    CHECKF(e_rec <= tol, "svd %s %lux%lu: |A - USV^T|/|A| = %.3g", what, (unsigned long)m,
+           (unsigned long)n, e_rec);
+    CHECKF(orth_error(m, r, U, r) <= tol, "svd %s: U not orthonormal (%.3g)", what,
+           orth_error(m, r, U, r));
+    CHECKF(orth_error(n, r, V, r) <= tol, "svd %s: V not orthonormal (%.3g)", what,
+           orth_error(n, r, V, r));
+    CHECKF(desc, "svd %s: singular values not descending and >= 0", what);
+    if (sigma_known) {
+        double worst = 0;
+        for (p = 0; p < r; ++p) {
+            double e = fabs((double)s[p] - sigma_known[p]);
+            double ref = sigma_known[p] > 0 ? sigma_known[p] : sigma_known[0];
+            double rel = ref > 0 ? e / ref : e;
+            if (!(rel <= worst)) worst = rel;
+        }
+        CHECKF(worst <= rel_tol_known, "svd %s: singular values off by %.3g relative (tol %.3g)",
+               what, worst, rel_tol_known);
+    }
+#ifdef RO_SGNS_USE_LAPACKE
+    { /* built-in singular values against LAPACKE's ?gesdd */
+        real *s2 = (real *)malloc(r * sizeof(real));
+        CHECK(ro_sgns_svd_builtin(m, n, A, n, NULL, r, s2, NULL, r, NULL, NULL) == RO_SGNS_OK);
+        CHECKF(max_abs_diff(r, s, s2) <= tol * (double)s[0] + 1e-300,
+               "svd %s: builtin and LAPACKE singular values differ by %.3g", what,
+               max_abs_diff(r, s, s2));
+        free(s2);
+    }
+#endif
+    free(U);
+    free(V);
+    free(s);
+}
+
+/* A = Q1 diag(sigma) Q2^T with random orthonormal Q1 (m x r), Q2 (n x r). */
+static real *known_spectrum(size_t m, size_t n, const double *sigma)
+{
+    size_t r = m < n ? m : n, i, j, p;
+    real *Q1 = rnd_orthonormal(m, r), *Q2 = rnd_orthonormal(n, r);
+    real *A = (real *)malloc(m * n * sizeof(real));
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j) {
+            double t = 0;
+            for (p = 0; p < r; ++p) t += (double)Q1[i * r + p] * sigma[p] * Q2[j * r + p];
+            A[i * n + j] = (real)t;
+        }
+    free(Q1);
+    free(Q2);
+    return A;
+}
+
+static void test_svd(void)
+{
+    static const size_t sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {20, 20}, {50, 30},
+                                      {30, 50}, {200, 100}, {120, 120}};
+    size_t s, p;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        size_t m = sizes[s][0], n = sizes[s][1], r = m < n ? m : n;
+        real *A = rnd_matrix(m, n, 1);
+        double *sig = (double *)malloc(r * sizeof(double));
+        check_svd("random", m, n, A, NULL, 0);
+        free(A);
+        /* known spectrum with repeated and zero singular values */
+        for (p = 0; p < r; ++p) sig[p] = p < r / 3 ? 3.0 : (p < 2 * r / 3 ? 1.0 / (1 + p) : 0);
+        if (r == 1) sig[0] = 2;
+        A = known_spectrum(m, n, sig);
+        check_svd("repeated+zero", m, n, A, sig, 50 * (double)(m > n ? m : n) * EPS);
+        free(A);
+        /* zero matrix */
+        A = (real *)calloc(m * n, sizeof(real));
+        for (p = 0; p < r; ++p) sig[p] = 0;
+        check_svd("zero", m, n, A, sig, 0);
+        free(A);
+        free(sig);
+    }
+    if (sizeof(real) == sizeof(double)) {
+        /* condition 1e10: the geometric spectrum 1 ... 1e-10, each value to
+           eps * cond relative, the largest ones to ~eps */
+        size_t n = 60;
+        double sig[60];
+        real *A;
+        for (p = 0; p < n; ++p) sig[p] = pow(10.0, -10.0 * (double)p / (double)(n - 1));
+        A = known_spectrum(n, n, sig);
+        check_svd("cond1e10", n, n, A, sig, 1e-5);
+        {
+            real U[60 * 60], V[60 * 60], sv[60];
+            ro_sgns_svd(n, n, A, n, U, n, sv, V, n, NULL, NULL);
+            CHECKF(fabs(sv[0] - 1) < 1e-13 && fabs(sv[10] / sig[10] - 1) < 1e-10,
+                   "cond1e10: leading singular values not to full accuracy: %.17g %.17g",
+                   (double)sv[0], (double)sv[10]);
+        }
+        free(A);
+    }
+    { /* errors */
+        real A[4] = {1, 2, (real)INFINITY, 4}, s2[2];
+        ro_sgns_error err;
+        CHECK(ro_sgns_svd(2, 2, A, 2, NULL, 2, s2, NULL, 2, NULL, &err) == RO_SGNS_ERR_NUMERIC);
+        CHECK(strstr(err.message, "NaN") != NULL);
+        CHECK(ro_sgns_svd(0, 2, A, 2, NULL, 2, s2, NULL, 2, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_svd(2, 2, A, 2, NULL, 2, NULL, NULL, 2, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+    }
+}
+
+/* ---------------------------------------------------------- allocator */
+
+typedef struct {
+    long live, fail_at, calls;
+} counting_alloc;
+static void *ca_malloc(void *u, size_t sz)
+{
+    counting_alloc *c = (counting_alloc *)u;
+    if (++c->calls == c->fail_at) return NULL;
+    ++c->live;
+    return malloc(sz);
+}
+static void *ca_realloc(void *u, void *p, size_t sz)
+{
+    counting_alloc *c = (counting_alloc *)u;
+    if (++c->calls == c->fail_at) return NULL;
+    if (!p) ++c->live;
+    return realloc(p, sz);
+}
+static void ca_free(void *u, void *p)
+{
+    --((counting_alloc *)u)->live;
+    free(p);
+}
+
+/* Every allocation of QR and SVD failing in turn: an error, no leak. */
+static void test_alloc_failure(void)
+{
+    size_t n = 90, d = 40;
+    real *A = rnd_matrix(n, d, 1), *Q = (real *)malloc(n * d * sizeof(real));
+    real R[40 * 40], U[90 * 40], s[40], V[40 * 40];
+    counting_alloc c;
+    ro_sgns_allocator al;
+    long k;
+    int all_oom = 1, no_leak = 1, ran_clean = 0;
+    al.malloc_fn = ca_malloc;
+    al.realloc_fn = ca_realloc;
+    al.free_fn = ca_free;
+    al.user = &c;
+    for (k = 1; k < 200; ++k) {
+        ro_sgns_result r1, r2, r3;
+        memset(&c, 0, sizeof c);
+        c.fail_at = k;
+        memcpy(Q, A, n * d * sizeof(real));
+        r1 = ro_sgns_qr_builtin(n, d, Q, d, R, d, &al, NULL);
+        c.calls = 0;
+        r2 = ro_sgns_svd_builtin(n, d, A, d, U, d, s, V, d, &al, NULL);
+        c.calls = 0;
+        r3 = ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_TRANS, n, d, d, 1, A, d, A, d, 0,
+                                  U, d, &al, NULL);
+        if (c.live != 0) no_leak = 0;
+        if ((r1 != RO_SGNS_OK && r1 != RO_SGNS_ERR_OUT_OF_MEMORY) ||
+            (r2 != RO_SGNS_OK && r2 != RO_SGNS_ERR_OUT_OF_MEMORY) ||
+            (r3 != RO_SGNS_OK && r3 != RO_SGNS_ERR_OUT_OF_MEMORY))
+            all_oom = 0;
+        if (r1 == RO_SGNS_OK && r2 == RO_SGNS_OK) ran_clean = 1;
+    }
+    CHECK(all_oom);
+    CHECK(no_leak);
+    CHECK(ran_clean);
+    free(A);
+    free(Q);
+}
+
+int main(void)
+{
+    ro_sgns_rng_seed(&g_rng, 12345, 0);
+    test_gemm();
+    test_gemm_edges();
+    test_gemm_threads();
+    test_qr();
+    test_svd();
+    test_alloc_failure();
+    CHECK(strcmp(ro_sgns_result_string(RO_SGNS_ERR_OUT_OF_MEMORY), "out of memory") == 0);
+    CHECK(strcmp(ro_sgns_result_string((ro_sgns_result)-99), "unknown result code") == 0);
+    return tu_finish(sizeof(real) == sizeof(double) ? "linalg(double)" : "linalg(float)");
+}
