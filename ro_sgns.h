@@ -1219,8 +1219,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
    diagonalizes the 2 x 2 Gram matrix [a c; c b]:
        zeta = (b - a) / (2c),  t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)),
        cs = 1 / sqrt(1 + t^2), sn = cs t,
-       g_p <- cs g_p - sn g_q,  g_q <- sn g_p + cs g_q  (and the same on V),
-       a <- a - t c,  b <- b + t c.
+       g_p <- cs g_p - sn g_q,  g_q <- sn g_p + cs g_q  (and the same on V).
+   a, b and c are computed afresh for every pair: updating the norms by
+   formula (a <- a - t c) drifts for columns that rotate down to noise, and
+   then the iteration cycles without converging.
    Because the test is relative to each pair's own norms, small singular
    values come out with small relative error (unlike bidiagonalization
    methods, whose error is relative to the largest one). Work is in double
@@ -1236,33 +1238,39 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
 /* Orthogonalize the n columns of G (column j at G + j*m, length m) by
    one-sided Jacobi rotations, applied to the columns of V (length n) too. */
 static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
-                                      double *norm2, ro_sgns_error *err)
+                                      ro_sgns_error *err)
 {
     const double tol = DBL_EPSILON * (double)(m > 1 ? m : 1);
     size_t p, q, i;
     int sweep;
     for (sweep = 0; sweep < RO_SGNS__JACOBI_MAX_SWEEPS; ++sweep) {
         int rotated = 0;
-        for (p = 0; p < n; ++p) { /* exact squared norms at each sweep's start */
-            const double *g = G + p * m;
-            double s0 = 0, s1 = 0;
-            for (i = 0; i + 1 < m; i += 2) s0 += g[i] * g[i], s1 += g[i + 1] * g[i + 1];
-            if (i < m) s0 += g[i] * g[i];
-            norm2[p] = s0 + s1;
-        }
         for (p = 0; p + 1 < n; ++p) {
             for (q = p + 1; q < n; ++q) {
                 double *gp = G + p * m, *gq = G + q * m, *vp = V + p * n, *vq = V + q * n;
-                double a = norm2[p], b = norm2[q], c0 = 0, c1 = 0, c2 = 0, c3 = 0, c;
+                double a0 = 0, a1 = 0, b0 = 0, b1 = 0, c0 = 0, c1 = 0, a, b, c;
                 double zeta, t, cs, sn;
-                for (i = 0; i + 3 < m; i += 4) {
+                /* the 2 x 2 Gram matrix [a c; c b], two partial sums each
+                   (a fixed order: deterministic) */
+                for (i = 0; i + 1 < m; i += 2) {
+                    a0 += gp[i] * gp[i];
+                    a1 += gp[i + 1] * gp[i + 1];
+                    b0 += gq[i] * gq[i];
+                    b1 += gq[i + 1] * gq[i + 1];
                     c0 += gp[i] * gq[i];
                     c1 += gp[i + 1] * gq[i + 1];
-                    c2 += gp[i + 2] * gq[i + 2];
-                    c3 += gp[i + 3] * gq[i + 3];
                 }
-                for (; i < m; ++i) c0 += gp[i] * gq[i];
-                c = (c0 + c1) + (c2 + c3);
+                if (i < m) {
+                    a0 += gp[i] * gp[i];
+                    b0 += gq[i] * gq[i];
+                    c0 += gp[i] * gq[i];
+                }
+                a = a0 + a1;
+                b = b0 + b1;
+                c = c0 + c1;
+                /* a column whose squares underflow (entries ~1e-160 after
+                   scaling) counts as zero; it is completed at the end */
+                if (a == 0 || b == 0) continue;
                 if (!(RO_SGNS_FABS(c) > tol * RO_SGNS_SQRT(a) * RO_SGNS_SQRT(b))) continue;
                 rotated = 1;
                 zeta = (b - a) / (2 * c);
@@ -1283,8 +1291,6 @@ static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
                     vp[i] = cs * x - sn * y;
                     vq[i] = sn * x + cs * y;
                 }
-                norm2[p] = a - t * c;
-                norm2[q] = b + t * c;
             }
         }
         if (!rotated) return ro_sgns__ok(err);
@@ -1377,7 +1383,7 @@ static ro_sgns_result ro_sgns__svd_tall(size_t m, size_t n, const ro_sgns_real *
     for (j = 0; j < n; ++j)
         for (i = 0; i < n; ++i) Vt[j * n + i] = (double)(i == j);
 
-    res = ro_sgns__jacobi(mm, n, G, Vt, norm2, err);
+    res = ro_sgns__jacobi(mm, n, G, Vt, err);
     if (res != RO_SGNS_OK) goto done;
 
     /* sigma_j = |g_j|, then sort descending (insertion sort: stable, n small) */
