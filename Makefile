@@ -24,7 +24,7 @@ BENCHFLAGS := -O3 -march=native -fopenmp
 BLASLIBS := -llapacke -lopenblas
 HAVE_AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
 
-TESTS := linalg
+TESTS := linalg count sppmi ro eval
 TEST_DEPS := ro_sgns.h tests/test_util.h
 
 VARIANTS := f d cxx clang
@@ -98,3 +98,7 @@ bench: $(B)/bench_gemm $(B)/bench_gemm_d
 
 clean:
 	rm -rf $(B) ro-sgns
+
+# ------------------------------------------------------------ programs
+ro-sgns: examples/ro_sgns_cli.c ro_sgns.h
+	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -fopenmp $< -o $@ -lm

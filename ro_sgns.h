@@ -107,6 +107,9 @@
 
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint64_t, uint32_t */
+#ifndef RO_SGNS_NO_STDIO
+#include <stdio.h> /* FILE */
+#endif
 
 #ifndef RO_SGNS_REAL
 #define RO_SGNS_REAL float
@@ -174,6 +177,14 @@ typedef struct ro_sgns_allocator {
     void (*free_fn)(void *user, void *ptr);
     void *user;
 } ro_sgns_allocator;
+
+/* Streaming I/O for every format (counts, checkpoints, vectors), so that
+   builds without stdio can still load and save.
+   Reading: put up to size bytes at buf and return how many (fewer is fine);
+   return 0 at the end of the input and (size_t)-1 on an error.
+   Writing: write all size bytes; return 0 on success, non-zero on error. */
+typedef size_t (*ro_sgns_read_fn)(void *user, void *buf, size_t size);
+typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
 
 /* Random numbers: xoshiro256** seeded through splitmix64. Streams for
    parallel blocks are derived from (seed, block index), never from the
@@ -264,6 +275,986 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
                                                const ro_sgns_allocator *alloc,
                                                ro_sgns_error *err);
 
+/* ======================================================================
+   1. Counting: tokens -> vocabulary -> windowed co-occurrence counts
+      #(w,c), the marginals #(w), #(c) and |D| [paper 2.1]
+
+   QUICK START (count the bundled corpus, save, load, look inside)
+       ro_sgns_count_config cfg = ro_sgns_count_config_default();
+       ro_sgns_counts *co = NULL;
+       ro_sgns_error err;
+       int64_t king;
+       uint64_t k;
+       cfg.window = 5;            // 5 words on each side
+       cfg.min_count = 100;       // keep words seen >= 100 times
+       if (ro_sgns_count_path("build/corpus.txt", &cfg, &co, NULL, &err) != RO_SGNS_OK) {
+           fprintf(stderr, "count: %s\n", err.message);
+           return 1;
+       }
+       printf("n = %zu words, nnz = %llu, |D| = %.0f\n", co->n,
+              (unsigned long long)co->nnz, co->total);
+       ro_sgns_counts_save_path(co, "corpus.counts", &err);   // atomic replace
+       ro_sgns_counts_free(co);
+       ro_sgns_counts_load_path("corpus.counts", &co, NULL, &err);
+       king = ro_sgns_vocab_find(&co->vocab, "king", 4);       // -1 if absent
+       if (king >= 0)
+           for (k = co->row_ptr[king]; k < co->row_ptr[king + 1]; ++k)
+               printf("%s %g\n", co->vocab.word[co->col[k]], co->val[k]); // #(king,c)
+       ro_sgns_counts_free(co);
+
+   SETTINGS OF THE PAPER AND OF ITS CODE (see NOTES.md)
+     paper text:           window = 5, min_count = 201 ("more than 200")
+     authors' released code: window = 2 (their 5/2 in Python 2), min_count = 200
+     Both: no dynamic window, no subsampling, dropped words keep their place
+     (close_gaps = 0), windows stop at sentence ends (cross_lines = 0 and
+     one sentence a line; the bundled corpus has one document a line).
+     The defaults below are word2vec's where word2vec has one (window 5,
+     min_count 5) and the paper's otherwise.
+
+   THREADS
+     With OpenMP the pair pass runs rows in parallel; the counts are bitwise
+     the same for any number of threads (each row is summed by one thread,
+     in a fixed order, and column sums are sums of integers). Reading and
+     the vocabulary are serial.
+
+   TOKENS
+     A token is a maximal run of bytes other than ' ', '\t' and '\n'. A '\r'
+     is dropped wherever it is (so CRLF files read like LF files). Every other
+     byte is taken as it is: no case folding, no Unicode normalisation, NUL
+     bytes allowed (hence vocab.len). A token longer than
+     RO_SGNS_MAX_WORD_BYTES bytes is cut to its first RO_SGNS_MAX_WORD_BYTES
+     bytes, moved back to the start of a UTF-8 character when the cut would
+     fall inside one (at most 3 bytes back, so valid UTF-8 is never split);
+     the rest of the token is discarded (word2vec does the same, at 99 bytes).
+     '\n' ends a line.
+
+   WHAT IS COUNTED
+     Stream positions: every token has one. Words that are not in the
+     vocabulary (below min_count or beyond max_vocab) and words removed by
+     subsampling are "dropped": with close_gaps = 0 (default, the authors'
+     code and hyperwords) they keep their position, so they still take room
+     in windows; with close_gaps = 1 (word2vec, GloVe) they are removed
+     before windows are formed.
+     For each kept word w at position i and each kept word c at position j,
+     0 < |i - j| <= L (L = the half-width "window"), on the same line unless
+     cross_lines = 1, the pair (w, c) gets weight 1. With dynamic_window = 1
+     L is replaced, for each centre position i, by b_i drawn uniformly from
+     {1, ..., L} (word2vec); with dynamic_window = 2 the pair at distance
+     dist gets the expected weight (L - dist + 1) / L instead, no randomness.
+     #(w, c) is the sum of the weights; #(w) = sum_c #(w, c) (row sums),
+     #(c) = sum_w #(w, c) (column sums), |D| = sum_{w,c} #(w, c), as the paper
+     defines them - these are not unigram counts (vocab.count holds those).
+     Words and contexts share one vocabulary, so the matrix is n x n; it is
+     symmetric except with dynamic_window = 1.
+     Exactness: weights are summed as integers (1, or L - dist + 1) in
+     doubles, which is exact below 2^53, and divided by L once at the end in
+     weighted mode; so the result does not depend on the order of the sums,
+     the memory budget or the thread count.
+
+   MEMORY (ro_sgns_estimate_memory has the formula)
+     Counting keeps the corpus as a stream of word ids - 2 bytes a token
+     while reading, and 2 bytes a token for the pair pass when the
+     vocabulary has at most 65533 words (4 otherwise) - plus the table of
+     distinct words and the result. On the bundled corpus (90M tokens,
+     window 5, min_count 100: n = 33,847, 72.5M pairs) the peak resident
+     memory is 1036 MiB for an 832 MiB result, 15 bytes per stored pair.
+     memory_budget bounds everything
+     counting allocates, the result included; a tighter budget costs extra
+     passes over the id stream (~2 bytes a token read per pass), never
+     exactness, and never a temporary file. A budget that cannot hold the
+     stream, the table of distinct words and the result gives
+     RO_SGNS_ERR_BUDGET with a message that says how many bytes are needed
+     ("at least": the size of the result is not known before it is made).
+     Reallocations are counted at their new size (large blocks grow in
+     place with glibc); a custom allocator that copies briefly holds both.
+   ====================================================================== */
+
+/* Tokens longer than this many bytes are cut (see TOKENS above). */
+#define RO_SGNS_MAX_WORD_BYTES 100
+
+/* dynamic_window values */
+#define RO_SGNS_WINDOW_FIXED 0    /* every pair within L counts 1 */
+#define RO_SGNS_WINDOW_SAMPLED 1  /* word2vec: per centre, L' uniform in 1..L */
+#define RO_SGNS_WINDOW_WEIGHTED 2 /* pair at distance dist counts (L-dist+1)/L */
+
+/* Input and output go through ro_sgns_read_fn / ro_sgns_write_fn (0. Basics)
+   so that RO_SGNS_NO_STDIO builds can count and save. */
+
+/* Settings for counting. Make one with ro_sgns_count_config_default() and
+   change what you need; zero is a meaningful value for several fields. */
+typedef struct ro_sgns_count_config {
+    int window;            /* L, words on each side, 1..65535. Default 5. The
+                              authors' code used 2 (see above). */
+    uint64_t min_count;    /* keep words whose count is >= min_count (word2vec's
+                              rule; 0 acts as 1). Default 5. The paper's "more
+                              than 200" is min_count = 201. */
+    uint64_t max_vocab;    /* keep at most this many words, the most frequent
+                              (ties by byte order); 0 = no limit. Default 0. */
+    int dynamic_window;    /* RO_SGNS_WINDOW_FIXED (default), _SAMPLED, _WEIGHTED */
+    double sample;         /* subsampling threshold t, 0 = off (default); word2vec
+                              uses 1e-3. A kept-vocabulary token of word w is
+                              kept with probability
+                                min(1, (sqrt(f / (t T)) + 1) t T / f),
+                              f = count of w, T = sum of the counts of all
+                              vocabulary words (word2vec's formula). The counts
+                              in vocab.count are never subsampled. */
+    int cross_lines;       /* 0 = windows stop at '\n' (default), 1 = lines are
+                              one stream. The start and end of the input are
+                              always boundaries. */
+    int close_gaps;        /* 0 = dropped words keep their position (default),
+                              1 = they are removed before windowing (word2vec) */
+    uint64_t memory_budget; /* bytes counting may hold at once, result included;
+                              0 = no limit (default) */
+    uint64_t seed;         /* for dynamic_window = 1 and sample > 0. Default 1.
+                              The draws for token t (t-th token of the input)
+                              come from streams seeded with (seed, t / 65536),
+                              so they do not depend on the budget. */
+} ro_sgns_count_config;
+
+/* A vocabulary: n words with ids 0..n-1, ordered by descending count, ties
+   by byte order (memcmp, then the shorter first). */
+typedef struct ro_sgns_vocab {
+    size_t n;
+    char **word;     /* word[i]: the bytes of word i, NUL-terminated, in one arena */
+    uint32_t *len;   /* byte length of word i (a word may contain NUL bytes) */
+    uint64_t *count; /* how often word i occurs in the corpus (exact, the
+                        unigram count, before subsampling) */
+    /* private */
+    char *arena_;
+    size_t arena_size_;
+    uint32_t *index_;   /* open-addressing hash: id + 1, 0 = empty */
+    size_t index_mask_; /* table size - 1 (a power of two minus one) */
+} ro_sgns_vocab;
+
+/* The counts: an n x n CSR matrix of #(w, c) and its marginals, with the
+   vocabulary they index. Everything is owned by this one object; free it
+   with ro_sgns_counts_free(). Row w holds the contexts of word w:
+   #(w, col[k]) = val[k] for k in [row_ptr[w], row_ptr[w+1]), columns
+   strictly ascending, every val > 0. */
+typedef struct ro_sgns_counts {
+    ro_sgns_vocab vocab;     /* words = contexts */
+    size_t n;                /* rows = columns = vocab.n */
+    uint64_t nnz;            /* number of stored pairs */
+    uint64_t *row_ptr;       /* n + 1 offsets, row_ptr[0] = 0, row_ptr[n] = nnz */
+    uint32_t *col;           /* nnz context ids */
+    double *val;             /* nnz counts #(w, c) */
+    double *word_count;      /* n: #(w) = sum_c #(w, c) */
+    double *ctx_count;       /* n: #(c) = sum_w #(w, c) */
+    double total;            /* |D| = sum of all #(w, c) */
+    uint64_t corpus_tokens;  /* tokens read, all words */
+    uint64_t distinct_words; /* distinct words read, before min_count/max_vocab */
+    ro_sgns_count_config config; /* the settings that made these counts */
+    uint64_t peak_bytes;     /* most memory counting held at once (0 if loaded) */
+    /* private */
+    ro_sgns_allocator alloc_;
+    int has_alloc_;
+} ro_sgns_counts;
+
+/* window 5, min_count 5, max_vocab 0, fixed window, sample 0, lines are
+   boundaries, gaps kept, no memory budget, seed 1. */
+RO_SGNS_DEF ro_sgns_count_config ro_sgns_count_config_default(void);
+
+/* Count a corpus. config NULL means the defaults. On success *out receives a
+   new object (free it with ro_sgns_counts_free); on failure *out is not
+   touched. Errors: RO_SGNS_ERR_INVALID_ARGUMENT (a setting out of range),
+   RO_SGNS_ERR_EMPTY (no tokens, no word reaching min_count, or no pair at
+   all), RO_SGNS_ERR_BUDGET, RO_SGNS_ERR_OUT_OF_MEMORY, RO_SGNS_ERR_IO (a read
+   failed), RO_SGNS_ERR_SIZE_OVERFLOW (more than about 4.29e9 tokens). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_buffer(const void *text, size_t size,
+                                                const ro_sgns_count_config *config,
+                                                ro_sgns_counts **out,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_callback(ro_sgns_read_fn read, void *user,
+                                                  const ro_sgns_count_config *config,
+                                                  ro_sgns_counts **out,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+/* Reads f from its current position to its end; does not close it. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_file(FILE *f, const ro_sgns_count_config *config,
+                                              ro_sgns_counts **out,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_path(const char *path,
+                                              const ro_sgns_count_config *config,
+                                              ro_sgns_counts **out,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err);
+#endif
+
+/* Free the object and everything it owns (with the allocator it was made
+   with). NULL is fine. */
+RO_SGNS_DEF void ro_sgns_counts_free(ro_sgns_counts *counts);
+
+/* The id of a word (len bytes at word), or -1 if it is not in the
+   vocabulary. O(1): a hash lookup. */
+RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *word,
+                                       size_t len);
+
+/* What a run needs, in bytes, from n_words (vocabulary size n), nnz
+   (stored pairs), d (embedding dimension) and, for counting, n_tokens and
+   n_distinct (distinct words of the corpus; 0 if unknown: the counting
+   figure then leaves out what depends on them). All formulas are upper
+   estimates for 64-bit hosts; "w" below is 8, the assumed mean word length.
+     counts   = 12 nnz + 8 (n + 1) + 16 n + n (8 + 4 + 8 + w + 1) + 4 I,
+                I = the power of two >= 2n (CSR, marginals, vocabulary and
+                its hash index)
+     reading  = 3 n_tokens (id stream and its growth) + 96 n_distinct (table
+                of distinct words while it doubles) + 2 w n_distinct
+     pairs    = counts + s n_tokens + n_tokens / 4 (positions, 1/16 of the
+                stream at a time) + 24 n (accumulator, counters)
+                with s = 2 if n <= 65533 else 4 (stream of vocabulary ids);
+                with OpenMP add 24 MB + t (16 n) for t threads
+     counting = max(reading, pairs)   (about the smallest memory_budget that
+                works, which is less than the unbudgeted peak)
+     training = counts + 12 nnz (SPPMI) + 6 n d R (U, V, their successors,
+                QR/SVD copies) + 2 * 256 n R (row blocks of M) + 32 d^2,
+                R = sizeof(ro_sgns_real)   (to be refined by those sections)
+     peak     = max(counting, training)
+     file     = 112 + n (12 + w) + 8 (n + 1) + 12 nnz + 16 n + 8 (the counts
+                file; ro_sgns_counts_file_size gives the exact size) */
+typedef struct ro_sgns_memory_estimate {
+    uint64_t counts;     /* the ro_sgns_counts object */
+    uint64_t counting;   /* peak while counting */
+    uint64_t training;   /* peak while training (steps after counting) */
+    uint64_t peak;       /* max(counting, training) */
+    uint64_t file_bytes; /* size of the counts file */
+} ro_sgns_memory_estimate;
+RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, uint64_t nnz,
+                                                            size_t d, uint64_t n_tokens,
+                                                            uint64_t n_distinct);
+
+/* ---------------------------------------------------------------------
+   The counts file (format version 1). All integers little-endian, doubles
+   IEEE 754 binary64 little-endian, written byte by byte (right on any
+   host). Offsets in bytes:
+        0  8   magic "ROSGNSCT"
+        8  4   u32 format version = 1
+       12  4   u32 flags = 0 (reserved)
+       16  8   u64 n (vocabulary size, 1 .. 2^32 - 3)
+       24  8   u64 nnz
+       32  8   u64 corpus_tokens
+       40  8   u64 distinct_words
+       48  8   u64 word_bytes (sum of the word lengths)
+       56  4   u32 window            60  4  u32 dynamic_window
+       64  8   u64 min_count         72  8  u64 max_vocab
+       80  8   f64 sample            88  4  u32 cross_lines
+       92  4   u32 close_gaps        96  8  u64 seed
+      104  8   f64 total (|D|)
+      112      vocabulary, n records: u32 len (1..RO_SGNS_MAX_WORD_BYTES),
+               len bytes of the word, u64 unigram count
+       ..      row_ptr: n + 1 u64;  col: nnz u32;  val: nnz f64;
+               word_count: n f64;  ctx_count: n f64
+       ..  8   u64 checksum of every byte before it: h = 0x84222325CBF29CE4,
+               for each 8-byte little-endian word x of the data (the last
+               one padded with zero bytes): h = (h XOR x) * 0x100000001B3
+               (mod 2^64); then h = (h XOR byte_count) * 0x100000001B3.
+   A loader checks everything (structure, ranges, column order, finite and
+   positive values, unique words, the checksum) and reports
+   RO_SGNS_ERR_FORMAT with the byte offset of the first bad or missing byte.
+   Saving to a path writes "<path>.tmp" and renames it over <path>, so a
+   crash never leaves a half-written file under the final name. On Windows,
+   where rename() fails if the target exists, the old file is removed first:
+   between the two calls no file has the final name (the complete new one
+   is still there as <path>.tmp).
+   --------------------------------------------------------------------- */
+
+/* The exact size of the file ro_sgns_counts_save_* writes. */
+RO_SGNS_DEF uint64_t ro_sgns_counts_file_size(const ro_sgns_counts *counts);
+/* Write into buf (capacity bytes, at least ro_sgns_counts_file_size);
+   *written receives the size (may be NULL). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_buffer(const ro_sgns_counts *counts, void *buf,
+                                                      size_t capacity, size_t *written,
+                                                      ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *counts,
+                                                        ro_sgns_write_fn write, void *user,
+                                                        ro_sgns_error *err);
+/* Load; *out untouched on failure. The buffer must hold exactly one file
+   (trailing bytes are an error); the callback reader stops after the
+   checksum. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_buffer(const void *buf, size_t size,
+                                                      ro_sgns_counts **out,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_callback(ro_sgns_read_fn read, void *user,
+                                                        ro_sgns_counts **out,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_path(const ro_sgns_counts *counts,
+                                                    const char *path, ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_path(const char *path, ro_sgns_counts **out,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err);
+#endif
+
+/* ======================================================================
+   2. SPPMI and the initial point [paper 5; Levy and Goldberg 2014]
+   ====================================================================== */
+
+/* A sparse matrix in compressed sparse row form: the entries of row i are
+   val[k] at column col[k] for k in [row_ptr[i], row_ptr[i+1]), columns
+   ascending. Owned by one object; free with ro_sgns_csr_free. */
+typedef struct ro_sgns_csr {
+    size_t rows, cols;
+    uint64_t nnz;
+    uint64_t *row_ptr; /* rows + 1 */
+    uint32_t *col;     /* nnz */
+    ro_sgns_real *val; /* nnz */
+    /* private */
+    ro_sgns_allocator alloc_;
+    int has_alloc_;
+} ro_sgns_csr;
+
+/* A new rows x cols matrix with room for nnz entries, row_ptr all zero:
+   fill row_ptr, col and val yourself. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_create(size_t rows, size_t cols, uint64_t nnz,
+                                              ro_sgns_csr **out, const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err);
+RO_SGNS_DEF void ro_sgns_csr_free(ro_sgns_csr *A);
+/* A^T as a new CSR matrix (columns ascending in every row). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_csr **out,
+                                                 const ro_sgns_allocator *alloc,
+                                                 ro_sgns_error *err);
+/* Y = A X: X is A->cols x l (leading dimension ldx), Y is A->rows x l.
+   Rows of Y are independent (parallel over rows, each summed in column
+   order): the same bits for any thread count. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
+                                          const ro_sgns_real *X, size_t ldx, ro_sgns_real *Y,
+                                          size_t ldy, ro_sgns_error *err);
+
+/* The shifted positive PMI of the counts, on their nonzero pattern:
+       SPPMI_wc = max(log(#(w,c) / (#(w) P(c))) - log k, 0),
+   P(c) = #(c)/|D| (cds = 1), or with context distribution smoothing
+   (Levy, Goldberg and Dagan 2015) P(c) = #(c)^cds / sum_c' #(c')^cds
+   (they use cds = 0.75; 1 = off, the default of ro_sgns_train). k is the
+   number of negative samples, the same k as in the SGNS objective.
+   Entries that come out <= 0 are dropped. Errors: k <= 0 or cds <= 0
+   (INVALID_ARGUMENT), no positive entry at all (EMPTY). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *counts, double k, double cds,
+                                         ro_sgns_csr **out, const ro_sgns_allocator *alloc,
+                                         ro_sgns_error *err);
+
+/* A point on the manifold of rank-d matrices in factored form,
+   X = U S V^T: U (n x d) and V (m x d) with orthonormal columns, S (d x d)
+   the core, all row-major. The truncated SVD returns S diagonal; the RO
+   step keeps a general (triangular) S. */
+typedef struct ro_sgns_factors {
+    size_t n, m, d;
+    ro_sgns_real *U, *S, *V;
+    uint64_t iteration; /* RO steps taken from the start point */
+    double next_step;   /* the safeguarded step size to try next (0 = the
+                           configured one); kept so a resumed run matches */
+    /* private */
+    ro_sgns_allocator alloc_;
+    int has_alloc_;
+} ro_sgns_factors;
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
+                                                  ro_sgns_factors **out,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err);
+RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f);
+
+/* Settings of the truncated SVD (randomized subspace iteration, Halko,
+   Martinsson and Tropp 2011, algorithm 4.4). */
+typedef struct ro_sgns_tsvd_config {
+    size_t oversample; /* p: the subspace has d + p columns. Default 50. */
+    int power_iters;   /* q: power iterations A^T A, each re-orthonormalized.
+                          Default 4. */
+    uint64_t seed;     /* the Gaussian test matrix. Default 1. */
+} ro_sgns_tsvd_config;
+RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void);
+
+/* The rank-d truncated SVD of a sparse matrix, A ~ U diag(s) V^T, into a new
+   factors object (S = diag(s), s descending). d must be at most
+   min(rows, cols) (else INVALID_ARGUMENT: "d larger than the vocabulary").
+   Same seed -> the same bits for any thread count. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
+                                        const ro_sgns_tsvd_config *config,
+                                        ro_sgns_factors **out, const ro_sgns_allocator *alloc,
+                                        ro_sgns_error *err);
+
+/* Which embeddings ro_sgns_factors_embeddings returns. */
+typedef enum ro_sgns_embedding_kind {
+    RO_SGNS_EMBED_W = 0,       /* words:    W = U P Sigma^alpha          */
+    RO_SGNS_EMBED_C = 1,       /* contexts: C = V Q Sigma^alpha          */
+    RO_SGNS_EMBED_W_PLUS_C = 2 /* W + C (needs n = m)                    */
+} ro_sgns_embedding_kind;
+
+/* Embeddings from a point X = U S V^T [paper 2.3, Step 2]: the SVD of the
+   small core S = P Sigma Q^T gives X = (U P) Sigma (V Q)^T without any big
+   SVD; W = U P Sigma^alpha, C = V Q Sigma^alpha. alpha = 0.5 is the paper's
+   choice (and hyperwords' "eig 0.5"). out has n (or m for C) rows of d
+   values, leading dimension ldo >= d. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
+                                                      ro_sgns_embedding_kind which,
+                                                      ro_sgns_real *out, size_t ldo,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err);
+
+/* ======================================================================
+   3. Objective and gradient, 4. The Riemannian step, 5. Embeddings
+      [paper 2.2, 3.1-3.2, Algorithm 1]
+   ====================================================================== */
+
+/* The SGNS problem: the counts (borrowed: they must outlive the problem)
+   with k negative samples, prepared for the blocked passes (the marginal
+   factors of B = k #(w)#(c)/|D| and the transposed counts). Words and
+   contexts may differ in number (n x m). */
+typedef struct ro_sgns_problem ro_sgns_problem;
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *counts, double k,
+                                                  ro_sgns_problem **out,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err);
+/* The same from any n x m count matrix in CSR form (borrowed: it must
+   outlive the problem; columns ascending, values > 0). #(w), #(c) and |D|
+   are its row sums, column sums and total, as the paper defines them. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
+                                                      const uint64_t *row_ptr,
+                                                      const uint32_t *col, const double *val,
+                                                      double k, ro_sgns_problem **out,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err);
+RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *problem);
+
+/* F(X) = sum over ALL n x m pairs of #(w,c) log s(x_wc) + B_wc log s(-x_wc),
+   B_wc = k #(w)#(c)/|D|, summed in double in a fixed order (the same bits
+   for any thread count). The paper prints F x 1e-9 (Table 1); larger is
+   better. For X = U S V^T: */
+RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *problem,
+                                             const ro_sgns_factors *x, double *F,
+                                             ro_sgns_error *err);
+/* ... and for X = W C^T given by two embedding matrices (n x d and m x d,
+   row-major), so SGD and SVD embeddings are scored by the same code. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *problem,
+                                                const ro_sgns_real *W, const ro_sgns_real *C,
+                                                size_t d, double *F, ro_sgns_error *err);
+
+/* The direction of a step, M = X + step * D(X):
+   PLAIN   D = grad F, the paper's Algorithm 1 (step = lambda);
+   SCALED  D = grad F / B elementwise: the sparse part becomes
+           (#(w,c) / B_wc) s(-x) and the dense part -s(x). B spans six orders
+           of magnitude, so one global lambda cannot fit every entry's
+           curvature (#(w,c) + B_wc) s(x) s(-x); dividing by B lets one step
+           of about 1 fit them all. Default. */
+typedef enum ro_sgns_direction {
+    RO_SGNS_DIRECTION_PLAIN = 0,
+    RO_SGNS_DIRECTION_SCALED = 1
+} ro_sgns_direction;
+
+/* The whole gradient (or scaled direction) as a dense n x m matrix: for
+   tests and tiny problems only (it is what the library otherwise never
+   stores). out has n rows of m values. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *problem,
+                                                   const ro_sgns_factors *x,
+                                                   ro_sgns_direction dir, ro_sgns_real *out,
+                                                   ro_sgns_error *err);
+
+/* What the progress callback sees after every step. */
+typedef struct ro_sgns_ro_progress {
+    uint64_t iteration; /* steps taken (the factors' iteration count) */
+    double objective;   /* F at the new point */
+    double objective_prev;
+    double step;        /* the step (lambda or eta) that was accepted */
+    double step_norm;   /* |X_new - X_old|_F */
+    int halvings;       /* how often the step was halved in this iteration */
+    double seconds;     /* wall seconds of this iteration */
+} ro_sgns_ro_progress;
+
+/* Return non-zero to stop (ro_sgns_ro_train then returns RO_SGNS_STOPPED
+   with the factors at the point just reported): the way to stop early on a
+   validation score, as the paper does. */
+typedef int (*ro_sgns_ro_callback)(const ro_sgns_ro_progress *progress,
+                                   const ro_sgns_factors *x, void *user);
+
+typedef struct ro_sgns_ro_config {
+    int iterations;              /* K. Default 10. */
+    ro_sgns_direction direction; /* Default RO_SGNS_DIRECTION_SCALED. */
+    double step;                 /* lambda (plain) or eta (scaled). Default 1 (scaled).
+                                    For plain steps, lambda scales with the counts:
+                                    the paper used 5e-5 (d = 100, 200) and 1e-4
+                                    (d = 500) on enwik9; start near 1 / max B_wc
+                                    and let the safeguard halve it. */
+    int safeguard;               /* 1 (default): a step that lowers F is halved
+                                    and retried; 0: the paper's fixed step. */
+    int max_halvings;            /* Default 8. When every halved try still lowers
+                                    F, training ends early (RO_SGNS_OK, fewer
+                                    iterations) at the last good point. */
+    double grow;                 /* after an accepted step the next one starts at
+                                    min(step * grow, the configured step).
+                                    Default 2. */
+    size_t block_rows;           /* rows of M per block (0 = 288) */
+    size_t block_cols;           /* columns per tile (0 = 512) */
+    ro_sgns_ro_callback callback;
+    void *user;
+} ro_sgns_ro_config;
+RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
+
+/* Run K steps of Algorithm 1 from x (updated in place; x->iteration counts
+   the steps). Each step, with M = X + step D(X) never stored:
+       U', S' = QR(M V)      (pass 1: blocks of rows of M)
+       V', R  = QR(M^T U')   (pass 2: blocks of columns of M), S' = R^T.
+   On RO_SGNS_ERR_NUMERIC (NaN/Inf) x keeps the last good point. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *problem,
+                                            ro_sgns_factors *x,
+                                            const ro_sgns_ro_config *config,
+                                            ro_sgns_error *err);
+
+/* A start point from any W0 (n x d), C0 (m x d): X0 = W0 C0^T brought to
+   U S V^T by a QR of each factor (S = R_W R_C^T), never forming X0. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
+                                                   const ro_sgns_real *W0,
+                                                   const ro_sgns_real *C0,
+                                                   ro_sgns_factors **out,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err);
+
+/* Checkpoints: the point (U, S, V), the steps taken and the next step size,
+   so that training resumed from a checkpoint gives bitwise the same result
+   as running straight through. Layout (version 1), little-endian:
+        0  8  magic "ROSGNSFX"        8  4  u32 version = 1
+       12  4  u32 reserved = 0       16  8  u64 n     24  8  u64 m
+       32  8  u64 d                  40  8  u64 iteration
+       48  8  f64 next step (0 = the configured one)
+       56     U (n d), S (d d), V (m d) as f64 (exact for float and double)
+       ..  8  u64 checksum of everything before (as the counts file's)
+   Saving to a path writes "<path>.tmp" and renames it over <path>. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
+                                                         ro_sgns_write_fn write, void *user,
+                                                         ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, void *user,
+                                                         ro_sgns_factors **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
+                                                     const char *path, ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_factors **out,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err);
+#endif
+
+/* ======================================================================
+   6. File formats: word vectors in memory, word2vec text/binary, GloVe
+   7. Evaluation: word similarity (Spearman), nearest neighbours, analogies
+
+   Two examples for the header's doc block:
+
+   Vectors -> a table of Spearman scores that says what it did:
+
+       ro_sgns_vectors v;
+       ro_sgns_similarity_result r;
+       ro_sgns_error err;
+       char line[320];
+       const char *sets[] = {"ws353.txt", "simlex999.txt", "men.txt"};
+       size_t i;
+       if (ro_sgns_vectors_load(&v, "vectors.bin", RO_SGNS_W2V_BINARY, 0, NULL, &err) != RO_SGNS_OK)
+           return fprintf(stderr, "%s\n", err.message), 1;
+       for (i = 0; i < 3; ++i) {
+           if (ro_sgns_similarity_eval_file(&v, sets[i], NULL, &r, NULL, &err) == RO_SGNS_OK)
+               ro_sgns_similarity_describe(&r, line, sizeof line);
+           else
+               snprintf(line, sizeof line, "error: %s", err.message);
+           printf("%-14s %s\n", sets[i], line);
+       }   // e.g. "ws353.txt  spearman 0.6812 pearson 0.6433 | 344 of 353 pairs used,
+           //        9 skipped (out of vocabulary) | case folding off | all 24292 rows"
+       ro_sgns_vectors_free(&v);
+
+   Word -> its nearest neighbours:
+
+       ro_sgns_neighbor nb[10];
+       size_t i, found;
+       if (ro_sgns_neighbors_of_word(&v, "king", 10, nb, &found, NULL, &err) == RO_SGNS_OK)
+           for (i = 0; i < found; ++i)
+               printf("%-20s %.4f\n", v.words[nb[i].row], nb[i].similarity);
+   ====================================================================== */
+
+
+/* Limits of the file readers (build options; define them before the
+   header, in every file that uses them). The largest dimension a reader
+   accepts: a header that claims more is malformed, not a request for
+   gigabytes. */
+#ifndef RO_SGNS_FILE_MAX_DIM
+#define RO_SGNS_FILE_MAX_DIM 65536
+#endif
+/* The longest word, in bytes, a file reader accepts (word2vec.c stops at
+   100; gensim has no limit). */
+#ifndef RO_SGNS_FILE_MAX_WORD
+#define RO_SGNS_FILE_MAX_WORD 4096
+#endif
+
+/* "No row": a neighbour slot left empty, or no row to exclude. */
+#define RO_SGNS_NO_ROW ((size_t)-1)
+
+/* The readers and writers also take the byte-stream callbacks of section 0
+   (ro_sgns_read_fn, ro_sgns_write_fn), so they work without stdio
+   (RO_SGNS_NO_STDIO) and on any stream the caller has. */
+
+/* ---------------------------------------------------------------------
+   6. File formats
+   --------------------------------------------------------------------- */
+
+/* The three formats of word vectors users already have.
+   RO_SGNS_W2V_TEXT    word2vec text: a header line "V d", then V lines of
+                       a word and d numbers separated by spaces.
+   RO_SGNS_W2V_BINARY  word2vec binary: the same header line, then V
+                       records: the word, one space, d float32 in
+                       little-endian byte order (whatever the host), and a
+                       newline. Readers accept the newline missing (gensim
+                       writes none); writers write it (as word2vec.c does).
+   RO_SGNS_GLOVE_TEXT  GloVe text: the word2vec text body without a header;
+                       d is taken from the first line and checked on all.
+   Text readers tolerate CRLF line ends, tabs between fields, trailing
+   blanks and blank lines. Numbers are written with "%.9g" (float build) or
+   "%.17g" (double build): enough digits to read back bit-exactly. */
+typedef enum ro_sgns_vectors_format {
+    RO_SGNS_W2V_TEXT = 0,
+    RO_SGNS_W2V_BINARY = 1,
+    RO_SGNS_GLOVE_TEXT = 2
+} ro_sgns_vectors_format;
+
+/* A vocabulary and its n x d matrix of vectors, row i the vector of
+   words[i], rows in the order of the file or of the constructor (for our
+   training results and for most published files: descending frequency).
+   Invariants: n >= 1, 1 <= d <= RO_SGNS_FILE_MAX_DIM, every word non-empty,
+   unique, free of ASCII whitespace (space, \t, \n, \v, \f, \r) and NUL;
+   every value finite. Words are bytes: UTF-8 is kept as it is.
+   Read the public fields; the ones ending in _ are private. Lookups of a
+   word cost O(length) through a private hash table (FNV-1a, open
+   addressing, at most half full). Free with ro_sgns_vectors_free(). */
+typedef struct ro_sgns_vectors {
+    size_t n;           /* number of words (rows) */
+    size_t d;           /* dimension (columns) */
+    char **words;       /* n NUL-terminated words */
+    ro_sgns_real *data; /* n x d, row-major, leading dimension d */
+    /* private */
+    char *pool_;        /* the words' bytes, one block */
+    size_t *slots_;     /* hash table: row + 1, 0 = empty */
+    size_t slot_mask_;  /* table size - 1 (a power of two) */
+    ro_sgns_allocator alloc_;
+} ro_sgns_vectors;
+
+/* Make a vectors object from our training results (or any words + matrix):
+   copies the n words and the n x d matrix data (leading dimension ldd >= d;
+   data NULL gives zeros to be filled in v->data). Words that are empty,
+   contain whitespace or repeat give RO_SGNS_ERR_INVALID_ARGUMENT, a NaN or
+   Inf in data RO_SGNS_ERR_NUMERIC. On failure *v is untouched. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(ro_sgns_vectors *v, size_t n, size_t d,
+                                                  const char *const *words,
+                                                  const ro_sgns_real *data, size_t ldd,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err);
+/* Free what v holds and zero it; NULL and zeroed objects are fine. */
+RO_SGNS_DEF void ro_sgns_vectors_free(ro_sgns_vectors *v);
+/* The row of a word: 1 and *row set when found, 0 otherwise. Exact bytes. */
+RO_SGNS_DEF int ro_sgns_vectors_find(const ro_sgns_vectors *v, const char *word, size_t *row);
+/* The vector of a word (d values), or NULL when it is not in v. */
+RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v,
+                                                    const char *word);
+
+/* Readers. limit = 0 reads every vector; limit = N reads the first N (the
+   rest of the file is then not looked at). Malformed input -- a header
+   that disagrees with the body, a short or long line, a non-number, NaN or
+   Inf, a truncated binary record, zero or absurd (> RO_SGNS_FILE_MAX_DIM)
+   dimensions, a duplicate word, a word with a NUL byte or longer than
+   RO_SGNS_FILE_MAX_WORD -- gives RO_SGNS_ERR_FORMAT with the line (text) or
+   byte offset (binary) in err->message; a file without any vector gives
+   RO_SGNS_ERR_EMPTY. On failure *v is untouched: there is never a partial
+   object.
+   A UTF-8 byte-order mark is not skipped: it stays part of the first word
+   (or spoils the header), as in gensim, so a file reads back as written.
+   Numbers are parsed by strtod (strtof for the values in the float build:
+   one rounding, so the shortest float repr gensim writes reads back
+   exactly) after a strict syntax check (decimal only: no hex, no
+   "inf"/"nan"); because strtod follows LC_NUMERIC, the reader
+   puts the current locale's decimal point in place of '.' before calling
+   it, and the writers put '.' back after snprintf, so files are the same
+   under a "de_DE" locale. This reads localeconv(): do not call setlocale()
+   in another thread while reading or writing. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_memory(ro_sgns_vectors *v, const void *data,
+                                                       size_t size,
+                                                       ro_sgns_vectors_format format,
+                                                       size_t limit,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_cb(ro_sgns_vectors *v, ro_sgns_read_fn read_fn,
+                                                   void *user, ro_sgns_vectors_format format,
+                                                   size_t limit, const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err);
+/* Writers. Words with whitespace cannot be written (the object's
+   invariants exclude them). In the double build a value beyond the float32
+   range cannot go into the binary format: RO_SGNS_ERR_NUMERIC.
+   ro_sgns_vectors_write_memory returns the whole file in *out, allocated
+   through alloc (NULL: RO_SGNS_MALLOC, i.e. malloc); release it with the
+   matching free function. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_cb(const ro_sgns_vectors *v,
+                                                    ro_sgns_vectors_format format,
+                                                    ro_sgns_write_fn write_fn, void *user,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_memory(const ro_sgns_vectors *v,
+                                                        ro_sgns_vectors_format format,
+                                                        void **out, size_t *out_size,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+/* FILE* and path variants. The file is read as a stream (64 KiB at a
+   time), never slurped; read_file starts at f's position and may read up
+   to 64 KiB beyond what a limited read needs. ro_sgns_vectors_save writes "<path>.tmp" and
+   renames it over path, so path holds the old file or the whole new one,
+   never half of one; on Windows, where rename() fails when the target
+   exists, the old file is removed first (a crash between the two leaves
+   only "<path>.tmp"). Files are opened in binary mode. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_file(ro_sgns_vectors *v, FILE *f,
+                                                     ro_sgns_vectors_format format,
+                                                     size_t limit,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load(ro_sgns_vectors *v, const char *path,
+                                                ro_sgns_vectors_format format, size_t limit,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_file(const ro_sgns_vectors *v, FILE *f,
+                                                      ro_sgns_vectors_format format,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save(const ro_sgns_vectors *v, const char *path,
+                                                ro_sgns_vectors_format format,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+#endif
+
+/* ---------------------------------------------------------------------
+   7. Evaluation
+   Every result carries the policy it was computed under (out-of-
+   vocabulary handling, case folding, vocabulary restriction, 3CosMul
+   epsilon, query-word exclusion) and its counts; the _describe functions
+   print all of it, because scores are not comparable without it.
+   Similarities are cosines, computed in double; a zero vector has cosine
+   0 with everything.
+   --------------------------------------------------------------------- */
+
+/* Cosine of two d-vectors, accumulated in double; 0 when either is zero. */
+RO_SGNS_DEF double ro_sgns_cosine(const ro_sgns_real *a, const ro_sgns_real *b, size_t d);
+
+/* Pearson's r and Spearman's rho (Pearson's r of the ranks; tied values
+   get the mean of the ranks they span, as in scipy.stats.spearmanr).
+   n < 2 gives RO_SGNS_ERR_EMPTY, a constant x or y (correlation undefined)
+   RO_SGNS_ERR_NUMERIC; *r is then untouched. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_pearson(size_t n, const double *x, const double *y,
+                                           double *r, ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_spearman(size_t n, const double *x, const double *y,
+                                            double *rho, const ro_sgns_allocator *alloc,
+                                            ro_sgns_error *err);
+
+/* A word-pair file (wordsim353, SimLex-999, MEN, ...): one pair a line,
+   "word1 word2 score", fields separated by tabs or spaces; lines whose
+   first non-blank character is '#' and blank lines are skipped, and a '#'
+   field after the score starts a comment. CRLF tolerated. */
+typedef struct ro_sgns_pairs {
+    size_t n;      /* number of pairs */
+    char **word1;  /* n words */
+    char **word2;  /* n words */
+    double *score; /* n human scores */
+    /* private */
+    char *pool_;
+    ro_sgns_allocator alloc_;
+} ro_sgns_pairs;
+
+/* RO_SGNS_ERR_FORMAT (with the line) for a line that is not two words and a
+   finite number, RO_SGNS_ERR_EMPTY when there is no pair. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_read_memory(ro_sgns_pairs *p, const void *data,
+                                                     size_t size,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load(ro_sgns_pairs *p, const char *path,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err);
+#endif
+RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p);
+
+/* What to do with a pair one of whose words is not in the vocabulary. */
+typedef enum ro_sgns_oov_policy {
+    RO_SGNS_OOV_SKIP = 0, /* leave the pair out (the paper's authors, hyperwords) */
+    RO_SGNS_OOV_ZERO = 1  /* keep it with cosine 0 (gensim's dummy4unknown) */
+} ro_sgns_oov_policy;
+
+typedef struct ro_sgns_similarity_config {
+    ro_sgns_oov_policy oov; /* default RO_SGNS_OOV_SKIP */
+    int fold_case;          /* default 0. 1: fold test words and vocabulary to
+                               ASCII lower case (other bytes as they are);
+                               when several rows fold to one word, the first
+                               (most frequent) is used, as gensim does */
+    size_t restrict_vocab;  /* default 0 = all rows; N: only the first N rows
+                               count as in the vocabulary */
+} ro_sgns_similarity_config;
+
+RO_SGNS_DEF ro_sgns_similarity_config ro_sgns_similarity_config_default(void);
+
+typedef struct ro_sgns_similarity_result {
+    double spearman;       /* Spearman's rho, human scores vs cosines */
+    double pearson;        /* Pearson's r, same data */
+    size_t pairs_total;    /* pairs in the file */
+    size_t pairs_used;     /* pairs that went into the correlations */
+    size_t pairs_oov;      /* pairs with a word out of vocabulary: skipped
+                              (SKIP) or scored 0 (ZERO, then counted in used) */
+    ro_sgns_similarity_config config; /* the policy it was computed under */
+    size_t vocab_rows;     /* rows that counted as vocabulary */
+} ro_sgns_similarity_result;
+
+/* Spearman and Pearson correlation of the pairs' scores with the cosines of
+   their words' vectors. cfg NULL = defaults. Fewer than 2 usable pairs give
+   RO_SGNS_ERR_EMPTY, constant cosines RO_SGNS_ERR_NUMERIC (the message says
+   how many pairs were out of vocabulary); *res is then untouched. Cost
+   O(pairs * d), plus O(n) for a folded lookup table with fold_case. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval(const ro_sgns_vectors *v,
+                                                   const ro_sgns_pairs *pairs,
+                                                   const ro_sgns_similarity_config *cfg,
+                                                   ro_sgns_similarity_result *res,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+/* Load a pair file and evaluate it (ro_sgns_pairs_load + _similarity_eval). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval_file(const ro_sgns_vectors *v,
+                                                        const char *path,
+                                                        const ro_sgns_similarity_config *cfg,
+                                                        ro_sgns_similarity_result *res,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err);
+#endif
+/* One line that says what was computed, e.g. "spearman 0.6812 pearson
+   0.6433 | 344 of 353 pairs used, 9 skipped (out of vocabulary) | case
+   folding off | all 24292 rows". Returns what snprintf returns. */
+RO_SGNS_DEF int ro_sgns_similarity_describe(const ro_sgns_similarity_result *res, char *buf,
+                                            size_t size);
+
+/* Nearest neighbours by cosine, over all n rows, best first; ties go to the
+   lower row. One call normalizes the queries, multiplies them by the
+   matrix block by block with ro_sgns_gemm (scaled by the rows' inverse
+   norms), and keeps a heap of the k best per query: O(nq n d) time, and
+   O(n + 512 (d + 1024)) workspace besides out, whatever n. Batch many queries
+   into one call. */
+typedef struct ro_sgns_neighbor {
+    size_t row;        /* row of v (RO_SGNS_NO_ROW in an unfilled slot) */
+    double similarity; /* cosine with the query */
+} ro_sgns_neighbor;
+
+/* The k nearest rows to a word, the word itself excluded. *count (may be
+   NULL) gets the number filled, min(k, n - 1). RO_SGNS_ERR_NOT_FOUND when
+   the word is not in v. out has room for k. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_word(const ro_sgns_vectors *v,
+                                                     const char *word, size_t k,
+                                                     ro_sgns_neighbor *out, size_t *count,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err);
+/* The k nearest rows to each of nq query vectors (nq x v->d, leading
+   dimension ldq). exclude (NULL = none) has nq rows to leave out, each may
+   be RO_SGNS_NO_ROW. out is nq x k: query i's neighbours at out[i*k ..],
+   unfilled slots (when k exceeds the rows left) get RO_SGNS_NO_ROW and
+   similarity 0; count (NULL or nq entries) gets the number filled. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v, size_t nq,
+                                                        const ro_sgns_real *queries,
+                                                        size_t ldq, const size_t *exclude,
+                                                        size_t k, ro_sgns_neighbor *out,
+                                                        size_t *count,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err);
+
+/* Analogy questions "a b c d" (a is to b as c is to d) in the format of
+   word2vec's questions-words.txt: lines ": section name" open a section,
+   every other non-blank line holds 4 words; '#' lines are comments.
+   Questions before the first section line go to a section named "". */
+typedef struct ro_sgns_analogies {
+    size_t n;             /* questions */
+    char **words;         /* 4 n words: question i is words[4i .. 4i+3] = a b c d */
+    size_t *section;      /* n: section index of each question */
+    size_t nsections;
+    char **section_names; /* nsections names, in file order */
+    /* private */
+    char *pool_;
+    ro_sgns_allocator alloc_;
+} ro_sgns_analogies;
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_read_memory(ro_sgns_analogies *q,
+                                                         const void *data, size_t size,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load(ro_sgns_analogies *q, const char *path,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err);
+#endif
+RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q);
+
+typedef enum ro_sgns_analogy_method {
+    /* argmax_x cos(x,b) - cos(x,a) + cos(x,c) (Mikolov et al. 2013) */
+    RO_SGNS_3COSADD = 0,
+    /* argmax_x cos'(x,b) cos'(x,c) / (cos'(x,a) + epsilon) with
+       cos' = (1 + cos) / 2 in [0, 1] (Levy and Goldberg 2014) */
+    RO_SGNS_3COSMUL = 1
+} ro_sgns_analogy_method;
+
+typedef struct ro_sgns_analogy_config {
+    ro_sgns_analogy_method method; /* default RO_SGNS_3COSADD */
+    double epsilon;                /* 3CosMul only; default 0.001 (Levy and
+                                      Goldberg 2014; gensim uses 1e-6) */
+    size_t restrict_vocab;         /* default 0 = all rows; N: answers and
+                                      questions only from the first N rows
+                                      (the N most frequent); questions with a
+                                      word beyond are skipped */
+    int fold_case;                 /* default 0; 1: ASCII case folding as in
+                                      ro_sgns_similarity_config */
+    int exclude_query_words;       /* default 1: a, b, c are never the answer */
+} ro_sgns_analogy_config;
+
+RO_SGNS_DEF ro_sgns_analogy_config ro_sgns_analogy_config_default(void);
+
+typedef struct ro_sgns_analogy_section {
+    const char *name; /* points into the result's own storage */
+    size_t total;     /* questions in the section */
+    size_t seen;      /* questions with all four words in the vocabulary */
+    size_t correct;   /* answered right, of seen */
+} ro_sgns_analogy_section;
+
+typedef struct ro_sgns_analogy_result {
+    size_t total;    /* questions in the file */
+    size_t seen;     /* questions answered (all four words in vocabulary) */
+    size_t skipped;  /* total - seen */
+    size_t correct;  /* of seen */
+    double accuracy; /* correct / seen (0 when seen = 0) */
+    size_t nsections;
+    ro_sgns_analogy_section *sections; /* per section, file order */
+    ro_sgns_analogy_config config;     /* the policy it was computed under */
+    size_t vocab_rows;                 /* rows that counted as vocabulary */
+    /* private */
+    void *mem_;
+    ro_sgns_allocator alloc_;
+} ro_sgns_analogy_result;
+
+/* Answer every question: the best row by the chosen method over the first
+   restrict_vocab rows (all with 0), query words excluded by default, and
+   compare it with d. Questions are batched: 3CosAdd multiplies 512 query
+   vectors b^ - a^ + c^ at a time with the matrix, 3CosMul 3 x 512 unit
+   vectors, through ro_sgns_gemm: O(questions x rows x d) flops, O(rows +
+   512 x 3 x (d + 1024)) workspace. Free the result with
+   ro_sgns_analogy_result_free(). cfg NULL = defaults. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
+                                                const ro_sgns_analogies *q,
+                                                const ro_sgns_analogy_config *cfg,
+                                                ro_sgns_analogy_result *res,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+RO_SGNS_DEF void ro_sgns_analogy_result_free(ro_sgns_analogy_result *res);
+/* e.g. "3CosAdd: accuracy 0.7120 (8012 of 11254 correct; 19544 questions,
+   8290 skipped: out of vocabulary) | query words excluded | case folding off
+   | first 30000 rows". Returns what snprintf returns. */
+RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char *buf,
+                                         size_t size);
+
 #ifdef __cplusplus
 }
 #endif
@@ -281,6 +1272,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
 #include <stdarg.h> /* va_list for error messages */
 #include <stdio.h>  /* vsnprintf (also used with RO_SGNS_NO_STDIO) */
 #include <float.h>  /* DBL_EPSILON, FLT_EPSILON */
+#include <time.h>   /* clock() for progress timings without OpenMP */
 
 #if defined(RO_SGNS_MALLOC) && defined(RO_SGNS_REALLOC) && defined(RO_SGNS_FREE)
 /* all three given */
@@ -347,6 +1339,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
 #define RO_SGNS__RESTRICT restrict
 #else
 #define RO_SGNS__RESTRICT
+#endif
+
+/* Small hot helpers are marked inline so -O2 builds vectorize the loops
+   that call them. */
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define RO_SGNS__INLINE inline
+#else
+#define RO_SGNS__INLINE
 #endif
 
 /* Is the build's real type double? A compile-time constant; branches on it
@@ -479,6 +1479,75 @@ static int ro_sgns__num_threads(void)
 #endif
 }
 
+#ifndef RO_SGNS_NO_STDIO
+static RO_SGNS__MAYBE_UNUSED size_t ro_sgns__fread_fn(void *user, void *buf, size_t size)
+{
+    FILE *f = (FILE *)user;
+    size_t got = fread(buf, 1, size, f);
+    if (got == 0 && ferror(f)) return (size_t)-1;
+    return got;
+}
+
+static RO_SGNS__MAYBE_UNUSED int ro_sgns__fwrite_fn(void *user, const void *data, size_t size)
+{
+    return fwrite(data, 1, size, (FILE *)user) == size ? 0 : 1;
+}
+
+/* Write a file the safe way: emit(obj) into "<path>.tmp", close, then
+   rename over path. A crash or a failed write never leaves a partial file
+   under the final name; the temporary one is removed on failure. Windows'
+   rename() does not replace an existing file, so there the old file is
+   removed first (between the two calls only <path>.tmp exists). */
+typedef ro_sgns_result (*ro_sgns__emit_fn)(const void *obj, ro_sgns_write_fn write, void *user,
+                                           ro_sgns_error *err);
+static RO_SGNS__MAYBE_UNUSED ro_sgns_result ro_sgns__save_atomic(const char *path,
+                                                                 ro_sgns__emit_fn emit,
+                                                                 const void *obj,
+                                                                 const ro_sgns_allocator *al,
+                                                                 ro_sgns_error *err)
+{
+    size_t plen;
+    char *tmp;
+    FILE *f;
+    ro_sgns_result rc;
+    if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
+    plen = strlen(path);
+    tmp = (char *)ro_sgns__malloc(al, plen + 5);
+    if (!tmp) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a file name");
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    f = fopen(tmp, "wb");
+    if (!f) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s' for writing", tmp);
+        ro_sgns__free(al, tmp);
+        return rc;
+    }
+    rc = emit(obj, ro_sgns__fwrite_fn, f, err);
+    if (fclose(f) != 0 && rc == RO_SGNS_OK)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "closing '%.200s' failed", tmp);
+    else if (rc == RO_SGNS_ERR_IO)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "writing '%.200s' failed", tmp);
+    if (rc == RO_SGNS_OK) {
+#ifdef _WIN32
+        remove(path);
+#endif
+        if (rename(tmp, path) != 0)
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot rename '%.200s' to '%.200s'", tmp, path);
+    }
+    if (rc != RO_SGNS_OK) remove(tmp);
+    ro_sgns__free(al, tmp);
+    return rc;
+}
+#endif
+
+/* The appendices' internals that the sections before them use. */
+static ro_sgns_real *ro_sgns__align64(void *p);
+static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow);
+static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                              ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
+                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws);
+
 /* ======================================================================
    Appendix D. Random numbers
    xoshiro256** (Blackman and Vigna, 2018) with its state filled by
@@ -529,6 +1598,6128 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng)
     double u1 = 1.0 - ro_sgns_rng_uniform(rng);
     double u2 = ro_sgns_rng_uniform(rng);
     return RO_SGNS_SQRT(-2.0 * RO_SGNS_LOG(u1)) * RO_SGNS_COS(6.283185307179586 * u2);
+}
+
+/* ======================================================================
+   1. Counting [paper 2.1]
+   WHAT: raw text -> tokens -> vocabulary (exact 64-bit counts, min_count,
+     max_vocab, a deterministic order) -> the counts #(w,c) of word pairs
+     within L positions, as an n x n CSR matrix, with the marginals
+     #(w) = sum_c #(w,c), #(c) = sum_w #(w,c) and |D| = sum #(w,c) that the
+     objective F(X) [eq. 4] and the SPPMI starting point [5] are made of;
+     then the counts file.
+   WHY THIS WAY: the output is sorted by row and column, so it is made row
+     by row, in its final order, instead of hashing 10 pairs a token into a
+     table and sorting it (GloVe's cooccur: 1.4-1.9M tokens/s, a pair table
+     of 16+ bytes a pair, temporary files). Here nothing is ever sorted but
+     the vocabulary, there are no runs to merge, and memory is the stream of
+     ids plus the result.
+   HOW, in three passes:
+     (a) read: each token is interned in an open-addressing table of all
+         distinct words (32-byte slots holding the count, the hash, the id
+         and the first 8 bytes: one cache line for most words; tokens go in
+         batches of 64 whose slots are prefetched together) and appended to
+         a stream of 2-byte codes (an id >= 0xFFF0 takes 3 codes), with a
+         LINE code at each line break (unless cross_lines) and at both ends.
+     (b) vocabulary: sort the words that reach min_count by (count desc,
+         bytes asc), cut at max_vocab; rewrite the stream in place to
+         vocabulary ids (2 bytes when n <= 65533, else a new 4-byte stream),
+         DROP for dropped words (or nothing, with close_gaps), deciding
+         subsampling and sampled half-widths on the way; count each word's
+         positions.
+     (c) pairs, by groups of rows: one read of the stream files the
+         positions of the group's words by word (a counting sort); for each
+         word w of the group the contexts around its positions are summed
+         into a dense accumulator of n doubles (in L2 for n ~ 30k) with a
+         bitmap of the touched columns, and the bitmap, read in order, emits
+         row w with ascending columns and clears the accumulator.
+     With OpenMP the rows of a group are shared out in rounds (see "rows
+     in parallel" below); the result does not depend on the thread count.
+   MEMORY BUDGET: groups are as large as the budget allows (positions at 4
+     bytes plus room for the group's nonzeros, bounded by min(n, 2 L #w) a
+     row); a word whose positions alone do not fit is done in pieces. Each
+     group costs one more read of the stream. Without a budget a group holds
+     1/16 of the positions. The counts are the same bit for bit.
+   COST: time O(bytes + tokens L + nnz + groups * tokens + n^2 / 64) (the
+     last term reads the bitmap, a bit per column per row); memory
+     2 tokens (2 if n <= 65533, else 4) + tokens / 4 (1/16 of the
+     positions) + 12 nnz + 64 bytes a distinct word while reading. On the
+     bundled corpus (90M tokens, n = 33,847, window 5, 72.5M pairs) the peak
+     resident memory is 1036 MiB (15.0 bytes a pair) for an 832 MiB result;
+     one core counts about 7.7M tokens/s (see wip/count_RESULTS.md).
+   INVARIANTS: S[0] = S[N-1] = LINE; any other S[p] is a vocabulary id
+     (< n), DROP or LINE; a window walk stops at LINE and steps over DROP;
+     weights are summed as integers (1, or L - dist + 1 when weighted) in
+     doubles, exact below 2^53, so no sum depends on its order and the
+     weighted mode divides by L once, at the end; acc[] and the bitmaps are
+     all zero between rows; random draws for token t come from streams
+     seeded with (seed, t / 65536), so they depend on nothing else.
+   ====================================================================== */
+
+#define RO_SGNS__LINE 0xFFFFFFFFu /* stream sentinel: a line break or an end */
+#define RO_SGNS__DROP 0xFFFFFFFEu /* stream sentinel: a dropped word */
+#define RO_SGNS__MAX_IDS 0xFFFFFFFDu /* ids must stay below the sentinels */
+#define RO_SGNS__RNG_BLOCK_SHIFT 16   /* tokens per random stream: 65536 */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define RO_SGNS__PREFETCH(p) __builtin_prefetch(p)
+#define RO_SGNS__CTZ64(x) __builtin_ctzll(x)
+#else
+#define RO_SGNS__PREFETCH(p) ((void)0)
+static int ro_sgns__ctz64_portable(uint64_t x)
+{
+    int k = 0;
+    while (!(x & 1u)) {
+        x >>= 1;
+        ++k;
+    }
+    return k;
+}
+#define RO_SGNS__CTZ64(x) ro_sgns__ctz64_portable(x)
+#endif
+
+RO_SGNS_DEF ro_sgns_count_config ro_sgns_count_config_default(void)
+{
+    ro_sgns_count_config c;
+    memset(&c, 0, sizeof c);
+    c.window = 5;
+    c.min_count = 5;
+    c.max_vocab = 0;
+    c.dynamic_window = RO_SGNS_WINDOW_FIXED;
+    c.sample = 0.0;
+    c.cross_lines = 0;
+    c.close_gaps = 0;
+    c.memory_budget = 0;
+    c.seed = 1;
+    return c;
+}
+
+/* ---- memory accounting --------------------------------------------------
+   Every allocation of a counting run goes through these, so that in_use is
+   what the run holds and a budget can be enforced. A realloc counts only
+   the new size (glibc grows large blocks with mremap, without a copy). */
+
+typedef struct ro_sgns__mem {
+    const ro_sgns_allocator *al;
+    uint64_t limit; /* 0 = no limit */
+    uint64_t in_use, peak;
+} ro_sgns__mem;
+
+static ro_sgns_result ro_sgns__budget_fail(const ro_sgns__mem *m, uint64_t more,
+                                           const char *what, ro_sgns_error *err)
+{
+    return ro_sgns__fail(err, RO_SGNS_ERR_BUDGET,
+                         "memory budget of %llu bytes is too small: %s needs %llu more "
+                         "bytes with %llu in use; counting needs at least %llu bytes",
+                         (unsigned long long)m->limit, what, (unsigned long long)more,
+                         (unsigned long long)m->in_use,
+                         (unsigned long long)(m->in_use + more));
+}
+
+static void *ro_sgns__mem_alloc(ro_sgns__mem *m, size_t count, size_t elem, const char *what,
+                                ro_sgns_error *err, ro_sgns_result *rc)
+{
+    int of = 0;
+    size_t bytes = ro_sgns__mul(count, elem, &of);
+    void *p;
+    if (of) {
+        *rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "%s: %llu x %llu bytes overflow",
+                            what, (unsigned long long)count, (unsigned long long)elem);
+        return NULL;
+    }
+    if (m->limit && m->in_use + bytes > m->limit) {
+        *rc = ro_sgns__budget_fail(m, bytes, what, err);
+        return NULL;
+    }
+    p = ro_sgns__malloc(m->al, bytes);
+    if (!p) {
+        *rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "%s: cannot allocate %llu bytes",
+                            what, (unsigned long long)bytes);
+        return NULL;
+    }
+    m->in_use += bytes;
+    if (m->in_use > m->peak) m->peak = m->in_use;
+    return p;
+}
+
+/* Resize p from old_count to new_count elements. On failure p is still
+   valid (and still counted) and NULL is returned. */
+static void *ro_sgns__mem_realloc(ro_sgns__mem *m, void *p, size_t old_count, size_t new_count,
+                                  size_t elem, const char *what, ro_sgns_error *err,
+                                  ro_sgns_result *rc)
+{
+    int of = 0;
+    size_t bytes = ro_sgns__mul(new_count, elem, &of);
+    size_t old_bytes = old_count * elem;
+    void *q;
+    if (!p) return ro_sgns__mem_alloc(m, new_count, elem, what, err, rc);
+    if (of) {
+        *rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "%s: %llu x %llu bytes overflow",
+                            what, (unsigned long long)new_count, (unsigned long long)elem);
+        return NULL;
+    }
+    if (m->limit && bytes > old_bytes && m->in_use + (bytes - old_bytes) > m->limit) {
+        *rc = ro_sgns__budget_fail(m, bytes - old_bytes, what, err);
+        return NULL;
+    }
+    q = ro_sgns__realloc(m->al, p, bytes);
+    if (!q) {
+        *rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "%s: cannot grow to %llu bytes",
+                            what, (unsigned long long)bytes);
+        return NULL;
+    }
+    m->in_use = m->in_use - old_bytes + bytes;
+    if (m->in_use > m->peak) m->peak = m->in_use;
+    return q;
+}
+
+static void ro_sgns__mem_free(ro_sgns__mem *m, void *p, size_t count, size_t elem)
+{
+    if (!p) return;
+    ro_sgns__free(m->al, p);
+    m->in_use -= (uint64_t)count * elem;
+}
+
+/* ---- hashing of word bytes (internal: table layout only) ----------------
+   The bytes are read as little-endian 64-bit words, the last one padded
+   with zeros, so the value does not depend on the host; ro_sgns__hash_fast
+   gives the same value but may read up to 7 bytes past the end (it is used
+   on the tokenizer's own padded buffer only). */
+
+static uint64_t ro_sgns__le64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+           (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+           (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+static uint64_t ro_sgns__hash_mix(uint64_t h, uint64_t x)
+{
+    h = (h ^ x) * 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 29);
+}
+
+static uint64_t ro_sgns__hash_final(uint64_t h)
+{
+    h = (h ^ (h >> 32)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
+}
+
+static uint64_t ro_sgns__hash_bytes(const unsigned char *p, size_t len)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)len * 0xC2B2AE3D27D4EB4Full), x;
+    size_t i;
+    for (; len >= 8; p += 8, len -= 8) h = ro_sgns__hash_mix(h, ro_sgns__le64(p));
+    if (len) {
+        x = 0;
+        for (i = 0; i < len; ++i) x |= (uint64_t)p[i] << (8 * i);
+        h = ro_sgns__hash_mix(h, x);
+    }
+    return ro_sgns__hash_final(h);
+}
+
+/* The first min(len, 8) bytes as a little-endian word, zero padded; may
+   read 8 bytes. */
+static uint64_t ro_sgns__head_fast(const unsigned char *p, size_t len)
+{
+    uint64_t x = ro_sgns__le64(p);
+    return len >= 8 ? x : x & (((uint64_t)1 << (8 * len)) - 1);
+}
+
+static uint64_t ro_sgns__hash_fast(const unsigned char *p, size_t len)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)len * 0xC2B2AE3D27D4EB4Full);
+    for (; len >= 8; p += 8, len -= 8) h = ro_sgns__hash_mix(h, ro_sgns__le64(p));
+    if (len) h = ro_sgns__hash_mix(h, ro_sgns__head_fast(p, len));
+    return ro_sgns__hash_final(h);
+}
+
+/* ---- the vocabulary's lookup index ---------------------------------------- */
+
+/* Build vocab->index_ (a power-of-two table of at least 2n slots holding
+   id + 1). Returns RO_SGNS_ERR_FORMAT (via *dup) when two words are equal. */
+static ro_sgns_result ro_sgns__vocab_index(ro_sgns_vocab *v, ro_sgns__mem *m, size_t *dup,
+                                           ro_sgns_error *err)
+{
+    size_t size = 16, i, mask;
+    ro_sgns_result rc = RO_SGNS_OK;
+    while (size < 2 * v->n) size *= 2;
+    v->index_ = (uint32_t *)ro_sgns__mem_alloc(m, size, sizeof(uint32_t), "vocabulary index",
+                                               err, &rc);
+    if (!v->index_) return rc;
+    memset(v->index_, 0, size * sizeof(uint32_t));
+    v->index_mask_ = mask = size - 1;
+    for (i = 0; i < v->n; ++i) {
+        const unsigned char *w = (const unsigned char *)v->word[i];
+        size_t j = (size_t)ro_sgns__hash_bytes(w, v->len[i]) & mask;
+        while (v->index_[j]) {
+            uint32_t o = v->index_[j] - 1;
+            if (v->len[o] == v->len[i] && memcmp(v->word[o], w, v->len[i]) == 0) {
+                *dup = i;
+                return RO_SGNS_ERR_FORMAT;
+            }
+            j = (j + 1) & mask;
+        }
+        v->index_[j] = (uint32_t)(i + 1);
+    }
+    return RO_SGNS_OK;
+}
+
+RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *v, const char *word, size_t len)
+{
+    size_t j;
+    if (!v || !v->index_ || (!word && len)) return -1;
+    j = (size_t)ro_sgns__hash_bytes((const unsigned char *)word, len) & v->index_mask_;
+    while (v->index_[j]) {
+        uint32_t o = v->index_[j] - 1;
+        if (v->len[o] == len && memcmp(v->word[o], word, len) == 0) return (int64_t)o;
+        j = (j + 1) & v->index_mask_;
+    }
+    return -1;
+}
+
+RO_SGNS_DEF void ro_sgns_counts_free(ro_sgns_counts *c)
+{
+    ro_sgns_allocator al;
+    const ro_sgns_allocator *a;
+    if (!c) return;
+    al = c->alloc_;
+    a = c->has_alloc_ ? &al : NULL;
+    ro_sgns__free(a, c->vocab.word);
+    ro_sgns__free(a, c->vocab.len);
+    ro_sgns__free(a, c->vocab.count);
+    ro_sgns__free(a, c->vocab.arena_);
+    ro_sgns__free(a, c->vocab.index_);
+    ro_sgns__free(a, c->row_ptr);
+    ro_sgns__free(a, c->col);
+    ro_sgns__free(a, c->val);
+    ro_sgns__free(a, c->word_count);
+    ro_sgns__free(a, c->ctx_count);
+    ro_sgns__free(a, c);
+}
+
+/* A new, zeroed counts object that remembers its allocator. */
+static ro_sgns_counts *ro_sgns__counts_new(ro_sgns__mem *m, ro_sgns_error *err,
+                                           ro_sgns_result *rc)
+{
+    ro_sgns_counts *c = (ro_sgns_counts *)ro_sgns__mem_alloc(m, 1, sizeof(ro_sgns_counts),
+                                                             "counts object", err, rc);
+    if (!c) return NULL;
+    memset(&c->vocab, 0, sizeof c->vocab);
+    c->n = 0;
+    c->nnz = 0;
+    c->row_ptr = NULL;
+    c->col = NULL;
+    c->val = NULL;
+    c->word_count = NULL;
+    c->ctx_count = NULL;
+    c->total = 0;
+    c->corpus_tokens = 0;
+    c->distinct_words = 0;
+    c->config = ro_sgns_count_config_default();
+    c->peak_bytes = 0;
+    memset(&c->alloc_, 0, sizeof c->alloc_);
+    c->has_alloc_ = 0;
+    if (m->al) {
+        c->alloc_ = *m->al;
+        c->has_alloc_ = 1;
+    }
+    return c;
+}
+
+/* ---- pass (a): tokens into the table of distinct words and the stream ---
+
+   The table of distinct words is open addressing over 4 x 64-bit entries:
+       e[0] count (0 = empty slot)     e[1] arena offset << 8 | length
+       e[2] id << 32 | hash >> 32      e[3] the first 8 bytes (zero padded)
+   so a word of at most 8 bytes (most tokens) is found by reading one cache
+   line; longer ones compare the rest in the arena. Ids are given in order
+   of first appearance and never change (the table may be rehashed).
+   Tokens are interned in batches of RO_SGNS__BATCH: hash them all and
+   prefetch their slots, then look them up, so the cache misses overlap.
+
+   The pass-1 stream holds 2-byte codes: an id below RO_SGNS__ESC is one
+   code, a larger id is RO_SGNS__ESC, id >> 16, id & 0xFFFF; 0xFFFF is a
+   line break. Frequent words are seen early and get small ids, so this is
+   ~2 bytes a token. */
+
+#define RO_SGNS__BATCH 64
+#define RO_SGNS__BATCH_BYTES (RO_SGNS__BATCH * (RO_SGNS_MAX_WORD_BYTES + 1))
+#define RO_SGNS__ESC 0xFFF0u
+#define RO_SGNS__LINE16 0xFFFFu
+#define RO_SGNS__MARK 0xFFFFFFFFu /* a line break in the batch */
+
+typedef struct ro_sgns__counter {
+    ro_sgns__mem mem;
+    ro_sgns_count_config cfg;
+    ro_sgns_error *err;
+    /* the table of distinct words (see above) */
+    uint64_t *tab;
+    size_t tab_mask; /* slots - 1 */
+    size_t nw;       /* distinct words */
+    unsigned char *warena;
+    size_t arena_len, arena_cap;
+    /* the pass-1 stream of codes, later the stream of vocabulary ids:
+       S16 (in place of the codes) when n <= 65533, else S32; N positions,
+       S[0] = S[N-1] = LINE */
+    uint16_t *C;
+    size_t clen, ccap;
+    uint16_t *S16;
+    uint32_t *S32;
+    size_t N, s32cap;
+    uint16_t *bw; /* sampled half-widths per position (dynamic_window 1) */
+    size_t bwcap;
+    int last_line; /* the last code is a line break */
+    uint64_t tokens;
+    /* the batch: words at bbuf + bstart[i], blen[i] bytes (RO_SGNS__MARK
+       for a line break); the word being read is at bbuf + bused, cur bytes
+       seen (saturating at MAX + 1, the bytes past MAX are not kept) */
+    size_t nb, bused, cur;
+    uint32_t bstart[RO_SGNS__BATCH], blen[RO_SGNS__BATCH];
+    uint64_t bhash[RO_SGNS__BATCH];
+    unsigned char bbuf[RO_SGNS__BATCH_BYTES + 16]; /* + 16: room for 8-byte reads */
+} ro_sgns__counter;
+
+#define RO_SGNS__E(k, slot) ((k)->tab + 4 * (size_t)(slot))
+#define RO_SGNS__ELEN(e) ((size_t)((e)[1] & 0xFFu))
+#define RO_SGNS__EBYTES(k, e) ((k)->warena + (size_t)((e)[1] >> 8))
+
+static void ro_sgns__counter_free_table(ro_sgns__counter *k)
+{
+    ro_sgns__mem_free(&k->mem, k->tab, 4 * (k->tab_mask + 1), sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, k->warena, k->arena_cap, 1);
+    k->tab = NULL;
+    k->warena = NULL;
+}
+
+static void ro_sgns__counter_free(ro_sgns__counter *k)
+{
+    ro_sgns__counter_free_table(k);
+    ro_sgns__mem_free(&k->mem, k->C, k->ccap, sizeof(uint16_t));
+    ro_sgns__mem_free(&k->mem, k->S32, k->s32cap, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, k->bw, k->bwcap, sizeof(uint16_t));
+    k->C = NULL;
+    k->S16 = NULL;
+    k->S32 = NULL;
+    k->bw = NULL;
+}
+
+/* Append m (1..3) codes to the pass-1 stream. */
+static ro_sgns_result ro_sgns__push(ro_sgns__counter *k, const uint16_t *x, size_t m)
+{
+    size_t i;
+    if (k->ccap - k->clen < m) {
+        ro_sgns_result rc = RO_SGNS_OK;
+        size_t ncap = k->ccap + k->ccap / 2 + 4096;
+        uint16_t *q;
+        if (k->clen >= (size_t)0xFFFFFFF0u)
+            return ro_sgns__fail(k->err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                                 "corpus too long: more than %llu tokens and line breaks",
+                                 (unsigned long long)0xFFFFFFF0u);
+        q = (uint16_t *)ro_sgns__mem_realloc(&k->mem, k->C, k->ccap, ncap, sizeof(uint16_t),
+                                             "token id stream", k->err, &rc);
+        if (!q) return rc;
+        k->C = q;
+        k->ccap = ncap;
+    }
+    for (i = 0; i < m; ++i) k->C[k->clen++] = x[i];
+    return RO_SGNS_OK;
+}
+
+static ro_sgns_result ro_sgns__push_id(ro_sgns__counter *k, uint32_t id)
+{
+    uint16_t x[3];
+    k->last_line = 0;
+    if (id < RO_SGNS__ESC) {
+        if (k->clen < k->ccap) {
+            k->C[k->clen++] = (uint16_t)id;
+            return RO_SGNS_OK;
+        }
+        x[0] = (uint16_t)id;
+        return ro_sgns__push(k, x, 1);
+    }
+    x[0] = (uint16_t)RO_SGNS__ESC;
+    x[1] = (uint16_t)(id >> 16);
+    x[2] = (uint16_t)(id & 0xFFFFu);
+    return ro_sgns__push(k, x, 3);
+}
+
+static ro_sgns_result ro_sgns__push_line(ro_sgns__counter *k)
+{
+    uint16_t x = (uint16_t)RO_SGNS__LINE16;
+    if (k->last_line) return RO_SGNS_OK; /* one is enough */
+    k->last_line = 1;
+    return ro_sgns__push(k, &x, 1);
+}
+
+static ro_sgns_result ro_sgns__table_grow(ro_sgns__counter *k)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t nslots = (k->tab_mask + 1) * 2, i, nmask = nslots - 1;
+    uint64_t *nt = (uint64_t *)ro_sgns__mem_alloc(&k->mem, 4 * nslots, sizeof(uint64_t),
+                                                  "table of distinct words", k->err, &rc);
+    if (!nt) return rc;
+    memset(nt, 0, 4 * nslots * sizeof(uint64_t));
+    for (i = 0; i <= k->tab_mask; ++i) {
+        const uint64_t *e = RO_SGNS__E(k, i);
+        size_t j;
+        if (!e[0]) continue;
+        j = (size_t)ro_sgns__hash_bytes(RO_SGNS__EBYTES(k, e), RO_SGNS__ELEN(e)) & nmask;
+        while (nt[4 * j]) j = (j + 1) & nmask;
+        memcpy(nt + 4 * j, e, 4 * sizeof(uint64_t));
+    }
+    ro_sgns__mem_free(&k->mem, k->tab, 4 * (k->tab_mask + 1), sizeof(uint64_t));
+    k->tab = nt;
+    k->tab_mask = nmask;
+    return RO_SGNS_OK;
+}
+
+static int ro_sgns__same_bytes(const unsigned char *a, const unsigned char *b, size_t len)
+{
+    size_t i;
+    for (i = 0; i < len; ++i)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* One token of len bytes (already cut) with hash h: count it, append its id. */
+static ro_sgns_result ro_sgns__intern(ro_sgns__counter *k, const unsigned char *w, size_t len,
+                                      uint64_t h)
+{
+    uint64_t head = ro_sgns__head_fast(w, len), tag = h >> 32, *e;
+    size_t j = (size_t)h & k->tab_mask;
+    uint32_t id;
+    ro_sgns_result rc = RO_SGNS_OK;
+    ++k->tokens;
+    for (;;) {
+        e = RO_SGNS__E(k, j);
+        if (!e[0]) break;
+        if ((e[2] & 0xFFFFFFFFu) == tag && e[3] == head && RO_SGNS__ELEN(e) == len &&
+            (len <= 8 || ro_sgns__same_bytes(RO_SGNS__EBYTES(k, e) + 8, w + 8, len - 8))) {
+            ++e[0];
+            return ro_sgns__push_id(k, (uint32_t)(e[2] >> 32));
+        }
+        j = (j + 1) & k->tab_mask;
+    }
+    /* a new word */
+    if (k->nw >= (size_t)RO_SGNS__MAX_IDS)
+        return ro_sgns__fail(k->err, RO_SGNS_ERR_SIZE_OVERFLOW, "more than %llu distinct words",
+                             (unsigned long long)RO_SGNS__MAX_IDS);
+    if (k->arena_cap - k->arena_len < len) {
+        size_t nc = k->arena_cap * 2 + len;
+        unsigned char *p = (unsigned char *)ro_sgns__mem_realloc(
+            &k->mem, k->warena, k->arena_cap, nc, 1, "words of the vocabulary", k->err, &rc);
+        if (!p) return rc;
+        k->warena = p;
+        k->arena_cap = nc;
+    }
+    if (len) memcpy(k->warena + k->arena_len, w, len);
+    id = (uint32_t)k->nw;
+    e[0] = 1;
+    e[1] = ((uint64_t)k->arena_len << 8) | (uint64_t)len;
+    e[2] = ((uint64_t)id << 32) | tag;
+    e[3] = head;
+    k->arena_len += len;
+    ++k->nw;
+    if ((k->nw + 1) * 2 > k->tab_mask + 1) {
+        rc = ro_sgns__table_grow(k);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    return ro_sgns__push_id(k, id);
+}
+
+/* Intern the batch: hash and prefetch all, then look up in order. */
+static ro_sgns_result ro_sgns__flush_batch(ro_sgns__counter *k)
+{
+    size_t i;
+    ro_sgns_result rc;
+    for (i = 0; i < k->nb; ++i) {
+        if (k->blen[i] == RO_SGNS__MARK) continue;
+        k->bhash[i] = ro_sgns__hash_fast(k->bbuf + k->bstart[i], k->blen[i]);
+        RO_SGNS__PREFETCH(k->tab + 4 * ((size_t)k->bhash[i] & k->tab_mask));
+    }
+    for (i = 0; i < k->nb; ++i) {
+        if (k->blen[i] == RO_SGNS__MARK)
+            rc = ro_sgns__push_line(k);
+        else
+            rc = ro_sgns__intern(k, k->bbuf + k->bstart[i], k->blen[i], k->bhash[i]);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    k->nb = 0;
+    k->bused = 0;
+    return RO_SGNS_OK;
+}
+
+/* The current word is complete: cut it if it is too long, queue it. */
+static ro_sgns_result ro_sgns__end_word(ro_sgns__counter *k)
+{
+    size_t len = k->cur;
+    unsigned char *word = k->bbuf + k->bused;
+    k->cur = 0;
+    if (len > RO_SGNS_MAX_WORD_BYTES) {
+        /* word[MAX] is the first byte cut off; if it continues a UTF-8
+           character (10xxxxxx), move the cut back to that character's
+           first byte, at most 3 bytes (the longest character is 4). */
+        int back = 0;
+        len = RO_SGNS_MAX_WORD_BYTES;
+        while (back < 3 && (word[len] & 0xC0u) == 0x80u) {
+            --len;
+            ++back;
+        }
+    }
+    k->bstart[k->nb] = (uint32_t)k->bused;
+    k->blen[k->nb] = (uint32_t)len;
+    ++k->nb;
+    k->bused += len;
+    /* room for the next word, up to MAX + 1 bytes */
+    if (k->nb == RO_SGNS__BATCH || RO_SGNS__BATCH_BYTES - k->bused < RO_SGNS_MAX_WORD_BYTES + 1)
+        return ro_sgns__flush_batch(k);
+    return RO_SGNS_OK;
+}
+
+static ro_sgns_result ro_sgns__line_break(ro_sgns__counter *k)
+{
+    if (k->cfg.cross_lines) return RO_SGNS_OK;
+    k->bstart[k->nb] = 0;
+    k->blen[k->nb] = RO_SGNS__MARK;
+    if (++k->nb == RO_SGNS__BATCH) return ro_sgns__flush_batch(k);
+    return RO_SGNS_OK;
+}
+
+/* Feed size bytes of text. Separators: ' ', '\t', '\n'; '\r' is skipped. */
+static ro_sgns_result ro_sgns__feed(ro_sgns__counter *k, const unsigned char *data, size_t size)
+{
+    size_t i = 0;
+    ro_sgns_result rc;
+    while (i < size) {
+        unsigned ch = data[i];
+        if (ch > ' ') {
+            /* a run of ordinary word bytes, found 8 at a time: t flags the
+               bytes <= ' ' (the lowest flag is exact; bytes >= 0x80 never
+               flag) */
+            size_t j = i + 1, run, room;
+            unsigned char *dst = k->bbuf + k->bused + k->cur;
+            for (;;) {
+                uint64_t x, t;
+                if (size - j < 8) {
+                    while (j < size && data[j] > ' ') ++j;
+                    break;
+                }
+                x = ro_sgns__le64(data + j);
+                t = (x - 0x2121212121212121ull) & ~x & 0x8080808080808080ull;
+                if (t) {
+                    j += (size_t)RO_SGNS__CTZ64(t) >> 3;
+                    break;
+                }
+                j += 8;
+            }
+            run = j - i;
+            room = RO_SGNS_MAX_WORD_BYTES + 1 - k->cur;
+            if (run > room) run = room;
+            if (run <= 16 && room >= 16 && size - i >= 16)
+                memcpy(dst, data + i, 16); /* one fixed-size move; the excess is ignored */
+            else
+                memcpy(dst, data + i, run);
+            k->cur += run;
+            i = j;
+            continue;
+        }
+        ++i;
+        if (ch == ' ' || ch == '\t' || ch == '\n') {
+            if (k->cur) {
+                rc = ro_sgns__end_word(k);
+                if (rc != RO_SGNS_OK) return rc;
+            }
+            if (ch == '\n') {
+                rc = ro_sgns__line_break(k);
+                if (rc != RO_SGNS_OK) return rc;
+            }
+        } else if (ch != '\r') {
+            /* another control byte: part of the word, as it is */
+            if (k->cur <= RO_SGNS_MAX_WORD_BYTES) k->bbuf[k->bused + k->cur++] = (unsigned char)ch;
+        }
+    }
+    return RO_SGNS_OK;
+}
+
+/* ---- pass (b): the vocabulary ------------------------------------------- */
+
+/* Does the word in slot a come before the one in slot b? Count descending,
+   then bytes. */
+static int ro_sgns__word_before(const ro_sgns__counter *k, uint32_t a, uint32_t b)
+{
+    const uint64_t *ea = RO_SGNS__E(k, a), *eb = RO_SGNS__E(k, b);
+    size_t la, lb;
+    int c;
+    if (ea[0] != eb[0]) return ea[0] > eb[0];
+    la = RO_SGNS__ELEN(ea);
+    lb = RO_SGNS__ELEN(eb);
+    c = memcmp(RO_SGNS__EBYTES(k, ea), RO_SGNS__EBYTES(k, eb), la < lb ? la : lb);
+    if (c) return c < 0;
+    return la < lb;
+}
+
+/* Bottom-up merge sort of n slots with tmp as scratch. */
+static void ro_sgns__sort_words(const ro_sgns__counter *k, uint32_t *ids, uint32_t *tmp,
+                                size_t n)
+{
+    uint32_t *src = ids, *dst = tmp, *t;
+    size_t width, lo;
+    for (width = 1; width < n; width *= 2) {
+        for (lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = ro_sgns__word_before(k, src[j], src[i]) ? src[j++] : src[i++];
+            while (i < mid) dst[o++] = src[i++];
+            while (j < hi) dst[o++] = src[j++];
+        }
+        t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != ids) memcpy(ids, src, n * sizeof(uint32_t));
+}
+
+/* Choose the vocabulary, fill c->vocab, and return in *remap_out (nw
+   entries) the vocabulary id of each distinct word or DROP. */
+static ro_sgns_result ro_sgns__build_vocab(ro_sgns__counter *k, ro_sgns_counts *c,
+                                           uint32_t **remap_out)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    uint64_t mc = k->cfg.min_count ? k->cfg.min_count : 1, best = 0;
+    size_t ncand = 0, i, n, bytes = 0;
+    uint32_t *slots, *tmp, *remap;
+    ro_sgns_vocab *v = &c->vocab;
+    size_t dup = 0;
+    for (i = 0; i <= k->tab_mask; ++i) {
+        uint64_t cnt = RO_SGNS__E(k, i)[0];
+        if (cnt >= mc) ++ncand;
+        if (cnt > best) best = cnt;
+    }
+    if (ncand == 0)
+        return ro_sgns__fail(k->err, RO_SGNS_ERR_EMPTY,
+                             "no word occurs min_count = %llu times (%llu tokens, %llu "
+                             "distinct words, the most frequent occurs %llu times)",
+                             (unsigned long long)mc, (unsigned long long)k->tokens,
+                             (unsigned long long)k->nw, (unsigned long long)best);
+    slots = (uint32_t *)ro_sgns__mem_alloc(&k->mem, ncand, sizeof(uint32_t), "vocabulary sort",
+                                           k->err, &rc);
+    if (!slots) return rc;
+    tmp = (uint32_t *)ro_sgns__mem_alloc(&k->mem, ncand, sizeof(uint32_t), "vocabulary sort",
+                                         k->err, &rc);
+    if (!tmp) {
+        ro_sgns__mem_free(&k->mem, slots, ncand, sizeof(uint32_t));
+        return rc;
+    }
+    ncand = 0;
+    for (i = 0; i <= k->tab_mask; ++i)
+        if (RO_SGNS__E(k, i)[0] >= mc) slots[ncand++] = (uint32_t)i;
+    ro_sgns__sort_words(k, slots, tmp, ncand);
+    ro_sgns__mem_free(&k->mem, tmp, ncand, sizeof(uint32_t));
+    n = ncand;
+    if (k->cfg.max_vocab && n > k->cfg.max_vocab) n = (size_t)k->cfg.max_vocab;
+    for (i = 0; i < n; ++i) bytes += RO_SGNS__ELEN(RO_SGNS__E(k, slots[i])) + 1;
+
+    remap = (uint32_t *)ro_sgns__mem_alloc(&k->mem, k->nw, sizeof(uint32_t), "word id map",
+                                           k->err, &rc);
+    if (remap) v->word = (char **)ro_sgns__mem_alloc(&k->mem, n, sizeof(char *),
+                                                     "vocabulary", k->err, &rc);
+    if (v->word) v->len = (uint32_t *)ro_sgns__mem_alloc(&k->mem, n, sizeof(uint32_t),
+                                                         "vocabulary", k->err, &rc);
+    if (v->len) v->count = (uint64_t *)ro_sgns__mem_alloc(&k->mem, n, sizeof(uint64_t),
+                                                          "vocabulary", k->err, &rc);
+    if (v->count) v->arena_ = (char *)ro_sgns__mem_alloc(&k->mem, bytes, 1, "vocabulary",
+                                                         k->err, &rc);
+    if (!v->arena_) {
+        ro_sgns__mem_free(&k->mem, slots, ncand, sizeof(uint32_t));
+        ro_sgns__mem_free(&k->mem, remap, k->nw, sizeof(uint32_t));
+        return rc;
+    }
+    v->n = n;
+    v->arena_size_ = bytes;
+    for (i = 0; i < k->nw; ++i) remap[i] = RO_SGNS__DROP;
+    bytes = 0;
+    for (i = 0; i < n; ++i) {
+        const uint64_t *e = RO_SGNS__E(k, slots[i]);
+        size_t len = RO_SGNS__ELEN(e);
+        remap[e[2] >> 32] = (uint32_t)i;
+        v->word[i] = v->arena_ + bytes;
+        v->len[i] = (uint32_t)len;
+        v->count[i] = e[0];
+        memcpy(v->arena_ + bytes, RO_SGNS__EBYTES(k, e), len);
+        v->arena_[bytes + len] = '\0';
+        bytes += len + 1;
+    }
+    ro_sgns__mem_free(&k->mem, slots, ncand, sizeof(uint32_t));
+    rc = ro_sgns__vocab_index(v, &k->mem, &dup, k->err);
+    if (rc != RO_SGNS_OK) {
+        ro_sgns__mem_free(&k->mem, remap, k->nw, sizeof(uint32_t));
+        return rc;
+    }
+    *remap_out = remap;
+    return RO_SGNS_OK;
+}
+
+/* Turn the codes into vocabulary ids, applying subsampling, close_gaps and
+   the sampled half-widths, and count the positions of each word into occ
+   (n entries, zeroed by the caller). When n <= 65533 the ids overwrite the
+   codes in place (a position takes one code or more, and one id; 0xFFFF and
+   0xFFFE are the 2-byte sentinels) and the block is shrunk; otherwise they
+   go to a new 4-byte stream S32. */
+static ro_sgns_result ro_sgns__remap_stream(ro_sgns__counter *k, const ro_sgns_counts *c,
+                                            const uint32_t *remap, uint32_t *occ)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    const ro_sgns_count_config *cfg = &k->cfg;
+    size_t n = c->vocab.n, p, out = 1, i, clen = k->clen;
+    uint64_t raw = 0;
+    double *keep = NULL;
+    ro_sgns_rng rs, rw;
+    uint16_t *bw = NULL, *C = k->C, *S16 = NULL;
+    uint32_t *S32 = NULL;
+    uint32_t L = (uint32_t)cfg->window, last = RO_SGNS__LINE;
+    if (n <= 0xFFFDu) {
+        S16 = C;
+    } else {
+        S32 = (uint32_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint32_t),
+                                             "token id stream", k->err, &rc);
+        if (!S32) return rc;
+        k->S32 = S32;
+        k->s32cap = clen;
+        S32[0] = RO_SGNS__LINE;
+    }
+    if (cfg->sample > 0) {
+        double T = 0, st;
+        keep = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double), "subsampling table",
+                                            k->err, &rc);
+        if (!keep) return rc;
+        for (i = 0; i < n; ++i) T += (double)c->vocab.count[i];
+        st = cfg->sample * T;
+        for (i = 0; i < n; ++i) {
+            double f = (double)c->vocab.count[i];
+            keep[i] = (RO_SGNS_SQRT(f / st) + 1.0) * st / f;
+        }
+    }
+    if (cfg->dynamic_window == RO_SGNS_WINDOW_SAMPLED) {
+        bw = (uint16_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint16_t),
+                                            "sampled window widths", k->err, &rc);
+        if (!bw) goto done;
+        k->bw = bw;
+        k->bwcap = clen;
+        bw[0] = 0;
+    }
+    ro_sgns_rng_seed(&rs, cfg->seed, 0);
+    ro_sgns_rng_seed(&rw, cfg->seed, 1);
+    /* C[0] and C[clen - 1] are line breaks */
+    for (p = 1; p + 1 < clen;) {
+        uint32_t x = C[p++], v;
+        if (x == RO_SGNS__LINE16) {
+            if (last == RO_SGNS__LINE) continue; /* one LINE is enough */
+            v = RO_SGNS__LINE;
+        } else {
+            if (x == RO_SGNS__ESC) {
+                x = (uint32_t)C[p] << 16 | (uint32_t)C[p + 1];
+                p += 2;
+            }
+            if ((raw & ((1u << RO_SGNS__RNG_BLOCK_SHIFT) - 1)) == 0) {
+                uint64_t blk = raw >> RO_SGNS__RNG_BLOCK_SHIFT;
+                ro_sgns_rng_seed(&rs, cfg->seed, 2 * blk);
+                ro_sgns_rng_seed(&rw, cfg->seed, 2 * blk + 1);
+            }
+            ++raw;
+            v = remap[x];
+            if (v != RO_SGNS__DROP && keep && keep[v] < ro_sgns_rng_uniform(&rs))
+                v = RO_SGNS__DROP;
+            if (v == RO_SGNS__DROP) {
+                if (cfg->close_gaps) continue;
+            } else {
+                ++occ[v];
+                if (bw) bw[out] = (uint16_t)(1 + ro_sgns_rng_next(&rw) % L);
+            }
+        }
+        /* out < p: the code just read is never overwritten before use;
+           (uint16_t) of the 4-byte sentinels gives the 2-byte ones */
+        if (S16) S16[out] = (uint16_t)v;
+        else S32[out] = v;
+        last = v;
+        ++out;
+    }
+    if (S16) S16[out] = (uint16_t)RO_SGNS__LINE;
+    else S32[out] = RO_SGNS__LINE;
+    ++out;
+    k->N = out;
+    if (S16) {
+        /* keep the block, shrunk to the ids */
+        uint16_t *q = (uint16_t *)ro_sgns__mem_realloc(&k->mem, C, k->ccap, out,
+                                                       sizeof(uint16_t), "token id stream",
+                                                       k->err, &rc);
+        if (q) {
+            k->C = q;
+            k->ccap = out;
+        }
+        rc = RO_SGNS_OK; /* a shrink that fails leaves the larger block: fine */
+        k->S16 = k->C;
+    } else {
+        ro_sgns__mem_free(&k->mem, k->C, k->ccap, sizeof(uint16_t));
+        k->C = NULL;
+        k->ccap = 0;
+    }
+done:
+    ro_sgns__mem_free(&k->mem, keep, n, sizeof(double));
+    return rc;
+}
+
+/* ---- pass (c): pairs, row by row ----------------------------------------- */
+
+/* The three loops that read the stream, written once for 2-byte ids (W =
+   16) and once for 4-byte ids (W = 32):
+   gather: add the contexts around the np positions pos[] (weight wt[dist])
+     into the accumulator acc and set the column's bit in bm; a walk stops
+     at LINE and steps over DROP. With 4-byte ids (n > 65533) it also sets
+     the bit of that bitmap word in the summary sm, so that a row is read
+     out in O(n / 4096 + touched) however large n is; with 2-byte ids bm has
+     at most 1024 words, read in full (one extra write per context saved);
+   bucket: one pass over the stream that files the positions of words
+     lo .. lo + span - 1 by word (offs[] holds each word's next slot);
+   find: the next positions of word w from *q on, at most cap of them. */
+#define RO_SGNS__PAIR_KERNELS(W, T, SUMMARY)                                                \
+    static void ro_sgns__gather##W(const T *RO_SGNS__RESTRICT S, size_t N, const uint16_t *bw, \
+                                   const uint32_t *RO_SGNS__RESTRICT pos, size_t np,        \
+                                   uint32_t L, const double *RO_SGNS__RESTRICT wt,          \
+                                   double *RO_SGNS__RESTRICT acc,                           \
+                                   uint64_t *RO_SGNS__RESTRICT bm,                          \
+                                   uint64_t *RO_SGNS__RESTRICT sm, uint32_t n)              \
+    {                                                                                       \
+        const T line = (T)RO_SGNS__LINE;                                                    \
+        size_t i;                                                                           \
+        for (i = 0; i < np; ++i) {                                                          \
+            const T *s = S + pos[i];                                                        \
+            uint32_t b = bw ? bw[pos[i]] : L, d;                                            \
+            if (i + 16 < np) {                                                              \
+                size_t q = pos[i + 16];                                                     \
+                RO_SGNS__PREFETCH(S + (q > L ? q - L : 0));                                 \
+                RO_SGNS__PREFETCH(S + (q + L < N ? q + L : N - 1));                         \
+            }                                                                               \
+            for (d = 1; d <= b; ++d) {                                                      \
+                uint32_t x = s[0 - (ptrdiff_t)d];                                           \
+                if (x >= n) {                                                               \
+                    if (x == line) break;                                                   \
+                    continue;                                                               \
+                }                                                                           \
+                acc[x] += wt[d];                                                            \
+                bm[x >> 6] |= (uint64_t)1 << (x & 63);                                      \
+                if (SUMMARY) sm[x >> 12] |= (uint64_t)1 << ((x >> 6) & 63);                 \
+            }                                                                               \
+            for (d = 1; d <= b; ++d) {                                                      \
+                uint32_t x = s[d];                                                          \
+                if (x >= n) {                                                               \
+                    if (x == line) break;                                                   \
+                    continue;                                                               \
+                }                                                                           \
+                acc[x] += wt[d];                                                            \
+                bm[x >> 6] |= (uint64_t)1 << (x & 63);                                      \
+                if (SUMMARY) sm[x >> 12] |= (uint64_t)1 << ((x >> 6) & 63);                 \
+            }                                                                               \
+        }                                                                                   \
+    }                                                                                       \
+    static void ro_sgns__bucket##W(const T *RO_SGNS__RESTRICT S, size_t N, uint32_t lo,     \
+                                   uint32_t span, uint32_t *RO_SGNS__RESTRICT offs,         \
+                                   uint32_t *RO_SGNS__RESTRICT pos)                         \
+    {                                                                                       \
+        size_t p;                                                                           \
+        for (p = 1; p + 1 < N; ++p) {                                                       \
+            uint32_t x = (uint32_t)S[p] - lo;                                               \
+            if (x < span) pos[offs[x]++] = (uint32_t)p;                                     \
+        }                                                                                   \
+    }                                                                                       \
+    static size_t ro_sgns__find##W(const T *S, size_t N, size_t *q, uint32_t w,             \
+                                   uint32_t *pos, size_t cap)                               \
+    {                                                                                       \
+        size_t p = *q, np = 0;                                                              \
+        for (; p + 1 < N && np < cap; ++p)                                                  \
+            if (S[p] == w) pos[np++] = (uint32_t)p;                                         \
+        *q = p;                                                                             \
+        return np;                                                                          \
+    }
+
+RO_SGNS__PAIR_KERNELS(16, uint16_t, 0)
+RO_SGNS__PAIR_KERNELS(32, uint32_t, 1)
+
+typedef struct ro_sgns__pairs {
+    size_t cap;   /* capacity of c->col and c->val */
+    double *acc;  /* n: the current row, in weight units */
+    uint64_t *bm; /* (n + 63) / 64: its columns */
+    uint64_t *sm; /* (n + 4095) / 4096: its nonzero words of bm */
+    double *ctx;  /* column sums in weight units */
+} ro_sgns__pairs;
+
+static ro_sgns_result ro_sgns__out_reserve(ro_sgns__counter *k, ro_sgns_counts *c,
+                                           ro_sgns__pairs *pr, size_t cap)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    void *p;
+    if (cap == pr->cap) return RO_SGNS_OK;
+    p = ro_sgns__mem_realloc(&k->mem, c->col, pr->cap, cap, sizeof(uint32_t),
+                             "co-occurrence matrix", k->err, &rc);
+    if (!p) return rc;
+    c->col = (uint32_t *)p;
+    p = ro_sgns__mem_realloc(&k->mem, c->val, pr->cap, cap, sizeof(double),
+                             "co-occurrence matrix", k->err, &rc);
+    if (!p) return rc; /* the run fails and frees both; col's size no longer matters */
+    c->val = (double *)p;
+    pr->cap = cap;
+    return RO_SGNS_OK;
+}
+
+/* The bound on the nonzeros of a row with o positions. */
+static uint64_t ro_sgns__row_bound(uint64_t o, uint32_t L, size_t n)
+{
+    uint64_t b = o * 2u * L;
+    return b < n ? b : (uint64_t)n;
+}
+
+/* Read out an accumulated row into col/val, in column order, adding to the
+   column sums ctx and clearing the accumulator behind it; returns the
+   number of columns, *rsum the row sum. summary: sm is in use (else all
+   nb words of bm are read). */
+static size_t ro_sgns__read_row(double *RO_SGNS__RESTRICT acc, uint64_t *RO_SGNS__RESTRICT bm,
+                                uint64_t *RO_SGNS__RESTRICT sm, size_t nb, int summary,
+                                double *RO_SGNS__RESTRICT ctx, uint32_t *RO_SGNS__RESTRICT col,
+                                double *RO_SGNS__RESTRICT val, double *rsum)
+{
+    size_t ns = (nb + 63) / 64, i, k = 0;
+    double rs = 0;
+    for (i = 0; i < (summary ? ns : nb); ++i) {
+        uint64_t sw = summary ? sm[i] : 1;
+        if (!sw) continue;
+        if (summary) sm[i] = 0;
+        do {
+            size_t j = summary ? i * 64 + (size_t)RO_SGNS__CTZ64(sw) : i;
+            uint64_t m = bm[j];
+            if (m) {
+                bm[j] = 0;
+                do {
+                    uint32_t x = (uint32_t)(j * 64 + (size_t)RO_SGNS__CTZ64(m));
+                    double v = acc[x];
+                    acc[x] = 0;
+                    col[k] = x;
+                    val[k] = v;
+                    ctx[x] += v;
+                    rs += v;
+                    ++k;
+                    m &= m - 1;
+                } while (m);
+            }
+            sw &= sw - 1;
+        } while (sw);
+    }
+    *rsum = rs;
+    return k;
+}
+
+/* Append the accumulated row w (at most bound columns) to c. */
+static ro_sgns_result ro_sgns__emit_row(ro_sgns__counter *k, ro_sgns_counts *c,
+                                        ro_sgns__pairs *pr, size_t w, uint64_t bound,
+                                        int summary)
+{
+    double rs;
+    if (!bound) { /* no positions (all subsampled away): an empty row */
+        c->row_ptr[w + 1] = c->nnz;
+        c->word_count[w] = 0;
+        return RO_SGNS_OK;
+    }
+    if (c->nnz + bound > pr->cap) {
+        /* only without a budget (with one, the group reserved room) */
+        size_t want = pr->cap + pr->cap / 2 + 4096;
+        ro_sgns_result rc;
+        if (want < c->nnz + bound) want = (size_t)(c->nnz + bound);
+        rc = ro_sgns__out_reserve(k, c, pr, want);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    c->nnz += ro_sgns__read_row(pr->acc, pr->bm, pr->sm, (c->n + 63) / 64, summary, pr->ctx,
+                                c->col + c->nnz, c->val + c->nnz, &rs);
+    c->row_ptr[w + 1] = c->nnz;
+    c->word_count[w] = rs;
+    return RO_SGNS_OK;
+}
+
+/* ---- rows in parallel (OpenMP) ---------------------------------------------
+   Rows are independent, so threads take rows of a group in rounds. Row r
+   of a round writes into a shared round buffer at a fixed place, the sum
+   of the bounds of the rows before it (no atomics, no dependence on which
+   thread runs it); then the round is copied into the CSR in row order.
+   Each thread has its own accumulator and its own column sums, added up at
+   the end (sums of integers: exact in any order). So the counts are bitwise
+   the same for any number of threads. */
+
+typedef struct ro_sgns__par {
+    int nt;
+    size_t R;       /* round buffer entries (>= n, so any row fits) */
+    uint32_t *rcol; /* R */
+    double *rval;   /* R */
+    uint64_t *roff; /* n: a row's place in the round buffer */
+    uint64_t *rlen; /* n: its length */
+    double *acc;    /* nt x n */
+    uint64_t *bm;   /* nt x nb */
+    uint64_t *sm;   /* nt x ns */
+    double *ctx;    /* nt x n */
+} ro_sgns__par;
+
+static void ro_sgns__par_free(ro_sgns__counter *k, ro_sgns__par *q, size_t n)
+{
+    size_t nb = (n + 63) / 64, ns = (nb + 63) / 64, t = (size_t)q->nt;
+    ro_sgns__mem_free(&k->mem, q->rcol, q->R, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, q->rval, q->R, sizeof(double));
+    ro_sgns__mem_free(&k->mem, q->roff, n, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, q->rlen, n, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, q->acc, t * n, sizeof(double));
+    ro_sgns__mem_free(&k->mem, q->bm, t * nb, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, q->sm, t * ns, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, q->ctx, t * n, sizeof(double));
+    memset(q, 0, sizeof *q);
+}
+
+/* Set up nt threads' workspace; with a budget that cannot hold it, or on
+   any failure, fall back to one thread (q->nt = 1). */
+static void ro_sgns__par_init(ro_sgns__counter *k, ro_sgns__par *q, size_t n, int nt,
+                              const uint32_t *occ)
+{
+    size_t nb = (n + 63) / 64, ns = (nb + 63) / 64, t, w;
+    uint64_t need, sum = 0;
+    ro_sgns_result rc = RO_SGNS_OK;
+    memset(q, 0, sizeof *q);
+    q->nt = 1;
+    if (nt <= 1) return;
+    t = (size_t)nt;
+    /* an eighth of what all rows may need, at most 2M entries (24 MB), at
+       least n (one row) */
+    for (w = 0; w < n; ++w) sum += ro_sgns__row_bound(occ[w], (uint32_t)k->cfg.window, n);
+    sum /= 8;
+    q->R = sum < ((uint64_t)1 << 21) ? (size_t)sum : ((size_t)1 << 21);
+    if (q->R < n) q->R = n;
+    need = 12 * (uint64_t)q->R + 16 * (uint64_t)n + t * (16 * (uint64_t)n + 8 * (nb + ns));
+    if (k->mem.limit && k->mem.in_use + need > k->mem.limit / 2) return;
+    q->nt = nt;
+    q->rcol = (uint32_t *)ro_sgns__mem_alloc(&k->mem, q->R, sizeof(uint32_t), "round", NULL, &rc);
+    if (q->rcol) q->rval = (double *)ro_sgns__mem_alloc(&k->mem, q->R, sizeof(double), "round",
+                                                        NULL, &rc);
+    if (q->rval) q->roff = (uint64_t *)ro_sgns__mem_alloc(&k->mem, n, sizeof(uint64_t), "round",
+                                                          NULL, &rc);
+    if (q->roff) q->rlen = (uint64_t *)ro_sgns__mem_alloc(&k->mem, n, sizeof(uint64_t), "round",
+                                                          NULL, &rc);
+    if (q->rlen) q->acc = (double *)ro_sgns__mem_alloc(&k->mem, t * n, sizeof(double), "round",
+                                                       NULL, &rc);
+    if (q->acc) q->bm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, t * nb, sizeof(uint64_t),
+                                                       "round", NULL, &rc);
+    if (q->bm) q->sm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, t * ns, sizeof(uint64_t), "round",
+                                                      NULL, &rc);
+    if (q->sm) q->ctx = (double *)ro_sgns__mem_alloc(&k->mem, t * n, sizeof(double), "round",
+                                                     NULL, &rc);
+    if (!q->ctx) {
+        ro_sgns__par_free(k, q, n);
+        q->nt = 1;
+        return;
+    }
+    memset(q->acc, 0, t * n * sizeof(double));
+    memset(q->bm, 0, t * nb * sizeof(uint64_t));
+    memset(q->sm, 0, t * ns * sizeof(uint64_t));
+    memset(q->ctx, 0, t * n * sizeof(double));
+}
+
+/* Back to one thread: fold the threads' column sums into c, free the rest. */
+static void ro_sgns__par_release(ro_sgns__counter *k, ro_sgns_counts *c, ro_sgns__par *q)
+{
+    size_t t, w, n = c->n;
+    if (q->nt > 1 && q->ctx)
+        for (t = 0; t < (size_t)q->nt; ++t)
+            for (w = 0; w < n; ++w) c->ctx_count[w] += q->ctx[t * n + w];
+    ro_sgns__par_free(k, q, n);
+    q->nt = 1;
+}
+
+/* Rows [a, b) of a bucketed group (their positions at pos, ends in offs),
+   in rounds, with q->nt threads. */
+static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts *c,
+                                             ro_sgns__pairs *pr, ro_sgns__par *q, size_t a,
+                                             size_t b, const uint32_t *offs,
+                                             const uint32_t *pos, const uint32_t *occ,
+                                             const double *wts)
+{
+    size_t n = c->n, nb = (n + 63) / 64, ns = (nb + 63) / 64, g0 = 0, span = b - a;
+    uint32_t L = (uint32_t)k->cfg.window;
+    const uint16_t *S16 = k->S16;
+    const uint32_t *S32 = k->S32;
+    size_t N = k->N;
+    const uint16_t *bw = k->bw;
+    int summary = !S16;
+    while (g0 < span) {
+        size_t g1 = g0;
+        uint64_t tot = 0, add = 0;
+        long r, r0, r1;
+        ro_sgns_result rc;
+        while (g1 < span) {
+            uint64_t rb = ro_sgns__row_bound(occ[a + g1], L, n);
+            if (tot + rb > q->R) break;
+            q->roff[g1] = tot;
+            tot += rb;
+            ++g1;
+        }
+        r0 = (long)g0;
+        r1 = (long)g1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->nt)
+#endif
+        for (r = r0; r < r1; ++r) {
+            int t = 0;
+            uint32_t start = r ? offs[r - 1] : 0;
+            double *acc, rs;
+            uint64_t *bm, *sm;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#endif
+            acc = q->acc + (size_t)t * n;
+            bm = q->bm + (size_t)t * nb;
+            sm = q->sm + (size_t)t * ns;
+            if (S16)
+                ro_sgns__gather16(S16, N, bw, pos + start, offs[r] - start, L, wts, acc, bm, sm,
+                                  (uint32_t)n);
+            else
+                ro_sgns__gather32(S32, N, bw, pos + start, offs[r] - start, L, wts, acc, bm, sm,
+                                  (uint32_t)n);
+            q->rlen[r] = ro_sgns__read_row(acc, bm, sm, nb, summary, q->ctx + (size_t)t * n,
+                                           q->rcol + q->roff[r], q->rval + q->roff[r], &rs);
+            c->word_count[a + (size_t)r] = rs;
+        }
+        /* the round's place in the CSR, then the copy (faults in parallel) */
+        for (r = r0; r < r1; ++r) add += q->rlen[r];
+        if (c->nnz + add > pr->cap) {
+            size_t want = pr->cap + pr->cap / 2 + 4096;
+            if (want < c->nnz + add) want = (size_t)(c->nnz + add);
+            rc = ro_sgns__out_reserve(k, c, pr, want);
+            if (rc != RO_SGNS_OK) return rc;
+        }
+        for (r = r0; r < r1; ++r) c->row_ptr[a + (size_t)r + 1] = c->row_ptr[a + (size_t)r] + q->rlen[r];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(q->nt)
+#endif
+        for (r = r0; r < r1; ++r) {
+            uint64_t at = c->row_ptr[a + (size_t)r];
+            if (!q->rlen[r]) continue;
+            memcpy(c->col + at, q->rcol + q->roff[r], (size_t)q->rlen[r] * sizeof(uint32_t));
+            memcpy(c->val + at, q->rval + q->roff[r], (size_t)q->rlen[r] * sizeof(double));
+        }
+        c->nnz += add;
+        g0 = g1;
+    }
+    return RO_SGNS_OK;
+}
+
+static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *c,
+                                           const uint32_t *occ)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    const ro_sgns_count_config *cfg = &k->cfg;
+    size_t n = c->n, nb = (n + 63) / 64, ns = (nb + 63) / 64, w, a, pcap = 0;
+    uint32_t L = (uint32_t)cfg->window, d;
+    uint32_t *pos = NULL, *offs = NULL;
+    double *wts = NULL;
+    uint64_t total_occ = 0;
+    const uint16_t *S16 = k->S16;
+    const uint32_t *S32 = k->S32;
+    size_t N = k->N;
+    ro_sgns__pairs pr;
+    ro_sgns__par par;
+    memset(&pr, 0, sizeof pr);
+    memset(&par, 0, sizeof par);
+    par.nt = 1;
+    for (w = 0; w < n; ++w) total_occ += occ[w];
+
+    wts = (double *)ro_sgns__mem_alloc(&k->mem, (size_t)L + 1, sizeof(double), "window weights",
+                                       k->err, &rc);
+    if (wts) pr.acc = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
+                                                   "row accumulator", k->err, &rc);
+    if (pr.acc) pr.bm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, nb, sizeof(uint64_t),
+                                                       "row accumulator", k->err, &rc);
+    if (pr.bm) pr.sm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, ns, sizeof(uint64_t),
+                                                      "row accumulator", k->err, &rc);
+    if (pr.sm) offs = (uint32_t *)ro_sgns__mem_alloc(&k->mem, n + 1, sizeof(uint32_t),
+                                                     "row offsets", k->err, &rc);
+    if (offs) c->row_ptr = (uint64_t *)ro_sgns__mem_alloc(&k->mem, n + 1, sizeof(uint64_t),
+                                                          "co-occurrence matrix", k->err, &rc);
+    if (c->row_ptr) c->word_count = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
+                                                                 "marginals", k->err, &rc);
+    if (c->word_count) c->ctx_count = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
+                                                                   "marginals", k->err, &rc);
+    if (!c->ctx_count) goto done;
+    pr.ctx = c->ctx_count;
+    for (d = 0; d <= L; ++d)
+        wts[d] = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)(L - d + 1) : 1.0;
+    memset(pr.acc, 0, n * sizeof(double));
+    memset(pr.bm, 0, nb * sizeof(uint64_t));
+    memset(pr.sm, 0, ns * sizeof(uint64_t));
+    memset(pr.ctx, 0, n * sizeof(double));
+    c->row_ptr[0] = 0;
+    c->nnz = 0;
+    ro_sgns__par_init(k, &par, n, ro_sgns__num_threads(), occ);
+
+    if (!k->mem.limit) {
+        /* Without a budget: positions for 1/16 of the stream at a time (at
+           least 4M): 16 more reads of the stream cost less than the fresh
+           pages of a full position array, and keep the peak down. */
+        uint64_t P = total_occ / 16;
+        if (P < ((uint64_t)1 << 22)) P = (uint64_t)1 << 22;
+        if (P > total_occ) P = total_occ;
+        pcap = P ? (size_t)P : 1;
+        pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pcap, sizeof(uint32_t), "positions",
+                                             k->err, &rc);
+        if (!pos) goto done;
+    }
+
+    for (a = 0; a < n;) {
+        size_t b = a, g;
+        uint64_t gocc = 0, gbound = 0;
+        int piecewise = 0;
+        if (!k->mem.limit) {
+            while (b < n && gocc + occ[b] <= pcap) gocc += occ[b++];
+            if (b == a) {
+                piecewise = 1;
+                b = a + 1;
+            }
+        } else {
+            /* Free the positions, fit the output to what it holds, then take
+               rows while their positions and output bound fit. */
+            uint64_t avail;
+            ro_sgns__mem_free(&k->mem, pos, pcap, sizeof(uint32_t));
+            pos = NULL;
+            rc = ro_sgns__out_reserve(k, c, &pr, (size_t)c->nnz);
+            if (rc != RO_SGNS_OK) goto done;
+            avail = k->mem.limit > k->mem.in_use ? k->mem.limit - k->mem.in_use : 0;
+            while (b < n) {
+                uint64_t o = occ[b], rb = ro_sgns__row_bound(o, L, n);
+                uint64_t cost = 4 * (gocc + o) + 12 * (gbound + rb);
+                if (cost > avail) break;
+                gocc += o;
+                gbound += rb;
+                ++b;
+            }
+            if (b == a && par.nt > 1) {
+                /* the threads' workspace is in the way: one thread, retry */
+                ro_sgns__par_release(k, c, &par);
+                continue;
+            }
+            if (b == a) {
+                /* one row alone does not fit: do it in pieces */
+                uint64_t rb = ro_sgns__row_bound(occ[a], L, n);
+                if (avail < 12 * rb + 4) {
+                    /* say how far it got: the result grows about in
+                       proportion to the positions done */
+                    uint64_t done_occ = 0, res;
+                    for (g = 0; g < a; ++g) done_occ += occ[g];
+                    res = 12 * c->nnz + 8 * (uint64_t)(n + 1) + 16 * (uint64_t)n;
+                    rc = ro_sgns__fail(
+                        k->err, RO_SGNS_ERR_BUDGET,
+                        "memory budget of %llu bytes is too small: counting needs at least "
+                        "%llu bytes; the result so far takes %llu bytes for %.1f%% of the word "
+                        "positions (rows 0..%llu of %llu) and %llu more are held",
+                        (unsigned long long)k->mem.limit,
+                        (unsigned long long)(k->mem.in_use + 12 * rb + 4),
+                        (unsigned long long)res,
+                        total_occ ? 100.0 * (double)done_occ / (double)total_occ : 0.0,
+                        (unsigned long long)a, (unsigned long long)n,
+                        (unsigned long long)(k->mem.in_use - res));
+                    goto done;
+                }
+                piecewise = 1;
+                b = a + 1;
+                gocc = (avail - 12 * rb) / 4;
+                if (gocc > occ[a]) gocc = occ[a];
+                gbound = rb;
+            }
+            rc = ro_sgns__out_reserve(k, c, &pr, (size_t)(c->nnz + gbound));
+            if (rc != RO_SGNS_OK) goto done;
+            pcap = gocc ? (size_t)gocc : 1;
+            pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pcap, sizeof(uint32_t), "positions",
+                                                 k->err, &rc);
+            if (!pos) goto done;
+        }
+        if (piecewise) {
+            /* the positions of word a, pcap at a time */
+            size_t q = 1;
+            while (q + 1 < N) {
+                size_t np = S16 ? ro_sgns__find16(S16, N, &q, (uint32_t)a, pos, pcap)
+                                : ro_sgns__find32(S32, N, &q, (uint32_t)a, pos, pcap);
+                if (S16)
+                    ro_sgns__gather16(S16, N, k->bw, pos, np, L, wts, pr.acc, pr.bm, pr.sm,
+                                      (uint32_t)n);
+                else
+                    ro_sgns__gather32(S32, N, k->bw, pos, np, L, wts, pr.acc, pr.bm, pr.sm,
+                                      (uint32_t)n);
+            }
+            rc = ro_sgns__emit_row(k, c, &pr, a, ro_sgns__row_bound(occ[a], L, n), !S16);
+            if (rc != RO_SGNS_OK) goto done;
+            a = b;
+            continue;
+        }
+        /* counting sort of the positions of rows [a, b), then row by row */
+        {
+            uint32_t o = 0;
+            for (g = 0; g < b - a; ++g) {
+                offs[g] = o;
+                o += occ[a + g];
+            }
+            if (S16)
+                ro_sgns__bucket16(S16, N, (uint32_t)a, (uint32_t)(b - a), offs, pos);
+            else
+                ro_sgns__bucket32(S32, N, (uint32_t)a, (uint32_t)(b - a), offs, pos);
+            /* offs[g] is now the end of row a+g, i.e. the start of a+g+1 */
+            if (par.nt > 1) {
+                rc = ro_sgns__rows_parallel(k, c, &pr, &par, a, b, offs, pos, occ, wts);
+                if (rc != RO_SGNS_OK) goto done;
+                a = b;
+                continue;
+            }
+            for (g = 0; g < b - a; ++g) {
+                uint32_t start = g ? offs[g - 1] : 0;
+                if (S16)
+                    ro_sgns__gather16(S16, N, k->bw, pos + start, offs[g] - start, L, wts,
+                                      pr.acc, pr.bm, pr.sm, (uint32_t)n);
+                else
+                    ro_sgns__gather32(S32, N, k->bw, pos + start, offs[g] - start, L, wts,
+                                      pr.acc, pr.bm, pr.sm, (uint32_t)n);
+                rc = ro_sgns__emit_row(k, c, &pr, a + g, ro_sgns__row_bound(occ[a + g], L, n),
+                                       !S16);
+                if (rc != RO_SGNS_OK) goto done;
+            }
+        }
+        a = b;
+    }
+    /* the threads' column sums (integers: exact in any order) */
+    ro_sgns__par_release(k, c, &par);
+    /* shrink the output to its size */
+    rc = ro_sgns__out_reserve(k, c, &pr, (size_t)c->nnz);
+done:
+    ro_sgns__par_free(k, &par, n);
+    ro_sgns__mem_free(&k->mem, pos, pcap, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, offs, n + 1, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, pr.sm, ns, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, pr.bm, nb, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, pr.acc, n, sizeof(double));
+    ro_sgns__mem_free(&k->mem, wts, (size_t)L + 1, sizeof(double));
+    return rc;
+}
+
+/* ---- the counting run ------------------------------------------------------ */
+
+static ro_sgns_result ro_sgns__check_count_config(const ro_sgns_count_config *cfg,
+                                                  ro_sgns_error *err)
+{
+    if (cfg->window < 1 || cfg->window > 65535)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "window = %d: must be 1 .. 65535", cfg->window);
+    if (cfg->dynamic_window < 0 || cfg->dynamic_window > 2)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "dynamic_window = %d: must be 0 (fixed), 1 (sampled) or 2 "
+                             "(weighted)", cfg->dynamic_window);
+    if (!(cfg->sample >= 0) || !ro_sgns__is_finite(cfg->sample))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "sample = %g: must be finite and >= 0 (0 = off)", cfg->sample);
+    return RO_SGNS_OK;
+}
+
+/* Count from a memory block (read == NULL) or from a reader. */
+static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_read_fn read,
+                                         void *user, const ro_sgns_count_config *config,
+                                         ro_sgns_counts **out, const ro_sgns_allocator *alloc,
+                                         ro_sgns_error *err)
+{
+    ro_sgns__counter *k;
+    ro_sgns__mem mem;
+    ro_sgns_count_config cfg;
+    ro_sgns_counts *c = NULL;
+    ro_sgns_result rc = RO_SGNS_OK;
+    uint32_t *remap = NULL, *occ = NULL;
+    unsigned char *block = NULL;
+    size_t block_size = (size_t)1 << 18, nw = 0, w;
+    uint64_t bytes_read = 0;
+    uint16_t line = (uint16_t)RO_SGNS__LINE16;
+
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
+    if (!read && !text && size)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "text is NULL, size %llu",
+                             (unsigned long long)size);
+    cfg = config ? *config : ro_sgns_count_config_default();
+    rc = ro_sgns__check_count_config(&cfg, err);
+    if (rc != RO_SGNS_OK) return rc;
+    memset(&mem, 0, sizeof mem);
+    mem.al = alloc;
+    mem.limit = cfg.memory_budget;
+    k = (ro_sgns__counter *)ro_sgns__mem_alloc(&mem, 1, sizeof(ro_sgns__counter), "counter",
+                                               err, &rc);
+    if (!k) return rc;
+    memset(k, 0, offsetof(ro_sgns__counter, bstart));
+    k->mem = mem;
+    k->cfg = cfg;
+    k->err = err;
+
+    /* (a) read */
+    k->tab_mask = 1023;
+    k->arena_cap = 4096;
+    k->tab = (uint64_t *)ro_sgns__mem_alloc(&k->mem, 4 * (k->tab_mask + 1), sizeof(uint64_t),
+                                            "table of distinct words", err, &rc);
+    if (k->tab) k->warena = (unsigned char *)ro_sgns__mem_alloc(&k->mem, k->arena_cap, 1,
+                                                                "words", err, &rc);
+    if (!k->warena) goto fail;
+    memset(k->tab, 0, 4 * (k->tab_mask + 1) * sizeof(uint64_t));
+    rc = ro_sgns__push(k, &line, 1);
+    if (rc != RO_SGNS_OK) goto fail;
+    k->last_line = 1;
+    if (!read) {
+        rc = ro_sgns__feed(k, (const unsigned char *)text, size);
+        if (rc != RO_SGNS_OK) goto fail;
+    } else {
+        block = (unsigned char *)ro_sgns__mem_alloc(&k->mem, block_size, 1, "read buffer", err,
+                                                    &rc);
+        if (!block) goto fail;
+        for (;;) {
+            size_t got = read(user, block, block_size);
+            if (got == 0) break;
+            if (got > block_size) {
+                rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read failed after %llu bytes",
+                                   (unsigned long long)bytes_read);
+                goto fail;
+            }
+            bytes_read += got;
+            rc = ro_sgns__feed(k, block, got);
+            if (rc != RO_SGNS_OK) goto fail;
+        }
+        ro_sgns__mem_free(&k->mem, block, block_size, 1);
+        block = NULL;
+    }
+    if (k->cur) {
+        rc = ro_sgns__end_word(k);
+        if (rc != RO_SGNS_OK) goto fail;
+    }
+    rc = ro_sgns__flush_batch(k);
+    if (rc != RO_SGNS_OK) goto fail;
+    k->last_line = 0;
+    rc = ro_sgns__push(k, &line, 1); /* the end is a boundary, always */
+    if (rc != RO_SGNS_OK) goto fail;
+    if (k->tokens == 0) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "empty input: no tokens");
+        goto fail;
+    }
+
+    /* (b) vocabulary, then the table of distinct words goes */
+    c = ro_sgns__counts_new(&k->mem, err, &rc);
+    if (!c) goto fail;
+    c->config = k->cfg;
+    c->corpus_tokens = k->tokens;
+    c->distinct_words = nw = k->nw;
+    rc = ro_sgns__build_vocab(k, c, &remap);
+    if (rc != RO_SGNS_OK) goto fail;
+    ro_sgns__counter_free_table(k);
+    c->n = c->vocab.n;
+    occ = (uint32_t *)ro_sgns__mem_alloc(&k->mem, c->n, sizeof(uint32_t), "word positions",
+                                         err, &rc);
+    if (!occ) goto fail;
+    memset(occ, 0, c->n * sizeof(uint32_t));
+    rc = ro_sgns__remap_stream(k, c, remap, occ);
+    if (rc != RO_SGNS_OK) goto fail;
+    ro_sgns__mem_free(&k->mem, remap, nw, sizeof(uint32_t));
+    remap = NULL;
+
+    /* (c) pairs */
+    rc = ro_sgns__count_pairs(k, c, occ);
+    if (rc != RO_SGNS_OK) goto fail;
+    ro_sgns__mem_free(&k->mem, occ, c->n, sizeof(uint32_t));
+    occ = NULL;
+    if (c->nnz == 0) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY,
+                           "no co-occurring pairs: %llu tokens, %llu vocabulary words, no "
+                           "two of them within window %d", (unsigned long long)k->tokens,
+                           (unsigned long long)c->n, k->cfg.window);
+        goto fail;
+    }
+    /* totals, exact in weight units; the weighted mode divides once */
+    c->total = 0;
+    for (w = 0; w < c->n; ++w) c->total += c->word_count[w];
+    if (k->cfg.dynamic_window == RO_SGNS_WINDOW_WEIGHTED) {
+        double L = (double)k->cfg.window;
+        uint64_t i;
+        for (i = 0; i < c->nnz; ++i) c->val[i] /= L;
+        for (w = 0; w < c->n; ++w) {
+            c->word_count[w] /= L;
+            c->ctx_count[w] /= L;
+        }
+        c->total /= L;
+    }
+    c->peak_bytes = k->mem.peak;
+    ro_sgns__counter_free(k);
+    ro_sgns__free(alloc, k);
+    *out = c;
+    return ro_sgns__ok(err);
+
+fail:
+    ro_sgns__mem_free(&k->mem, block, block_size, 1);
+    ro_sgns__mem_free(&k->mem, remap, nw, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, occ, c ? c->vocab.n : 0, sizeof(uint32_t));
+    ro_sgns__counter_free(k);
+    ro_sgns__free(alloc, k);
+    ro_sgns_counts_free(c);
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_buffer(const void *text, size_t size,
+                                                const ro_sgns_count_config *config,
+                                                ro_sgns_counts **out,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err)
+{
+    return ro_sgns__count_run(text, size, NULL, NULL, config, out, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_callback(ro_sgns_read_fn read, void *user,
+                                                  const ro_sgns_count_config *config,
+                                                  ro_sgns_counts **out,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    if (!read) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "read is NULL");
+    return ro_sgns__count_run(NULL, 0, read, user, config, out, alloc, err);
+}
+
+#ifndef RO_SGNS_NO_STDIO
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_file(FILE *f, const ro_sgns_count_config *config,
+                                              ro_sgns_counts **out,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "FILE is NULL");
+    return ro_sgns__count_run(NULL, 0, ro_sgns__fread_fn, f, config, out, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_path(const char *path,
+                                              const ro_sgns_count_config *config,
+                                              ro_sgns_counts **out,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    FILE *f;
+    ro_sgns_result rc;
+    if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
+    f = fopen(path, "rb");
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%s' for reading", path);
+    rc = ro_sgns__count_run(NULL, 0, ro_sgns__fread_fn, f, config, out, alloc, err);
+    if (rc == RO_SGNS_ERR_IO && err)
+        ro_sgns__fail(err, RO_SGNS_ERR_IO, "reading '%s' failed", path);
+    fclose(f);
+    return rc;
+}
+#endif
+
+RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, uint64_t nnz,
+                                                            size_t d, uint64_t n_tokens,
+                                                            uint64_t n_distinct)
+{
+    ro_sgns_memory_estimate e;
+    uint64_t n = n_words, vocab, reading, pairs, idx = 16;
+    while (idx < 2 * n) idx *= 2;
+    /* vocabulary: pointers, lengths, counts, ~8 bytes of word + NUL, index */
+    vocab = n * (sizeof(char *) + 4 + 8 + 8 + 1) + 4 * idx;
+    e.counts = 12 * nnz + 8 * (n + 1) + 16 * n + vocab + sizeof(ro_sgns_counts);
+    /* reading: the 2-byte id stream with its growth slack; the table of
+       distinct words (32-byte slots, at least 2 per word, 3 while it
+       doubles); their bytes with growth slack */
+    reading = 3 * n_tokens + 96 * n_distinct + 16 * n_distinct;
+    /* pairs: the result, the stream of vocabulary ids, the positions of
+       1/16 of it, accumulator + bitmap + counters */
+    pairs = e.counts + (n <= 0xFFFDu ? 2 : 4) * n_tokens + n_tokens / 4 + 24 * n;
+    e.counting = reading > pairs ? reading : pairs;
+    e.training = e.counts + 12 * nnz + 6 * n * (uint64_t)d * sizeof(ro_sgns_real) +
+                 2 * 256 * n * sizeof(ro_sgns_real) + 32 * (uint64_t)d * d;
+    e.peak = e.counting > e.training ? e.counting : e.training;
+    e.file_bytes = 112 + 12 * n + 8 * n /* words, ~8 bytes each */ + 8 * (n + 1) +
+                   12 * nnz + 16 * n + 8;
+    return e;
+}
+
+/* ---- the counts file ------------------------------------------------------- */
+
+#define RO_SGNS__CK_INIT 0x84222325CBF29CE4ull
+#define RO_SGNS__CK_MUL 0x100000001B3ull
+#define RO_SGNS__COUNTS_VERSION 1u
+#define RO_SGNS__COUNTS_HEADER 112u
+
+/* The checksum over a byte stream, fed in pieces of any size. */
+typedef struct ro_sgns__ck {
+    uint64_t h, word, count;
+    unsigned fill; /* bytes in word */
+} ro_sgns__ck;
+
+static void ro_sgns__ck_init(ro_sgns__ck *ck)
+{
+    ck->h = RO_SGNS__CK_INIT;
+    ck->word = 0;
+    ck->count = 0;
+    ck->fill = 0;
+}
+
+static void ro_sgns__ck_update(ro_sgns__ck *ck, const unsigned char *p, size_t len)
+{
+    uint64_t h = ck->h;
+    ck->count += len;
+    while (len && ck->fill) {
+        ck->word |= (uint64_t)*p++ << (8 * ck->fill);
+        --len;
+        if (++ck->fill == 8) {
+            h = (h ^ ck->word) * RO_SGNS__CK_MUL;
+            ck->word = 0;
+            ck->fill = 0;
+        }
+    }
+    while (len >= 8) {
+        uint64_t x = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+                     (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+                     (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+        h = (h ^ x) * RO_SGNS__CK_MUL;
+        p += 8;
+        len -= 8;
+    }
+    while (len) {
+        ck->word |= (uint64_t)*p++ << (8 * ck->fill);
+        ++ck->fill;
+        --len;
+    }
+    ck->h = h;
+}
+
+static uint64_t ro_sgns__ck_final(const ro_sgns__ck *ck)
+{
+    uint64_t h = ck->h;
+    if (ck->fill) h = (h ^ ck->word) * RO_SGNS__CK_MUL;
+    return (h ^ ck->count) * RO_SGNS__CK_MUL;
+}
+
+static uint64_t ro_sgns__f64_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u); /* the value's bits, not its bytes in memory */
+    return u;
+}
+
+static double ro_sgns__f64_from_bits(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static uint32_t ro_sgns__get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t ro_sgns__get_u64(const unsigned char *p)
+{
+    return (uint64_t)ro_sgns__get_u32(p) | (uint64_t)ro_sgns__get_u32(p + 4) << 32;
+}
+
+static void ro_sgns__put_u32(unsigned char *p, uint32_t x)
+{
+    p[0] = (unsigned char)x;
+    p[1] = (unsigned char)(x >> 8);
+    p[2] = (unsigned char)(x >> 16);
+    p[3] = (unsigned char)(x >> 24);
+}
+
+static void ro_sgns__put_u64(unsigned char *p, uint64_t x)
+{
+    ro_sgns__put_u32(p, (uint32_t)x);
+    ro_sgns__put_u32(p + 4, (uint32_t)(x >> 32));
+}
+
+/* A buffered writer that checksums what it writes. */
+#define RO_SGNS__IO_BUF 8192
+typedef struct ro_sgns__writer {
+    ro_sgns_write_fn fn;
+    void *user;
+    unsigned char buf[RO_SGNS__IO_BUF];
+    size_t len;
+    int failed;
+    ro_sgns__ck ck;
+} ro_sgns__writer;
+
+static void ro_sgns__w_flush(ro_sgns__writer *wr)
+{
+    if (wr->len && !wr->failed) {
+        ro_sgns__ck_update(&wr->ck, wr->buf, wr->len);
+        if (wr->fn(wr->user, wr->buf, wr->len) != 0) wr->failed = 1;
+    }
+    wr->len = 0;
+}
+
+/* Room for m more bytes (m <= RO_SGNS__IO_BUF); returns where to put them. */
+static unsigned char *ro_sgns__w_room(ro_sgns__writer *wr, size_t m)
+{
+    unsigned char *p;
+    if (wr->len + m > RO_SGNS__IO_BUF) ro_sgns__w_flush(wr);
+    p = wr->buf + wr->len;
+    wr->len += m;
+    return p;
+}
+
+static void ro_sgns__w_u32(ro_sgns__writer *wr, uint32_t x)
+{
+    ro_sgns__put_u32(ro_sgns__w_room(wr, 4), x);
+}
+
+static void ro_sgns__w_u64(ro_sgns__writer *wr, uint64_t x)
+{
+    ro_sgns__put_u64(ro_sgns__w_room(wr, 8), x);
+}
+
+static void ro_sgns__w_f64(ro_sgns__writer *wr, double x)
+{
+    ro_sgns__w_u64(wr, ro_sgns__f64_bits(x));
+}
+
+static void ro_sgns__w_bytes(ro_sgns__writer *wr, const void *data, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    while (len) {
+        size_t m = len < RO_SGNS__IO_BUF ? len : RO_SGNS__IO_BUF;
+        memcpy(ro_sgns__w_room(wr, m), p, m);
+        p += m;
+        len -= m;
+    }
+}
+
+static uint64_t ro_sgns__word_bytes(const ro_sgns_counts *c)
+{
+    uint64_t s = 0;
+    size_t i;
+    for (i = 0; i < c->vocab.n; ++i) s += c->vocab.len[i];
+    return s;
+}
+
+RO_SGNS_DEF uint64_t ro_sgns_counts_file_size(const ro_sgns_counts *c)
+{
+    uint64_t n;
+    if (!c) return 0;
+    n = c->n;
+    return RO_SGNS__COUNTS_HEADER + 12 * n + ro_sgns__word_bytes(c) + 8 * (n + 1) +
+           12 * c->nnz + 16 * n + 8;
+}
+
+static ro_sgns_result ro_sgns__check_counts_arg(const ro_sgns_counts *c, ro_sgns_error *err)
+{
+    if (!c) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "counts is NULL");
+    if (c->n == 0 || c->n != c->vocab.n || !c->row_ptr || (c->nnz && (!c->col || !c->val)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "counts object is incomplete");
+    return RO_SGNS_OK;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *c,
+                                                        ro_sgns_write_fn write, void *user,
+                                                        ro_sgns_error *err)
+{
+    ro_sgns__writer wr;
+    const ro_sgns_count_config *g;
+    unsigned char *h;
+    size_t i;
+    uint64_t k;
+    ro_sgns_result rc = ro_sgns__check_counts_arg(c, err);
+    if (rc != RO_SGNS_OK) return rc;
+    if (!write) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "write is NULL");
+    g = &c->config;
+    wr.fn = write;
+    wr.user = user;
+    wr.len = 0;
+    wr.failed = 0;
+    ro_sgns__ck_init(&wr.ck);
+    h = ro_sgns__w_room(&wr, RO_SGNS__COUNTS_HEADER);
+    memcpy(h, "ROSGNSCT", 8);
+    ro_sgns__put_u32(h + 8, RO_SGNS__COUNTS_VERSION);
+    ro_sgns__put_u32(h + 12, 0);
+    ro_sgns__put_u64(h + 16, c->n);
+    ro_sgns__put_u64(h + 24, c->nnz);
+    ro_sgns__put_u64(h + 32, c->corpus_tokens);
+    ro_sgns__put_u64(h + 40, c->distinct_words);
+    ro_sgns__put_u64(h + 48, ro_sgns__word_bytes(c));
+    ro_sgns__put_u32(h + 56, (uint32_t)g->window);
+    ro_sgns__put_u32(h + 60, (uint32_t)g->dynamic_window);
+    ro_sgns__put_u64(h + 64, g->min_count);
+    ro_sgns__put_u64(h + 72, g->max_vocab);
+    ro_sgns__put_u64(h + 80, ro_sgns__f64_bits(g->sample));
+    ro_sgns__put_u32(h + 88, g->cross_lines ? 1u : 0u);
+    ro_sgns__put_u32(h + 92, g->close_gaps ? 1u : 0u);
+    ro_sgns__put_u64(h + 96, g->seed);
+    ro_sgns__put_u64(h + 104, ro_sgns__f64_bits(c->total));
+    for (i = 0; i < c->n; ++i) {
+        ro_sgns__w_u32(&wr, c->vocab.len[i]);
+        ro_sgns__w_bytes(&wr, c->vocab.word[i], c->vocab.len[i]);
+        ro_sgns__w_u64(&wr, c->vocab.count[i]);
+    }
+    for (i = 0; i <= c->n; ++i) ro_sgns__w_u64(&wr, c->row_ptr[i]);
+    for (k = 0; k < c->nnz; ++k) ro_sgns__w_u32(&wr, c->col[k]);
+    for (k = 0; k < c->nnz; ++k) ro_sgns__w_f64(&wr, c->val[k]);
+    for (i = 0; i < c->n; ++i) ro_sgns__w_f64(&wr, c->word_count[i]);
+    for (i = 0; i < c->n; ++i) ro_sgns__w_f64(&wr, c->ctx_count[i]);
+    ro_sgns__w_flush(&wr);
+    if (!wr.failed) {
+        unsigned char t[8];
+        ro_sgns__put_u64(t, ro_sgns__ck_final(&wr.ck));
+        if (write(user, t, 8) != 0) wr.failed = 1;
+    }
+    if (wr.failed) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "writing the counts failed");
+    return ro_sgns__ok(err);
+}
+
+typedef struct ro_sgns__membuf {
+    unsigned char *p;
+    size_t len, cap;
+} ro_sgns__membuf;
+
+static int ro_sgns__membuf_write(void *user, const void *data, size_t size)
+{
+    ro_sgns__membuf *m = (ro_sgns__membuf *)user;
+    if (size > m->cap - m->len) return 1;
+    memcpy(m->p + m->len, data, size);
+    m->len += size;
+    return 0;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_buffer(const ro_sgns_counts *c, void *buf,
+                                                      size_t capacity, size_t *written,
+                                                      ro_sgns_error *err)
+{
+    ro_sgns__membuf m;
+    uint64_t need;
+    ro_sgns_result rc = ro_sgns__check_counts_arg(c, err);
+    if (rc != RO_SGNS_OK) return rc;
+    need = ro_sgns_counts_file_size(c);
+    if (!buf || capacity < need)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "buffer of %llu bytes too small: the counts need %llu",
+                             (unsigned long long)capacity, (unsigned long long)need);
+    m.p = (unsigned char *)buf;
+    m.len = 0;
+    m.cap = capacity;
+    rc = ro_sgns_counts_save_callback(c, ro_sgns__membuf_write, &m, err);
+    if (rc == RO_SGNS_OK && written) *written = m.len;
+    return rc;
+}
+
+/* A buffered reader that tracks the byte offset and the checksum. With
+   mem set it reads from memory and knows how much is left. */
+typedef struct ro_sgns__reader {
+    ro_sgns_read_fn fn;
+    void *user;
+    const unsigned char *mem;
+    size_t mem_size;
+    unsigned char buf[RO_SGNS__IO_BUF];
+    size_t pos, len;     /* unread bytes are buf[pos, len) (or mem[offset..]) */
+    uint64_t offset;     /* bytes consumed */
+    ro_sgns__ck ck;
+    ro_sgns_error *err;
+} ro_sgns__reader;
+
+/* Make m (<= RO_SGNS__IO_BUF) bytes available and return them, or NULL
+   (and an error) when the input ends first. Consume them with _take. */
+static const unsigned char *ro_sgns__r_peek(ro_sgns__reader *r, size_t m, const char *what,
+                                            ro_sgns_result *rc)
+{
+    if (r->mem) {
+        if (r->mem_size - r->offset < m) {
+            *rc = ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                                "truncated at offset %llu: %s needs %llu bytes, the input "
+                                "ends at %llu", (unsigned long long)r->offset, what,
+                                (unsigned long long)m, (unsigned long long)r->mem_size);
+            return NULL;
+        }
+        return r->mem + r->offset;
+    }
+    if (r->len - r->pos < m) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->pos = 0;
+        /* ask for exactly what is missing: a stream is never read past
+           the end of the counts (the caller may have more data after it) */
+        while (r->len < m) {
+            size_t got = r->fn(r->user, r->buf + r->len, m - r->len);
+            if (got == (size_t)-1 || got > m - r->len) {
+                *rc = ro_sgns__fail(r->err, RO_SGNS_ERR_IO, "read failed at offset %llu",
+                                    (unsigned long long)(r->offset + r->len));
+                return NULL;
+            }
+            if (got == 0) {
+                *rc = ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                                    "truncated at offset %llu: %s needs %llu bytes, the "
+                                    "input ends at %llu", (unsigned long long)r->offset,
+                                    what, (unsigned long long)m,
+                                    (unsigned long long)(r->offset + r->len));
+                return NULL;
+            }
+            r->len += got;
+        }
+    }
+    return r->buf + r->pos;
+}
+
+static void ro_sgns__r_take(ro_sgns__reader *r, size_t m, int checksum)
+{
+    const unsigned char *p = r->mem ? r->mem + r->offset : r->buf + r->pos;
+    if (checksum) ro_sgns__ck_update(&r->ck, p, m);
+    if (!r->mem) r->pos += m;
+    r->offset += m;
+}
+
+/* Is it plausible that count elements of elem bytes follow? With a memory
+   source this is exact; a stream is trusted and read in pieces. */
+static ro_sgns_result ro_sgns__r_need(ro_sgns__reader *r, uint64_t count, uint64_t elem,
+                                      const char *what)
+{
+    if (r->mem && (elem && count > (r->mem_size - r->offset) / elem))
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "truncated at offset %llu: %s needs %llu x %llu bytes, the "
+                             "input ends at %llu", (unsigned long long)r->offset, what,
+                             (unsigned long long)count, (unsigned long long)elem,
+                             (unsigned long long)r->mem_size);
+    return RO_SGNS_OK;
+}
+
+/* A growing array for the loader: never allocates much more than the bytes
+   seen so far, so a corrupt size in a header cannot ask for terabytes. */
+static void *ro_sgns__r_grow(ro_sgns__reader *r, ro_sgns__mem *m, void *p, size_t *cap,
+                             size_t need, size_t total, size_t elem, const char *what,
+                             ro_sgns_result *rc)
+{
+    size_t nc;
+    void *q;
+    if (need <= *cap) return p;
+    nc = *cap * 2 > need ? *cap * 2 : need;
+    if (nc < 4096) nc = 4096;
+    if (r->mem || nc > total) nc = total; /* memory sources were size-checked */
+    q = ro_sgns__mem_realloc(m, p, *cap, nc, elem, what, r->err, rc);
+    if (!q) return NULL;
+    *cap = nc;
+    return q;
+}
+
+static ro_sgns_result ro_sgns__bad(ro_sgns__reader *r, uint64_t at, const char *fmt, ...)
+    RO_SGNS__PRINTF(3, 4);
+static ro_sgns_result ro_sgns__bad(ro_sgns__reader *r, uint64_t at, const char *fmt, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT, "corrupt counts at offset %llu: %s",
+                         (unsigned long long)at, what);
+}
+
+static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
+                                    const ro_sgns_allocator *alloc)
+{
+    ro_sgns__mem m;
+    ro_sgns_counts *c = NULL;
+    ro_sgns_result rc = RO_SGNS_OK;
+    const unsigned char *h;
+    uint64_t n, nnz, word_bytes, sum = 0, k, prev;
+    size_t i, cap_w = 0, cap_l = 0, cap_c = 0, cap_a = 0, cap_r = 0, cap_col = 0, cap_val = 0,
+              cap_wc = 0, cap_cc = 0, dup = 0;
+    uint32_t wnd, dyn, cl, cg, flags, version;
+    double sample, total;
+    ro_sgns_error *err = r->err;
+
+    memset(&m, 0, sizeof m);
+    m.al = alloc;
+    ro_sgns__ck_init(&r->ck);
+    h = ro_sgns__r_peek(r, RO_SGNS__COUNTS_HEADER, "the header", &rc);
+    if (!h) return rc;
+    if (memcmp(h, "ROSGNSCT", 8) != 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not a counts file: bad magic at offset 0 (want \"ROSGNSCT\")");
+    version = ro_sgns__get_u32(h + 8);
+    flags = ro_sgns__get_u32(h + 12);
+    n = ro_sgns__get_u64(h + 16);
+    nnz = ro_sgns__get_u64(h + 24);
+    word_bytes = ro_sgns__get_u64(h + 48);
+    wnd = ro_sgns__get_u32(h + 56);
+    dyn = ro_sgns__get_u32(h + 60);
+    sample = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 80));
+    cl = ro_sgns__get_u32(h + 88);
+    cg = ro_sgns__get_u32(h + 92);
+    total = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 104));
+    if (version != RO_SGNS__COUNTS_VERSION)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "unsupported counts format version %u at offset 8 (this "
+                             "library reads version %u)", version, RO_SGNS__COUNTS_VERSION);
+    if (flags) return ro_sgns__bad(r, 12, "flags %u, want 0", flags);
+    if (n == 0 || n > RO_SGNS__MAX_IDS || n > (size_t)-1 / 16)
+        return ro_sgns__bad(r, 16, "vocabulary size n = %llu out of range 1..%u",
+                            (unsigned long long)n, RO_SGNS__MAX_IDS);
+    if (nnz > n * n) return ro_sgns__bad(r, 24, "nnz = %llu > n^2 = %llu", (unsigned long long)nnz,
+                                     (unsigned long long)(n * n));
+    if (nnz > (size_t)-1 / 16) return ro_sgns__bad(r, 24, "nnz = %llu too large", (unsigned long long)nnz);
+    if (word_bytes < n || word_bytes > n * RO_SGNS_MAX_WORD_BYTES)
+        return ro_sgns__bad(r, 48, "word bytes %llu, want n .. %d x n",
+                            (unsigned long long)word_bytes, RO_SGNS_MAX_WORD_BYTES);
+    if (wnd < 1 || wnd > 65535) return ro_sgns__bad(r, 56, "window %u", wnd);
+    if (dyn > 2) return ro_sgns__bad(r, 60, "dynamic_window %u", dyn);
+    if (!(sample >= 0) || !ro_sgns__is_finite(sample))
+        return ro_sgns__bad(r, 80, "sample is negative or not finite");
+    if (cl > 1) return ro_sgns__bad(r, 88, "cross_lines %u", cl);
+    if (cg > 1) return ro_sgns__bad(r, 92, "close_gaps %u", cg);
+    if (!(total > 0) || !ro_sgns__is_finite(total))
+        return ro_sgns__bad(r, 104, "total is not a positive finite number");
+
+    c = ro_sgns__counts_new(&m, err, &rc);
+    if (!c) return rc;
+    c->n = (size_t)n;
+    c->nnz = nnz;
+    c->corpus_tokens = ro_sgns__get_u64(h + 32);
+    c->distinct_words = ro_sgns__get_u64(h + 40);
+    c->config.window = (int)wnd;
+    c->config.dynamic_window = (int)dyn;
+    c->config.min_count = ro_sgns__get_u64(h + 64);
+    c->config.max_vocab = ro_sgns__get_u64(h + 72);
+    c->config.sample = sample;
+    c->config.cross_lines = (int)cl;
+    c->config.close_gaps = (int)cg;
+    c->config.seed = ro_sgns__get_u64(h + 96);
+    c->config.memory_budget = 0;
+    c->total = total;
+    ro_sgns__r_take(r, RO_SGNS__COUNTS_HEADER, 1);
+
+    /* vocabulary */
+    rc = ro_sgns__r_need(r, n, 12, "the vocabulary");
+    if (rc == RO_SGNS_OK) rc = ro_sgns__r_need(r, word_bytes + 12 * n, 1, "the vocabulary");
+    if (rc != RO_SGNS_OK) goto fail;
+    for (i = 0; i < n; ++i) {
+        uint64_t at = r->offset;
+        uint32_t len;
+        const unsigned char *p = ro_sgns__r_peek(r, 4, "a word length", &rc);
+        if (!p) goto fail;
+        len = ro_sgns__get_u32(p);
+        if (len < 1 || len > RO_SGNS_MAX_WORD_BYTES) {
+            rc = ro_sgns__bad(r, at, "word %llu has length %u", (unsigned long long)i, len);
+            goto fail;
+        }
+        if (sum + len > word_bytes) {
+            rc = ro_sgns__bad(r, at, "words are longer than the header's %llu bytes",
+                              (unsigned long long)word_bytes);
+            goto fail;
+        }
+        ro_sgns__r_take(r, 4, 1);
+        p = ro_sgns__r_peek(r, (size_t)len + 8, "a word", &rc);
+        if (!p) goto fail;
+        c->vocab.word = (char **)ro_sgns__r_grow(r, &m, c->vocab.word, &cap_w, i + 1,
+                                                 (size_t)n, sizeof(char *), "vocabulary", &rc);
+        if (!c->vocab.word) goto fail;
+        c->vocab.len = (uint32_t *)ro_sgns__r_grow(r, &m, c->vocab.len, &cap_l, i + 1,
+                                                   (size_t)n, 4, "vocabulary", &rc);
+        if (!c->vocab.len) goto fail;
+        c->vocab.count = (uint64_t *)ro_sgns__r_grow(r, &m, c->vocab.count, &cap_c, i + 1,
+                                                     (size_t)n, 8, "vocabulary", &rc);
+        if (!c->vocab.count) goto fail;
+        c->vocab.arena_ = (char *)ro_sgns__r_grow(r, &m, c->vocab.arena_, &cap_a,
+                                                  (size_t)(sum + i + len + 1),
+                                                  (size_t)(word_bytes + n), 1, "vocabulary",
+                                                  &rc);
+        if (!c->vocab.arena_) goto fail;
+        memcpy(c->vocab.arena_ + sum + i, p, len);
+        c->vocab.arena_[sum + i + len] = '\0';
+        c->vocab.len[i] = len;
+        c->vocab.count[i] = ro_sgns__get_u64(p + len);
+        if (c->vocab.count[i] == 0) {
+            rc = ro_sgns__bad(r, at + 4 + len, "word %llu has count 0", (unsigned long long)i);
+            goto fail;
+        }
+        sum += len;
+        ro_sgns__r_take(r, (size_t)len + 8, 1);
+    }
+    if (sum != word_bytes) {
+        rc = ro_sgns__bad(r, 48, "header says %llu word bytes, the words have %llu",
+                          (unsigned long long)word_bytes, (unsigned long long)sum);
+        goto fail;
+    }
+    c->vocab.n = (size_t)n;
+    c->vocab.arena_size_ = (size_t)(word_bytes + n);
+    /* the arena may have moved while growing: pointers only now */
+    for (i = 0, k = 0; i < n; ++i) {
+        c->vocab.word[i] = c->vocab.arena_ + k;
+        k += c->vocab.len[i] + 1;
+    }
+    rc = ro_sgns__vocab_index(&c->vocab, &m, &dup, err);
+    if (rc == RO_SGNS_ERR_FORMAT) {
+        uint64_t at = RO_SGNS__COUNTS_HEADER + 12 * (uint64_t)dup +
+                      (uint64_t)(c->vocab.word[dup] - c->vocab.arena_) - dup;
+        rc = ro_sgns__bad(r, at, "word %llu repeats an earlier word", (unsigned long long)dup);
+    }
+    if (rc != RO_SGNS_OK) goto fail;
+
+    /* row_ptr */
+    rc = ro_sgns__r_need(r, n + 1, 8, "row_ptr");
+    if (rc != RO_SGNS_OK) goto fail;
+    prev = 0;
+    for (i = 0; i <= n;) {
+        size_t j, m8 = (size_t)(n + 1 - i) < RO_SGNS__IO_BUF / 8 ? (size_t)(n + 1 - i)
+                                                                 : RO_SGNS__IO_BUF / 8;
+        const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "row_ptr", &rc);
+        if (!p) goto fail;
+        c->row_ptr = (uint64_t *)ro_sgns__r_grow(r, &m, c->row_ptr, &cap_r, i + m8,
+                                                 (size_t)n + 1, 8, "row_ptr", &rc);
+        if (!c->row_ptr) goto fail;
+        for (j = 0; j < m8; ++j) {
+            uint64_t x = ro_sgns__get_u64(p + 8 * j);
+            if ((i + j == 0 && x != 0) || x < prev || x > nnz || (i + j == n && x != nnz)) {
+                rc = ro_sgns__bad(r, r->offset + 8 * j,
+                                  "row_ptr[%llu] = %llu is out of order or range",
+                                  (unsigned long long)(i + j), (unsigned long long)x);
+                goto fail;
+            }
+            c->row_ptr[i + j] = prev = x;
+        }
+        ro_sgns__r_take(r, 8 * m8, 1);
+        i += m8;
+    }
+
+    /* col, checked row by row */
+    rc = ro_sgns__r_need(r, nnz, 12, "col and val");
+    if (rc != RO_SGNS_OK) goto fail;
+    {
+        size_t row = 0;
+        for (k = 0; k < nnz;) {
+            size_t j, m4 = nnz - k < RO_SGNS__IO_BUF / 4 ? (size_t)(nnz - k)
+                                                         : RO_SGNS__IO_BUF / 4;
+            const unsigned char *p = ro_sgns__r_peek(r, 4 * m4, "col", &rc);
+            if (!p) goto fail;
+            c->col = (uint32_t *)ro_sgns__r_grow(r, &m, c->col, &cap_col, (size_t)k + m4,
+                                                 (size_t)nnz, 4, "col", &rc);
+            if (!c->col) goto fail;
+            for (j = 0; j < m4; ++j) {
+                uint64_t kk = k + j;
+                uint32_t x = ro_sgns__get_u32(p + 4 * j);
+                while (c->row_ptr[row + 1] <= kk) ++row;
+                if (x >= n || (kk > c->row_ptr[row] && x <= c->col[kk - 1])) {
+                    rc = ro_sgns__bad(r, r->offset + 4 * j,
+                                      "col[%llu] = %u is out of range or order",
+                                      (unsigned long long)kk, x);
+                    goto fail;
+                }
+                c->col[kk] = x;
+            }
+            ro_sgns__r_take(r, 4 * m4, 1);
+            k += m4;
+        }
+    }
+    /* val, word_count, ctx_count */
+    for (k = 0; k < nnz;) {
+        size_t j, m8 = nnz - k < RO_SGNS__IO_BUF / 8 ? (size_t)(nnz - k) : RO_SGNS__IO_BUF / 8;
+        const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "val", &rc);
+        if (!p) goto fail;
+        c->val = (double *)ro_sgns__r_grow(r, &m, c->val, &cap_val, (size_t)k + m8,
+                                           (size_t)nnz, 8, "val", &rc);
+        if (!c->val) goto fail;
+        for (j = 0; j < m8; ++j) {
+            double x = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
+            if (!(x > 0) || !ro_sgns__is_finite(x)) {
+                rc = ro_sgns__bad(r, r->offset + 8 * j,
+                                  "val[%llu] is not a positive finite number",
+                                  (unsigned long long)(k + j));
+                goto fail;
+            }
+            c->val[k + j] = x;
+        }
+        ro_sgns__r_take(r, 8 * m8, 1);
+        k += m8;
+    }
+    rc = ro_sgns__r_need(r, 2 * n + 1, 8, "the marginals");
+    if (rc != RO_SGNS_OK) goto fail;
+    for (k = 0; k < 2 * n;) {
+        size_t j, m8 = 2 * n - k < RO_SGNS__IO_BUF / 8 ? (size_t)(2 * n - k) : RO_SGNS__IO_BUF / 8;
+        const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "the marginals", &rc);
+        if (!p) goto fail;
+        for (j = 0; j < m8; ++j) {
+            uint64_t kk = k + j;
+            double x = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
+            double *dst;
+            if (!(x >= 0) || !ro_sgns__is_finite(x)) {
+                rc = ro_sgns__bad(r, r->offset + 8 * j,
+                                  "marginal %llu is negative or not finite",
+                                  (unsigned long long)kk);
+                goto fail;
+            }
+            if (kk < n) {
+                c->word_count = (double *)ro_sgns__r_grow(r, &m, c->word_count, &cap_wc,
+                                                          (size_t)kk + 1, (size_t)n, 8,
+                                                          "word_count", &rc);
+                if (!c->word_count) goto fail;
+                dst = c->word_count + kk;
+            } else {
+                c->ctx_count = (double *)ro_sgns__r_grow(r, &m, c->ctx_count, &cap_cc,
+                                                         (size_t)(kk - n) + 1, (size_t)n, 8,
+                                                         "ctx_count", &rc);
+                if (!c->ctx_count) goto fail;
+                dst = c->ctx_count + (kk - n);
+            }
+            *dst = x;
+        }
+        ro_sgns__r_take(r, 8 * m8, 1);
+        k += m8;
+    }
+    /* checksum */
+    {
+        uint64_t want = ro_sgns__ck_final(&r->ck), got;
+        const unsigned char *p = ro_sgns__r_peek(r, 8, "the checksum", &rc);
+        if (!p) goto fail;
+        got = ro_sgns__get_u64(p);
+        if (got != want) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                               "corrupt counts: checksum at offset %llu is %016llx, the data "
+                               "before it gives %016llx", (unsigned long long)r->offset,
+                               (unsigned long long)got, (unsigned long long)want);
+            goto fail;
+        }
+        ro_sgns__r_take(r, 8, 0);
+    }
+    if (r->mem && r->offset != r->mem_size) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                           "%llu trailing bytes after the counts at offset %llu",
+                           (unsigned long long)(r->mem_size - r->offset),
+                           (unsigned long long)r->offset);
+        goto fail;
+    }
+    c->peak_bytes = 0;
+    *out = c;
+    return ro_sgns__ok(err);
+fail:
+    ro_sgns_counts_free(c);
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_buffer(const void *buf, size_t size,
+                                                      ro_sgns_counts **out,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err)
+{
+    ro_sgns__reader *r;
+    ro_sgns_result rc;
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
+    if (!buf && size) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "buf is NULL");
+    r = (ro_sgns__reader *)ro_sgns__malloc(alloc, sizeof *r);
+    if (!r) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a reader");
+    memset(r, 0, sizeof *r);
+    r->mem = buf ? (const unsigned char *)buf : (const unsigned char *)"";
+    r->mem_size = size;
+    r->err = err;
+    rc = ro_sgns__load(r, out, alloc);
+    ro_sgns__free(alloc, r);
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_callback(ro_sgns_read_fn read, void *user,
+                                                        ro_sgns_counts **out,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err)
+{
+    ro_sgns__reader *r;
+    ro_sgns_result rc;
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
+    if (!read) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "read is NULL");
+    r = (ro_sgns__reader *)ro_sgns__malloc(alloc, sizeof *r);
+    if (!r) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a reader");
+    memset(r, 0, sizeof *r);
+    r->fn = read;
+    r->user = user;
+    r->err = err;
+    rc = ro_sgns__load(r, out, alloc);
+    ro_sgns__free(alloc, r);
+    return rc;
+}
+
+#ifndef RO_SGNS_NO_STDIO
+static ro_sgns_result ro_sgns__counts_emit(const void *obj, ro_sgns_write_fn write, void *user,
+                                           ro_sgns_error *err)
+{
+    return ro_sgns_counts_save_callback((const ro_sgns_counts *)obj, write, user, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_path(const ro_sgns_counts *c, const char *path,
+                                                    ro_sgns_error *err)
+{
+    ro_sgns_allocator al;
+    ro_sgns_result rc = ro_sgns__check_counts_arg(c, err);
+    if (rc != RO_SGNS_OK) return rc;
+    al = c->alloc_;
+    /* "<path>.tmp", then renamed over path (see ro_sgns__save_atomic) */
+    return ro_sgns__save_atomic(path, ro_sgns__counts_emit, c, c->has_alloc_ ? &al : NULL, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_path(const char *path, ro_sgns_counts **out,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err)
+{
+    FILE *f;
+    ro_sgns_result rc;
+    ro_sgns_counts *c = NULL;
+    if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
+    f = fopen(path, "rb");
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%s' for reading", path);
+    rc = ro_sgns_counts_load_callback(ro_sgns__fread_fn, f, &c, alloc, err);
+    if (rc == RO_SGNS_OK && fgetc(f) != EOF) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                           "'%s': trailing bytes after the counts at offset %llu", path,
+                           (unsigned long long)ro_sgns_counts_file_size(c));
+        ro_sgns_counts_free(c);
+        c = NULL;
+    }
+    fclose(f);
+    if (rc == RO_SGNS_OK) *out = c;
+    return rc;
+}
+#endif
+
+/* ======================================================================
+   2. SPPMI and the initial point [paper 5; Levy and Goldberg 2014]
+
+   What: the start point of RO-SGNS and the strongest baseline of the
+   paper: X_0 = U_d diag(s_d) V_d^T, the best rank-d approximation of the
+   shifted positive PMI matrix.
+   Why this way: the SPPMI matrix is sparse (its pattern is the pattern of
+   the counts, nnz ~ 16M at n = 25k) and only its top d singular triplets
+   are needed, so it is never densified. The truncated SVD is randomized
+   subspace iteration (Halko, Martinsson and Tropp, SIAM Review 2011,
+   algorithms 4.3/4.4 and 5.1), built from the sparse product, our QR and
+   our Jacobi SVD:
+       Omega  = Gaussian, m x l  (l = d + p, seeded, drawn per row block)
+       Q      = qr(A Omega)
+       repeat q times:  Q = qr(A qr(A^T Q))
+       B^T    = A^T Q = Q2 R2            (m x l and l x l)
+       R2^T   = Ub Sigma Vb^T            (Jacobi, l x l)
+       A     ~= (Q Ub) Sigma (Q2 Vb)^T    -> keep the first d columns.
+   Cost: (2q + 2) sparse products of 2 nnz l flops, 2q + 3 QRs of
+   ~4 n l^2 flops, one l x l Jacobi SVD, two n x l x d GEMMs. Memory:
+   A and A^T (12 nnz bytes each in float), five n x l dense blocks.
+   Determinism: every product is summed row by row in column order; the
+   Gaussian matrix is drawn in fixed blocks of rows from per-block streams.
+   ====================================================================== */
+
+#define RO_SGNS__RNG_BLOCK 1024 /* rows per random stream */
+
+static void ro_sgns__keep_alloc(ro_sgns_allocator *dst, int *has, const ro_sgns_allocator *src)
+{
+    if (src) {
+        *dst = *src;
+        *has = 1;
+    } else {
+        memset(dst, 0, sizeof *dst);
+        *has = 0;
+    }
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_create(size_t rows, size_t cols, uint64_t nnz,
+                                              ro_sgns_csr **out, const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    ro_sgns_csr *A;
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr: out is NULL");
+    if (rows >= (size_t)-1 || cols > 0xFFFFFFFFu || nnz > (uint64_t)((size_t)-1 / 8))
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "csr: %lu x %lu with %.0f entries is too big",
+                             (unsigned long)rows, (unsigned long)cols, (double)nnz);
+    A = (ro_sgns_csr *)ro_sgns__malloc(alloc, sizeof *A);
+    if (!A) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "csr: out of memory");
+    memset(A, 0, sizeof *A);
+    ro_sgns__keep_alloc(&A->alloc_, &A->has_alloc_, alloc);
+    A->rows = rows;
+    A->cols = cols;
+    A->nnz = nnz;
+    A->row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, rows + 1, sizeof(uint64_t), 1);
+    A->col = (uint32_t *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(uint32_t), 1);
+    A->val = (ro_sgns_real *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(ro_sgns_real), 1);
+    if (!A->row_ptr || !A->col || !A->val) {
+        ro_sgns_csr_free(A);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "csr: cannot allocate %lu x %lu with %.0f entries",
+                             (unsigned long)rows, (unsigned long)cols, (double)nnz);
+    }
+    memset(A->row_ptr, 0, (rows + 1) * sizeof(uint64_t));
+    *out = A;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF void ro_sgns_csr_free(ro_sgns_csr *A)
+{
+    const ro_sgns_allocator *al;
+    if (!A) return;
+    al = A->has_alloc_ ? &A->alloc_ : NULL;
+    ro_sgns__free(al, A->row_ptr);
+    ro_sgns__free(al, A->col);
+    ro_sgns__free(al, A->val);
+    ro_sgns__free(al, A);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_csr **out,
+                                                 const ro_sgns_allocator *alloc,
+                                                 ro_sgns_error *err)
+{
+    ro_sgns_csr *T;
+    uint64_t *next, k;
+    size_t i;
+    ro_sgns_result res;
+    if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_transpose: NULL");
+    res = ro_sgns_csr_create(A->cols, A->rows, A->nnz, &T, alloc, err);
+    if (res != RO_SGNS_OK) return res;
+    next = (uint64_t *)ro_sgns__alloc_array(alloc, A->cols + 1, sizeof(uint64_t), 1);
+    if (!next) {
+        ro_sgns_csr_free(T);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "csr_transpose: out of memory");
+    }
+    /* count per column, prefix sums, then scatter rows in ascending order so
+       every row of A^T comes out sorted */
+    for (k = 0; k < A->nnz; ++k) ++T->row_ptr[A->col[k] + 1];
+    for (i = 0; i < A->cols; ++i) T->row_ptr[i + 1] += T->row_ptr[i];
+    memcpy(next, T->row_ptr, (A->cols + 1) * sizeof(uint64_t));
+    for (i = 0; i < A->rows; ++i)
+        for (k = A->row_ptr[i]; k < A->row_ptr[i + 1]; ++k) {
+            uint64_t dst = next[A->col[k]]++;
+            T->col[dst] = (uint32_t)i;
+            T->val[dst] = A->val[k];
+        }
+    ro_sgns__free(alloc, next);
+    *out = T;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
+                                          const ro_sgns_real *X, size_t ldx, ro_sgns_real *Y,
+                                          size_t ldy, ro_sgns_error *err)
+{
+    long i;
+    if (!A || !X || !Y || ldx < l || ldy < l)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_mm: bad arguments");
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 64) if (A->nnz * l > 1000000)
+#endif
+    for (i = 0; i < (long)A->rows; ++i) {
+        ro_sgns_real *y = Y + (size_t)i * ldy;
+        uint64_t k;
+        size_t j;
+        for (j = 0; j < l; ++j) y[j] = 0;
+        for (k = A->row_ptr[i]; k < A->row_ptr[i + 1]; ++k) {
+            const ro_sgns_real a = A->val[k], *x = X + (size_t)A->col[k] * ldx;
+#if defined(__GNUC__) || defined(__clang__)
+            /* the rows of X are read in random order: ask for the one 8
+               entries ahead (memory latency, not bandwidth, is the limit) */
+            if (k + 8 < A->row_ptr[i + 1]) {
+                const char *ahead = (const char *)(X + (size_t)A->col[k + 8] * ldx);
+                size_t bytes = l * sizeof(ro_sgns_real), off;
+                for (off = 0; off < bytes; off += 64) __builtin_prefetch(ahead + off);
+            }
+#endif
+            for (j = 0; j < l; ++j) y[j] += a * x[j];
+        }
+    }
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, double cds,
+                                         ro_sgns_csr **out, const ro_sgns_allocator *alloc,
+                                         ro_sgns_error *err)
+{
+    ro_sgns_csr *A;
+    double *logpc, norm = 0, logk;
+    uint64_t kept = 0, e;
+    size_t w;
+    ro_sgns_result res;
+    if (!c || !out || !(k > 0) || !(cds > 0))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "sppmi: need counts, k > 0 and cds > 0 (k = %g, cds = %g)", k, cds);
+    logk = RO_SGNS_LOG(k);
+    logpc = (double *)ro_sgns__alloc_array(alloc, c->n, sizeof(double), 1);
+    if (!logpc) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "sppmi: out of memory");
+    /* log P(c), smoothed: P(c) = #(c)^cds / sum #(c')^cds */
+    for (w = 0; w < c->n; ++w)
+        if (c->ctx_count[w] > 0) norm += cds == 1 ? c->ctx_count[w] : RO_SGNS_POW(c->ctx_count[w], cds);
+    for (w = 0; w < c->n; ++w)
+        logpc[w] = c->ctx_count[w] > 0 ? cds * RO_SGNS_LOG(c->ctx_count[w]) - RO_SGNS_LOG(norm) : 0;
+    /* first pass: how many entries stay positive */
+    for (w = 0; w < c->n; ++w) {
+        double lw = RO_SGNS_LOG(c->word_count[w]);
+        for (e = c->row_ptr[w]; e < c->row_ptr[w + 1]; ++e)
+            if (RO_SGNS_LOG(c->val[e]) - lw - logpc[c->col[e]] - logk > 0) ++kept;
+    }
+    if (kept == 0) {
+        ro_sgns__free(alloc, logpc);
+        return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY,
+                             "sppmi: no positive entry (every PMI <= log k = %g)", logk);
+    }
+    res = ro_sgns_csr_create(c->n, c->n, kept, &A, alloc, err);
+    if (res != RO_SGNS_OK) {
+        ro_sgns__free(alloc, logpc);
+        return res;
+    }
+    kept = 0;
+    for (w = 0; w < c->n; ++w) {
+        double lw = RO_SGNS_LOG(c->word_count[w]);
+        for (e = c->row_ptr[w]; e < c->row_ptr[w + 1]; ++e) {
+            double v = RO_SGNS_LOG(c->val[e]) - lw - logpc[c->col[e]] - logk;
+            if (v > 0) {
+                A->col[kept] = c->col[e];
+                A->val[kept] = (ro_sgns_real)v;
+                ++kept;
+            }
+        }
+        A->row_ptr[w + 1] = kept;
+    }
+    ro_sgns__free(alloc, logpc);
+    *out = A;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
+                                                  ro_sgns_factors **out,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    ro_sgns_factors *f;
+    if (!out || d == 0 || n < d || m < d)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "factors: need 1 <= d <= min(n, m), got n = %lu, m = %lu, d = %lu",
+                             (unsigned long)n, (unsigned long)m, (unsigned long)d);
+    f = (ro_sgns_factors *)ro_sgns__malloc(alloc, sizeof *f);
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "factors: out of memory");
+    memset(f, 0, sizeof *f);
+    ro_sgns__keep_alloc(&f->alloc_, &f->has_alloc_, alloc);
+    f->n = n;
+    f->m = m;
+    f->d = d;
+    f->U = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
+    f->S = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    f->V = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, d, sizeof(ro_sgns_real));
+    if (!f->U || !f->S || !f->V) {
+        ro_sgns_factors_free(f);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "factors: cannot allocate (%lu + %lu) x %lu", (unsigned long)n,
+                             (unsigned long)m, (unsigned long)d);
+    }
+    memset(f->S, 0, d * d * sizeof(ro_sgns_real));
+    *out = f;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f)
+{
+    const ro_sgns_allocator *al;
+    if (!f) return;
+    al = f->has_alloc_ ? &f->alloc_ : NULL;
+    ro_sgns__free(al, f->U);
+    ro_sgns__free(al, f->S);
+    ro_sgns__free(al, f->V);
+    ro_sgns__free(al, f);
+}
+
+/* Is A square and equal to its transpose (pattern and values)? */
+static int ro_sgns__csr_is_symmetric(const ro_sgns_csr *A)
+{
+    size_t i;
+    if (A->rows != A->cols) return 0;
+    for (i = 0; i < A->rows; ++i) {
+        uint64_t e;
+        for (e = A->row_ptr[i]; e < A->row_ptr[i + 1]; ++e) {
+            uint64_t lo = A->row_ptr[A->col[e]], hi = A->row_ptr[A->col[e] + 1];
+            while (lo < hi) {
+                uint64_t mid = lo + (hi - lo) / 2;
+                if (A->col[mid] < i) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo == A->row_ptr[A->col[e] + 1] || A->col[lo] != i || A->val[lo] != A->val[e])
+                return 0;
+        }
+    }
+    return 1;
+}
+
+RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void)
+{
+    ro_sgns_tsvd_config c;
+    c.oversample = 50;
+    c.power_iters = 4;
+    c.seed = 1;
+    return c;
+}
+
+/* Fill the rows x l matrix G with standard normal values; rows are drawn in
+   blocks of RO_SGNS__RNG_BLOCK from stream (seed, block). */
+static void ro_sgns__gaussian(size_t rows, size_t l, ro_sgns_real *G, uint64_t seed)
+{
+    long b, nb = (long)((rows + RO_SGNS__RNG_BLOCK - 1) / RO_SGNS__RNG_BLOCK);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (b = 0; b < nb; ++b) {
+        ro_sgns_rng rng;
+        size_t i0 = (size_t)b * RO_SGNS__RNG_BLOCK, i1 = ro_sgns__min(rows, i0 + RO_SGNS__RNG_BLOCK), i;
+        ro_sgns_rng_seed(&rng, seed, (uint64_t)b);
+        for (i = i0 * l; i < i1 * l; ++i) G[i] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
+    }
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
+                                        const ro_sgns_tsvd_config *config,
+                                        ro_sgns_factors **out, const ro_sgns_allocator *alloc,
+                                        ro_sgns_error *err)
+{
+    ro_sgns_tsvd_config cfg = config ? *config : ro_sgns_tsvd_config_default();
+    ro_sgns_csr *At = NULL;
+    ro_sgns_factors *f = NULL;
+    ro_sgns_real *Q = NULL, *Z = NULL, *R = NULL, *Ub = NULL, *Vb = NULL, *sb = NULL;
+    size_t n, m, l, i;
+    int it;
+    ro_sgns_result res;
+    if (!A || !out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: NULL argument");
+    n = A->rows;
+    m = A->cols;
+    if (d == 0 || d > ro_sgns__min(n, m))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "tsvd: d = %lu must be in 1..min(rows, cols) = %lu (d larger than "
+                             "the vocabulary?)",
+                             (unsigned long)d, (unsigned long)ro_sgns__min(n, m));
+    if (cfg.power_iters < 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: power_iters < 0");
+    l = ro_sgns__min(d + cfg.oversample, ro_sgns__min(n, m));
+    if (l < d) l = d; /* oversample overflowed */
+
+    /* A^T for the products with A^T; a symmetric A (SPPMI of symmetric
+       counts) is its own transpose and is not copied */
+    if (!ro_sgns__csr_is_symmetric(A)) {
+        res = ro_sgns_csr_transpose(A, &At, alloc, err);
+        if (res != RO_SGNS_OK) return res;
+    }
+    res = ro_sgns_factors_create(n, m, d, &f, alloc, err);
+    if (res != RO_SGNS_OK) goto done;
+    Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, l, sizeof(ro_sgns_real));
+    Z = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m > n ? m : n, l, sizeof(ro_sgns_real));
+    R = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
+    Ub = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
+    Vb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
+    sb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, 1, sizeof(ro_sgns_real));
+    if (!Q || !Z || !R || !Ub || !Vb || !sb) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                            "tsvd: cannot allocate the %lu x %lu blocks", (unsigned long)n,
+                            (unsigned long)l);
+        goto done;
+    }
+    /* Q = qr(A Omega) */
+    ro_sgns__gaussian(m, l, Z, cfg.seed);
+    res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
+    if (res == RO_SGNS_OK) res = ro_sgns_qr(n, l, Q, l, R, l, alloc, err);
+    /* q power iterations, re-orthonormalized on both sides */
+    for (it = 0; it < cfg.power_iters && res == RO_SGNS_OK; ++it) {
+        res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
+        if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
+        if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
+        if (res == RO_SGNS_OK) res = ro_sgns_qr(n, l, Q, l, R, l, alloc, err);
+    }
+    /* B^T = A^T Q = Q2 R2;  R2^T = Ub Sigma Vb^T */
+    if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
+    if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
+    if (res != RO_SGNS_OK) goto done;
+    for (i = 0; i < l; ++i) { /* R <- R^T in place */
+        size_t j;
+        for (j = i + 1; j < l; ++j) {
+            ro_sgns_real t = R[i * l + j];
+            R[i * l + j] = R[j * l + i];
+            R[j * l + i] = t;
+        }
+    }
+    res = ro_sgns_svd(l, l, R, l, Ub, l, sb, Vb, l, alloc, err);
+    /* U = Q Ub(:, :d), V = Q2 Vb(:, :d), S = diag(s(:d)) */
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, Q, l, Ub, l, 0, f->U, d,
+                           alloc, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, l, 1, Z, l, Vb, l, 0, f->V, d,
+                           alloc, err);
+    if (res != RO_SGNS_OK) goto done;
+    for (i = 0; i < d; ++i) f->S[i * d + i] = sb[i];
+    *out = f;
+    f = NULL;
+    res = ro_sgns__ok(err);
+done:
+    ro_sgns_csr_free(At);
+    ro_sgns_factors_free(f);
+    ro_sgns__free(alloc, Q);
+    ro_sgns__free(alloc, Z);
+    ro_sgns__free(alloc, R);
+    ro_sgns__free(alloc, Ub);
+    ro_sgns__free(alloc, Vb);
+    ro_sgns__free(alloc, sb);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
+                                                      ro_sgns_embedding_kind which,
+                                                      ro_sgns_real *out, size_t ldo,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err)
+{
+    size_t d, i, j;
+    ro_sgns_real *P, *Qc, *sig;
+    ro_sgns_result res;
+    if (!f || !out || ldo < f->d || (which == RO_SGNS_EMBED_W_PLUS_C && f->n != f->m) ||
+        (int)which < 0 || (int)which > 2)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "embeddings: bad arguments (W + C needs n = m)");
+    d = f->d;
+    P = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    Qc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    sig = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, 1, sizeof(ro_sgns_real));
+    if (!P || !Qc || !sig) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "embeddings: out of memory");
+        goto done;
+    }
+    /* S = P Sigma Q^T; scale the columns of P and Q by Sigma^alpha */
+    res = ro_sgns_svd(d, d, f->S, d, P, d, sig, Qc, d, alloc, err);
+    if (res != RO_SGNS_OK) goto done;
+    for (j = 0; j < d; ++j) {
+        double w = sig[j] > 0 ? RO_SGNS_POW((double)sig[j], alpha) : 0;
+        for (i = 0; i < d; ++i) {
+            P[i * d + j] = (ro_sgns_real)(P[i * d + j] * w);
+            Qc[i * d + j] = (ro_sgns_real)(Qc[i * d + j] * w);
+        }
+    }
+    if (which != RO_SGNS_EMBED_C)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->n, d, d, 1, f->U, d, P, d, 0, out,
+                           ldo, alloc, err);
+    if (res == RO_SGNS_OK && which != RO_SGNS_EMBED_W)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->m, d, d, 1, f->V, d, Qc, d,
+                           which == RO_SGNS_EMBED_C ? 0 : 1, out, ldo, alloc, err);
+done:
+    ro_sgns__free(alloc, P);
+    ro_sgns__free(alloc, Qc);
+    ro_sgns__free(alloc, sig);
+    return res;
+}
+
+/* ======================================================================
+   3. Objective and gradient, block by block [paper 2.2 eq. 4, 3.2]
+
+   What: F(X) and the products of its gradient with a thin factor, for X
+   given by factors (X = L R^T with L = U S, R = V), never storing X.
+   Why: X, grad F and M = X + lambda grad F are dense n x m (24k^2 = 590M
+   entries, 2.4 GB in float); the authors' code keeps several of them. Every
+   use of them here is a product with an n x d or m x d matrix, so a block
+   of BR rows is formed, used and forgotten:
+       for each block of BR rows, for each tile of CB columns:
+           T    = L_b R_c^T                    (GEMM, BR x CB x d)
+           F   += sum of f_wc(T)                (elementwise, dense + sparse)
+           T    = D(T)                          (gradient or scaled direction)
+           Out_b += T P_c                       (GEMM, BR x d x CB)
+   A BR x CB tile (288 x 512 floats, 590 KB) stays in L2 between the three
+   steps. The dense part of the direction, -B_wc s(x_wc) (or -s(x_wc)), and
+   the dense part of F, B_wc log s(-x_wc), cover every entry; the counts add
+   #(w,c) s(-x) (or #(w,c)/B_wc s(-x)) and #(w,c) log s(x) on their nonzero
+   pattern only. B_wc = k #(w)#(c)/|D| is rank one: rowfac[w] * colfac[c].
+   Cost per sweep: 4 n m d flops (the two GEMMs) + ~40 n m flops for the
+   exponentials + O(nnz). Memory: per thread one tile and GEMM packing
+   buffers; the counts and their transpose.
+   Determinism: blocks are independent (each owns its rows of Out and its
+   partial F); partial sums are added in block order after the loop.
+   Numerics: s and log s come from e = exp(-|x|) <= 1 only, so nothing
+   overflows; exp and log1p are branch-free polynomials that compilers
+   vectorize (below), accurate to a few ulp of ro_sgns_real.
+   ====================================================================== */
+
+/* exp(x) for x <= 0, branch-free: x = k ln2 + r, |r| <= ln2/2, by the
+   "shifter" trick (adding 1.5 * 2^mantissa_bits rounds x/ln2 to an integer
+   k held in the low bits), a Taylor polynomial for e^r, and 2^k built from
+   k's bits. Clamped below at the smallest normal power of two. */
+static RO_SGNS__INLINE float ro_sgns__expf_neg(float x)
+{
+    const float shifter = 12582912.0f; /* 1.5 * 2^23 */
+    float xc = x < -87.0f ? -87.0f : x, t = xc * 1.44269504f + shifter, kf = t - shifter;
+    float r = xc - kf * 0.693145751953125f - kf * 1.428606820e-6f, p, s;
+    uint32_t u;
+    p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+    memcpy(&u, &t, sizeof u);
+    u = (u << 23) + 0x3F800000u;
+    memcpy(&s, &u, sizeof s);
+    return p * s;
+}
+
+static RO_SGNS__INLINE double ro_sgns__exp_neg(double x)
+{
+    const double shifter = 6755399441055744.0; /* 1.5 * 2^52 */
+    double xc = x < -708.0 ? -708.0 : x, t = xc * 1.4426950408889634 + shifter, kf = t - shifter;
+    double r = xc - kf * 6.93147180369123816490e-01 - kf * 1.90821492927058770002e-10, p, s;
+    uint64_t u;
+    p = 1.0 / 479001600;
+    p = 1.0 / 39916800 + r * p;
+    p = 1.0 / 3628800 + r * p;
+    p = 1.0 / 362880 + r * p;
+    p = 1.0 / 40320 + r * p;
+    p = 1.0 / 5040 + r * p;
+    p = 1.0 / 720 + r * p;
+    p = 1.0 / 120 + r * p;
+    p = 1.0 / 24 + r * p;
+    p = 1.0 / 6 + r * p;
+    p = 0.5 + r * p;
+    p = 1.0 + r * p;
+    p = 1.0 + r * p;
+    memcpy(&u, &t, sizeof u);
+    u = (u << 52) + 0x3FF0000000000000ull;
+    memcpy(&s, &u, sizeof s);
+    return p * s;
+}
+
+/* log(1 + e) for 0 <= e <= 1: with s = e / (2 + e) in [0, 1/3],
+   log(1 + e) = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...). */
+static RO_SGNS__INLINE float ro_sgns__log1pf_unit(float e)
+{
+    float s = e / (2.0f + e), z = s * s;
+    float p = 1.0f + z * (1.0f / 3 + z * (1.0f / 5 + z * (1.0f / 7 + z * (1.0f / 9 + z * (1.0f / 11 + z * (1.0f / 13 + z * (1.0f / 15)))))));
+    return 2.0f * s * p;
+}
+
+static RO_SGNS__INLINE double ro_sgns__log1p_unit(double e)
+{
+    double s = e / (2.0 + e), z = s * s, p = 1.0 / 35;
+    int j;
+    for (j = 16; j >= 1; --j) p = 1.0 / (2 * j + 1) + z * p; /* constant trip count: unrolled */
+    return 2.0 * s * (1.0 + z * p);
+}
+
+/* The two in the build's precision. */
+static RO_SGNS__INLINE ro_sgns_real ro_sgns__expr_neg(ro_sgns_real x)
+{
+    return RO_SGNS__IS_DOUBLE ? (ro_sgns_real)ro_sgns__exp_neg((double)x)
+                              : (ro_sgns_real)ro_sgns__expf_neg((float)x);
+}
+static RO_SGNS__INLINE ro_sgns_real ro_sgns__log1pr_unit(ro_sgns_real e)
+{
+    return RO_SGNS__IS_DOUBLE ? (ro_sgns_real)ro_sgns__log1p_unit((double)e)
+                              : (ro_sgns_real)ro_sgns__log1pf_unit((float)e);
+}
+
+/* Sum of n values in double, in eight interleaved lanes (a fixed order the
+   compiler can vectorize without reassociating). */
+static double ro_sgns__sum8(const ro_sgns_real *v, size_t n)
+{
+    double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t j, q;
+    for (j = 0; j + 8 <= n; j += 8)
+        for (q = 0; q < 8; ++q) a[q] += (double)v[j + q];
+    for (; j < n; ++j) a[j & 7] += (double)v[j];
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+/* The dense part of one row of a tile, in place: x -> -c_j s(x), with
+   c_j = B_wc (plain) or 1 (scaled); when f is given, f[j] = B_wc log s(-x).
+   B_wc = rf * cf[j]. */
+static void ro_sgns__dense_row(ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
+                               const ro_sgns_real *RO_SGNS__RESTRICT cf, ro_sgns_real rf,
+                               ro_sgns_real plain, ro_sgns_real *RO_SGNS__RESTRICT f)
+{
+    size_t j;
+    if (f) {
+        for (j = 0; j < cb; ++j) {
+            ro_sgns_real x = t[j], ax = x < 0 ? -x : x, e = ro_sgns__expr_neg(-ax);
+            ro_sgns_real r = 1 / (1 + e), sp = x >= 0 ? r : e * r, B = rf * cf[j];
+            f[j] = -B * ((x > 0 ? x : 0) + ro_sgns__log1pr_unit(e));
+            t[j] = -(plain * B + (1 - plain)) * sp;
+        }
+    } else {
+        for (j = 0; j < cb; ++j) {
+            ro_sgns_real x = t[j], ax = x < 0 ? -x : x, e = ro_sgns__expr_neg(-ax);
+            ro_sgns_real r = 1 / (1 + e), sp = x >= 0 ? r : e * r;
+            t[j] = -(plain * rf * cf[j] + (1 - plain)) * sp;
+        }
+    }
+}
+
+/* One orientation of the problem: rows x cols counts in CSR and the rank-one
+   factors of B. Forward: words x contexts; backward: the transpose. */
+typedef struct ro_sgns__side {
+    size_t rows, cols;
+    const uint64_t *row_ptr;
+    const uint32_t *col;
+    const double *val;
+    const double *rowfac;      /* k #(row)/|D| */
+    const ro_sgns_real *colfac; /* #(col) */
+} ro_sgns__side;
+
+struct ro_sgns_problem {
+    size_t n, m;
+    double k, total;
+    ro_sgns__side fwd, bwd;
+    double *rowfac;       /* k #(w)/|D| (n, fwd), then k #(c)/|D| (m, bwd) */
+    ro_sgns_real *colfac; /* #(c) (m, fwd), then #(w) (n, bwd) */
+    uint64_t *t_row_ptr;  /* the transposed counts (m x n) */
+    uint32_t *t_col;
+    double *t_val;
+    ro_sgns_allocator alloc_;
+    int has_alloc_;
+};
+
+RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *p)
+{
+    const ro_sgns_allocator *al;
+    if (!p) return;
+    al = p->has_alloc_ ? &p->alloc_ : NULL;
+    ro_sgns__free(al, p->rowfac);
+    ro_sgns__free(al, p->colfac);
+    ro_sgns__free(al, p->t_row_ptr);
+    ro_sgns__free(al, p->t_col);
+    ro_sgns__free(al, p->t_val);
+    ro_sgns__free(al, p);
+}
+
+/* Is the n x n CSR matrix equal to its transpose (pattern and values)?
+   O(nnz log(row length)): each (i, j) is looked up in row j. */
+static int ro_sgns__csr_symmetric(size_t n, const uint64_t *row_ptr, const uint32_t *col,
+                                  const double *val)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        uint64_t e;
+        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+            uint64_t lo = row_ptr[col[e]], hi = row_ptr[col[e] + 1];
+            while (lo < hi) { /* binary search for column i in row col[e] */
+                uint64_t mid = lo + (hi - lo) / 2;
+                if (col[mid] < i) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo == row_ptr[col[e] + 1] || col[lo] != i || val[lo] != val[e]) return 0;
+        }
+    }
+    return 1;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
+                                                      const uint64_t *row_ptr,
+                                                      const uint32_t *col, const double *val,
+                                                      double k, ro_sgns_problem **out,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err)
+{
+    ro_sgns_problem *p;
+    size_t i;
+    uint64_t e, nnz, *next;
+    double *wsum, *csum, total = 0;
+    int sym;
+    if (!row_ptr || !out || !(k > 0) || n == 0 || m == 0 || m > 0xFFFFFFFFu || n > 0xFFFFFFFFu)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "problem: need a non-empty n x m count matrix and k > 0 (k = %g)", k);
+    nnz = row_ptr[n];
+    for (e = 0; e < nnz; ++e)
+        if (col[e] >= m || !(val[e] > 0) || !ro_sgns__is_finite(val[e]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "problem: entry %.0f has column %lu (m = %lu) or value %g",
+                                 (double)e, (unsigned long)col[e], (unsigned long)m, val[e]);
+    p = (ro_sgns_problem *)ro_sgns__malloc(alloc, sizeof *p);
+    if (!p) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem: out of memory");
+    memset(p, 0, sizeof *p);
+    ro_sgns__keep_alloc(&p->alloc_, &p->has_alloc_, alloc);
+    p->n = n;
+    p->m = m;
+    p->k = k;
+    p->rowfac = (double *)ro_sgns__alloc_array(alloc, n + m, sizeof(double), 1);
+    p->colfac = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n + m, sizeof(ro_sgns_real), 1);
+    sym = n == m && ro_sgns__csr_symmetric(n, row_ptr, col, val);
+    if (!sym) {
+        p->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, m + 1, sizeof(uint64_t), 1);
+        p->t_col = (uint32_t *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(uint32_t), 1);
+        p->t_val = (double *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(double), 1);
+    }
+    next = (uint64_t *)ro_sgns__alloc_array(alloc, n + m + 1, sizeof(uint64_t), 1);
+    if (!p->rowfac || !p->colfac || !next ||
+        (!sym && (!p->t_row_ptr || !p->t_col || !p->t_val))) {
+        ro_sgns__free(alloc, next);
+        ro_sgns_problem_free(p);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "problem: cannot allocate the transposed counts (%.0f pairs)",
+                             (double)nnz);
+    }
+    /* the marginals as the paper defines them: #(w) row sums, #(c) column
+       sums, |D| the sum of all (scratch: next holds doubles for a moment) */
+    wsum = p->rowfac;
+    csum = p->rowfac + n;
+    for (i = 0; i < n + m; ++i) p->rowfac[i] = 0;
+    for (i = 0; i < n; ++i)
+        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+            wsum[i] += val[e];
+            csum[col[e]] += val[e];
+        }
+    for (i = 0; i < n; ++i) total += wsum[i];
+    if (!(total > 0)) {
+        ro_sgns__free(alloc, next);
+        ro_sgns_problem_free(p);
+        return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "problem: the counts are all zero");
+    }
+    p->total = total;
+    for (i = 0; i < m; ++i) p->colfac[i] = (ro_sgns_real)csum[i];
+    for (i = 0; i < n; ++i) p->colfac[m + i] = (ro_sgns_real)wsum[i];
+    for (i = 0; i < n; ++i) wsum[i] = k * wsum[i] / total;
+    for (i = 0; i < m; ++i) csum[i] = k * csum[i] / total;
+    /* the transpose, rows sorted (counting sort by column); not stored when
+       the counts are symmetric (fixed windows make them so) */
+    if (sym) {
+        ro_sgns__free(alloc, next);
+        p->bwd.row_ptr = row_ptr;
+        p->bwd.col = col;
+        p->bwd.val = val;
+    } else {
+        memset(p->t_row_ptr, 0, (m + 1) * sizeof(uint64_t));
+        for (e = 0; e < nnz; ++e) ++p->t_row_ptr[col[e] + 1];
+        for (i = 0; i < m; ++i) p->t_row_ptr[i + 1] += p->t_row_ptr[i];
+        memcpy(next, p->t_row_ptr, (m + 1) * sizeof(uint64_t));
+        for (i = 0; i < n; ++i)
+            for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+                uint64_t dst = next[col[e]]++;
+                p->t_col[dst] = (uint32_t)i;
+                p->t_val[dst] = val[e];
+            }
+        ro_sgns__free(alloc, next);
+        p->bwd.row_ptr = p->t_row_ptr;
+        p->bwd.col = p->t_col;
+        p->bwd.val = p->t_val;
+    }
+    p->fwd.rows = n;
+    p->fwd.cols = m;
+    p->fwd.row_ptr = row_ptr;
+    p->fwd.col = col;
+    p->fwd.val = val;
+    p->fwd.rowfac = p->rowfac;
+    p->fwd.colfac = p->colfac;
+    p->bwd.rows = m;
+    p->bwd.cols = n;
+    p->bwd.rowfac = p->rowfac + n;
+    p->bwd.colfac = p->colfac + m;
+    *out = p;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, double k,
+                                                  ro_sgns_problem **out,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    if (!c) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "problem: counts is NULL");
+    return ro_sgns_problem_create_csr(c->n, c->n, c->row_ptr, c->col, c->val, k, out, alloc,
+                                      err);
+}
+
+#define RO_SGNS__BR 288
+#define RO_SGNS__CB 512
+
+/* One blocked sweep over X = L R^T (L rows x d, R cols x d): F (if F is not
+   NULL) and Out = D(X) P (if P is not NULL; P cols x dp, Out rows x dp). */
+static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction dir,
+                                     size_t d, const ro_sgns_real *L, const ro_sgns_real *R,
+                                     size_t dp, const ro_sgns_real *P, ro_sgns_real *Out,
+                                     double *F, size_t br_max, size_t cb_max,
+                                     const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws;
+    int nt = ro_sgns__num_threads(), overflow = 0;
+    double *fblock;
+    ro_sgns_real *buf;
+    const ro_sgns_real plain = dir == RO_SGNS_DIRECTION_PLAIN ? 1 : 0;
+    long blk;
+    if (br_max == 0) br_max = RO_SGNS__BR;
+    if (cb_max == 0) cb_max = RO_SGNS__CB;
+    cb_max = ro_sgns__min(cb_max, cols);
+    br_max = ro_sgns__min(br_max, rows);
+    nblocks = (rows + br_max - 1) / br_max;
+    if ((size_t)nt > nblocks) nt = (int)nblocks;
+    gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
+    /* per thread: tile, f terms, sparse deltas (as reals, cb), cursors (as
+       two reals each: 8 bytes), GEMM workspace */
+    per_thread = br_max * cb_max + 2 * cb_max + 2 * br_max + gws + 64;
+    buf = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__mul((size_t)nt, per_thread, &overflow),
+                                               sizeof(ro_sgns_real), 1);
+    fblock = (double *)ro_sgns__alloc_array(alloc, nblocks, sizeof(double), 1);
+    if (overflow || !buf || !fblock) {
+        ro_sgns__free(alloc, buf);
+        ro_sgns__free(alloc, fblock);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "sgns: cannot allocate %d blocks of %lu x %lu", nt,
+                             (unsigned long)br_max, (unsigned long)cb_max);
+    }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        int tid = 0;
+        ro_sgns_real *tile, *fterm, *delta, *gemm_ws;
+        uint64_t *cursor;
+#ifdef _OPENMP
+        if (nt > 1) tid = omp_get_thread_num();
+#endif
+        tile = ro_sgns__align64(buf + (size_t)tid * per_thread);
+        fterm = tile + br_max * cb_max;
+        delta = fterm + cb_max;
+        cursor = (uint64_t *)(void *)ro_sgns__align64(delta + cb_max);
+        gemm_ws = (ro_sgns_real *)(void *)(cursor + br_max);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (blk = 0; blk < (long)nblocks; ++blk) {
+            size_t r0 = (size_t)blk * br_max, br = ro_sgns__min(br_max, rows - r0), i, c0;
+            double fsum = 0;
+            for (i = 0; i < br; ++i) cursor[i] = sd->row_ptr[r0 + i];
+            for (c0 = 0; c0 < cols; c0 += cb_max) {
+                size_t cb = ro_sgns__min(cb_max, cols - c0);
+                ro_sgns__gemm_run(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, 1, L + r0 * d, d,
+                                  R + c0 * d, d, 0, tile, cb, 1, gemm_ws);
+                for (i = 0; i < br; ++i) {
+                    size_t w = r0 + i;
+                    ro_sgns_real *t = tile + i * cb;
+                    uint64_t k0 = cursor[i], k1 = k0, kk;
+                    const double rf = sd->rowfac[w];
+                    while (k1 < sd->row_ptr[w + 1] && sd->col[k1] < c0 + cb) ++k1;
+                    /* the counts' terms first, while t still holds x */
+                    for (kk = k0; kk < k1; ++kk) {
+                        size_t c = sd->col[kk];
+                        double x = (double)t[c - c0], a = sd->val[kk];
+                        double e = ro_sgns__exp_neg(-RO_SGNS_FABS(x)), r = 1 / (1 + e);
+                        double smx = x >= 0 ? e * r : r; /* s(-x) */
+                        if (F) fsum -= a * ((x < 0 ? -x : 0) + ro_sgns__log1p_unit(e));
+                        delta[kk - k0] = (ro_sgns_real)(plain != 0 ? a * smx
+                                                                   : a / (rf * (double)sd->colfac[c]) * smx);
+                    }
+                    ro_sgns__dense_row(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
+                                       F ? fterm : NULL);
+                    if (F) fsum += ro_sgns__sum8(fterm, cb);
+                    for (kk = k0; kk < k1; ++kk) t[sd->col[kk] - c0] += delta[kk - k0];
+                    cursor[i] = k1;
+                }
+                if (P)
+                    ro_sgns__gemm_run(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, 1, tile, cb,
+                                      P + c0 * dp, dp, c0 == 0 ? 0 : 1, Out + r0 * dp, dp, 1,
+                                      gemm_ws);
+            }
+            fblock[blk] = fsum;
+        }
+    }
+    if (F) {
+        double total = 0;
+        size_t b;
+        for (b = 0; b < nblocks; ++b) total += fblock[b];
+        *F = total;
+    }
+    ro_sgns__free(alloc, buf);
+    ro_sgns__free(alloc, fblock);
+    if (F && !ro_sgns__is_finite(*F))
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "sgns: the objective is NaN or Inf");
+    return ro_sgns__ok(err);
+}
+
+static ro_sgns_result ro_sgns__check_fit(const ro_sgns_problem *p, size_t n, size_t m,
+                                         ro_sgns_error *err)
+{
+    if (!p || n != p->n || m != p->m)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "sgns: a %lu x %lu point does not fit the %lu x %lu counts",
+                             (unsigned long)n, (unsigned long)m, (unsigned long)(p ? p->n : 0),
+                             (unsigned long)(p ? p->m : 0));
+    return ro_sgns__ok(err);
+}
+
+/* L = U S (n x d), allocated */
+static ro_sgns_real *ro_sgns__us(const ro_sgns_factors *x, const ro_sgns_allocator *alloc,
+                                 ro_sgns_error *err)
+{
+    ro_sgns_real *L = (ro_sgns_real *)ro_sgns__alloc_array(alloc, x->n, x->d, sizeof(ro_sgns_real));
+    if (!L) {
+        ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "sgns: out of memory");
+        return NULL;
+    }
+    if (ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, x->n, x->d, x->d, 1, x->U, x->d, x->S,
+                     x->d, 0, L, x->d, alloc, err) != RO_SGNS_OK) {
+        ro_sgns__free(alloc, L);
+        return NULL;
+    }
+    return L;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_sgns_factors *x,
+                                             double *F, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al;
+    ro_sgns_real *L;
+    ro_sgns_result res;
+    if (!x || !F) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL");
+    res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res != RO_SGNS_OK) return res;
+    al = p->has_alloc_ ? &p->alloc_ : NULL;
+    L = ro_sgns__us(x, al, err);
+    if (!L) return err ? err->code : RO_SGNS_ERR_OUT_OF_MEMORY;
+    res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, 0, 0,
+                         al, err);
+    ro_sgns__free(al, L);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const ro_sgns_real *W,
+                                                const ro_sgns_real *C, size_t d, double *F,
+                                                ro_sgns_error *err)
+{
+    ro_sgns_result res;
+    if (!W || !C || !F || d == 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL or d = 0");
+    res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
+    if (res != RO_SGNS_OK) return res;
+    return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, 0, 0,
+                          p->has_alloc_ ? &p->alloc_ : NULL, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
+                                                   const ro_sgns_factors *x,
+                                                   ro_sgns_direction dir, ro_sgns_real *out,
+                                                   ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al;
+    ro_sgns_real *L, *Id;
+    size_t m, i;
+    ro_sgns_result res;
+    if (!x || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "direction: NULL");
+    res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res != RO_SGNS_OK) return res;
+    al = p->has_alloc_ ? &p->alloc_ : NULL;
+    m = x->m;
+    Id = (ro_sgns_real *)ro_sgns__alloc_array(al, m, m, sizeof(ro_sgns_real));
+    L = Id ? ro_sgns__us(x, al, err) : NULL;
+    if (!Id || !L) {
+        ro_sgns__free(al, Id);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "direction: out of memory");
+    }
+    /* D(X) = D(X) Id: the blocked sweep with the identity as the factor */
+    memset(Id, 0, m * m * sizeof(ro_sgns_real));
+    for (i = 0; i < m; ++i) Id[i * m + i] = 1;
+    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, 0, 0, al, err);
+    ro_sgns__free(al, Id);
+    ro_sgns__free(al, L);
+    return res;
+}
+
+/* ======================================================================
+   4. The Riemannian step [paper 3.1-3.2, Algorithm 1]
+
+   What: X_{i+1} = R(X_i + step D(X_i)) by projector splitting (Lubich and
+   Oseledets 2014), the retraction as one step of the block power method:
+       U', S' = QR(M V),  V', S'^T = QR(M^T U'),  M = X + step D.
+   How, without M: since X V = U S V^T V = U S,
+       M V    = U S + step (D V)           D V from a sweep over row blocks
+       M^T U' = V S^T (U^T U') + step (D^T U')   a sweep over the transpose
+   so a step is two sweeps (4 n m d flops each) plus two QRs of n x d. The
+   sweep at the new point that gives F also gives its D V, which the next
+   step starts from, so the safeguard's objective costs nothing extra on an
+   accepted step.
+   Safeguard (on by default): if F at the new point is below F at the old
+   one, the step is halved and the retraction redone from the stored D V
+   (one backward sweep and one forward sweep per retry); after an accepted
+   step the next one may grow back (by "grow", up to the configured step).
+   The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
+   Memory: the counts and their transpose, and about ten n x d blocks.
+   ====================================================================== */
+
+RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
+{
+    ro_sgns_ro_config c;
+    memset(&c, 0, sizeof c);
+    c.iterations = 10;
+    c.direction = RO_SGNS_DIRECTION_SCALED;
+    c.step = 1.0;
+    c.safeguard = 1;
+    c.max_halvings = 8;
+    c.grow = 2.0;
+    c.block_rows = 0;
+    c.block_cols = 0;
+    c.callback = NULL;
+    c.user = NULL;
+    return c;
+}
+
+static double ro_sgns__now(void)
+{
+#ifdef _OPENMP
+    return omp_get_wtime();
+#else
+    return (double)clock() / CLOCKS_PER_SEC;
+#endif
+}
+
+static int ro_sgns__finite_array(const ro_sgns_real *a, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (!ro_sgns__is_finite((double)a[i])) return 0;
+    return 1;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_factors *x,
+                                            const ro_sgns_ro_config *config,
+                                            ro_sgns_error *err)
+{
+    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
+    const ro_sgns_allocator *al;
+    size_t n, m, d, i, j;
+    ro_sgns_real *L = NULL, *GV = NULL, *Uc = NULL, *Vc = NULL, *Sc = NULL, *Lc = NULL;
+    ro_sgns_real *GVc = NULL, *L2 = NULL, *Z = NULL, *T = NULL, *R = NULL, *A1 = NULL, *A2 = NULL;
+    double F, step;
+    int it;
+    ro_sgns_result res;
+    if (!x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_train: NULL point");
+    res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res != RO_SGNS_OK) return res;
+    if (cfg.iterations < 0 || !(cfg.step > 0) || cfg.max_halvings < 0 || !(cfg.grow >= 1) ||
+        (cfg.direction != RO_SGNS_DIRECTION_PLAIN && cfg.direction != RO_SGNS_DIRECTION_SCALED))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "ro_train: need iterations >= 0, step > 0, max_halvings >= 0, "
+                             "grow >= 1 and a known direction");
+    al = p->has_alloc_ ? &p->alloc_ : NULL;
+    n = x->n;
+    m = x->m;
+    d = x->d;
+    L = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    GV = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    Uc = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    Lc = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    GVc = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    Vc = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    L2 = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    Z = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    Sc = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    T = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    R = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    A1 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    A2 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    if (!L || !GV || !Uc || !Lc || !GVc || !Vc || !L2 || !Z || !Sc || !T || !R || !A1 || !A2) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                            "ro_train: cannot allocate the n x d blocks (n = %lu, d = %lu)",
+                            (unsigned long)n, (unsigned long)d);
+        goto done;
+    }
+    /* the start: L = U S, F and D V at X_0 */
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0, L, d,
+                       al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__sweep(&p->fwd, cfg.direction, d, L, x->V, d, x->V, GV, &F,
+                             cfg.block_rows, cfg.block_cols, al, err);
+    if (res != RO_SGNS_OK) goto done;
+    step = x->next_step > 0 && x->next_step <= cfg.step && cfg.safeguard ? x->next_step : cfg.step;
+    for (it = 0; it < cfg.iterations; ++it) {
+        double t0 = ro_sgns__now(), Fc = 0, snorm2 = 0;
+        int halvings = 0, accepted = 0;
+        while (!accepted) {
+            /* pass 1: U', S' = QR(U S + step D V) (S' is not needed) */
+            for (i = 0; i < n * d; ++i) Uc[i] = L[i] + (ro_sgns_real)step * GV[i];
+            res = ro_sgns_qr(n, d, Uc, d, R, d, al, err);
+            /* pass 2: V', R = QR(V S^T (U^T U') + step D^T U'), S' = R^T */
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, x->V, d, x->S, d,
+                                   0, L2, d, al, err);
+            if (res == RO_SGNS_OK)
+                res = ro_sgns__sweep(&p->bwd, cfg.direction, d, L2, x->U, d, Uc, Z, NULL,
+                                     cfg.block_rows, cfg.block_cols, al, err);
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, x->U, d, Uc, d, 0,
+                                   T, d, al, err);
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, 1, L2, d, T, d,
+                                   (ro_sgns_real)step, Z, d, al, err);
+            if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, Z, d, R, d, al, err);
+            if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
+            if (res == RO_SGNS_OK) {
+                memcpy(Vc, Z, m * d * sizeof(ro_sgns_real));
+                for (i = 0; i < d; ++i)
+                    for (j = 0; j < d; ++j) Sc[i * d + j] = R[j * d + i];
+                /* F and D V at the candidate (the next step's pass-1 data) */
+                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, Uc, d, Sc, d, 0,
+                                   Lc, d, al, err);
+                if (res == RO_SGNS_OK)
+                    res = ro_sgns__sweep(&p->fwd, cfg.direction, d, Lc, Vc, d, Vc, GVc, &Fc,
+                                         cfg.block_rows, cfg.block_cols, al, err);
+                if (res == RO_SGNS_OK && !ro_sgns__finite_array(GVc, n * d))
+                    res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
+                if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
+            }
+            if (res == RO_SGNS_ERR_NUMERIC && !cfg.safeguard) {
+                ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                              "ro_train: step %d produced NaN or Inf; the factors are those "
+                              "of the last good point (iteration %lu)",
+                              it + 1, (unsigned long)x->iteration);
+                goto done;
+            }
+            if (cfg.safeguard && (res == RO_SGNS_ERR_NUMERIC || Fc < F)) {
+                if (++halvings > cfg.max_halvings) { /* no ascent at any step size tried */
+                    res = ro_sgns__ok(err);
+                    goto done;
+                }
+                step *= 0.5;
+                continue;
+            }
+            accepted = 1;
+        }
+        /* |X' - X|^2 = |S'|^2 + |S|^2 - 2 <S', (U'^T U) S (V^T V')> */
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, Uc, d, x->U, d, 0, A1, d,
+                           al, err);
+        if (res == RO_SGNS_OK)
+            res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, m, 1, x->V, d, Vc, d, 0, A2,
+                               d, al, err);
+        if (res == RO_SGNS_OK)
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, A1, d, x->S, d, 0,
+                               T, d, al, err);
+        if (res == RO_SGNS_OK)
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, T, d, A2, d, 0, A1,
+                               d, al, err);
+        if (res != RO_SGNS_OK) goto done;
+        for (i = 0; i < d * d; ++i)
+            snorm2 += (double)Sc[i] * Sc[i] + (double)x->S[i] * x->S[i] - 2.0 * Sc[i] * A1[i];
+        /* accept: the candidate becomes the point */
+        memcpy(x->U, Uc, n * d * sizeof(ro_sgns_real));
+        memcpy(x->V, Vc, m * d * sizeof(ro_sgns_real));
+        memcpy(x->S, Sc, d * d * sizeof(ro_sgns_real));
+        memcpy(L, Lc, n * d * sizeof(ro_sgns_real));
+        memcpy(GV, GVc, n * d * sizeof(ro_sgns_real));
+        ++x->iteration;
+        if (cfg.safeguard) {
+            double next = step * cfg.grow;
+            x->next_step = next > cfg.step ? cfg.step : next;
+        }
+        if (cfg.callback) {
+            ro_sgns_ro_progress pr;
+            pr.iteration = x->iteration;
+            pr.objective = Fc;
+            pr.objective_prev = F;
+            pr.step = step;
+            pr.step_norm = RO_SGNS_SQRT(snorm2 > 0 ? snorm2 : 0);
+            pr.halvings = halvings;
+            pr.seconds = ro_sgns__now() - t0;
+            F = Fc;
+            if (cfg.callback(&pr, x, cfg.user)) {
+                res = RO_SGNS_STOPPED;
+                if (err) {
+                    err->code = RO_SGNS_STOPPED;
+                    err->message[0] = '\0';
+                }
+                goto done;
+            }
+        }
+        F = Fc;
+        if (cfg.safeguard) step = x->next_step;
+    }
+    res = ro_sgns__ok(err);
+done:
+    ro_sgns__free(al, L);
+    ro_sgns__free(al, GV);
+    ro_sgns__free(al, Uc);
+    ro_sgns__free(al, Lc);
+    ro_sgns__free(al, GVc);
+    ro_sgns__free(al, Vc);
+    ro_sgns__free(al, L2);
+    ro_sgns__free(al, Z);
+    ro_sgns__free(al, Sc);
+    ro_sgns__free(al, T);
+    ro_sgns__free(al, R);
+    ro_sgns__free(al, A1);
+    ro_sgns__free(al, A2);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
+                                                   const ro_sgns_real *W0,
+                                                   const ro_sgns_real *C0,
+                                                   ro_sgns_factors **out,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err)
+{
+    ro_sgns_factors *f = NULL;
+    ro_sgns_real *Rw = NULL, *Rc = NULL;
+    ro_sgns_result res;
+    if (!W0 || !C0 || !out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "from_wc: NULL argument");
+    res = ro_sgns_factors_create(n, m, d, &f, alloc, err);
+    if (res != RO_SGNS_OK) return res;
+    Rw = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    Rc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    if (!Rw || !Rc) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "from_wc: out of memory");
+        goto done;
+    }
+    memcpy(f->U, W0, n * d * sizeof(ro_sgns_real));
+    memcpy(f->V, C0, m * d * sizeof(ro_sgns_real));
+    res = ro_sgns_qr(n, d, f->U, d, Rw, d, alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, f->V, d, Rc, d, alloc, err);
+    if (res == RO_SGNS_OK) /* W0 C0^T = Qw (Rw Rc^T) Qc^T */
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, d, d, d, 1, Rw, d, Rc, d, 0, f->S, d,
+                           alloc, err);
+    if (res == RO_SGNS_OK) {
+        *out = f;
+        f = NULL;
+    }
+done:
+    ro_sgns_factors_free(f);
+    ro_sgns__free(alloc, Rw);
+    ro_sgns__free(alloc, Rc);
+    return res;
+}
+
+/* ---------------------------------------------------------------------
+   Checkpoints (layout in the declarations). Values go through f64 bits,
+   byte by byte, so a file reads back identically on any host.
+   --------------------------------------------------------------------- */
+
+#define RO_SGNS__FX_MAGIC "ROSGNSFX"
+
+typedef struct ro_sgns__fx_out {
+    unsigned char buf[4096];
+    size_t len;
+    int failed;
+    ro_sgns__ck ck;
+    ro_sgns_write_fn fn;
+    void *user;
+} ro_sgns__fx_out;
+
+static void ro_sgns__fx_flush(ro_sgns__fx_out *o)
+{
+    if (o->len && !o->failed) {
+        ro_sgns__ck_update(&o->ck, o->buf, o->len);
+        if (o->fn(o->user, o->buf, o->len) != 0) o->failed = 1;
+    }
+    o->len = 0;
+}
+
+static void ro_sgns__fx_u64(ro_sgns__fx_out *o, uint64_t x)
+{
+    if (o->len + 8 > sizeof o->buf) ro_sgns__fx_flush(o);
+    ro_sgns__put_u64(o->buf + o->len, x);
+    o->len += 8;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
+                                                         ro_sgns_write_fn write, void *user,
+                                                         ro_sgns_error *err)
+{
+    ro_sgns__fx_out o;
+    size_t i;
+    uint64_t sum;
+    if (!f || !write) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
+    memset(&o, 0, sizeof o);
+    ro_sgns__ck_init(&o.ck);
+    o.fn = write;
+    o.user = user;
+    memcpy(o.buf, RO_SGNS__FX_MAGIC, 8);
+    ro_sgns__put_u32(o.buf + 8, 1);
+    ro_sgns__put_u32(o.buf + 12, 0);
+    o.len = 16;
+    ro_sgns__fx_u64(&o, f->n);
+    ro_sgns__fx_u64(&o, f->m);
+    ro_sgns__fx_u64(&o, f->d);
+    ro_sgns__fx_u64(&o, f->iteration);
+    ro_sgns__fx_u64(&o, ro_sgns__f64_bits(f->next_step));
+    for (i = 0; i < f->n * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->U[i]));
+    for (i = 0; i < f->d * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->S[i]));
+    for (i = 0; i < f->m * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->V[i]));
+    ro_sgns__fx_flush(&o);
+    sum = ro_sgns__ck_final(&o.ck);
+    ro_sgns__put_u64(o.buf, sum);
+    if (!o.failed && write(user, o.buf, 8) != 0) o.failed = 1;
+    if (o.failed) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "factors_save: a write failed");
+    return ro_sgns__ok(err);
+}
+
+/* Read exactly len bytes (into p) through the callback; 0 on success. */
+static int ro_sgns__read_exact(ro_sgns_read_fn read, void *user, unsigned char *p, size_t len)
+{
+    while (len) {
+        size_t got = read(user, p, len);
+        if (got == 0 || got == (size_t)-1 || got > len) return 1;
+        p += got;
+        len -= got;
+    }
+    return 0;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, void *user,
+                                                         ro_sgns_factors **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err)
+{
+    unsigned char h[56], b[8];
+    ro_sgns__ck ck;
+    ro_sgns_factors *f = NULL;
+    uint64_t n, m, d, it, off = 56, total, idx;
+    double step;
+    ro_sgns_result res;
+    if (!read || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_load: NULL");
+    if (ro_sgns__read_exact(read, user, h, sizeof h))
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: truncated header (56 bytes)");
+    if (memcmp(h, RO_SGNS__FX_MAGIC, 8) != 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: bad magic at offset 0");
+    if (ro_sgns__get_u32(h + 8) != 1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: unknown version %lu at offset 8",
+                             (unsigned long)ro_sgns__get_u32(h + 8));
+    n = ro_sgns__get_u64(h + 16);
+    m = ro_sgns__get_u64(h + 24);
+    d = ro_sgns__get_u64(h + 32);
+    it = ro_sgns__get_u64(h + 40);
+    step = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 48));
+    if (d == 0 || n < d || m < d || n > 0xFFFFFFFFu || m > 0xFFFFFFFFu || d > 100000 ||
+        !(step >= 0) || !ro_sgns__is_finite(step))
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "checkpoint: bad sizes n = %.0f, m = %.0f, d = %.0f at offset 16",
+                             (double)n, (double)m, (double)d);
+    res = ro_sgns_factors_create((size_t)n, (size_t)m, (size_t)d, &f, alloc, err);
+    if (res != RO_SGNS_OK) return res;
+    f->iteration = it;
+    f->next_step = step;
+    ro_sgns__ck_init(&ck);
+    ro_sgns__ck_update(&ck, h, sizeof h);
+    total = n * d + d * d + m * d;
+    for (idx = 0; idx < total; ++idx, off += 8) {
+        double v;
+        if (ro_sgns__read_exact(read, user, b, 8)) {
+            ro_sgns_factors_free(f);
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: truncated at offset %.0f",
+                                 (double)off);
+        }
+        ro_sgns__ck_update(&ck, b, 8);
+        v = ro_sgns__f64_from_bits(ro_sgns__get_u64(b));
+        if (!ro_sgns__is_finite(v)) {
+            ro_sgns_factors_free(f);
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: NaN/Inf at offset %.0f",
+                                 (double)off);
+        }
+        if (idx < n * d) f->U[idx] = (ro_sgns_real)v;
+        else if (idx < n * d + d * d) f->S[idx - n * d] = (ro_sgns_real)v;
+        else f->V[idx - n * d - d * d] = (ro_sgns_real)v;
+    }
+    if (ro_sgns__read_exact(read, user, b, 8) || ro_sgns__get_u64(b) != ro_sgns__ck_final(&ck)) {
+        ro_sgns_factors_free(f);
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "checkpoint: missing or wrong checksum at offset %.0f", (double)off);
+    }
+    *out = f;
+    return ro_sgns__ok(err);
+}
+
+#ifndef RO_SGNS_NO_STDIO
+static ro_sgns_result ro_sgns__factors_emit(const void *obj, ro_sgns_write_fn write, void *user,
+                                            ro_sgns_error *err)
+{
+    return ro_sgns_factors_save_callback((const ro_sgns_factors *)obj, write, user, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
+                                                     const char *path, ro_sgns_error *err)
+{
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
+    return ro_sgns__save_atomic(path, ro_sgns__factors_emit, f,
+                                f->has_alloc_ ? &f->alloc_ : NULL, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_factors **out,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err)
+{
+    FILE *fp;
+    ro_sgns_result res;
+    if (!path || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_load: NULL");
+    fp = fopen(path, "rb");
+    if (!fp) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%s' for reading", path);
+    res = ro_sgns_factors_load_callback(ro_sgns__fread_fn, fp, out, alloc, err);
+    fclose(fp);
+    return res;
+}
+#endif
+
+/* ======================================================================
+   6. File formats
+   What: the vectors object (a vocabulary with its own word -> row hash
+   table, and an n x d row-major matrix), and readers and writers for the
+   three formats users already have: word2vec text, word2vec binary, GloVe
+   text (see ro_sgns_vectors_format for the layouts).
+   Why: Step 2 of the paper ends with W = U Sigma^(1/2) [2.3]; the point of
+   it is to hand W to the tools people use (gensim, word2vec's distance,
+   evaluation scripts), so the files must be bit-compatible with theirs,
+   and files from other trainers must load for comparison.
+   How: every reader pulls bytes through one small input (a memory buffer,
+   or a read callback refilled 64 KiB at a time; FILE* is such a callback),
+   so a file is never slurped and the fuzzers exercise the same code as
+   the file readers. Rows are appended to a builder (word pool, offsets,
+   growing matrix, hash table); only a complete, checked body becomes a
+   ro_sgns_vectors, so a failure leaves no partial object.
+   Binary floats are assembled from bytes by shifts (b0 | b1<<8 | ...)
+   into a uint32 and only then reinterpreted as an IEEE float, so the
+   little-endian file reads and writes the same on a big-endian host; the
+   host's float bytes are never copied to or from the file.
+   Numbers in text go through strtod/snprintf with the locale's decimal
+   point swapped in and out (see ro_sgns__eval_number).
+   Cost: reading is O(file size) time; memory is the matrix (n d reals:
+   reserved once from the header's V when it is credible, else grown by
+   doubling and trimmed at the end, so up to 2x while reading), the words,
+   and a hash table of 2-4 n slots. Writing streams through a 64 KiB
+   buffer. A 25,000 x 500 binary file loads in ~0.2 s, the text file in
+   ~1.4 s (wip/eval_RESULTS.md).
+   Invariants of a ro_sgns_vectors: see its declaration (n >= 1, d in
+   [1, RO_SGNS_FILE_MAX_DIM], words unique, non-empty, whitespace-free; values
+   finite); the hash table is at most half full, so probes end.
+   ====================================================================== */
+
+#include <stdlib.h> /* strtod, strtof, qsort */
+#include <locale.h> /* localeconv: the decimal point strtod and printf use */
+
+/* The binary format stores IEEE-754 binary32; we reinterpret a uint32 as a
+   float, which needs a 4-byte float (true wherever IEEE floats are). */
+typedef char ro_sgns__eval_float_is_32_bits[sizeof(float) == 4 ? 1 : -1];
+
+#define RO_SGNS__EVAL_BUF 65536 /* refill and write buffer, bytes */
+#define RO_SGNS__EVAL_TOK 255   /* longest number token, bytes */
+
+typedef unsigned long long ro_sgns__ull; /* for printing sizes and offsets */
+
+/* ---- growing arrays ---------------------------------------------------- */
+
+/* Make room for need elements of elem bytes in p (capacity *cap, doubled
+   as needed); *out gets the (possibly moved) block. p stays valid and
+   owned by the caller when this fails. */
+static ro_sgns_result ro_sgns__eval_reserve(const ro_sgns_allocator *al, void *p, size_t *cap,
+                                            size_t need, size_t elem, void **out,
+                                            ro_sgns_error *err)
+{
+    size_t nc, bytes;
+    int of = 0;
+    void *q;
+    *out = p;
+    if (need <= *cap && p) return RO_SGNS_OK;
+    nc = *cap ? *cap : 16;
+    while (nc < need) nc = nc > (size_t)-1 / 2 ? need : nc * 2;
+    bytes = ro_sgns__mul(nc, elem, &of);
+    if (of)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                             "%llu elements of %llu bytes overflow size_t", (ro_sgns__ull)nc,
+                             (ro_sgns__ull)elem);
+    q = ro_sgns__realloc(al, p, bytes);
+    if (!q)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "cannot allocate %llu bytes",
+                             (ro_sgns__ull)bytes);
+    *out = q;
+    *cap = nc;
+    return RO_SGNS_OK;
+}
+
+/* A pool of NUL-terminated strings addressed by offset (offsets survive the
+   pool moving when it grows). */
+typedef struct ro_sgns__eval_strs {
+    char *pool;
+    size_t len, cap;
+    size_t *offs;
+    size_t n, ncap;
+} ro_sgns__eval_strs;
+
+static ro_sgns_result ro_sgns__eval_strs_add(const ro_sgns_allocator *al, ro_sgns__eval_strs *s,
+                                             const char *str, size_t len, ro_sgns_error *err)
+{
+    void *q;
+    ro_sgns_result rc;
+    if (len >= (size_t)-1 - s->len - 1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "string pool overflows size_t");
+    if ((rc = ro_sgns__eval_reserve(al, s->pool, &s->cap, s->len + len + 1, 1, &q, err)) !=
+        RO_SGNS_OK)
+        return rc;
+    s->pool = (char *)q;
+    if ((rc = ro_sgns__eval_reserve(al, s->offs, &s->ncap, s->n + 1, sizeof(size_t), &q, err)) !=
+        RO_SGNS_OK)
+        return rc;
+    s->offs = (size_t *)q;
+    memcpy(s->pool + s->len, str, len);
+    s->pool[s->len + len] = '\0';
+    s->offs[s->n++] = s->len;
+    s->len += len + 1;
+    return RO_SGNS_OK;
+}
+
+static void ro_sgns__eval_strs_free(const ro_sgns_allocator *al, ro_sgns__eval_strs *s)
+{
+    ro_sgns__free(al, s->pool);
+    ro_sgns__free(al, s->offs);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- word -> row hash table ---------------------------------------------
+   FNV-1a (64 bit) over the word's bytes, open addressing with linear
+   probing in a power-of-two table kept at most half full; a slot holds
+   row + 1, 0 is empty. With fold set, ASCII letters hash and compare as
+   lower case (the folded lookup of section 7). The strings of the rows
+   come either from an array of pointers or from a pool + offsets (while a
+   reader is still growing the pool). */
+
+typedef struct ro_sgns__eval_keys {
+    char *const *words; /* when not NULL, row r's string is words[r] */
+    const char *pool;   /* else pool + offs[r] */
+    const size_t *offs;
+} ro_sgns__eval_keys;
+
+static const char *ro_sgns__eval_key(const ro_sgns__eval_keys *k, size_t r)
+{
+    return k->words ? k->words[r] : k->pool + k->offs[r];
+}
+
+static unsigned char ro_sgns__eval_lower(unsigned char c)
+{
+    return (unsigned char)(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+}
+
+static uint64_t ro_sgns__eval_hash(const char *s, size_t len, int fold)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        unsigned char c = (unsigned char)s[i];
+        if (fold) c = ro_sgns__eval_lower(c);
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Does the stored NUL-terminated string equal key[0..len) (folded)? */
+static int ro_sgns__eval_same(const char *stored, const char *key, size_t len, int fold)
+{
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        unsigned char c = (unsigned char)key[i];
+        if (stored[i] == '\0') return 0;
+        if (fold) c = ro_sgns__eval_lower(c);
+        if ((unsigned char)stored[i] != c) return 0;
+    }
+    return stored[len] == '\0';
+}
+
+/* The slot that holds key, or the empty slot where it would go. */
+static size_t ro_sgns__eval_probe(const size_t *slots, size_t mask, const ro_sgns__eval_keys *keys,
+                                  const char *key, size_t len, int fold)
+{
+    size_t i = (size_t)ro_sgns__eval_hash(key, len, fold) & mask;
+    for (;;) {
+        size_t s = slots[i];
+        if (s == 0 || ro_sgns__eval_same(ro_sgns__eval_key(keys, s - 1), key, len, fold)) return i;
+        i = (i + 1) & mask;
+    }
+}
+
+/* Table size for count entries: a power of two >= 2 count, at least 16. */
+static size_t ro_sgns__eval_table_size(size_t count)
+{
+    size_t size = 16;
+    while (size / 2 < count && size <= (size_t)-1 / 4) size *= 2;
+    return size;
+}
+
+/* A fresh table of size slots holding rows [0, count) (assumed unique). */
+static ro_sgns_result ro_sgns__eval_table_build(const ro_sgns_allocator *al,
+                                                const ro_sgns__eval_keys *keys, size_t count,
+                                                size_t size, size_t **slots_out, ro_sgns_error *err)
+{
+    size_t *slots = (size_t *)ro_sgns__alloc_array(al, size, 1, sizeof(size_t));
+    size_t r;
+    if (!slots)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "cannot allocate a hash table of %llu slots", (ro_sgns__ull)size);
+    memset(slots, 0, size * sizeof(size_t));
+    for (r = 0; r < count; ++r) {
+        const char *w = ro_sgns__eval_key(keys, r);
+        slots[ro_sgns__eval_probe(slots, size - 1, keys, w, strlen(w), 0)] = r + 1;
+    }
+    *slots_out = slots;
+    return RO_SGNS_OK;
+}
+
+/* Row of key[0..len) in v, exact bytes. */
+static int ro_sgns__eval_vfind(const ro_sgns_vectors *v, const char *key, size_t len, size_t *row)
+{
+    size_t s;
+    ro_sgns__eval_keys keys;
+    if (!v || v->n == 0 || !v->words) return 0;
+    if (!v->slots_) { /* a hand-made object: scan */
+        for (s = 0; s < v->n; ++s)
+            if (ro_sgns__eval_same(v->words[s], key, len, 0)) {
+                *row = s;
+                return 1;
+            }
+        return 0;
+    }
+    keys.words = v->words;
+    keys.pool = NULL;
+    keys.offs = NULL;
+    s = v->slots_[ro_sgns__eval_probe(v->slots_, v->slot_mask_, &keys, key, len, 0)];
+    if (s == 0) return 0;
+    *row = s - 1;
+    return 1;
+}
+
+/* Can this word be written to (and read back from) every format? */
+static int ro_sgns__eval_word_ok(const char *w)
+{
+    const char *p;
+    if (!w || !*w) return 0;
+    for (p = w; *p; ++p)
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\v' || *p == '\f' || *p == '\r')
+            return 0;
+    return 1;
+}
+
+/* ---- the builder: rows appended by readers and the constructor --------- */
+
+typedef struct ro_sgns__eval_build {
+    const ro_sgns_allocator *al;
+    ro_sgns__eval_strs words;
+    ro_sgns_real *data;
+    size_t cap; /* rows data has room for */
+    size_t d;   /* 0 until known (GloVe's first line) */
+    size_t *slots;
+    size_t nslots;
+} ro_sgns__eval_build;
+
+static void ro_sgns__eval_build_free(ro_sgns__eval_build *b)
+{
+    ro_sgns__eval_strs_free(b->al, &b->words);
+    ro_sgns__free(b->al, b->data);
+    ro_sgns__free(b->al, b->slots);
+    b->data = NULL;
+    b->slots = NULL;
+}
+
+/* Append a word; *row points at its d values to fill. A word already there
+   gives RO_SGNS_ERR_FORMAT with *dup = its row and no message (the caller
+   says where). */
+static ro_sgns_result ro_sgns__eval_build_add(ro_sgns__eval_build *b, const char *w, size_t len,
+                                              ro_sgns_real **row, size_t *dup, ro_sgns_error *err)
+{
+    ro_sgns__eval_keys keys;
+    ro_sgns_result rc;
+    size_t n = b->words.n, slot;
+    void *q;
+    if ((n + 1) * 2 > b->nslots) { /* keep the table at most half full */
+        size_t size = ro_sgns__eval_table_size(n + 1 > 512 ? 2 * (n + 1) : 512), *slots = NULL;
+        keys.words = NULL;
+        keys.pool = b->words.pool;
+        keys.offs = b->words.offs;
+        if ((rc = ro_sgns__eval_table_build(b->al, &keys, n, size, &slots, err)) != RO_SGNS_OK)
+            return rc;
+        ro_sgns__free(b->al, b->slots);
+        b->slots = slots;
+        b->nslots = size;
+    }
+    keys.words = NULL;
+    keys.pool = b->words.pool;
+    keys.offs = b->words.offs;
+    slot = ro_sgns__eval_probe(b->slots, b->nslots - 1, &keys, w, len, 0);
+    if (b->slots[slot]) {
+        *dup = b->slots[slot] - 1;
+        return RO_SGNS_ERR_FORMAT;
+    }
+    if (n + 1 > b->cap) {
+        size_t cap = b->cap, need = n + 1;
+        if ((rc = ro_sgns__eval_reserve(b->al, b->data, &cap, need, b->d * sizeof(ro_sgns_real), &q,
+                                        err)) != RO_SGNS_OK)
+            return rc;
+        b->data = (ro_sgns_real *)q;
+        b->cap = cap;
+    }
+    if ((rc = ro_sgns__eval_strs_add(b->al, &b->words, w, len, err)) != RO_SGNS_OK) return rc;
+    b->slots[slot] = n + 1;
+    *row = b->data + n * b->d;
+    return RO_SGNS_OK;
+}
+
+/* Room for rows rows (matrix and hash table) at once, when the count is
+   known: saves the copies and page faults of growing a 50 MB matrix by
+   doubling. Only before the first row. */
+static ro_sgns_result ro_sgns__eval_build_reserve(ro_sgns__eval_build *b, size_t rows,
+                                                  ro_sgns_error *err)
+{
+    size_t size = ro_sgns__eval_table_size(rows);
+    void *q;
+    if (b->words.n != 0 || rows <= b->cap) return RO_SGNS_OK;
+    q = ro_sgns__alloc_array(b->al, rows, b->d, sizeof(ro_sgns_real));
+    if (!q)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for %llu x %llu vectors",
+                             (ro_sgns__ull)rows, (ro_sgns__ull)b->d);
+    ro_sgns__free(b->al, b->data);
+    b->data = (ro_sgns_real *)q;
+    b->cap = rows;
+    if (size > b->nslots) {
+        q = ro_sgns__alloc_array(b->al, size, 1, sizeof(size_t));
+        if (!q)
+            return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                 "cannot allocate a hash table of %llu slots", (ro_sgns__ull)size);
+        memset(q, 0, size * sizeof(size_t));
+        ro_sgns__free(b->al, b->slots);
+        b->slots = (size_t *)q;
+        b->nslots = size;
+    }
+    return RO_SGNS_OK;
+}
+
+/* Turn a complete builder into *v (the builder is emptied). */
+static ro_sgns_result ro_sgns__eval_build_finish(ro_sgns__eval_build *b, ro_sgns_vectors *v,
+                                                 ro_sgns_error *err)
+{
+    size_t n = b->words.n, i;
+    char **words = (char **)ro_sgns__alloc_array(b->al, n, 1, sizeof(char *));
+    void *q;
+    if (!words)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "cannot allocate %llu word pointers",
+                             (ro_sgns__ull)n);
+    for (i = 0; i < n; ++i) words[i] = b->words.pool + b->words.offs[i];
+    if (b->cap > n) { /* give back the slack of the doubling */
+        q = ro_sgns__realloc(b->al, b->data, n * b->d * sizeof(ro_sgns_real));
+        if (q) b->data = (ro_sgns_real *)q;
+    }
+    memset(v, 0, sizeof *v);
+    v->n = n;
+    v->d = b->d;
+    v->words = words;
+    v->data = b->data;
+    v->pool_ = b->words.pool;
+    v->slots_ = b->slots;
+    v->slot_mask_ = b->nslots - 1;
+    if (b->al) v->alloc_ = *b->al;
+    ro_sgns__free(b->al, b->words.offs);
+    memset(&b->words, 0, sizeof b->words);
+    b->data = NULL;
+    b->slots = NULL;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(ro_sgns_vectors *v, size_t n, size_t d,
+                                                  const char *const *words,
+                                                  const ro_sgns_real *data, size_t ldd,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    ro_sgns__eval_build b;
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t i, j, dup = 0;
+    ro_sgns_real *row;
+    int of = 0;
+    if (!v || !words || n == 0 || d == 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "vectors_create: need v, words, n >= 1 and d >= 1");
+    if (data && ldd < d)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_create: ldd %llu < d %llu",
+                             (ro_sgns__ull)ldd, (ro_sgns__ull)d);
+    if (d > RO_SGNS_FILE_MAX_DIM)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "vectors_create: d %llu exceeds RO_SGNS_FILE_MAX_DIM %d",
+                             (ro_sgns__ull)d, (int)RO_SGNS_FILE_MAX_DIM);
+    (void)ro_sgns__mul(ro_sgns__mul(n, d, &of), sizeof(ro_sgns_real), &of);
+    if (of)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                             "vectors_create: %llu x %llu overflows", (ro_sgns__ull)n,
+                             (ro_sgns__ull)d);
+    for (i = 0; i < n; ++i)
+        if (!ro_sgns__eval_word_ok(words[i]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "vectors_create: word %llu is NULL, empty or has whitespace",
+                                 (ro_sgns__ull)i);
+    if (data)
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < d; ++j)
+                if (!ro_sgns__is_finite((double)data[i * ldd + j]))
+                    return ro_sgns__fail(
+                        err, RO_SGNS_ERR_NUMERIC,
+                        "vectors_create: NaN or Inf at row %llu ('%s'), column %llu",
+                        (ro_sgns__ull)i, words[i], (ro_sgns__ull)j);
+    memset(&b, 0, sizeof b);
+    b.al = alloc;
+    b.d = d;
+    rc = ro_sgns__eval_build_reserve(&b, n, err);
+    for (i = 0; i < n && rc == RO_SGNS_OK; ++i) {
+        rc = ro_sgns__eval_build_add(&b, words[i], strlen(words[i]), &row, &dup, err);
+        if (rc == RO_SGNS_ERR_FORMAT) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                               "vectors_create: words %llu and %llu are both '%s'",
+                               (ro_sgns__ull)dup, (ro_sgns__ull)i, words[i]);
+            break;
+        }
+        if (rc != RO_SGNS_OK) break;
+        if (data)
+            memcpy(row, data + i * ldd, d * sizeof(ro_sgns_real));
+        else
+            for (j = 0; j < d; ++j) row[j] = 0;
+    }
+    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, v, err);
+    ro_sgns__eval_build_free(&b);
+    return rc;
+}
+
+RO_SGNS_DEF void ro_sgns_vectors_free(ro_sgns_vectors *v)
+{
+    ro_sgns_allocator al;
+    if (!v) return;
+    al = v->alloc_;
+    ro_sgns__free(&al, v->words);
+    ro_sgns__free(&al, v->data);
+    ro_sgns__free(&al, v->pool_);
+    ro_sgns__free(&al, v->slots_);
+    memset(v, 0, sizeof *v);
+}
+
+RO_SGNS_DEF int ro_sgns_vectors_find(const ro_sgns_vectors *v, const char *word, size_t *row)
+{
+    size_t r;
+    if (!word || !ro_sgns__eval_vfind(v, word, strlen(word), &r)) return 0;
+    if (row) *row = r;
+    return 1;
+}
+
+RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v, const char *word)
+{
+    size_t r;
+    if (!ro_sgns_vectors_find(v, word, &r)) return NULL;
+    return v->data + r * v->d;
+}
+
+/* ---- input: a memory buffer, or a read callback refilled 64 KiB at a time */
+
+typedef struct ro_sgns__eval_in {
+    const unsigned char *buf;
+    size_t len, pos;
+    ro_sgns__ull base; /* stream offset of buf[0] */
+    ro_sgns_read_fn read_fn;
+    void *user;
+    unsigned char *own; /* the refill buffer of a callback stream */
+    int eof, ioerr;
+} ro_sgns__eval_in;
+
+static int ro_sgns__eval_refill(ro_sgns__eval_in *in)
+{
+    size_t got;
+    if (!in->read_fn || in->eof || in->ioerr) return -1;
+    in->base += in->len;
+    in->buf = in->own;
+    in->pos = in->len = 0;
+    got = in->read_fn(in->user, in->own, RO_SGNS__EVAL_BUF);
+    if (got == (size_t)-1 || got > RO_SGNS__EVAL_BUF) {
+        in->ioerr = 1;
+        return -1;
+    }
+    if (got == 0) {
+        in->eof = 1;
+        return -1;
+    }
+    in->len = got;
+    return in->buf[in->pos++];
+}
+
+/* The next byte, or -1 at the end (or on a read error: see ioerr). */
+static int ro_sgns__eval_getc(ro_sgns__eval_in *in)
+{
+    return in->pos < in->len ? in->buf[in->pos++] : ro_sgns__eval_refill(in);
+}
+
+/* Give back the byte just read (always possible: it is still in buf). */
+static void ro_sgns__eval_unget(ro_sgns__eval_in *in, int c)
+{
+    if (c >= 0) in->pos--;
+}
+
+static ro_sgns__ull ro_sgns__eval_offset(const ro_sgns__eval_in *in) { return in->base + in->pos; }
+
+/* Skip a UTF-8 byte order mark at the very start of a pair or question
+   file (spreadsheets write one). */
+static void ro_sgns__eval_skip_bom(ro_sgns__eval_in *in)
+{
+    int c = ro_sgns__eval_getc(in);
+    ro_sgns__eval_unget(in, c);
+    if (in->base == 0 && in->pos == 0 && in->len >= 3 && in->buf[0] == 0xEF && in->buf[1] == 0xBB &&
+        in->buf[2] == 0xBF)
+        in->pos = 3;
+}
+
+/* Blanks separate fields of a line; '\n' ends it (so CRLF is a blank + LF). */
+static int ro_sgns__eval_blank(int c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Skip blanks; return the next byte without taking it (-1 at the end). */
+static int ro_sgns__eval_skip_blanks(ro_sgns__eval_in *in)
+{
+    int c;
+    while ((c = ro_sgns__eval_getc(in)) >= 0 && ro_sgns__eval_blank(c)) {
+    }
+    ro_sgns__eval_unget(in, c);
+    return c;
+}
+
+/* Take the rest of the line, '\n' included. */
+static void ro_sgns__eval_skip_line(ro_sgns__eval_in *in)
+{
+    int c;
+    while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n') {
+    }
+}
+
+#define RO_SGNS__EVAL_TOO_LONG 1
+#define RO_SGNS__EVAL_HAS_NUL 2
+
+/* Read one field (up to a blank, '\n' or the end, which stay unread) into
+   tok (room for cap bytes, NUL-terminated, truncated if longer). Returns
+   its full length; *flags gets TOO_LONG / HAS_NUL. */
+static size_t ro_sgns__eval_field(ro_sgns__eval_in *in, char *tok, size_t cap, int *flags)
+{
+    size_t len = 0;
+    int c;
+    *flags = 0;
+    while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n' && !ro_sgns__eval_blank(c)) {
+        if (c == 0) *flags |= RO_SGNS__EVAL_HAS_NUL;
+        if (len + 1 < cap) tok[len] = (char)c;
+        ++len;
+    }
+    ro_sgns__eval_unget(in, c);
+    if (len + 1 > cap) *flags |= RO_SGNS__EVAL_TOO_LONG;
+    tok[len + 1 < cap ? len : cap - 1] = '\0';
+    return len;
+}
+
+/* ---- numbers ------------------------------------------------------------
+   strtod (strtof for vector values in the float build, so they are rounded
+   once) is the parser (correctly rounded on glibc, musl, MSVC), but it
+   reads the decimal point of the C locale's LC_NUMERIC: after
+   setlocale(LC_ALL, "de_DE.UTF-8") it stops at the '.' of "0.5". So the
+   syntax is checked here first -- [+-] digits [. digits] [e [+-] digits],
+   decimal only, no hex, no "inf"/"nan", no leading blanks -- and '.' is
+   replaced by localeconv()->decimal_point before strtod sees the token.
+   The writers do the reverse after snprintf. */
+
+typedef struct ro_sgns__eval_num {
+    char dp[8]; /* the locale's decimal point */
+    size_t dp_len;
+} ro_sgns__eval_num;
+
+static void ro_sgns__eval_num_init(ro_sgns__eval_num *nf)
+{
+    struct lconv *lc = localeconv();
+    const char *dp = (lc && lc->decimal_point && lc->decimal_point[0]) ? lc->decimal_point : ".";
+    size_t l = strlen(dp);
+    if (l >= sizeof nf->dp) {
+        dp = ".";
+        l = 1;
+    }
+    memcpy(nf->dp, dp, l + 1);
+    nf->dp_len = l;
+}
+
+#define RO_SGNS__EVAL_NUM_OK 0
+#define RO_SGNS__EVAL_NUM_SYNTAX 1
+#define RO_SGNS__EVAL_NUM_NONFINITE 2
+#define RO_SGNS__EVAL_NUM_RANGE 3
+
+static int ro_sgns__eval_digit(char c) { return c >= '0' && c <= '9'; }
+
+static int ro_sgns__eval_number(const char *tok, size_t len, const ro_sgns__eval_num *nf,
+                                int single, double *out)
+{
+    char buf[RO_SGNS__EVAL_TOK * 8 + 1];
+    size_t i = 0, j = 0, nd = 0, ne = 0;
+    char *end;
+    double x;
+    if (len == 0 || len > RO_SGNS__EVAL_TOK) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (tok[i] == '+' || tok[i] == '-') ++i;
+    if (i < len && ((tok[i] | 32) == 'n' || (tok[i] | 32) == 'i')) {
+        if (len - i >= 3 &&
+            (((tok[i] | 32) == 'n' && (tok[i + 1] | 32) == 'a' && (tok[i + 2] | 32) == 'n') ||
+             ((tok[i] | 32) == 'i' && (tok[i + 1] | 32) == 'n' && (tok[i + 2] | 32) == 'f')))
+            return RO_SGNS__EVAL_NUM_NONFINITE;
+        return RO_SGNS__EVAL_NUM_SYNTAX;
+    }
+    while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++nd;
+    if (i < len && tok[i] == '.') {
+        ++i;
+        while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++nd;
+    }
+    if (nd == 0) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (i < len && (tok[i] == 'e' || tok[i] == 'E')) {
+        ++i;
+        if (i < len && (tok[i] == '+' || tok[i] == '-')) ++i;
+        while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++ne;
+        if (ne == 0) return RO_SGNS__EVAL_NUM_SYNTAX;
+    }
+    if (i != len) return RO_SGNS__EVAL_NUM_SYNTAX;
+    for (i = 0; i < len; ++i) {
+        if (tok[i] == '.') {
+            memcpy(buf + j, nf->dp, nf->dp_len);
+            j += nf->dp_len;
+        } else {
+            buf[j++] = tok[i];
+        }
+    }
+    buf[j] = '\0';
+    /* float: strtof rounds once, so any string that round-trips a float32
+       (gensim's shortest repr, our %.9g) gives that float back exactly */
+    x = single ? (double)strtof(buf, &end) : strtod(buf, &end);
+    if (end != buf + j) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (!ro_sgns__is_finite(x)) return RO_SGNS__EVAL_NUM_RANGE;
+    *out = x;
+    return RO_SGNS__EVAL_NUM_OK;
+}
+
+static const char *ro_sgns__eval_num_problem(int code)
+{
+    switch (code) {
+    case RO_SGNS__EVAL_NUM_NONFINITE: return "NaN or Inf";
+    case RO_SGNS__EVAL_NUM_RANGE: return "a number out of range";
+    default: return "not a number";
+    }
+}
+
+/* Read one number field of a text line into *x; on failure a FORMAT error
+   naming the line. */
+static ro_sgns_result ro_sgns__eval_read_number(ro_sgns__eval_in *in, const ro_sgns__eval_num *nf,
+                                                ro_sgns__ull line, double *x, ro_sgns_error *err)
+{
+    char tok[RO_SGNS__EVAL_TOK + 1];
+    int flags, code;
+    size_t len = ro_sgns__eval_field(in, tok, sizeof tok, &flags);
+    if (flags & RO_SGNS__EVAL_TOO_LONG)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a number longer than %d bytes",
+                             line, RO_SGNS__EVAL_TOK);
+    code = (flags & RO_SGNS__EVAL_HAS_NUL)
+               ? RO_SGNS__EVAL_NUM_SYNTAX
+               : ro_sgns__eval_number(tok, len, nf, !RO_SGNS__IS_DOUBLE, x);
+    if (code != RO_SGNS__EVAL_NUM_OK)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: %s: '%.40s'", line,
+                             ro_sgns__eval_num_problem(code), tok);
+    return RO_SGNS_OK;
+}
+
+/* ---- text readers (word2vec text, GloVe) -------------------------------- */
+
+/* Read a non-negative decimal integer field (the header's V or d). */
+static int ro_sgns__eval_read_count(ro_sgns__eval_in *in, ro_sgns__ull *out)
+{
+    ro_sgns__ull x = 0;
+    int c, any = 0;
+    while ((c = ro_sgns__eval_getc(in)) >= '0' && c <= '9') {
+        if (x > ((ro_sgns__ull)-1 - 9) / 10) return 0;
+        x = x * 10 + (ro_sgns__ull)(c - '0');
+        any = 1;
+    }
+    ro_sgns__eval_unget(in, c);
+    *out = x;
+    return any;
+}
+
+/* The word2vec header line "V d" (both formats). */
+static ro_sgns_result ro_sgns__eval_header(ro_sgns__eval_in *in, size_t *count, size_t *dim,
+                                           ro_sgns_error *err)
+{
+    ro_sgns__ull V = 0, d = 0;
+    int c, ok;
+    ro_sgns__eval_skip_blanks(in);
+    ok = ro_sgns__eval_read_count(in, &V);
+    ok = ok && ro_sgns__eval_blank(ro_sgns__eval_getc(in));
+    ro_sgns__eval_skip_blanks(in);
+    ok = ok && ro_sgns__eval_read_count(in, &d);
+    if (!ok)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "line 1: not a word2vec header 'V d' (vector count, dimension)");
+    c = ro_sgns__eval_skip_blanks(in);
+    if (c >= 0 && c != '\n')
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "line 1: the word2vec header 'V d' has more after d");
+    (void)ro_sgns__eval_getc(in);
+    if (V == 0) return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line 1: header says 0 vectors");
+    if (d == 0) return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line 1: header says dimension 0");
+    if (d > RO_SGNS_FILE_MAX_DIM)
+        return ro_sgns__fail(
+            err, RO_SGNS_ERR_FORMAT,
+            "line 1: header says dimension %llu, more than RO_SGNS_FILE_MAX_DIM %d", d,
+            (int)RO_SGNS_FILE_MAX_DIM);
+    if (V > (ro_sgns__ull)(size_t)-1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line 1: header says %llu vectors", V);
+    *count = (size_t)V;
+    *dim = (size_t)d;
+    return RO_SGNS_OK;
+}
+
+/* The text body: lines "word x1 ... xd" until target rows or the end. With
+   b->d == 0 (GloVe) d is the number of fields on the first line. *line is
+   the number of the next line to read. */
+static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eval_build *b,
+                                              size_t target, const ro_sgns__eval_num *nf,
+                                              ro_sgns__ull *line, ro_sgns_error *err)
+{
+    char word[RO_SGNS_FILE_MAX_WORD + 1];
+    double *first = NULL, x;
+    size_t firstcap = 0, len, j, dup = 0;
+    ro_sgns_real *row;
+    ro_sgns_result rc = RO_SGNS_OK;
+    int c, flags;
+    void *q;
+    while (b->words.n < target) {
+        c = ro_sgns__eval_skip_blanks(in);
+        if (c < 0) break;
+        if (c == '\n') { /* blank line */
+            (void)ro_sgns__eval_getc(in);
+            ++*line;
+            continue;
+        }
+        len = ro_sgns__eval_field(in, word, sizeof word, &flags);
+        if (flags & RO_SGNS__EVAL_TOO_LONG) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word longer than %d bytes",
+                               *line, (int)RO_SGNS_FILE_MAX_WORD);
+            break;
+        }
+        if (flags & RO_SGNS__EVAL_HAS_NUL) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a NUL byte in the word", *line);
+            break;
+        }
+        if (b->d == 0) { /* GloVe's first line sets d */
+            size_t cnt = 0;
+            for (;;) {
+                c = ro_sgns__eval_skip_blanks(in);
+                if (c < 0 || c == '\n') break;
+                if (cnt == RO_SGNS_FILE_MAX_DIM) {
+                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                       "line %llu: more than RO_SGNS_FILE_MAX_DIM %d numbers",
+                                       *line, (int)RO_SGNS_FILE_MAX_DIM);
+                    break;
+                }
+                if ((rc = ro_sgns__eval_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
+                if ((rc = ro_sgns__eval_reserve(b->al, first, &firstcap, cnt + 1, sizeof(double),
+                                                &q, err)) != RO_SGNS_OK)
+                    break;
+                first = (double *)q;
+                first[cnt++] = x;
+            }
+            if (rc != RO_SGNS_OK) break;
+            if (cnt == 0) {
+                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word without numbers",
+                                   *line);
+                break;
+            }
+            b->d = cnt;
+            if ((rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err)) != RO_SGNS_OK) break;
+            for (j = 0; j < cnt; ++j) row[j] = (ro_sgns_real)first[j];
+        } else {
+            rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err);
+            if (rc == RO_SGNS_ERR_FORMAT) {
+                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                   "line %llu: duplicate word '%.64s' (also vector %llu)", *line,
+                                   word, (ro_sgns__ull)dup + 1);
+                break;
+            }
+            if (rc != RO_SGNS_OK) break;
+            for (j = 0; j < b->d; ++j) {
+                c = ro_sgns__eval_skip_blanks(in);
+                if (c < 0 || c == '\n') {
+                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                       "line %llu: %llu numbers after the word, expected %llu",
+                                       *line, (ro_sgns__ull)j, (ro_sgns__ull)b->d);
+                    break;
+                }
+                if ((rc = ro_sgns__eval_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
+                row[j] = (ro_sgns_real)x;
+            }
+            if (rc != RO_SGNS_OK) break;
+            c = ro_sgns__eval_skip_blanks(in);
+            if (c >= 0 && c != '\n') {
+                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                   "line %llu: more than %llu numbers after the word%s", *line,
+                                   (ro_sgns__ull)b->d,
+                                   (*line == 2 && b->d == 1 && b->words.n == 2)
+                                       ? " (a word2vec header read as GloVe?)"
+                                       : "");
+                break;
+            }
+        }
+        (void)ro_sgns__eval_getc(in); /* the '\n' */
+        ++*line;
+    }
+    ro_sgns__free(b->al, first);
+    if (rc == RO_SGNS_OK && in->ioerr)
+        rc =
+            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
+    return rc;
+}
+
+/* Is the rest of the input only blanks and newlines? */
+static int ro_sgns__eval_rest_blank(ro_sgns__eval_in *in, ro_sgns__ull *line)
+{
+    int c;
+    while ((c = ro_sgns__eval_getc(in)) >= 0) {
+        if (c == '\n')
+            ++*line;
+        else if (!ro_sgns__eval_blank(c))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- the binary body --------------------------------------------------- */
+
+/* The float32 whose IEEE bits are u. The uint32 was assembled from the
+   file's bytes by shifts, so this is right on any host whose float and
+   integer byte orders agree (all IEEE platforms in use). */
+static ro_sgns_real ro_sgns__eval_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f); /* the bits of a uint32, not file bytes */
+    return (ro_sgns_real)f;
+}
+
+static ro_sgns_result ro_sgns__eval_binary_body(ro_sgns__eval_in *in, ro_sgns__eval_build *b,
+                                                size_t target, size_t header_n, ro_sgns_error *err)
+{
+    char word[RO_SGNS_FILE_MAX_WORD + 1];
+    size_t len, j, dup = 0;
+    ro_sgns_real *row;
+    ro_sgns_result rc;
+    ro_sgns__ull at, vec = 0;
+    int c, k;
+    while (b->words.n < target) {
+        vec = b->words.n + 1; /* 1-based number of the vector being read */
+        /* the newline after the previous vector: optional (gensim writes none) */
+        while ((c = ro_sgns__eval_getc(in)) == '\n' || c == '\r') {
+        }
+        at = ro_sgns__eval_offset(in) - (c >= 0);
+        if (c < 0) goto truncated;
+        len = 0;
+        while (c >= 0 && c != ' ') {
+            if (c == 0 || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r')
+                return ro_sgns__fail(
+                    err, RO_SGNS_ERR_FORMAT, "byte %llu: a control byte 0x%02x in word %llu",
+                    ro_sgns__eval_offset(in) - 1, (unsigned)c, (ro_sgns__ull)b->words.n + 1);
+            if (len == RO_SGNS_FILE_MAX_WORD)
+                return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                     "byte %llu: word %llu longer than %d bytes", at,
+                                     (ro_sgns__ull)b->words.n + 1, (int)RO_SGNS_FILE_MAX_WORD);
+            word[len++] = (char)c;
+            c = ro_sgns__eval_getc(in);
+        }
+        if (c < 0) goto truncated;
+        if (len == 0)
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "byte %llu: empty word (vector %llu)", at,
+                                 (ro_sgns__ull)b->words.n + 1);
+        word[len] = '\0';
+        rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err);
+        if (rc == RO_SGNS_ERR_FORMAT)
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                 "byte %llu: duplicate word '%.64s' (vectors %llu and %llu)", at,
+                                 word, (ro_sgns__ull)dup + 1, (ro_sgns__ull)b->words.n + 1);
+        if (rc != RO_SGNS_OK) return rc;
+        for (j = 0; j < b->d;) {
+            /* the values in the buffer are decoded in one run; one that
+               straddles a refill goes byte by byte */
+            size_t m = ro_sgns__min((in->len - in->pos) / 4, b->d - j), t;
+            const unsigned char *p = m ? in->buf + in->pos : NULL;
+            for (t = 0; t < m; ++t, p += 4) {
+                /* little-endian, whatever the host */
+                uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                             (uint32_t)p[3] << 24;
+                if ((u & 0x7F800000u) == 0x7F800000u) {
+                    at = ro_sgns__eval_offset(in) + 4 * t;
+                    j += t;
+                    goto nonfinite;
+                }
+                row[j + t] = ro_sgns__eval_f32(u);
+            }
+            in->pos += 4 * m;
+            j += m;
+            if (m == 0) {
+                uint32_t u = 0;
+                at = ro_sgns__eval_offset(in);
+                for (k = 0; k < 4; ++k) {
+                    if ((c = ro_sgns__eval_getc(in)) < 0) goto truncated;
+                    u |= (uint32_t)c << (8 * k);
+                }
+                if ((u & 0x7F800000u) == 0x7F800000u) goto nonfinite;
+                row[j++] = ro_sgns__eval_f32(u);
+            }
+        }
+    }
+    return RO_SGNS_OK;
+nonfinite:
+    return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                         "byte %llu: NaN or Inf (vector %llu '%.64s', component %llu)", at,
+                         (ro_sgns__ull)b->words.n, word, (ro_sgns__ull)j);
+truncated:
+    if (in->ioerr)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu",
+                             ro_sgns__eval_offset(in));
+    return ro_sgns__fail(
+        err, RO_SGNS_ERR_FORMAT,
+        "byte %llu: truncated: the header says %llu vectors, the data ends in vector %llu",
+        ro_sgns__eval_offset(in), (ro_sgns__ull)header_n, vec);
+}
+
+/* ---- the reader all entry points share ---------------------------------- */
+
+static ro_sgns_result ro_sgns__eval_read(ro_sgns_vectors *v, ro_sgns__eval_in *in,
+                                         ro_sgns_vectors_format format, size_t limit,
+                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__eval_build b;
+    ro_sgns__eval_num nf;
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t V = 0, d = 0, target, reserve;
+    ro_sgns__ull line = 1;
+    if (!v) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors reader: v is NULL");
+    if (format != RO_SGNS_W2V_TEXT && format != RO_SGNS_W2V_BINARY && format != RO_SGNS_GLOVE_TEXT)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors reader: unknown format %d",
+                             (int)format);
+    memset(&b, 0, sizeof b);
+    b.al = alloc;
+    ro_sgns__eval_num_init(&nf);
+    /* No byte-order-mark skipping here (unlike the pair and question files):
+       a GloVe file's first word must read back as written, and gensim keeps
+       a BOM as part of the first word too. */
+    if (format == RO_SGNS_GLOVE_TEXT) {
+        target = limit ? limit : (size_t)-1;
+        rc = ro_sgns__eval_text_body(in, &b, target, &nf, &line, err);
+        if (rc == RO_SGNS_OK && b.words.n == 0)
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "GloVe file without vectors");
+    } else {
+        if ((rc = ro_sgns__eval_header(in, &V, &d, err)) != RO_SGNS_OK) return rc;
+        b.d = d;
+        ++line;
+        target = (limit && limit < V) ? limit : V;
+        /* Reserve what the header promises, but no more than the bytes
+           left in a memory buffer can hold (a record takes at least 4d + 2
+           bytes in binary, 2d + 2 in text), 64 MiB of matrix and 2^20 rows,
+           so a lying header costs little; a longer file just grows the
+           arrays by doubling from there. */
+        reserve = ro_sgns__min(target, ((size_t)64 << 20) / (d * sizeof(ro_sgns_real)));
+        reserve = ro_sgns__min(reserve, (size_t)1 << 20);
+        if (!in->read_fn)
+            reserve = ro_sgns__min(
+                reserve,
+                (in->len - in->pos) / ((format == RO_SGNS_W2V_BINARY ? 4 : 2) * d + 2) + 1);
+        if ((rc = ro_sgns__eval_build_reserve(&b, reserve, err)) != RO_SGNS_OK) {
+            ro_sgns__eval_build_free(&b);
+            return rc;
+        }
+        if (format == RO_SGNS_W2V_TEXT) {
+            rc = ro_sgns__eval_text_body(in, &b, target, &nf, &line, err);
+            if (rc == RO_SGNS_OK && b.words.n < target)
+                rc = ro_sgns__fail(
+                    err, RO_SGNS_ERR_FORMAT,
+                    "line %llu: the header says %llu vectors, the file ends after %llu", line,
+                    (ro_sgns__ull)V, (ro_sgns__ull)b.words.n);
+            if (rc == RO_SGNS_OK && target == V && !ro_sgns__eval_rest_blank(in, &line))
+                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                   "line %llu: more vectors than the %llu the header says", line,
+                                   (ro_sgns__ull)V);
+        } else {
+            rc = ro_sgns__eval_binary_body(in, &b, target, V, err);
+            if (rc == RO_SGNS_OK && target == V && !ro_sgns__eval_rest_blank(in, &line))
+                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                   "byte %llu: data after the %llu vectors the header says",
+                                   ro_sgns__eval_offset(in) - 1, (ro_sgns__ull)V);
+        }
+    }
+    if (rc == RO_SGNS_OK && in->ioerr)
+        rc =
+            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
+    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, v, err);
+    ro_sgns__eval_build_free(&b);
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_memory(ro_sgns_vectors *v, const void *data,
+                                                       size_t size, ro_sgns_vectors_format format,
+                                                       size_t limit, const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err)
+{
+    ro_sgns__eval_in in;
+    if (!data && size)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "vectors_read_memory: data is NULL");
+    memset(&in, 0, sizeof in);
+    in.buf = (const unsigned char *)data;
+    in.len = size;
+    return ro_sgns__eval_read(v, &in, format, limit, alloc, err);
+}
+
+/* Set up a callback input with its refill buffer. */
+static ro_sgns_result ro_sgns__eval_in_cb(ro_sgns__eval_in *in, ro_sgns_read_fn read_fn, void *user,
+                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    memset(in, 0, sizeof *in);
+    if (!read_fn)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "reader: the read callback is NULL");
+    in->own = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__EVAL_BUF);
+    if (!in->own) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "reader: no input buffer");
+    in->buf = in->own;
+    in->read_fn = read_fn;
+    in->user = user;
+    return RO_SGNS_OK;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_cb(ro_sgns_vectors *v, ro_sgns_read_fn read_fn,
+                                                   void *user, ro_sgns_vectors_format format,
+                                                   size_t limit, const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err)
+{
+    ro_sgns__eval_in in;
+    ro_sgns_result rc = ro_sgns__eval_in_cb(&in, read_fn, user, alloc, err);
+    if (rc != RO_SGNS_OK) return rc;
+    rc = ro_sgns__eval_read(v, &in, format, limit, alloc, err);
+    ro_sgns__free(alloc, in.own);
+    return rc;
+}
+
+/* ---- writers ------------------------------------------------------------ */
+
+typedef struct ro_sgns__eval_out {
+    ro_sgns_write_fn write_fn;
+    void *user;
+    unsigned char *buf;
+    size_t len;
+    int failed;
+} ro_sgns__eval_out;
+
+static void ro_sgns__eval_flush(ro_sgns__eval_out *o)
+{
+    if (!o->failed && o->len && o->write_fn(o->user, o->buf, o->len) != 0) o->failed = 1;
+    o->len = 0;
+}
+
+static void ro_sgns__eval_put(ro_sgns__eval_out *o, const void *p, size_t n)
+{
+    if (o->failed) return;
+    if (o->len + n > RO_SGNS__EVAL_BUF) ro_sgns__eval_flush(o);
+    if (n > RO_SGNS__EVAL_BUF) {
+        if (!o->failed && o->write_fn(o->user, p, n) != 0) o->failed = 1;
+        return;
+    }
+    memcpy(o->buf + o->len, p, n);
+    o->len += n;
+}
+
+/* Format x with enough digits to read back bit-exactly, '.' as the
+   decimal point whatever the locale; returns the length. */
+static size_t ro_sgns__eval_format(char *s, size_t cap, double x, const ro_sgns__eval_num *nf)
+{
+    int n = RO_SGNS__IS_DOUBLE ? snprintf(s, cap, "%.17g", x) : snprintf(s, cap, "%.9g", x);
+    size_t len = n < 0 ? 0 : ((size_t)n >= cap ? cap - 1 : (size_t)n), i;
+    if (nf->dp_len == 1 && nf->dp[0] == '.') return len;
+    for (i = 0; i + nf->dp_len <= len; ++i)
+        if (memcmp(s + i, nf->dp, nf->dp_len) == 0) {
+            s[i] = '.';
+            memmove(s + i + 1, s + i + nf->dp_len, len - i - nf->dp_len + 1);
+            len -= nf->dp_len - 1;
+            break;
+        }
+    return len;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_cb(const ro_sgns_vectors *v,
+                                                    ro_sgns_vectors_format format,
+                                                    ro_sgns_write_fn write_fn, void *user,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err)
+{
+    ro_sgns__eval_out o;
+    ro_sgns__eval_num nf;
+    char num[64];
+    size_t i, j;
+    if (!v || !v->words || !v->data || v->n == 0 || v->d == 0 || !write_fn)
+        return ro_sgns__fail(
+            err, RO_SGNS_ERR_INVALID_ARGUMENT,
+            "vectors writer: need a non-empty vectors object and a write callback");
+    if (format != RO_SGNS_W2V_TEXT && format != RO_SGNS_W2V_BINARY && format != RO_SGNS_GLOVE_TEXT)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors writer: unknown format %d",
+                             (int)format);
+    /* check everything first, so a failed write leaves nothing behind */
+    for (i = 0; i < v->n; ++i) {
+        if (!ro_sgns__eval_word_ok(v->words[i]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "vectors writer: word %llu is empty or has whitespace",
+                                 (ro_sgns__ull)i);
+        for (j = 0; j < v->d; ++j) {
+            double x = (double)v->data[i * v->d + j];
+            if (!ro_sgns__is_finite(x) ||
+                (format == RO_SGNS_W2V_BINARY && (x > FLT_MAX || x < -FLT_MAX)))
+                return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                     "vectors writer: row %llu ('%.64s') column %llu is %s",
+                                     (ro_sgns__ull)i, v->words[i], (ro_sgns__ull)j,
+                                     ro_sgns__is_finite(x) ? "beyond the float32 range"
+                                                           : "NaN or Inf");
+        }
+    }
+    memset(&o, 0, sizeof o);
+    o.write_fn = write_fn;
+    o.user = user;
+    o.buf = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__EVAL_BUF);
+    if (!o.buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors writer: no buffer");
+    ro_sgns__eval_num_init(&nf);
+    if (format != RO_SGNS_GLOVE_TEXT) {
+        int n = snprintf(num, sizeof num, "%llu %llu\n", (ro_sgns__ull)v->n, (ro_sgns__ull)v->d);
+        ro_sgns__eval_put(&o, num, (size_t)n);
+    }
+    for (i = 0; i < v->n && !o.failed; ++i) {
+        const ro_sgns_real *row = v->data + i * v->d;
+        ro_sgns__eval_put(&o, v->words[i], strlen(v->words[i]));
+        if (format == RO_SGNS_W2V_BINARY) {
+            unsigned char bytes[4];
+            ro_sgns__eval_put(&o, " ", 1);
+            for (j = 0; j < v->d; ++j) {
+                float f = (float)row[j];
+                uint32_t u;
+                memcpy(&u, &f, sizeof u);             /* the float's bits as a uint32 ... */
+                bytes[0] = (unsigned char)(u & 0xFF); /* ... written little-endian */
+                bytes[1] = (unsigned char)((u >> 8) & 0xFF);
+                bytes[2] = (unsigned char)((u >> 16) & 0xFF);
+                bytes[3] = (unsigned char)(u >> 24);
+                ro_sgns__eval_put(&o, bytes, 4);
+            }
+        } else {
+            for (j = 0; j < v->d; ++j) {
+                num[0] = ' ';
+                ro_sgns__eval_put(
+                    &o, num,
+                    1 + ro_sgns__eval_format(num + 1, sizeof num - 1, (double)row[j], &nf));
+            }
+        }
+        ro_sgns__eval_put(&o, "\n", 1);
+    }
+    ro_sgns__eval_flush(&o);
+    ro_sgns__free(alloc, o.buf);
+    if (o.failed)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "vectors writer: the write callback failed");
+    return ro_sgns__ok(err);
+}
+
+typedef struct ro_sgns__eval_membuf {
+    const ro_sgns_allocator *al;
+    unsigned char *p;
+    size_t len, cap;
+} ro_sgns__eval_membuf;
+
+static int ro_sgns__eval_mem_write(void *user, const void *src, size_t size)
+{
+    ro_sgns__eval_membuf *m = (ro_sgns__eval_membuf *)user;
+    void *q;
+    if (size > (size_t)-1 - m->len) return 1;
+    if (ro_sgns__eval_reserve(m->al, m->p, &m->cap, m->len + size, 1, &q, NULL) != RO_SGNS_OK)
+        return 1;
+    m->p = (unsigned char *)q;
+    memcpy(m->p + m->len, src, size);
+    m->len += size;
+    return 0;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_memory(const ro_sgns_vectors *v,
+                                                        ro_sgns_vectors_format format, void **out,
+                                                        size_t *out_size,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err)
+{
+    ro_sgns__eval_membuf m;
+    ro_sgns_result rc;
+    if (!out || !out_size)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "vectors_write_memory: out is NULL");
+    memset(&m, 0, sizeof m);
+    m.al = alloc;
+    rc = ro_sgns_vectors_write_cb(v, format, ro_sgns__eval_mem_write, &m, alloc, err);
+    if (rc == RO_SGNS_ERR_IO)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_write_memory: out of memory");
+    if (rc != RO_SGNS_OK) {
+        ro_sgns__free(alloc, m.p);
+        return rc;
+    }
+    *out = m.p;
+    *out_size = m.len;
+    return rc;
+}
+
+#ifndef RO_SGNS_NO_STDIO
+static size_t ro_sgns__eval_file_read(void *user, void *dst, size_t size)
+{
+    FILE *f = (FILE *)user;
+    size_t got = fread(dst, 1, size, f);
+    if (got == 0 && ferror(f)) return (size_t)-1;
+    return got;
+}
+
+static int ro_sgns__eval_file_write(void *user, const void *src, size_t size)
+{
+    return fwrite(src, 1, size, (FILE *)user) != size;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_file(ro_sgns_vectors *v, FILE *f,
+                                                     ro_sgns_vectors_format format, size_t limit,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err)
+{
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_read_file: f is NULL");
+    return ro_sgns_vectors_read_cb(v, ro_sgns__eval_file_read, f, format, limit, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load(ro_sgns_vectors *v, const char *path,
+                                                ro_sgns_vectors_format format, size_t limit,
+                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    FILE *f;
+    ro_sgns_result rc;
+    size_t plen;
+    if (!path)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load: path is NULL");
+    f = fopen(path, "rb");
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    rc = ro_sgns_vectors_read_file(v, f, format, limit, alloc, err);
+    fclose(f);
+    if (rc != RO_SGNS_OK && err) { /* prefix the file name */
+        char msg[RO_SGNS_MESSAGE_SIZE];
+        plen = strlen(path);
+        memcpy(msg, err->message, sizeof msg);
+        snprintf(err->message, sizeof err->message, "%.*s: %.128s", (int)(plen > 120 ? 120 : plen),
+                 plen > 120 ? path + plen - 120 : path, msg);
+    }
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_file(const ro_sgns_vectors *v, FILE *f,
+                                                      ro_sgns_vectors_format format,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err)
+{
+    ro_sgns_result rc;
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_write_file: f is NULL");
+    rc = ro_sgns_vectors_write_cb(v, format, ro_sgns__eval_file_write, f, alloc, err);
+    if (rc == RO_SGNS_OK && fflush(f) != 0)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "vectors_write_file: flush failed");
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save(const ro_sgns_vectors *v, const char *path,
+                                                ro_sgns_vectors_format format,
+                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    char *tmp;
+    size_t plen;
+    FILE *f;
+    ro_sgns_result rc;
+    if (!path)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_save: path is NULL");
+    plen = strlen(path);
+    tmp = (char *)ro_sgns__malloc(alloc, plen + 5);
+    if (!tmp) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_save: no memory");
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    f = fopen(tmp, "wb");
+    if (!f) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot create '%.200s'", tmp);
+    } else {
+        rc = ro_sgns_vectors_write_file(v, f, format, alloc, err);
+        if (fclose(f) != 0 && rc == RO_SGNS_OK)
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot close '%.200s'", tmp);
+        if (rc == RO_SGNS_OK) {
+#ifdef _WIN32
+            remove(path); /* rename() does not replace an existing file on Windows */
+#endif
+            if (rename(tmp, path) != 0)
+                rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot rename '%.120s' to '%.120s'", tmp,
+                                   path);
+        }
+        if (rc != RO_SGNS_OK) remove(tmp);
+    }
+    ro_sgns__free(alloc, tmp);
+    return rc;
+}
+#endif /* RO_SGNS_NO_STDIO */
+
+/* ======================================================================
+   7. Evaluation
+   What: the paper's "linguistic" quality measure [4.2, Table 2]:
+   Spearman's rho between human similarity scores of word pairs and the
+   cosines of the pairs' embeddings; and the usual companions: nearest
+   neighbours by cosine [Table 3 style], and analogies a:b :: c:? by
+   3CosAdd and 3CosMul (Levy and Goldberg 2014).
+   Why here: scores are only comparable when the policy is the same, and
+   tools differ on every point (pairs out of vocabulary dropped or scored
+   0, case folding, top-N restriction, 3CosMul epsilon, query words
+   excluded). Every result struct records its policy and counts, and the
+   _describe functions print them with the score.
+   How and cost: similarity is O(pairs d) with cosines in double and ranks
+   averaged over ties (scipy's definition). Neighbours and analogies are
+   many dot products with the whole vocabulary, so they are a GEMM:
+   queries (unit vectors; b^ - a^ + c^ for 3CosAdd) times the matrix
+   transposed, 512 queries x 1024 rows at a time, each column scaled by
+   the row's inverse norm -- the matrix is never copied or normalized in
+   place. O(queries n d) flops; workspace O(n + 512 (3 d + 3072)) reals. (The block of
+   queries is the GEMM's m: at m = 256 the built-in GEMM runs at half the
+   speed it reaches at m >= 512 for k = 500; see wip/eval_RESULTS.md.)
+   Invariants: a zero vector has cosine 0 with everything; ties go to the
+   lower row (the more frequent word); results never depend on the order
+   of blocks.
+   ====================================================================== */
+
+RO_SGNS_DEF double ro_sgns_cosine(const ro_sgns_real *a, const ro_sgns_real *b, size_t d)
+{
+    double ab = 0, aa = 0, bb = 0;
+    size_t i;
+    for (i = 0; i < d; ++i) {
+        ab += (double)a[i] * (double)b[i];
+        aa += (double)a[i] * (double)a[i];
+        bb += (double)b[i] * (double)b[i];
+    }
+    if (aa == 0 || bb == 0) return 0;
+    return ab / (RO_SGNS_SQRT(aa) * RO_SGNS_SQRT(bb));
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_pearson(size_t n, const double *x, const double *y, double *r,
+                                           ro_sgns_error *err)
+{
+    double mx = 0, my = 0, sxx = 0, syy = 0, sxy = 0, c;
+    size_t i;
+    if (n < 2 || !x || !y)
+        return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "correlation of %llu values", (ro_sgns__ull)n);
+    for (i = 0; i < n; ++i) {
+        if (!ro_sgns__is_finite(x[i]) || !ro_sgns__is_finite(y[i]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "correlation: NaN or Inf at %llu",
+                                 (ro_sgns__ull)i);
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= (double)n;
+    my /= (double)n;
+    for (i = 0; i < n; ++i) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+        sxy += (x[i] - mx) * (y[i] - my);
+    }
+    if (sxx == 0 || syy == 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "correlation: constant %s",
+                             sxx == 0 ? "x" : "y");
+    c = sxy / RO_SGNS_SQRT(sxx * syy);
+    *r = c > 1 ? 1 : (c < -1 ? -1 : c);
+    return ro_sgns__ok(err);
+}
+
+typedef struct ro_sgns__eval_rank_item {
+    double v;
+    size_t i;
+} ro_sgns__eval_rank_item;
+
+static int ro_sgns__eval_rank_cmp(const void *pa, const void *pb)
+{
+    const ro_sgns__eval_rank_item *a = (const ro_sgns__eval_rank_item *)pa;
+    const ro_sgns__eval_rank_item *b = (const ro_sgns__eval_rank_item *)pb;
+    if (a->v < b->v) return -1;
+    if (a->v > b->v) return 1;
+    return a->i < b->i ? -1 : (a->i > b->i);
+}
+
+/* Ranks 1..n of x, tied values getting the mean of the ranks they span. */
+static void ro_sgns__eval_ranks(size_t n, const double *x, ro_sgns__eval_rank_item *tmp,
+                                double *rank)
+{
+    size_t i, j, t;
+    for (i = 0; i < n; ++i) {
+        tmp[i].v = x[i];
+        tmp[i].i = i;
+    }
+    qsort(tmp, n, sizeof *tmp, ro_sgns__eval_rank_cmp);
+    for (i = 0; i < n; i = j + 1) {
+        double avg;
+        j = i;
+        while (j + 1 < n && tmp[j + 1].v == tmp[i].v) ++j;
+        avg = 0.5 * ((double)i + (double)j) + 1.0;
+        for (t = i; t <= j; ++t) rank[tmp[t].i] = avg;
+    }
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_spearman(size_t n, const double *x, const double *y, double *rho,
+                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__eval_rank_item *tmp;
+    double *rx, *ry;
+    ro_sgns_result rc;
+    size_t i;
+    if (n < 2 || !x || !y)
+        return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "correlation of %llu values", (ro_sgns__ull)n);
+    for (i = 0; i < n; ++i)
+        if (!ro_sgns__is_finite(x[i]) || !ro_sgns__is_finite(y[i]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "correlation: NaN or Inf at %llu",
+                                 (ro_sgns__ull)i);
+    tmp = (ro_sgns__eval_rank_item *)ro_sgns__alloc_array(alloc, n, 1, sizeof *tmp);
+    rx = (double *)ro_sgns__alloc_array(alloc, n, 2, sizeof(double));
+    if (!tmp || !rx) {
+        ro_sgns__free(alloc, tmp);
+        ro_sgns__free(alloc, rx);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "spearman: no memory for %llu ranks",
+                             (ro_sgns__ull)n);
+    }
+    ry = rx + n;
+    ro_sgns__eval_ranks(n, x, tmp, rx);
+    ro_sgns__eval_ranks(n, y, tmp, ry);
+    rc = ro_sgns_pearson(n, rx, ry, rho, err);
+    ro_sgns__free(alloc, tmp);
+    ro_sgns__free(alloc, rx);
+    return rc;
+}
+
+/* ---- reading pair and question files ------------------------------------ */
+
+/* The rest of the line's fields: up to maxf stored at buf + i (RO_SGNS_FILE_MAX_WORD
+   + 1), lens[i] their full lengths, flags[i] TOO_LONG/HAS_NUL. Takes the
+   '\n'. Returns the number of fields (may exceed maxf). */
+static size_t ro_sgns__eval_fields(ro_sgns__eval_in *in, char *buf, size_t maxf, size_t *lens,
+                                   int *flags)
+{
+    size_t nf = 0;
+    int c, fl;
+    char scratch[8];
+    for (;;) {
+        c = ro_sgns__eval_skip_blanks(in);
+        if (c < 0 || c == '\n') break;
+        if (nf < maxf) {
+            lens[nf] = ro_sgns__eval_field(in, buf + nf * (RO_SGNS_FILE_MAX_WORD + 1),
+                                           RO_SGNS_FILE_MAX_WORD + 1, &flags[nf]);
+        } else {
+            (void)ro_sgns__eval_field(in, scratch, sizeof scratch, &fl);
+        }
+        ++nf;
+    }
+    (void)ro_sgns__eval_getc(in);
+    return nf;
+}
+
+static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns_pairs *p, ro_sgns__eval_in *in,
+                                               const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__eval_strs s;
+    ro_sgns__eval_num nf;
+    char *buf = NULL;
+    double *score = NULL, x;
+    char **w = NULL;
+    size_t scap = 0, nfld, lens[4], i, n = 0;
+    int flags[4], c, code;
+    ro_sgns__ull line = 1;
+    ro_sgns_result rc = RO_SGNS_OK;
+    void *q;
+    if (!p) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs reader: p is NULL");
+    memset(&s, 0, sizeof s);
+    ro_sgns__eval_num_init(&nf);
+    buf = (char *)ro_sgns__alloc_array(alloc, 4, RO_SGNS_FILE_MAX_WORD + 1, 1);
+    if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
+    ro_sgns__eval_skip_bom(in);
+    for (;; ++line) {
+        c = ro_sgns__eval_skip_blanks(in);
+        if (c < 0) break;
+        if (c == '#' || c == '\n') {
+            ro_sgns__eval_skip_line(in);
+            continue;
+        }
+        nfld = ro_sgns__eval_fields(in, buf, 4, lens, flags);
+        if (nfld < 3 || (nfld > 3 && buf[3 * (RO_SGNS_FILE_MAX_WORD + 1)] != '#')) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                               "line %llu: %llu fields, expected 'word1 word2 score'", line,
+                               (ro_sgns__ull)nfld);
+            goto done;
+        }
+        for (i = 0; i < 2; ++i)
+            if (flags[i]) {
+                rc = ro_sgns__fail(
+                    err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
+                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a NUL byte");
+                goto done;
+            }
+        code = flags[2] ? RO_SGNS__EVAL_NUM_SYNTAX
+                        : ro_sgns__eval_number(buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1), lens[2], &nf,
+                                               0, &x);
+        if (code != RO_SGNS__EVAL_NUM_OK) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: score is %s: '%.40s'", line,
+                               ro_sgns__eval_num_problem(code),
+                               buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1));
+            goto done;
+        }
+        if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf, lens[0], err)) != RO_SGNS_OK ||
+            (rc = ro_sgns__eval_strs_add(alloc, &s, buf + RO_SGNS_FILE_MAX_WORD + 1, lens[1],
+                                         err)) != RO_SGNS_OK ||
+            (rc = ro_sgns__eval_reserve(alloc, score, &scap, n + 1, sizeof(double), &q, err)) !=
+                RO_SGNS_OK)
+            goto done;
+        score = (double *)q;
+        score[n++] = x;
+    }
+    if (in->ioerr) {
+        rc =
+            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
+        goto done;
+    }
+    if (n == 0) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "no word pairs");
+        goto done;
+    }
+    w = (char **)ro_sgns__alloc_array(alloc, n, 2, sizeof(char *));
+    if (!w) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
+        goto done;
+    }
+    for (i = 0; i < 2 * n; ++i) w[i / 2 + (i % 2) * n] = s.pool + s.offs[i];
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->word1 = w;
+    p->word2 = w + n;
+    p->score = score;
+    p->pool_ = s.pool;
+    if (alloc) p->alloc_ = *alloc;
+    s.pool = NULL;
+    score = NULL;
+    rc = ro_sgns__ok(err);
+done:
+    ro_sgns__eval_strs_free(alloc, &s);
+    ro_sgns__free(alloc, score);
+    ro_sgns__free(alloc, buf);
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_read_memory(ro_sgns_pairs *p, const void *data,
+                                                     size_t size, const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err)
+{
+    ro_sgns__eval_in in;
+    if (!data && size)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_read_memory: data is NULL");
+    memset(&in, 0, sizeof in);
+    in.buf = (const unsigned char *)data;
+    in.len = size;
+    return ro_sgns__eval_pairs_read(p, &in, alloc, err);
+}
+
+RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p)
+{
+    ro_sgns_allocator al;
+    if (!p) return;
+    al = p->alloc_;
+    ro_sgns__free(&al, p->word1); /* word2 lives in the same block */
+    ro_sgns__free(&al, p->score);
+    ro_sgns__free(&al, p->pool_);
+    memset(p, 0, sizeof *p);
+}
+
+static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns_analogies *out, ro_sgns__eval_in *in,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err)
+{
+    ro_sgns__eval_strs s;
+    char *buf = NULL;
+    size_t *first = NULL, *names = NULL, *sect = NULL, fcap = 0, ncap = 0, scap = 0;
+    size_t nq = 0, ns = 0, nfld, lens[5], i, j;
+    char **words = NULL, **snames = NULL;
+    int flags[5], c;
+    ro_sgns__ull line = 1;
+    ro_sgns_result rc = RO_SGNS_OK;
+    void *q;
+    if (!out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogies reader: q is NULL");
+    memset(&s, 0, sizeof s);
+    buf = (char *)ro_sgns__alloc_array(alloc, 5, RO_SGNS_FILE_MAX_WORD + 1, 1);
+    if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
+    ro_sgns__eval_skip_bom(in);
+    for (;; ++line) {
+        c = ro_sgns__eval_skip_blanks(in);
+        if (c < 0) break;
+        if (c == '#' || c == '\n') {
+            ro_sgns__eval_skip_line(in);
+            continue;
+        }
+        if (c == ':') { /* ": section name": the rest of the line, trimmed */
+            size_t len = 0, cap = RO_SGNS_FILE_MAX_WORD + 1;
+            (void)ro_sgns__eval_getc(in);
+            ro_sgns__eval_skip_blanks(in);
+            while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n') {
+                if (c == 0) {
+                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: NUL byte", line);
+                    goto done;
+                }
+                if (len + 1 < cap) buf[len++] = (char)c;
+            }
+            while (len > 0 && ro_sgns__eval_blank((unsigned char)buf[len - 1])) --len;
+            if ((rc = ro_sgns__eval_reserve(alloc, names, &ncap, ns + 1, sizeof(size_t), &q,
+                                            err)) != RO_SGNS_OK)
+                goto done;
+            names = (size_t *)q;
+            names[ns++] = s.n;
+            if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf, len, err)) != RO_SGNS_OK) goto done;
+            continue;
+        }
+        nfld = ro_sgns__eval_fields(in, buf, 5, lens, flags);
+        if (nfld != 4) {
+            rc = ro_sgns__fail(
+                err, RO_SGNS_ERR_FORMAT,
+                "line %llu: %llu words, expected 4 ('a b c d': a is to b as c is to d)", line,
+                (ro_sgns__ull)nfld);
+            goto done;
+        }
+        for (i = 0; i < 4; ++i)
+            if (flags[i]) {
+                rc = ro_sgns__fail(
+                    err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
+                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a NUL byte");
+                goto done;
+            }
+        if (ns == 0) { /* questions before any section: section "" */
+            if ((rc = ro_sgns__eval_reserve(alloc, names, &ncap, 1, sizeof(size_t), &q, err)) !=
+                RO_SGNS_OK)
+                goto done;
+            names = (size_t *)q;
+            names[ns++] = s.n;
+            if ((rc = ro_sgns__eval_strs_add(alloc, &s, "", 0, err)) != RO_SGNS_OK) goto done;
+        }
+        if ((rc = ro_sgns__eval_reserve(alloc, first, &fcap, nq + 1, sizeof(size_t), &q, err)) !=
+            RO_SGNS_OK)
+            goto done;
+        first = (size_t *)q;
+        if ((rc = ro_sgns__eval_reserve(alloc, sect, &scap, nq + 1, sizeof(size_t), &q, err)) !=
+            RO_SGNS_OK)
+            goto done;
+        sect = (size_t *)q;
+        first[nq] = s.n;
+        sect[nq] = ns - 1;
+        ++nq;
+        for (i = 0; i < 4; ++i)
+            if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf + i * (RO_SGNS_FILE_MAX_WORD + 1),
+                                             lens[i], err)) != RO_SGNS_OK)
+                goto done;
+    }
+    if (in->ioerr) {
+        rc =
+            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
+        goto done;
+    }
+    if (nq == 0) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "no analogy questions");
+        goto done;
+    }
+    words = (char **)ro_sgns__alloc_array(alloc, nq, 4, sizeof(char *));
+    snames = (char **)ro_sgns__alloc_array(alloc, ns, 1, sizeof(char *));
+    if (!words || !snames) {
+        ro_sgns__free(alloc, words);
+        ro_sgns__free(alloc, snames);
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
+        goto done;
+    }
+    for (i = 0; i < nq; ++i)
+        for (j = 0; j < 4; ++j) words[4 * i + j] = s.pool + s.offs[first[i] + j];
+    for (i = 0; i < ns; ++i) snames[i] = s.pool + s.offs[names[i]];
+    memset(out, 0, sizeof *out);
+    out->n = nq;
+    out->words = words;
+    out->section = sect;
+    out->nsections = ns;
+    out->section_names = snames;
+    out->pool_ = s.pool;
+    if (alloc) out->alloc_ = *alloc;
+    s.pool = NULL;
+    sect = NULL;
+    rc = ro_sgns__ok(err);
+done:
+    ro_sgns__eval_strs_free(alloc, &s);
+    ro_sgns__free(alloc, buf);
+    ro_sgns__free(alloc, first);
+    ro_sgns__free(alloc, names);
+    ro_sgns__free(alloc, sect);
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_read_memory(ro_sgns_analogies *q, const void *data,
+                                                         size_t size,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err)
+{
+    ro_sgns__eval_in in;
+    if (!data && size)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "analogies_read_memory: data is NULL");
+    memset(&in, 0, sizeof in);
+    in.buf = (const unsigned char *)data;
+    in.len = size;
+    return ro_sgns__eval_analogies_read(q, &in, alloc, err);
+}
+
+RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q)
+{
+    ro_sgns_allocator al;
+    if (!q) return;
+    al = q->alloc_;
+    ro_sgns__free(&al, q->words);
+    ro_sgns__free(&al, q->section);
+    ro_sgns__free(&al, q->section_names);
+    ro_sgns__free(&al, q->pool_);
+    memset(q, 0, sizeof *q);
+}
+
+#ifndef RO_SGNS_NO_STDIO
+/* Open path and run a reader over it as a stream; the file name goes in
+   front of any message. */
+typedef ro_sgns_result (*ro_sgns__eval_text_reader)(void *obj, ro_sgns__eval_in *in,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err);
+
+static ro_sgns_result ro_sgns__eval_pairs_reader(void *obj, ro_sgns__eval_in *in,
+                                                 const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    return ro_sgns__eval_pairs_read((ro_sgns_pairs *)obj, in, alloc, err);
+}
+
+static ro_sgns_result ro_sgns__eval_analogies_reader(void *obj, ro_sgns__eval_in *in,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err)
+{
+    return ro_sgns__eval_analogies_read((ro_sgns_analogies *)obj, in, alloc, err);
+}
+
+static ro_sgns_result ro_sgns__eval_load(void *obj, const char *path,
+                                         ro_sgns__eval_text_reader reader,
+                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__eval_in in;
+    FILE *f;
+    ro_sgns_result rc;
+    size_t plen;
+    if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "load: path is NULL");
+    f = fopen(path, "rb");
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    rc = ro_sgns__eval_in_cb(&in, ro_sgns__eval_file_read, f, alloc, err);
+    if (rc == RO_SGNS_OK) rc = reader(obj, &in, alloc, err);
+    ro_sgns__free(alloc, in.own);
+    fclose(f);
+    if (rc != RO_SGNS_OK && err) {
+        char msg[RO_SGNS_MESSAGE_SIZE];
+        plen = strlen(path);
+        memcpy(msg, err->message, sizeof msg);
+        snprintf(err->message, sizeof err->message, "%.*s: %.128s", (int)(plen > 120 ? 120 : plen),
+                 plen > 120 ? path + plen - 120 : path, msg);
+    }
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load(ro_sgns_pairs *p, const char *path,
+                                              const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    if (!p) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load: p is NULL");
+    return ro_sgns__eval_load(p, path, ro_sgns__eval_pairs_reader, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load(ro_sgns_analogies *q, const char *path,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    if (!q) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogies_load: q is NULL");
+    return ro_sgns__eval_load(q, path, ro_sgns__eval_analogies_reader, alloc, err);
+}
+#endif /* RO_SGNS_NO_STDIO */
+
+/* ---- vocabulary lookup under a policy ------------------------------------
+   Rows [0, limit) count as the vocabulary. Without folding, a word is
+   looked up in v's own table. With folding, a second table maps the
+   lower-cased first `limit` words to the first row that folds to each, and
+   canon[r] marks those rows (the others can't be an analogy answer). */
+
+typedef struct ro_sgns__eval_lookup {
+    const ro_sgns_vectors *v;
+    size_t limit;
+    int fold;
+    char **fwords;  /* limit pointers into v->words (compared folded) */
+    size_t *fslots; /* folded table */
+    size_t fmask;
+    unsigned char *canon; /* limit flags */
+} ro_sgns__eval_lookup;
+
+static void ro_sgns__eval_lookup_free(ro_sgns__eval_lookup *L, const ro_sgns_allocator *al)
+{
+    ro_sgns__free(al, L->fwords);
+    ro_sgns__free(al, L->fslots);
+    ro_sgns__free(al, L->canon);
+    memset(L, 0, sizeof *L);
+}
+
+static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const ro_sgns_vectors *v,
+                                                size_t restrict_vocab, int fold,
+                                                const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    size_t r, size;
+    memset(L, 0, sizeof *L);
+    L->v = v;
+    L->limit = (restrict_vocab && restrict_vocab < v->n) ? restrict_vocab : v->n;
+    L->fold = fold != 0;
+    if (!L->fold) return RO_SGNS_OK;
+    size = ro_sgns__eval_table_size(L->limit);
+    L->fslots = (size_t *)ro_sgns__alloc_array(al, size, 1, sizeof(size_t));
+    L->canon = (unsigned char *)ro_sgns__malloc(al, L->limit);
+    if (!L->fslots || !L->canon) {
+        ro_sgns__eval_lookup_free(L, al);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "case-folded lookup: no memory");
+    }
+    memset(L->fslots, 0, size * sizeof(size_t));
+    L->fmask = size - 1;
+    for (r = 0; r < L->limit; ++r) {
+        const char *w = v->words[r];
+        size_t len = strlen(w), i = (size_t)ro_sgns__eval_hash(w, len, 1) & L->fmask;
+        for (;;) { /* probe comparing both sides folded */
+            size_t s = L->fslots[i], t;
+            const char *o;
+            if (s == 0) break;
+            o = v->words[s - 1];
+            for (t = 0; t < len && o[t] &&
+                        ro_sgns__eval_lower((unsigned char)o[t]) ==
+                            ro_sgns__eval_lower((unsigned char)w[t]);
+                 ++t) {
+            }
+            if (t == len && o[t] == '\0') break;
+            i = (i + 1) & L->fmask;
+        }
+        L->canon[r] = L->fslots[i] == 0;
+        if (L->canon[r]) L->fslots[i] = r + 1;
+    }
+    return RO_SGNS_OK;
+}
+
+/* Row of word under the policy, or 0 when out of vocabulary. */
+static int ro_sgns__eval_lookup_find(const ro_sgns__eval_lookup *L, const char *word, size_t *row)
+{
+    size_t len = strlen(word), i, s, t;
+    if (!L->fold) {
+        if (!ro_sgns__eval_vfind(L->v, word, len, &s) || s >= L->limit) return 0;
+        *row = s;
+        return 1;
+    }
+    i = (size_t)ro_sgns__eval_hash(word, len, 1) & L->fmask;
+    for (;;) {
+        const char *o;
+        s = L->fslots[i];
+        if (s == 0) return 0;
+        o = L->v->words[s - 1];
+        for (t = 0; t < len && o[t] &&
+                    ro_sgns__eval_lower((unsigned char)o[t]) ==
+                        ro_sgns__eval_lower((unsigned char)word[t]);
+             ++t) {
+        }
+        if (t == len && o[t] == '\0') {
+            *row = s - 1;
+            return 1;
+        }
+        i = (i + 1) & L->fmask;
+    }
+}
+
+static ro_sgns_result ro_sgns__eval_check_vectors(const ro_sgns_vectors *v, const char *who,
+                                                  ro_sgns_error *err)
+{
+    if (!v || v->n == 0 || v->d == 0 || !v->data || !v->words)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: empty or NULL vectors", who);
+    return RO_SGNS_OK;
+}
+
+/* ---- word similarity ---------------------------------------------------- */
+
+RO_SGNS_DEF ro_sgns_similarity_config ro_sgns_similarity_config_default(void)
+{
+    ro_sgns_similarity_config c;
+    memset(&c, 0, sizeof c);
+    c.oov = RO_SGNS_OOV_SKIP;
+    c.fold_case = 0;
+    c.restrict_vocab = 0;
+    return c;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval(
+    const ro_sgns_vectors *v, const ro_sgns_pairs *pairs, const ro_sgns_similarity_config *cfg,
+    ro_sgns_similarity_result *res, const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns_similarity_config c = cfg ? *cfg : ro_sgns_similarity_config_default();
+    ro_sgns__eval_lookup L;
+    ro_sgns_similarity_result r;
+    double *human = NULL, *cosv;
+    size_t i, r1 = 0, r2 = 0, used = 0, oov = 0;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "similarity_eval", err)) != RO_SGNS_OK) return rc;
+    if (!pairs || !res || (pairs->n && (!pairs->word1 || !pairs->word2 || !pairs->score)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "similarity_eval: NULL pairs or res");
+    if (c.oov != RO_SGNS_OOV_SKIP && c.oov != RO_SGNS_OOV_ZERO)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "similarity_eval: unknown oov policy");
+    if ((rc = ro_sgns__eval_lookup_init(&L, v, c.restrict_vocab, c.fold_case, alloc, err)) !=
+        RO_SGNS_OK)
+        return rc;
+    human = (double *)ro_sgns__alloc_array(alloc, pairs->n, 2, sizeof(double));
+    if (!human) {
+        ro_sgns__eval_lookup_free(&L, alloc);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "similarity_eval: no memory");
+    }
+    cosv = human + pairs->n;
+    for (i = 0; i < pairs->n; ++i) {
+        int ok = ro_sgns__eval_lookup_find(&L, pairs->word1[i], &r1) &&
+                 ro_sgns__eval_lookup_find(&L, pairs->word2[i], &r2);
+        if (!ok) {
+            ++oov;
+            if (c.oov == RO_SGNS_OOV_SKIP) continue;
+        }
+        human[used] = pairs->score[i];
+        cosv[used] = ok ? ro_sgns_cosine(v->data + r1 * v->d, v->data + r2 * v->d, v->d) : 0.0;
+        ++used;
+    }
+    memset(&r, 0, sizeof r);
+    r.pairs_total = pairs->n;
+    r.pairs_used = used;
+    r.pairs_oov = oov;
+    r.config = c;
+    r.vocab_rows = L.limit;
+    rc = ro_sgns_spearman(used, human, cosv, &r.spearman, alloc, err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns_pearson(used, human, cosv, &r.pearson, err);
+    if (rc != RO_SGNS_OK && err) {
+        char msg[RO_SGNS_MESSAGE_SIZE];
+        memcpy(msg, err->message, sizeof msg);
+        snprintf(err->message, sizeof err->message,
+                 "similarity_eval: %llu of %llu pairs out of vocabulary (%s): %.128s",
+                 (ro_sgns__ull)oov, (ro_sgns__ull)pairs->n,
+                 c.oov == RO_SGNS_OOV_SKIP ? "skipped" : "scored 0", msg);
+    }
+    ro_sgns__free(alloc, human);
+    ro_sgns__eval_lookup_free(&L, alloc);
+    if (rc != RO_SGNS_OK) return rc;
+    *res = r;
+    return ro_sgns__ok(err);
+}
+
+#ifndef RO_SGNS_NO_STDIO
+RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval_file(const ro_sgns_vectors *v, const char *path,
+                                                        const ro_sgns_similarity_config *cfg,
+                                                        ro_sgns_similarity_result *res,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err)
+{
+    ro_sgns_pairs p;
+    ro_sgns_result rc = ro_sgns_pairs_load(&p, path, alloc, err);
+    if (rc != RO_SGNS_OK) return rc;
+    rc = ro_sgns_similarity_eval(v, &p, cfg, res, alloc, err);
+    ro_sgns_pairs_free(&p);
+    return rc;
+}
+#endif
+
+RO_SGNS_DEF int ro_sgns_similarity_describe(const ro_sgns_similarity_result *res, char *buf,
+                                            size_t size)
+{
+    char rows[64];
+    if (!res || !buf) return -1;
+    if (res->vocab_rows && res->config.restrict_vocab &&
+        res->config.restrict_vocab <= res->vocab_rows)
+        snprintf(rows, sizeof rows, "first %llu rows", (ro_sgns__ull)res->vocab_rows);
+    else
+        snprintf(rows, sizeof rows, "all %llu rows", (ro_sgns__ull)res->vocab_rows);
+    if (res->config.oov == RO_SGNS_OOV_SKIP)
+        return snprintf(
+            buf, size,
+            "spearman %.4f pearson %.4f | %llu of %llu pairs used, %llu skipped (out of "
+            "vocabulary) | case folding %s | %s",
+            res->spearman, res->pearson, (ro_sgns__ull)res->pairs_used,
+            (ro_sgns__ull)res->pairs_total, (ro_sgns__ull)res->pairs_oov,
+            res->config.fold_case ? "on" : "off", rows);
+    return snprintf(buf, size,
+                    "spearman %.4f pearson %.4f | %llu of %llu pairs used, %llu out of vocabulary "
+                    "scored 0 | case folding %s | %s",
+                    res->spearman, res->pearson, (ro_sgns__ull)res->pairs_used,
+                    (ro_sgns__ull)res->pairs_total, (ro_sgns__ull)res->pairs_oov,
+                    res->config.fold_case ? "on" : "off", rows);
+}
+
+/* ---- blocked scoring: queries x rows through GEMM ------------------------ */
+
+#define RO_SGNS__EVAL_QB 512  /* queries (questions) per block */
+#define RO_SGNS__EVAL_NB 1024 /* matrix rows per block */
+
+/* inv[r] = 1 / ||row r|| for r < rows (0 for a zero row). */
+static void ro_sgns__eval_inv_norms(const ro_sgns_vectors *v, size_t rows, double *inv)
+{
+    size_t r, j;
+    for (r = 0; r < rows; ++r) {
+        const ro_sgns_real *x = v->data + r * v->d;
+        double s = 0;
+        for (j = 0; j < v->d; ++j) s += (double)x[j] * (double)x[j];
+        inv[r] = s > 0 ? 1.0 / RO_SGNS_SQRT(s) : 0.0;
+    }
+}
+
+/* dst = x / ||x|| (zero stays zero), d values. */
+static void ro_sgns__eval_unit(const ro_sgns_real *x, size_t d, ro_sgns_real *dst)
+{
+    double s = 0, inv;
+    size_t j;
+    for (j = 0; j < d; ++j) s += (double)x[j] * (double)x[j];
+    inv = s > 0 ? 1.0 / RO_SGNS_SQRT(s) : 0.0;
+    for (j = 0; j < d; ++j) dst[j] = (ro_sgns_real)((double)x[j] * inv);
+}
+
+/* Is a worse than b: lower similarity, or equal and a later row? */
+static int ro_sgns__eval_worse(const ro_sgns_neighbor *a, const ro_sgns_neighbor *b)
+{
+    return a->similarity < b->similarity || (a->similarity == b->similarity && a->row > b->row);
+}
+
+/* Min-heap of the k best so far (worst on top). */
+static void ro_sgns__eval_sift_down(ro_sgns_neighbor *h, size_t size, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        ro_sgns_neighbor t;
+        if (l < size && ro_sgns__eval_worse(&h[l], &h[m])) m = l;
+        if (l + 1 < size && ro_sgns__eval_worse(&h[l + 1], &h[m])) m = l + 1;
+        if (m == i) return;
+        t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static void ro_sgns__eval_heap_offer(ro_sgns_neighbor *h, size_t *size, size_t k, size_t row,
+                                     double sim)
+{
+    ro_sgns_neighbor c;
+    c.row = row;
+    c.similarity = sim;
+    if (*size < k) {
+        size_t i = (*size)++;
+        h[i] = c;
+        while (i > 0 && ro_sgns__eval_worse(&h[i], &h[(i - 1) / 2])) {
+            ro_sgns_neighbor t = h[i];
+            h[i] = h[(i - 1) / 2];
+            h[(i - 1) / 2] = t;
+            i = (i - 1) / 2;
+        }
+    } else if (ro_sgns__eval_worse(&h[0], &c)) {
+        h[0] = c;
+        ro_sgns__eval_sift_down(h, *size, 0);
+    }
+}
+
+/* Heap -> best first. */
+static void ro_sgns__eval_heap_sort(ro_sgns_neighbor *h, size_t size)
+{
+    while (size > 1) {
+        ro_sgns_neighbor t = h[0];
+        h[0] = h[size - 1];
+        h[size - 1] = t;
+        --size;
+        ro_sgns__eval_sift_down(h, size, 0);
+    }
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v, size_t nq,
+                                                        const ro_sgns_real *queries, size_t ldq,
+                                                        const size_t *exclude, size_t k,
+                                                        ro_sgns_neighbor *out, size_t *count,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err)
+{
+    double *inv = NULL;
+    ro_sgns_real *Q = NULL, *S = NULL;
+    size_t *size = NULL, q0, qb, r0, nb, i, j, d;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "neighbors", err)) != RO_SGNS_OK) return rc;
+    d = v->d;
+    if (nq == 0 || k == 0) return ro_sgns__ok(err);
+    if (!queries || !out || ldq < d)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "neighbors: NULL queries or out, or ldq < d");
+    inv = (double *)ro_sgns__alloc_array(alloc, v->n, 1, sizeof(double));
+    Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(RO_SGNS__EVAL_QB, nq), d,
+                                             sizeof(ro_sgns_real));
+    S = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(RO_SGNS__EVAL_QB, nq),
+                                             ro_sgns__min(RO_SGNS__EVAL_NB, v->n),
+                                             sizeof(ro_sgns_real));
+    size = (size_t *)ro_sgns__alloc_array(alloc, ro_sgns__min(RO_SGNS__EVAL_QB, nq), 1,
+                                          sizeof(size_t));
+    if (!inv || !Q || !S || !size) {
+        rc =
+            ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "neighbors: no memory for the workspace");
+        goto done;
+    }
+    ro_sgns__eval_inv_norms(v, v->n, inv);
+    for (q0 = 0; q0 < nq; q0 += qb) {
+        qb = ro_sgns__min(RO_SGNS__EVAL_QB, nq - q0);
+        for (i = 0; i < qb; ++i) {
+            ro_sgns__eval_unit(queries + (q0 + i) * ldq, d, Q + i * d);
+            size[i] = 0;
+        }
+        for (r0 = 0; r0 < v->n; r0 += nb) {
+            nb = ro_sgns__min(RO_SGNS__EVAL_NB, v->n - r0);
+            /* S = Q * rows^T: qb x nb dot products */
+            rc = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, qb, nb, d, 1, Q, d, v->data + r0 * d,
+                              d, 0, S, nb, alloc, err);
+            if (rc != RO_SGNS_OK) goto done;
+            for (i = 0; i < qb; ++i) {
+                size_t ex = exclude ? exclude[q0 + i] : RO_SGNS_NO_ROW;
+                for (j = 0; j < nb; ++j)
+                    if (r0 + j != ex)
+                        ro_sgns__eval_heap_offer(out + (q0 + i) * k, &size[i], k, r0 + j,
+                                                 (double)S[i * nb + j] * inv[r0 + j]);
+            }
+        }
+        for (i = 0; i < qb; ++i) {
+            ro_sgns_neighbor *h = out + (q0 + i) * k;
+            ro_sgns__eval_heap_sort(h, size[i]);
+            for (j = size[i]; j < k; ++j) {
+                h[j].row = RO_SGNS_NO_ROW;
+                h[j].similarity = 0;
+            }
+            if (count) count[q0 + i] = size[i];
+        }
+    }
+    rc = ro_sgns__ok(err);
+done:
+    ro_sgns__free(alloc, inv);
+    ro_sgns__free(alloc, Q);
+    ro_sgns__free(alloc, S);
+    ro_sgns__free(alloc, size);
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_word(const ro_sgns_vectors *v, const char *word,
+                                                     size_t k, ro_sgns_neighbor *out, size_t *count,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err)
+{
+    size_t row;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "neighbors_of_word", err)) != RO_SGNS_OK) return rc;
+    if (!word)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "neighbors_of_word: word is NULL");
+    if (!ro_sgns_vectors_find(v, word, &row))
+        return ro_sgns__fail(err, RO_SGNS_ERR_NOT_FOUND, "'%.100s' is not in the vocabulary", word);
+    if (k == 0) {
+        if (count) *count = 0;
+        return ro_sgns__ok(err);
+    }
+    return ro_sgns_neighbors_of_vectors(v, 1, v->data + row * v->d, v->d, &row, k, out, count,
+                                        alloc, err);
+}
+
+/* ---- analogies ---------------------------------------------------------- */
+
+RO_SGNS_DEF ro_sgns_analogy_config ro_sgns_analogy_config_default(void)
+{
+    ro_sgns_analogy_config c;
+    memset(&c, 0, sizeof c);
+    c.method = RO_SGNS_3COSADD;
+    c.epsilon = 0.001;
+    c.restrict_vocab = 0;
+    c.fold_case = 0;
+    c.exclude_query_words = 1;
+    return c;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
+                                                const ro_sgns_analogies *q,
+                                                const ro_sgns_analogy_config *cfg,
+                                                ro_sgns_analogy_result *res,
+                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns_analogy_config c = cfg ? *cfg : ro_sgns_analogy_config_default();
+    ro_sgns__eval_lookup L;
+    ro_sgns_analogy_result r;
+    double *inv = NULL, *best = NULL;
+    ro_sgns_real *Q = NULL, *S = NULL, *tmp = NULL;
+    size_t *rows = NULL, *bestrow = NULL, *qidx = NULL, names = 0;
+    size_t i, j, t, d, nrows, per, nseen = 0, q0, qb, r0, nb, qmax;
+    unsigned char *mem = NULL;
+    ro_sgns_result rc;
+    memset(&L, 0, sizeof L);
+    if ((rc = ro_sgns__eval_check_vectors(v, "analogy_eval", err)) != RO_SGNS_OK) return rc;
+    if (!q || !res || (q->n && (!q->words || !q->section)) || (q->nsections && !q->section_names))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "analogy_eval: NULL questions or res");
+    if (c.method != RO_SGNS_3COSADD && c.method != RO_SGNS_3COSMUL)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogy_eval: unknown method");
+    if (c.method == RO_SGNS_3COSMUL && !(c.epsilon > 0 && ro_sgns__is_finite(c.epsilon)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "analogy_eval: 3CosMul needs epsilon > 0");
+    for (i = 0; i < q->n; ++i)
+        if (q->section[i] >= q->nsections)
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "analogy_eval: question %llu has section %llu of %llu",
+                                 (ro_sgns__ull)i, (ro_sgns__ull)q->section[i],
+                                 (ro_sgns__ull)q->nsections);
+    d = v->d;
+    per = c.method == RO_SGNS_3COSMUL ? 3 : 1; /* query rows per question */
+    memset(&r, 0, sizeof r);
+    r.config = c;
+    r.total = q->n;
+    r.nsections = q->nsections;
+    /* the result's own block: sections, then their names */
+    for (i = 0; i < q->nsections; ++i) names += strlen(q->section_names[i]) + 1;
+    {
+        int of = 0;
+        size_t bytes = ro_sgns__mul(q->nsections, sizeof(ro_sgns_analogy_section), &of);
+        if (of || bytes > (size_t)-1 - names) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "analogy_eval: too many sections");
+            goto done;
+        }
+        mem = (unsigned char *)ro_sgns__malloc(alloc, bytes + names);
+        if (!mem) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogy_eval: no memory");
+            goto done;
+        }
+        r.sections = (ro_sgns_analogy_section *)(void *)mem;
+        names = bytes;
+        for (i = 0; i < q->nsections; ++i) {
+            size_t len = strlen(q->section_names[i]) + 1;
+            memcpy(mem + names, q->section_names[i], len);
+            r.sections[i].name = (const char *)(mem + names);
+            r.sections[i].total = r.sections[i].seen = r.sections[i].correct = 0;
+            names += len;
+        }
+    }
+    if ((rc = ro_sgns__eval_lookup_init(&L, v, c.restrict_vocab, c.fold_case, alloc, err)) !=
+        RO_SGNS_OK)
+        goto done;
+    nrows = L.limit;
+    r.vocab_rows = nrows;
+    rows = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 4, sizeof(size_t));
+    qidx = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 1, sizeof(size_t));
+    inv = (double *)ro_sgns__alloc_array(alloc, nrows, 1, sizeof(double));
+    qmax = ro_sgns__min(RO_SGNS__EVAL_QB, q->n ? q->n : 1); /* questions per block */
+    Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, qmax * per, d, sizeof(ro_sgns_real));
+    S = (ro_sgns_real *)ro_sgns__alloc_array(
+        alloc, qmax * per, ro_sgns__min(RO_SGNS__EVAL_NB, nrows), sizeof(ro_sgns_real));
+    tmp = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 3, d, sizeof(ro_sgns_real));
+    best = (double *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(double));
+    bestrow = (size_t *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(size_t));
+    if (!rows || !qidx || !inv || !Q || !S || !tmp || !best || !bestrow) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                           "analogy_eval: no memory for the workspace");
+        goto done;
+    }
+    /* resolve the words; questions with one out of vocabulary are skipped */
+    for (i = 0; i < q->n; ++i) {
+        int ok = 1;
+        r.sections[q->section[i]].total++;
+        for (j = 0; j < 4 && ok; ++j)
+            ok = ro_sgns__eval_lookup_find(&L, q->words[4 * i + j], &rows[4 * i + j]);
+        if (ok) qidx[nseen++] = i;
+    }
+    ro_sgns__eval_inv_norms(v, nrows, inv);
+    for (q0 = 0; q0 < nseen; q0 += qb) {
+        qb = ro_sgns__min(RO_SGNS__EVAL_QB, nseen - q0);
+        for (i = 0; i < qb; ++i) {
+            const size_t *rw = rows + 4 * qidx[q0 + i];
+            for (t = 0; t < 3; ++t) ro_sgns__eval_unit(v->data + rw[t] * d, d, tmp + t * d);
+            if (per == 1) /* 3CosAdd: one query b^ - a^ + c^ */
+                for (j = 0; j < d; ++j) Q[i * d + j] = tmp[d + j] - tmp[j] + tmp[2 * d + j];
+            else /* 3CosMul: a^, b^, c^ */
+                memcpy(Q + 3 * i * d, tmp, 3 * d * sizeof(ro_sgns_real));
+            best[i] = 0;
+            bestrow[i] = RO_SGNS_NO_ROW;
+        }
+        for (r0 = 0; r0 < nrows; r0 += nb) {
+            nb = ro_sgns__min(RO_SGNS__EVAL_NB, nrows - r0);
+            rc = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, qb * per, nb, d, 1, Q, d,
+                              v->data + r0 * d, d, 0, S, nb, alloc, err);
+            if (rc != RO_SGNS_OK) goto done;
+            for (i = 0; i < qb; ++i) {
+                const size_t *rw = rows + 4 * qidx[q0 + i];
+                for (j = 0; j < nb; ++j) {
+                    size_t x = r0 + j;
+                    double s;
+                    if (L.fold && !L.canon[x]) continue;
+                    if (c.exclude_query_words && (x == rw[0] || x == rw[1] || x == rw[2])) continue;
+                    if (per == 1) {
+                        s = (double)S[i * nb + j] * inv[x];
+                    } else {
+                        double ca = 0.5 * (1.0 + (double)S[(3 * i) * nb + j] * inv[x]);
+                        double cb = 0.5 * (1.0 + (double)S[(3 * i + 1) * nb + j] * inv[x]);
+                        double cc = 0.5 * (1.0 + (double)S[(3 * i + 2) * nb + j] * inv[x]);
+                        s = cb * cc / (ca + c.epsilon);
+                    }
+                    if (bestrow[i] == RO_SGNS_NO_ROW || s > best[i]) {
+                        best[i] = s;
+                        bestrow[i] = x;
+                    }
+                }
+            }
+        }
+        for (i = 0; i < qb; ++i) {
+            size_t qi = qidx[q0 + i];
+            ro_sgns_analogy_section *sec = &r.sections[q->section[qi]];
+            sec->seen++;
+            r.seen++;
+            if (bestrow[i] == rows[4 * qi + 3]) {
+                sec->correct++;
+                r.correct++;
+            }
+        }
+    }
+    r.skipped = r.total - r.seen;
+    r.accuracy = r.seen ? (double)r.correct / (double)r.seen : 0.0;
+    r.mem_ = mem;
+    if (alloc) r.alloc_ = *alloc;
+    mem = NULL;
+    *res = r;
+    rc = ro_sgns__ok(err);
+done:
+    ro_sgns__eval_lookup_free(&L, alloc);
+    ro_sgns__free(alloc, mem);
+    ro_sgns__free(alloc, rows);
+    ro_sgns__free(alloc, qidx);
+    ro_sgns__free(alloc, inv);
+    ro_sgns__free(alloc, Q);
+    ro_sgns__free(alloc, S);
+    ro_sgns__free(alloc, tmp);
+    ro_sgns__free(alloc, best);
+    ro_sgns__free(alloc, bestrow);
+    return rc;
+}
+
+RO_SGNS_DEF void ro_sgns_analogy_result_free(ro_sgns_analogy_result *res)
+{
+    ro_sgns_allocator al;
+    if (!res) return;
+    al = res->alloc_;
+    ro_sgns__free(&al, res->mem_);
+    memset(res, 0, sizeof *res);
+}
+
+RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char *buf, size_t size)
+{
+    char method[48], rows[64];
+    if (!res || !buf) return -1;
+    if (res->config.method == RO_SGNS_3COSMUL)
+        snprintf(method, sizeof method, "3CosMul (epsilon %g)", res->config.epsilon);
+    else
+        snprintf(method, sizeof method, "3CosAdd");
+    if (res->config.restrict_vocab && res->config.restrict_vocab <= res->vocab_rows)
+        snprintf(rows, sizeof rows, "first %llu rows", (ro_sgns__ull)res->vocab_rows);
+    else
+        snprintf(rows, sizeof rows, "all %llu rows", (ro_sgns__ull)res->vocab_rows);
+    return snprintf(buf, size,
+                    "%s: accuracy %.4f (%llu of %llu correct; %llu questions, %llu skipped: out of "
+                    "vocabulary) | query words %s | case folding %s | %s",
+                    method, res->accuracy, (ro_sgns__ull)res->correct, (ro_sgns__ull)res->seen,
+                    (ro_sgns__ull)res->total, (ro_sgns__ull)res->skipped,
+                    res->config.exclude_query_words ? "excluded" : "allowed",
+                    res->config.fold_case ? "on" : "off", rows);
 }
 
 /* ======================================================================
@@ -800,48 +7991,39 @@ static ro_sgns_real *ro_sgns__align64(void *p)
     return (ro_sgns_real *)(void *)((char *)p + off);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
-                                                size_t n, size_t k, ro_sgns_real alpha,
-                                                const ro_sgns_real *A, size_t lda,
-                                                const ro_sgns_real *B, size_t ldb,
-                                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
-                                                const ro_sgns_allocator *alloc,
-                                                ro_sgns_error *err)
+/* Elements of workspace the blocked GEMM needs for nt threads and an n-column
+   C (the packed B panel, then per thread an A block and a tile, each with
+   room for 64-byte alignment). */
+static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow)
 {
-    ro_sgns_result res = ro_sgns__gemm_check(ta, tb, m, n, k, A, lda, B, ldb, C, ldc, err);
-    size_t nc_max, b_elems, a_elems, tile_elems, per_thread;
-    int nt, overflow = 0;
-    char *buf;
-    if (res != RO_SGNS_OK || m == 0 || n == 0) return res;
-    if (k == 0 || alpha == 0) {
-        ro_sgns__scale_matrix(m, n, beta, C, ldc);
-        return ro_sgns__ok(err);
-    }
-    nt = ro_sgns__num_threads();
-    if ((double)m * (double)n * (double)k < 4e6) nt = 1; /* too small to be worth a fork */
-    nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
-    b_elems = RO_SGNS__KC * nc_max;
-    a_elems = (size_t)RO_SGNS__MC * RO_SGNS__KC;
-    tile_elems = RO_SGNS__TILE;
-    per_thread = a_elems + tile_elems + 64;
-    buf = (char *)ro_sgns__malloc(
-        alloc, ro_sgns__mul(b_elems + 64 + ro_sgns__mul((size_t)nt, per_thread, &overflow),
-                            sizeof(ro_sgns_real), &overflow));
-    if (overflow || !buf)
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "gemm: cannot allocate packing buffers for %d threads", nt);
+    size_t nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
+    size_t per_thread = (size_t)RO_SGNS__MC * RO_SGNS__KC + RO_SGNS__TILE + 64;
+    return RO_SGNS__KC * nc_max + 64 + ro_sgns__mul((size_t)nt, per_thread, overflow);
+}
+
+/* The five loops, with nt threads (1 = serial, also inside a caller's
+   parallel region) on workspace ws of ro_sgns__gemm_ws_elems(n, nt)
+   elements. Arguments already checked; m, n, k > 0 and alpha != 0. */
+static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                              ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
+                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+{
+    size_t nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
+    size_t b_elems = RO_SGNS__KC * nc_max, a_elems = (size_t)RO_SGNS__MC * RO_SGNS__KC;
+    size_t per_thread = a_elems + RO_SGNS__TILE + 64;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
     {
         int tid = 0;
-        ro_sgns_real *bpack = ro_sgns__align64(buf);
+        ro_sgns_real *bpack = ro_sgns__align64(ws);
         ro_sgns_real *apack, *acc;
         size_t jc, pc;
 #ifdef _OPENMP
-        tid = omp_get_thread_num();
+        if (nt > 1) tid = omp_get_thread_num();
 #endif
-        apack = ro_sgns__align64((ro_sgns_real *)(void *)buf + b_elems + 64 + (size_t)tid * per_thread);
+        apack = ro_sgns__align64(ws + b_elems + 64 + (size_t)tid * per_thread);
         acc = apack + a_elems;
         for (jc = 0; jc < n; jc += RO_SGNS__NC) {
             size_t nc = ro_sgns__min(RO_SGNS__NC, n - jc);
@@ -892,7 +8074,34 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
             }
         }
     }
-    ro_sgns__free(alloc, buf);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
+                                                size_t n, size_t k, ro_sgns_real alpha,
+                                                const ro_sgns_real *A, size_t lda,
+                                                const ro_sgns_real *B, size_t ldb,
+                                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err)
+{
+    ro_sgns_result res = ro_sgns__gemm_check(ta, tb, m, n, k, A, lda, B, ldb, C, ldc, err);
+    int nt, overflow = 0;
+    size_t elems;
+    ro_sgns_real *ws;
+    if (res != RO_SGNS_OK || m == 0 || n == 0) return res;
+    if (k == 0 || alpha == 0) {
+        ro_sgns__scale_matrix(m, n, beta, C, ldc);
+        return ro_sgns__ok(err);
+    }
+    nt = ro_sgns__num_threads();
+    if ((double)m * (double)n * (double)k < 4e6) nt = 1; /* too small to be worth a fork */
+    elems = ro_sgns__gemm_ws_elems(n, nt, &overflow);
+    ws = (ro_sgns_real *)ro_sgns__malloc(alloc, ro_sgns__mul(elems, sizeof(ro_sgns_real), &overflow));
+    if (overflow || !ws)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "gemm: cannot allocate packing buffers for %d threads", nt);
+    ro_sgns__gemm_run(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
+    ro_sgns__free(alloc, ws);
     return ro_sgns__ok(err);
 }
 

@@ -13,8 +13,6 @@
 #define _POSIX_C_SOURCE 200112L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
-#include "../wip/count_decl.h"
-#include "../wip/count_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +57,14 @@ int main(int argc, char **argv)
     printf("nnz               %llu\n", (unsigned long long)c->nnz);
     printf("|D|               %.0f\n", c->total);
     printf("time              %.2f s\n", t1 - t0);
-    printf("tokens/s          %.2f M\n", (double)c->corpus_tokens / (t1 - t0) / 1e6);
+    printf("tokens/s          %.2f M (wall)\n", (double)c->corpus_tokens / (t1 - t0) / 1e6);
+    printf("cpu               user %.2f s, system %.2f s (page faults: %ld)\n",
+           (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec,
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec, ru.ru_minflt);
+    printf("tokens/s (cpu)    %.2f M (user + system)\n",
+           (double)c->corpus_tokens /
+               ((double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec) / 1e6);
     printf("library peak      %.1f MiB (%.2f bytes per pair)\n", (double)c->peak_bytes / mib,
            (double)c->peak_bytes / (double)c->nnz);
     printf("counts object     %.1f MiB\n",

@@ -1,9 +1,12 @@
 #!/bin/sh
 # Run test programs, show their output, and close with one summary line
 # "total: N passed, N failed". Exit non-zero if any program failed.
+# An argument may be a command with arguments ("qemu-arm-static -L /usr/x a.out",
+# "wine64 t.exe"): it is split on spaces, so no spaces inside paths.
 passed=0; failed=0; status=0
 for t in "$@"; do
     out=$($t 2>&1); rc=$?
+    out=$(printf '%s\n' "$out" | tr -d '\r') # Windows programs (wine) end lines with CRLF
     printf '%s\n' "$out"
     line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed' | tail -n 1)
     if [ -z "$line" ]; then

@@ -39,6 +39,19 @@ static int tu_passed = 0, tu_failed = 0;
     CHECKF(fabs((double)(a) - (double)(b)) <= (double)(tol), "%.17g vs %.17g (tol %.3g)", \
            (double)(a), (double)(b), (double)(tol))
 
+/* RO_SGNS_TEST_QUICK=1 (set and not "0"): skip the largest sizes, for slow
+   runs (qemu, wine, valgrind; see mk/cross.mk). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TU_MAYBE_UNUSED __attribute__((unused))
+#else
+#define TU_MAYBE_UNUSED
+#endif
+static TU_MAYBE_UNUSED int tu_quick(void)
+{
+    const char *q = getenv("RO_SGNS_TEST_QUICK");
+    return q != NULL && q[0] != '\0' && !(q[0] == '0' && q[1] == '\0');
+}
+
 static int tu_finish(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, tu_passed, tu_failed);

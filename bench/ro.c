@@ -1,0 +1,143 @@
+/* bench/ro.c - the RO-SGNS step at the paper's scale on the bundled corpus.
+   Counts (window 5, min_count 200 -> ~22k words, cached in build/), the
+   SVD-SPPMI start, then K steps; per step F, seconds; and the floor: the same
+   four n x m x d products by OpenBLAS in the same run.
+   usage: bench_ro [d] [iterations] [plain|scaled] [step] */
+#define _POSIX_C_SOURCE 199309L
+#define RO_SGNS_IMPLEMENTATION
+#include "../ro_sgns.h"
+
+#include <cblas.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+typedef ro_sgns_real real;
+void openblas_set_num_threads(int);
+
+static double peak_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+static int report(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void *user)
+{
+    (void)x;
+    (void)user;
+    printf("| %llu | %.4f | %.3g | %d | %.3g | %.2f |\n", (unsigned long long)p->iteration,
+           p->objective * 1e-9, p->step, p->halvings, p->step_norm, p->seconds);
+    fflush(stdout);
+    return 0;
+}
+
+/* The floor: the four products of one step (X blocks and D V, then X^T
+   blocks and D^T U) as plain OpenBLAS GEMMs over the same row blocks, with
+   no elementwise work. */
+static double floor_seconds(size_t n, size_t d)
+{
+    size_t br = 1024, i;
+    real *L = (real *)malloc(n * d * sizeof(real)), *V = (real *)malloc(n * d * sizeof(real));
+    real *T = (real *)malloc(br * n * sizeof(real)), *Y = (real *)malloc(n * d * sizeof(real));
+    double t0, best = 1e30;
+    int rep;
+    for (i = 0; i < n * d; ++i) L[i] = V[i] = (real)((double)(i % 7) - 3) * 0.01f;
+    for (rep = 0; rep < 2; ++rep) {
+        int pass;
+        t0 = omp_get_wtime();
+        for (pass = 0; pass < 2; ++pass)
+            for (i = 0; i < n; i += br) {
+                size_t b = n - i < br ? n - i : br;
+                if (sizeof(real) == 4) {
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b, (int)n, (int)d, 1,
+                                (float *)(void *)(L + i * d), (int)d, (float *)(void *)V, (int)d, 0,
+                                (float *)(void *)T, (int)n);
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, (int)d, (int)n, 1,
+                                (float *)(void *)T, (int)n, (float *)(void *)V, (int)d, 0,
+                                (float *)(void *)(Y + i * d), (int)d);
+                } else {
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b, (int)n, (int)d, 1,
+                                (double *)(void *)(L + i * d), (int)d, (double *)(void *)V, (int)d, 0,
+                                (double *)(void *)T, (int)n);
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, (int)d, (int)n, 1,
+                                (double *)(void *)T, (int)n, (double *)(void *)V, (int)d, 0,
+                                (double *)(void *)(Y + i * d), (int)d);
+                }
+            }
+        if (omp_get_wtime() - t0 < best) best = omp_get_wtime() - t0;
+    }
+    free(L);
+    free(V);
+    free(T);
+    free(Y);
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    size_t d = argc > 1 ? (size_t)atoi(argv[1]) : 100;
+    int iters = argc > 2 ? atoi(argv[2]) : 5;
+    const char *dir = argc > 3 ? argv[3] : "scaled";
+    double step = argc > 4 ? atof(argv[4]) : 0;
+    const char *counts_path = "build/corpus_w5_m200.counts";
+    ro_sgns_counts *c = NULL;
+    ro_sgns_csr *A = NULL;
+    ro_sgns_factors *x = NULL;
+    ro_sgns_problem *p = NULL;
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    ro_sgns_error err;
+    double t0, F0, t_floor;
+    if (ro_sgns_counts_load_path(counts_path, &c, NULL, &err) != RO_SGNS_OK) {
+        ro_sgns_count_config cc = ro_sgns_count_config_default();
+        cc.window = 5;
+        cc.min_count = 200;
+        t0 = omp_get_wtime();
+        if (ro_sgns_count_path("build/corpus.txt", &cc, &c, NULL, &err) != RO_SGNS_OK) {
+            fprintf(stderr, "count: %s (run make corpus)\n", err.message);
+            return 1;
+        }
+        printf("counted in %.1f s\n", omp_get_wtime() - t0);
+        ro_sgns_counts_save_path(c, counts_path, &err);
+    }
+    printf("# RO-SGNS bench: %s, n = %zu, nnz = %llu, |D| = %.0f, d = %zu, threads %d, %s\n",
+           sizeof(real) == 4 ? "float" : "double", c->n, (unsigned long long)c->nnz, c->total,
+           d, omp_get_max_threads(), dir);
+    t0 = omp_get_wtime();
+    if (ro_sgns_sppmi(c, 5, 1, &A, NULL, &err) != RO_SGNS_OK ||
+        ro_sgns_tsvd(A, d, NULL, &x, NULL, &err) != RO_SGNS_OK) {
+        fprintf(stderr, "svd: %s\n", err.message);
+        return 1;
+    }
+    printf("SVD-SPPMI: %.1f s (SPPMI nnz %llu)\n", omp_get_wtime() - t0, (unsigned long long)A->nnz);
+    ro_sgns_csr_free(A);
+    ro_sgns_problem_create(c, 5, &p, NULL, &err);
+    t0 = omp_get_wtime();
+    ro_sgns_objective(p, x, &F0, &err);
+    printf("F(SVD-SPPMI) = %.4f e9 (objective pass %.2f s)\n", F0 * 1e-9, omp_get_wtime() - t0);
+    cfg.iterations = iters;
+    cfg.direction = strcmp(dir, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN : RO_SGNS_DIRECTION_SCALED;
+    if (step > 0) cfg.step = step;
+    else if (cfg.direction == RO_SGNS_DIRECTION_PLAIN) cfg.step = 5e-5;
+    cfg.callback = report;
+    printf("| iter | F x 1e-9 | step | halvings | |dX| | seconds |\n|---|---|---|---|---|---|\n");
+    t0 = omp_get_wtime();
+    if (ro_sgns_ro_train(p, x, &cfg, &err) != RO_SGNS_OK) fprintf(stderr, "ro: %s\n", err.message);
+    printf("RO: %.1f s for %llu steps; peak RSS %.0f MB\n", omp_get_wtime() - t0,
+           (unsigned long long)x->iteration, peak_mb());
+    openblas_set_num_threads(1); /* one GEMM per thread, two threads over blocks */
+    {
+        double best;
+        t_floor = 0;
+        best = floor_seconds(c->n, d);
+        t_floor = best;
+    }
+    printf("floor (OpenBLAS, 4 products of %zu x %zu x %zu, single-threaded calls): %.2f s\n",
+           c->n, c->n, d, t_floor);
+    ro_sgns_problem_free(p);
+    ro_sgns_factors_free(x);
+    ro_sgns_counts_free(c);
+    return 0;
+}

@@ -1,0 +1,1352 @@
+/* tests/test_count.c - "1. Counting": tokenizer, vocabulary, windows, the
+   CSR of #(w,c), the memory budget and the counts file.
+   Hand-made corpora with counts worked out in the comments, a brute-force
+   reference for every option on random corpora, the budgeted path against
+   the unbudgeted one on data/corpus/sample.txt (bit for bit), and every
+   failure path (truncated/corrupt files, allocation failures, bad input)
+   giving an error and no leak. */
+#define RO_SGNS_IMPLEMENTATION
+#include "../ro_sgns.h"
+
+#include "test_util.h"
+
+#include <string.h>
+
+/* relative to the repository root, where make runs the tests; CI has shared/ beside the clone */
+#ifndef SAMPLE_PATH
+#define SAMPLE_PATH "../shared/data/corpus/sample.txt"
+#endif
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static ro_sgns_count_config cfg_min(int window, uint64_t min_count)
+{
+    ro_sgns_count_config c = ro_sgns_count_config_default();
+    c.window = window;
+    c.min_count = min_count;
+    return c;
+}
+
+static ro_sgns_counts *count_str(const char *text, const ro_sgns_count_config *cfg)
+{
+    ro_sgns_counts *c = NULL;
+    ro_sgns_error err;
+    ro_sgns_result rc = ro_sgns_count_buffer(text, strlen(text), cfg, &c, NULL, &err);
+    CHECKF(rc == RO_SGNS_OK, "%s: %s", ro_sgns_result_string(rc), err.message);
+    return rc == RO_SGNS_OK ? c : NULL;
+}
+
+static int64_t id_of(const ro_sgns_counts *c, const char *w)
+{
+    return ro_sgns_vocab_find(&c->vocab, w, strlen(w));
+}
+
+/* #(w, c) by words; 0 when absent, -1 when a word is not in the vocabulary. */
+static double pair(const ro_sgns_counts *c, const char *w, const char *x)
+{
+    int64_t i = id_of(c, w), j = id_of(c, x);
+    uint64_t k;
+    if (i < 0 || j < 0) return -1;
+    for (k = c->row_ptr[i]; k < c->row_ptr[i + 1]; ++k)
+        if (c->col[k] == (uint32_t)j) return c->val[k];
+    return 0;
+}
+
+/* CSR invariants and marginals: row/column sums, |D|, ascending columns. */
+static void check_invariants(const ro_sgns_counts *c)
+{
+    size_t w;
+    uint64_t k;
+    double *cs = (double *)calloc(c->n, sizeof(double));
+    double tot = 0;
+    int ok = 1;
+    CHECK(c->n == c->vocab.n);
+    CHECK(c->row_ptr[0] == 0 && c->row_ptr[c->n] == c->nnz);
+    for (w = 0; w < c->n; ++w) {
+        double rs = 0;
+        for (k = c->row_ptr[w]; k < c->row_ptr[w + 1]; ++k) {
+            if (c->col[k] >= c->n || !(c->val[k] > 0)) ok = 0;
+            if (k > c->row_ptr[w] && c->col[k] <= c->col[k - 1]) ok = 0;
+            rs += c->val[k];
+            cs[c->col[k]] += c->val[k];
+        }
+        tot += rs;
+        if (fabs(rs - c->word_count[w]) > 1e-9 * (1 + rs)) ok = 0;
+        if (w > 0 && c->vocab.count[w] > c->vocab.count[w - 1]) ok = 0;
+        if (ro_sgns_vocab_find(&c->vocab, c->vocab.word[w], c->vocab.len[w]) != (int64_t)w)
+            ok = 0;
+    }
+    for (w = 0; w < c->n; ++w)
+        if (fabs(cs[w] - c->ctx_count[w]) > 1e-9 * (1 + cs[w])) ok = 0;
+    CHECKF(ok, "CSR/marginal invariants");
+    CHECK_NEAR(tot, c->total, 1e-9 * tot);
+    free(cs);
+}
+
+/* Bitwise equality of everything two counts objects hold. */
+static int same_counts(const ro_sgns_counts *a, const ro_sgns_counts *b)
+{
+    size_t i;
+    if (a->n != b->n || a->nnz != b->nnz) return 0;
+    if (memcmp(&a->total, &b->total, sizeof(double)) != 0) return 0;
+    if (a->corpus_tokens != b->corpus_tokens || a->distinct_words != b->distinct_words) return 0;
+    for (i = 0; i < a->n; ++i)
+        if (a->vocab.len[i] != b->vocab.len[i] || a->vocab.count[i] != b->vocab.count[i] ||
+            memcmp(a->vocab.word[i], b->vocab.word[i], a->vocab.len[i] + 1) != 0)
+            return 0;
+    if (memcmp(a->row_ptr, b->row_ptr, (a->n + 1) * sizeof(uint64_t)) != 0) return 0;
+    if (a->nnz && memcmp(a->col, b->col, (size_t)a->nnz * sizeof(uint32_t)) != 0) return 0;
+    if (a->nnz && memcmp(a->val, b->val, (size_t)a->nnz * sizeof(double)) != 0) return 0;
+    if (memcmp(a->word_count, b->word_count, a->n * sizeof(double)) != 0) return 0;
+    if (memcmp(a->ctx_count, b->ctx_count, a->n * sizeof(double)) != 0) return 0;
+    return 1;
+}
+
+static char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long len;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = (char *)malloc((size_t)len + 1);
+    if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    buf[len] = 0;
+    *size = (size_t)len;
+    return buf;
+}
+
+/* A counting allocator that can be told to fail the k-th allocation. */
+typedef struct test_alloc {
+    long live, calls, fail_at; /* fail_at < 0: never */
+} test_alloc;
+
+static void *ta_malloc(void *user, size_t size)
+{
+    test_alloc *t = (test_alloc *)user;
+    void *p;
+    if (t->fail_at >= 0 && t->calls++ >= t->fail_at) return NULL;
+    p = malloc(size);
+    if (p) ++t->live;
+    return p;
+}
+static void *ta_realloc(void *user, void *ptr, size_t size)
+{
+    test_alloc *t = (test_alloc *)user;
+    void *p;
+    if (t->fail_at >= 0 && t->calls++ >= t->fail_at) return NULL;
+    p = realloc(ptr, size);
+    if (p && !ptr) ++t->live;
+    return p;
+}
+static void ta_free(void *user, void *ptr)
+{
+    test_alloc *t = (test_alloc *)user;
+    if (ptr) --t->live;
+    free(ptr);
+}
+
+/* Reader callbacks over a memory block, handing out chunk bytes at a time. */
+typedef struct chunk_reader {
+    const unsigned char *p;
+    size_t size, at, chunk;
+    int fail_after; /* return an error after this many calls; < 0 never */
+} chunk_reader;
+
+static size_t chunk_read(void *user, void *buf, size_t size)
+{
+    chunk_reader *r = (chunk_reader *)user;
+    size_t m = r->size - r->at;
+    if (r->fail_after == 0) return (size_t)-1;
+    if (r->fail_after > 0) --r->fail_after;
+    if (m > size) m = size;
+    if (m > r->chunk) m = r->chunk;
+    memcpy(buf, r->p + r->at, m);
+    r->at += m;
+    return m;
+}
+
+/* ---- hand-made corpora ---------------------------------------------------- */
+
+static void test_window_1_and_2(void)
+{
+    ro_sgns_count_config cfg = cfg_min(1, 1);
+    ro_sgns_counts *c;
+    /* "a b c a b", window 1: neighbours (a,b) (b,a) (b,c) (c,b) (c,a) (a,c)
+       (a,b) (b,a): #(a,b) = #(b,a) = 2, the others 1. Vocabulary: a and b
+       occur twice (tie: "a" < "b"), c once -> a = 0, b = 1, c = 2. */
+    c = count_str("a b c a b", &cfg);
+    if (!c) return;
+    CHECK(c->n == 3 && c->nnz == 6);
+    CHECK(strcmp(c->vocab.word[0], "a") == 0 && strcmp(c->vocab.word[1], "b") == 0 &&
+          strcmp(c->vocab.word[2], "c") == 0);
+    CHECK(c->vocab.count[0] == 2 && c->vocab.count[1] == 2 && c->vocab.count[2] == 1);
+    CHECK(pair(c, "a", "b") == 2 && pair(c, "b", "a") == 2);
+    CHECK(pair(c, "b", "c") == 1 && pair(c, "c", "b") == 1);
+    CHECK(pair(c, "a", "c") == 1 && pair(c, "c", "a") == 1);
+    CHECK(pair(c, "a", "a") == 0);
+    /* #(w) = row sums: a 3, b 3, c 2; |D| = 8 */
+    CHECK(c->word_count[0] == 3 && c->word_count[1] == 3 && c->word_count[2] == 2);
+    CHECK(c->ctx_count[0] == 3 && c->ctx_count[1] == 3 && c->ctx_count[2] == 2);
+    CHECK(c->total == 8);
+    CHECK(c->corpus_tokens == 5 && c->distinct_words == 3);
+    check_invariants(c);
+    ro_sgns_counts_free(c);
+
+    /* window 2 on positions 0a 1b 2c 3a 4b:
+       a@0: b c;  b@1: a c a;  c@2: a b a b;  a@3: b c b;  b@4: c a
+       -> #(a,b) = 1+2 = 3, #(a,c) = 1+1 = 2, #(b,a) = 2+1 = 3,
+          #(b,c) = 1+1 = 2, #(c,a) = 2, #(c,b) = 2; |D| = 14 */
+    cfg.window = 2;
+    c = count_str("a b c a b", &cfg);
+    if (!c) return;
+    CHECK(pair(c, "a", "b") == 3 && pair(c, "a", "c") == 2);
+    CHECK(pair(c, "b", "a") == 3 && pair(c, "b", "c") == 2);
+    CHECK(pair(c, "c", "a") == 2 && pair(c, "c", "b") == 2);
+    CHECK(c->total == 14);
+    check_invariants(c);
+    ro_sgns_counts_free(c);
+
+    /* weighted, L = 2: distance 1 weighs 2/2 = 1, distance 2 weighs 1/2.
+       a@0: b(1) c(1/2);  a@3: b@1 (1/2), c@2 (1), b@4 (1)
+       -> #(a,b) = 1 + 1/2 + 1 = 2.5, #(a,c) = 1/2 + 1 = 1.5
+       c@2: a@0 (1/2) b@1 (1) a@3 (1) b@4 (1/2) -> #(c,a) = #(c,b) = 1.5 */
+    cfg.dynamic_window = RO_SGNS_WINDOW_WEIGHTED;
+    c = count_str("a b c a b", &cfg);
+    if (!c) return;
+    CHECK(pair(c, "a", "b") == 2.5 && pair(c, "a", "c") == 1.5);
+    CHECK(pair(c, "c", "a") == 1.5 && pair(c, "c", "b") == 1.5);
+    CHECK(pair(c, "b", "a") == 2.5);
+    check_invariants(c);
+    ro_sgns_counts_free(c);
+
+    /* weighted L = 5 gives 5/5 .. 1/5; 0.2 * 3 is exact only as 3/5 */
+    cfg.window = 5;
+    c = count_str("x y x y x y", &cfg);
+    if (!c) return;
+    /* x at 0, 2, 4; y at 1, 3, 5. #(x,y): x@0: y@1 d1, y@3 d3, y@5 d5 ->
+       5+3+1; x@2: y@1 d1, y@3 d1, y@5 d3 -> 5+5+3; x@4: y@1 d3, y@3 d1, y@5
+       d1 -> 3+5+5; units 35 -> 35/5 = 7. #(x,x): x@0: x@2 d2, x@4 d4 ->
+       4+2; x@2: 4+4; x@4: 2+4 -> 20 units = 4 */
+    CHECK(pair(c, "x", "y") == 7.0 && pair(c, "x", "x") == 4.0);
+    ro_sgns_counts_free(c);
+}
+
+static void test_lines(void)
+{
+    ro_sgns_count_config cfg = cfg_min(2, 1);
+    ro_sgns_counts *c;
+    /* lines "a b" and "c a": windows stop at the line break:
+       #(a,b) = #(b,a) = #(c,a) = #(a,c) = 1, nothing else */
+    c = count_str("a b\nc a\n", &cfg);
+    if (!c) return;
+    CHECK(c->nnz == 4 && c->total == 4);
+    CHECK(pair(c, "a", "b") == 1 && pair(c, "b", "a") == 1);
+    CHECK(pair(c, "c", "a") == 1 && pair(c, "a", "c") == 1);
+    CHECK(pair(c, "b", "c") == 0 && pair(c, "a", "a") == 0);
+    ro_sgns_counts_free(c);
+    /* crossing lines: the stream a b c a, window 2:
+       a@0: b c; b@1: a c a; c@2: a b a; a@3: b c
+       -> #(a,b) 2, #(a,c) 2, #(b,a) 2, #(b,c) 1, #(c,a) 2, #(c,b) 1 */
+    cfg.cross_lines = 1;
+    c = count_str("a b\nc a\n", &cfg);
+    if (!c) return;
+    CHECK(pair(c, "a", "b") == 2 && pair(c, "a", "c") == 2 && pair(c, "b", "a") == 2);
+    CHECK(pair(c, "b", "c") == 1 && pair(c, "c", "a") == 2 && pair(c, "c", "b") == 1);
+    CHECK(c->total == 10);
+    ro_sgns_counts_free(c);
+    /* empty lines, CRLF, tabs, runs of blanks change nothing */
+    cfg.cross_lines = 0;
+    c = count_str("\n\n  a\t b \r\n\r\n\n c\ta\r\n", &cfg);
+    if (!c) return;
+    CHECK(c->n == 3 && c->nnz == 4 && c->total == 4 && c->corpus_tokens == 4);
+    CHECK(pair(c, "a", "b") == 1 && pair(c, "c", "a") == 1 && pair(c, "b", "c") == 0);
+    ro_sgns_counts_free(c);
+    /* '\r' inside a word is dropped: "a\rb" is the word "ab" */
+    c = count_str("a\rb ab a\rb", &cfg);
+    if (!c) return;
+    CHECK(c->n == 1 && strcmp(c->vocab.word[0], "ab") == 0 && c->vocab.count[0] == 3);
+    ro_sgns_counts_free(c);
+    /* other control bytes are word bytes */
+    c = count_str("a\vb a\vb", &cfg);
+    if (!c) return;
+    CHECK(c->n == 1 && c->vocab.len[0] == 3 && pair(c, "a\vb", "a\vb") == 2);
+    ro_sgns_counts_free(c);
+}
+
+static void test_repeats_and_min_count(void)
+{
+    ro_sgns_count_config cfg = cfg_min(1, 1);
+    ro_sgns_counts *c;
+    ro_sgns_error err;
+    ro_sgns_result rc;
+    /* "a a a", window 1: a@0: a; a@1: a a; a@2: a -> #(a,a) = 4 */
+    c = count_str("a a a", &cfg);
+    if (!c) return;
+    CHECK(c->n == 1 && c->nnz == 1 && c->val[0] == 4 && c->total == 4);
+    ro_sgns_counts_free(c);
+    /* window 2: each of the 3 sees the 2 others -> 6 */
+    cfg.window = 2;
+    c = count_str("a a a", &cfg);
+    if (!c) return;
+    CHECK(c->val[0] == 6);
+    ro_sgns_counts_free(c);
+
+    /* min_count is ">=": a:2 b:3 c:1 */
+    cfg = cfg_min(1, 2);
+    c = count_str("a a b b b c", &cfg);
+    if (!c) return;
+    CHECK(c->n == 2 && strcmp(c->vocab.word[0], "b") == 0 && strcmp(c->vocab.word[1], "a") == 0);
+    CHECK(id_of(c, "c") == -1);
+    ro_sgns_counts_free(c);
+    cfg.min_count = 3;
+    c = count_str("a a b b b c", &cfg);
+    if (!c) return;
+    CHECK(c->n == 1 && c->vocab.count[0] == 3);
+    /* b b b: #(b,b) = 4 (as "a a a" above) */
+    CHECK(c->val[0] == 4);
+    ro_sgns_counts_free(c);
+    cfg.min_count = 4;
+    rc = ro_sgns_count_buffer("a a b b b c", 11, &cfg, &c, NULL, &err);
+    CHECK(rc == RO_SGNS_ERR_EMPTY && strstr(err.message, "min_count") != NULL);
+    cfg.min_count = 0; /* acts as 1 */
+    c = count_str("a a b b b c", &cfg);
+    if (!c) return;
+    CHECK(c->n == 3);
+    ro_sgns_counts_free(c);
+
+    /* dropped words keep their place (default): "a c a" with c dropped
+       leaves the a's 2 apart: nothing within window 1 */
+    cfg = cfg_min(1, 2);
+    c = NULL;
+    rc = ro_sgns_count_buffer("a c a", 5, &cfg, &c, NULL, &err);
+    CHECK(rc == RO_SGNS_ERR_EMPTY && c == NULL);
+    /* ... with close_gaps the a's become neighbours: #(a,a) = 2 */
+    cfg.close_gaps = 1;
+    c = count_str("a c a", &cfg);
+    if (!c) return;
+    CHECK(c->n == 1 && c->val[0] == 2);
+    ro_sgns_counts_free(c);
+    /* window 2 without closing: a c a -> #(a,a) = 2 */
+    cfg.close_gaps = 0;
+    cfg.window = 2;
+    c = count_str("a c a", &cfg);
+    if (!c) return;
+    CHECK(c->val[0] == 2);
+    ro_sgns_counts_free(c);
+
+    /* max_vocab keeps the most frequent: a:3 b:2 c:1 -> a, b */
+    cfg = cfg_min(1, 1);
+    cfg.max_vocab = 2;
+    c = count_str("a a a b b c", &cfg);
+    if (!c) return;
+    CHECK(c->n == 2 && id_of(c, "c") == -1 && id_of(c, "a") == 0);
+    ro_sgns_counts_free(c);
+    /* a tie at the max_vocab cut is broken by bytes: b, a, c all 2 -> a, b */
+    c = count_str("b a c a b c", &cfg);
+    if (!c) return;
+    CHECK(c->n == 2 && id_of(c, "a") == 0 && id_of(c, "b") == 1 && id_of(c, "c") == -1);
+    ro_sgns_counts_free(c);
+}
+
+static void test_ties(void)
+{
+    ro_sgns_count_config cfg = cfg_min(1, 1);
+    ro_sgns_counts *c;
+    /* all once: order by bytes, shorter first on a common prefix, bytes
+       unsigned ("\xc3\xa9" after "z") */
+    c = count_str("zz z \xc3\xa9 b ab a", &cfg);
+    if (!c) return;
+    CHECK(c->n == 6);
+    if (c->n == 6) {
+        CHECK(strcmp(c->vocab.word[0], "a") == 0);
+        CHECK(strcmp(c->vocab.word[1], "ab") == 0);
+        CHECK(strcmp(c->vocab.word[2], "b") == 0);
+        CHECK(strcmp(c->vocab.word[3], "z") == 0);
+        CHECK(strcmp(c->vocab.word[4], "zz") == 0);
+        CHECK(strcmp(c->vocab.word[5], "\xc3\xa9") == 0);
+    }
+    ro_sgns_counts_free(c);
+    /* counts first: q twice beats a once */
+    c = count_str("a q q", &cfg);
+    if (!c) return;
+    CHECK(id_of(c, "q") == 0 && id_of(c, "a") == 1);
+    ro_sgns_counts_free(c);
+}
+
+static void test_long_words(void)
+{
+    ro_sgns_count_config cfg = cfg_min(1, 1);
+    ro_sgns_counts *c;
+    char text[1024], w99[128], w98[128];
+    int i;
+    memset(w99, 'x', 99);
+    w99[99] = 0;
+    memset(w98, 'y', 98);
+    w98[98] = 0;
+    /* token 1: 99 x + "\xc3\xa9" (2 bytes, at bytes 99..100): 101 bytes; the
+       cut at 100 would split the character -> the word is the 99 x.
+       token 2: 98 y + "\xe2\x82\xac" (euro sign, bytes 98..100) + "abc": the
+       cut at 100 would fall 2 bytes into the character -> 98 y.
+       token 3: exactly 100 bytes (98 y + "\xc3\xa9"): kept whole.
+       token 4: 150 'z': cut to 100 z.
+       token 5: 100 z + "more": the same word as token 4. */
+    strcpy(text, w99);
+    strcat(text, "\xc3\xa9 ");
+    strcat(text, w98);
+    strcat(text, "\xe2\x82\xac" "abc ");
+    strcat(text, w98);
+    strcat(text, "\xc3\xa9 ");
+    for (i = 0; i < 150; ++i) strcat(text, "z");
+    strcat(text, " ");
+    for (i = 0; i < 100; ++i) strcat(text, "z");
+    strcat(text, "more\n");
+    c = count_str(text, &cfg);
+    if (!c) return;
+    CHECK(c->corpus_tokens == 5 && c->n == 4);
+    {
+        int64_t a = ro_sgns_vocab_find(&c->vocab, w99, 99);
+        int64_t b = ro_sgns_vocab_find(&c->vocab, w98, 98);
+        char full[128], zz[128];
+        int64_t d, z;
+        strcpy(full, w98);
+        strcat(full, "\xc3\xa9");
+        d = ro_sgns_vocab_find(&c->vocab, full, 100);
+        memset(zz, 'z', 100);
+        z = ro_sgns_vocab_find(&c->vocab, zz, 100);
+        CHECK(a >= 0 && b >= 0 && d >= 0 && z >= 0);
+        if (a >= 0 && b >= 0 && d >= 0 && z >= 0) {
+            CHECK(c->vocab.len[a] == 99 && c->vocab.len[b] == 98 && c->vocab.len[d] == 100);
+            CHECK(c->vocab.count[z] == 2 && z == 0);
+        }
+        for (i = 0; i < (int)c->n; ++i) CHECK(c->vocab.len[i] <= RO_SGNS_MAX_WORD_BYTES);
+    }
+    ro_sgns_counts_free(c);
+    /* a 4-byte character (U+1F600, F0 9F 98 80) at bytes 97..100: byte 100
+       is its third continuation byte; the cut goes back 3 bytes, to 97.
+       With 96 w in front (bytes 96..99) it ends exactly at 100: kept. */
+    {
+        char t2[512], w97[128];
+        memset(w97, 'w', 97);
+        w97[97] = 0;
+        strcpy(t2, w97);
+        strcat(t2, "\xf0\x9f\x98\x80tail ");
+        strcat(t2, w97 + 1);
+        strcat(t2, "\xf0\x9f\x98\x80");
+        c = count_str(t2, &cfg);
+        if (!c) return;
+        CHECK(c->n == 2);
+        CHECK(ro_sgns_vocab_find(&c->vocab, w97, 97) >= 0);
+        strcpy(t2, w97 + 1);
+        strcat(t2, "\xf0\x9f\x98\x80");
+        CHECK(ro_sgns_vocab_find(&c->vocab, t2, 100) >= 0);
+        ro_sgns_counts_free(c);
+    }
+    /* the same through a reader that hands out 7 bytes at a time (words
+       straddle the blocks) */
+    {
+        chunk_reader r;
+        ro_sgns_counts *c2 = NULL, *c1;
+        ro_sgns_error err;
+        c1 = count_str(text, &cfg);
+        r.p = (const unsigned char *)text;
+        r.size = strlen(text);
+        r.at = 0;
+        r.chunk = 7;
+        r.fail_after = -1;
+        CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
+        CHECK(c1 && c2 && same_counts(c1, c2));
+        ro_sgns_counts_free(c1);
+        ro_sgns_counts_free(c2);
+    }
+}
+
+static void test_bad_input(void)
+{
+    ro_sgns_count_config cfg = cfg_min(2, 1);
+    ro_sgns_counts *c = NULL;
+    ro_sgns_error err;
+    unsigned char garbage[4096];
+    unsigned x = 12345;
+    size_t i;
+    chunk_reader r;
+    CHECK(ro_sgns_count_buffer("", 0, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
+    CHECK(ro_sgns_count_buffer(NULL, 0, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
+    CHECK(ro_sgns_count_buffer(" \n\t\r\n ", 6, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY);
+    /* one token: a vocabulary but no pair */
+    CHECK(ro_sgns_count_buffer("lonely", 6, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
+    CHECK(strstr(err.message, "pairs") != NULL);
+    /* words only on separate lines: no pair either */
+    CHECK(ro_sgns_count_buffer("a\nb\na\nb\n", 8, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY);
+    /* binary garbage: no word repeats 5 times */
+    for (i = 0; i < sizeof garbage; ++i) {
+        x = x * 1103515245u + 12345u;
+        garbage[i] = (unsigned char)(x >> 16);
+    }
+    cfg.min_count = 5;
+    CHECK(ro_sgns_count_buffer(garbage, sizeof garbage, &cfg, &c, NULL, &err) ==
+              RO_SGNS_ERR_EMPTY && !c);
+    /* bad settings */
+    cfg = cfg_min(0, 1);
+    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg = cfg_min(65536, 1);
+    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg = cfg_min(2, 1);
+    cfg.dynamic_window = 3;
+    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg = cfg_min(2, 1);
+    cfg.sample = -1;
+    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg.sample = 0;
+    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, NULL, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_buffer(NULL, 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_callback(NULL, NULL, &cfg, &c, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_path("/nonexistent/dir/x.txt", &cfg, &c, NULL, &err) == RO_SGNS_ERR_IO);
+    CHECK(strstr(err.message, "/nonexistent/dir/x.txt") != NULL);
+    /* a failing reader */
+    r.p = (const unsigned char *)"a b a b a b";
+    r.size = 11;
+    r.at = 0;
+    r.chunk = 2;
+    r.fail_after = 2;
+    CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c, NULL, &err) == RO_SGNS_ERR_IO);
+    CHECK(c == NULL);
+    /* NULL config = defaults (window 5, min_count 5) */
+    CHECK(ro_sgns_count_buffer("a b a b a b a b a b", 19, NULL, &c, NULL, &err) == RO_SGNS_OK);
+    if (c) {
+        CHECK(c->config.window == 5 && c->config.min_count == 5 && c->n == 2);
+        ro_sgns_counts_free(c);
+    }
+    /* a word with a NUL byte is looked up with its length */
+    {
+        ro_sgns_counts *z = NULL;
+        cfg = cfg_min(1, 1);
+        CHECK(ro_sgns_count_buffer("a\0b q a\0b", 9, &cfg, &z, NULL, &err) == RO_SGNS_OK);
+        if (z) {
+            CHECK(z->n == 2 && ro_sgns_vocab_find(&z->vocab, "a\0b", 3) == 0);
+            CHECK(ro_sgns_vocab_find(&z->vocab, "a", 1) == -1);
+            CHECK(ro_sgns_vocab_find(&z->vocab, "q", 1) == 1);
+            CHECK(ro_sgns_vocab_find(&z->vocab, "", 0) == -1);
+            ro_sgns_counts_free(z);
+        }
+    }
+}
+
+/* A vocabulary word whose every occurrence is subsampled away has an empty
+   row (and column); with and without a budget. */
+static void test_empty_rows(void)
+{
+    char text[20000];
+    size_t len = 0;
+    int i, found = 0;
+    uint64_t seed;
+    for (i = 0; i < 2000; ++i) len += (size_t)sprintf(text + len, "the ");
+    for (i = 0; i < 40; ++i) len += (size_t)sprintf(text + len, "x y ");
+    len += (size_t)sprintf(text + len, "rare rare\n");
+    for (seed = 1; seed < 200 && !found; ++seed) {
+        ro_sgns_count_config cfg = cfg_min(2, 2);
+        ro_sgns_counts *c = NULL, *d = NULL;
+        ro_sgns_error err;
+        int64_t r;
+        /* T = 2082, t T = 0.25: "rare" (2) is kept with probability 0.3,
+           "the" (2000) 0.011, "x" and "y" (40) 0.085; the kept ones close
+           ranks, so there are pairs */
+        cfg.sample = 1.2e-4;
+        cfg.close_gaps = 1;
+        cfg.seed = seed;
+        if (ro_sgns_count_buffer(text, len, &cfg, &c, NULL, &err) != RO_SGNS_OK) continue;
+        r = id_of(c, "rare");
+        if (r >= 0 && c->row_ptr[r] == c->row_ptr[r + 1]) {
+            found = 1;
+            CHECK(c->word_count[r] == 0 && c->ctx_count[r] == 0);
+            check_invariants(c);
+            cfg.memory_budget = c->peak_bytes;
+            CHECK(ro_sgns_count_buffer(text, len, &cfg, &d, NULL, &err) == RO_SGNS_OK);
+            CHECK(d && same_counts(c, d));
+            ro_sgns_counts_free(d);
+        }
+        ro_sgns_counts_free(c);
+    }
+    CHECK(found);
+}
+
+/* ---- a brute-force reference for every option ------------------------------ */
+
+#define REF_MAXW 64
+typedef struct ref_corpus {
+    char words[REF_MAXW][8]; /* the distinct words */
+    int nw;
+} ref_corpus;
+
+/* The reference: tokens are the words of the text (no long words and no
+   '\r' here), lines split at '\n'. Builds the vocabulary the documented
+   way, replays the documented random draws, and counts by the definition:
+   every pair of kept positions within the (sampled) half-width on one line. */
+static double *ref_count(const char *text, const ro_sgns_count_config *cfg, size_t *n_out,
+                         char (*vw)[8])
+{
+    int tok[4096], line[4096], ntok = 0, nd = 0, cur_line = 0;
+    char dw[REF_MAXW][8];
+    uint64_t cnt[REF_MAXW];
+    int order[REF_MAXW], vid[REF_MAXW], n, i, j;
+    int kept[4096], kpos[4096], kline[4096], nk = 0, b[4096];
+    const char *p = text;
+    double *D;
+    uint64_t mc = cfg->min_count ? cfg->min_count : 1, raw = 0;
+    int L = cfg->window;
+    ro_sgns_rng rs, rw;
+    double keepp[REF_MAXW];
+    /* tokenize */
+    while (*p) {
+        if (*p == ' ' || *p == '\t') {
+            ++p;
+            continue;
+        }
+        if (*p == '\n') {
+            ++cur_line;
+            ++p;
+            continue;
+        }
+        {
+            char w[8];
+            int len = 0, k;
+            while (*p && *p != ' ' && *p != '\t' && *p != '\n') w[len++] = *p++;
+            w[len] = 0;
+            for (k = 0; k < nd; ++k)
+                if (strcmp(dw[k], w) == 0) break;
+            if (k == nd) {
+                strcpy(dw[nd], w);
+                cnt[nd++] = 0;
+            }
+            ++cnt[k];
+            tok[ntok] = k;
+            line[ntok++] = cfg->cross_lines ? 0 : cur_line;
+        }
+    }
+    /* vocabulary: count desc, bytes asc (selection sort) */
+    for (i = 0; i < nd; ++i) order[i] = i;
+    for (i = 0; i < nd; ++i)
+        for (j = i + 1; j < nd; ++j) {
+            int a = order[i], c = order[j];
+            if (cnt[c] > cnt[a] || (cnt[c] == cnt[a] && strcmp(dw[c], dw[a]) < 0)) {
+                order[i] = c;
+                order[j] = a;
+            }
+        }
+    n = 0;
+    for (i = 0; i < nd; ++i) vid[i] = -1;
+    for (i = 0; i < nd; ++i) {
+        if (cnt[order[i]] < mc) break;
+        if (cfg->max_vocab && (uint64_t)n >= cfg->max_vocab) break;
+        vid[order[i]] = n;
+        strcpy(vw[n], dw[order[i]]);
+        ++n;
+    }
+    *n_out = (size_t)n;
+    if (cfg->sample > 0) {
+        double T = 0, st;
+        for (i = 0; i < n; ++i) T += (double)cnt[order[i]];
+        st = cfg->sample * T;
+        for (i = 0; i < n; ++i) {
+            double f = (double)cnt[order[i]];
+            keepp[i] = (sqrt(f / st) + 1.0) * st / f;
+        }
+    }
+    /* kept positions, replaying the draws */
+    {
+        int pos = 0;
+        for (i = 0; i < ntok; ++i) {
+            int v = vid[tok[i]];
+            if (raw % 65536 == 0) {
+                ro_sgns_rng_seed(&rs, cfg->seed, 2 * (raw / 65536));
+                ro_sgns_rng_seed(&rw, cfg->seed, 2 * (raw / 65536) + 1);
+            }
+            ++raw;
+            if (v >= 0 && cfg->sample > 0 && keepp[v] < ro_sgns_rng_uniform(&rs)) v = -1;
+            if (v < 0 && cfg->close_gaps) continue;
+            kept[nk] = v;
+            kpos[nk] = pos++;
+            kline[nk] = line[i];
+            b[nk] = L;
+            if (v >= 0 && cfg->dynamic_window == RO_SGNS_WINDOW_SAMPLED)
+                b[nk] = 1 + (int)(ro_sgns_rng_next(&rw) % (uint64_t)L);
+            ++nk;
+        }
+    }
+    D = (double *)calloc((size_t)(n ? n : 1) * (size_t)(n ? n : 1), sizeof(double));
+    for (i = 0; i < nk; ++i) {
+        if (kept[i] < 0) continue;
+        for (j = 0; j < nk; ++j) {
+            int d = kpos[j] > kpos[i] ? kpos[j] - kpos[i] : kpos[i] - kpos[j];
+            if (j == i || kept[j] < 0 || kline[j] != kline[i] || d > b[i]) continue;
+            D[kept[i] * n + kept[j]] +=
+                cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)(L - d + 1) : 1.0;
+        }
+    }
+    if (cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED)
+        for (i = 0; i < n * n; ++i) D[i] /= (double)L;
+    return D;
+}
+
+static void test_reference(void)
+{
+    unsigned x = 777;
+    int trial, fails = 0, runs = 0;
+    static const char *pool[] = {"the", "of", "a", "cat", "dog", "sat", "on", "mat", "x",
+                                 "y", "z", "zz", "q"};
+    for (trial = 0; trial < 300; ++trial) {
+        char text[8192];
+        size_t len = 0, n = 0, i;
+        int ntok, t;
+        char vw[REF_MAXW][8];
+        ro_sgns_count_config cfg = ro_sgns_count_config_default();
+        ro_sgns_counts *c = NULL, *c2 = NULL;
+        ro_sgns_error err;
+        ro_sgns_result rc;
+        double *D;
+#define RND() (x = x * 1103515245u + 12345u, (x >> 16) & 0x7FFF)
+        ntok = 1 + (int)(RND() % 300);
+        for (t = 0; t < ntok; ++t) {
+            /* Zipf-ish: low indices more often */
+            int k = (int)(RND() % 13);
+            if (RND() % 2) k = k / 3;
+            len += (size_t)sprintf(text + len, "%s", pool[k]);
+            text[len++] = RND() % 9 == 0 ? '\n' : (RND() % 7 == 0 ? '\t' : ' ');
+        }
+        text[len] = 0;
+        cfg.window = 1 + (int)(RND() % 4);
+        cfg.min_count = RND() % 4;
+        cfg.max_vocab = RND() % 3 == 0 ? 1 + RND() % 6 : 0;
+        cfg.dynamic_window = (int)(RND() % 3);
+        cfg.cross_lines = (int)(RND() % 2);
+        cfg.close_gaps = (int)(RND() % 2);
+        cfg.sample = RND() % 3 == 0 ? 0.01 : 0;
+        cfg.seed = RND();
+        D = ref_count(text, &cfg, &n, vw);
+        rc = ro_sgns_count_buffer(text, len, &cfg, &c, NULL, &err);
+        ++runs;
+        if (rc != RO_SGNS_OK) {
+            /* then the reference must have no pair (or no vocabulary) */
+            double s = 0;
+            for (i = 0; i < n * n; ++i) s += D[i];
+            if (!(rc == RO_SGNS_ERR_EMPTY && s == 0)) {
+                ++fails;
+                fprintf(stderr, "trial %d: %s\n", trial, err.message);
+            }
+        } else {
+            size_t w;
+            uint64_t k;
+            int ok = c->n == n;
+            for (w = 0; ok && w < n; ++w) {
+                size_t cc;
+                ok = strcmp(c->vocab.word[w], vw[w]) == 0;
+                for (cc = 0; ok && cc < n; ++cc) {
+                    double got = 0;
+                    for (k = c->row_ptr[w]; k < c->row_ptr[w + 1]; ++k)
+                        if (c->col[k] == cc) got = c->val[k];
+                    if (got != D[w * n + cc]) ok = 0;
+                }
+            }
+            if (!ok) {
+                ++fails;
+                fprintf(stderr, "trial %d: counts differ from the reference (window %d, dyn %d,"
+                        " cross %d, gaps %d, sample %g, min %llu, max %llu)\n", trial,
+                        cfg.window, cfg.dynamic_window, cfg.cross_lines, cfg.close_gaps,
+                        cfg.sample, (unsigned long long)cfg.min_count,
+                        (unsigned long long)cfg.max_vocab);
+            }
+            check_invariants(c);
+            /* a reader with tiny blocks and a tight budget agree bit for bit */
+            {
+                chunk_reader r;
+                r.p = (const unsigned char *)text;
+                r.size = len;
+                r.at = 0;
+                r.chunk = 1 + RND() % 5;
+                r.fail_after = -1;
+                cfg.memory_budget = c->peak_bytes * 3 / 4 + 4096;
+                rc = ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err);
+                if (rc == RO_SGNS_OK) {
+                    if (!same_counts(c, c2)) {
+                        ++fails;
+                        fprintf(stderr, "trial %d: reader/budget run differs\n", trial);
+                    }
+                    ro_sgns_counts_free(c2);
+                } else if (rc != RO_SGNS_ERR_BUDGET) {
+                    ++fails;
+                    fprintf(stderr, "trial %d: budget run: %s\n", trial, err.message);
+                }
+            }
+            ro_sgns_counts_free(c);
+        }
+        free(D);
+    }
+    CHECKF(fails == 0, "%d of %d random corpora disagree with the reference", fails, runs);
+}
+
+/* Bisect for the smallest budget that works; every success must agree
+   with ref bit for bit, every failure must be RO_SGNS_ERR_BUDGET. */
+static uint64_t check_tight_budgets(const char *text, size_t len,
+                                    const ro_sgns_count_config *cfg0, const ro_sgns_counts *ref)
+{
+    ro_sgns_count_config cfg = *cfg0;
+    uint64_t lo = 1024, hi = ref->peak_bytes;
+    int bad = 0;
+    while (hi - lo > 2048) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        ro_sgns_counts *c = NULL;
+        ro_sgns_error err;
+        ro_sgns_result rc;
+        cfg.memory_budget = mid;
+        rc = ro_sgns_count_buffer(text, len, &cfg, &c, NULL, &err);
+        if (rc == RO_SGNS_OK) {
+            hi = mid;
+            if (!same_counts(ref, c) || c->peak_bytes > mid) ++bad;
+            ro_sgns_counts_free(c);
+        } else {
+            if (rc != RO_SGNS_ERR_BUDGET || !strstr(err.message, "at least")) ++bad;
+            lo = mid;
+        }
+    }
+    CHECKF(bad == 0, "%d budgeted runs disagree or fail wrongly", bad);
+    CHECKF(hi <= ref->peak_bytes, "tightest budget %llu", (unsigned long long)hi);
+    return hi;
+}
+
+/* ---- big vocabularies: escaped ids (>= 0xFFF0) and 4-byte streams --------- */
+
+static void test_big_vocab(void)
+{
+    size_t cap = 2000000, len = 0, i;
+    char *a = (char *)malloc(cap), *b = (char *)malloc(cap);
+    ro_sgns_count_config cfg = cfg_min(2, 2);
+    ro_sgns_counts *ca = NULL, *cb = NULL;
+    ro_sgns_error err;
+    unsigned x = 5;
+    /* A: 70000 words seen once on line 1 (ids 0..69999), then line 2 uses
+       50 words first seen there (ids >= 70000, escaped in the stream).
+       B: line 1 is one word. Line 1 adds nothing (its words are dropped,
+       windows stop at the line end), so A and B have the same counts. */
+    for (i = 0; i < 70000; ++i) len += (size_t)sprintf(a + len, "s%u ", (unsigned)i);
+    a[len++] = '\n';
+    memcpy(b, "x\n", 2);
+    {
+        size_t lb = 2, start = len;
+        for (i = 0; i < 3000; ++i) {
+            x = x * 1103515245u + 12345u;
+            len += (size_t)sprintf(a + len, "p%u ", (x >> 16) % 50);
+        }
+        memcpy(b + lb, a + start, len - start);
+        lb += len - start;
+        b[lb] = 0;
+        a[len] = 0;
+    }
+    CHECK(ro_sgns_count_buffer(a, strlen(a), &cfg, &ca, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_buffer(b, strlen(b), &cfg, &cb, NULL, &err) == RO_SGNS_OK);
+    if (ca && cb) {
+        CHECK(ca->distinct_words == 70050 && ca->n == 50 && cb->n == 50);
+        cb->corpus_tokens = ca->corpus_tokens;
+        cb->distinct_words = ca->distinct_words;
+        CHECK(same_counts(ca, cb));
+    }
+    ro_sgns_counts_free(ca);
+    ro_sgns_counts_free(cb);
+    ca = cb = NULL;
+
+    /* n = 70000 > 65533 (4-byte ids): "w0 .. w69999" twice on one line,
+       window 1: #(w_i, w_i+1) = #(w_i+1, w_i) = 2, and the seam gives
+       #(w69999, w0) = #(w0, w69999) = 1; nnz = 2 * 69999 + 2. */
+    len = 0;
+    for (i = 0; i < 140000; ++i) len += (size_t)sprintf(a + len, "w%u ", (unsigned)(i % 70000));
+    a[len] = 0;
+    cfg = cfg_min(1, 2);
+    CHECK(ro_sgns_count_buffer(a, len, &cfg, &ca, NULL, &err) == RO_SGNS_OK);
+    if (ca) {
+        CHECK(ca->n == 70000 && ca->nnz == 2 * 69999 + 2 && ca->total == 4 * 69999 + 2);
+        CHECK(pair(ca, "w5", "w6") == 2 && pair(ca, "w6", "w5") == 2);
+        CHECK(pair(ca, "w69999", "w0") == 1 && pair(ca, "w0", "w69999") == 1);
+        CHECK(pair(ca, "w5", "w7") == 0);
+        /* all counts are 2: byte order, "w0" < "w1" < "w10" */
+        CHECK(id_of(ca, "w0") == 0 && id_of(ca, "w1") == 1 && id_of(ca, "w10") == 2);
+        check_invariants(ca);
+        /* with a budget that forces several groups */
+        /* the tightest budgets agree (the pass-1 table is the peak here, so
+           the pair pass runs in many groups) */
+        check_tight_budgets(a, len, &cfg, ca);
+    }
+    ro_sgns_counts_free(ca);
+    free(a);
+    free(b);
+}
+
+/* ---- sample.txt: budgets, options, files --------------------------------- */
+
+static void test_sample(void)
+{
+    size_t size = 0;
+    char *text = read_file(SAMPLE_PATH, &size);
+    ro_sgns_count_config cfg = cfg_min(5, 5);
+    ro_sgns_counts *ref = NULL, *c = NULL;
+    ro_sgns_error err;
+    ro_sgns_result rc;
+    uint64_t budget;
+    int ok_runs = 0, saw_budget_error = 0;
+    size_t w;
+    uint64_t k;
+    CHECKF(text != NULL, "cannot read %s", SAMPLE_PATH);
+    if (!text) return;
+    rc = ro_sgns_count_buffer(text, size, &cfg, &ref, NULL, &err);
+    CHECKF(rc == RO_SGNS_OK, "%s", err.message);
+    if (rc != RO_SGNS_OK) {
+        free(text);
+        return;
+    }
+    CHECK(ref->corpus_tokens == 175034 && ref->distinct_words == 18421 && ref->n == 4455);
+    check_invariants(ref);
+    /* fixed windows give a symmetric matrix */
+    {
+        int sym = 1;
+        for (w = 0; w < ref->n && sym; ++w)
+            for (k = ref->row_ptr[w]; k < ref->row_ptr[w + 1]; ++k) {
+                uint32_t x = ref->col[k];
+                uint64_t q;
+                double back = 0;
+                for (q = ref->row_ptr[x]; q < ref->row_ptr[x + 1]; ++q)
+                    if (ref->col[q] == w) back = ref->val[q];
+                if (back != ref->val[k]) sym = 0;
+            }
+        CHECK(sym);
+    }
+    /* |D|: each token has up to 10 neighbours on its line */
+    CHECK(ref->total <= 10.0 * (double)ref->corpus_tokens && ref->total > 0);
+
+    /* the same through FILE*, path and a reader of 1000-byte blocks */
+    {
+        chunk_reader r;
+        FILE *f = fopen(SAMPLE_PATH, "rb");
+        ro_sgns_counts *c2 = NULL;
+        CHECK(ro_sgns_count_file(f, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
+        CHECK(c2 && same_counts(ref, c2));
+        ro_sgns_counts_free(c2);
+        c2 = NULL;
+        fclose(f);
+        CHECK(ro_sgns_count_path(SAMPLE_PATH, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
+        CHECK(c2 && same_counts(ref, c2));
+        ro_sgns_counts_free(c2);
+        c2 = NULL;
+        r.p = (const unsigned char *)text;
+        r.size = size;
+        r.at = 0;
+        r.chunk = 1000;
+        r.fail_after = -1;
+        CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
+        CHECK(c2 && same_counts(ref, c2));
+        ro_sgns_counts_free(c2);
+    }
+
+    /* budgets from generous down to too small: every run that succeeds is
+       bit for bit the unbudgeted one and stays within its budget; the first
+       failure is RO_SGNS_ERR_BUDGET saying how much is needed */
+    for (budget = ref->peak_bytes * 2; budget > 4096; budget = budget * 3 / 4) {
+        cfg.memory_budget = budget;
+        c = NULL;
+        rc = ro_sgns_count_buffer(text, size, &cfg, &c, NULL, &err);
+        if (rc == RO_SGNS_OK) {
+            CHECKF(same_counts(ref, c), "budget %llu", (unsigned long long)budget);
+            CHECK(c->peak_bytes <= budget);
+            ++ok_runs;
+            ro_sgns_counts_free(c);
+        } else {
+            CHECKF(rc == RO_SGNS_ERR_BUDGET, "%s", err.message);
+            CHECK(strstr(err.message, "at least") != NULL);
+            saw_budget_error = 1;
+            break;
+        }
+    }
+    CHECK(ok_runs >= 3 && saw_budget_error);
+    /* the tightest budget that works, found by bisection, still agrees; it
+       is well below the unbudgeted peak (the pair pass then runs in many
+       groups) and not far above the result itself */
+    {
+        uint64_t tight = check_tight_budgets(text, size, &cfg, ref);
+        uint64_t result = ro_sgns_estimate_memory(ref->n, ref->nnz, 0, 0, 0).counts;
+        printf("sample.txt: unbudgeted peak %llu bytes, tightest budget %llu, result %llu\n",
+               (unsigned long long)ref->peak_bytes, (unsigned long long)tight,
+               (unsigned long long)result);
+        CHECK(tight < ref->peak_bytes * 9 / 10);
+    }
+    cfg.memory_budget = 0;
+
+    /* window 2 (the authors' setting) and min_count 5: fewer pairs */
+    cfg.window = 2;
+    c = NULL;
+    CHECK(ro_sgns_count_buffer(text, size, &cfg, &c, NULL, &err) == RO_SGNS_OK);
+    if (c) {
+        CHECK(c->nnz < ref->nnz && c->total <= 4.0 * (double)c->corpus_tokens);
+        check_invariants(c);
+        ro_sgns_counts_free(c);
+    }
+    cfg.window = 5;
+
+    /* sampled windows: deterministic for a seed, different for another,
+       never above the fixed window's counts */
+    {
+        ro_sgns_counts *s1 = NULL, *s2 = NULL, *s3 = NULL;
+        cfg.dynamic_window = RO_SGNS_WINDOW_SAMPLED;
+        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s2, NULL, &err) == RO_SGNS_OK);
+        cfg.seed = 99;
+        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s3, NULL, &err) == RO_SGNS_OK);
+        if (s1 && s2 && s3) {
+            int below = 1;
+            CHECK(same_counts(s1, s2));
+            CHECK(!same_counts(s1, s3));
+            for (w = 0; w < s1->n; ++w)
+                if (s1->word_count[w] > ref->word_count[w]) below = 0;
+            CHECK(below);
+            /* E[b] = 3 for L = 5: about 3/5 of the fixed window's pairs */
+            CHECK(s1->total > 0.55 * ref->total && s1->total < 0.65 * ref->total);
+            check_invariants(s1);
+        }
+        ro_sgns_counts_free(s1);
+        ro_sgns_counts_free(s2);
+        ro_sgns_counts_free(s3);
+        cfg.dynamic_window = RO_SGNS_WINDOW_WEIGHTED;
+        cfg.seed = 1;
+        s1 = NULL;
+        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
+        if (s1) {
+            /* expected weights: the same 3/5 on average, exactly for the nnz */
+            CHECK(s1->nnz == ref->nnz);
+            CHECK(s1->total > 0.55 * ref->total && s1->total < 0.65 * ref->total);
+            check_invariants(s1);
+            ro_sgns_counts_free(s1);
+        }
+        cfg.dynamic_window = RO_SGNS_WINDOW_FIXED;
+    }
+    /* subsampling: the vocabulary is unchanged, the pairs fewer */
+    {
+        ro_sgns_counts *s1 = NULL;
+        cfg.sample = 1e-3;
+        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
+        if (s1) {
+            CHECK(s1->n == ref->n && s1->vocab.count[0] == ref->vocab.count[0]);
+            CHECK(s1->total < ref->total);
+            check_invariants(s1);
+            ro_sgns_counts_free(s1);
+        }
+        cfg.sample = 0;
+    }
+    ro_sgns_counts_free(ref);
+    free(text);
+}
+
+/* The counts are bitwise the same for any number of threads. */
+static void test_threads(void)
+{
+#ifdef _OPENMP
+    size_t size = 0;
+    char *text = read_file(SAMPLE_PATH, &size);
+    int mode, t, bad = 0;
+    if (!text) return;
+    for (mode = 0; mode < 3; ++mode) {
+        ro_sgns_count_config cfg = cfg_min(5, 2);
+        ro_sgns_counts *ref = NULL;
+        ro_sgns_error err;
+        cfg.dynamic_window = mode;
+        cfg.sample = mode == 1 ? 1e-3 : 0;
+        omp_set_num_threads(1);
+        if (ro_sgns_count_buffer(text, size, &cfg, &ref, NULL, &err) != RO_SGNS_OK) {
+            ++bad;
+            continue;
+        }
+        for (t = 2; t <= 4; ++t) {
+            ro_sgns_counts *c = NULL;
+            omp_set_num_threads(t);
+            if (ro_sgns_count_buffer(text, size, &cfg, &c, NULL, &err) != RO_SGNS_OK ||
+                !same_counts(ref, c))
+                ++bad;
+            ro_sgns_counts_free(c);
+        }
+        ro_sgns_counts_free(ref);
+    }
+    omp_set_num_threads(2);
+    CHECKF(bad == 0, "%d runs differ between thread counts", bad);
+    free(text);
+#endif
+}
+
+static void test_alloc_failures(void)
+{
+    const char *text = "the cat sat on the mat the dog sat on the cat\nthe end of the mat";
+    ro_sgns_count_config cfg = cfg_min(2, 1);
+    ro_sgns_allocator al;
+    test_alloc t;
+    ro_sgns_counts *c = NULL;
+    ro_sgns_error err;
+    ro_sgns_result rc;
+    long k;
+    int bad = 0, oom = 0;
+    unsigned char *file = NULL;
+    size_t fsize = 0;
+    al.malloc_fn = ta_malloc;
+    al.realloc_fn = ta_realloc;
+    al.free_fn = ta_free;
+    al.user = &t;
+    /* fail allocation k for k = 0, 1, ... until counting succeeds: each
+       failure is RO_SGNS_ERR_OUT_OF_MEMORY and leaves nothing allocated */
+    for (k = 0; k < 10000; ++k) {
+        t.live = 0;
+        t.calls = 0;
+        t.fail_at = k;
+        c = NULL;
+        rc = ro_sgns_count_buffer(text, strlen(text), &cfg, &c, &al, &err);
+        if (rc == RO_SGNS_OK) break;
+        ++oom;
+        if (rc != RO_SGNS_ERR_OUT_OF_MEMORY || t.live != 0 || c != NULL) ++bad;
+    }
+    CHECKF(bad == 0 && oom > 5, "%d bad of %d failed allocations", bad, oom);
+    CHECK(c != NULL);
+    if (!c) return;
+    check_invariants(c);
+    fsize = (size_t)ro_sgns_counts_file_size(c);
+    file = (unsigned char *)malloc(fsize);
+    CHECK(ro_sgns_counts_save_buffer(c, file, fsize, NULL, &err) == RO_SGNS_OK);
+    ro_sgns_counts_free(c); /* with its own allocator */
+    CHECK(t.live == 0);
+    /* the same for loading */
+    bad = oom = 0;
+    for (k = 0; k < 10000; ++k) {
+        t.live = 0;
+        t.calls = 0;
+        t.fail_at = k;
+        c = NULL;
+        rc = ro_sgns_counts_load_buffer(file, fsize, &c, &al, &err);
+        if (rc == RO_SGNS_OK) break;
+        ++oom;
+        if (rc != RO_SGNS_ERR_OUT_OF_MEMORY || t.live != 0 || c != NULL) ++bad;
+    }
+    CHECKF(bad == 0 && oom > 3, "%d bad of %d failed allocations (load)", bad, oom);
+    ro_sgns_counts_free(c);
+    CHECK(t.live == 0);
+    free(file);
+}
+
+static int fail_write(void *user, const void *data, size_t size)
+{
+    (void)user;
+    (void)data;
+    (void)size;
+    return 1;
+}
+
+typedef struct grow_buf {
+    unsigned char *p;
+    size_t len, cap;
+} grow_buf;
+
+static int grow_write(void *user, const void *data, size_t size)
+{
+    grow_buf *g = (grow_buf *)user;
+    if (g->len + size > g->cap) {
+        g->cap = (g->len + size) * 2;
+        g->p = (unsigned char *)realloc(g->p, g->cap);
+    }
+    memcpy(g->p + g->len, data, size);
+    g->len += size;
+    return 0;
+}
+
+static void test_files(void)
+{
+    const char *text = "the cat sat on the mat\nthe dog sat on the log\na cat and a dog\n"
+                       "\xc3\xa9t\xc3\xa9 the cat\n";
+    ro_sgns_count_config cfg = cfg_min(2, 1);
+    ro_sgns_counts *c, *d = NULL;
+    ro_sgns_error err;
+    grow_buf g;
+    unsigned char *buf, *bad;
+    size_t size, i, written = 0;
+    int bad_trunc = 0, bad_flip = 0, no_offset = 0;
+    const char *path = "build/test_count_tmp.counts";
+    cfg.dynamic_window = RO_SGNS_WINDOW_WEIGHTED;
+    cfg.sample = 0.5;
+    cfg.seed = 42;
+    c = count_str(text, &cfg);
+    if (!c) return;
+    size = (size_t)ro_sgns_counts_file_size(c);
+    buf = (unsigned char *)malloc(size);
+    CHECK(ro_sgns_counts_save_buffer(c, buf, size - 1, &written, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_counts_save_buffer(c, buf, size, &written, &err) == RO_SGNS_OK);
+    CHECK(written == size);
+    CHECK(memcmp(buf, "ROSGNSCT\x01\0\0\0", 12) == 0);
+    /* n at offset 16, little-endian */
+    CHECK(buf[16] == (unsigned char)c->n && buf[17] == 0);
+    /* buffer round trip: everything bit for bit, settings included */
+    CHECK(ro_sgns_counts_load_buffer(buf, size, &d, NULL, &err) == RO_SGNS_OK);
+    if (d) {
+        CHECK(same_counts(c, d));
+        CHECK(d->config.window == 2 && d->config.dynamic_window == 2 &&
+              d->config.sample == 0.5 && d->config.seed == 42 && d->config.min_count == 1);
+        CHECK(ro_sgns_vocab_find(&d->vocab, "\xc3\xa9t\xc3\xa9", 5) >= 0);
+        ro_sgns_counts_free(d);
+        d = NULL;
+    }
+    /* callback writer and reader (3-byte reads) */
+    g.p = NULL;
+    g.len = g.cap = 0;
+    CHECK(ro_sgns_counts_save_callback(c, grow_write, &g, &err) == RO_SGNS_OK);
+    CHECK(g.len == size && memcmp(g.p, buf, size) == 0);
+    {
+        chunk_reader r;
+        r.p = g.p;
+        r.size = g.len;
+        r.at = 0;
+        r.chunk = 3;
+        r.fail_after = -1;
+        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) == RO_SGNS_OK);
+        CHECK(d && same_counts(c, d));
+        ro_sgns_counts_free(d);
+        d = NULL;
+        r.at = 0;
+        r.fail_after = 3;
+        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) == RO_SGNS_ERR_IO);
+    }
+    free(g.p);
+    CHECK(ro_sgns_counts_save_callback(c, fail_write, NULL, &err) == RO_SGNS_ERR_IO);
+    /* path: saved through a temporary name, loaded back */
+    CHECK(ro_sgns_counts_save_path(c, path, &err) == RO_SGNS_OK);
+    {
+        FILE *f = fopen("build/test_count_tmp.counts.tmp", "rb");
+        CHECK(f == NULL); /* renamed away */
+        if (f) fclose(f);
+    }
+    CHECK(ro_sgns_counts_save_path(c, path, &err) == RO_SGNS_OK); /* replaces */
+    CHECK(ro_sgns_counts_load_path(path, &d, NULL, &err) == RO_SGNS_OK);
+    CHECK(d && same_counts(c, d));
+    ro_sgns_counts_free(d);
+    d = NULL;
+    CHECK(ro_sgns_counts_save_path(c, "/nonexistent/dir/c.bin", &err) == RO_SGNS_ERR_IO);
+    CHECK(ro_sgns_counts_load_path("/nonexistent/dir/c.bin", &d, NULL, &err) == RO_SGNS_ERR_IO);
+    /* a file with a byte after it */
+    {
+        FILE *f = fopen(path, "ab");
+        fputc('!', f);
+        fclose(f);
+        CHECK(ro_sgns_counts_load_path(path, &d, NULL, &err) == RO_SGNS_ERR_FORMAT && !d);
+        CHECK(strstr(err.message, "trailing") != NULL);
+        remove(path);
+    }
+    /* every truncation: RO_SGNS_ERR_FORMAT, with an offset */
+    for (i = 0; i < size; ++i) {
+        ro_sgns_result rc = ro_sgns_counts_load_buffer(buf, i, &d, NULL, &err);
+        if (rc != RO_SGNS_ERR_FORMAT || d) ++bad_trunc;
+        if (!strstr(err.message, "offset")) ++no_offset;
+    }
+    /* ... also through a reader */
+    for (i = 0; i < size; i += 7) {
+        chunk_reader r;
+        r.p = buf;
+        r.size = i;
+        r.at = 0;
+        r.chunk = 5;
+        r.fail_after = -1;
+        if (ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) != RO_SGNS_ERR_FORMAT)
+            ++bad_trunc;
+    }
+    /* every single-byte corruption: RO_SGNS_ERR_FORMAT (structure checks or
+       the checksum), with an offset */
+    bad = (unsigned char *)malloc(size + 1);
+    for (i = 0; i < size; ++i) {
+        ro_sgns_result rc;
+        memcpy(bad, buf, size);
+        bad[i] ^= (unsigned char)(1u << (i % 8));
+        rc = ro_sgns_counts_load_buffer(bad, size, &d, NULL, &err);
+        if (rc != RO_SGNS_ERR_FORMAT || d) ++bad_flip;
+        if (!strstr(err.message, "offset")) ++no_offset;
+    }
+    memcpy(bad, buf, size);
+    bad[size] = 0;
+    CHECK(ro_sgns_counts_load_buffer(bad, size + 1, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_counts_load_buffer("ROSGNSCT", 8, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_counts_load_buffer("hello world, this is not a counts file at all, no", 49,
+                                     &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(strstr(err.message, "offset 0") != NULL);
+    CHECK(ro_sgns_counts_load_buffer(NULL, 0, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    /* a different version */
+    memcpy(bad, buf, size);
+    bad[8] = 2;
+    CHECK(ro_sgns_counts_load_buffer(bad, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(strstr(err.message, "version 2") != NULL);
+    /* a huge n in the header must not make the loader allocate it */
+    memcpy(bad, buf, size);
+    bad[16 + 3] = 0x7F;
+    CHECK(ro_sgns_counts_load_buffer(bad, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    {
+        chunk_reader r;
+        r.p = bad;
+        r.size = size;
+        r.at = 0;
+        r.chunk = 4096;
+        r.fail_after = -1;
+        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) ==
+              RO_SGNS_ERR_FORMAT);
+    }
+    free(bad);
+    CHECKF(bad_trunc == 0, "%d truncations not reported as format errors", bad_trunc);
+    CHECKF(bad_flip == 0, "%d corruptions not reported as format errors", bad_flip);
+    CHECKF(no_offset == 0, "%d format errors without an offset", no_offset);
+    free(buf);
+    ro_sgns_counts_free(c);
+}
+
+static void test_estimate(void)
+{
+    ro_sgns_memory_estimate e = ro_sgns_estimate_memory(33847, 72470837, 200, 90148450, 633446);
+    CHECK(e.counts >= 12ull * 72470837 && e.counts < 16ull * 72470837);
+    CHECK(e.counting >= e.counts && e.training >= e.counts);
+    CHECK(e.peak >= e.counting && e.peak >= e.training);
+    CHECK(e.file_bytes > 12ull * 72470837);
+    {
+        ro_sgns_count_config cfg = cfg_min(1, 1);
+        ro_sgns_counts *c = count_str("a b c a b", &cfg);
+        if (c) {
+            ro_sgns_memory_estimate f =
+                ro_sgns_estimate_memory(c->n, c->nnz, 10, c->corpus_tokens, c->distinct_words);
+            /* exact file size for 1-byte words is 112 + 12n + n + 8(n+1) +
+               12 nnz + 16 n + 8; the estimate assumes 8-byte words */
+            CHECK(ro_sgns_counts_file_size(c) == 112 + 12 * 3 + 3 + 8 * 4 + 12 * 6 + 16 * 3 + 8);
+            CHECK(f.file_bytes >= ro_sgns_counts_file_size(c));
+            ro_sgns_counts_free(c);
+        }
+    }
+}
+
+int main(void)
+{
+    test_window_1_and_2();
+    test_lines();
+    test_repeats_and_min_count();
+    test_ties();
+    test_long_words();
+    test_bad_input();
+    test_empty_rows();
+    test_reference();
+    test_big_vocab();
+    test_files();
+    test_alloc_failures();
+    test_threads();
+    test_estimate();
+    test_sample();
+    return tu_finish("count");
+}

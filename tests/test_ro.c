@@ -1,0 +1,513 @@
+/* test_ro.c - sections 3-5: the SGNS objective and its gradient computed block
+   by block, and the Riemannian step, against a naive dense implementation
+   written here (X, grad F and M materialized in double, QR by modified
+   Gram-Schmidt twice), central finite differences, and the invariants of
+   the iteration (orthonormal factors, monotone F under the safeguard,
+   bitwise equality for any thread count and block layout). */
+#define RO_SGNS_IMPLEMENTATION
+#include "../ro_sgns.h"
+#include "test_util.h"
+
+#include <string.h>
+
+typedef ro_sgns_real real;
+static const int IS_D = sizeof(real) == sizeof(double);
+static ro_sgns_rng g_rng;
+
+/* ---------------------------------------------------- a random problem */
+
+typedef struct {
+    size_t n, m;
+    uint64_t *row_ptr;
+    uint32_t *col;
+    double *val;
+    double *wsum, *csum, total;
+} counts_t;
+
+/* random counts: each entry present with probability dens, value 1..50 */
+static counts_t make_counts(size_t n, size_t m, double dens)
+{
+    counts_t c;
+    size_t i, j;
+    uint64_t k = 0;
+    c.n = n;
+    c.m = m;
+    c.row_ptr = (uint64_t *)calloc(n + 1, sizeof(uint64_t));
+    c.col = (uint32_t *)malloc(n * m * sizeof(uint32_t) + 4);
+    c.val = (double *)malloc(n * m * sizeof(double) + 8);
+    c.wsum = (double *)calloc(n, sizeof(double));
+    c.csum = (double *)calloc(m, sizeof(double));
+    c.total = 0;
+    for (i = 0; i < n; ++i) {
+        for (j = 0; j < m; ++j)
+            if (ro_sgns_rng_uniform(&g_rng) < dens || (i == j % n)) {
+                c.col[k] = (uint32_t)j;
+                c.val[k] = 1 + floor(50 * ro_sgns_rng_uniform(&g_rng));
+                c.wsum[i] += c.val[k];
+                c.csum[j] += c.val[k];
+                c.total += c.val[k];
+                ++k;
+            }
+        c.row_ptr[i + 1] = k;
+    }
+    return c;
+}
+
+static void free_counts(counts_t *c)
+{
+    free(c->row_ptr);
+    free(c->col);
+    free(c->val);
+    free(c->wsum);
+    free(c->csum);
+}
+
+/* dense #(w,c) */
+static double *dense_counts(const counts_t *c)
+{
+    double *A = (double *)calloc(c->n * c->m, sizeof(double));
+    size_t i;
+    uint64_t k;
+    for (i = 0; i < c->n; ++i)
+        for (k = c->row_ptr[i]; k < c->row_ptr[i + 1]; ++k) A[i * c->m + c->col[k]] = c->val[k];
+    return A;
+}
+
+static double sig(double x) { return 1 / (1 + exp(-x)); }
+static double logsig(double x) { return x >= 0 ? -log1p(exp(-x)) : x - log1p(exp(x)); }
+
+/* F and grad F of a dense X (n x m), straight from the paper's formulas */
+static double ref_F(const counts_t *c, const double *A, double k, const double *X)
+{
+    double F = 0;
+    size_t i, j;
+    for (i = 0; i < c->n; ++i)
+        for (j = 0; j < c->m; ++j) {
+            double x = X[i * c->m + j], B = k * c->wsum[i] * c->csum[j] / c->total;
+            F += A[i * c->m + j] * logsig(x) + B * logsig(-x);
+        }
+    return F;
+}
+
+static void ref_direction(const counts_t *c, const double *A, double k, const double *X,
+                          int scaled, double *G)
+{
+    size_t i, j;
+    for (i = 0; i < c->n; ++i)
+        for (j = 0; j < c->m; ++j) {
+            double x = X[i * c->m + j], B = k * c->wsum[i] * c->csum[j] / c->total;
+            double g = A[i * c->m + j] * sig(-x) - B * sig(x);
+            G[i * c->m + j] = scaled ? g / B : g;
+        }
+}
+
+/* X = U S V^T in double */
+static double *dense_x(const ro_sgns_factors *f)
+{
+    double *X = (double *)calloc(f->n * f->m, sizeof(double));
+    double *US = (double *)calloc(f->n * f->d, sizeof(double));
+    size_t i, j, p, q;
+    for (i = 0; i < f->n; ++i)
+        for (q = 0; q < f->d; ++q)
+            for (p = 0; p < f->d; ++p) US[i * f->d + q] += (double)f->U[i * f->d + p] * f->S[p * f->d + q];
+    for (i = 0; i < f->n; ++i)
+        for (j = 0; j < f->m; ++j) {
+            double x = 0;
+            for (q = 0; q < f->d; ++q) x += US[i * f->d + q] * f->V[j * f->d + q];
+            X[i * f->m + j] = x;
+        }
+    free(US);
+    return X;
+}
+
+/* a random start point with orthonormal U, V and a random core */
+static ro_sgns_factors *random_point(size_t n, size_t m, size_t d, double scale)
+{
+    ro_sgns_factors *f = NULL;
+    real *W = (real *)malloc(n * d * sizeof(real)), *C = (real *)malloc(m * d * sizeof(real));
+    size_t i;
+    for (i = 0; i < n * d; ++i) W[i] = (real)(scale * ro_sgns_rng_normal(&g_rng));
+    for (i = 0; i < m * d; ++i) C[i] = (real)(scale * ro_sgns_rng_normal(&g_rng));
+    CHECK(ro_sgns_factors_from_wc(n, m, d, W, C, &f, NULL, NULL) == RO_SGNS_OK);
+    free(W);
+    free(C);
+    return f;
+}
+
+static ro_sgns_factors *copy_point(const ro_sgns_factors *x)
+{
+    ro_sgns_factors *f = NULL;
+    ro_sgns_factors_create(x->n, x->m, x->d, &f, NULL, NULL);
+    memcpy(f->U, x->U, x->n * x->d * sizeof(real));
+    memcpy(f->V, x->V, x->m * x->d * sizeof(real));
+    memcpy(f->S, x->S, x->d * x->d * sizeof(real));
+    return f;
+}
+
+/* ------------------------------------------------ objective, gradient */
+
+static void test_objective_and_gradient(void)
+{
+    size_t n = 7, m = 9, d = 7, i, j;
+    double k = 5, worst = 0, worst_fd = 0, worst_scaled = 0, F_lib, F_ref;
+    counts_t c = make_counts(n, m, 0.5);
+    double *A = dense_counts(&c), *X, *G = (double *)malloc(n * m * sizeof(double));
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x;
+    real *Gl = (real *)malloc(n * m * sizeof(real));
+    ro_sgns_error err;
+    CHECKF(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, &p, NULL, &err) ==
+               RO_SGNS_OK,
+           "%s", err.message);
+    x = random_point(n, m, d, 1.0);
+    X = dense_x(x);
+    /* F against the formula */
+    CHECK(ro_sgns_objective(p, x, &F_lib, &err) == RO_SGNS_OK);
+    F_ref = ref_F(&c, A, k, X);
+    CHECKF(fabs(F_lib - F_ref) <= (IS_D ? 1e-12 : 1e-5) * fabs(F_ref), "F %.17g vs %.17g", F_lib,
+           F_ref);
+    /* grad F: the blocked direction against the formula, and the formula
+       against central differences of F, entry by entry (double only: the
+       differences need the precision) */
+    CHECK(ro_sgns_direction_dense(p, x, RO_SGNS_DIRECTION_PLAIN, Gl, &err) == RO_SGNS_OK);
+    ref_direction(&c, A, k, X, 0, G);
+    for (i = 0; i < n * m; ++i) {
+        double e = fabs(Gl[i] - G[i]) / (1 + fabs(G[i]));
+        if (!(e <= worst)) worst = e;
+    }
+    CHECKF(worst <= (IS_D ? 1e-12 : 1e-5), "blocked gradient off by %.3g", worst);
+    if (IS_D) {
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < m; ++j) {
+                const double h = 1e-5;
+                double *Xp = (double *)malloc(n * m * sizeof(double)), fp, fm, fd;
+                memcpy(Xp, X, n * m * sizeof(double));
+                Xp[i * m + j] += h;
+                fp = ref_F(&c, A, k, Xp);
+                Xp[i * m + j] -= 2 * h;
+                fm = ref_F(&c, A, k, Xp);
+                fd = (fp - fm) / (2 * h);
+                if (fabs(fd - G[i * m + j]) / (1 + fabs(fd)) > worst_fd)
+                    worst_fd = fabs(fd - G[i * m + j]) / (1 + fabs(fd));
+                free(Xp);
+            }
+        CHECKF(worst_fd <= 1e-6, "grad F vs central differences: %.3g", worst_fd);
+    }
+    /* the scaled direction is grad F / B, entry by entry */
+    CHECK(ro_sgns_direction_dense(p, x, RO_SGNS_DIRECTION_SCALED, Gl, &err) == RO_SGNS_OK);
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m; ++j) {
+            double B = k * c.wsum[i] * c.csum[j] / c.total;
+            double e = fabs(Gl[i * m + j] - G[i * m + j] / B) / (1 + fabs(G[i * m + j] / B));
+            if (!(e <= worst_scaled)) worst_scaled = e;
+        }
+    CHECKF(worst_scaled <= (IS_D ? 1e-12 : 1e-5), "scaled direction != grad F / B: %.3g",
+           worst_scaled);
+    /* F of W C^T by the other entry point: the same value */
+    {
+        real *W = (real *)malloc(n * d * sizeof(real)), *C = (real *)malloc(m * d * sizeof(real));
+        double F2;
+        ro_sgns_factors_embeddings(x, 0.5, RO_SGNS_EMBED_W, W, d, NULL, NULL);
+        ro_sgns_factors_embeddings(x, 0.5, RO_SGNS_EMBED_C, C, d, NULL, NULL);
+        CHECK(ro_sgns_objective_wc(p, W, C, d, &F2, &err) == RO_SGNS_OK);
+        CHECKF(fabs(F2 - F_ref) <= (IS_D ? 1e-10 : 1e-4) * fabs(F_ref), "F(W C^T) %.17g vs %.17g",
+               F2, F_ref);
+        free(W);
+        free(C);
+    }
+    /* extreme x: no overflow, finite F */
+    for (i = 0; i < d * d; ++i) x->S[i] *= (real)1e4;
+    CHECK(ro_sgns_objective(p, x, &F_lib, &err) == RO_SGNS_OK && F_lib == F_lib && F_lib < 0);
+    /* a point that does not fit */
+    {
+        ro_sgns_factors *y = random_point(8, 9, 3, 1);
+        CHECK(ro_sgns_objective(p, y, &F_lib, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        ro_sgns_factors_free(y);
+    }
+    ro_sgns_factors_free(x);
+    ro_sgns_problem_free(p);
+    free(X);
+    free(G);
+    free(Gl);
+    free(A);
+    free_counts(&c);
+}
+
+/* --------------------------------------- one step against naive dense */
+
+/* Q R = Y (rows x d) by modified Gram-Schmidt twice, in double; R_jj >= 0 */
+static void mgs(size_t rows, size_t d, double *Y, double *R)
+{
+    size_t i, j, p;
+    int pass;
+    memset(R, 0, d * d * sizeof(double));
+    for (j = 0; j < d; ++j) {
+        double nrm = 0;
+        for (pass = 0; pass < 2; ++pass)
+            for (p = 0; p < j; ++p) {
+                double dot = 0;
+                for (i = 0; i < rows; ++i) dot += Y[i * d + p] * Y[i * d + j];
+                for (i = 0; i < rows; ++i) Y[i * d + j] -= dot * Y[i * d + p];
+                R[p * d + j] += dot;
+            }
+        for (i = 0; i < rows; ++i) nrm += Y[i * d + j] * Y[i * d + j];
+        nrm = sqrt(nrm);
+        R[j * d + j] = nrm;
+        for (i = 0; i < rows; ++i) Y[i * d + j] /= nrm;
+    }
+}
+
+/* X' after one step of Algorithm 1 from x, all dense */
+static double *naive_step(const counts_t *c, const double *A, double k,
+                          const ro_sgns_factors *x, int scaled, double lambda)
+{
+    size_t n = c->n, m = c->m, d = x->d, i, j, p;
+    double *X = dense_x(x), *G = (double *)malloc(n * m * sizeof(double));
+    double *Y = (double *)calloc(n * d, sizeof(double)), *Z = (double *)calloc(m * d, sizeof(double));
+    double *R = (double *)malloc(d * d * sizeof(double)), *Xn = (double *)calloc(n * m, sizeof(double));
+    ref_direction(c, A, k, X, scaled, G);
+    for (i = 0; i < n * m; ++i) X[i] += lambda * G[i]; /* X is now M */
+    for (i = 0; i < n; ++i)
+        for (p = 0; p < d; ++p)
+            for (j = 0; j < m; ++j) Y[i * d + p] += X[i * m + j] * x->V[j * d + p];
+    mgs(n, d, Y, R); /* U' */
+    for (j = 0; j < m; ++j)
+        for (p = 0; p < d; ++p)
+            for (i = 0; i < n; ++i) Z[j * d + p] += X[i * m + j] * Y[i * d + p];
+    mgs(m, d, Z, R); /* V', S'^T = R */
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m; ++j) {
+            double s = 0;
+            size_t q;
+            for (p = 0; p < d; ++p)
+                for (q = 0; q < d; ++q) s += Y[i * d + p] * R[q * d + p] * Z[j * d + q];
+            Xn[i * m + j] = s;
+        }
+    free(X);
+    free(G);
+    free(Y);
+    free(Z);
+    free(R);
+    return Xn;
+}
+
+static double orth_err(size_t rows, size_t d, const real *Q)
+{
+    double e = 0;
+    size_t i, j, p;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) {
+            double s = 0;
+            for (p = 0; p < rows; ++p) s += (double)Q[p * d + i] * Q[p * d + j];
+            s -= (i == j);
+            if (fabs(s) > e) e = fabs(s);
+        }
+    return e;
+}
+
+static void test_step_vs_naive(void)
+{
+    static const size_t shapes[][3] = {{13, 17, 3}, {40, 31, 5}, {64, 64, 8}};
+    static const size_t blocks[][2] = {{0, 0}, {1, 1}, {5, 3}, {7, 16}};
+    size_t s, b, i;
+    double tol = IS_D ? 1e-10 : 1e-4;
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+        size_t n = shapes[s][0], m = shapes[s][1], d = shapes[s][2];
+        double k = 5;
+        counts_t c = make_counts(n, m, 0.3);
+        double *A = dense_counts(&c);
+        ro_sgns_problem *p = NULL;
+        ro_sgns_factors *x0 = random_point(n, m, d, 0.5);
+        int scaled;
+        ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, &p, NULL, NULL);
+        for (scaled = 0; scaled <= 1; ++scaled) {
+            double lambda = scaled ? 0.5 : 0.5 / (k * c.total / (double)(n * m));
+            double *Xref = naive_step(&c, A, k, x0, scaled, lambda), nref = 0;
+            for (i = 0; i < n * m; ++i) nref += Xref[i] * Xref[i];
+            nref = sqrt(nref);
+            for (b = 0; b < sizeof blocks / sizeof blocks[0]; ++b) {
+                ro_sgns_factors *x = copy_point(x0);
+                ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+                ro_sgns_error err;
+                double *Xl, diff = 0;
+                cfg.iterations = 1;
+                cfg.safeguard = 0;
+                cfg.direction = scaled ? RO_SGNS_DIRECTION_SCALED : RO_SGNS_DIRECTION_PLAIN;
+                cfg.step = lambda;
+                cfg.block_rows = blocks[b][0];
+                cfg.block_cols = blocks[b][1];
+                CHECKF(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_OK, "%s", err.message);
+                CHECK(x->iteration == 1);
+                Xl = dense_x(x);
+                for (i = 0; i < n * m; ++i) diff += (Xl[i] - Xref[i]) * (Xl[i] - Xref[i]);
+                diff = sqrt(diff) / nref;
+                CHECKF(diff <= tol, "step %lux%lu d=%lu %s blocks %lux%lu: |X - X_naive|/|X| = %.3g",
+                       (unsigned long)n, (unsigned long)m, (unsigned long)d,
+                       scaled ? "scaled" : "plain", (unsigned long)blocks[b][0],
+                       (unsigned long)blocks[b][1], diff);
+                CHECK(orth_err(n, d, x->U) <= (IS_D ? 1e-12 : 1e-5));
+                CHECK(orth_err(m, d, x->V) <= (IS_D ? 1e-12 : 1e-5));
+                free(Xl);
+                ro_sgns_factors_free(x);
+            }
+            free(Xref);
+        }
+        ro_sgns_factors_free(x0);
+        ro_sgns_problem_free(p);
+        free(A);
+        free_counts(&c);
+    }
+}
+
+/* ------------------------------- safeguard, callback, determinism */
+
+typedef struct {
+    int calls, monotone, orthonormal, stop_at;
+    double last_F;
+} watch_t;
+
+static int watch(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void *user)
+{
+    watch_t *w = (watch_t *)user;
+    ++w->calls;
+    if (pr->objective < pr->objective_prev) w->monotone = 0;
+    if (orth_err(x->n, x->d, x->U) > (IS_D ? 1e-12 : 1e-5) ||
+        orth_err(x->m, x->d, x->V) > (IS_D ? 1e-12 : 1e-5))
+        w->orthonormal = 0;
+    w->last_F = pr->objective;
+    return w->stop_at && w->calls >= w->stop_at;
+}
+
+static void test_safeguard_and_threads(void)
+{
+    size_t n = 150, m = 120, d = 10;
+    counts_t c = make_counts(n, m, 0.2);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.3), *x1, *x2;
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    watch_t w;
+    double F0, F1;
+    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, &p, NULL, NULL);
+    ro_sgns_objective(p, x0, &F0, NULL);
+    /* a step far too long for plain steps: the safeguard halves it until F
+       rises, so F never falls */
+    memset(&w, 0, sizeof w);
+    w.monotone = w.orthonormal = 1;
+    x1 = copy_point(x0);
+    cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+    cfg.step = 10;
+    cfg.iterations = 6;
+    cfg.callback = watch;
+    cfg.user = &w;
+    CHECK(ro_sgns_ro_train(p, x1, &cfg, NULL) == RO_SGNS_OK);
+    CHECK(w.calls >= 1 && w.monotone && w.orthonormal);
+    ro_sgns_objective(p, x1, &F1, NULL);
+    CHECKF(F1 > F0, "safeguarded plain steps: F %.6g -> %.6g", F0, F1);
+    CHECK(fabs(F1 - w.last_F) <= 1e-9 * fabs(F1));
+    /* scaled default: monotone too, and the callback can stop it */
+    memset(&w, 0, sizeof w);
+    w.monotone = w.orthonormal = 1;
+    w.stop_at = 3;
+    ro_sgns_factors_free(x1);
+    x1 = copy_point(x0);
+    cfg = ro_sgns_ro_config_default();
+    cfg.callback = watch;
+    cfg.user = &w;
+    CHECK(ro_sgns_ro_train(p, x1, &cfg, NULL) == RO_SGNS_STOPPED);
+    CHECK(w.calls == 3 && x1->iteration == 3 && w.monotone && w.orthonormal);
+#ifdef _OPENMP
+    { /* 1 and 2 threads, two block layouts: bitwise the same factors */
+        int saved = omp_get_max_threads();
+        cfg = ro_sgns_ro_config_default();
+        cfg.iterations = 2;
+        x2 = copy_point(x0);
+        ro_sgns_factors_free(x1);
+        x1 = copy_point(x0);
+        omp_set_num_threads(1);
+        ro_sgns_ro_train(p, x1, &cfg, NULL);
+        omp_set_num_threads(2);
+        ro_sgns_ro_train(p, x2, &cfg, NULL);
+        CHECK(memcmp(x1->U, x2->U, n * d * sizeof(real)) == 0 &&
+              memcmp(x1->V, x2->V, m * d * sizeof(real)) == 0 &&
+              memcmp(x1->S, x2->S, d * d * sizeof(real)) == 0);
+        ro_sgns_factors_free(x2);
+        x2 = copy_point(x0);
+        cfg.block_rows = 7; /* another row blocking: the same bits (tiles own rows) */
+        ro_sgns_ro_train(p, x2, &cfg, NULL);
+        CHECK(memcmp(x1->U, x2->U, n * d * sizeof(real)) == 0);
+        omp_set_num_threads(saved);
+        ro_sgns_factors_free(x2);
+    }
+#endif
+    /* bad settings */
+    cfg = ro_sgns_ro_config_default();
+    cfg.step = 0;
+    CHECK(ro_sgns_ro_train(p, x1, &cfg, NULL) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg = ro_sgns_ro_config_default();
+    cfg.iterations = -1;
+    CHECK(ro_sgns_ro_train(p, x1, &cfg, NULL) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    (void)x2;
+    ro_sgns_factors_free(x0);
+    ro_sgns_factors_free(x1);
+    ro_sgns_problem_free(p);
+    free_counts(&c);
+}
+
+/* --------------------------- from SVD-SPPMI on the sample corpus */
+
+static void test_sample_corpus(void)
+{
+    const char *path = "../shared/data/corpus/sample.txt";
+    ro_sgns_count_config cc = ro_sgns_count_config_default();
+    ro_sgns_counts *c = NULL;
+    ro_sgns_csr *A = NULL;
+    ro_sgns_factors *x = NULL;
+    ro_sgns_problem *p = NULL;
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    ro_sgns_error err;
+    double F0, F1;
+    FILE *f = fopen(path, "rb");
+    if (!f) path = "../../shared/data/corpus/sample.txt";
+    else fclose(f);
+    cc.window = 2;
+    cc.min_count = 30;
+    if (ro_sgns_count_path(path, &cc, &c, NULL, &err) != RO_SGNS_OK) {
+        printf("sample corpus not found (%s): skipped\n", err.message);
+        return;
+    }
+    CHECK(ro_sgns_sppmi(c, 5, 1, &A, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_tsvd(A, 30, NULL, &x, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create(c, 5, &p, NULL, &err) == RO_SGNS_OK);
+    if (x && p) {
+        CHECK(ro_sgns_objective(p, x, &F0, &err) == RO_SGNS_OK);
+        /* the paper's plain step, tiny lambda, no safeguard: F rises */
+        cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+        cfg.safeguard = 0;
+        cfg.iterations = 1;
+        cfg.step = 1e-5;
+        CHECK(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_objective(p, x, &F1, &err) == RO_SGNS_OK);
+        CHECKF(F1 > F0, "sample corpus: plain step 1e-5: F %.8g -> %.8g", F0, F1);
+        /* the default scaled iteration climbs further */
+        cfg = ro_sgns_ro_config_default();
+        cfg.iterations = 3;
+        CHECK(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_objective(p, x, &F0, &err) == RO_SGNS_OK);
+        CHECKF(F0 > F1, "sample corpus: scaled steps: F %.8g -> %.8g", F1, F0);
+        if (getenv("VERBOSE")) printf("sample: n = %lu, F %.6g -> %.6g\n", (unsigned long)c->n, F1, F0);
+    }
+    ro_sgns_problem_free(p);
+    ro_sgns_factors_free(x);
+    ro_sgns_csr_free(A);
+    ro_sgns_counts_free(c);
+}
+
+int main(void)
+{
+    ro_sgns_rng_seed(&g_rng, 4242, 0);
+    test_objective_and_gradient();
+    test_step_vs_naive();
+    test_safeguard_and_threads();
+    test_sample_corpus();
+    return tu_finish(IS_D ? "ro(double)" : "ro(float)");
+}
