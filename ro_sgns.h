@@ -816,7 +816,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
    so that training resumed from a checkpoint gives bitwise the same result
    as running straight through. Layout (version 1), little-endian:
         0  8  magic "ROSGNSFX"        8  4  u32 version = 1
-       12  4  u32 reserved = 0       16  8  u64 n     24  8  u64 m
+       12  4  u32 header check: the checksum of bytes 0-11 and 16-55, its
+              two 32-bit halves xor-ed, so a corrupted size is caught
+              before any allocation                16  8  u64 n     24  8  u64 m
        32  8  u64 d                  40  8  u64 iteration
        48  8  f64 next step (0 = the configured one)
        56     U (n d), S (d d), V (m d) as f64 (exact for float and double)
@@ -5205,6 +5207,18 @@ static void ro_sgns__fx_u64(ro_sgns__fx_out *o, uint64_t x)
     o->len += 8;
 }
 
+/* the check of a 56-byte checkpoint header (bytes 12-15 excluded) */
+static uint32_t ro_sgns__fx_header_check(const unsigned char *h)
+{
+    ro_sgns__ck ck;
+    ro_sgns__ck_init(&ck);
+    ro_sgns__ck_update(&ck, h, 12);
+    ro_sgns__ck_update(&ck, h + 16, 40);
+    /* fold: the multiply carries a change only upward, so the high half
+       matters as much as the low one */
+    return (uint32_t)(ro_sgns__ck_final(&ck) >> 32) ^ (uint32_t)ro_sgns__ck_final(&ck);
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err)
@@ -5226,6 +5240,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *
     ro_sgns__fx_u64(&o, f->d);
     ro_sgns__fx_u64(&o, f->iteration);
     ro_sgns__fx_u64(&o, ro_sgns__f64_bits(f->next_step));
+    ro_sgns__put_u32(o.buf + 12, ro_sgns__fx_header_check(o.buf));
     for (i = 0; i < f->n * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->U[i]));
     for (i = 0; i < f->d * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->S[i]));
     for (i = 0; i < f->m * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->V[i]));
@@ -5268,6 +5283,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, v
     if (ro_sgns__get_u32(h + 8) != 1)
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: unknown version %lu at offset 8",
                              (unsigned long)ro_sgns__get_u32(h + 8));
+    if (ro_sgns__get_u32(h + 12) != ro_sgns__fx_header_check(h))
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "checkpoint: header check mismatch at offset 12 (corrupted header)");
     n = ro_sgns__get_u64(h + 16);
     m = ro_sgns__get_u64(h + 24);
     d = ro_sgns__get_u64(h + 32);

@@ -453,6 +453,128 @@ static void test_safeguard_and_threads(void)
     free_counts(&c);
 }
 
+/* ------------------------------------------- checkpoint and resume */
+
+typedef struct {
+    unsigned char *buf;
+    size_t len, cap, pos;
+    int fail_after; /* a write callback that fails after this many bytes (< 0: never) */
+} membuf_t;
+
+static int mem_write(void *user, const void *data, size_t size)
+{
+    membuf_t *m = (membuf_t *)user;
+    if (m->fail_after >= 0 && m->len + size > (size_t)m->fail_after) return 1;
+    if (m->len + size > m->cap) {
+        m->cap = 2 * (m->len + size);
+        m->buf = (unsigned char *)realloc(m->buf, m->cap);
+    }
+    memcpy(m->buf + m->len, data, size);
+    m->len += size;
+    return 0;
+}
+
+static size_t mem_read(void *user, void *data, size_t size)
+{
+    membuf_t *m = (membuf_t *)user;
+    size_t n = m->len - m->pos < size ? m->len - m->pos : size;
+    if (n > 6) n = 3 + n / 2; /* short reads on purpose (still <= n) */
+    memcpy(data, m->buf + m->pos, n);
+    m->pos += n;
+    return n;
+}
+
+static int stop_after_2(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void *user)
+{
+    (void)x;
+    (void)user;
+    return pr->iteration >= 2;
+}
+
+static void test_checkpoint_resume(void)
+{
+    size_t n = 90, m = 70, d = 6, i;
+    counts_t c = make_counts(n, m, 0.25);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.3), *straight = copy_point(x0), *half, *back = NULL;
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    membuf_t mb;
+    ro_sgns_error err;
+    int corrupt_ok = 1;
+    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, &p, NULL, NULL);
+    cfg.iterations = 5;
+    cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+    cfg.step = 5; /* long enough that the safeguard halves and the step size state matters */
+    CHECK(ro_sgns_ro_train(p, straight, &cfg, NULL) == RO_SGNS_OK);
+    /* 2 steps, checkpoint through memory, load, 3 more: the same bits */
+    half = copy_point(x0);
+    cfg.callback = stop_after_2;
+    CHECK(ro_sgns_ro_train(p, half, &cfg, NULL) == RO_SGNS_STOPPED && half->iteration == 2);
+    memset(&mb, 0, sizeof mb);
+    mb.fail_after = -1;
+    CHECK(ro_sgns_factors_save_callback(half, mem_write, &mb, &err) == RO_SGNS_OK);
+    CHECK(mb.len == 56 + 8 * (n * d + d * d + m * d) + 8);
+    CHECK(ro_sgns_factors_load_callback(mem_read, &mb, &back, NULL, &err) == RO_SGNS_OK);
+    if (back) {
+        cfg.callback = NULL;
+        cfg.iterations = 3;
+        CHECK(ro_sgns_ro_train(p, back, &cfg, NULL) == RO_SGNS_OK);
+        CHECK(back->iteration == 5 && straight->iteration == 5);
+        CHECK(memcmp(back->U, straight->U, n * d * sizeof(real)) == 0 &&
+              memcmp(back->V, straight->V, m * d * sizeof(real)) == 0 &&
+              memcmp(back->S, straight->S, d * d * sizeof(real)) == 0);
+        ro_sgns_factors_free(back);
+        back = NULL;
+    }
+    /* every truncation and a flipped byte in each region: FORMAT, no object */
+    for (i = 0; i < mb.len; i += (i < 64 ? 1 : 97)) {
+        membuf_t t = mb;
+        t.len = i;
+        t.pos = 0;
+        if (ro_sgns_factors_load_callback(mem_read, &t, &back, NULL, &err) != RO_SGNS_ERR_FORMAT ||
+            back) {
+            if (corrupt_ok) fprintf(stderr, "truncation at %lu loads: %s\n", (unsigned long)i, err.message);
+            corrupt_ok = 0;
+        }
+        t.len = mb.len;
+        t.pos = 0;
+        t.buf[i] ^= 0x20;
+        if (ro_sgns_factors_load_callback(mem_read, &t, &back, NULL, &err) != RO_SGNS_ERR_FORMAT ||
+            back) {
+            if (corrupt_ok) fprintf(stderr, "flip at %lu loads: %s\n", (unsigned long)i, err.message);
+            corrupt_ok = 0;
+        }
+        t.buf[i] ^= 0x20;
+    }
+    CHECK(corrupt_ok);
+    /* a write that fails midway is an I/O error */
+    {
+        membuf_t w;
+        memset(&w, 0, sizeof w);
+        w.fail_after = 1000;
+        CHECK(ro_sgns_factors_save_callback(half, mem_write, &w, &err) == RO_SGNS_ERR_IO);
+        free(w.buf);
+    }
+    /* through a path: atomic replace, and a missing file is an I/O error */
+    {
+        const char *path = "build/test_ro_checkpoint.bin";
+        CHECK(ro_sgns_factors_save_path(half, path, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_factors_load_path(path, &back, NULL, &err) == RO_SGNS_OK);
+        if (back) CHECK(memcmp(back->U, half->U, n * d * sizeof(real)) == 0);
+        ro_sgns_factors_free(back);
+        back = NULL;
+        CHECK(ro_sgns_factors_load_path("build/no/such/file", &back, NULL, &err) ==
+              RO_SGNS_ERR_IO);
+        remove(path);
+    }
+    free(mb.buf);
+    ro_sgns_factors_free(x0);
+    ro_sgns_factors_free(straight);
+    ro_sgns_factors_free(half);
+    ro_sgns_problem_free(p);
+    free_counts(&c);
+}
+
 /* --------------------------- from SVD-SPPMI on the sample corpus */
 
 static void test_sample_corpus(void)
@@ -508,6 +630,7 @@ int main(void)
     test_objective_and_gradient();
     test_step_vs_naive();
     test_safeguard_and_threads();
+    test_checkpoint_resume();
     test_sample_corpus();
     return tu_finish(IS_D ? "ro(double)" : "ro(float)");
 }
