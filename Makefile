@@ -36,7 +36,7 @@ TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) 
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check test asan lapacke bench clean
+.PHONY: all check test asan lapacke bench clean demo paper
 all: test
 
 check: test asan lapacke
@@ -102,3 +102,15 @@ clean:
 # ------------------------------------------------------------ programs
 ro-sgns: examples/ro_sgns_cli.c ro_sgns.h
 	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -fopenmp $< -o $@ -lm
+
+# The main job (README): decompress the corpus, count, SVD-SPPMI and RO-SGNS
+# at d = 100, print the paper's tables for our corpus.
+demo: ro-sgns
+	sh bench/paper.sh 100
+
+# The full reproduction: d = 100, 200, 500 into docs/RESULTS.md and the
+# Figure 1 plot (gnuplot, if installed) docs/figure1.svg.
+paper: ro-sgns
+	mkdir -p docs
+	sh bench/paper.sh 100 200 500 > docs/RESULTS.md
+	sh bench/figure1.sh build/paper/curve200.csv docs/figure1.svg

@@ -61,6 +61,7 @@ static const char *USAGE =
     "                       simlex999, men) after every step\n"
     "    -curve FILE.csv    write iteration, F and the scores per step to a CSV file\n"
     "    -output VECTORS    vectors file to write (required)\n"
+    "    -output-contexts C write the context vectors C = V Q Sigma^A too (for 'objective')\n"
     "    -binary 0|1        word2vec binary (1) or text (0, default)\n"
     "\n"
     "  eval       -vectors VECTORS [-binary 0|1] PAIRS_FILE... [-analogy FILE] [-fold-case 1]\n"
@@ -272,9 +273,9 @@ typedef struct {
     double t_start;
 } train_ctx;
 
-/* embeddings W of a point as a vectors object */
-static int point_vectors(const ro_sgns_factors *x, const ro_sgns_counts *c, double alpha,
-                         ro_sgns_vectors *v, ro_sgns_error *err)
+/* embeddings W (or C) of a point as a vectors object */
+static int point_vectors_kind(const ro_sgns_factors *x, const ro_sgns_counts *c, double alpha,
+                              ro_sgns_embedding_kind kind, ro_sgns_vectors *v, ro_sgns_error *err)
 {
     const char **words;
     size_t i;
@@ -288,11 +289,17 @@ static int point_vectors(const ro_sgns_factors *x, const ro_sgns_counts *c, doub
         return -1;
     }
     for (i = 0; i < c->n; ++i) words[i] = c->vocab.word[i];
-    rc = ro_sgns_factors_embeddings(x, alpha, RO_SGNS_EMBED_W, W, x->d, NULL, err);
+    rc = ro_sgns_factors_embeddings(x, alpha, kind, W, x->d, NULL, err);
     if (rc == RO_SGNS_OK) rc = ro_sgns_vectors_create(v, c->n, x->d, words, W, x->d, NULL, err);
     free(W);
     free((void *)words);
     return rc;
+}
+
+static int point_vectors(const ro_sgns_factors *x, const ro_sgns_counts *c, double alpha,
+                         ro_sgns_vectors *v, ro_sgns_error *err)
+{
+    return point_vectors_kind(x, c, alpha, RO_SGNS_EMBED_W, v, err);
 }
 
 /* scores of the five sets (NAN where a set is missing) */
@@ -376,6 +383,7 @@ static int cmd_train(flags_t *f)
     const char *method = flag_str(f, "method"), *init = flag_str(f, "init");
     const char *init_ctx = flag_str(f, "init-contexts"), *resume = flag_str(f, "resume");
     const char *direction = flag_str(f, "direction"), *curve = flag_str(f, "curve");
+    const char *out_ctx = flag_str(f, "output-contexts");
     size_t d = (size_t)flag_num(f, "size", 100, 1, 100000);
     double k = flag_num(f, "negative", 5, 1e-9, 1e9);
     int iters = (int)flag_num(f, "iter", 10, 0, 1e6);
@@ -498,6 +506,14 @@ static int cmd_train(flags_t *f)
     if (ro_sgns_vectors_save(&v, output, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, NULL,
                              &err) != RO_SGNS_OK)
         die(f->cmd, "%s", err.message);
+    if (out_ctx) {
+        ro_sgns_vectors cv;
+        if (point_vectors_kind(x, c, t.alpha, RO_SGNS_EMBED_C, &cv, &err) != RO_SGNS_OK ||
+            ro_sgns_vectors_save(&cv, out_ctx, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, NULL,
+                                 &err) != RO_SGNS_OK)
+            die(f->cmd, "%s", err.message);
+        ro_sgns_vectors_free(&cv);
+    }
     if (!t.quiet)
         fprintf(stderr, "train: %s d = %lu: SVD %.1f s, RO %.1f s (%llu steps), total %.1f s -> %s\n",
                 method, (unsigned long)d, t_svd, t_ro, (unsigned long long)x->iteration,

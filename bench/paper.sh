@@ -1,0 +1,121 @@
+#!/bin/sh
+# paper.sh - the paper's evidence on the bundled corpus, with ./ro-sgns only:
+# Table 1 (SGNS objective), Table 2 (Spearman on five word-similarity sets),
+# Tables 3-4 (neighbours of five, he, main, usa), the score per RO iteration
+# (Figure 1's data, as CSV), and how long each stage took.
+#
+#   sh bench/paper.sh [d ...]            (default: 100)
+#   environment: ITER (RO steps, 10), MIN_COUNT (200), WINDOW (5), OUT (build/paper)
+#
+# make demo runs it for d = 100; make paper for 100 200 500 and writes
+# docs/RESULTS.md and docs/figure1.svg.
+set -eu
+DIMS=${*:-100}
+ITER=${ITER:-10}
+MIN_COUNT=${MIN_COUNT:-200}
+WINDOW=${WINDOW:-5}
+OUT=${OUT:-build/paper}
+SETS=../shared/data/wordsim
+CORPUS=build/corpus.txt
+BIN=./ro-sgns
+mkdir -p "$OUT"
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+# spearman of the five sets, in the paper's order, from `ro-sgns eval`
+scores() {
+    $BIN eval -vectors "$1" $SETS/ws353_sim.txt $SETS/ws353_rel.txt $SETS/ws353.txt \
+        $SETS/simlex999.txt $SETS/men.txt | awk '
+        $1 == "ws353_sim.txt" { s[1] = $2 } $1 == "ws353_rel.txt" { s[2] = $2 }
+        $1 == "ws353.txt" { s[3] = $2 } $1 == "simlex999.txt" { s[4] = $2 } $1 == "men.txt" { s[5] = $2 }
+        END { printf "%.3f | %.3f | %.3f | %.3f | %.3f", s[1], s[2], s[3], s[4], s[5] }'
+}
+objective() {
+    $BIN objective -counts "$COUNTS" -vectors "$1" -contexts "$2" | awk '{ printf "%.4f", $3 }'
+}
+
+T0=$(now)
+if [ ! -s "$CORPUS" ]; then
+    echo "decompressing the corpus (../shared/data/corpus/corpus.txt.xz) ..." >&2
+    mkdir -p build
+    xz -dc ../shared/data/corpus/corpus.txt.xz > "$CORPUS.tmp" && mv "$CORPUS.tmp" "$CORPUS"
+fi
+T1=$(now)
+COUNTS=$OUT/corpus_w${WINDOW}_m${MIN_COUNT}.counts
+if [ ! -s "$COUNTS" ]; then
+    $BIN count -train "$CORPUS" -output "$COUNTS" -window "$WINDOW" -min-count "$MIN_COUNT"
+fi
+T2=$(now)
+
+echo "# RO-SGNS on the bundled corpus"
+echo
+echo "Corpus: ../shared/data/corpus (90.1M tokens). Counts: window $WINDOW words on each side,"
+echo "min-count $MIN_COUNT (count >= $MIN_COUNT), k = 5 negatives; SVD-SPPMI by randomized"
+echo "subspace iteration; RO-SGNS: $ITER steps of the scaled direction (eta = 1, safeguarded),"
+echo "started from SVD-SPPMI; embeddings W = U P Sigma^0.5. Machine: $(nproc) cores,"
+echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)."
+echo
+echo "Stages: corpus $(secs "$T0" "$T1") s, counting $(secs "$T1" "$T2") s (0 if cached)."
+
+TAB1=""
+TAB2=""
+TIMES=""
+for D in $DIMS; do
+    S0=$(now)
+    $BIN train -counts "$COUNTS" -method svd -size "$D" -binary 1 -quiet \
+        -output "$OUT/svd$D.bin" -output-contexts "$OUT/svd${D}_ctx.bin"
+    S1=$(now)
+    $BIN train -counts "$COUNTS" -method ro -size "$D" -iter "$ITER" -binary 1 \
+        -init "$OUT/svd$D.bin" -init-contexts "$OUT/svd${D}_ctx.bin" -eval $SETS -curve "$OUT/curve$D.csv" \
+        -output "$OUT/ro$D.bin" -output-contexts "$OUT/ro${D}_ctx.bin"
+    S2=$(now)
+    TAB1="$TAB1| SVD-SPPMI | $D | $(objective "$OUT/svd$D.bin" "$OUT/svd${D}_ctx.bin") |
+| RO-SGNS ($ITER steps) | $D | $(objective "$OUT/ro$D.bin" "$OUT/ro${D}_ctx.bin") |
+"
+    BEST=$(awk -F, 'NR > 2 && $6 != "nan" { if ($6 > b || b == "") { b = $6; i = $1 } } END { print i }' "$OUT/curve$D.csv")
+    TAB2="$TAB2| $D | SVD-SPPMI | $(scores "$OUT/svd$D.bin") |
+| $D | RO-SGNS, step $ITER | $(scores "$OUT/ro$D.bin") |
+"
+    TIMES="$TIMES| $D | $(secs "$S0" "$S1") | $(secs "$S1" "$S2") |
+"
+    echo "d = $D: best ws-full at RO step $BEST (see $OUT/curve$D.csv)" >&2
+done
+
+echo
+echo "## Table 1: SGNS objective F x 1e-9 (larger is better)"
+echo
+echo "| method | d | F x 1e-9 |"
+echo "|---|---|---|"
+printf "%s" "$TAB1"
+echo
+echo "## Table 2: Spearman correlation (pairs with an out-of-vocabulary word skipped)"
+echo
+echo "| d | method | ws-sim | ws-rel | ws-full | simlex | men |"
+echo "|---|---|---|---|---|---|---|"
+printf "%s" "$TAB2"
+for D in $DIMS; do
+    echo
+    echo "## Score per RO iteration, d = $D (Figure 1's data: $OUT/curve$D.csv)"
+    echo
+    echo "| step | F x 1e-9 | ws-sim | ws-rel | ws-full | simlex | men |"
+    echo "|---|---|---|---|---|---|---|"
+    awk -F, 'NR > 1 { printf "| %s | %.4f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", $1, $2, $4, $5, $6, $7, $8 }' "$OUT/curve$D.csv"
+done
+D=$(echo $DIMS | awk '{ print $1 }')
+echo
+echo "## Tables 3-4: nearest neighbours (cosine), d = $D"
+for M in svd ro; do
+    echo
+    [ $M = svd ] && echo "SVD-SPPMI:" || echo "RO-SGNS:"
+    echo '```'
+    $BIN neighbors -vectors "$OUT/$M$D.bin" -k 10 five he main usa
+    echo '```'
+done
+echo
+echo "## Time per stage (seconds, $(nproc) cores)"
+echo
+echo "| d | SVD-SPPMI | RO-SGNS ($ITER steps from the SVD-SPPMI vectors, per-step eval included) |"
+echo "|---|---|---|"
+printf "%s" "$TIMES"
+echo
+echo "Total: $(secs "$T0" "$(now)") s."
