@@ -41,8 +41,8 @@ all: test
 
 check: test asan lapacke
 
-test: $(TEST_BINS)
-	@sh tests/run.sh $(TEST_BINS)
+test: $(TEST_BINS) $(B)/ro-sgns-test
+	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test"
 
 asan: $(ASAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh $(ASAN_BINS)
@@ -100,6 +100,10 @@ clean:
 	rm -rf $(B) ro-sgns
 
 # ------------------------------------------------------------ programs
+# the CLI with the test suite's portable flags, for tests/test_cli.sh
+$(B)/ro-sgns-test: examples/ro_sgns_cli.c ro_sgns.h | $(B)
+	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
+
 ro-sgns: examples/ro_sgns_cli.c ro_sgns.h
 	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -fopenmp $< -o $@ -lm
 
