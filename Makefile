@@ -41,7 +41,7 @@ all: test
 
 check: test asan lapacke
 
-test: $(TEST_BINS) $(B)/ro-sgns-test
+test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/example_train
 	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test"
 
 asan: $(ASAN_BINS)
@@ -100,6 +100,11 @@ clean:
 	rm -rf $(B) ro-sgns
 
 # ------------------------------------------------------------ programs
+# the quick-start example must keep compiling (C and C++)
+$(B)/example_train: examples/train.c ro_sgns.h | $(B)
+	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
+	$(CXX) $(CXXWARN) $(OPT) $< -o $@_cxx -lm
+
 # the CLI with the test suite's portable flags, for tests/test_cli.sh
 $(B)/ro-sgns-test: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm

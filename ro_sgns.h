@@ -20,28 +20,54 @@
      Compile with -fopenmp to use all cores; without it everything runs serially
      and gives bitwise the same numbers.
 
-   QUICK START (the dense kernels; the training sections follow as they land)
-         ro_sgns_real A[6*4], Q[6*4], R[4*4], C[6*6];
-         ro_sgns_error err;
-         ... fill A (row-major, 6 x 4) ...
-         memcpy(Q, A, sizeof A);
-         if (ro_sgns_qr(6, 4, Q, 4, R, 4, NULL, &err) != RO_SGNS_OK)
-             fprintf(stderr, "qr: %s\n", err.message);
-         // C = 1 * A A^T + 0 * C
-         ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, 6, 6, 4, 1, A, 4, A, 4,
-                      0, C, 6, NULL, &err);
+   QUICK START: text -> counts -> SVD-SPPMI -> RO-SGNS -> word vectors
+         ro_sgns_count_config cc = ro_sgns_count_config_default();
+         ro_sgns_counts *counts;  ro_sgns_csr *sppmi;  ro_sgns_factors *x;
+         ro_sgns_problem *problem;  ro_sgns_vectors vec;  ro_sgns_error err;
+         ro_sgns_similarity_result sim;
+         ro_sgns_real *W;
+         cc.window = 5;  cc.min_count = 200;
+         if (ro_sgns_count_path("corpus.txt", &cc, &counts, NULL, &err)) goto fail;
+         if (ro_sgns_sppmi(counts, 5.0, 1.0, &sppmi, NULL, &err)) goto fail; // k = 5
+         if (ro_sgns_tsvd(sppmi, 100, NULL, &x, NULL, &err)) goto fail;      // X0, d = 100
+         if (ro_sgns_problem_create(counts, 5.0, &problem, NULL, &err)) goto fail;
+         if (ro_sgns_ro_train(problem, x, NULL, &err)) goto fail;          // 10 steps
+         W = malloc(counts->n * 100 * sizeof *W);
+         ro_sgns_factors_embeddings(x, 0.5, RO_SGNS_EMBED_W, W, 100, NULL, &err);
+         ro_sgns_vectors_create(&vec, counts->n, 100,
+                                (const char *const *)counts->vocab.word, W, 100, NULL, &err);
+         ro_sgns_vectors_save(&vec, "vectors.bin", RO_SGNS_W2V_BINARY, NULL, &err);
+         if (ro_sgns_similarity_eval_file(&vec, "ws353.txt", NULL, &sim, NULL, &err) == 0)
+             printf("ws353 %.3f (%lu pairs used)\n", sim.spearman, (unsigned long)sim.pairs_used);
+         ... free with ro_sgns_*_free ...
+       fail: fprintf(stderr, "%s\n", err.message);
+     More in each section's comment: counting (1), neighbours and analogies
+     (7), checkpoints (4); examples/ro_sgns_cli.c uses every public call.
 
    CONTENTS
-     Declarations
-       0. Basics: version, options, result codes, errors, allocator, RNG
-       A. Dense linear algebra (public): GEMM, Householder QR, Jacobi SVD
-     Implementation (behind RO_SGNS_IMPLEMENTATION)
-       0. Basics
+     Declarations, then the implementation (behind RO_SGNS_IMPLEMENTATION),
+     under the same numbered banners, in the paper's order:
+       0. Basics: version, options, result codes, errors, allocator, I/O
+          callbacks, random numbers
+       1. Counting: tokens, vocabulary, windowed counts #(w,c), marginals,
+          the counts file                                       [paper 2.1]
+       2. SPPMI and the initial point: the sparse truncated SVD; embeddings
+          from a factored point (Step 2)                     [paper 2.3, 5]
+       3. Objective and gradient, block by block                [paper 2.2]
+       4. The Riemannian step (Algorithm 1), safeguard, checkpoints [3.1-3.2]
+       6. File formats: word2vec text/binary, GloVe
+       7. Evaluation: word similarity, neighbours, analogies    [paper 4.2]
        Appendix A. GEMM: the naive reference, then the packed, blocked one
-       Appendix B. Householder QR: unblocked reference, blocked compact-WY
+       Appendix B. Householder QR: unblocked, then blocked compact-WY
        Appendix C. One-sided Jacobi SVD
        Appendix D. Random numbers
-     License
+     License (dual MIT / public domain) at the end.
+
+   GLOSSARY (the paper's symbols, the code's names)
+     #(w,c) counts->val (CSR),  #(w) word_count,  #(c) ctx_count,
+     |D| total,  k negatives,  B_wc = k #(w)#(c)/|D| (rowfac * colfac),
+     n, m words and contexts,  d rank,  X = U S V^T (ro_sgns_factors),
+     lambda / eta the step,  W, C embeddings,  s(x) the logistic sigmoid.
 
    THE ALGORITHM ON ONE PAGE (paper section in brackets)
      Counts from a corpus [2.1]: #(w,c) pairs of word w and context c within a
