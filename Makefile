@@ -36,10 +36,16 @@ TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) 
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check test asan lapacke bench clean demo paper
+.PHONY: all check bins test asan lapacke bench clean demo paper
 all: test
 
-check: test asan lapacke
+# check builds everything first with two jobs (compiling the header dozens of
+# times is most of the time), then runs the suites one after another
+check:
+	@$(MAKE) --no-print-directory -j2 bins
+	@$(MAKE) --no-print-directory test asan lapacke
+
+bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/example_train
 
 test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/example_train
 	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test"
@@ -90,6 +96,9 @@ $(B)/bench_gemm: bench/gemm.c ro_sgns.h | $(B)
 	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ $(BLASLIBS) -lm
 $(B)/bench_gemm_d: bench/gemm.c ro_sgns.h | $(B)
 	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+
+$(B)/bench_%: bench/%.c ro_sgns.h | $(B)
+	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ $(BLASLIBS) -lm
 
 bench: $(B)/bench_gemm $(B)/bench_gemm_d
 	@echo "flags: $(CC) $(BENCHFLAGS) ($$($(CC) --version | head -n 1))"

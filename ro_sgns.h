@@ -1568,6 +1568,46 @@ static RO_SGNS__MAYBE_UNUSED ro_sgns_result ro_sgns__save_atomic(const char *pat
 }
 #endif
 
+/* Is the n x n CSR matrix (columns ascending in each row) equal to its
+   transpose, pattern and values (compared bitwise, vsize bytes each)?
+   O(nnz + n) time, O(n) memory, sequential reads: rows are visited in order
+   and the entries (j, i), j < i, of row i must be exactly the next unmatched
+   entries above the diagonal of rows j (a cursor per row). Returns 1 yes,
+   0 no, -1 out of memory. */
+static RO_SGNS__MAYBE_UNUSED int ro_sgns__csr_symmetric(size_t n, const uint64_t *row_ptr,
+                                                        const uint32_t *col, const void *val,
+                                                        size_t vsize,
+                                                        const ro_sgns_allocator *al)
+{
+    const unsigned char *v = (const unsigned char *)val;
+    uint64_t *cur = (uint64_t *)ro_sgns__alloc_array(al, n + 1, sizeof(uint64_t), 1);
+    size_t i;
+    int sym = 1;
+    if (!cur) return -1;
+    for (i = 0; i < n; ++i) { /* first entry strictly right of the diagonal */
+        uint64_t e = row_ptr[i];
+        while (e < row_ptr[i + 1] && col[e] <= i) ++e;
+        cur[i] = e;
+    }
+    for (i = 0; i < n && sym; ++i) {
+        uint64_t e;
+        for (e = row_ptr[i]; e < row_ptr[i + 1] && col[e] < i; ++e) {
+            size_t j = col[e];
+            uint64_t c = cur[j];
+            if (c >= row_ptr[j + 1] || col[c] != i ||
+                memcmp(v + c * vsize, v + e * vsize, vsize) != 0) {
+                sym = 0;
+                break;
+            }
+            cur[j] = c + 1;
+        }
+    }
+    for (i = 0; i < n && sym; ++i)
+        if (cur[i] != row_ptr[i + 1]) sym = 0; /* an entry above with no mirror */
+    ro_sgns__free(al, cur);
+    return sym;
+}
+
 /* The appendices' internals that the sections before them use. */
 static ro_sgns_real *ro_sgns__align64(void *p);
 static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow);
@@ -4252,27 +4292,6 @@ RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f)
     ro_sgns__free(al, f);
 }
 
-/* Is A square and equal to its transpose (pattern and values)? */
-static int ro_sgns__csr_is_symmetric(const ro_sgns_csr *A)
-{
-    size_t i;
-    if (A->rows != A->cols) return 0;
-    for (i = 0; i < A->rows; ++i) {
-        uint64_t e;
-        for (e = A->row_ptr[i]; e < A->row_ptr[i + 1]; ++e) {
-            uint64_t lo = A->row_ptr[A->col[e]], hi = A->row_ptr[A->col[e] + 1];
-            while (lo < hi) {
-                uint64_t mid = lo + (hi - lo) / 2;
-                if (A->col[mid] < i) lo = mid + 1;
-                else hi = mid;
-            }
-            if (lo == A->row_ptr[A->col[e] + 1] || A->col[lo] != i || A->val[lo] != A->val[e])
-                return 0;
-        }
-    }
-    return 1;
-}
-
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void)
 {
     ro_sgns_tsvd_config c;
@@ -4326,7 +4345,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
 
     /* A^T for the products with A^T; a symmetric A (SPPMI of symmetric
        counts) is its own transpose and is not copied */
-    if (!ro_sgns__csr_is_symmetric(A)) {
+    if (A->rows != A->cols ||
+        ro_sgns__csr_symmetric(A->rows, A->row_ptr, A->col, A->val, sizeof(ro_sgns_real), alloc) != 1) {
         res = ro_sgns_csr_transpose(A, &At, alloc, err);
         if (res != RO_SGNS_OK) return res;
     }
@@ -4572,6 +4592,24 @@ static void ro_sgns__dense_row(ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
     }
 }
 
+/* The counts' part of nk entries of a row: x = xs[q], a = #(w,c) = as[q],
+   delta[q] = a s(-x) bs[q] (bs = 1 plain, 1 / B_wc scaled); when f is given,
+   f[q] = a log s(x). Same numerics as the dense part. */
+static void ro_sgns__sparse_terms(size_t nk, const ro_sgns_real *RO_SGNS__RESTRICT xs,
+                                  const ro_sgns_real *RO_SGNS__RESTRICT as,
+                                  const ro_sgns_real *RO_SGNS__RESTRICT bs,
+                                  ro_sgns_real *RO_SGNS__RESTRICT delta,
+                                  ro_sgns_real *RO_SGNS__RESTRICT f)
+{
+    size_t q;
+    for (q = 0; q < nk; ++q) {
+        ro_sgns_real x = xs[q], ax = x < 0 ? -x : x, e = ro_sgns__expr_neg(-ax);
+        ro_sgns_real r = 1 / (1 + e), smx = x >= 0 ? e * r : r;
+        delta[q] = as[q] * bs[q] * smx;
+        if (f) f[q] = -as[q] * ((x < 0 ? -x : 0) + ro_sgns__log1pr_unit(e));
+    }
+}
+
 /* One orientation of the problem: rows x cols counts in CSR and the rank-one
    factors of B. Forward: words x contexts; backward: the transpose. */
 typedef struct ro_sgns__side {
@@ -4609,27 +4647,6 @@ RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *p)
     ro_sgns__free(al, p);
 }
 
-/* Is the n x n CSR matrix equal to its transpose (pattern and values)?
-   O(nnz log(row length)): each (i, j) is looked up in row j. */
-static int ro_sgns__csr_symmetric(size_t n, const uint64_t *row_ptr, const uint32_t *col,
-                                  const double *val)
-{
-    size_t i;
-    for (i = 0; i < n; ++i) {
-        uint64_t e;
-        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
-            uint64_t lo = row_ptr[col[e]], hi = row_ptr[col[e] + 1];
-            while (lo < hi) { /* binary search for column i in row col[e] */
-                uint64_t mid = lo + (hi - lo) / 2;
-                if (col[mid] < i) lo = mid + 1;
-                else hi = mid;
-            }
-            if (lo == row_ptr[col[e] + 1] || col[lo] != i || val[lo] != val[e]) return 0;
-        }
-    }
-    return 1;
-}
-
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       const uint64_t *row_ptr,
                                                       const uint32_t *col, const double *val,
@@ -4660,7 +4677,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
     p->k = k;
     p->rowfac = (double *)ro_sgns__alloc_array(alloc, n + m, sizeof(double), 1);
     p->colfac = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n + m, sizeof(ro_sgns_real), 1);
-    sym = n == m && ro_sgns__csr_symmetric(n, row_ptr, col, val);
+    sym = n == m && ro_sgns__csr_symmetric(n, row_ptr, col, val, sizeof(double), alloc) == 1;
     if (!sym) {
         p->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, m + 1, sizeof(uint64_t), 1);
         p->t_col = (uint32_t *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(uint32_t), 1);
@@ -4768,9 +4785,9 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
     nblocks = (rows + br_max - 1) / br_max;
     if ((size_t)nt > nblocks) nt = (int)nblocks;
     gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
-    /* per thread: tile, f terms, sparse deltas (as reals, cb), cursors (as
-       two reals each: 8 bytes), GEMM workspace */
-    per_thread = br_max * cb_max + 2 * cb_max + 2 * br_max + gws + 64;
+    /* per thread: tile, f terms, sparse x / counts / factors / deltas (cb
+       each), cursors (two reals each: 8 bytes), GEMM workspace */
+    per_thread = br_max * cb_max + 5 * cb_max + 2 * br_max + gws + 64;
     buf = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__mul((size_t)nt, per_thread, &overflow),
                                                sizeof(ro_sgns_real), 1);
     fblock = (double *)ro_sgns__alloc_array(alloc, nblocks, sizeof(double), 1);
@@ -4786,7 +4803,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
 #endif
     {
         int tid = 0;
-        ro_sgns_real *tile, *fterm, *delta, *gemm_ws;
+        ro_sgns_real *tile, *fterm, *delta, *xs, *as, *bs, *gemm_ws;
         uint64_t *cursor;
 #ifdef _OPENMP
         if (nt > 1) tid = omp_get_thread_num();
@@ -4794,7 +4811,10 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
         tile = ro_sgns__align64(buf + (size_t)tid * per_thread);
         fterm = tile + br_max * cb_max;
         delta = fterm + cb_max;
-        cursor = (uint64_t *)(void *)ro_sgns__align64(delta + cb_max);
+        xs = delta + cb_max;
+        as = xs + cb_max;
+        bs = as + cb_max;
+        cursor = (uint64_t *)(void *)ro_sgns__align64(bs + cb_max);
         gemm_ws = (ro_sgns_real *)(void *)(cursor + br_max);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
@@ -4813,15 +4833,19 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     uint64_t k0 = cursor[i], k1 = k0, kk;
                     const double rf = sd->rowfac[w];
                     while (k1 < sd->row_ptr[w + 1] && sd->col[k1] < c0 + cb) ++k1;
-                    /* the counts' terms first, while t still holds x */
-                    for (kk = k0; kk < k1; ++kk) {
-                        size_t c = sd->col[kk];
-                        double x = (double)t[c - c0], a = sd->val[kk];
-                        double e = ro_sgns__exp_neg(-RO_SGNS_FABS(x)), r = 1 / (1 + e);
-                        double smx = x >= 0 ? e * r : r; /* s(-x) */
-                        if (F) fsum -= a * ((x < 0 ? -x : 0) + ro_sgns__log1p_unit(e));
-                        delta[kk - k0] = (ro_sgns_real)(plain != 0 ? a * smx
-                                                                   : a / (rf * (double)sd->colfac[c]) * smx);
+                    /* the counts' terms first, while t still holds x: gathered
+                       into short arrays, then one vectorizable loop */
+                    if (k1 > k0) {
+                        size_t nk = (size_t)(k1 - k0), q;
+                        for (q = 0; q < nk; ++q) {
+                            size_t c = sd->col[k0 + q];
+                            xs[q] = t[c - c0];
+                            as[q] = (ro_sgns_real)sd->val[k0 + q];
+                            /* the factor of the direction: 1 (plain) or 1 / B_wc */
+                            bs[q] = plain != 0 ? 1 : (ro_sgns_real)(1.0 / (rf * (double)sd->colfac[c]));
+                        }
+                        ro_sgns__sparse_terms(nk, xs, as, bs, delta, F ? fterm : NULL);
+                        if (F) fsum += ro_sgns__sum8(fterm, nk);
                     }
                     ro_sgns__dense_row(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
                                        F ? fterm : NULL);

@@ -2,7 +2,7 @@
    Counts (window 5, min_count 200 -> ~22k words, cached in build/), the
    SVD-SPPMI start, then K steps; per step F, seconds; and the floor: the same
    four n x m x d products by OpenBLAS in the same run.
-   usage: bench_ro [d] [iterations] [plain|scaled] [step] */
+   usage: bench_ro [d] [iterations] [plain|scaled] [step] [safeguard 0|1] */
 #define _POSIX_C_SOURCE 199309L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
@@ -119,6 +119,7 @@ int main(int argc, char **argv)
     printf("F(SVD-SPPMI) = %.4f e9 (objective pass %.2f s)\n", F0 * 1e-9, omp_get_wtime() - t0);
     cfg.iterations = iters;
     cfg.direction = strcmp(dir, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN : RO_SGNS_DIRECTION_SCALED;
+    if (argc > 5) cfg.safeguard = atoi(argv[5]);
     if (step > 0) cfg.step = step;
     else if (cfg.direction == RO_SGNS_DIRECTION_PLAIN) cfg.step = 5e-5;
     cfg.callback = report;

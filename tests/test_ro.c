@@ -53,6 +53,55 @@ static counts_t make_counts(size_t n, size_t m, double dens)
     return c;
 }
 
+static void free_counts(counts_t *c);
+
+/* symmetric random counts: #(w,c) = #(c,w) */
+static counts_t make_sym_counts(size_t n, double dens)
+{
+    counts_t c = make_counts(n, n, dens);
+    double *A = (double *)calloc(n * n, sizeof(double));
+    size_t i, j;
+    uint64_t k = 0;
+    for (i = 0; i < n; ++i)
+        for (k = c.row_ptr[i]; k < c.row_ptr[i + 1]; ++k) {
+            A[i * n + c.col[k]] += c.val[k];
+            A[c.col[k] * n + i] += c.val[k];
+        }
+    k = 0;
+    memset(c.wsum, 0, n * sizeof(double));
+    memset(c.csum, 0, n * sizeof(double));
+    c.total = 0;
+    for (i = 0; i < n; ++i) {
+        for (j = 0; j < n; ++j)
+            if (A[i * n + j] > 0) {
+                c.col[k] = (uint32_t)j;
+                c.val[k] = A[i * n + j];
+                c.wsum[i] += c.val[k];
+                c.csum[j] += c.val[k];
+                c.total += c.val[k];
+                ++k;
+            }
+        c.row_ptr[i + 1] = k;
+    }
+    free(A);
+    return c;
+}
+
+static void test_symmetry_check(void)
+{
+    counts_t c = make_sym_counts(30, 0.2), d = make_counts(30, 30, 0.2);
+    CHECK(ro_sgns__csr_symmetric(30, c.row_ptr, c.col, c.val, sizeof(double), NULL) == 1);
+    CHECK(ro_sgns__csr_symmetric(30, d.row_ptr, d.col, d.val, sizeof(double), NULL) == 0);
+    {   /* one off-diagonal value differs from its mirror */
+        uint64_t e = c.row_ptr[5];
+        while (c.col[e] == 5) ++e;
+        c.val[e] += 1;
+    }
+    CHECK(ro_sgns__csr_symmetric(30, c.row_ptr, c.col, c.val, sizeof(double), NULL) == 0);
+    free_counts(&c);
+    free_counts(&d);
+}
+
 static void free_counts(counts_t *c)
 {
     free(c->row_ptr);
@@ -314,7 +363,8 @@ static void test_step_vs_naive(void)
     for (s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
         size_t n = shapes[s][0], m = shapes[s][1], d = shapes[s][2];
         double k = 5;
-        counts_t c = make_counts(n, m, 0.3);
+        /* the square case is symmetric: the transpose is then not stored */
+        counts_t c = n == m ? make_sym_counts(n, 0.15) : make_counts(n, m, 0.3);
         double *A = dense_counts(&c);
         ro_sgns_problem *p = NULL;
         ro_sgns_factors *x0 = random_point(n, m, d, 0.5);
@@ -627,6 +677,7 @@ static void test_sample_corpus(void)
 int main(void)
 {
     ro_sgns_rng_seed(&g_rng, 4242, 0);
+    test_symmetry_check();
     test_objective_and_gradient();
     test_step_vs_naive();
     test_safeguard_and_threads();
