@@ -36,7 +36,7 @@ TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) 
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check bins test asan lapacke bench clean demo paper
+.PHONY: all check bins test asan lapacke bench clean demo paper fuzz
 all: test
 
 # check builds everything first with two jobs (compiling the header dozens of
@@ -48,7 +48,7 @@ check:
 bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/example_train
 
 test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/example_train
-	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test"
+	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test" "sh tests/interop_gensim.sh"
 
 asan: $(ASAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh $(ASAN_BINS)
@@ -104,6 +104,17 @@ bench: $(B)/bench_gemm $(B)/bench_gemm_d
 	@echo "flags: $(CC) $(BENCHFLAGS) ($$($(CC) --version | head -n 1))"
 	$(B)/bench_gemm
 	$(B)/bench_gemm_d
+
+# libFuzzer targets for every parser (not in the default run): FUZZ_SECONDS each
+FUZZERS := count counts_load w2v_text w2v_bin glove pairs
+FUZZ_SECONDS ?= 20
+fuzz: | $(B)
+	@for f in $(FUZZERS); do \
+	    $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined tests/fuzz_$$f.c -o $(B)/fuzz_$$f -lm || exit 1; \
+	    mkdir -p $(B)/fuzz_$${f}_corpus; \
+	    echo "fuzz_$$f: $(FUZZ_SECONDS) s"; \
+	    $(B)/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(B)/fuzz_$${f}_corpus 2>&1 | tail -n 2 || exit 1; \
+	done
 
 clean:
 	rm -rf $(B) ro-sgns
