@@ -142,4 +142,5 @@ demo: ro-sgns
 paper: ro-sgns
 	mkdir -p docs
 	sh bench/paper.sh 100 200 500 > docs/RESULTS.md
-	sh bench/figure1.sh build/paper/curve200.csv docs/figure1.svg
+	sh bench/figure1.sh build/paper/curve100.csv docs/figure1_d100.svg
+	sh bench/figure1.sh build/paper/curve200.csv docs/figure1_d200.svg
