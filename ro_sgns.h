@@ -57,6 +57,8 @@
        4. The Riemannian step (Algorithm 1), safeguard, checkpoints [3.1-3.2]
        6. File formats: word2vec text/binary, GloVe
        7. Evaluation: word similarity, neighbours, analogies    [paper 4.2]
+       8. SGD-SGNS baseline: word2vec's skip-gram with negative sampling,
+          returning W and C (Hogwild threads: reproducible with 1 thread)
        Appendix A. GEMM: the naive reference, then the packed, blocked one
        Appendix B. Householder QR: unblocked, then blocked compact-WY
        Appendix C. One-sided Jacobi SVD
@@ -1282,6 +1284,192 @@ RO_SGNS_DEF void ro_sgns_analogy_result_free(ro_sgns_analogy_result *res);
    | first 30000 rows". Returns what snprintf returns. */
 RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char *buf,
                                          size_t size);
+
+/* ======================================================================
+   8. SGD-SGNS baseline (word2vec)
+      Skip-gram with negative sampling trained by stochastic gradient
+      ascent over the token stream, as word2vec.c does it: the paper's
+      "SGD-SGNS" baseline [paper 4, Table 1, Table 2]. Its W, C can be
+      scored with the same F(X) as the Riemannian method
+      (ro_sgns_objective_wc) and the same evaluation (section 7).
+
+   QUICK START (count for the vocabulary, train, evaluate)
+       ro_sgns_count_config cc = ro_sgns_count_config_default();
+       ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
+       ro_sgns_counts *co = NULL;
+       ro_sgns_vectors v;
+       ro_sgns_real *W, *C;
+       ro_sgns_error err;
+       cc.min_count = 50;
+       if (ro_sgns_count_path("corpus.txt", &cc, &co, NULL, &err) != RO_SGNS_OK) ...
+       W = malloc(co->n * sc.size * sizeof *W);       // n x d, row-major
+       C = malloc(co->n * sc.size * sizeof *C);
+       if (ro_sgns_sgd_train_path("corpus.txt", &co->vocab, &sc, W, C, NULL, &err)
+           != RO_SGNS_OK) ...
+       ro_sgns_vectors_create(&v, co->n, sc.size, (const char *const *)co->vocab.word,
+                              W, sc.size, NULL, &err);
+
+   WHAT IT DOES (word2vec -cbow 0 -hs 0, one step per pair)
+     The corpus is read once into a stream of vocabulary ids; words not in
+     the vocabulary are dropped (word2vec style: they leave no gap), a line
+     break ends a sentence, and sentences are also cut every
+     RO_SGNS_SGD_BLOCK stream positions (word2vec cuts at 1000 words).
+     Each epoch walks the stream; with sample > 0 a token of word w is
+     first kept with probability min(1, (sqrt(f / (t T)) + 1) t T / f)
+     (f = vocab.count[w], T = the sum of vocab.count: word2vec's formula,
+     the one of the counting section), and dropped tokens are removed
+     before windows are formed. For each kept centre word c at sentence
+     position i, b is drawn uniformly from {1, ..., L} (word2vec's dynamic
+     window) and for each word w at a position j, 0 < |i - j| <= b, with
+     w_j = W row of w and c_i = C row of c:
+         draw k negatives z_1..z_k from the unigram^0.75 distribution
+         (a draw equal to c is skipped, as in word2vec);
+         e = 0;  for (y, label) in (c, 1), (z_1, 0), ..., (z_k, 0):
+             g  = alpha (label - s(w . C_y))      s clipped as word2vec:
+             e += g C_y                            g = alpha (label - 1) for
+             C_y += g w                            x > 6, alpha label for x < -6
+         w += e
+     This is a stochastic ascent step on F(X) [eq. 4] for the pair (w, c)
+     and its k sampled negatives. The rate falls linearly with the words
+     processed, alpha_t = alpha (1 - t / (epochs N + 1)), N the corpus's
+     vocabulary tokens, never below alpha 1e-4, updated every block.
+     W starts at (u - 1/2) / d, u uniform in [0, 1), C at 0 (word2vec).
+
+   WHERE IT DIFFERS FROM word2vec.c (none of this changes the method)
+     - no "</s>" word: word2vec counts each line break as a vocabulary word
+       that can be drawn as a negative; here line breaks are only breaks;
+     - negatives come from an exact alias table (Walker/Vose) of n entries
+       instead of word2vec's 1e8-entry table (400 MB); the same
+       distribution, to 32-bit resolution;
+     - the sigmoid table (1001 entries over [-6, 6]) is indexed to the
+       nearest entry; word2vec's index (f + 6) * 83 has an integer-division
+       slip (the exact scale is 83.33);
+     - random numbers come from ro_sgns_rng, not word2vec's LCG; the draws
+       for block b of epoch e come from stream (seed, 1 + e B + b), B the
+       number of blocks, so they do not depend on the thread count;
+     - threads take contiguous ranges of blocks of the id stream, where
+       word2vec splits the file by byte offsets.
+
+   THREADS AND REPRODUCIBILITY
+     With OpenMP, cfg.threads workers each train on their share of the
+     stream for all epochs and update W and C without locks, as word2vec
+     does ("Hogwild", Recht et al. 2011). Updates race, so results are
+     reproducible ONLY WITH ONE THREAD: threads = 1 and the same seed,
+     corpus, vocabulary and build give bitwise the same W and C. With more
+     threads each run differs (in the last digits at first, then
+     everywhere), and is as good. This is the only part of the library
+     that is not deterministic for any thread count.
+
+   COST
+     Time: per epoch about N (L + 1) (k + 1) 6 d flops (L + 1 pairs a word
+     on average: 6 at L = 5), plus one hash lookup per token while reading.
+     Memory, R = sizeof(ro_sgns_real), ld = d rounded up to 64 bytes:
+       id stream      4 bytes a vocabulary token + 4 a line (63 MB for the
+                      15.7M vocabulary tokens of a 17M-token corpus; up to
+                      twice that for a moment while it grows). A corpus
+                      larger than memory needs its id stream to fit, not its
+                      text: the _callback, _file and _path variants read
+                      the text 64 KiB at a time.
+       W and C        2 n ld R, padded copies trained in place and copied
+                      into the caller's n x d arrays at the end
+       tables         8 n (alias table; 12 n more while it is built),
+                      4 n (subsampling, when on)
+       per thread     4 RO_SGNS_SGD_BLOCK + 4 (k + 1) + ld R bytes
+   ====================================================================== */
+
+/* Stream positions per block: the unit of work, of random streams and of
+   learning-rate updates; no window crosses a block boundary. */
+#define RO_SGNS_SGD_BLOCK 1024
+
+/* What the progress callback sees. */
+typedef struct ro_sgns_sgd_progress {
+    uint64_t words;       /* vocabulary tokens processed so far, all threads
+                             and epochs (subsampled ones included, as word2vec
+                             counts them) */
+    uint64_t words_total; /* epochs x tokens: where words ends */
+    double words_per_sec; /* words / seconds (all threads together) */
+    double alpha;         /* the learning rate in use */
+    double seconds;       /* wall seconds since training began (after reading
+                             the corpus; CPU seconds without OpenMP) */
+    int threads;          /* workers running */
+} ro_sgns_sgd_progress;
+
+/* Called every report_words words (from whichever worker crossed the mark,
+   never from two at once) and once at the end. Return non-zero to stop:
+   the workers finish their current block and training returns
+   RO_SGNS_STOPPED with W and C as they are. With one thread a callback
+   that does not stop changes nothing in the result. */
+typedef int (*ro_sgns_sgd_callback)(const ro_sgns_sgd_progress *progress, void *user);
+
+/* Settings. Make one with ro_sgns_sgd_config_default() and change what you
+   need (zero is meaningful for sample and threads). The vocabulary and its
+   min_count come from the ro_sgns_vocab passed to the train call. */
+typedef struct ro_sgns_sgd_config {
+    int size;              /* d, the dimension, >= 1. Default 100. */
+    int window;            /* L, the largest half-width, >= 1. Default 5. */
+    int negative;          /* k, negatives per pair, >= 1. Default 5. */
+    double alpha;          /* starting learning rate, > 0. Default 0.025
+                              (word2vec's skip-gram default). */
+    double sample;         /* subsampling threshold t, >= 0; 0 = off. Default 0
+                              (the objective F counts every pair; word2vec's
+                              default is 1e-3). */
+    int epochs;            /* passes over the corpus, >= 1. Default 5 (word2vec
+                              -iter 5). */
+    int threads;           /* workers; 0 = OpenMP's maximum (1 without OpenMP).
+                              Default 0. Only 1 is reproducible. */
+    uint64_t seed;         /* Default 1. */
+    uint64_t report_words; /* call the callback every this many words; 0 = only
+                              at the end. Default 100000. */
+    ro_sgns_sgd_callback callback; /* Default NULL. */
+    void *user;            /* passed to the callback */
+} ro_sgns_sgd_config;
+
+/* size 100, window 5, negative 5, alpha 0.025, sample 0, epochs 5,
+   threads 0, seed 1, report every 100000 words, no callback. */
+RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
+
+/* Train on a corpus given as text (tokenized exactly as the counting
+   section does it: see TOKENS in section 1) with the vocabulary vocab
+   (e.g. &counts->vocab of the same corpus; ids are its ids, and its
+   vocab.count defines the unigram and subsampling distributions).
+   W and C receive n x d matrices (n = vocab->n, d = cfg->size, row-major,
+   row i for vocabulary word i). cfg NULL means the defaults.
+   Returns RO_SGNS_OK; RO_SGNS_STOPPED when the callback stopped it (W and
+   C hold the state at that point); RO_SGNS_ERR_INVALID_ARGUMENT (a NULL
+   pointer, a setting out of range, a vocabulary without counts or lookup
+   index, or whose counts are all 0); RO_SGNS_ERR_EMPTY (no token of the
+   corpus is in the vocabulary); RO_SGNS_ERR_OUT_OF_MEMORY,
+   RO_SGNS_ERR_SIZE_OVERFLOW; RO_SGNS_ERR_IO (a read failed);
+   RO_SGNS_ERR_NUMERIC (a NaN or Inf appeared: an absurd alpha). W and C
+   are untouched on every error. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_buffer(const void *text, size_t size,
+                                                    const ro_sgns_vocab *vocab,
+                                                    const ro_sgns_sgd_config *cfg,
+                                                    ro_sgns_real *W, ro_sgns_real *C,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err);
+/* The same from a reader (ro_sgns_read_fn, section 0), for a corpus that
+   is not in memory: the text is read once, 64 KiB at a time, and only its
+   id stream is kept. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_callback(ro_sgns_read_fn read, void *user,
+                                                      const ro_sgns_vocab *vocab,
+                                                      const ro_sgns_sgd_config *cfg,
+                                                      ro_sgns_real *W, ro_sgns_real *C,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+/* Reads f from its current position to its end; does not close it. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_file(FILE *f, const ro_sgns_vocab *vocab,
+                                                  const ro_sgns_sgd_config *cfg,
+                                                  ro_sgns_real *W, ro_sgns_real *C,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgns_vocab *vocab,
+                                                  const ro_sgns_sgd_config *cfg,
+                                                  ro_sgns_real *W, ro_sgns_real *C,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err);
+#endif
 
 #ifdef __cplusplus
 }
@@ -7789,6 +7977,796 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
                     res->config.exclude_query_words ? "excluded" : "allowed",
                     res->config.fold_case ? "on" : "off", rows);
 }
+
+/* ======================================================================
+   8. SGD-SGNS baseline (word2vec) [paper 4: the "SGD-SGNS" of Tables 1-2;
+      Mikolov et al. 2013, word2vec.c]
+   WHAT: skip-gram with negative sampling trained pair by pair over the
+     token stream, the method the paper compares against: the same
+     objective F(X) [eq. 4], approached by stochastic steps on its terms
+     instead of Riemannian steps on the whole matrix.
+   WHY HERE: a baseline is only fair when its vocabulary, tokens and
+     evaluation are the ones of the method it is compared with; the
+     counting section's vocabulary and tokenizer and the evaluation of
+     section 7 are shared, and ro_sgns_objective_wc scores W C^T with the
+     same F. word2vec.c itself needs a 400 MB negative table, prints, exits
+     and cannot be embedded.
+   HOW:
+     (a) read: the text is tokenized as section 1 does it and each token is
+         looked up in the vocabulary (one hash probe); the stream keeps the
+         ids of vocabulary words and a LINE mark per line break.
+     (b) tables: the alias table of unigram^0.75 (Vose's method, exact),
+         the subsampling thresholds, the sigmoid table, W and C padded to
+         ld = d rounded up to 64 bytes (W word2vec-initialized, C = 0).
+     (c) train: the stream is cut into blocks of RO_SGNS_SGD_BLOCK
+         positions; worker t of T takes blocks [tB/T, (t+1)B/T) for every
+         epoch. In a block a sentence is a run between LINE marks; it is
+         subsampled, then for each centre and each context in its sampled
+         window one step ro_sgns__sgd_step (a dot product and two axpys per
+         target, like word2vec's inner loop). The learning rate is set at
+         the start of each block from the words all workers have done.
+     (d) the padded W and C are checked for NaN/Inf and copied out.
+   COST: ~6 d (k + 1) flops per (centre, context) pair, ~(L + 1) pairs per
+     kept word; the rows of C for the negatives are random accesses (the
+     step prefetches them after drawing). Memory: see the declarations.
+   INVARIANTS: every id in the stream is < n or LINE, and no two LINE are
+     adjacent; the padding columns d..ld-1 of W and C are 0 and stay 0 (a
+     step adds g * 0 to them); the draws of block b in epoch e come from
+     stream (seed, 1 + e B + b) and W's initial values from stream
+     (seed, 0), whatever the thread count; with one worker the learning
+     rate of each block is a function of the block only, so one-thread
+     runs are bitwise reproducible. Hogwild: with several workers rows of
+     W and C are read and written by several threads without locks.
+   ====================================================================== */
+
+#define RO_SGNS__SGD_LINE 0xFFFFFFFFu /* stream mark: a line break */
+#define RO_SGNS__SGD_ALWAYS 0xFFFFFFFFu /* subsampling threshold: keep, draw nothing */
+#define RO_SGNS__SGD_MAX_EXP 6        /* the sigmoid table covers [-6, 6] (word2vec) */
+#define RO_SGNS__SGD_EXP_SIZE 1000    /* intervals of the table (word2vec) */
+#define RO_SGNS__SGD_LANES (64 / sizeof(ro_sgns_real)) /* ld is a multiple */
+#define RO_SGNS__SGD_READ 65536       /* bytes per read of a stream */
+
+#ifndef RO_SGNS__PREFETCH
+#if defined(__GNUC__) || defined(__clang__)
+#define RO_SGNS__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define RO_SGNS__PREFETCH(p) ((void)0)
+#endif
+#endif
+
+RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void)
+{
+    ro_sgns_sgd_config c;
+    c.size = 100;
+    c.window = 5;
+    c.negative = 5;
+    c.alpha = 0.025;
+    c.sample = 0;
+    c.epochs = 5;
+    c.threads = 0;
+    c.seed = 1;
+    c.report_words = 100000;
+    c.callback = NULL;
+    c.user = NULL;
+    return c;
+}
+
+static double ro_sgns__sgd_now(void)
+{
+#ifdef _OPENMP
+    return omp_get_wtime();
+#else
+    return (double)clock() / CLOCKS_PER_SEC;
+#endif
+}
+
+/* ---- (a) reading: text -> a stream of vocabulary ids -------------------- */
+
+typedef struct ro_sgns__sgd_reader {
+    const ro_sgns_vocab *vocab;
+    const ro_sgns_allocator *al;
+    ro_sgns_error *err;
+    uint32_t *id;   /* the stream */
+    size_t len, cap;
+    uint64_t words; /* vocabulary tokens in it (len minus the LINE marks) */
+    size_t cur;     /* bytes of the current token in word[] (at most MAX + 1) */
+    unsigned char word[RO_SGNS_MAX_WORD_BYTES + 1];
+} ro_sgns__sgd_reader;
+
+static ro_sgns_result ro_sgns__sgd_push(ro_sgns__sgd_reader *r, uint32_t x)
+{
+    if (r->len == r->cap) {
+        size_t nc = r->cap ? 2 * r->cap : 65536;
+        int of = nc < r->cap;
+        size_t bytes = ro_sgns__mul(nc, sizeof(uint32_t), &of);
+        uint32_t *p;
+        if (of)
+            return ro_sgns__fail(r->err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                                 "the id stream of %llu tokens does not fit in memory",
+                                 (unsigned long long)r->len);
+        p = (uint32_t *)ro_sgns__realloc(r->al, r->id, bytes);
+        if (!p)
+            return ro_sgns__fail(r->err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                 "no memory for the id stream (%llu bytes)",
+                                 (unsigned long long)bytes);
+        r->id = p;
+        r->cap = nc;
+    }
+    r->id[r->len++] = x;
+    return RO_SGNS_OK;
+}
+
+/* The current token is complete: cut it as section 1 does (at
+   RO_SGNS_MAX_WORD_BYTES, moved back to the start of a UTF-8 character),
+   look it up, keep its id if it is a vocabulary word. */
+static ro_sgns_result ro_sgns__sgd_end_word(ro_sgns__sgd_reader *r)
+{
+    size_t len = r->cur;
+    int64_t id;
+    r->cur = 0;
+    if (len > RO_SGNS_MAX_WORD_BYTES) {
+        int back = 0;
+        len = RO_SGNS_MAX_WORD_BYTES;
+        while (back < 3 && (r->word[len] & 0xC0u) == 0x80u) {
+            --len;
+            ++back;
+        }
+    }
+    id = ro_sgns_vocab_find(r->vocab, (const char *)r->word, len);
+    if (id < 0) return RO_SGNS_OK; /* not in the vocabulary: dropped, no gap */
+    ++r->words;
+    return ro_sgns__sgd_push(r, (uint32_t)id);
+}
+
+/* Feed size bytes. Separators ' ', '\t', '\n'; '\r' is skipped anywhere;
+   every other byte belongs to the token (section 1's TOKENS). */
+static ro_sgns_result ro_sgns__sgd_feed(ro_sgns__sgd_reader *r, const unsigned char *data,
+                                        size_t size)
+{
+    size_t i;
+    ro_sgns_result rc;
+    for (i = 0; i < size; ++i) {
+        unsigned ch = data[i];
+        if (ch == ' ' || ch == '\t' || ch == '\n') {
+            if (r->cur) {
+                rc = ro_sgns__sgd_end_word(r);
+                if (rc != RO_SGNS_OK) return rc;
+            }
+            if (ch == '\n' && r->len && r->id[r->len - 1] != RO_SGNS__SGD_LINE) {
+                rc = ro_sgns__sgd_push(r, RO_SGNS__SGD_LINE);
+                if (rc != RO_SGNS_OK) return rc;
+            }
+        } else if (ch != '\r') {
+            if (r->cur <= RO_SGNS_MAX_WORD_BYTES) r->word[r->cur++] = (unsigned char)ch;
+        }
+    }
+    return RO_SGNS_OK;
+}
+
+/* The whole input: from (text, size) or, with read != NULL, from the
+   reader. On success r->id holds the stream (free it with r->al). */
+static ro_sgns_result ro_sgns__sgd_read(ro_sgns__sgd_reader *r, const void *text, size_t size,
+                                        ro_sgns_read_fn read, void *user)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    if (!read) {
+        rc = ro_sgns__sgd_feed(r, (const unsigned char *)text, size);
+    } else {
+        unsigned char *buf = (unsigned char *)ro_sgns__malloc(r->al, RO_SGNS__SGD_READ);
+        uint64_t at = 0;
+        if (!buf)
+            return ro_sgns__fail(r->err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a read buffer");
+        for (;;) {
+            size_t got = read(user, buf, RO_SGNS__SGD_READ);
+            if (got == 0) break;
+            if (got > RO_SGNS__SGD_READ) {
+                rc = ro_sgns__fail(r->err, RO_SGNS_ERR_IO, "reading the corpus failed at byte %llu",
+                                   (unsigned long long)at);
+                break;
+            }
+            rc = ro_sgns__sgd_feed(r, buf, got);
+            if (rc != RO_SGNS_OK) break;
+            at += got;
+        }
+        ro_sgns__free(r->al, buf);
+    }
+    if (rc == RO_SGNS_OK && r->cur) rc = ro_sgns__sgd_end_word(r);
+    if (rc == RO_SGNS_OK && r->words == 0)
+        rc = ro_sgns__fail(r->err, RO_SGNS_ERR_EMPTY,
+                           "no token of the corpus is in the vocabulary (%llu words)",
+                           (unsigned long long)r->vocab->n);
+    return rc;
+}
+
+/* ---- (b) tables ---------------------------------------------------------- */
+
+/* One entry of the alias table: draw i uniform in [0, n) and a 32-bit u;
+   the sample is i if u < thr, else alias. */
+typedef struct ro_sgns__sgd_alias {
+    uint32_t thr;
+    uint32_t alias;
+} ro_sgns__sgd_alias;
+
+/* Vose's alias method for P(i) = count_i^0.75 / sum_j count_j^0.75: scale
+   to p_i = n P(i), pair each p_s < 1 with a p_l >= 1 that tops it up to 1
+   (p_l loses 1 - p_s), until one side is empty; the rest are exactly 1
+   (up to rounding). Exact, O(n), and deterministic (fixed order). p and
+   work are n-entry workspaces. */
+static ro_sgns_result ro_sgns__sgd_alias_build(const ro_sgns_vocab *v, ro_sgns__sgd_alias *a,
+                                               double *p, uint32_t *work, ro_sgns_error *err)
+{
+    size_t n = v->n, i, ns = 0, nl = n;
+    double sum = 0;
+    for (i = 0; i < n; ++i) {
+        p[i] = RO_SGNS_POW((double)v->count[i], 0.75);
+        sum += p[i];
+    }
+    if (!(sum > 0) || !ro_sgns__is_finite(sum))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "the vocabulary's counts are all zero");
+    for (i = 0; i < n; ++i) {
+        p[i] = p[i] * (double)n / sum;
+        a[i].thr = RO_SGNS__SGD_ALWAYS;
+        a[i].alias = (uint32_t)i;
+        if (p[i] < 1)
+            work[ns++] = (uint32_t)i; /* small ones from the front */
+        else
+            work[--nl] = (uint32_t)i; /* large ones from the back */
+    }
+    while (ns > 0 && nl < n) {
+        uint32_t s = work[--ns], l = work[nl];
+        a[s].thr = (uint32_t)(p[s] * 4294967296.0); /* p_s < 1 */
+        a[s].alias = l;
+        p[l] = (p[l] + p[s]) - 1.0;
+        if (p[l] < 1) { /* l becomes small; ns < nl, so work[ns] is free */
+            ++nl;
+            work[ns++] = l;
+        }
+    }
+    return RO_SGNS_OK; /* the rest keep thr = ALWAYS, alias = themselves */
+}
+
+static RO_SGNS__INLINE uint32_t ro_sgns__sgd_draw(const ro_sgns__sgd_alias *a, uint64_t n,
+                                                  uint64_t r)
+{
+    uint32_t i = (uint32_t)(((r >> 32) * n) >> 32);
+    return (uint32_t)r < a[i].thr ? i : a[i].alias;
+}
+
+/* keep[w]: a token of w is kept when a 32-bit draw is below it;
+   RO_SGNS__SGD_ALWAYS = kept without a draw. word2vec's formula. */
+static void ro_sgns__sgd_keep_build(const ro_sgns_vocab *v, double sample, uint32_t *keep)
+{
+    double T = 0, tT;
+    size_t i;
+    for (i = 0; i < v->n; ++i) T += (double)v->count[i];
+    tT = sample * T;
+    for (i = 0; i < v->n; ++i) {
+        double f = (double)v->count[i], p = f > 0 ? (RO_SGNS_SQRT(f / tT) + 1) * tT / f : 1;
+        keep[i] = p >= 1 ? RO_SGNS__SGD_ALWAYS : (uint32_t)(p * 4294967296.0);
+    }
+}
+
+/* sigm[i] = s(-6 + 12 i / 1000), i = 0..1000. */
+static void ro_sgns__sgd_sigmoid_build(ro_sgns_real *sigm)
+{
+    int i;
+    for (i = 0; i <= RO_SGNS__SGD_EXP_SIZE; ++i) {
+        double x = RO_SGNS__SGD_MAX_EXP * (2.0 * i / RO_SGNS__SGD_EXP_SIZE - 1.0);
+        sigm[i] = (ro_sgns_real)(1.0 / (1.0 + RO_SGNS_EXP(-x)));
+    }
+}
+
+/* ---- (c) the step --------------------------------------------------------- */
+
+/* label - s(f) as word2vec takes it: clipped to label - 1 above 6 and to
+   label below -6, from the table in between (nearest entry). A NaN sets
+   *bad and gives 0 (never an out-of-range index). */
+static RO_SGNS__INLINE ro_sgns_real ro_sgns__sgd_grad(const ro_sgns_real *sigm, ro_sgns_real f,
+                                                      ro_sgns_real label, int *bad)
+{
+    const ro_sgns_real scale =
+        (ro_sgns_real)RO_SGNS__SGD_EXP_SIZE / (ro_sgns_real)(2 * RO_SGNS__SGD_MAX_EXP);
+    if (f > (ro_sgns_real)RO_SGNS__SGD_MAX_EXP) return label - 1;
+    if (f < -(ro_sgns_real)RO_SGNS__SGD_MAX_EXP) return label;
+    if (f == f)
+        return label -
+               sigm[(int)((f + (ro_sgns_real)RO_SGNS__SGD_MAX_EXP) * scale + (ro_sgns_real)0.5)];
+    *bad = 1;
+    return 0;
+}
+
+/* The plain reference of one step, to read first and to test the fast one
+   against: input row w (d values), targets tgt[0] (label 1) and tgt[1..m)
+   (label 0) in C (leading dimension ldc), e a d-vector of workspace.
+   These are word2vec's loops. */
+static RO_SGNS__MAYBE_UNUSED void ro_sgns__sgd_step_naive(size_t d, ro_sgns_real *w,
+                                                          ro_sgns_real *C, size_t ldc,
+                                                          const uint32_t *tgt, size_t m,
+                                                          const ro_sgns_real *sigm,
+                                                          ro_sgns_real alpha, ro_sgns_real *e,
+                                                          int *bad)
+{
+    size_t q, i;
+    for (i = 0; i < d; ++i) e[i] = 0;
+    for (q = 0; q < m; ++q) {
+        ro_sgns_real *c = C + (size_t)tgt[q] * ldc, f = 0, g;
+        for (i = 0; i < d; ++i) f += w[i] * c[i];
+        g = ro_sgns__sgd_grad(sigm, f, q == 0 ? 1 : 0, bad) * alpha;
+        for (i = 0; i < d; ++i) e[i] += g * c[i];
+        for (i = 0; i < d; ++i) c[i] += g * w[i];
+    }
+    for (i = 0; i < d; ++i) w[i] += e[i];
+}
+
+/* a . b over ld (a multiple of LANES) values, in LANES partial sums added
+   pairwise at the end: the same arithmetic in every run, and a loop the
+   compiler turns into SIMD without -ffast-math (word2vec's single running
+   sum is a chain of dependent scalar adds). */
+static RO_SGNS__INLINE ro_sgns_real ro_sgns__sgd_dot(const ro_sgns_real *RO_SGNS__RESTRICT a,
+                                                     const ro_sgns_real *RO_SGNS__RESTRICT b,
+                                                     size_t ld)
+{
+    ro_sgns_real acc[RO_SGNS__SGD_LANES];
+    size_t i, j;
+    for (j = 0; j < RO_SGNS__SGD_LANES; ++j) acc[j] = 0;
+    for (i = 0; i < ld; i += RO_SGNS__SGD_LANES)
+        for (j = 0; j < RO_SGNS__SGD_LANES; ++j) acc[j] += a[i + j] * b[i + j];
+    for (i = RO_SGNS__SGD_LANES / 2; i > 0; i /= 2)
+        for (j = 0; j < i; ++j) acc[j] += acc[j + i];
+    return acc[0];
+}
+
+/* e += g c; c += g w (word2vec's two loops fused: e takes c's old value). */
+static RO_SGNS__INLINE void ro_sgns__sgd_axpy2(ro_sgns_real *RO_SGNS__RESTRICT e,
+                                               ro_sgns_real *RO_SGNS__RESTRICT c,
+                                               const ro_sgns_real *RO_SGNS__RESTRICT w,
+                                               ro_sgns_real g, size_t ld)
+{
+    size_t i;
+    for (i = 0; i < ld; ++i) {
+        e[i] += g * c[i];
+        c[i] += g * w[i];
+    }
+}
+
+/* The step as training runs it: the reference's arithmetic on padded rows
+   (ld), with the dot product in LANES partial sums, and a target whose g
+   is 0 (clipped) skipped. */
+static void ro_sgns__sgd_step(size_t ld, ro_sgns_real *RO_SGNS__RESTRICT w,
+                              ro_sgns_real *RO_SGNS__RESTRICT C, const uint32_t *tgt, size_t m,
+                              const ro_sgns_real *sigm, ro_sgns_real alpha,
+                              ro_sgns_real *RO_SGNS__RESTRICT e, int *bad)
+{
+    size_t q, i;
+    for (i = 0; i < ld; ++i) e[i] = 0;
+    for (q = 0; q < m; ++q) {
+        ro_sgns_real *c = C + (size_t)tgt[q] * ld;
+        ro_sgns_real g = ro_sgns__sgd_grad(sigm, ro_sgns__sgd_dot(w, c, ld), q == 0 ? 1 : 0, bad);
+        if (g != 0) ro_sgns__sgd_axpy2(e, c, w, g * alpha, ld);
+    }
+    for (i = 0; i < ld; ++i) w[i] += e[i];
+}
+
+/* Everything the workers share. */
+typedef struct ro_sgns__sgd {
+    size_t n, ld, len, nblocks;
+    ro_sgns_real *W, *C;     /* n x ld each */
+    const uint32_t *ids;     /* the stream, len entries */
+    const ro_sgns__sgd_alias *alias;
+    const uint32_t *keep;    /* NULL without subsampling */
+    const ro_sgns_real *sigm;
+    ro_sgns_sgd_config cfg;
+    uint64_t total;          /* epochs x vocabulary tokens */
+    double t0;
+    int nt;                  /* workers running */
+    /* written while training */
+    uint64_t done;           /* words done by all workers (atomic) */
+    uint64_t next_report;    /* (in the critical section; read atomically) */
+    int stop;                /* the callback said stop (atomic) */
+} ro_sgns__sgd;
+
+/* One worker's workspace. */
+typedef struct ro_sgns__sgd_local {
+    uint32_t *sen; /* RO_SGNS_SGD_BLOCK: the kept ids of a sentence */
+    uint32_t *tgt; /* k + 1 targets */
+    ro_sgns_real *e; /* ld */
+    int bad;       /* a NaN was met */
+} ro_sgns__sgd_local;
+
+static uint64_t ro_sgns__sgd_get64(uint64_t *x)
+{
+    uint64_t v;
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+    v = *x;
+    return v;
+}
+
+static uint64_t ro_sgns__sgd_add64(uint64_t *x, uint64_t add)
+{
+    uint64_t v;
+#ifdef _OPENMP
+#pragma omp atomic capture
+#endif
+    v = *x += add;
+    return v;
+}
+
+static int ro_sgns__sgd_get_int(int *x)
+{
+    int v;
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+    v = *x;
+    return v;
+}
+
+static void ro_sgns__sgd_raise(int *x)
+{
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+    *x |= 1; /* (an update, not "atomic write": gcc 12 warns wrongly about that) */
+}
+
+/* One sentence of kept ids: for each centre a window half-width b in
+   1..L, then one step per context, with k fresh negatives. */
+static void ro_sgns__sgd_sentence(const ro_sgns__sgd *s, ro_sgns__sgd_local *lo,
+                                  const uint32_t *sen, size_t len, ro_sgns_rng *rng,
+                                  ro_sgns_real alpha)
+{
+    const size_t ld = s->ld;
+    const uint64_t L = (uint64_t)s->cfg.window, n = s->n;
+    const int k = s->cfg.negative;
+    size_t i, j;
+    for (i = 0; i < len; ++i) {
+        uint32_t c = sen[i];
+        size_t b = (size_t)(L - (((ro_sgns_rng_next(rng) >> 32) * L) >> 32));
+        size_t j0 = i > b ? i - b : 0, j1 = len - 1 - i > b ? i + b : len - 1;
+        for (j = j0; j <= j1; ++j) {
+            size_t m = 1, off;
+            int q;
+            if (j == i) continue;
+            lo->tgt[0] = c;
+            for (q = 0; q < k; ++q) {
+                uint32_t z = ro_sgns__sgd_draw(s->alias, n, ro_sgns_rng_next(rng));
+                if (z == c) continue; /* word2vec skips it */
+                lo->tgt[m++] = z;
+                for (off = 0; off < ld; off += RO_SGNS__SGD_LANES)
+                    RO_SGNS__PREFETCH(s->C + (size_t)z * ld + off);
+            }
+            ro_sgns__sgd_step(ld, s->W + (size_t)sen[j] * ld, s->C, lo->tgt, m, s->sigm, alpha,
+                              lo->e, &lo->bad);
+        }
+    }
+}
+
+/* Call the callback if no one has since the mark was crossed. */
+static void ro_sgns__sgd_report(ro_sgns__sgd *s, uint64_t done, double alpha)
+{
+#ifdef _OPENMP
+#pragma omp critical(ro_sgns__sgd_report)
+#endif
+    {
+        if (done >= s->next_report && !s->stop) {
+            ro_sgns_sgd_progress p;
+            uint64_t rw = s->cfg.report_words, next = (uint64_t)-1;
+            if (done < s->total) {
+                next = rw && done / rw < s->total / rw ? (done / rw + 1) * rw : s->total;
+                if (next > s->total) next = s->total;
+            }
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            s->next_report = next;
+            p.words = done;
+            p.words_total = s->total;
+            p.seconds = ro_sgns__sgd_now() - s->t0;
+            p.words_per_sec = p.seconds > 0 ? (double)done / p.seconds : 0;
+            p.alpha = alpha;
+            p.threads = s->nt;
+            if (s->cfg.callback(&p, s->cfg.user)) ro_sgns__sgd_raise(&s->stop);
+        }
+    }
+}
+
+/* Worker t of nt: blocks [t B / nt, (t + 1) B / nt) for every epoch. */
+static void ro_sgns__sgd_worker(ro_sgns__sgd *s, ro_sgns__sgd_local *lo, int t, int nt)
+{
+    const uint64_t B = s->nblocks;
+    const uint64_t b0 = B * (uint64_t)t / (uint64_t)nt, b1 = B * (uint64_t)(t + 1) / (uint64_t)nt;
+    const double a0 = s->cfg.alpha, amin = a0 * 1e-4;
+    uint64_t b;
+    int ep;
+    for (ep = 0; ep < s->cfg.epochs; ++ep) {
+        for (b = b0; b < b1; ++b) {
+            const size_t p0 = (size_t)b * RO_SGNS_SGD_BLOCK;
+            const size_t p1 = s->len - p0 > RO_SGNS_SGD_BLOCK ? p0 + RO_SGNS_SGD_BLOCK : s->len;
+            double alpha;
+            uint64_t words = 0, done;
+            size_t p, slen = 0;
+            ro_sgns_rng rng;
+            if (ro_sgns__sgd_get_int(&s->stop)) return;
+            alpha = a0 * (1.0 - (double)ro_sgns__sgd_get64(&s->done) / ((double)s->total + 1.0));
+            if (alpha < amin) alpha = amin;
+            ro_sgns_rng_seed(&rng, s->cfg.seed, 1 + (uint64_t)ep * B + b);
+            for (p = p0; p < p1; ++p) {
+                uint32_t x = s->ids[p];
+                if (x == RO_SGNS__SGD_LINE) {
+                    ro_sgns__sgd_sentence(s, lo, lo->sen, slen, &rng, (ro_sgns_real)alpha);
+                    slen = 0;
+                    continue;
+                }
+                ++words;
+                if (s->keep && s->keep[x] != RO_SGNS__SGD_ALWAYS &&
+                    (uint32_t)(ro_sgns_rng_next(&rng) >> 32) >= s->keep[x])
+                    continue; /* subsampled */
+                lo->sen[slen++] = x;
+            }
+            ro_sgns__sgd_sentence(s, lo, lo->sen, slen, &rng, (ro_sgns_real)alpha);
+            done = ro_sgns__sgd_add64(&s->done, words);
+            if (s->cfg.callback && done >= ro_sgns__sgd_get64(&s->next_report))
+                ro_sgns__sgd_report(s, done, alpha);
+        }
+    }
+}
+
+static ro_sgns_result ro_sgns__sgd_check(const ro_sgns_vocab *v, const ro_sgns_sgd_config *c,
+                                         const ro_sgns_real *W, const ro_sgns_real *C,
+                                         ro_sgns_error *err)
+{
+    if (!v) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vocabulary is NULL");
+    if (!W || !C) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "W or C is NULL");
+    if (v->n == 0) return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "the vocabulary is empty");
+    if (v->n >= (size_t)RO_SGNS__SGD_LINE)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "vocabulary of %llu words: at most %llu", (unsigned long long)v->n,
+                             (unsigned long long)RO_SGNS__SGD_LINE - 1);
+    if (!v->count || !v->index_)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "the vocabulary has no counts or no lookup index");
+    if (c->size < 1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "size (d) = %d: must be >= 1",
+                             c->size);
+    if (c->window < 1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "window = %d: must be >= 1",
+                             c->window);
+    if (c->negative < 1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "negative (k) = %d: must be >= 1",
+                             c->negative);
+    if (!(c->alpha > 0) || !ro_sgns__is_finite(c->alpha))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "alpha = %g: must be > 0",
+                             c->alpha);
+    if (!(c->sample >= 0) || !ro_sgns__is_finite(c->sample))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "sample = %g: must be >= 0",
+                             c->sample);
+    if (c->epochs < 1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "epochs = %d: must be >= 1",
+                             c->epochs);
+    if (c->threads < 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "threads = %d: must be >= 0",
+                             c->threads);
+    return RO_SGNS_OK;
+}
+
+static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_read_fn read,
+                                       void *user, const ro_sgns_vocab *vocab,
+                                       const ro_sgns_sgd_config *config, ro_sgns_real *Wout,
+                                       ro_sgns_real *Cout, const ro_sgns_allocator *al,
+                                       ro_sgns_error *err)
+{
+    ro_sgns_sgd_config cfg = config ? *config : ro_sgns_sgd_config_default();
+    ro_sgns__sgd_reader rd;
+    ro_sgns__sgd s;
+    ro_sgns__sgd_local *loc = NULL;
+    void *wraw = NULL, *craw = NULL, *eraw = NULL;
+    ro_sgns__sgd_alias *alias = NULL;
+    uint32_t *keep = NULL, *work = NULL, *sen = NULL, *tgt = NULL;
+    double *pw = NULL;
+    ro_sgns_real sigm[RO_SGNS__SGD_EXP_SIZE + 1];
+    ro_sgns_real *E = NULL;
+    size_t n, d, ld, i, j, tgt_ld;
+    int nt, t, of = 0, bad = 0;
+    ro_sgns_result rc;
+    ro_sgns_rng rng;
+
+    if (!read && !text && size)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "text is NULL");
+    rc = ro_sgns__sgd_check(vocab, &cfg, Wout, Cout, err);
+    if (rc != RO_SGNS_OK) return rc;
+    n = vocab->n;
+    d = (size_t)cfg.size;
+    ld = (d + RO_SGNS__SGD_LANES - 1) / RO_SGNS__SGD_LANES * RO_SGNS__SGD_LANES;
+    tgt_ld = ((size_t)cfg.negative + 16) / 16 * 16; /* k + 1 rounded up: no false sharing */
+    nt = cfg.threads ? cfg.threads : ro_sgns__num_threads();
+#ifndef _OPENMP
+    nt = 1;
+#endif
+    (void)ro_sgns__mul(ro_sgns__mul(ro_sgns__mul(n, ld, &of), sizeof(ro_sgns_real), &of), 2,
+                       &of);
+    (void)ro_sgns__mul((size_t)nt, tgt_ld, &of);
+    if (of)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                             "W and C (2 x %llu x %llu) do not fit in memory",
+                             (unsigned long long)n, (unsigned long long)ld);
+
+    /* (a) the id stream */
+    memset(&rd, 0, sizeof rd);
+    rd.vocab = vocab;
+    rd.al = al;
+    rd.err = err;
+    rc = ro_sgns__sgd_read(&rd, text, size, read, user);
+    if (rc != RO_SGNS_OK) goto done;
+    if (rd.words > (uint64_t)-1 / (uint64_t)cfg.epochs) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "epochs x tokens overflows");
+        goto done;
+    }
+
+    /* (b) tables and factors */
+    memset(&s, 0, sizeof s);
+    s.n = n;
+    s.ld = ld;
+    s.len = rd.len;
+    s.nblocks = (rd.len + RO_SGNS_SGD_BLOCK - 1) / RO_SGNS_SGD_BLOCK;
+    if ((size_t)nt > s.nblocks) nt = (int)s.nblocks;
+    wraw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
+    craw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
+    alias = (ro_sgns__sgd_alias *)ro_sgns__alloc_array(al, n, 1, sizeof(ro_sgns__sgd_alias));
+    pw = (double *)ro_sgns__alloc_array(al, n, 1, sizeof(double));
+    work = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
+    if (cfg.sample > 0) keep = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
+    loc = (ro_sgns__sgd_local *)ro_sgns__alloc_array(al, (size_t)nt, 1, sizeof *loc);
+    sen = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, RO_SGNS_SGD_BLOCK, sizeof(uint32_t));
+    tgt = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, tgt_ld, sizeof(uint32_t));
+    eraw = ro_sgns__alloc_array(al, (size_t)nt * ld + 64, 1, sizeof(ro_sgns_real));
+    if (!wraw || !craw || !alias || !pw || !work || (cfg.sample > 0 && !keep) || !loc || !sen ||
+        !tgt || !eraw) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                           "no memory for training (W and C: 2 x %llu x %llu)",
+                           (unsigned long long)n, (unsigned long long)ld);
+        goto done;
+    }
+    rc = ro_sgns__sgd_alias_build(vocab, alias, pw, work, err);
+    if (rc != RO_SGNS_OK) goto done;
+    ro_sgns__free(al, pw);
+    ro_sgns__free(al, work);
+    pw = NULL;
+    work = NULL;
+    if (keep) ro_sgns__sgd_keep_build(vocab, cfg.sample, keep);
+    ro_sgns__sgd_sigmoid_build(sigm);
+    s.W = ro_sgns__align64(wraw);
+    s.C = ro_sgns__align64(craw);
+    E = ro_sgns__align64(eraw);
+    ro_sgns_rng_seed(&rng, cfg.seed, 0);
+    for (i = 0; i < n; ++i) {
+        ro_sgns_real *w = s.W + i * ld;
+        for (j = 0; j < d; ++j) w[j] = (ro_sgns_real)((ro_sgns_rng_uniform(&rng) - 0.5) / (double)d);
+        for (; j < ld; ++j) w[j] = 0;
+    }
+    memset(s.C, 0, n * ld * sizeof(ro_sgns_real));
+    for (t = 0; t < nt; ++t) {
+        loc[t].sen = sen + (size_t)t * RO_SGNS_SGD_BLOCK;
+        loc[t].tgt = tgt + (size_t)t * tgt_ld;
+        loc[t].e = E + (size_t)t * ld;
+        loc[t].bad = 0;
+    }
+    s.ids = rd.id;
+    s.alias = alias;
+    s.keep = keep;
+    s.sigm = sigm;
+    s.cfg = cfg;
+    s.total = rd.words * (uint64_t)cfg.epochs;
+    s.nt = nt;
+    s.done = 0;
+    s.next_report = cfg.report_words && cfg.report_words < s.total ? cfg.report_words : s.total;
+    s.stop = 0;
+
+    /* (c) train */
+    s.t0 = ro_sgns__sgd_now();
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        int tid = 0, nth = 1;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        nth = omp_get_num_threads();
+#endif
+        if (tid == 0) s.nt = nth; /* read only by the callback, after the barrier below */
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+        ro_sgns__sgd_worker(&s, &loc[tid], tid, nth);
+    }
+
+    /* (d) check and copy out */
+    for (t = 0; t < nt; ++t) bad |= loc[t].bad;
+    for (i = 0; i < n && !bad; ++i)
+        for (j = 0; j < d; ++j)
+            if (!ro_sgns__is_finite((double)s.W[i * ld + j]) ||
+                !ro_sgns__is_finite((double)s.C[i * ld + j]))
+                bad = 1;
+    if (bad) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                           "NaN or Inf in W or C after training (alpha = %g too large?)",
+                           cfg.alpha);
+        goto done;
+    }
+    for (i = 0; i < n; ++i) {
+        memcpy(Wout + i * d, s.W + i * ld, d * sizeof(ro_sgns_real));
+        memcpy(Cout + i * d, s.C + i * ld, d * sizeof(ro_sgns_real));
+    }
+    if (s.stop && s.done < s.total)
+        rc = ro_sgns__fail(err, RO_SGNS_STOPPED, "stopped by the callback after %llu of %llu words",
+                           (unsigned long long)s.done, (unsigned long long)s.total);
+    else
+        rc = ro_sgns__ok(err);
+done:
+    ro_sgns__free(al, rd.id);
+    ro_sgns__free(al, wraw);
+    ro_sgns__free(al, craw);
+    ro_sgns__free(al, alias);
+    ro_sgns__free(al, pw);
+    ro_sgns__free(al, work);
+    ro_sgns__free(al, keep);
+    ro_sgns__free(al, loc);
+    ro_sgns__free(al, sen);
+    ro_sgns__free(al, tgt);
+    ro_sgns__free(al, eraw);
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_buffer(const void *text, size_t size,
+                                                    const ro_sgns_vocab *vocab,
+                                                    const ro_sgns_sgd_config *cfg,
+                                                    ro_sgns_real *W, ro_sgns_real *C,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err)
+{
+    return ro_sgns__sgd_run(text, size, NULL, NULL, vocab, cfg, W, C, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_callback(ro_sgns_read_fn read, void *user,
+                                                      const ro_sgns_vocab *vocab,
+                                                      const ro_sgns_sgd_config *cfg,
+                                                      ro_sgns_real *W, ro_sgns_real *C,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err)
+{
+    if (!read) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "read is NULL");
+    return ro_sgns__sgd_run(NULL, 0, read, user, vocab, cfg, W, C, alloc, err);
+}
+
+#ifndef RO_SGNS_NO_STDIO
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_file(FILE *f, const ro_sgns_vocab *vocab,
+                                                  const ro_sgns_sgd_config *cfg,
+                                                  ro_sgns_real *W, ro_sgns_real *C,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "FILE is NULL");
+    return ro_sgns__sgd_run(NULL, 0, ro_sgns__fread_fn, f, vocab, cfg, W, C, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgns_vocab *vocab,
+                                                  const ro_sgns_sgd_config *cfg,
+                                                  ro_sgns_real *W, ro_sgns_real *C,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    FILE *f;
+    ro_sgns_result rc;
+    if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
+    f = fopen(path, "rb");
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    rc = ro_sgns__sgd_run(NULL, 0, ro_sgns__fread_fn, f, vocab, cfg, W, C, alloc, err);
+    fclose(f);
+    return rc;
+}
+#endif
 
 /* ======================================================================
    Appendix A. GEMM: C = alpha op(A) op(B) + beta C

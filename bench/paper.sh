@@ -5,7 +5,8 @@
 # (Figure 1's data, as CSV), and how long each stage took.
 #
 #   sh bench/paper.sh [d ...]            (default: 100)
-#   environment: ITER (RO steps, 10), MIN_COUNT (200), WINDOW (5), OUT (build/paper)
+#   environment: ITER (RO steps, 10), MIN_COUNT (200), WINDOW (5), OUT (build/paper),
+#                SGD=1 adds word2vec's SGD (1 epoch over the 90M tokens: ~8 min on 2 cores)
 #
 # make demo runs it for d = 100; make paper for 100 200 500 and writes
 # docs/RESULTS.md and docs/figure1.svg.
@@ -69,6 +70,14 @@ for D in $DIMS; do
         -init "$OUT/svd$D.bin" -init-contexts "$OUT/svd${D}_ctx.bin" -eval $SETS -curve "$OUT/curve$D.csv" \
         -output "$OUT/ro$D.bin" -output-contexts "$OUT/ro${D}_ctx.bin"
     S2=$(now)
+    if [ "${SGD:-0}" = 1 ]; then
+        $BIN train -counts "$COUNTS" -method sgd -train "$CORPUS" -size "$D" -binary 1 -quiet \
+            -output "$OUT/sgd$D.bin" -output-contexts "$OUT/sgd${D}_ctx.bin"
+        TAB1="$TAB1| SGD-SGNS (1 epoch) | $D | $(objective "$OUT/sgd$D.bin" "$OUT/sgd${D}_ctx.bin") |
+"
+        TAB2="$TAB2| $D | SGD-SGNS | $(scores "$OUT/sgd$D.bin") |
+"
+    fi
     TAB1="$TAB1| SVD-SPPMI | $D | $(objective "$OUT/svd$D.bin" "$OUT/svd${D}_ctx.bin") |
 | RO-SGNS ($ITER steps) | $D | $(objective "$OUT/ro$D.bin" "$OUT/ro${D}_ctx.bin") |
 "

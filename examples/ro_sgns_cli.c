@@ -42,7 +42,9 @@ static const char *USAGE =
     "\n"
     "  train      counts -> word vectors\n"
     "    -counts COUNTS     counts file from 'count' (required)\n"
-    "    -method ro|svd     RO-SGNS (default) or SVD-SPPMI alone\n"
+    "    -method ro|svd|sgd RO-SGNS (default), SVD-SPPMI alone, or word2vec's SGD\n"
+    "    -train TEXT        the corpus (sgd only; words as in the counts' vocabulary)\n"
+    "    -epochs E          SGD epochs (default 1); -alpha-sgd A start rate (0.025)\n"
     "    -size D            dimension (default 100)\n"
     "    -negative K        negative samples k (default 5)\n"
     "    -iter K            RO steps (default 10)\n"
@@ -383,7 +385,9 @@ static int cmd_train(flags_t *f)
     const char *method = flag_str(f, "method"), *init = flag_str(f, "init");
     const char *init_ctx = flag_str(f, "init-contexts"), *resume = flag_str(f, "resume");
     const char *direction = flag_str(f, "direction"), *curve = flag_str(f, "curve");
-    const char *out_ctx = flag_str(f, "output-contexts");
+    const char *out_ctx = flag_str(f, "output-contexts"), *train_text = flag_str(f, "train");
+    int epochs = (int)flag_num(f, "epochs", 1, 1, 1000);
+    double alpha_sgd = flag_num(f, "alpha-sgd", 0.025, 1e-9, 10);
     size_t d = (size_t)flag_num(f, "size", 100, 1, 100000);
     double k = flag_num(f, "negative", 5, 1e-9, 1e9);
     int iters = (int)flag_num(f, "iter", 10, 0, 1e6);
@@ -413,10 +417,9 @@ static int cmd_train(flags_t *f)
     if (!counts_path) die(f->cmd, "-counts COUNTS is required");
     if (!output) die(f->cmd, "-output VECTORS is required");
     if (!method) method = "ro";
-    if (strcmp(method, "sgd") == 0)
-        die(f->cmd, "-method sgd is not available yet (SGD-SGNS lands with its own issue)");
-    if (strcmp(method, "ro") != 0 && strcmp(method, "svd") != 0)
-        die(f->cmd, "-method %s: expected ro or svd", method);
+    if (strcmp(method, "ro") != 0 && strcmp(method, "svd") != 0 && strcmp(method, "sgd") != 0)
+        die(f->cmd, "-method %s: expected ro, svd or sgd", method);
+    if (strcmp(method, "sgd") == 0 && !train_text) die(f->cmd, "-method sgd needs -train TEXT");
     is_ro = strcmp(method, "ro") == 0;
     if (direction && strcmp(direction, "scaled") != 0 && strcmp(direction, "plain") != 0)
         die(f->cmd, "-direction %s: expected scaled or plain", direction);
@@ -426,6 +429,44 @@ static int cmd_train(flags_t *f)
     if (d > c->n)
         die(f->cmd, "-size %lu is larger than the vocabulary (%lu words)", (unsigned long)d,
             (unsigned long)c->n);
+    if (strcmp(method, "sgd") == 0) { /* word2vec's SGD: W and C straight to files */
+        ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
+        ro_sgns_real *W = (ro_sgns_real *)malloc(c->n * d * sizeof(ro_sgns_real));
+        ro_sgns_real *C = (ro_sgns_real *)malloc(c->n * d * sizeof(ro_sgns_real));
+        const char **words = (const char **)malloc(c->n * sizeof(char *));
+        ro_sgns_vectors wv;
+        size_t i;
+        if (!W || !C || !words) die(f->cmd, "out of memory");
+        sc.size = (int)d;
+        sc.window = c->config.window;
+        sc.negative = (int)k;
+        sc.epochs = epochs;
+        sc.alpha = alpha_sgd;
+        sc.seed = seed;
+        if (ro_sgns_sgd_train_path(train_text, &c->vocab, &sc, W, C, NULL, &err) != RO_SGNS_OK)
+            die(f->cmd, "%s", err.message);
+        for (i = 0; i < c->n; ++i) words[i] = c->vocab.word[i];
+        if (ro_sgns_vectors_create(&wv, c->n, d, words, W, d, NULL, &err) != RO_SGNS_OK ||
+            ro_sgns_vectors_save(&wv, output, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, NULL,
+                                 &err) != RO_SGNS_OK)
+            die(f->cmd, "%s", err.message);
+        ro_sgns_vectors_free(&wv);
+        if (out_ctx) {
+            if (ro_sgns_vectors_create(&wv, c->n, d, words, C, d, NULL, &err) != RO_SGNS_OK ||
+                ro_sgns_vectors_save(&wv, out_ctx, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT,
+                                     NULL, &err) != RO_SGNS_OK)
+                die(f->cmd, "%s", err.message);
+            ro_sgns_vectors_free(&wv);
+        }
+        if (!t.quiet)
+            fprintf(stderr, "train: sgd d = %lu, %d epoch(s): %.1f s -> %s\n", (unsigned long)d,
+                    epochs, now() - t0, output);
+        free(W);
+        free(C);
+        free((void *)words);
+        ro_sgns_counts_free(c);
+        return 0;
+    }
     if (resume) {
         if (ro_sgns_factors_load_path(resume, &x, NULL, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
         if (x->n != c->n || x->d != d)

@@ -43,6 +43,11 @@ run "$BIN" train -counts "$T/s.counts" -method ro -size 20 -iter 3 -binary 1 -ev
 grep -q "iter   3" "$T/err" && ok || bad "progress lines on stderr"
 [ -s "$T/out" ] && bad "train wrote to stdout" || ok
 
+# sgd: word2vec's SGD on the same vocabulary, W and C written
+run "$BIN" train -counts "$T/s.counts" -method sgd -train "$SAMPLE" -size 20 -output "$T/sgd.vec" -output-contexts "$T/sgd_ctx.vec" -quiet
+run "$BIN" objective -counts "$T/s.counts" -vectors "$T/sgd.vec" -contexts "$T/sgd_ctx.vec"
+fails "$BIN" train -counts "$T/s.counts" -method sgd -size 20 -output "$T/x.vec"
+
 # -resume: 2 steps + checkpoint, then resume to 3 = the straight 3-step run
 run "$BIN" train -counts "$T/s.counts" -method ro -size 20 -iter 2 -checkpoint "$T/ck2" -output "$T/two.vec" -quiet
 run "$BIN" train -counts "$T/s.counts" -method ro -size 20 -iter 3 -resume "$T/ck2" -output "$T/resumed.bin" -binary 1 -quiet
