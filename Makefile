@@ -119,6 +119,10 @@ fuzz: | $(B)
 clean:
 	rm -rf $(B) ro-sgns
 
+# cross compilers under qemu, mingw under wine, valgrind (issue 9; run by hand
+# for now: make cross, make valgrind; packages: .ci/install-cross.sh)
+-include mk/cross.mk
+
 # ------------------------------------------------------------ programs
 # the quick-start example must keep compiling (C and C++)
 $(B)/example_train: examples/train.c ro_sgns.h | $(B)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# CI: what `make cross` (mk/cross.mk) needs on a fresh Debian 12 machine:
+# cross compilers for aarch64, s390x (big-endian) and 32-bit Arm, run under
+# qemu-user; mingw-w64 run under wine; valgrind for `make valgrind`.
+# Idempotent and quiet: installs only what is missing.
+#
+# Never install gcc-multilib here: it Conflicts with every gcc-*-linux-gnu
+# cross compiler and apt would silently remove them. gcc-12-multilib (what
+# `gcc -m32` needs, for the optional cross-i386 target) and g++-12-multilib
+# have no such conflict.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+command -v apt-get >/dev/null 2>&1 || exit 0
+
+pkgs="make gcc g++ libc6-dev valgrind qemu-user-static wine64
+      gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
+      gcc-s390x-linux-gnu g++-s390x-linux-gnu
+      gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
+      gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64
+      gcc-12-multilib g++-12-multilib"
+
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-cross.sh: installing$missing"
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
