@@ -8051,14 +8051,6 @@ RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void)
     return c;
 }
 
-static double ro_sgns__sgd_now(void)
-{
-#ifdef _OPENMP
-    return omp_get_wtime();
-#else
-    return (double)clock() / CLOCKS_PER_SEC;
-#endif
-}
 
 /* ---- (a) reading: text -> a stream of vocabulary ids -------------------- */
 
@@ -8464,7 +8456,7 @@ static void ro_sgns__sgd_report(ro_sgns__sgd *s, uint64_t done, double alpha)
             s->next_report = next;
             p.words = done;
             p.words_total = s->total;
-            p.seconds = ro_sgns__sgd_now() - s->t0;
+            p.seconds = ro_sgns__now() - s->t0;
             p.words_per_sec = p.seconds > 0 ? (double)done / p.seconds : 0;
             p.alpha = alpha;
             p.threads = s->nt;
@@ -8665,7 +8657,7 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     s.stop = 0;
 
     /* (c) train */
-    s.t0 = ro_sgns__sgd_now();
+    s.t0 = ro_sgns__now();
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
