@@ -119,7 +119,8 @@
      abort()/exit(), no -ffast-math assumptions (NaN checks must survive).
 
    DETERMINISM
-     Same input -> bitwise the same output for any number of OpenMP threads.
+     Same input -> bitwise the same output for any number of OpenMP threads,
+     except section 8 (SGD with Hogwild threads: bitwise only with 1 thread).
      Work is split only over independent output blocks; the order in which
      any one sum is accumulated is fixed by the block layout (KC, see
      appendix A), never by the thread count.
