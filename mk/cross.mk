@@ -3,7 +3,7 @@
 #                       aarch64  aarch64-linux-gnu-gcc, under qemu-aarch64: LP64,
 #                                unsigned char, weakly ordered memory (OpenMP build)
 #                       s390x    s390x-linux-gnu-gcc, under qemu-s390x: big-endian
-#                                (every test but test_linalg: no byte-level work there)
+#                                (not test_linalg, test_sgd: nothing byte-order-dependent)
 #                       armhf    arm-linux-gnueabihf-gcc, under qemu-arm: 32-bit
 #                                size_t and pointers
 #                       mingw    x86_64-w64-mingw32-gcc -static, under wine: Windows,
@@ -18,11 +18,10 @@
 # Time: the emulated runs are 20-100x slower than native, so they set
 # RO_SGNS_TEST_QUICK=1 (tests/test_util.h: tu_quick()) and each runs one real type;
 # together they cover both: float on aarch64 and s390x, double on armhf, both on
-# mingw (wine runs at native speed, the full suite). More:
+# mingw. More:
 #     make cross CROSS_TYPES="f d"        both types on every target
 #     make valgrind VG_TYPES="f d"
-# Packages: .ci/install-cross.sh. Included from the Makefile after TESTS; alone:
-#     make -f Makefile -f mk/cross.mk cross
+# Packages: .ci/install-cross.sh. Included by the Makefile (after its TESTS).
 # Every run ends with run.sh's "total: N passed, N failed" and the seconds it took.
 
 B ?= build
@@ -57,8 +56,10 @@ CROSS_RUN_s390x     := qemu-s390x-static -L /usr/s390x-linux-gnu
 CROSS_TYPES_s390x   := f
 CROSS_OMP_s390x     :=
 # qemu-s390x is ~5x slower than qemu-aarch64 on floating point; the dense
-# kernels (test_linalg) do no byte-level work, so big-endian adds nothing there
-CROSS_SKIP_s390x    := linalg
+# kernels (test_linalg) and SGD training (test_sgd: a byte tokenizer, uint64
+# RNG, float math) do no byte-order-dependent work, so big-endian adds nothing
+# there. make cross-s390x CROSS_SKIP_s390x= runs them too (+2 minutes).
+CROSS_SKIP_s390x    := linalg sgd
 CROSS_QUICK_s390x   := 1
 
 CROSS_CC_armhf      := arm-linux-gnueabihf-gcc
@@ -90,12 +91,15 @@ CROSS_RUN_mingw     := $(WINE)
 CROSS_ENV_mingw     := $(CROSS_WINEENV)
 CROSS_PRE_mingw     := $(CROSS_B)/wine/.ready
 CROSS_TYPES_mingw   := f d
-# OpenMP for float only: libgomp on mingw creates and closes a semaphore for
-# every parallel region, even an inactive one (if (nt > 1) false), and under
-# wine each is a round trip to wineserver: test_ro takes 20-30 s with OpenMP
-# against 5 s without (WINEDEBUG=+server: 450k create_semaphore/close_handle)
+# OpenMP for float only: mingw's libgomp creates and closes 6 semaphores for
+# each inactive parallel region (if (nt > 1) false, as in ro_sgns__gemm_run
+# called inside the SGNS pass), and under wine each is a round trip to
+# wineserver: test_ro takes 20-30 s with OpenMP, 5 s without
+# (WINEDEBUG=+server counts 450k create_semaphore + close_handle)
 CROSS_OMP_mingw     := f
-CROSS_QUICK_mingw   :=
+# wine runs at native speed, but quick all the same (the big sizes add 15 s
+# and nothing Windows-specific); CROSS_QUICK_mingw= runs everything
+CROSS_QUICK_mingw   := 1
 CROSS_EXTRA_mingw   := $(CROSS_COMPILE_TESTS)
 
 $(CROSS_B)/wine/.ready:

@@ -397,7 +397,7 @@ static void test_analogy_hand(void)
     ro_sgns_analogy_config c = ro_sgns_analogy_config_default();
     ro_sgns_error err;
     char line[512];
-    CHECK(c.method == RO_SGNS_3COSADD && c.epsilon == 0.001 && c.exclude_query_words == 1 &&
+    CHECK(c.method == RO_SGNS_3COSADD && c.epsilon == (double)0.001 && c.exclude_query_words == 1 &&
           c.fold_case == 0 && c.restrict_vocab == 0);
     CHECK(ro_sgns_vectors_create(&v, 10, 7, w, x, 7, NULL, &err) == RO_SGNS_OK);
     CHECK(ro_sgns_analogies_read_memory(&q, file, strlen(file), NULL, &err) == RO_SGNS_OK);

@@ -619,7 +619,7 @@ static void test_errors(void)
     {
         real *Wb = (real *)malloc(n * 100 * sizeof(real)), *Cb = (real *)malloc(n * 100 * sizeof(real));
         ro_sgns_sgd_config def = ro_sgns_sgd_config_default();
-        CHECK(def.size == 100 && def.window == 5 && def.negative == 5 && def.alpha == 0.025 &&
+        CHECK(def.size == 100 && def.window == 5 && def.negative == 5 && def.alpha == (double)0.025 &&
               def.sample == 0 && def.epochs == 5 && def.threads == 0 && def.callback == NULL);
         CHECK(ro_sgns_sgd_train_buffer(text, size, &co->vocab, NULL, Wb, Cb, NULL, NULL) ==
               RO_SGNS_OK);
