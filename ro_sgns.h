@@ -55,6 +55,8 @@
           from a factored point (Step 2)                     [paper 2.3, 5]
        3. Objective and gradient, block by block                [paper 2.2]
        4. The Riemannian step (Algorithm 1), safeguard, checkpoints [3.1-3.2]
+       4b. The step over shards of rows (MPI or any transport: passes,
+          tall-skinny QR; examples/ro_sgns_mpi.c, docs/SCALING.md)
        6. File formats: word2vec text/binary, GloVe
        7. Evaluation: word similarity, neighbours, analogies    [paper 4.2]
        8. SGD-SGNS baseline: word2vec's skip-gram with negative sampling,
@@ -275,7 +277,8 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    A is overwritten by Q; R (d x d, leading dimension ldr) receives R, its
    strictly lower part set to 0. Rank-deficient and zero input give a valid
    orthonormal Q and zeros on R's diagonal, never NaN. NaN/Inf in A give
-   RO_SGNS_ERR_NUMERIC with A and R unspecified. Routes to LAPACKE
+   RO_SGNS_ERR_NUMERIC with A and R unspecified; RO_SGNS_ERR_OUT_OF_MEMORY
+   leaves them untouched (all workspace is taken first). Routes to LAPACKE
    ?geqrf+?orgqr under RO_SGNS_USE_LAPACKE. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_t lda,
                                       ro_sgns_real *R, size_t ldr,
@@ -689,9 +692,13 @@ RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f);
 /* Settings of the truncated SVD (randomized subspace iteration, Halko,
    Martinsson and Tropp 2011, algorithm 4.4). */
 typedef struct ro_sgns_tsvd_config {
-    size_t oversample; /* p: the subspace has d + p columns. Default 50. */
+    size_t oversample; /* p: the subspace has d + p columns. Default 0 =
+                          automatic, max(50, d / 2). */
     int power_iters;   /* q: power iterations A^T A, each re-orthonormalized.
-                          Default 4. */
+                          Default 5. Measured on the bundled corpus's SPPMI
+                          (bench/RESULTS.md): these keep the top half of the
+                          d values within 3e-4 relative at d = 100 and 200
+                          (2e-3 at d = 500), all d within 2e-2. */
     uint64_t seed;     /* the Gaussian test matrix. Default 1. */
 } ro_sgns_tsvd_config;
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void);
@@ -831,6 +838,80 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *problem,
                                             ro_sgns_factors *x,
                                             const ro_sgns_ro_config *config,
                                             ro_sgns_error *err);
+
+/* ---- 4b. Distributed building blocks: the step over shards of rows ----
+   (the implementation's section 4b explains the scheme and its costs)
+   A shard holds rows [r0, r1) of the words' counts, with the global
+   marginals, and their transpose; ro_sgns_ro_train is ro_sgns_ro_train_shard
+   on one shard holding every row. A transport (MPI or anything else) is
+   plugged in through ro_sgns_comm: each callback returns 0 on success. */
+typedef struct ro_sgns_shard ro_sgns_shard;
+
+typedef struct ro_sgns_comm {
+    int rank, size; /* this shard's index and the number of shards */
+    /* recv = the count values of every shard's send, in shard order */
+    int (*allgather)(void *user, const ro_sgns_real *send, size_t count, ro_sgns_real *recv);
+    /* buf = the sum over the shards of their buf, on every shard; the same
+       bits everywhere (sum in a fixed order) */
+    int (*sum)(void *user, ro_sgns_real *buf, size_t count);
+    int (*sum_double)(void *user, double *buf, size_t count);
+    void *user;
+} ro_sgns_comm;
+
+/* A shard of a problem (borrows its arrays, builds the transposed rows). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create(const ro_sgns_problem *p, size_t r0, size_t r1,
+                                                ro_sgns_shard **out,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+/* A shard from its own rows of the counts (row_ptr for rows r0..r1, values
+   absolute into col/val), the column sums ctx_sum (m) and |D| = total. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create_csr(size_t n, size_t m, size_t r0, size_t r1,
+                                                    const uint64_t *row_ptr,
+                                                    const uint32_t *col, const double *val,
+                                                    const double *ctx_sum, double total,
+                                                    double k, ro_sgns_shard **out,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err);
+RO_SGNS_DEF void ro_sgns_shard_free(ro_sgns_shard *s);
+/* Pass 1 on the shard's rows: DV = D(L V^T) V and the rows' objective F
+   (either may be NULL, not both); M V = L + step DV on the shard's rows. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass1(const ro_sgns_shard *s,
+                                               const ro_sgns_ro_config *config, size_t d,
+                                               const ro_sgns_real *L, const ro_sgns_real *V,
+                                               ro_sgns_real *DV, double *F, ro_sgns_error *err);
+/* Pass 2, the shard's part: Out = V S^T (U^T U1) + step D^T U1 over its
+   rows, and UtU = U^T U1 (d x d), both to be summed over the shards. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
+                                               const ro_sgns_ro_config *config, size_t d,
+                                               double step, const ro_sgns_real *U,
+                                               const ro_sgns_real *VSt, const ro_sgns_real *U1,
+                                               ro_sgns_real *Out, ro_sgns_real *UtU,
+                                               ro_sgns_error *err);
+/* Tall-skinny QR: the p stacked d x d R factors Rs -> R, and each shard's
+   d x d block of the small Q back in Rs; ro_sgns_tsqr_apply multiplies a
+   shard's local Q (rows x d) by its block Qs in place. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_combine(size_t p, size_t d, ro_sgns_real *Rs,
+                                                ro_sgns_real *R, const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q,
+                                              const ro_sgns_real *Qs,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err);
+/* The objective over rows [r0, r1) of X = U S V^T. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_objective_rows(const ro_sgns_problem *p,
+                                                  const ro_sgns_factors *x, size_t r0,
+                                                  size_t r1, double *F, ro_sgns_error *err);
+/* ro_sgns_ro_train on a shard: x holds U's rows of the shard (at least d)
+   and all of S and V; comm NULL (or size 1) for a single shard. Every shard
+   calls it with the same config, S and V, and ends with the same S, V and
+   step state. The callback runs on every shard; the run stops when any
+   returns non-zero. NaN/Inf are agreed on by all shards, but a shard that
+   fails otherwise (out of memory, a callback's error: RO_SGNS_ERR_IO)
+   returns while the others may wait in a collective: abort the job. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_shard *sh,
+                                                  const ro_sgns_comm *comm, ro_sgns_factors *x,
+                                                  const ro_sgns_ro_config *config,
+                                                  ro_sgns_error *err);
 
 /* A start point from any W0 (n x d), C0 (m x d): X0 = W0 C0^T brought to
    U S V^T by a QR of each factor (S = R_W R_C^T), never forming X0. */
@@ -4484,8 +4565,8 @@ RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f)
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void)
 {
     ro_sgns_tsvd_config c;
-    c.oversample = 50;
-    c.power_iters = 4;
+    c.oversample = 0; /* max(50, d / 2) */
+    c.power_iters = 5;
     c.seed = 1;
     return c;
 }
@@ -4529,6 +4610,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
                              (unsigned long)d, (unsigned long)ro_sgns__min(n, m));
     if (cfg.power_iters < 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: power_iters < 0");
+    /* The error of the i-th singular value shrinks with (s_{l+1} / s_i)^(2q+1)
+       for l = d + p columns: for the tail (i near d) only l well beyond d
+       helps, and for a spectrum that decays like a power of i (SPPMI's
+       does) that ratio depends on l / d, so p grows with d. Measured on the
+       bundled corpus (bench/RESULTS.md): q = 4, p = 50 left the top half
+       within 6e-4 at d = 100 but 1.2e-2 at d = 500. */
+    if (cfg.oversample == 0) cfg.oversample = d / 2 > 50 ? d / 2 : 50;
     l = ro_sgns__min(d + cfg.oversample, ro_sgns__min(n, m));
     if (l < d) l = d; /* oversample overflowed */
 
@@ -4608,7 +4696,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
                                                       ro_sgns_error *err)
 {
     size_t d, i, j;
-    ro_sgns_real *P, *Qc, *sig;
+    ro_sgns_real *P, *Qc, *sig, *T = NULL, *dst;
     ro_sgns_result res;
     if (!f || !out || ldo < f->d || (which == RO_SGNS_EMBED_W_PLUS_C && f->n != f->m) ||
         (int)which < 0 || (int)which > 2)
@@ -4618,7 +4706,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
     P = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
     Qc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
     sig = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, 1, sizeof(ro_sgns_real));
-    if (!P || !Qc || !sig) {
+    /* W + C takes two products: into a copy, so that out is untouched when
+       the second one fails */
+    if (which == RO_SGNS_EMBED_W_PLUS_C)
+        T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, f->n, d, sizeof(ro_sgns_real));
+    if (!P || !Qc || !sig || (which == RO_SGNS_EMBED_W_PLUS_C && !T)) {
         res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "embeddings: out of memory");
         goto done;
     }
@@ -4632,13 +4724,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
             Qc[i * d + j] = (ro_sgns_real)(Qc[i * d + j] * w);
         }
     }
+    dst = T ? T : out;
     if (which != RO_SGNS_EMBED_C)
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->n, d, d, 1, f->U, d, P, d, 0, out,
-                           ldo, alloc, err);
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->n, d, d, 1, f->U, d, P, d, 0, dst,
+                           T ? d : ldo, alloc, err);
     if (res == RO_SGNS_OK && which != RO_SGNS_EMBED_W)
         res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->m, d, d, 1, f->V, d, Qc, d,
-                           which == RO_SGNS_EMBED_C ? 0 : 1, out, ldo, alloc, err);
+                           which == RO_SGNS_EMBED_C ? 0 : 1, dst, T ? d : ldo, alloc, err);
+    if (res == RO_SGNS_OK && T)
+        for (i = 0; i < f->n; ++i) memcpy(out + i * ldo, T + i * d, d * sizeof(ro_sgns_real));
 done:
+    ro_sgns__free(alloc, T);
     ro_sgns__free(alloc, P);
     ro_sgns__free(alloc, Qc);
     ro_sgns__free(alloc, sig);
@@ -5170,6 +5266,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    step the next one may grow back (by "grow", up to the configured step).
    The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
    Memory: the counts and their transpose, and about ten n x d blocks.
+   ro_sgns_ro_train runs the step of section 4b on one shard that holds
+   every row: the passes, the QRs and the safeguard are that code.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
@@ -5210,88 +5308,531 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_fa
                                             const ro_sgns_ro_config *config,
                                             ro_sgns_error *err)
 {
-    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
-    const ro_sgns_allocator *al;
-    size_t n, m, d, i, j;
-    ro_sgns_real *L = NULL, *GV = NULL, *Uc = NULL, *Vc = NULL, *Sc = NULL, *Lc = NULL;
-    ro_sgns_real *GVc = NULL, *L2 = NULL, *Z = NULL, *T = NULL, *R = NULL, *A1 = NULL, *A2 = NULL;
-    double F, step;
-    int it;
+    ro_sgns_shard *all = NULL;
     ro_sgns_result res;
     if (!x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_train: NULL point");
     res = ro_sgns__check_fit(p, x->n, x->m, err);
     if (res != RO_SGNS_OK) return res;
-    if (cfg.iterations < 0 || !(cfg.step > 0) || cfg.max_halvings < 0 || !(cfg.grow >= 1) ||
-        (cfg.direction != RO_SGNS_DIRECTION_PLAIN && cfg.direction != RO_SGNS_DIRECTION_SCALED))
+    /* one shard that holds every row (it borrows the problem's arrays):
+       the distributed step of section 4b with no one to talk to */
+    res = ro_sgns_shard_create(p, 0, p->n, &all, p->has_alloc_ ? &p->alloc_ : NULL, err);
+    if (res != RO_SGNS_OK) return res;
+    res = ro_sgns_ro_train_shard(all, NULL, x, config, err);
+    ro_sgns_shard_free(all);
+    return res;
+}
+
+/* ======================================================================
+   4b. Distributed building blocks [paper Algorithm 1, over shards of rows]
+
+   What: the step of section 4 cut along the rows of the words, so that P
+   processes, each holding a shard (rows [r0, r1) of the counts and of U,
+   all of S and V), take it together, exchanging only thin matrices.
+   Why: the step costs ~8 n m d flops; at n = m = 1M, d = 300 that is
+   2.4e15 per step, beyond one machine, while the data a step exchanges is
+   O(m d) per process (docs/SCALING.md has the cost model).
+   How, on shard s (n_s = r1 - r0 rows), with M = X + step D; flops, and
+   in brackets the values each shard sends:
+     start:  L_s = U_s S; pass 1: DV_s = D_s V, F_s      4 n_s m d   (2)
+     each try of a step:
+       QR(M V)   A_s = L_s + step DV_s = Q_s R_s         4 n_s d^2
+                 allgather R_s; [R_1; ..; R_P] = Q' R    4 P d^3     (d^2)
+                 U'_s = Q_s Q'_s                         2 n_s d^2
+       pass 2    Z_s = V S^T (U_s^T U'_s) + step D_s^T U'_s
+                                               4 n_s m d + 2 m d^2
+                 sum of Z_s and of U_s^T U'_s over the shards  ((m + d) d)
+       QR(Z)     V', S'^T = QR(Z), on every shard alike  4 m d^2
+       pass 1    at the candidate: L'_s = U'_s S', DV'_s, F'_s
+                                                         4 n_s m d
+                 F' = sum of F'_s; the safeguard keeps the step if F'
+                 >= F, else halves it and tries again   (2)
+   Each sum over shards runs in shard order, and everything done on every
+   shard alike is the same arithmetic on the same bits, so a run repeats
+   bit for bit for a given P, whatever the transport's algorithms; a
+   different P changes the order of sums and so the last bits.
+   Memory per shard: its counts and their transpose, ~5 n_s d + 4 m d +
+   (2 P + 6) d^2 reals.
+   Invariants: U'_s stacked is orthonormal; S, V, the step, the iteration
+   and every decision of the safeguard are the same on every shard.
+   ====================================================================== */
+
+struct ro_sgns_shard {
+    size_t n, m, r0, r1;
+    ro_sgns__side fwd;    /* rows r1 - r0 (local), columns m */
+    ro_sgns__side bwd;    /* rows m, columns r1 - r0 (local indices) */
+    double *rowfac;       /* owned (create_csr): k #(w)/|D| (rows), k #(c)/|D| (m) */
+    ro_sgns_real *colfac; /* owned (create_csr): #(c) (m), #(w) (rows) */
+    uint64_t *t_row_ptr;  /* owned: the transposed counts of the shard */
+    uint32_t *t_col;
+    double *t_val;
+    ro_sgns_allocator alloc_;
+    int has_alloc_;
+};
+
+RO_SGNS_DEF void ro_sgns_shard_free(ro_sgns_shard *s)
+{
+    const ro_sgns_allocator *al;
+    if (!s) return;
+    al = s->has_alloc_ ? &s->alloc_ : NULL;
+    ro_sgns__free(al, s->rowfac);
+    ro_sgns__free(al, s->colfac);
+    ro_sgns__free(al, s->t_row_ptr);
+    ro_sgns__free(al, s->t_col);
+    ro_sgns__free(al, s->t_val);
+    ro_sgns__free(al, s);
+}
+
+static ro_sgns_shard *ro_sgns__shard_new(size_t n, size_t m, size_t r0, size_t r1,
+                                         const ro_sgns_allocator *alloc)
+{
+    ro_sgns_shard *s = (ro_sgns_shard *)ro_sgns__malloc(alloc, sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    ro_sgns__keep_alloc(&s->alloc_, &s->has_alloc_, alloc);
+    s->n = n;
+    s->m = m;
+    s->r0 = r0;
+    s->r1 = r1;
+    return s;
+}
+
+/* The shard's transposed counts (m x rows, columns = local row numbers,
+   ascending) by a counting sort over its rows; s->fwd must be set. */
+static ro_sgns_result ro_sgns__shard_transpose(ro_sgns_shard *s, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = s->has_alloc_ ? &s->alloc_ : NULL;
+    const ro_sgns__side *f = &s->fwd;
+    size_t i, m = s->m;
+    uint64_t e, base = f->row_ptr[0], nnz = f->row_ptr[f->rows] - base, *next;
+    s->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(al, m + 1, sizeof(uint64_t), 1);
+    s->t_col = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(uint32_t), 1);
+    s->t_val = (double *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(double), 1);
+    next = (uint64_t *)ro_sgns__alloc_array(al, m + 1, sizeof(uint64_t), 1);
+    if (!s->t_row_ptr || !s->t_col || !s->t_val || !next) {
+        ro_sgns__free(al, next);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "shard: cannot allocate the transposed counts (%.0f pairs)",
+                             (double)nnz);
+    }
+    memset(s->t_row_ptr, 0, (m + 1) * sizeof(uint64_t));
+    for (e = base; e < base + nnz; ++e) ++s->t_row_ptr[f->col[e] + 1];
+    for (i = 0; i < m; ++i) s->t_row_ptr[i + 1] += s->t_row_ptr[i];
+    memcpy(next, s->t_row_ptr, (m + 1) * sizeof(uint64_t));
+    for (i = 0; i < f->rows; ++i)
+        for (e = f->row_ptr[i]; e < f->row_ptr[i + 1]; ++e) {
+            uint64_t dst = next[f->col[e]]++;
+            s->t_col[dst] = (uint32_t)i;
+            s->t_val[dst] = f->val[e];
+        }
+    ro_sgns__free(al, next);
+    s->bwd.rows = m;
+    s->bwd.cols = f->rows;
+    s->bwd.row_ptr = s->t_row_ptr;
+    s->bwd.col = s->t_col;
+    s->bwd.val = s->t_val;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create(const ro_sgns_problem *p, size_t r0, size_t r1,
+                                                ro_sgns_shard **out,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err)
+{
+    ro_sgns_shard *s;
+    ro_sgns_result res;
+    if (!p || !out || r0 >= r1 || r1 > p->n)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "shard: need a problem and rows 0 <= r0 < r1 <= n (r0 = %lu, "
+                             "r1 = %lu, n = %lu)",
+                             (unsigned long)r0, (unsigned long)r1,
+                             (unsigned long)(p ? p->n : 0));
+    s = ro_sgns__shard_new(p->n, p->m, r0, r1, alloc);
+    if (!s) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "shard: out of memory");
+    /* a row range of a side: values stay absolute indices into col / val */
+    s->fwd = p->fwd;
+    s->fwd.rows = r1 - r0;
+    s->fwd.row_ptr = p->fwd.row_ptr + r0;
+    s->fwd.rowfac = p->fwd.rowfac + r0;
+    s->bwd = p->bwd; /* rowfac k #(c)/|D| (m) as it is */
+    s->bwd.colfac = p->bwd.colfac + r0;
+    if (r0 != 0 || r1 != p->n) {
+        res = ro_sgns__shard_transpose(s, err);
+        if (res != RO_SGNS_OK) {
+            ro_sgns_shard_free(s);
+            return res;
+        }
+    }
+    *out = s;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create_csr(size_t n, size_t m, size_t r0, size_t r1,
+                                                    const uint64_t *row_ptr,
+                                                    const uint32_t *col, const double *val,
+                                                    const double *ctx_sum, double total,
+                                                    double k, ro_sgns_shard **out,
+                                                    const ro_sgns_allocator *alloc,
+                                                    ro_sgns_error *err)
+{
+    ro_sgns_shard *s;
+    size_t rows, i;
+    uint64_t e;
+    ro_sgns_result res;
+    if (!row_ptr || !ctx_sum || !out || !(k > 0) || !(total > 0) ||
+        !ro_sgns__is_finite(total) || m == 0 || m > 0xFFFFFFFFu || r0 >= r1 || r1 > n ||
+        r1 - r0 > 0xFFFFFFFFu)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "shard: need rows 0 <= r0 < r1 <= n, m >= 1, k > 0, |D| > 0 and "
+                             "the marginals (r0 = %lu, r1 = %lu, n = %lu, m = %lu, k = %g, "
+                             "|D| = %g)",
+                             (unsigned long)r0, (unsigned long)r1, (unsigned long)n,
+                             (unsigned long)m, k, total);
+    rows = r1 - r0;
+    for (i = 0; i < rows; ++i)
+        if (row_ptr[i + 1] < row_ptr[i])
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "shard: row_ptr falls at row %lu", (unsigned long)(r0 + i));
+    if (row_ptr[rows] > row_ptr[0] && (!col || !val))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "shard: NULL col or val");
+    for (e = row_ptr[0]; e < row_ptr[rows]; ++e)
+        if (col[e] >= m || !(val[e] > 0) || !ro_sgns__is_finite(val[e]) ||
+            !(ctx_sum[col[e]] >= val[e]) || !ro_sgns__is_finite(ctx_sum[col[e]]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "shard: entry %.0f has column %lu (m = %lu), value %g or "
+                                 "a column sum below it",
+                                 (double)e, (unsigned long)col[e], (unsigned long)m, val[e]);
+    s = ro_sgns__shard_new(n, m, r0, r1, alloc);
+    if (s) {
+        s->rowfac = (double *)ro_sgns__alloc_array(alloc, rows + m, sizeof(double), 1);
+        s->colfac = (ro_sgns_real *)ro_sgns__alloc_array(alloc, rows + m, sizeof(ro_sgns_real), 1);
+    }
+    if (!s || !s->rowfac || !s->colfac) {
+        ro_sgns_shard_free(s);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "shard: out of memory");
+    }
+    /* the same expressions, in the same order, as ro_sgns_problem_create_csr */
+    for (i = 0; i < rows; ++i) {
+        double wsum = 0;
+        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) wsum += val[e];
+        s->colfac[m + i] = (ro_sgns_real)wsum;
+        s->rowfac[i] = k * wsum / total;
+    }
+    for (i = 0; i < m; ++i) {
+        s->colfac[i] = (ro_sgns_real)ctx_sum[i];
+        s->rowfac[rows + i] = k * ctx_sum[i] / total;
+    }
+    s->fwd.rows = rows;
+    s->fwd.cols = m;
+    s->fwd.row_ptr = row_ptr;
+    s->fwd.col = col;
+    s->fwd.val = val;
+    s->fwd.rowfac = s->rowfac;
+    s->fwd.colfac = s->colfac;
+    s->bwd.rowfac = s->rowfac + rows;
+    s->bwd.colfac = s->colfac + m;
+    res = ro_sgns__shard_transpose(s, err);
+    if (res != RO_SGNS_OK) {
+        ro_sgns_shard_free(s);
+        return res;
+    }
+    *out = s;
+    return ro_sgns__ok(err);
+}
+
+static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_error *err)
+{
+    if (c->iterations < 0 || !(c->step > 0) || c->max_halvings < 0 || !(c->grow >= 1) ||
+        (c->direction != RO_SGNS_DIRECTION_PLAIN && c->direction != RO_SGNS_DIRECTION_SCALED))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "ro_train: need iterations >= 0, step > 0, max_halvings >= 0, "
                              "grow >= 1 and a known direction");
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass1(const ro_sgns_shard *s,
+                                               const ro_sgns_ro_config *config, size_t d,
+                                               const ro_sgns_real *L, const ro_sgns_real *V,
+                                               ro_sgns_real *DV, double *F, ro_sgns_error *err)
+{
+    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
+    ro_sgns_result res;
+    if (!s || !L || !V || d == 0 || (!DV && !F))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "shard_pass1: NULL argument or d = 0");
+    res = ro_sgns__check_config(&cfg, err);
+    if (res != RO_SGNS_OK) return res;
+    return ro_sgns__sweep(&s->fwd, cfg.direction, d, L, V, DV ? d : 0, DV ? V : NULL, DV, F,
+                          cfg.block_rows, cfg.block_cols, s->has_alloc_ ? &s->alloc_ : NULL,
+                          err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
+                                               const ro_sgns_ro_config *config, size_t d,
+                                               double step, const ro_sgns_real *U,
+                                               const ro_sgns_real *VSt, const ro_sgns_real *U1,
+                                               ro_sgns_real *Out, ro_sgns_real *UtU,
+                                               ro_sgns_error *err)
+{
+    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
+    const ro_sgns_allocator *al;
+    ro_sgns_result res;
+    if (!s || !U || !VSt || !U1 || !Out || !UtU || d == 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "shard_pass2: NULL argument or d = 0");
+    res = ro_sgns__check_config(&cfg, err);
+    if (res != RO_SGNS_OK) return res;
+    al = s->has_alloc_ ? &s->alloc_ : NULL;
+    /* D^T U' over the transpose: X^T = (V S^T) U^T, so L = V S^T, R = U */
+    res = ro_sgns__sweep(&s->bwd, cfg.direction, d, VSt, U, d, U1, Out, NULL, cfg.block_rows,
+                         cfg.block_cols, al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, 1, U, d, U1, d, 0,
+                           UtU, d, al, err);
+    /* X^T U' = V S^T U^T U', since X = U S V^T */
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, 1, VSt, d, UtU, d,
+                           (ro_sgns_real)step, Out, d, al, err);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_combine(size_t p, size_t d, ro_sgns_real *Rs,
+                                                ro_sgns_real *R, const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err)
+{
+    int of = 0;
+    size_t i, rows;
+    if (!Rs || !R || p == 0 || d == 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsqr_combine: NULL or empty");
+    rows = ro_sgns__mul(p, d, &of);
+    (void)ro_sgns__mul(rows, d, &of);
+    if (of)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "tsqr_combine: p d x d overflows");
+    if (p > 1) return ro_sgns_qr(rows, d, Rs, d, R, d, alloc, err);
+    /* one factor: it is the R already (Q' = I), bit for bit */
+    if (!ro_sgns__finite_array(Rs, d * d))
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "tsqr_combine: NaN or Inf in R");
+    memcpy(R, Rs, d * d * sizeof(ro_sgns_real));
+    for (i = 0; i < d * d; ++i) Rs[i] = i % (d + 1) == 0 ? 1 : 0;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q,
+                                              const ro_sgns_real *Qs,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    const size_t blk = 256; /* rows at a time: workspace blk x d */
+    ro_sgns_real *T;
+    size_t i, i0;
+    ro_sgns_result res = RO_SGNS_OK;
+    if (!Q || !Qs || d == 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsqr_apply: NULL or d = 0");
+    for (i = 0; i < d * d; ++i)
+        if (Qs[i] != (i % (d + 1) == 0 ? 1 : 0)) break;
+    if (i == d * d || rows == 0) return ro_sgns__ok(err); /* the identity: nothing to do */
+    T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(rows, blk), d,
+                                             sizeof(ro_sgns_real));
+    if (!T) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr_apply: out of memory");
+    for (i0 = 0; i0 < rows && res == RO_SGNS_OK; i0 += blk) {
+        size_t b = ro_sgns__min(blk, rows - i0);
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * d, d, Qs, d, 0,
+                           T, d, alloc, err);
+        if (res == RO_SGNS_OK) memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
+    }
+    ro_sgns__free(alloc, T);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_objective_rows(const ro_sgns_problem *p,
+                                                  const ro_sgns_factors *x, size_t r0,
+                                                  size_t r1, double *F, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al;
+    ro_sgns__side rows;
+    ro_sgns_real *L;
+    ro_sgns_result res;
+    if (!x || !F) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective_rows: NULL");
+    res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res != RO_SGNS_OK) return res;
+    if (r0 >= r1 || r1 > x->n)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "objective_rows: need 0 <= r0 < r1 <= n (r0 = %lu, r1 = %lu, "
+                             "n = %lu)",
+                             (unsigned long)r0, (unsigned long)r1, (unsigned long)x->n);
     al = p->has_alloc_ ? &p->alloc_ : NULL;
-    n = x->n;
+    L = (ro_sgns_real *)ro_sgns__alloc_array(al, r1 - r0, x->d, sizeof(ro_sgns_real));
+    if (!L) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "objective_rows: out of memory");
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, r1 - r0, x->d, x->d, 1,
+                       x->U + r0 * x->d, x->d, x->S, x->d, 0, L, x->d, al, err);
+    rows = p->fwd;
+    rows.rows = r1 - r0;
+    rows.row_ptr = p->fwd.row_ptr + r0;
+    rows.rowfac = p->fwd.rowfac + r0;
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__sweep(&rows, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, 0,
+                             0, al, err);
+    ro_sgns__free(al, L);
+    return res;
+}
+
+/* The transport, or nothing with one shard. A failing callback is an I/O
+   error; the other shards may then wait forever (see the declaration). */
+static ro_sgns_result ro_sgns__comm_sum_double(const ro_sgns_comm *c, double *buf, size_t count,
+                                               ro_sgns_error *err)
+{
+    if (c && c->sum_double(c->user, buf, count) != 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (sum)");
+    return RO_SGNS_OK;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_shard *sh,
+                                                  const ro_sgns_comm *comm, ro_sgns_factors *x,
+                                                  const ro_sgns_ro_config *config,
+                                                  ro_sgns_error *err)
+{
+    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
+    const ro_sgns_allocator *al;
+    const ro_sgns_comm *cm = comm && comm->size > 1 ? comm : NULL; /* NULL: one shard */
+    size_t n, m, d, P, dd, i, j;
+    ro_sgns_real *GV = NULL, *Uc = NULL, *GVc = NULL, *L2 = NULL, *Z = NULL, *Lc, *swap;
+    ro_sgns_real *Sc = NULL, *R = NULL, *A1 = NULL, *A2 = NULL, *T2 = NULL;
+    ro_sgns_real *Rg = NULL, *Qs = NULL;
+    double F, step, red[2];
+    int it;
+    ro_sgns_result res;
+    if (!sh || !x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_train: NULL point");
+    P = cm ? (size_t)cm->size : 1;
+    if (cm && (cm->rank < 0 || cm->rank >= cm->size || !cm->allgather || !cm->sum ||
+               !cm->sum_double))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "ro_train_shard: comm needs 0 <= rank < size and three callbacks");
+    if (!cm && (sh->r0 != 0 || sh->r1 != sh->n))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "ro_train_shard: without a comm the shard must hold every row");
+    if (x->n != sh->r1 - sh->r0 || x->m != sh->m || x->d == 0 || x->d > x->n)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "ro_train_shard: a point of %lu x %lu (d = %lu) does not fit a "
+                             "shard of %lu rows x %lu (a shard needs at least d rows)",
+                             (unsigned long)x->n, (unsigned long)x->m, (unsigned long)x->d,
+                             (unsigned long)(sh->r1 - sh->r0), (unsigned long)sh->m);
+    res = ro_sgns__check_config(&cfg, err);
+    if (res != RO_SGNS_OK) return res;
+    al = sh->has_alloc_ ? &sh->alloc_ : NULL;
+    n = x->n; /* this shard's rows */
     m = x->m;
     d = x->d;
-    L = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    dd = d * d;
+    /* Five thin blocks (at n = m = 22k, d = 500: 45 MB each in float):
+       GV = D V at the point, GVc at the candidate (swapped on acceptance),
+       Uc the candidate's U, L2 holding V S^T during pass 2 and then the
+       candidate's U' S' (Lc), and Z the candidate's V' (QR in place) with
+       U^T U' after it. The point's L = U S is not kept: it is recomputed
+       (n d^2 flops, ~1% of a step) by the same product, so the same bits. */
     GV = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
     Uc = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
-    Lc = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
     GVc = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
-    Vc = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
-    L2 = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
-    Z = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    L2 = (ro_sgns_real *)ro_sgns__alloc_array(al, n > m ? n : m, d, sizeof(ro_sgns_real));
+    Z = (ro_sgns_real *)ro_sgns__alloc_array(al, m + d, d, sizeof(ro_sgns_real)); /* Z, U^T U' */
+    Lc = L2;
     Sc = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
-    T = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
-    R = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    R = (ro_sgns_real *)ro_sgns__alloc_array(al, dd + 1, 1, sizeof(ro_sgns_real)); /* R, flag */
     A1 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
     A2 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
-    if (!L || !GV || !Uc || !Lc || !GVc || !Vc || !L2 || !Z || !Sc || !T || !R || !A1 || !A2) {
+    T2 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    Rg = (ro_sgns_real *)ro_sgns__alloc_array(al, P, dd + 1, sizeof(ro_sgns_real));
+    Qs = (ro_sgns_real *)ro_sgns__alloc_array(al, P, dd, sizeof(ro_sgns_real));
+    if (!GV || !Uc || !GVc || !L2 || !Z || !Sc || !R || !A1 || !A2 || !T2 ||
+        !Rg || !Qs) {
         res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                             "ro_train: cannot allocate the n x d blocks (n = %lu, d = %lu)",
                             (unsigned long)n, (unsigned long)d);
         goto done;
     }
-    /* the start: L = U S, F and D V at X_0 */
-    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0, L, d,
+    /* the start: L = U S (in Uc for now), F and D V at X_0 */
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0, Uc, d,
                        al, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__sweep(&p->fwd, cfg.direction, d, L, x->V, d, x->V, GV, &F,
-                             cfg.block_rows, cfg.block_cols, al, err);
-    if (res != RO_SGNS_OK) goto done;
+    if (res == RO_SGNS_OK) res = ro_sgns_shard_pass1(sh, &cfg, d, Uc, x->V, GV, &F, err);
+    if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
+    red[0] = res == RO_SGNS_OK ? F : 0;
+    red[1] = res == RO_SGNS_OK ? 0 : 1;
+    if (ro_sgns__comm_sum_double(cm, red, 2, err) != RO_SGNS_OK) {
+        res = RO_SGNS_ERR_IO;
+        goto done;
+    }
+    if (red[1] != 0) {
+        if (res == RO_SGNS_OK)
+            res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                "sgns: the objective is NaN or Inf (on another shard)");
+        goto done;
+    }
+    F = red[0];
     step = x->next_step > 0 && x->next_step <= cfg.step && cfg.safeguard ? x->next_step : cfg.step;
     for (it = 0; it < cfg.iterations; ++it) {
         double t0 = ro_sgns__now(), Fc = 0, snorm2 = 0;
         int halvings = 0, accepted = 0;
         while (!accepted) {
-            /* pass 1: U', S' = QR(U S + step D V) (S' is not needed) */
-            for (i = 0; i < n * d; ++i) Uc[i] = L[i] + (ro_sgns_real)step * GV[i];
+            /* pass 1: U', S' = QR(U S + step D V) by TSQR (S' is not needed) */
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0,
+                               Uc, d, al, err);
+            if (res != RO_SGNS_OK) goto done;
+            for (i = 0; i < n * d; ++i) Uc[i] = Uc[i] + (ro_sgns_real)step * GV[i];
             res = ro_sgns_qr(n, d, Uc, d, R, d, al, err);
+            if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
+            R[dd] = res == RO_SGNS_OK ? 0 : 1; /* every shard learns of a NaN */
+            if (cm) {
+                if (cm->allgather(cm->user, R, dd + 1, Rg) != 0) {
+                    res = ro_sgns__fail(err, RO_SGNS_ERR_IO,
+                                        "ro_train_shard: the transport failed (allgather)");
+                    goto done;
+                }
+            } else {
+                memcpy(Rg, R, (dd + 1) * sizeof(ro_sgns_real));
+            }
+            for (j = 0; j < P; ++j)
+                if (Rg[j * (dd + 1) + dd] != 0) break;
+            if (j < P) {
+                if (res == RO_SGNS_OK)
+                    res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                        "qr: NaN or Inf (on another shard)");
+            } else {
+                for (j = 0; j < P; ++j) memcpy(Qs + j * dd, Rg + j * (dd + 1), dd * sizeof(ro_sgns_real));
+                res = ro_sgns_tsqr_combine(P, d, Qs, R, al, err);
+                if (res == RO_SGNS_OK)
+                    res = ro_sgns_tsqr_apply(n, d, Uc, Qs + (cm ? (size_t)cm->rank : 0) * dd, al,
+                                             err);
+            }
             /* pass 2: V', R = QR(V S^T (U^T U') + step D^T U'), S' = R^T */
             if (res == RO_SGNS_OK)
                 res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, x->V, d, x->S, d,
                                    0, L2, d, al, err);
             if (res == RO_SGNS_OK)
-                res = ro_sgns__sweep(&p->bwd, cfg.direction, d, L2, x->U, d, Uc, Z, NULL,
-                                     cfg.block_rows, cfg.block_cols, al, err);
-            if (res == RO_SGNS_OK)
-                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, x->U, d, Uc, d, 0,
-                                   T, d, al, err);
-            if (res == RO_SGNS_OK)
-                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, 1, L2, d, T, d,
-                                   (ro_sgns_real)step, Z, d, al, err);
+                res = ro_sgns_shard_pass2(sh, &cfg, d, step, x->U, L2, Uc, Z, Z + m * d, err);
+            if (res == RO_SGNS_OK && cm && cm->sum(cm->user, Z, (m + d) * d) != 0) {
+                res = ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (sum)");
+                goto done;
+            }
             if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, Z, d, R, d, al, err);
             if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
             if (res == RO_SGNS_OK) {
-                memcpy(Vc, Z, m * d * sizeof(ro_sgns_real));
                 for (i = 0; i < d; ++i)
                     for (j = 0; j < d; ++j) Sc[i * d + j] = R[j * d + i];
                 /* F and D V at the candidate (the next step's pass-1 data) */
                 res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, Uc, d, Sc, d, 0,
                                    Lc, d, al, err);
-                if (res == RO_SGNS_OK)
-                    res = ro_sgns__sweep(&p->fwd, cfg.direction, d, Lc, Vc, d, Vc, GVc, &Fc,
-                                         cfg.block_rows, cfg.block_cols, al, err);
+                if (res == RO_SGNS_OK) res = ro_sgns_shard_pass1(sh, &cfg, d, Lc, Z, GVc, &Fc, err);
                 if (res == RO_SGNS_OK && !ro_sgns__finite_array(GVc, n * d))
                     res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
                 if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
+                red[0] = res == RO_SGNS_OK ? Fc : 0;
+                red[1] = res == RO_SGNS_OK ? 0 : 1;
+                if (ro_sgns__comm_sum_double(cm, red, 2, err) != RO_SGNS_OK) {
+                    res = RO_SGNS_ERR_IO;
+                    goto done;
+                }
+                Fc = red[0];
+                if (red[1] != 0 && res == RO_SGNS_OK)
+                    res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                        "ro_train: NaN in the step (on another shard)");
             }
             if (res == RO_SGNS_ERR_NUMERIC && !cfg.safeguard) {
                 ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
@@ -5310,27 +5851,28 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_fa
             }
             accepted = 1;
         }
-        /* |X' - X|^2 = |S'|^2 + |S|^2 - 2 <S', (U'^T U) S (V^T V')> */
-        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, Uc, d, x->U, d, 0, A1, d,
+        /* |X' - X|^2 = |S'|^2 + |S|^2 - 2 <S', (U'^T U) S (V^T V')>, with
+           U'^T U the transpose of the summed U^T U' */
+        for (i = 0; i < d; ++i)
+            for (j = 0; j < d; ++j) A1[i * d + j] = Z[m * d + j * d + i];
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, m, 1, x->V, d, Z, d, 0, A2, d,
                            al, err);
         if (res == RO_SGNS_OK)
-            res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, m, 1, x->V, d, Vc, d, 0, A2,
-                               d, al, err);
-        if (res == RO_SGNS_OK)
             res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, A1, d, x->S, d, 0,
-                               T, d, al, err);
+                               T2, d, al, err);
         if (res == RO_SGNS_OK)
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, T, d, A2, d, 0, A1,
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, T2, d, A2, d, 0, A1,
                                d, al, err);
         if (res != RO_SGNS_OK) goto done;
-        for (i = 0; i < d * d; ++i)
+        for (i = 0; i < dd; ++i)
             snorm2 += (double)Sc[i] * Sc[i] + (double)x->S[i] * x->S[i] - 2.0 * Sc[i] * A1[i];
         /* accept: the candidate becomes the point */
         memcpy(x->U, Uc, n * d * sizeof(ro_sgns_real));
-        memcpy(x->V, Vc, m * d * sizeof(ro_sgns_real));
-        memcpy(x->S, Sc, d * d * sizeof(ro_sgns_real));
-        memcpy(L, Lc, n * d * sizeof(ro_sgns_real));
-        memcpy(GV, GVc, n * d * sizeof(ro_sgns_real));
+        memcpy(x->V, Z, m * d * sizeof(ro_sgns_real));
+        memcpy(x->S, Sc, dd * sizeof(ro_sgns_real));
+        swap = GV;
+        GV = GVc;
+        GVc = swap;
         ++x->iteration;
         if (cfg.safeguard) {
             double next = step * cfg.grow;
@@ -5346,7 +5888,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_fa
             pr.halvings = halvings;
             pr.seconds = ro_sgns__now() - t0;
             F = Fc;
-            if (cfg.callback(&pr, x, cfg.user)) {
+            red[0] = cfg.callback(&pr, x, cfg.user) != 0 ? 1 : 0;
+            if (ro_sgns__comm_sum_double(cm, red, 1, err) != RO_SGNS_OK) {
+                res = RO_SGNS_ERR_IO;
+                goto done;
+            }
+            if (red[0] != 0) {
                 res = RO_SGNS_STOPPED;
                 if (err) {
                     err->code = RO_SGNS_STOPPED;
@@ -5360,19 +5907,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_fa
     }
     res = ro_sgns__ok(err);
 done:
-    ro_sgns__free(al, L);
     ro_sgns__free(al, GV);
     ro_sgns__free(al, Uc);
-    ro_sgns__free(al, Lc);
     ro_sgns__free(al, GVc);
-    ro_sgns__free(al, Vc);
     ro_sgns__free(al, L2);
     ro_sgns__free(al, Z);
     ro_sgns__free(al, Sc);
-    ro_sgns__free(al, T);
     ro_sgns__free(al, R);
     ro_sgns__free(al, A1);
     ro_sgns__free(al, A2);
+    ro_sgns__free(al, T2);
+    ro_sgns__free(al, Rg);
+    ro_sgns__free(al, Qs);
     return res;
 }
 
@@ -9031,18 +9577,28 @@ static ro_sgns_real *ro_sgns__align64(void *p)
 }
 
 /* Elements of workspace the blocked GEMM needs for nt threads and an n-column
-   C (the packed B panel, then per thread an A block and a tile, each with
-   room for 64-byte alignment). */
+   C: per thread a packed B panel, an A block and a tile, each with room for
+   64-byte alignment. */
 static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow)
 {
     size_t nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
-    size_t per_thread = (size_t)RO_SGNS__MC * RO_SGNS__KC + RO_SGNS__TILE + 64;
-    return RO_SGNS__KC * nc_max + 64 + ro_sgns__mul((size_t)nt, per_thread, overflow);
+    size_t per_thread = RO_SGNS__KC * nc_max + (size_t)RO_SGNS__MC * RO_SGNS__KC + RO_SGNS__TILE + 192;
+    return ro_sgns__mul((size_t)nt, per_thread, overflow);
 }
 
 /* The five loops, with nt threads (1 = serial, also inside a caller's
    parallel region) on workspace ws of ro_sgns__gemm_ws_elems(n, nt)
-   elements. Arguments already checked; m, n, k > 0 and alpha != 0. */
+   elements. Arguments already checked; m, n, k > 0 and alpha != 0.
+   Threading: each thread owns a fixed part of C for the whole call (a range
+   of MC-row blocks, or, when there are too few of those to share evenly, a
+   range of NR-column micro-panels) and packs the B panels it needs itself.
+   So the threads never wait for each other until the call ends: with shared
+   packed panels, as in BLIS, they meet at two barriers per KC step, and on
+   a busy machine every barrier where one thread has been descheduled costs
+   the other a time slice (a 22k x 1000 QR ran 100x slower under load 7).
+   The price is packing B once per thread instead of once. The bits of C do
+   not depend on the split: every element is built from the same kernel
+   calls over the same KC blocks in the same order. */
 static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                               ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
                               const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
@@ -9050,58 +9606,51 @@ static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size
 {
     size_t nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
     size_t b_elems = RO_SGNS__KC * nc_max, a_elems = (size_t)RO_SGNS__MC * RO_SGNS__KC;
-    size_t per_thread = a_elems + RO_SGNS__TILE + 64;
+    size_t per_thread = b_elems + a_elems + RO_SGNS__TILE + 192;
+    size_t n_iblocks = (m + RO_SGNS__MC - 1) / RO_SGNS__MC;
+    size_t n_panels = (nc_max + RO_SGNS__NR - 1) / RO_SGNS__NR; /* in a full NC block */
+    /* split by rows unless that is the more uneven split: the largest share
+       over the mean, ceil(x / nt) * nt / x, compared for both */
+    int by_rows = (double)((n_iblocks + (size_t)nt - 1) / (size_t)nt) / (double)n_iblocks <=
+                  (double)((n_panels + (size_t)nt - 1) / (size_t)nt) / (double)n_panels;
+    if (nt > 1 && (size_t)nt > (by_rows ? n_iblocks : n_panels))
+        nt = (int)(by_rows ? n_iblocks : n_panels);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
     {
-        int tid = 0;
-        ro_sgns_real *bpack = ro_sgns__align64(ws);
-        ro_sgns_real *apack, *acc;
-        size_t jc, pc;
+        size_t tid = 0, team = 1; /* the team may be smaller than nt (nested) */
+        ro_sgns_real *bpack, *apack, *acc;
+        size_t jc, pc, ib0 = 0, ib1 = n_iblocks;
 #ifdef _OPENMP
-        if (nt > 1) tid = omp_get_thread_num();
+        if (nt > 1) {
+            tid = (size_t)omp_get_thread_num();
+            team = (size_t)omp_get_num_threads();
+        }
 #endif
-        apack = ro_sgns__align64(ws + b_elems + 64 + (size_t)tid * per_thread);
-        acc = apack + a_elems;
+        bpack = ro_sgns__align64(ws + tid * per_thread);
+        apack = ro_sgns__align64(bpack + b_elems);
+        acc = ro_sgns__align64(apack + a_elems);
+        if (by_rows) {
+            ib0 = n_iblocks * tid / team;
+            ib1 = n_iblocks * (tid + 1) / team;
+        }
         for (jc = 0; jc < n; jc += RO_SGNS__NC) {
             size_t nc = ro_sgns__min(RO_SGNS__NC, n - jc);
-            size_t n_bpanels = (nc + RO_SGNS__NR - 1) / RO_SGNS__NR;
-            size_t n_iblocks = (m + RO_SGNS__MC - 1) / RO_SGNS__MC;
-            /* Split the columns into chunks so there are a few tasks per
-               thread; a chunk is at least 8 micro-panels wide so the A block
-               packed for it is reused. Scheduling only: the bits of C do
-               not depend on it. */
-            size_t want = (size_t)4 * (size_t)nt, n_jchunks = 1, chunk;
-            long t, n_tasks;
-            if (n_iblocks < want) n_jchunks = (want + n_iblocks - 1) / n_iblocks;
-            if (n_jchunks > n_bpanels / 8) n_jchunks = n_bpanels / 8;
-            if (n_jchunks < 1) n_jchunks = 1;
-            chunk = (n_bpanels + n_jchunks - 1) / n_jchunks;
-            n_jchunks = (n_bpanels + chunk - 1) / chunk;
-            n_tasks = (long)(n_iblocks * n_jchunks);
+            size_t np = (nc + RO_SGNS__NR - 1) / RO_SGNS__NR, jp0 = 0, jp1 = np;
+            if (!by_rows) {
+                jp0 = np * tid / team;
+                jp1 = np * (tid + 1) / team;
+            }
             for (pc = 0; pc < k; pc += RO_SGNS__KC) {
-                size_t kc = ro_sgns__min(RO_SGNS__KC, k - pc);
-                long jp, packed_block = -1;
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-                for (jp = 0; jp < (long)n_bpanels; ++jp)
-                    ro_sgns__pack_b_panel(tb, B, ldb, pc, kc, jc, nc, (size_t)jp, bpack);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-                for (t = 0; t < n_tasks; ++t) {
-                    size_t ib = (size_t)t / n_jchunks, jb = (size_t)t % n_jchunks;
-                    size_t ic = ib * RO_SGNS__MC, mc = ro_sgns__min(RO_SGNS__MC, m - ic);
-                    size_t jr0 = jb * chunk * RO_SGNS__NR;
-                    size_t jr1 = ro_sgns__min(nc, jr0 + chunk * RO_SGNS__NR), jr, ir;
-                    if (packed_block != (long)ib) {
-                        ro_sgns__pack_a(ta, A, lda, ic, mc, pc, kc, apack);
-                        packed_block = (long)ib;
-                    }
-                    for (jr = jr0; jr < jr1; jr += RO_SGNS__NR) {
-                        size_t cols = ro_sgns__min(RO_SGNS__NR, nc - jr);
+                size_t kc = ro_sgns__min(RO_SGNS__KC, k - pc), jp, ib;
+                for (jp = jp0; jp < jp1; ++jp)
+                    ro_sgns__pack_b_panel(tb, B, ldb, pc, kc, jc, nc, jp, bpack);
+                for (ib = ib0; ib < ib1; ++ib) {
+                    size_t ic = ib * RO_SGNS__MC, mc = ro_sgns__min(RO_SGNS__MC, m - ic), ir;
+                    ro_sgns__pack_a(ta, A, lda, ic, mc, pc, kc, apack);
+                    for (jp = jp0; jp < jp1; ++jp) {
+                        size_t jr = jp * RO_SGNS__NR, cols = ro_sgns__min(RO_SGNS__NR, nc - jr);
                         for (ir = 0; ir < mc; ir += RO_SGNS__MR) {
                             size_t rows = ro_sgns__min(RO_SGNS__MR, mc - ir);
                             ro_sgns__kernel(kc, apack + ir * kc, bpack + jr * kc, acc);
@@ -9113,6 +9662,23 @@ static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size
             }
         }
     }
+}
+
+/* ro_sgns_gemm_builtin on checked arguments, with a workspace of at least
+   ro_sgns__gemm_ws_elems(n, nt) elements (so a caller that must not fail
+   halfway, like the QR, allocates it once up front); nt: the most threads. */
+static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                             ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
+                             const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                             ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+{
+    if (m == 0 || n == 0) return;
+    if (k == 0 || alpha == 0) {
+        ro_sgns__scale_matrix(m, n, beta, C, ldc);
+        return;
+    }
+    if ((double)m * (double)n * (double)k < 4e6) nt = 1; /* too small to be worth a fork */
+    ro_sgns__gemm_run(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
@@ -9315,15 +9881,20 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *
 {
     const size_t nb = RO_SGNS__QR_NB;
     size_t n_panels = (d + nb - 1) / nb, i, j, c, r;
-    ro_sgns_real *V, *T, *W, *W2;
+    ro_sgns_real *V, *T, *W, *W2, *ws;
     double *tau, *w;
+    int nt = ro_sgns__num_threads(), of = 0;
     ro_sgns_result res = ro_sgns__qr_check(n, d, A, lda, R, ldr, err);
     if (res != RO_SGNS_OK) return res;
     V = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
     T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n_panels * nb, nb, sizeof(ro_sgns_real));
     W = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 2 * nb, d, sizeof(ro_sgns_real));
     tau = (double *)ro_sgns__alloc_array(alloc, 2, d, sizeof(double));
-    if (!V || !T || !W || !tau) {
+    /* every product below has at most d columns: one GEMM workspace, taken
+       before A is touched, so a failure leaves A and R as they were */
+    ws = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__gemm_ws_elems(d, nt, &of), 1,
+                                              sizeof(ro_sgns_real));
+    if (!V || !T || !W || !tau || !ws || of) {
         res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                             "qr: cannot allocate workspace for %lu x %lu", (unsigned long)n,
                             (unsigned long)d);
@@ -9344,9 +9915,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *
                 Vp[i * d + c] = i == c ? 1 : (i > c ? A[(j + i) * lda + j + c] : 0);
         /* T: T_ii = tau_i, T(0:i, i) = -tau_i T(0:i, 0:i) (V(:, 0:i)^T v_i),
            with the Gram matrix V^T V from one GEMM (LAPACK's ?larft). */
-        res = ro_sgns_gemm_builtin(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, jb, rows, 1, Vp, d, Vp, d,
-                                   0, W, jb, alloc, err);
-        if (res != RO_SGNS_OK) goto done;
+        ro_sgns__gemm_ws(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, jb, rows, 1, Vp, d, Vp, d, 0, W, jb,
+                         nt, ws);
         for (i = 0; i < jb; ++i) {
             for (r = 0; r < i; ++r) {
                 double sum = 0;
@@ -9360,15 +9930,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *
         }
         if (rest > 0) {
             ro_sgns_real *C = A + j * lda + j + jb;
-            res = ro_sgns_gemm_builtin(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, rest, rows, 1, Vp, d,
-                                       C, lda, 0, W, rest, alloc, err);
-            if (res == RO_SGNS_OK)
-                res = ro_sgns_gemm_builtin(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, rest, jb, 1, Tp,
-                                           nb, W, rest, 0, W2, rest, alloc, err);
-            if (res == RO_SGNS_OK)
-                res = ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, rest, jb, -1,
-                                           Vp, d, W2, rest, 1, C, lda, alloc, err);
-            if (res != RO_SGNS_OK) goto done;
+            ro_sgns__gemm_ws(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, rest, rows, 1, Vp, d, C, lda, 0,
+                             W, rest, nt, ws);
+            ro_sgns__gemm_ws(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, rest, jb, 1, Tp, nb, W, rest, 0,
+                             W2, rest, nt, ws);
+            ro_sgns__gemm_ws(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, rest, jb, -1, Vp, d, W2,
+                             rest, 1, C, lda, nt, ws);
         }
     }
 
@@ -9390,19 +9957,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *
         Vp = V + j * d + j;
         Tp = T + r * nb * nb;
         Qs = A + j * lda + j;
-        res = ro_sgns_gemm_builtin(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, cols, rows, 1, Vp, d, Qs,
-                                   lda, 0, W, cols, alloc, err);
-        if (res == RO_SGNS_OK)
-            res = ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, jb, cols, jb, 1, Tp, nb,
-                                       W, cols, 0, W2, cols, alloc, err);
-        if (res == RO_SGNS_OK)
-            res = ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, cols, jb, -1, Vp,
-                                       d, W2, cols, 1, Qs, lda, alloc, err);
-        if (res != RO_SGNS_OK) goto done;
+        ro_sgns__gemm_ws(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, cols, rows, 1, Vp, d, Qs, lda, 0, W,
+                         cols, nt, ws);
+        ro_sgns__gemm_ws(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, jb, cols, jb, 1, Tp, nb, W, cols, 0,
+                         W2, cols, nt, ws);
+        ro_sgns__gemm_ws(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, cols, jb, -1, Vp, d, W2, cols,
+                         1, Qs, lda, nt, ws);
     }
     ro_sgns__qr_fix_signs(n, d, A, lda, R, ldr);
     res = ro_sgns__ok(err);
 done:
+    ro_sgns__free(alloc, ws);
     ro_sgns__free(alloc, V);
     ro_sgns__free(alloc, T);
     ro_sgns__free(alloc, W);
@@ -9668,23 +10233,24 @@ static ro_sgns_result ro_sgns__svd_tall(size_t m, size_t n, const ro_sgns_real *
             ro_sgns__complete_column(mm, n, G, good, j);
             good[j] = 1;
         }
-    for (k = 0; k < n; ++k) {
-        size_t o = order[k];
-        s[k] = (ro_sgns_real)(norm2[o] * scale);
-        if (V)
-            for (i = 0; i < n; ++i) V[i * ldv + k] = (ro_sgns_real)Vt[o * n + i];
-    }
-    if (U && !use_qr) {
-        for (k = 0; k < n; ++k)
-            for (i = 0; i < m; ++i) U[i * ldu + k] = (ro_sgns_real)G[order[k] * mm + i];
-    } else if (U) {
-        /* U = Q U_R, U_R stored into R (n x n, row-major) in sorted order */
+    if (U && use_qr) {
+        /* U = Q U_R, U_R stored into R (n x n, row-major) in sorted order;
+           first, as the one step that can fail: s and V are written after */
         for (k = 0; k < n; ++k)
             for (i = 0; i < n; ++i) R[i * n + k] = (ro_sgns_real)G[order[k] * mm + i];
         res = ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, n, n, 1, Q, n, R, n, 0, U,
                                    ldu, alloc, err);
         if (res != RO_SGNS_OK) goto done;
     }
+    for (k = 0; k < n; ++k) {
+        size_t o = order[k];
+        s[k] = (ro_sgns_real)(norm2[o] * scale);
+        if (V)
+            for (i = 0; i < n; ++i) V[i * ldv + k] = (ro_sgns_real)Vt[o * n + i];
+    }
+    if (U && !use_qr)
+        for (k = 0; k < n; ++k)
+            for (i = 0; i < m; ++i) U[i * ldu + k] = (ro_sgns_real)G[order[k] * mm + i];
     res = ro_sgns__ok(err);
 done:
     ro_sgns__free(alloc, work);

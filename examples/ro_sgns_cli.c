@@ -55,6 +55,9 @@ static const char *USAGE =
     "                       -init-contexts FILE gives C0)\n"
     "    -alpha A           embeddings W = U P Sigma^A (default 0.5)\n"
     "    -power-iters Q     power iterations of the truncated SVD (default 4)\n"
+    "    -oversample P      extra columns of the truncated SVD's subspace (default 50;\n"
+    "                       the library's own defaults, q = 5 and p = max(50, d / 2),\n"
+    "                       are slower and more accurate: bench/RESULTS.md)\n"
     "    -threads N         OpenMP threads (default: all)\n"
     "    -seed S            random seed of the truncated SVD (default 1)\n"
     "    -checkpoint FILE   save the point after every RO step\n"
@@ -395,6 +398,7 @@ static int cmd_train(flags_t *f)
     int safeguard = (int)flag_num(f, "safeguard", 1, 0, 1);
     int binary = (int)flag_num(f, "binary", 0, 0, 1);
     int q = (int)flag_num(f, "power-iters", 4, 0, 100);
+    size_t oversample = (size_t)flag_num(f, "oversample", 50, 1, 1e6);
     uint64_t seed = (uint64_t)flag_num(f, "seed", 1, 0, 1e18);
     train_ctx t;
     ro_sgns_counts *c = NULL;
@@ -492,6 +496,7 @@ static int cmd_train(flags_t *f)
         ro_sgns_csr *A = NULL;
         ro_sgns_tsvd_config sc = ro_sgns_tsvd_config_default();
         sc.power_iters = q;
+        sc.oversample = oversample;
         sc.seed = seed;
         if (!t.quiet) fprintf(stderr, "SVD-SPPMI: k = %g, d = %lu ...\n", k, (unsigned long)d);
         if (ro_sgns_sppmi(c, k, 1, &A, NULL, &err) != RO_SGNS_OK ||

@@ -12,8 +12,9 @@
 #                     precision) exists too but is not in `cross`: qemu's x87 is slow.
 #   make valgrind     the suite (-O1 -g, serial: libgomp confuses valgrind) under
 #                     valgrind memcheck, leaks included.
-# Not with -j: the tests write fixed paths under build/ (build/test_count_tmp.counts,
-# ...), so two targets running the same test side by side would collide.
+#   make cross-bins   build all of them (make check: with -j2, then runs
+#                     "make -j2 cross valgrind"; each target's tests write their
+#                     scratch files under its own directory, RO_SGNS_TEST_TMP).
 #
 # Time: the emulated runs are 20-100x slower than native, so they set
 # RO_SGNS_TEST_QUICK=1 (tests/test_util.h: tu_quick()) and each runs one real type;
@@ -29,8 +30,8 @@ CROSS_B       := $(B)/cross
 # every test the Makefile runs (its TESTS), else every tests/test_*.c there is
 CROSS_TESTS   ?= $(or $(TESTS),$(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c)))
 CROSS_DEPS    := $(sort ro_sgns.h tests/test_util.h $(TEST_DEPS))
-CROSS_WARN    ?= -std=c99 -pedantic -Wall -Wextra -Werror
-CROSS_CXXWARN ?= -x c++ -Wall -Wextra -Werror
+CROSS_WARN    ?= -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Werror
+CROSS_CXXWARN ?= -x c++ -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Werror
 CROSS_TARGETS ?= aarch64 s390x armhf mingw
 # the compile tests: two RO_SGNS_STATIC copies, allocator macros in C and C++,
 # RO_SGNS_NO_STDIO (each costs a compile of the whole header: only where useful)
@@ -140,7 +141,7 @@ $(CROSS_B)/$(1)/nostdio_f$$(CROSS_EXE_$(1)): tests/compile_alloc.c $$(CROSS_DEPS
 cross-$(1): $$(CROSS_BINS_$(1)) $$(CROSS_PRE_$(1))
 	@echo "== cross-$(1): $$(CROSS_CC_$(1)) $$(CROSS_OPT_$(1)), types $$(CROSS_T_$(1)) (OpenMP: $$(or $$(filter $$(CROSS_T_$(1)),$$(CROSS_OMP_$(1))),none)), run by $$(firstword $$(CROSS_RUN_$(1)))$$(if $$(CROSS_QUICK_$(1)), with RO_SGNS_TEST_QUICK=1)"
 	@t0=$$$$(date +%s); \
-	$$(CROSS_ENV_$(1)) RO_SGNS_TEST_QUICK=$$(CROSS_QUICK_$(1)) \
+	$$(CROSS_ENV_$(1)) RO_SGNS_TEST_QUICK=$$(CROSS_QUICK_$(1)) RO_SGNS_TEST_TMP=$(CROSS_B)/$(1) \
 	    sh tests/run.sh $$(foreach b,$$(CROSS_BINS_$(1)),"$$(CROSS_RUN_$(1)) $$(b)"); rc=$$$$?; \
 	echo "cross-$(1): $$$$(( $$$$(date +%s) - t0 )) s"; exit $$$$rc
 endef
@@ -175,5 +176,9 @@ $(CROSS_B)/vg/alloc_f: tests/compile_alloc.c $(CROSS_DEPS)
 valgrind: $(VG_BINS)
 	@echo "== valgrind: $(VG_C), types $(VG_TYPES), RO_SGNS_TEST_QUICK=1"
 	@t0=$$(date +%s); \
-	RO_SGNS_TEST_QUICK=1 sh tests/run.sh $(foreach b,$(VG_BINS),"$(VALGRIND) $(VALGRIND_FLAGS) $(b)"); rc=$$?; \
+	RO_SGNS_TEST_QUICK=1 RO_SGNS_TEST_TMP=$(CROSS_B)/vg sh tests/run.sh $(foreach b,$(VG_BINS),"$(VALGRIND) $(VALGRIND_FLAGS) $(b)"); rc=$$?; \
 	echo "valgrind: $$(( $$(date +%s) - t0 )) s"; exit $$rc
+
+# everything make cross and make valgrind run, built (and the wine prefix made)
+.PHONY: cross-bins
+cross-bins: $(foreach c,$(CROSS_TARGETS),$(CROSS_BINS_$(c)) $(CROSS_PRE_$(c))) $(VG_BINS)

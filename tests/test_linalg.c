@@ -64,12 +64,12 @@ static void check_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, s
     /* Big products are checked on a random sample of 3000 entries, each
        against its own dot product in double; small ones everywhere against
        ro_sgns_gemm_naive. */
-    sampled = (double)m * n * k > 2e7;
+    sampled = (double)m * (double)n * (double)k > 2e7;
     if (!sampled) ro_sgns_gemm_naive(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, Cr, ldc);
     for (t = 0; t < (sampled ? 3000 : m * n); ++t) {
         double absab = 0, bound, diff, ref = 0;
-        i = sampled ? (size_t)(ro_sgns_rng_uniform(&g_rng) * m) : t / n;
-        j = sampled ? (size_t)(ro_sgns_rng_uniform(&g_rng) * n) : t % n;
+        i = sampled ? (size_t)(ro_sgns_rng_uniform(&g_rng) * (double)m) : t / n;
+        j = sampled ? (size_t)(ro_sgns_rng_uniform(&g_rng) * (double)n) : t % n;
         for (p = 0; p < k; ++p) {
             double a = ta ? A[p * lda + i] : A[i * lda + p], b = tb ? B[j * ldb + p] : B[p * ldb + j];
             absab += fabs(a * b);
@@ -106,7 +106,11 @@ static void test_gemm(void)
     for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
         for (t = 0; t < 4; ++t)
             for (x = 0; x < sizeof ab / sizeof ab[0]; ++x)
-                check_gemm((ro_sgns_trans)(t & 1), (ro_sgns_trans)(t >> 1), sizes[s][0],
+                /* RO_SGNS_TEST_QUICK: the larger sizes with beta = 0 (C not
+                   read) and a general alpha, beta only */
+                if (!tu_quick() || sizes[s][0] * sizes[s][1] * sizes[s][2] < 100000 || x == 0 ||
+                    x == 4)
+                    check_gemm((ro_sgns_trans)(t & 1), (ro_sgns_trans)(t >> 1), sizes[s][0],
                            sizes[s][1], sizes[s][2], (real)ab[x][0], (real)ab[x][1], x % 3);
     if (tu_quick()) return; /* RO_SGNS_TEST_QUICK: skip the big one */
     for (t = 0; t < 4; ++t) /* the big one, once per transpose pair */
@@ -148,7 +152,9 @@ static void test_gemm_edges(void)
 static void test_gemm_threads(void)
 {
 #ifdef _OPENMP
-    size_t m = 333, n = 517, k = 700;
+    /* RO_SGNS_TEST_QUICK: still several row blocks, two k blocks (KC = 256)
+       and above the size that is split over threads */
+    size_t m = tu_quick() ? 150 : 333, n = tu_quick() ? 200 : 517, k = tu_quick() ? 300 : 700;
     real *A = rnd_matrix(m, k, 1), *B = rnd_matrix(k, n, 1);
     real *C1 = (real *)malloc(m * n * sizeof(real)), *C2 = (real *)malloc(m * n * sizeof(real));
     int t, saved = omp_get_max_threads();
@@ -260,6 +266,7 @@ static void test_qr(void)
         size_t n = sizes[s][0], d = sizes[s][1];
         real *A;
         if (tu_quick() && n == 2000 && d == 130) continue; /* RO_SGNS_TEST_QUICK */
+        if (tu_quick() && n == 1000) n = 200; /* ... and still 4 panels of 32 */
         A = rnd_matrix(n, d, 1);
         check_qr("random", n, d, A);
         /* rank deficient: rank r = d/3 as B (n x r) C (r x d) */
@@ -410,13 +417,20 @@ static void test_svd(void)
                                       {30, 50}, {200, 100}, {120, 120}};
     size_t s, p;
     for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
-        size_t m = sizes[s][0], n = sizes[s][1], r = m < n ? m : n;
-        real *A = rnd_matrix(m, n, 1);
-        double *sig = (double *)malloc(r * sizeof(double));
+        size_t m = sizes[s][0], n = sizes[s][1], r;
+        real *A;
+        double *sig;
+        if (tu_quick() && m * n > 5000) { /* RO_SGNS_TEST_QUICK: 80x40, 48x48 */
+            m = m / 5 * 2;
+            n = n / 5 * 2;
+        }
+        r = m < n ? m : n;
+        A = rnd_matrix(m, n, 1);
+        sig = (double *)malloc(r * sizeof(double));
         check_svd("random", m, n, A, NULL, 0);
         free(A);
         /* known spectrum with repeated and zero singular values */
-        for (p = 0; p < r; ++p) sig[p] = p < r / 3 ? 3.0 : (p < 2 * r / 3 ? 1.0 / (1 + p) : 0);
+        for (p = 0; p < r; ++p) sig[p] = p < r / 3 ? 3.0 : (p < 2 * r / 3 ? 1.0 / (double)(1 + p) : 0);
         if (r == 1) sig[0] = 2;
         A = known_spectrum(m, n, sig);
         check_svd("repeated+zero", m, n, A, sig, 50 * (double)(m > n ? m : n) * EPS);
@@ -499,15 +513,21 @@ static void test_alloc_failure(void)
     al.user = &c;
     for (k = 1; k < 200; ++k) {
         ro_sgns_result r1, r2, r3;
+        long most;
         memset(&c, 0, sizeof c);
         c.fail_at = k;
         memcpy(Q, A, n * d * sizeof(real));
         r1 = ro_sgns_qr_builtin(n, d, Q, d, R, d, &al, NULL);
+        most = c.calls;
         c.calls = 0;
         r2 = ro_sgns_svd_builtin(n, d, A, d, U, d, s, V, d, &al, NULL);
+        if (c.calls > most) most = c.calls;
         c.calls = 0;
         r3 = ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_TRANS, n, d, d, 1, A, d, A, d, 0,
                                   U, d, &al, NULL);
+        if (c.calls > most) most = c.calls;
+        /* RO_SGNS_TEST_QUICK: stop once no call reaches allocation k */
+        if (tu_quick() && most < k) k = 200;
         if (c.live != 0) no_leak = 0;
         if ((r1 != RO_SGNS_OK && r1 != RO_SGNS_ERR_OUT_OF_MEMORY) ||
             (r2 != RO_SGNS_OK && r2 != RO_SGNS_ERR_OUT_OF_MEMORY) ||
@@ -532,6 +552,9 @@ int main(void)
     test_svd();
     test_alloc_failure();
     CHECK(strcmp(ro_sgns_result_string(RO_SGNS_ERR_OUT_OF_MEMORY), "out of memory") == 0);
-    CHECK(strcmp(ro_sgns_result_string((ro_sgns_result)-99), "unknown result code") == 0);
+    { /* a value outside the enum, through an int (C++ warns about the constant) */
+        int unknown = -99;
+        CHECK(strcmp(ro_sgns_result_string((ro_sgns_result)unknown), "unknown result code") == 0);
+    }
     return tu_finish(sizeof(real) == sizeof(double) ? "linalg(double)" : "linalg(float)");
 }

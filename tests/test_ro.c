@@ -7,6 +7,7 @@
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 #include "test_util.h"
+#include "shard_comm.h"
 
 #include <string.h>
 
@@ -607,7 +608,7 @@ static void test_checkpoint_resume(void)
     }
     /* through a path: atomic replace, and a missing file is an I/O error */
     {
-        const char *path = "build/test_ro_checkpoint.bin";
+        const char *path = tu_path("test_ro_checkpoint.bin");
         CHECK(ro_sgns_factors_save_path(half, path, &err) == RO_SGNS_OK);
         CHECK(ro_sgns_factors_load_path(path, &back, NULL, &err) == RO_SGNS_OK);
         if (back) CHECK(memcmp(back->U, half->U, n * d * sizeof(real)) == 0);
@@ -638,17 +639,22 @@ static void test_sample_corpus(void)
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     ro_sgns_error err;
     double F0, F1;
+    size_t d = 30;
     FILE *f = fopen(path, "rb");
     if (!f) path = "../../shared/data/corpus/sample.txt";
     else fclose(f);
     cc.window = 2;
     cc.min_count = 30;
+    if (tu_quick()) { /* RO_SGNS_TEST_QUICK: n = 172 instead of 733, d = 10 */
+        cc.min_count = 100;
+        d = 10;
+    }
     if (ro_sgns_count_path(path, &cc, &c, NULL, &err) != RO_SGNS_OK) {
         printf("sample corpus not found (%s): skipped\n", err.message);
         return;
     }
     CHECK(ro_sgns_sppmi(c, 5, 1, &A, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_tsvd(A, 30, NULL, &x, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_tsvd(A, d, NULL, &x, NULL, &err) == RO_SGNS_OK);
     CHECK(ro_sgns_problem_create(c, 5, &p, NULL, &err) == RO_SGNS_OK);
     if (x && p) {
         CHECK(ro_sgns_objective(p, x, &F0, &err) == RO_SGNS_OK);
@@ -674,6 +680,235 @@ static void test_sample_corpus(void)
     ro_sgns_counts_free(c);
 }
 
+/* ------------------------------ section 4b: the step over row shards */
+
+/* relative Frobenius distance of two n x d blocks */
+static double rel_diff(size_t len, const real *a, const real *b)
+{
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        den += (double)b[i] * b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+static void test_shards(void)
+{
+    size_t n = 150, m = 120, d = 10, i, j, q, P = 3;
+    const size_t cut[4] = {0, 40, 97, 150};
+    const double k = 5, step = 0.7;
+    counts_t c = make_counts(n, m, 0.2);
+    double *A = dense_counts(&c), *G = (double *)malloc(n * m * sizeof(double)), *X;
+    ro_sgns_problem *p = NULL;
+    ro_sgns_shard *sh[3] = {NULL, NULL, NULL}, *all = NULL, *sc = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.3);
+    ro_sgns_error err;
+    real *L = (real *)malloc(n * d * sizeof(real)), *DV = (real *)malloc(n * d * sizeof(real));
+    real *DVs = (real *)malloc(n * d * sizeof(real)), *U1 = (real *)malloc(n * d * sizeof(real));
+    real *VSt = (real *)malloc(m * d * sizeof(real)), *Out = (real *)malloc(m * d * sizeof(real));
+    real *Osum = (real *)calloc(m * d, sizeof(real)), *T = (real *)malloc(d * d * sizeof(real));
+    real *Tsum = (real *)calloc(d * d, sizeof(real)), *Q = (real *)malloc(n * d * sizeof(real));
+    real *Rs = (real *)malloc(P * d * d * sizeof(real)), *R = (real *)malloc(d * d * sizeof(real));
+    real *Rref = (real *)malloc(d * d * sizeof(real));
+    double F, Fsum = 0, Fq, Fr, F1, worst = 0;
+    double tol = IS_D ? 1e-11 : 2e-5;
+    /* the objective over a row range forms its rows of L = U S by a GEMM of
+       those rows alone: our GEMM gives the same bits as the rows of the whole
+       product, OpenBLAS (make lapacke) may round a float row differently */
+    double ftol = IS_D ? 1e-12 : 1e-9;
+    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, &p, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_objective(p, x0, &F, &err) == RO_SGNS_OK);
+    ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x0->U, d, x0->S, d, 0, L, d, NULL, NULL);
+    CHECK(ro_sgns_shard_create(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_shard_pass1(all, NULL, d, L, x0->V, DV, &F1, &err) == RO_SGNS_OK);
+    CHECK(F1 == F); /* one shard of every row: the objective's own sweep */
+    /* pass 1 on three shards: their rows of D V, their parts of F adding up
+       to F; the objective over each row range is the shard's part */
+    for (q = 0; q < P; ++q) {
+        size_t r0 = cut[q], r1 = cut[q + 1];
+        CHECK(ro_sgns_shard_create(p, r0, r1, &sh[q], NULL, &err) == RO_SGNS_OK);
+        if (!sh[q]) continue;
+        CHECK(ro_sgns_shard_pass1(sh[q], NULL, d, L + r0 * d, x0->V, DVs + r0 * d, &Fq, &err) ==
+              RO_SGNS_OK);
+        CHECK(ro_sgns_objective_rows(p, x0, r0, r1, &Fr, &err) == RO_SGNS_OK);
+        CHECK_NEAR(Fr, Fq, ftol * fabs(Fq));
+        Fsum += Fq;
+    }
+    CHECK_NEAR(Fsum, F, 1e-9 * fabs(F));
+    CHECKF(rel_diff(n * d, DVs, DV) <= tol, "shards' D V vs one sweep: %.3g", rel_diff(n * d, DVs, DV));
+    /* the same shard from its CSR rows and the global marginals: same bits */
+    CHECK(ro_sgns_shard_create_csr(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val, c.csum,
+                                   c.total, k, &sc, NULL, &err) == RO_SGNS_OK);
+    if (sc) {
+        CHECK(ro_sgns_shard_pass1(sc, NULL, d, L + cut[1] * d, x0->V, DV, &Fq, &err) == RO_SGNS_OK);
+        CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
+        ro_sgns_objective_rows(p, x0, cut[1], cut[2], &Fr, NULL);
+        CHECK_NEAR(Fq, Fr, ftol * fabs(Fr));
+    }
+    /* pass 2: the shards' parts add up to M^T U1 = (X + step D)^T U1 and
+       U^T U1 (dense reference in double, any U1) */
+    for (i = 0; i < n * d; ++i) U1[i] = (real)ro_sgns_rng_normal(&g_rng);
+    ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, x0->V, d, x0->S, d, 0, VSt, d, NULL, NULL);
+    for (q = 0; q < P; ++q) {
+        size_t r0 = cut[q];
+        if (!sh[q]) continue;
+        CHECK(ro_sgns_shard_pass2(sh[q], NULL, d, step, x0->U + r0 * d, VSt, U1 + r0 * d, Out, T,
+                                  &err) == RO_SGNS_OK);
+        for (i = 0; i < m * d; ++i) Osum[i] += Out[i];
+        for (i = 0; i < d * d; ++i) Tsum[i] += T[i];
+    }
+    X = dense_x(x0);
+    ref_direction(&c, A, k, X, 1, G); /* the default direction: scaled */
+    for (j = 0; j < m; ++j)
+        for (q = 0; q < d; ++q) {
+            double s = 0, ref = 0, scale = 0;
+            for (i = 0; i < n; ++i) {
+                s += (X[i * m + j] + step * G[i * m + j]) * U1[i * d + q];
+                scale += fabs((X[i * m + j] + step * G[i * m + j]) * U1[i * d + q]);
+            }
+            ref = fabs(s - Osum[j * d + q]) / (scale > 0 ? scale : 1);
+            if (ref > worst) worst = ref;
+        }
+    CHECKF(worst <= (IS_D ? 1e-12 : 1e-5), "pass 2 over shards vs dense M^T U1: %.3g", worst);
+    for (i = 0, worst = 0; i < d; ++i)
+        for (q = 0; q < d; ++q) {
+            double s = 0;
+            for (j = 0; j < n; ++j) s += (double)x0->U[j * d + i] * U1[j * d + q];
+            if (fabs(s - Tsum[i * d + q]) > worst) worst = fabs(s - Tsum[i * d + q]);
+        }
+    CHECKF(worst <= (IS_D ? 1e-12 : 1e-4), "U^T U1 over shards: %.3g", worst);
+    /* TSQR of U1 over the three shards = the QR of the whole */
+    memcpy(Q, U1, n * d * sizeof(real));
+    for (q = 0; q < P; ++q)
+        CHECK(ro_sgns_qr(cut[q + 1] - cut[q], d, Q + cut[q] * d, d, Rs + q * d * d, d, NULL, &err) ==
+              RO_SGNS_OK);
+    CHECK(ro_sgns_tsqr_combine(P, d, Rs, R, NULL, &err) == RO_SGNS_OK);
+    for (q = 0; q < P; ++q)
+        CHECK(ro_sgns_tsqr_apply(cut[q + 1] - cut[q], d, Q + cut[q] * d, Rs + q * d * d, NULL,
+                                 &err) == RO_SGNS_OK);
+    CHECK(orth_err(n, d, Q) <= (IS_D ? 1e-12 : 1e-5));
+    memcpy(DV, U1, n * d * sizeof(real));
+    ro_sgns_qr(n, d, DV, d, Rref, d, NULL, NULL);
+    CHECKF(rel_diff(d * d, R, Rref) <= (IS_D ? 1e-13 : 1e-6), "TSQR R vs QR R: %.3g",
+           rel_diff(d * d, R, Rref));
+    CHECKF(rel_diff(n * d, Q, DV) <= (IS_D ? 1e-12 : 1e-5), "TSQR Q vs QR Q: %.3g",
+           rel_diff(n * d, Q, DV));
+    /* one shard: R copied bit for bit, Q' = I, which apply skips */
+    memcpy(Rs, Rref, d * d * sizeof(real));
+    CHECK(ro_sgns_tsqr_combine(1, d, Rs, R, NULL, &err) == RO_SGNS_OK);
+    CHECK(memcmp(R, Rref, d * d * sizeof(real)) == 0);
+    for (i = 0, j = 0; i < d * d; ++i) j += Rs[i] != (i % (d + 1) == 0 ? 1 : 0);
+    CHECK(j == 0);
+    memcpy(Q, DV, n * d * sizeof(real));
+    CHECK(ro_sgns_tsqr_apply(n, d, Q, Rs, NULL, &err) == RO_SGNS_OK);
+    CHECK(memcmp(Q, DV, n * d * sizeof(real)) == 0);
+    Rs[0] = (real)0.5; /* not the identity: applied */
+    CHECK(ro_sgns_tsqr_apply(n, d, Q, Rs, NULL, &err) == RO_SGNS_OK);
+    CHECK(Q[0] == (real)0.5 * DV[0] && Q[1] == DV[1]);
+#ifdef _OPENMP
+    { /* the whole iteration on 3 shards (threads, shared memory): close to
+         one shard, every shard ends with the same S, V and step, and a
+         second run repeats bit for bit; on 1 shard it is ro_train exactly */
+        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+        ro_sgns_factors *ref = copy_point(x0), *xs[3], *ys[3], *one = copy_point(x0);
+        ro_sgns_result rs[3] = {RO_SGNS_OK, RO_SGNS_OK, RO_SGNS_OK}, rt[3];
+        real *Ust = (real *)malloc(n * d * sizeof(real));
+        int same = 1, rerun = 1;
+        cfg.iterations = 3;
+        cfg.step = 4; /* long enough that the safeguard halves on the way */
+        CHECK(ro_sgns_ro_train(p, ref, &cfg, &err) == RO_SGNS_OK);
+        for (q = 0; q < P; ++q) {
+            size_t r0 = q * n / P, r1 = (q + 1) * n / P;
+            ro_sgns_factors_create(r1 - r0, m, d, &xs[q], NULL, NULL);
+            ro_sgns_factors_create(r1 - r0, m, d, &ys[q], NULL, NULL);
+            memcpy(xs[q]->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
+            memcpy(xs[q]->S, x0->S, d * d * sizeof(real));
+            memcpy(xs[q]->V, x0->V, m * d * sizeof(real));
+            memcpy(ys[q]->U, xs[q]->U, (r1 - r0) * d * sizeof(real));
+            memcpy(ys[q]->S, x0->S, d * d * sizeof(real));
+            memcpy(ys[q]->V, x0->V, m * d * sizeof(real));
+        }
+        CHECK(shm_train(p, n, 3, xs, &cfg, rs) == 0);
+        CHECK(rs[0] == RO_SGNS_OK && rs[1] == RO_SGNS_OK && rs[2] == RO_SGNS_OK);
+        CHECK(shm_train(p, n, 3, ys, &cfg, rt) == 0);
+        for (q = 0; q < P; ++q) {
+            size_t r0 = q * n / P, rows = xs[q]->n;
+            memcpy(Ust + r0 * d, xs[q]->U, rows * d * sizeof(real));
+            same &= xs[q]->iteration == ref->iteration && xs[q]->next_step == xs[0]->next_step &&
+                    memcmp(xs[q]->S, xs[0]->S, d * d * sizeof(real)) == 0 &&
+                    memcmp(xs[q]->V, xs[0]->V, m * d * sizeof(real)) == 0;
+            rerun &= memcmp(xs[q]->U, ys[q]->U, rows * d * sizeof(real)) == 0 &&
+                     memcmp(xs[q]->V, ys[q]->V, m * d * sizeof(real)) == 0 &&
+                     memcmp(xs[q]->S, ys[q]->S, d * d * sizeof(real)) == 0;
+        }
+        CHECK(same);
+        CHECK(rerun);
+        CHECK(xs[0]->next_step == ref->next_step);
+        CHECK(orth_err(n, d, Ust) <= (IS_D ? 1e-12 : 1e-5));
+        CHECKF(rel_diff(n * d, Ust, ref->U) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: U %.3g",
+               rel_diff(n * d, Ust, ref->U));
+        CHECKF(rel_diff(m * d, xs[0]->V, ref->V) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: V %.3g",
+               rel_diff(m * d, xs[0]->V, ref->V));
+        CHECKF(rel_diff(d * d, xs[0]->S, ref->S) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: S %.3g",
+               rel_diff(d * d, xs[0]->S, ref->S));
+        CHECK(shm_train(p, n, 1, &one, &cfg, rt) == 0 && rt[0] == RO_SGNS_OK);
+        CHECK(memcmp(one->U, ref->U, n * d * sizeof(real)) == 0 &&
+              memcmp(one->V, ref->V, m * d * sizeof(real)) == 0 &&
+              memcmp(one->S, ref->S, d * d * sizeof(real)) == 0);
+        for (q = 0; q < P; ++q) {
+            ro_sgns_factors_free(xs[q]);
+            ro_sgns_factors_free(ys[q]);
+        }
+        ro_sgns_factors_free(ref);
+        ro_sgns_factors_free(one);
+        free(Ust);
+    }
+#endif
+    /* bad input: empty or reversed row ranges, a shard with fewer rows
+       than d, a partial shard without a transport, a comm without callbacks */
+    CHECK(ro_sgns_shard_create(p, 5, 5, &sc, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_shard_create(p, 0, n + 1, &sc, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_objective_rows(p, x0, 7, 3, &Fr, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_tsqr_combine(0, d, Rs, R, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    {
+        ro_sgns_shard *tiny = NULL;
+        ro_sgns_factors *xt = NULL;
+        ro_sgns_comm cm;
+        uint64_t bad_ptr[2] = {0, 1};
+        uint32_t bad_col[1] = {(uint32_t)m};
+        double bad_val[1] = {1};
+        CHECK(ro_sgns_shard_create_csr(n, m, 0, 1, bad_ptr, bad_col, bad_val, c.csum, c.total, k,
+                                       &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_shard_create(p, 10, 15, &tiny, NULL, &err) == RO_SGNS_OK);
+        ro_sgns_factors_create(5, m, 5, &xt, NULL, NULL);
+        if (tiny && xt) {
+            memset(&cm, 0, sizeof cm);
+            cm.size = 2;
+            CHECK(ro_sgns_ro_train_shard(tiny, &cm, xt, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+            CHECK(ro_sgns_ro_train_shard(tiny, NULL, xt, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        }
+        ro_sgns_factors_free(xt);
+        xt = NULL;
+        ro_sgns_factors_create(n - 1, m, d, &xt, NULL, NULL); /* one row short */
+        if (all && xt) {
+            cm.size = 1; /* one shard: the callbacks are never needed */
+            CHECK(ro_sgns_ro_train_shard(all, &cm, xt, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        }
+        ro_sgns_factors_free(xt);
+        ro_sgns_shard_free(tiny);
+    }
+    for (q = 0; q < P; ++q) ro_sgns_shard_free(sh[q]);
+    ro_sgns_shard_free(all);
+    ro_sgns_shard_free(sc);
+    ro_sgns_factors_free(x0);
+    ro_sgns_problem_free(p);
+    free(A), free(G), free(X), free(L), free(DV), free(DVs), free(U1), free(VSt), free(Out);
+    free(Osum), free(T), free(Tsum), free(Q), free(Rs), free(R), free(Rref);
+    free_counts(&c);
+}
+
 int main(void)
 {
     ro_sgns_rng_seed(&g_rng, 4242, 0);
@@ -683,5 +918,6 @@ int main(void)
     test_safeguard_and_threads();
     test_checkpoint_resume();
     test_sample_corpus();
+    test_shards();
     return tu_finish(IS_D ? "ro(double)" : "ro(float)");
 }

@@ -52,6 +52,21 @@ static TU_MAYBE_UNUSED int tu_quick(void)
     return q != NULL && q[0] != '\0' && !(q[0] == '0' && q[1] == '\0');
 }
 
+/* The path of a scratch file: "$RO_SGNS_TEST_TMP/name", or "build/name" when
+   that is not set. Runs of one test side by side (make check runs the cross
+   targets and valgrind two at a time) get different directories from
+   mk/cross.mk. Returns one of four static buffers, in turn. */
+static TU_MAYBE_UNUSED const char *tu_path(const char *name)
+{
+    static char buf[4][512];
+    static int next = 0;
+    const char *dir = getenv("RO_SGNS_TEST_TMP");
+    char *p = buf[next];
+    next = (next + 1) % 4;
+    snprintf(p, sizeof buf[0], "%s/%s", dir && dir[0] ? dir : "build", name);
+    return p;
+}
+
 static int tu_finish(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, tu_passed, tu_failed);

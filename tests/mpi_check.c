@@ -1,0 +1,190 @@
+/* mpi_check.c - the checker of tests/test_mpi.sh (no MPI here):
+       mpi_check count CORPUS OUT.counts
+           the counts the test trains on (window 2, min_count 30)
+       mpi_check diff A.fx B.fx
+           relative differences of two factor files (for docs/SCALING.md)
+       mpi_check compare COUNTS d K P1:FILE1 [P2:FILE2 ...]
+           the single-process library call (SVD-SPPMI start, K default
+           RO-SGNS steps, k = 5) against factors written by
+           examples/ro_sgns_mpi.c with P ranks: every P within 1e-5
+           (float; 1e-12 double) relative, P = 1 bitwise; with OpenMP also
+           the same P shards run as threads (tests/shard_comm.h), which must
+           match the MPI run bit for bit.
+   Prints "mpi: N passed, N failed" like the other test programs. */
+#define RO_SGNS_IMPLEMENTATION
+#include "../ro_sgns.h"
+#include "test_util.h"
+#include "shard_comm.h"
+
+#include <string.h>
+
+typedef ro_sgns_real real;
+static const int IS_D = sizeof(real) == sizeof(double);
+
+static double rel_diff(size_t len, const real *a, const real *b)
+{
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        den += (double)b[i] * b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+static int same_bits(const ro_sgns_factors *a, const ro_sgns_factors *b)
+{
+    return a->n == b->n && a->m == b->m && a->d == b->d && a->iteration == b->iteration &&
+           a->next_step == b->next_step &&
+           memcmp(a->U, b->U, a->n * a->d * sizeof(real)) == 0 &&
+           memcmp(a->S, b->S, a->d * a->d * sizeof(real)) == 0 &&
+           memcmp(a->V, b->V, a->m * a->d * sizeof(real)) == 0;
+}
+
+static ro_sgns_factors *copy_factors(const ro_sgns_factors *x)
+{
+    ro_sgns_factors *y = NULL;
+    if (ro_sgns_factors_create(x->n, x->m, x->d, &y, NULL, NULL) != RO_SGNS_OK) return NULL;
+    memcpy(y->U, x->U, x->n * x->d * sizeof(real));
+    memcpy(y->S, x->S, x->d * x->d * sizeof(real));
+    memcpy(y->V, x->V, x->m * x->d * sizeof(real));
+    y->iteration = x->iteration;
+    y->next_step = x->next_step;
+    return y;
+}
+
+#ifdef _OPENMP
+/* the P-shard run in this process (threads), gathered into one point */
+static ro_sgns_factors *threaded(const ro_sgns_problem *p, const ro_sgns_factors *x0, int P,
+                                 const ro_sgns_ro_config *cfg)
+{
+    ro_sgns_factors *xs[SHM_MAX], *out = copy_factors(x0);
+    ro_sgns_result res[SHM_MAX];
+    size_t n = x0->n, d = x0->d, q;
+    int ok = out != NULL;
+    for (q = 0; q < (size_t)P; ++q) {
+        size_t r0 = q * n / (size_t)P, r1 = (q + 1) * n / (size_t)P;
+        xs[q] = NULL;
+        if (ro_sgns_factors_create(r1 - r0, x0->m, d, &xs[q], NULL, NULL) != RO_SGNS_OK) {
+            ok = 0;
+            continue;
+        }
+        memcpy(xs[q]->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
+        memcpy(xs[q]->S, x0->S, d * d * sizeof(real));
+        memcpy(xs[q]->V, x0->V, x0->m * d * sizeof(real));
+    }
+    if (ok && shm_train(p, n, P, xs, cfg, res) == 0) {
+        for (q = 0; q < (size_t)P; ++q) {
+            ok &= res[q] == RO_SGNS_OK;
+            memcpy(out->U + q * n / (size_t)P * d, xs[q]->U, xs[q]->n * d * sizeof(real));
+        }
+        memcpy(out->S, xs[0]->S, d * d * sizeof(real));
+        memcpy(out->V, xs[0]->V, x0->m * d * sizeof(real));
+        out->iteration = xs[0]->iteration;
+        out->next_step = xs[0]->next_step;
+    } else {
+        ok = 0;
+    }
+    for (q = 0; q < (size_t)P; ++q) ro_sgns_factors_free(xs[q]);
+    if (!ok) {
+        ro_sgns_factors_free(out);
+        return NULL;
+    }
+    return out;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    ro_sgns_error err;
+    if (argc == 4 && strcmp(argv[1], "count") == 0) {
+        ro_sgns_count_config cc = ro_sgns_count_config_default();
+        ro_sgns_counts *c = NULL;
+        cc.window = 2;
+        cc.min_count = 30;
+        CHECKF(ro_sgns_count_path(argv[2], &cc, &c, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+        if (c) CHECKF(ro_sgns_counts_save_path(c, argv[3], &err) == RO_SGNS_OK, "%s", err.message);
+        ro_sgns_counts_free(c);
+    } else if (argc == 4 && strcmp(argv[1], "diff") == 0) {
+        ro_sgns_factors *a = NULL, *b = NULL;
+        CHECKF(ro_sgns_factors_load_path(argv[2], &a, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+        CHECKF(ro_sgns_factors_load_path(argv[3], &b, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+        if (a && b) {
+            CHECK(a->n == b->n && a->m == b->m && a->d == b->d);
+            if (a->n == b->n && a->m == b->m && a->d == b->d)
+                printf("|dU|/|U| %.2e  |dS|/|S| %.2e  |dV|/|V| %.2e  (%s)\n",
+                       rel_diff(a->n * a->d, a->U, b->U), rel_diff(a->d * a->d, a->S, b->S),
+                       rel_diff(a->m * a->d, a->V, b->V),
+                       same_bits(a, b) ? "bitwise equal" : "not bitwise");
+        }
+        ro_sgns_factors_free(a);
+        ro_sgns_factors_free(b);
+    } else if (argc >= 6 && strcmp(argv[1], "compare") == 0) {
+        size_t d = (size_t)atol(argv[3]);
+        double tol = IS_D ? 1e-12 : 1e-5, k = 5;
+        ro_sgns_counts *c = NULL;
+        ro_sgns_csr *A = NULL;
+        ro_sgns_problem *p = NULL;
+        ro_sgns_factors *x0 = NULL, *ref = NULL;
+        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+        int a;
+        cfg.iterations = atoi(argv[4]);
+        CHECKF(ro_sgns_counts_load_path(argv[2], &c, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+        if (!c) return tu_finish("mpi");
+        /* the single-process call, as examples/ro_sgns_mpi.c's defaults */
+        CHECK(ro_sgns_sppmi(c, k, 1.0, &A, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_tsvd(A, d, NULL, &x0, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_problem_create(c, k, &p, NULL, &err) == RO_SGNS_OK);
+        if (x0 && p) ref = copy_factors(x0);
+        if (ref) CHECKF(ro_sgns_ro_train(p, ref, &cfg, &err) == RO_SGNS_OK, "%s", err.message);
+        for (a = 5; a < argc && ref; ++a) {
+            int P = atoi(argv[a]);
+            const char *path = strchr(argv[a], ':');
+            ro_sgns_factors *got = NULL;
+            double dU, dS, dV;
+            CHECKF(P >= 1 && path, "argument %s is not P:FILE", argv[a]);
+            if (!(P >= 1 && path)) continue;
+            CHECKF(ro_sgns_factors_load_path(path + 1, &got, NULL, &err) == RO_SGNS_OK, "%s",
+                   err.message);
+            if (!got) continue;
+            CHECK(got->n == ref->n && got->m == ref->m && got->d == ref->d);
+            if (got->n != ref->n || got->m != ref->m || got->d != ref->d) {
+                ro_sgns_factors_free(got);
+                continue;
+            }
+            CHECK(got->iteration == ref->iteration && got->iteration == (uint64_t)cfg.iterations);
+            dU = rel_diff(ref->n * d, got->U, ref->U);
+            dS = rel_diff(d * d, got->S, ref->S);
+            dV = rel_diff(ref->m * d, got->V, ref->V);
+            printf("np %d vs one process: |dU|/|U| %.2e  |dS|/|S| %.2e  |dV|/|V| %.2e  (%s)\n", P,
+                   dU, dS, dV, same_bits(got, ref) ? "bitwise equal" : "not bitwise");
+            CHECKF(dU <= tol && dS <= tol && dV <= tol, "np %d: relative differences above %.0e",
+                   P, tol);
+            if (P == 1) CHECKF(same_bits(got, ref), "np 1 is not bitwise ro_sgns_ro_train");
+#ifdef _OPENMP
+            {
+                ro_sgns_factors *thr = threaded(p, x0, P, &cfg);
+                CHECKF(thr != NULL, "the %d-shard run in threads failed", P);
+                if (thr) {
+                    printf("np %d vs %d shards as threads: %s\n", P, P,
+                           same_bits(got, thr) ? "bitwise equal" : "DIFFERENT");
+                    CHECK(same_bits(got, thr));
+                }
+                ro_sgns_factors_free(thr);
+            }
+#endif
+            ro_sgns_factors_free(got);
+        }
+        ro_sgns_factors_free(ref);
+        ro_sgns_factors_free(x0);
+        ro_sgns_problem_free(p);
+        ro_sgns_csr_free(A);
+        ro_sgns_counts_free(c);
+    } else {
+        fprintf(stderr, "usage: mpi_check count CORPUS OUT.counts\n"
+                        "       mpi_check diff A.fx B.fx\n"
+                        "       mpi_check compare COUNTS d K P:FACTORS ...\n");
+        CHECK(0);
+    }
+    return tu_finish("mpi");
+}

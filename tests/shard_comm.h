@@ -1,0 +1,108 @@
+/* shard_comm.h - an in-process transport for ro_sgns_ro_train_shard (section
+   4b): P shards run as the P threads of one OpenMP parallel region and
+   exchange through shared memory. Sums go in shard order, element by
+   element (shard 0 + shard 1 + ...), as examples/ro_sgns_mpi.c does, so a
+   run here gives the bits of an MPI run with P ranks. Needs OpenMP (the
+   callbacks synchronize with orphaned barriers); include after ro_sgns.h. */
+#ifndef RO_SGNS_SHARD_COMM_H
+#define RO_SGNS_SHARD_COMM_H
+#ifdef _OPENMP
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHM_MAX 16
+
+typedef struct {
+    int size;
+    const void *slot[SHM_MAX]; /* each shard's buffer, posted before a barrier */
+} shm_hub;
+
+typedef struct {
+    shm_hub *hub;
+    int rank;
+} shm_user;
+
+static int shm_allgather(void *user, const ro_sgns_real *send, size_t count, ro_sgns_real *recv)
+{
+    shm_user *u = (shm_user *)user;
+    int q;
+    u->hub->slot[u->rank] = send;
+#pragma omp barrier
+    for (q = 0; q < u->hub->size; ++q)
+        memcpy(recv + (size_t)q * count, u->hub->slot[q], count * sizeof *recv);
+#pragma omp barrier
+    return 0;
+}
+
+/* every shard adds all buffers in shard order into its own copy, then (after
+   everyone has read) overwrites its buffer */
+#define SHM_SUM(NAME, T)                                                        \
+    static int NAME(void *user, T *buf, size_t count)                           \
+    {                                                                           \
+        shm_user *u = (shm_user *)user;                                         \
+        T *acc = (T *)malloc((count ? count : 1) * sizeof(T));                  \
+        size_t i;                                                               \
+        int q, bad = acc == NULL;                                               \
+        u->hub->slot[u->rank] = buf;                                            \
+        _Pragma("omp barrier")                                                  \
+        if (acc) {                                                              \
+            for (i = 0; i < count; ++i) acc[i] = ((const T *)u->hub->slot[0])[i]; \
+            for (q = 1; q < u->hub->size; ++q)                                  \
+                for (i = 0; i < count; ++i) acc[i] += ((const T *)u->hub->slot[q])[i]; \
+        }                                                                       \
+        _Pragma("omp barrier")                                                  \
+        if (acc) memcpy(buf, acc, count * sizeof(T));                           \
+        free(acc);                                                              \
+        return bad;                                                             \
+    }
+SHM_SUM(shm_sum_real, ro_sgns_real)
+SHM_SUM(shm_sum_double, double)
+
+/* ro_sgns_ro_train_shard on P shards of the problem, rows [q n / P,
+   (q + 1) n / P) for shard q: xs[q] is shard q's point (its rows of U, all
+   of S and V), res[q] its result. Returns 0, or -1 when the shards could
+   not be made or OpenMP did not give P threads. */
+static int shm_train(const ro_sgns_problem *p, size_t n, int P, ro_sgns_factors **xs,
+                     const ro_sgns_ro_config *cfg, ro_sgns_result *res)
+{
+    shm_hub hub;
+    ro_sgns_shard *sh[SHM_MAX];
+    int q, made = 0, ok = 1, dyn = omp_get_dynamic();
+    if (P < 1 || P > SHM_MAX) return -1;
+    memset(&hub, 0, sizeof hub);
+    hub.size = P;
+    for (q = 0; q < P; ++q, ++made)
+        if (ro_sgns_shard_create(p, (size_t)q * n / (size_t)P, (size_t)(q + 1) * n / (size_t)P,
+                                 &sh[q], NULL, NULL) != RO_SGNS_OK)
+            break;
+    omp_set_dynamic(0);
+    if (made == P) {
+#pragma omp parallel num_threads(P)
+        {
+            if (omp_get_num_threads() != P) { /* the whole team takes this path */
+#pragma omp single
+                ok = 0;
+            } else {
+                int r = omp_get_thread_num();
+                shm_user u;
+                ro_sgns_comm c;
+                u.hub = &hub;
+                u.rank = r;
+                c.rank = r;
+                c.size = P;
+                c.allgather = shm_allgather;
+                c.sum = shm_sum_real;
+                c.sum_double = shm_sum_double;
+                c.user = &u;
+                res[r] = ro_sgns_ro_train_shard(sh[r], &c, xs[r], cfg, NULL);
+            }
+        }
+    }
+    omp_set_dynamic(dyn);
+    for (q = 0; q < made; ++q) ro_sgns_shard_free(sh[q]);
+    return made == P && ok ? 0 : -1;
+}
+
+#endif /* _OPENMP */
+#endif

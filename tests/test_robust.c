@@ -1,0 +1,2156 @@
+/* test_robust.c - issue 9: every public entry point under allocation
+   failure, and saves that fail or are killed halfway.
+
+   ALLOCATION FAILURES. Every allocation of the library goes through one
+   counting allocator, reached two ways: the RO_SGNS_MALLOC/REALLOC/FREE
+   macros (calls given no runtime allocator) and a runtime ro_sgns_allocator
+   RA (calls given &RA, and the objects they make). It fails exactly the N-th
+   allocation of a call. For each entry point, on a small input, N runs 0, 1,
+   2, ... until the call makes fewer than N + 1 allocations; every run must
+     - return RO_SGNS_ERR_OUT_OF_MEMORY with err filled in (and, once N is
+       past the allocations made, what the call returns without failures);
+     - hold no block afterwards: none after a failed call, none after freeing
+       what a successful call returned;
+     - free each block through the route it came from (runtime or macros),
+       once;
+     - leave the caller's objects alone: outputs untouched on failure and
+       equal to a reference run's on success, inputs never changed.
+   Entry points that need no memory run once and must allocate nothing.
+   tests/robust_coverage.sh checks that every RO_SGNS_DEF function of the
+   header is called here.
+
+   CRASH SAFETY. Saving counts, a checkpoint or vectors (three formats) over
+   an existing file, when
+     - the write fails halfway (POSIX: "<path>.tmp" is a link to /dev/full),
+     - the saving process is killed halfway (POSIX: a child writes into
+       "<path>.tmp" made a FIFO; the parent reads the first bytes, checks
+       they are the new file's, and sends SIGKILL),
+     - the temporary file cannot be created (a directory by that name),
+     - an allocation fails (the sweeps above),
+   leaves the old file under its name, byte for byte, and, where the save
+   returned an error, no "<path>.tmp". A write callback that fails at its
+   k-th call, for every k, gives RO_SGNS_ERR_IO and is never called again.
+   A save that succeeds replaces the old file and leaves no "<path>.tmp". */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* fork, mkfifo, symlink, kill */
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *oom_macro_malloc(void *c, size_t size);
+static void *oom_macro_realloc(void *c, void *p, size_t size);
+static void oom_macro_free(void *c, void *p);
+#define RO_SGNS_MALLOC(c, sz) oom_macro_malloc(c, sz)
+#define RO_SGNS_REALLOC(c, p, sz) oom_macro_realloc(c, p, sz)
+#define RO_SGNS_FREE(c, p) oom_macro_free(c, p)
+#define RO_SGNS_IMPLEMENTATION
+#include "../ro_sgns.h"
+#include "test_util.h"
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+#define HAVE_POSIX 1
+#define make_dir(p) mkdir(p, 0700)
+#define remove_dir(p) rmdir(p)
+#elif defined(_WIN32)
+#include <direct.h>
+#define make_dir(p) _mkdir(p)
+#define remove_dir(p) _rmdir(p)
+#endif
+
+typedef ro_sgns_real real;
+static const int IS_D = sizeof(real) == sizeof(double);
+static int g_verbose = 0;
+static int g_no_code = 99; /* no call returns it (an int: C++ warns about the constant) */
+
+/* ------------------------------------------------ the counting allocator */
+
+#define OOM_HDR 16 /* bytes in front of each block: its route */
+#define TAG_MACRO 0x4d414352u
+#define TAG_RUNTIME 0x52554e54u
+#define TAG_FREED 0x46524545u
+
+static struct {
+    long calls;   /* allocations (malloc and realloc) since the sweep armed it */
+    long fail_at; /* the one to fail, counted from 0; -1: none */
+    int failed;   /* it came, and got NULL */
+    long live;    /* blocks held */
+    long wrong;   /* freed through the other route or twice, a wrong user pointer */
+} g_oom = {0, -1, 0, 0, 0};
+static int g_user; /* RA.user */
+static ro_sgns_allocator RA;
+
+static uint32_t oom_tag(const void *p)
+{
+    uint32_t t;
+    memcpy(&t, (const unsigned char *)p - OOM_HDR, sizeof t);
+    return t;
+}
+
+static void oom_set_tag(void *p, uint32_t t) { memcpy((unsigned char *)p - OOM_HDR, &t, sizeof t); }
+
+static void *oom_alloc(uint32_t tag, void *old, size_t size)
+{
+    unsigned char *p;
+    int fail = 0;
+#ifdef _OPENMP
+#pragma omp critical(oom_state)
+#endif
+    {
+        if (g_oom.fail_at >= 0 && g_oom.calls == g_oom.fail_at) fail = g_oom.failed = 1;
+        ++g_oom.calls;
+        if (old && oom_tag(old) != tag) ++g_oom.wrong;
+    }
+    if (fail || size > (size_t)-1 - OOM_HDR) return NULL;
+    p = (unsigned char *)realloc(old ? (unsigned char *)old - OOM_HDR : NULL, size + OOM_HDR);
+    if (!p) return NULL;
+    p += OOM_HDR;
+    oom_set_tag(p, tag);
+    if (!old) {
+#ifdef _OPENMP
+#pragma omp critical(oom_state)
+#endif
+        ++g_oom.live;
+    }
+    return p;
+}
+
+static void oom_release(uint32_t tag, void *p)
+{
+    uint32_t t;
+    if (!p) return;
+    t = oom_tag(p);
+#ifdef _OPENMP
+#pragma omp critical(oom_state)
+#endif
+    {
+        if (t != tag) ++g_oom.wrong;
+        if (t == TAG_MACRO || t == TAG_RUNTIME) --g_oom.live;
+    }
+    if (t != TAG_MACRO && t != TAG_RUNTIME) return; /* freed before: leave it */
+    oom_set_tag(p, TAG_FREED);
+    free((unsigned char *)p - OOM_HDR);
+}
+
+/* the macros: no runtime allocator is in play, so c is NULL */
+static void *oom_macro_malloc(void *c, size_t size)
+{
+    if (c) ++g_oom.wrong;
+    return oom_alloc(TAG_MACRO, NULL, size);
+}
+static void *oom_macro_realloc(void *c, void *p, size_t size)
+{
+    if (c) ++g_oom.wrong;
+    return oom_alloc(TAG_MACRO, p, size);
+}
+static void oom_macro_free(void *c, void *p)
+{
+    if (c) ++g_oom.wrong;
+    oom_release(TAG_MACRO, p);
+}
+/* the runtime allocator RA */
+static void *ra_malloc(void *user, size_t size)
+{
+    if (user != &g_user) ++g_oom.wrong;
+    return oom_alloc(TAG_RUNTIME, NULL, size);
+}
+static void *ra_realloc(void *user, void *p, size_t size)
+{
+    if (user != &g_user) ++g_oom.wrong;
+    return oom_alloc(TAG_RUNTIME, p, size);
+}
+static void ra_free(void *user, void *p)
+{
+    if (user != &g_user) ++g_oom.wrong;
+    oom_release(TAG_RUNTIME, p);
+}
+
+/* ------------------------------------------------------------ the sweep */
+
+static ro_sgns_error g_err;
+typedef ro_sgns_result (*call_fn)(void);
+/* after a call: 1 when the caller's objects are as they must be after rc
+   (untouched on failure, equal to the reference on success); frees what a
+   successful call returned */
+typedef int (*check_fn)(ro_sgns_result rc);
+
+/* Fail allocation 0, 1, 2, ... of call() in turn, until it makes fewer;
+   returns the number of allocations of a run without failure. */
+static long sweep(const char *name, call_fn call, check_fn check, ro_sgns_result expect,
+                  long min_allocs)
+{
+    long n, allocs = -1;
+    int bad = 0, recovered = 0;
+    for (n = 0; allocs < 0 && n < 100000; ++n) {
+        long live0 = g_oom.live, wrong0 = g_oom.wrong;
+        ro_sgns_result rc;
+        const char *why = NULL;
+        int hit;
+        g_err.code = (ro_sgns_result)g_no_code;
+        strcpy(g_err.message, "untouched");
+        g_oom.calls = 0;
+        g_oom.failed = 0;
+        g_oom.fail_at = n;
+        rc = call();
+        g_oom.fail_at = -1;
+        hit = g_oom.failed;
+        if (!hit) allocs = g_oom.calls;
+        if (hit && rc == expect && rc != RO_SGNS_ERR_OUT_OF_MEMORY)
+            ++recovered; /* it did without that block: then its results must be right */
+        else if (hit && rc != RO_SGNS_ERR_OUT_OF_MEMORY)
+            why = "did not return RO_SGNS_ERR_OUT_OF_MEMORY";
+        else if (!hit && rc != expect) why = "failed without an allocation failure";
+        else if (hit && (g_err.code != rc || !g_err.message[0] ||
+                         strcmp(g_err.message, "untouched") == 0))
+            why = "err not filled in";
+        else if (hit && rc != expect && g_oom.live != live0) why = "blocks left after the failed call";
+        if (!check(rc) && !why) why = "the caller's objects are wrong";
+        if (!why && g_oom.live != live0) why = "blocks left after freeing the outputs";
+        if (!why && g_oom.wrong != wrong0) why = "a block freed through the wrong allocator";
+        if (why) {
+            if (bad < 3)
+                fprintf(stderr, "%s: %s%ld of %ld allocations: %s (returned %s: %s)\n", name,
+                        hit ? "failing allocation " : "no failure, ", n, g_oom.calls, why,
+                        ro_sgns_result_string(rc), g_err.message);
+            ++bad;
+        }
+        g_oom.live = live0; /* one report per leak */
+        g_oom.wrong = wrong0;
+    }
+    CHECKF(bad == 0 && allocs >= 0, "%s: %d of %ld runs wrong", name, bad, n);
+    CHECKF(allocs >= min_allocs, "%s: %ld allocations, expected at least %ld", name, allocs,
+           min_allocs);
+    if (g_verbose)
+        printf("  %-46s %3ld allocations%s\n", name, allocs,
+               recovered ? " (some failures recovered from)" : "");
+    return allocs;
+}
+
+/* an entry point that needs no memory: one run, no allocation */
+static void no_alloc(const char *name, void (*fn)(void))
+{
+    g_oom.calls = 0;
+    fn();
+    CHECKF(g_oom.calls == 0, "%s: %ld allocations, expected none", name, g_oom.calls);
+}
+
+/* ---------------------------------------------------------- helpers */
+
+static char g_sentinel;
+#define SENT ((void *)&g_sentinel)
+
+static unsigned char *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    size_t cap = 0, len = 0, got;
+    if (!f) return NULL;
+    do {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 4096;
+            buf = (unsigned char *)realloc(buf, cap);
+        }
+        got = fread(buf + len, 1, cap - len, f);
+        len += got;
+    } while (got > 0);
+    fclose(f);
+    *size = len;
+    return buf;
+}
+
+static int write_all(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(data, 1, size, f) == size;
+    if (f && fclose(f) != 0) ok = 0;
+    return ok;
+}
+
+static int file_is(const char *path, const unsigned char *data, size_t size)
+{
+    size_t got = 0;
+    unsigned char *b = read_all(path, &got);
+    int same = b && got == size && memcmp(b, data, size) == 0;
+    free(b);
+    return same;
+}
+
+static int file_exists(const char *path)
+{
+#ifdef HAVE_POSIX
+    struct stat st;
+    return lstat(path, &st) == 0; /* also a dangling link */
+#else
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+#endif
+}
+
+static const char *tmp_of(const char *path)
+{
+    static char b[600];
+    snprintf(b, sizeof b, "%s.tmp", path);
+    return b;
+}
+
+/* a growing memory "file" for the write callbacks; fail_at: the write call
+   that fails (-1: none); writes after a failure are counted */
+typedef struct membuf {
+    unsigned char *p;
+    size_t len, cap, pos, chunk;
+    long writes, fail_at, after_fail;
+} membuf;
+
+static int mb_write(void *user, const void *data, size_t size)
+{
+    membuf *m = (membuf *)user;
+    if (m->fail_at >= 0 && m->writes > m->fail_at) ++m->after_fail;
+    if (m->writes++ == m->fail_at) return 1;
+    if (m->len + size > m->cap) {
+        m->cap = 2 * (m->len + size) + 64;
+        m->p = (unsigned char *)realloc(m->p, m->cap);
+    }
+    memcpy(m->p + m->len, data, size);
+    m->len += size;
+    return 0;
+}
+
+static size_t mb_read(void *user, void *data, size_t size)
+{
+    membuf *m = (membuf *)user;
+    size_t n = m->len - m->pos;
+    if (n > size) n = size;
+    if (m->chunk && n > m->chunk) n = m->chunk; /* short reads on purpose */
+    memcpy(data, m->p + m->pos, n);
+    m->pos += n;
+    return n;
+}
+
+static void mb_reset(membuf *m)
+{
+    m->len = m->pos = 0;
+    m->writes = m->after_fail = 0;
+    m->fail_at = -1;
+}
+
+static int same_bytes(const membuf *m, const unsigned char *ref, size_t size)
+{
+    return m->len == size && memcmp(m->p, ref, size) == 0;
+}
+
+/* ------------------------------------------------------------ the fixture */
+
+/* the corpus: 60 lines of 14 words, every word frequent */
+static const char *const WORDS[] = {"the",  "cat",   "sat", "on",    "mat",   "dog",   "ran",
+                                    "far",  "king",  "queen", "man", "woman", "apple", "pear"};
+#define NW 14
+#define D 3
+
+static char g_text[4096];
+static size_t g_text_len;
+static const char *P_CORPUS, *P_COUNTS, *P_FX, *P_VEC[3], *P_PAIRS, *P_QUEST, *P_OUT;
+static ro_sgns_count_config g_cc, g_cc2;
+
+static ro_sgns_counts *C0;      /* counts of the corpus (through RA) */
+static unsigned char *C0_FILE;  /* ... as a counts file */
+static size_t C0_SIZE;
+static unsigned char *C2_FILE;  /* counts with sampling, word2vec windows and a budget */
+static size_t C2_SIZE;
+static ro_sgns_csr *A0;         /* SPPMI (macros) */
+static ro_sgns_factors *X0;     /* its truncated SVD, d = 3 (RA) */
+static unsigned char *X0_FILE;  /* ... as a checkpoint */
+static size_t X0_SIZE;
+static ro_sgns_problem *P0;     /* the problem of C0, k = 5 (RA) */
+static real *W0, *CC0;          /* embeddings of X0, n x D */
+static ro_sgns_vectors V0;      /* words and W0 (RA) */
+static unsigned char *V0_FILE[3]; /* V0 in each format */
+static size_t V0_SIZE[3];
+static ro_sgns_vectors V0_READ[3]; /* V0_FILE read back */
+static size_t g_n;
+
+static const char PAIRS[] = "# word pairs\nthe cat 7.5\ndog cat 6\nKing queen 9\nman woman 8\n"
+                            "apple pear 7\nsat mat 3.5\nran far 2\nzebra cat 1\non the 1.5\n";
+static const char QUEST[] = ": royal\nman king woman queen\nking man queen woman\n"
+                            "Man King Woman queen\n: food\napple pear cat dog\n"
+                            "zebra cat dog mat\nsat on ran far\n";
+
+static void make_corpus(void)
+{
+    uint64_t s = 12345;
+    size_t line, w, len = 0;
+    for (line = 0; line < 60; ++line) {
+        size_t nw = 5 + line % 5;
+        for (w = 0; w < nw; ++w) {
+            const char *word;
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            word = WORDS[(s >> 33) % NW];
+            len += (size_t)sprintf(g_text + len, "%s%s", w ? " " : "", word);
+        }
+        g_text[len++] = '\n';
+    }
+    g_text[len] = '\0';
+    g_text_len = len;
+}
+
+static ro_sgns_tsvd_config tsvd_cfg(void)
+{
+    ro_sgns_tsvd_config t = ro_sgns_tsvd_config_default();
+    t.oversample = 4;
+    t.power_iters = 2;
+    t.seed = 7;
+    return t;
+}
+
+static ro_sgns_ro_config ro_cfg(void)
+{
+    ro_sgns_ro_config c = ro_sgns_ro_config_default();
+    c.iterations = 2;
+    return c;
+}
+
+static ro_sgns_sgd_config sgd_cfg(double sample)
+{
+    ro_sgns_sgd_config c = ro_sgns_sgd_config_default();
+    c.size = 4;
+    c.window = 2;
+    c.negative = 2;
+    c.epochs = 1;
+    c.threads = 1;
+    c.seed = 3;
+    c.sample = sample;
+    c.report_words = 0;
+    return c;
+}
+
+static int fx_equal(const ro_sgns_factors *a, const ro_sgns_factors *b)
+{
+    return a->n == b->n && a->m == b->m && a->d == b->d && a->iteration == b->iteration &&
+           memcmp(&a->next_step, &b->next_step, sizeof(double)) == 0 &&
+           memcmp(a->U, b->U, a->n * a->d * sizeof(real)) == 0 &&
+           memcmp(a->V, b->V, a->m * a->d * sizeof(real)) == 0 &&
+           memcmp(a->S, b->S, a->d * a->d * sizeof(real)) == 0;
+}
+
+static void fx_copy(ro_sgns_factors *to, const ro_sgns_factors *from)
+{
+    memcpy(to->U, from->U, from->n * from->d * sizeof(real));
+    memcpy(to->V, from->V, from->m * from->d * sizeof(real));
+    memcpy(to->S, from->S, from->d * from->d * sizeof(real));
+    to->iteration = from->iteration;
+    to->next_step = from->next_step;
+}
+
+static int csr_equal(const ro_sgns_csr *a, const ro_sgns_csr *b)
+{
+    return a->rows == b->rows && a->cols == b->cols && a->nnz == b->nnz &&
+           memcmp(a->row_ptr, b->row_ptr, (a->rows + 1) * sizeof(uint64_t)) == 0 &&
+           memcmp(a->col, b->col, (size_t)a->nnz * sizeof(uint32_t)) == 0 &&
+           memcmp(a->val, b->val, (size_t)a->nnz * sizeof(real)) == 0;
+}
+
+static int vec_equal(const ro_sgns_vectors *a, const ro_sgns_vectors *b)
+{
+    size_t i;
+    if (a->n != b->n || a->d != b->d) return 0;
+    for (i = 0; i < a->n; ++i)
+        if (strcmp(a->words[i], b->words[i]) != 0) return 0;
+    return memcmp(a->data, b->data, a->n * a->d * sizeof(real)) == 0;
+}
+
+static int counts_are(const ro_sgns_counts *c, const unsigned char *file, size_t size)
+{
+    unsigned char *b;
+    size_t got = 0;
+    int same;
+    if ((size_t)ro_sgns_counts_file_size(c) != size) return 0;
+    b = (unsigned char *)malloc(size);
+    same = ro_sgns_counts_save_buffer(c, b, size, &got, NULL) == RO_SGNS_OK && got == size &&
+           memcmp(b, file, size) == 0;
+    free(b);
+    return same;
+}
+
+static int filled(const void *p, size_t size, unsigned char byte)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    size_t i;
+    for (i = 0; i < size; ++i)
+        if (b[i] != byte) return 0;
+    return 1;
+}
+
+/* an input that must never change: a copy to compare with */
+static ro_sgns_factors *X0_COPY;
+static int inputs_intact(void)
+{
+    return fx_equal(X0, X0_COPY) && vec_equal(&V0, &V0_READ[0]);
+}
+
+/* ==================================================== A. dense algebra */
+
+#define GM 40
+#define GN 20
+#define GK 30
+static real g_A[GM * GK], g_B[GK * GN], g_C[GM * GN], g_Cref[GM * GN], g_Cin[GM * GN];
+static real g_Q[GM * 6], g_Qin[GM * 6], g_Qref[GM * 6], g_R[36], g_Rref[36];
+static real g_U[GM * 6], g_s[6], g_V[36], g_Uref[GM * 6], g_sref[6], g_Vref[36];
+
+static ro_sgns_result c_gemm(void)
+{
+    memcpy(g_C, g_Cin, sizeof g_C);
+    return ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, GM, GN, GK, (real)0.5, g_A, GK, g_B, GK,
+                        (real)2, g_C, GN, &RA, &g_err);
+}
+static ro_sgns_result c_gemm_builtin(void)
+{
+    memcpy(g_C, g_Cin, sizeof g_C);
+    return ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_TRANS, GM, GN, GK, (real)0.5, g_A, GK,
+                                g_B, GK, (real)2, g_C, GN, NULL, &g_err);
+}
+static int k_gemm(ro_sgns_result rc)
+{
+    return memcmp(g_C, rc == RO_SGNS_OK ? g_Cref : g_Cin, sizeof g_C) == 0;
+}
+
+static ro_sgns_result c_qr(void)
+{
+    memcpy(g_Q, g_Qin, sizeof g_Q);
+    memset(g_R, 0x5a, sizeof g_R);
+    return ro_sgns_qr(GM, 6, g_Q, 6, g_R, 6, &RA, &g_err);
+}
+static ro_sgns_result c_qr_builtin(void)
+{
+    memcpy(g_Q, g_Qin, sizeof g_Q);
+    memset(g_R, 0x5a, sizeof g_R);
+    return ro_sgns_qr_builtin(GM, 6, g_Q, 6, g_R, 6, NULL, &g_err);
+}
+static int k_qr(ro_sgns_result rc)
+{
+    if (rc == RO_SGNS_OK)
+        return memcmp(g_Q, g_Qref, sizeof g_Q) == 0 && memcmp(g_R, g_Rref, sizeof g_R) == 0;
+    return memcmp(g_Q, g_Qin, sizeof g_Q) == 0 && filled(g_R, sizeof g_R, 0x5a);
+}
+
+static ro_sgns_result c_svd(void)
+{
+    memset(g_U, 0x5a, sizeof g_U);
+    memset(g_s, 0x5a, sizeof g_s);
+    memset(g_V, 0x5a, sizeof g_V);
+    return ro_sgns_svd(GM, 6, g_Qin, 6, g_U, 6, g_s, g_V, 6, &RA, &g_err);
+}
+static ro_sgns_result c_svd_builtin(void)
+{
+    memset(g_U, 0x5a, sizeof g_U);
+    memset(g_s, 0x5a, sizeof g_s);
+    memset(g_V, 0x5a, sizeof g_V);
+    return ro_sgns_svd_builtin(GM, 6, g_Qin, 6, g_U, 6, g_s, g_V, 6, NULL, &g_err);
+}
+static int k_svd(ro_sgns_result rc)
+{
+    if (rc == RO_SGNS_OK)
+        return memcmp(g_U, g_Uref, sizeof g_U) == 0 && memcmp(g_s, g_sref, sizeof g_s) == 0 &&
+               memcmp(g_V, g_Vref, sizeof g_V) == 0;
+    return filled(g_U, sizeof g_U, 0x5a) && filled(g_s, sizeof g_s, 0x5a) &&
+           filled(g_V, sizeof g_V, 0x5a);
+}
+
+static void test_linalg(void)
+{
+    ro_sgns_rng rng;
+    size_t i;
+    ro_sgns_rng_seed(&rng, 99, 0);
+    for (i = 0; i < GM * GK; ++i) g_A[i] = (real)ro_sgns_rng_normal(&rng);
+    for (i = 0; i < GK * GN; ++i) g_B[i] = (real)ro_sgns_rng_normal(&rng);
+    for (i = 0; i < GM * GN; ++i) g_Cin[i] = (real)ro_sgns_rng_normal(&rng);
+    for (i = 0; i < GM * 6; ++i) g_Qin[i] = (real)ro_sgns_rng_normal(&rng);
+    /* the references: the same calls without failures */
+    CHECK(c_gemm() == RO_SGNS_OK);
+    memcpy(g_Cref, g_C, sizeof g_C);
+    CHECK(c_qr() == RO_SGNS_OK);
+    memcpy(g_Qref, g_Q, sizeof g_Q);
+    memcpy(g_Rref, g_R, sizeof g_R);
+    CHECK(c_svd() == RO_SGNS_OK);
+    memcpy(g_Uref, g_U, sizeof g_U);
+    memcpy(g_sref, g_s, sizeof g_s);
+    memcpy(g_Vref, g_V, sizeof g_V);
+    /* with CBLAS/LAPACKE the routed calls may take nothing from us */
+    sweep("ro_sgns_gemm", c_gemm, k_gemm, RO_SGNS_OK, 0);
+    sweep("ro_sgns_qr", c_qr, k_qr, RO_SGNS_OK, 0);
+    sweep("ro_sgns_svd", c_svd, k_svd, RO_SGNS_OK, 0);
+    /* the built-in ones match the routed ones only without CBLAS/LAPACKE */
+#if !defined(RO_SGNS_USE_CBLAS) && !defined(RO_SGNS_USE_LAPACKE)
+    sweep("ro_sgns_gemm_builtin", c_gemm_builtin, k_gemm, RO_SGNS_OK, 1);
+    sweep("ro_sgns_qr_builtin", c_qr_builtin, k_qr, RO_SGNS_OK, 1);
+    sweep("ro_sgns_svd_builtin", c_svd_builtin, k_svd, RO_SGNS_OK, 1);
+#else
+    CHECK(c_gemm_builtin() == RO_SGNS_OK);
+    CHECK(c_qr_builtin() == RO_SGNS_OK);
+    CHECK(c_svd_builtin() == RO_SGNS_OK);
+#endif
+}
+
+/* ======================================================== 1. counting */
+
+static ro_sgns_counts *g_counts;
+static FILE *g_corpus_file;
+static membuf g_mb;
+
+static ro_sgns_result c_count_buffer(void)
+{
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_count_buffer(g_text, g_text_len, &g_cc, &g_counts, &RA, &g_err);
+}
+static ro_sgns_result c_count_buffer2(void)
+{
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_count_buffer(g_text, g_text_len, &g_cc2, &g_counts, NULL, &g_err);
+}
+static ro_sgns_result c_count_callback(void)
+{
+    membuf r;
+    memset(&r, 0, sizeof r);
+    r.p = (unsigned char *)g_text;
+    r.len = g_text_len;
+    r.chunk = 37;
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_count_callback(mb_read, &r, &g_cc, &g_counts, &RA, &g_err);
+}
+static ro_sgns_result c_count_file(void)
+{
+    rewind(g_corpus_file);
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_count_file(g_corpus_file, &g_cc, &g_counts, NULL, &g_err);
+}
+static ro_sgns_result c_count_path(void)
+{
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_count_path(P_CORPUS, &g_cc, &g_counts, &RA, &g_err);
+}
+static int k_counts_as(ro_sgns_result rc, const unsigned char *file, size_t size)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_counts == (ro_sgns_counts *)SENT;
+    ok = g_counts != (ro_sgns_counts *)SENT && counts_are(g_counts, file, size);
+    if (g_counts != (ro_sgns_counts *)SENT) ro_sgns_counts_free(g_counts);
+    return ok;
+}
+static int k_counts(ro_sgns_result rc) { return k_counts_as(rc, C0_FILE, C0_SIZE); }
+static int k_counts2(ro_sgns_result rc) { return k_counts_as(rc, C2_FILE, C2_SIZE); }
+
+static ro_sgns_result c_counts_save_buffer(void)
+{
+    memset(g_mb.p, 0x5a, C0_SIZE);
+    return ro_sgns_counts_save_buffer(C0, g_mb.p, C0_SIZE, NULL, &g_err);
+}
+static int k_counts_save_buffer(ro_sgns_result rc)
+{
+    (void)rc;
+    return memcmp(g_mb.p, C0_FILE, C0_SIZE) == 0;
+}
+static ro_sgns_result c_counts_save_callback(void)
+{
+    mb_reset(&g_mb);
+    return ro_sgns_counts_save_callback(C0, mb_write, &g_mb, &g_err);
+}
+static int k_counts_saved(ro_sgns_result rc) { return rc == RO_SGNS_OK && same_bytes(&g_mb, C0_FILE, C0_SIZE); }
+
+static ro_sgns_result c_counts_load_buffer(void)
+{
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_counts_load_buffer(C0_FILE, C0_SIZE, &g_counts, NULL, &g_err);
+}
+static ro_sgns_result c_counts_load_callback(void)
+{
+    membuf r;
+    memset(&r, 0, sizeof r);
+    r.p = C0_FILE;
+    r.len = C0_SIZE;
+    r.chunk = 100;
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_counts_load_callback(mb_read, &r, &g_counts, &RA, &g_err);
+}
+static ro_sgns_result c_counts_load_path(void)
+{
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_counts_load_path(P_COUNTS, &g_counts, &RA, &g_err);
+}
+
+/* saving over an existing file: the old bytes stay until the new file is complete */
+static const unsigned char OLD[] = "the old file, which a failed save must leave as it was\n";
+static int old_in_place(void) { return write_all(P_OUT, OLD, sizeof OLD); }
+static int k_saved_over(ro_sgns_result rc, const unsigned char *ref, size_t size)
+{
+    int ok = rc == RO_SGNS_OK ? file_is(P_OUT, ref, size) : file_is(P_OUT, OLD, sizeof OLD);
+    return ok && !file_exists(tmp_of(P_OUT));
+}
+static ro_sgns_result c_counts_save_path(void)
+{
+    if (!old_in_place()) return RO_SGNS_ERR_IO;
+    return ro_sgns_counts_save_path(C0, P_OUT, &g_err);
+}
+static int k_counts_save_path(ro_sgns_result rc) { return k_saved_over(rc, C0_FILE, C0_SIZE); }
+
+static void test_counting(void)
+{
+    ro_sgns_counts *c = NULL;
+    uint64_t lo = 256, hi;
+    CHECK(ro_sgns_count_buffer(g_text, g_text_len, &g_cc2, &c, NULL, &g_err) == RO_SGNS_OK);
+    if (!c) return;
+    /* the tightest budget that works (a budgeted count takes more passes) */
+    hi = c->peak_bytes;
+    while (hi - lo > 64) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        ro_sgns_counts *t = NULL;
+        g_cc2.memory_budget = mid;
+        if (ro_sgns_count_buffer(g_text, g_text_len, &g_cc2, &t, NULL, &g_err) == RO_SGNS_OK) {
+            hi = mid;
+            ro_sgns_counts_free(t);
+        } else {
+            lo = mid;
+        }
+    }
+    g_cc2.memory_budget = hi;
+    ro_sgns_counts_free(c);
+    c = NULL;
+    CHECK(ro_sgns_count_buffer(g_text, g_text_len, &g_cc2, &c, NULL, &g_err) == RO_SGNS_OK);
+    if (!c) return;
+    C2_SIZE = (size_t)ro_sgns_counts_file_size(c);
+    C2_FILE = (unsigned char *)malloc(C2_SIZE);
+    CHECK(ro_sgns_counts_save_buffer(c, C2_FILE, C2_SIZE, NULL, &g_err) == RO_SGNS_OK);
+    ro_sgns_counts_free(c);
+
+    sweep("ro_sgns_count_buffer", c_count_buffer, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_count_buffer (sample, budget)", c_count_buffer2, k_counts2, RO_SGNS_OK, 5);
+    sweep("ro_sgns_count_callback", c_count_callback, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_count_file", c_count_file, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_count_path", c_count_path, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_counts_save_buffer", c_counts_save_buffer, k_counts_save_buffer, RO_SGNS_OK, 0);
+    sweep("ro_sgns_counts_save_callback", c_counts_save_callback, k_counts_saved, RO_SGNS_OK, 0);
+    sweep("ro_sgns_counts_load_buffer", c_counts_load_buffer, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_counts_load_callback", c_counts_load_callback, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_counts_load_path", c_counts_load_path, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_counts_save_path", c_counts_save_path, k_counts_save_path, RO_SGNS_OK, 1);
+}
+
+/* ==================================================== 2. SPPMI, SVD */
+
+static ro_sgns_csr *g_csr, *A0_T, *A0_S;
+static ro_sgns_factors *g_fx;
+static real *g_out, *g_ref;
+static size_t g_out_len;
+
+static ro_sgns_result c_csr_create(void)
+{
+    g_csr = (ro_sgns_csr *)SENT;
+    return ro_sgns_csr_create(5, 4, 7, &g_csr, &RA, &g_err);
+}
+static int k_csr_create(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_csr == (ro_sgns_csr *)SENT;
+    ok = g_csr->rows == 5 && g_csr->cols == 4 && g_csr->row_ptr[5] == 0;
+    ro_sgns_csr_free(g_csr);
+    return ok;
+}
+static ro_sgns_result c_csr_transpose(void)
+{
+    g_csr = (ro_sgns_csr *)SENT;
+    return ro_sgns_csr_transpose(A0, &g_csr, NULL, &g_err);
+}
+static int k_csr_as(ro_sgns_result rc, const ro_sgns_csr *ref)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_csr == (ro_sgns_csr *)SENT;
+    ok = csr_equal(g_csr, ref);
+    ro_sgns_csr_free(g_csr);
+    return ok;
+}
+static int k_csr_transpose(ro_sgns_result rc) { return k_csr_as(rc, A0_T); }
+static ro_sgns_result c_sppmi(void)
+{
+    g_csr = (ro_sgns_csr *)SENT;
+    return ro_sgns_sppmi(C0, 1.0, 0.75, &g_csr, &RA, &g_err);
+}
+static int k_sppmi(ro_sgns_result rc) { return k_csr_as(rc, A0_S); }
+static ro_sgns_result c_csr_mm(void)
+{
+    return ro_sgns_csr_mm(A0, D, W0, D, g_out, D, &g_err);
+}
+static int k_csr_mm(ro_sgns_result rc)
+{
+    return rc == RO_SGNS_OK && memcmp(g_out, g_ref, g_n * D * sizeof(real)) == 0;
+}
+
+static ro_sgns_result c_factors_create(void)
+{
+    g_fx = (ro_sgns_factors *)SENT;
+    return ro_sgns_factors_create(9, 7, 2, &g_fx, &RA, &g_err);
+}
+static int k_factors_create(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_fx == (ro_sgns_factors *)SENT;
+    ok = g_fx->n == 9 && g_fx->m == 7 && g_fx->d == 2 && g_fx->U && g_fx->S && g_fx->V;
+    ro_sgns_factors_free(g_fx);
+    return ok;
+}
+static ro_sgns_result c_tsvd(void)
+{
+    ro_sgns_tsvd_config t = tsvd_cfg();
+    g_fx = (ro_sgns_factors *)SENT;
+    return ro_sgns_tsvd(A0, D, &t, &g_fx, &RA, &g_err);
+}
+static int k_fx_as(ro_sgns_result rc, const ro_sgns_factors *ref)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_fx == (ro_sgns_factors *)SENT && inputs_intact();
+    ok = g_fx != (ro_sgns_factors *)SENT && fx_equal(g_fx, ref);
+    if (g_fx != (ro_sgns_factors *)SENT) ro_sgns_factors_free(g_fx);
+    return ok && inputs_intact();
+}
+static int k_tsvd(ro_sgns_result rc) { return k_fx_as(rc, X0); }
+
+static ro_sgns_result c_embeddings(void)
+{
+    memset(g_out, 0x5a, g_out_len * sizeof(real));
+    return ro_sgns_factors_embeddings(X0, 0.5, RO_SGNS_EMBED_W_PLUS_C, g_out, D, &RA, &g_err);
+}
+static ro_sgns_result c_embeddings_macros(void)
+{
+    memset(g_out, 0x5a, g_out_len * sizeof(real));
+    return ro_sgns_factors_embeddings(X0, 0.5, RO_SGNS_EMBED_W, g_out, D, NULL, &g_err);
+}
+static int k_out(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return filled(g_out, g_out_len * sizeof(real), 0x5a) && inputs_intact();
+    return memcmp(g_out, g_ref, g_out_len * sizeof(real)) == 0 && inputs_intact();
+}
+
+static void test_sppmi_svd(void)
+{
+    size_t n = g_n;
+    ro_sgns_tsvd_config t = tsvd_cfg();
+    ro_sgns_factors *x = NULL;
+    CHECK(ro_sgns_csr_transpose(A0, &A0_T, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_sppmi(C0, 1.0, 0.75, &A0_S, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_tsvd(A0, D, &t, &x, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(x && fx_equal(x, X0)); /* the same bits again */
+    ro_sgns_factors_free(x);
+    sweep("ro_sgns_csr_create", c_csr_create, k_csr_create, RO_SGNS_OK, 1);
+    sweep("ro_sgns_csr_transpose", c_csr_transpose, k_csr_transpose, RO_SGNS_OK, 1);
+    sweep("ro_sgns_sppmi", c_sppmi, k_sppmi, RO_SGNS_OK, 1);
+    g_out_len = n * D;
+    CHECK(ro_sgns_csr_mm(A0, D, W0, D, g_ref, D, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_csr_mm", c_csr_mm, k_csr_mm, RO_SGNS_OK, 0);
+    sweep("ro_sgns_factors_create", c_factors_create, k_factors_create, RO_SGNS_OK, 1);
+    sweep("ro_sgns_tsvd", c_tsvd, k_tsvd, RO_SGNS_OK, 1);
+    CHECK(c_embeddings() == RO_SGNS_OK);
+    memcpy(g_ref, g_out, n * D * sizeof(real));
+    sweep("ro_sgns_factors_embeddings", c_embeddings, k_out, RO_SGNS_OK, 1);
+    CHECK(c_embeddings_macros() == RO_SGNS_OK);
+    memcpy(g_ref, g_out, n * D * sizeof(real));
+    sweep("ro_sgns_factors_embeddings (macros)", c_embeddings_macros, k_out, RO_SGNS_OK, 1);
+    ro_sgns_csr_free(A0_T);
+    ro_sgns_csr_free(A0_S);
+}
+
+/* ============================== 3-4. objective, RO step, checkpoints */
+
+static ro_sgns_problem *g_problem;
+static double g_F, g_Fref;
+static ro_sgns_factors *XW;       /* the point ro_sgns_ro_train updates */
+static ro_sgns_factors *SNAP[3];  /* the reference run: X0 and after steps 1 and 2 */
+static int g_advanced;            /* failed runs that kept a step already taken */
+
+static ro_sgns_result c_problem_create(void)
+{
+    g_problem = (ro_sgns_problem *)SENT;
+    return ro_sgns_problem_create(C0, 5, &g_problem, &RA, &g_err);
+}
+static ro_sgns_result c_problem_create_csr(void)
+{
+    g_problem = (ro_sgns_problem *)SENT;
+    return ro_sgns_problem_create_csr(C0->n, C0->n, C0->row_ptr, C0->col, C0->val, 5, &g_problem,
+                                      NULL, &g_err);
+}
+static int k_problem(ro_sgns_result rc)
+{
+    double F = 0;
+    int ok;
+    if (rc != RO_SGNS_OK) return g_problem == (ro_sgns_problem *)SENT;
+    ok = ro_sgns_objective(g_problem, X0, &F, NULL) == RO_SGNS_OK &&
+         memcmp(&F, &g_Fref, sizeof F) == 0;
+    ro_sgns_problem_free(g_problem);
+    return ok;
+}
+static ro_sgns_result c_objective(void)
+{
+    g_F = -777;
+    return ro_sgns_objective(P0, X0, &g_F, &g_err);
+}
+static int k_F(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return g_F == -777 && inputs_intact();
+    return memcmp(&g_F, &g_Fref, sizeof g_F) == 0 && inputs_intact();
+}
+static ro_sgns_result c_objective_wc(void)
+{
+    g_F = -777;
+    return ro_sgns_objective_wc(P0, W0, CC0, D, &g_F, &g_err);
+}
+static ro_sgns_result c_direction_dense(void)
+{
+    memset(g_out, 0x5a, g_out_len * sizeof(real));
+    return ro_sgns_direction_dense(P0, X0, RO_SGNS_DIRECTION_SCALED, g_out, &g_err);
+}
+static int snap_step(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void *user)
+{
+    (void)user;
+    if (pr->iteration - X0->iteration <= 2) fx_copy(SNAP[pr->iteration - X0->iteration], x);
+    return 0;
+}
+static ro_sgns_result c_ro_train(void)
+{
+    ro_sgns_ro_config cfg = ro_cfg();
+    fx_copy(XW, X0);
+    return ro_sgns_ro_train(P0, XW, &cfg, &g_err);
+}
+static int k_ro_train(ro_sgns_result rc)
+{
+    uint64_t k = XW->iteration - X0->iteration;
+    if (rc == RO_SGNS_OK) return k == 2 && fx_equal(XW, SNAP[2]) && inputs_intact();
+    /* a failure in step 2 keeps step 1, like RO_SGNS_ERR_NUMERIC does: the
+       point is always one of the iterates, never a mix */
+    if (k > 0) ++g_advanced;
+    return k < 2 && fx_equal(XW, SNAP[k]) && inputs_intact();
+}
+static ro_sgns_result c_from_wc(void)
+{
+    g_fx = (ro_sgns_factors *)SENT;
+    return ro_sgns_factors_from_wc(g_n, g_n, D, W0, CC0, &g_fx, &RA, &g_err);
+}
+static ro_sgns_factors *FROM_WC;
+static int k_from_wc(ro_sgns_result rc) { return k_fx_as(rc, FROM_WC); }
+
+static ro_sgns_result c_factors_save_callback(void)
+{
+    mb_reset(&g_mb);
+    return ro_sgns_factors_save_callback(X0, mb_write, &g_mb, &g_err);
+}
+static int k_fx_saved(ro_sgns_result rc)
+{
+    return rc == RO_SGNS_OK && same_bytes(&g_mb, X0_FILE, X0_SIZE) && inputs_intact();
+}
+static ro_sgns_result c_factors_load_callback(void)
+{
+    membuf r;
+    memset(&r, 0, sizeof r);
+    r.p = X0_FILE;
+    r.len = X0_SIZE;
+    r.chunk = 50;
+    g_fx = (ro_sgns_factors *)SENT;
+    return ro_sgns_factors_load_callback(mb_read, &r, &g_fx, &RA, &g_err);
+}
+static ro_sgns_result c_factors_load_path(void)
+{
+    g_fx = (ro_sgns_factors *)SENT;
+    return ro_sgns_factors_load_path(P_FX, &g_fx, NULL, &g_err);
+}
+static int k_fx_loaded(ro_sgns_result rc) { return k_fx_as(rc, X0); }
+static ro_sgns_result c_factors_save_path(void)
+{
+    if (!old_in_place()) return RO_SGNS_ERR_IO;
+    return ro_sgns_factors_save_path(X0, P_OUT, &g_err);
+}
+static int k_factors_save_path(ro_sgns_result rc) { return k_saved_over(rc, X0_FILE, X0_SIZE); }
+
+static void test_ro(void)
+{
+    size_t n = g_n, i;
+    ro_sgns_ro_config cfg = ro_cfg();
+    CHECK(ro_sgns_objective(P0, X0, &g_Fref, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_problem_create", c_problem_create, k_problem, RO_SGNS_OK, 1);
+    sweep("ro_sgns_problem_create_csr", c_problem_create_csr, k_problem, RO_SGNS_OK, 1);
+    sweep("ro_sgns_objective", c_objective, k_F, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_objective_wc(P0, W0, CC0, D, &g_Fref, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_objective_wc", c_objective_wc, k_F, RO_SGNS_OK, 0);
+    g_out_len = n * n;
+    CHECK(c_direction_dense() == RO_SGNS_OK);
+    memcpy(g_ref, g_out, n * n * sizeof(real));
+    sweep("ro_sgns_direction_dense", c_direction_dense, k_out, RO_SGNS_OK, 1);
+    /* RO: the reference run records the iterates */
+    CHECK(ro_sgns_factors_create(n, n, D, &XW, &RA, &g_err) == RO_SGNS_OK);
+    for (i = 0; i < 3; ++i) {
+        CHECK(ro_sgns_factors_create(n, n, D, &SNAP[i], NULL, &g_err) == RO_SGNS_OK);
+        fx_copy(SNAP[i], X0);
+    }
+    fx_copy(XW, X0);
+    cfg.callback = snap_step;
+    CHECK(ro_sgns_ro_train(P0, XW, &cfg, &g_err) == RO_SGNS_OK);
+    CHECK(XW->iteration == X0->iteration + 2 && fx_equal(XW, SNAP[2]) && !fx_equal(XW, X0));
+    g_advanced = 0;
+    sweep("ro_sgns_ro_train", c_ro_train, k_ro_train, RO_SGNS_OK, 5);
+    if (g_verbose) printf("  (%d failed runs kept the first step)\n", g_advanced);
+    CHECK(ro_sgns_factors_from_wc(n, n, D, W0, CC0, &FROM_WC, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_factors_from_wc", c_from_wc, k_from_wc, RO_SGNS_OK, 1);
+    sweep("ro_sgns_factors_save_callback", c_factors_save_callback, k_fx_saved, RO_SGNS_OK, 0);
+    sweep("ro_sgns_factors_load_callback", c_factors_load_callback, k_fx_loaded, RO_SGNS_OK, 1);
+    sweep("ro_sgns_factors_load_path", c_factors_load_path, k_fx_loaded, RO_SGNS_OK, 1);
+    sweep("ro_sgns_factors_save_path", c_factors_save_path, k_factors_save_path, RO_SGNS_OK, 1);
+    for (i = 0; i < 3; ++i) ro_sgns_factors_free(SNAP[i]);
+    ro_sgns_factors_free(XW);
+    ro_sgns_factors_free(FROM_WC);
+}
+
+/* ======================================== 4b. shards (one process, one or
+   several shards in turn, no transport) */
+
+static ro_sgns_shard *g_shard, *SH_PART, *SH_ALL;
+static real *g_L, *g_DV, *g_DVref, *g_VSt, *g_U1, *g_Out, *g_Outref, *g_UtU, *g_UtUref;
+static real *g_Rs, *g_Rsin, *g_Rsref, *g_Rt, *g_Rtref, *g_Qt, *g_Qtin, *g_Qtref, *g_Qs;
+static double g_Fpart;
+#define SR0 2   /* the partial shard: rows SR0 .. n - 1 */
+#define TQ 300  /* rows of the tsqr_apply test: two blocks of 256 */
+
+static ro_sgns_result c_shard_create(void)
+{
+    g_shard = (ro_sgns_shard *)SENT;
+    return ro_sgns_shard_create(P0, SR0, g_n, &g_shard, &RA, &g_err);
+}
+static ro_sgns_result c_shard_create_csr(void)
+{
+    g_shard = (ro_sgns_shard *)SENT;
+    return ro_sgns_shard_create_csr(g_n, g_n, SR0, g_n, C0->row_ptr + SR0, C0->col, C0->val,
+                                    C0->ctx_count, C0->total, 5, &g_shard, NULL, &g_err);
+}
+/* a shard is right when its pass 1 gives the reference's bits */
+static int shard_ok(const ro_sgns_shard *sh)
+{
+    size_t rows = g_n - SR0;
+    double F = 0;
+    int ok;
+    memset(g_DV, 0, rows * D * sizeof(real));
+    ok = ro_sgns_shard_pass1(sh, NULL, D, g_L + SR0 * D, X0->V, g_DV, &F, NULL) == RO_SGNS_OK &&
+         memcmp(g_DV, g_DVref, rows * D * sizeof(real)) == 0 && F == g_Fpart;
+    return ok;
+}
+static int k_shard(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_shard == (ro_sgns_shard *)SENT;
+    ok = shard_ok(g_shard);
+    ro_sgns_shard_free(g_shard);
+    return ok;
+}
+static ro_sgns_result c_pass1(void)
+{
+    memset(g_DV, 0x5a, (g_n - SR0) * D * sizeof(real));
+    g_F = -777;
+    return ro_sgns_shard_pass1(SH_PART, NULL, D, g_L + SR0 * D, X0->V, g_DV, &g_F, &g_err);
+}
+static int k_pass1(ro_sgns_result rc)
+{
+    size_t bytes = (g_n - SR0) * D * sizeof(real);
+    if (rc != RO_SGNS_OK) return filled(g_DV, bytes, 0x5a) && g_F == -777 && inputs_intact();
+    return memcmp(g_DV, g_DVref, bytes) == 0 && g_F == g_Fpart && inputs_intact();
+}
+static ro_sgns_result c_pass2(void)
+{
+    memset(g_Out, 0x5a, g_n * D * sizeof(real));
+    memset(g_UtU, 0x5a, D * D * sizeof(real));
+    return ro_sgns_shard_pass2(SH_PART, NULL, D, 0.5, X0->U + SR0 * D, g_VSt, g_U1, g_Out, g_UtU,
+                               &g_err);
+}
+static int k_pass2(ro_sgns_result rc)
+{
+    /* on failure Out and UtU may hold a part of the result (a building
+       block of one step, whose failure ends the step): not checked */
+    if (rc != RO_SGNS_OK) return inputs_intact();
+    return memcmp(g_Out, g_Outref, g_n * D * sizeof(real)) == 0 &&
+           memcmp(g_UtU, g_UtUref, D * D * sizeof(real)) == 0 && inputs_intact();
+}
+static ro_sgns_result c_tsqr_combine(void)
+{
+    memcpy(g_Rs, g_Rsin, 2 * D * D * sizeof(real));
+    memset(g_Rt, 0x5a, D * D * sizeof(real));
+    return ro_sgns_tsqr_combine(2, D, g_Rs, g_Rt, &RA, &g_err);
+}
+static int k_tsqr_combine(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK)
+        return memcmp(g_Rs, g_Rsin, 2 * D * D * sizeof(real)) == 0 &&
+               filled(g_Rt, D * D * sizeof(real), 0x5a);
+    return memcmp(g_Rs, g_Rsref, 2 * D * D * sizeof(real)) == 0 &&
+           memcmp(g_Rt, g_Rtref, D * D * sizeof(real)) == 0;
+}
+static ro_sgns_result c_tsqr_apply(void)
+{
+    memcpy(g_Qt, g_Qtin, TQ * D * sizeof(real));
+    return ro_sgns_tsqr_apply(TQ, D, g_Qt, g_Qs, NULL, &g_err);
+}
+static int k_tsqr_apply(ro_sgns_result rc)
+{
+    /* Q is updated 256 rows at a time: a failure may leave the first
+       blocks done (not checked) */
+    if (rc != RO_SGNS_OK) return 1;
+    return memcmp(g_Qt, g_Qtref, TQ * D * sizeof(real)) == 0;
+}
+static ro_sgns_result c_objective_rows(void)
+{
+    g_F = -777;
+    return ro_sgns_objective_rows(P0, X0, SR0, g_n, &g_F, &g_err);
+}
+static int k_objective_rows(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return g_F == -777 && inputs_intact();
+    return g_F == g_Fref && inputs_intact();
+}
+static ro_sgns_result c_ro_train_shard(void)
+{
+    ro_sgns_ro_config cfg = ro_cfg();
+    fx_copy(XW, X0);
+    return ro_sgns_ro_train_shard(SH_ALL, NULL, XW, &cfg, &g_err);
+}
+
+static void test_shards(void)
+{
+    size_t n = g_n, rows = n - SR0, i;
+    ro_sgns_ro_config cfg = ro_cfg();
+    ro_sgns_rng rng;
+    g_L = (real *)malloc(n * D * sizeof(real));
+    g_DV = (real *)malloc(n * D * sizeof(real));
+    g_DVref = (real *)malloc(n * D * sizeof(real));
+    g_VSt = (real *)malloc(n * D * sizeof(real));
+    g_U1 = (real *)malloc(n * D * sizeof(real));
+    g_Out = (real *)malloc(n * D * sizeof(real));
+    g_Outref = (real *)malloc(n * D * sizeof(real));
+    g_UtU = (real *)malloc(D * D * sizeof(real));
+    g_UtUref = (real *)malloc(D * D * sizeof(real));
+    g_Rs = (real *)malloc(2 * D * D * sizeof(real));
+    g_Rsin = (real *)malloc(2 * D * D * sizeof(real));
+    g_Rsref = (real *)malloc(2 * D * D * sizeof(real));
+    g_Rt = (real *)malloc(D * D * sizeof(real));
+    g_Rtref = (real *)malloc(D * D * sizeof(real));
+    g_Qt = (real *)malloc(TQ * D * sizeof(real));
+    g_Qtin = (real *)malloc(TQ * D * sizeof(real));
+    g_Qtref = (real *)malloc(TQ * D * sizeof(real));
+    g_Qs = (real *)malloc(D * D * sizeof(real));
+    /* the inputs: L = U S, V S^T, U' = U, a stack of two R, Q and Qs */
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, D, D, 1, X0->U, D, X0->S, D, 0, g_L,
+                       D);
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_TRANS, n, D, D, 1, X0->V, D, X0->S, D, 0, g_VSt,
+                       D);
+    memcpy(g_U1, X0->U + SR0 * D, rows * D * sizeof(real));
+    ro_sgns_rng_seed(&rng, 5, 0);
+    for (i = 0; i < 2 * D * D; ++i) g_Rsin[i] = (real)ro_sgns_rng_normal(&rng);
+    for (i = 0; i < TQ * D; ++i) g_Qtin[i] = (real)ro_sgns_rng_normal(&rng);
+    for (i = 0; i < D * D; ++i) g_Qs[i] = (real)ro_sgns_rng_normal(&rng);
+    /* the references */
+    CHECK(ro_sgns_shard_create(P0, SR0, n, &SH_PART, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_shard_create(P0, 0, n, &SH_ALL, &RA, &g_err) == RO_SGNS_OK);
+    if (!SH_PART || !SH_ALL) return;
+    CHECK(ro_sgns_shard_pass1(SH_PART, NULL, D, g_L + SR0 * D, X0->V, g_DVref, &g_Fpart,
+                              &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_shard_pass2(SH_PART, NULL, D, 0.5, X0->U + SR0 * D, g_VSt, g_U1, g_Outref,
+                              g_UtUref, &g_err) == RO_SGNS_OK);
+    CHECK(c_tsqr_combine() == RO_SGNS_OK);
+    memcpy(g_Rsref, g_Rs, 2 * D * D * sizeof(real));
+    memcpy(g_Rtref, g_Rt, D * D * sizeof(real));
+    CHECK(c_tsqr_apply() == RO_SGNS_OK);
+    memcpy(g_Qtref, g_Qt, TQ * D * sizeof(real));
+    CHECK(ro_sgns_objective_rows(P0, X0, SR0, n, &g_Fref, &g_err) == RO_SGNS_OK);
+    CHECK(shard_ok(SH_PART));
+    sweep("ro_sgns_shard_create", c_shard_create, k_shard, RO_SGNS_OK, 1);
+    sweep("ro_sgns_shard_create_csr", c_shard_create_csr, k_shard, RO_SGNS_OK, 1);
+    sweep("ro_sgns_shard_pass1", c_pass1, k_pass1, RO_SGNS_OK, 1);
+    sweep("ro_sgns_shard_pass2", c_pass2, k_pass2, RO_SGNS_OK, 1);
+    sweep("ro_sgns_tsqr_combine", c_tsqr_combine, k_tsqr_combine, RO_SGNS_OK, 1);
+    sweep("ro_sgns_tsqr_apply", c_tsqr_apply, k_tsqr_apply, RO_SGNS_OK, 1);
+    sweep("ro_sgns_objective_rows", c_objective_rows, k_objective_rows, RO_SGNS_OK, 1);
+    /* one shard of every row: ro_sgns_ro_train's iterates, bit for bit */
+    CHECK(ro_sgns_factors_create(n, n, D, &XW, &RA, &g_err) == RO_SGNS_OK);
+    for (i = 0; i < 3; ++i) {
+        CHECK(ro_sgns_factors_create(n, n, D, &SNAP[i], NULL, &g_err) == RO_SGNS_OK);
+        fx_copy(SNAP[i], X0);
+    }
+    fx_copy(XW, X0);
+    cfg.callback = snap_step;
+    CHECK(ro_sgns_ro_train(P0, XW, &cfg, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_ro_train_shard", c_ro_train_shard, k_ro_train, RO_SGNS_OK, 5);
+    for (i = 0; i < 3; ++i) ro_sgns_factors_free(SNAP[i]);
+    ro_sgns_factors_free(XW);
+    ro_sgns_shard_free(SH_PART);
+    ro_sgns_shard_free(SH_ALL);
+    free(g_L);
+    free(g_DV);
+    free(g_DVref);
+    free(g_VSt);
+    free(g_U1);
+    free(g_Out);
+    free(g_Outref);
+    free(g_UtU);
+    free(g_UtUref);
+    free(g_Rs);
+    free(g_Rsin);
+    free(g_Rsref);
+    free(g_Rt);
+    free(g_Rtref);
+    free(g_Qt);
+    free(g_Qtin);
+    free(g_Qtref);
+    free(g_Qs);
+}
+
+/* ========================================================= 6. vectors */
+
+static ro_sgns_vectors g_v, g_v_pattern;
+static int g_fmt;
+static void *g_buf;
+static size_t g_buf_size;
+static const ro_sgns_vectors_format FMT[3] = {RO_SGNS_W2V_TEXT, RO_SGNS_W2V_BINARY,
+                                              RO_SGNS_GLOVE_TEXT};
+
+static ro_sgns_result c_vectors_create(void)
+{
+    memset(&g_v, 0x5a, sizeof g_v);
+    return ro_sgns_vectors_create(&g_v, g_n, D, (const char *const *)C0->vocab.word, W0, D, &RA,
+                                  &g_err);
+}
+static int k_vec_as(ro_sgns_result rc, const ro_sgns_vectors *ref)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return memcmp(&g_v, &g_v_pattern, sizeof g_v) == 0 && inputs_intact();
+    ok = vec_equal(&g_v, ref);
+    ro_sgns_vectors_free(&g_v);
+    return ok && inputs_intact();
+}
+static int k_vectors_create(ro_sgns_result rc) { return k_vec_as(rc, &V0); }
+static int k_vec_read(ro_sgns_result rc) { return k_vec_as(rc, &V0_READ[g_fmt]); }
+static ro_sgns_result c_read_memory(void)
+{
+    memset(&g_v, 0x5a, sizeof g_v);
+    return ro_sgns_vectors_read_memory(&g_v, V0_FILE[g_fmt], V0_SIZE[g_fmt], FMT[g_fmt], 0, &RA,
+                                       &g_err);
+}
+static ro_sgns_result c_read_cb(void)
+{
+    membuf r;
+    memset(&r, 0, sizeof r);
+    r.p = V0_FILE[g_fmt];
+    r.len = V0_SIZE[g_fmt];
+    r.chunk = 30;
+    memset(&g_v, 0x5a, sizeof g_v);
+    return ro_sgns_vectors_read_cb(&g_v, mb_read, &r, FMT[g_fmt], 0, NULL, &g_err);
+}
+static ro_sgns_result c_read_file(void)
+{
+    FILE *f = fopen(P_VEC[g_fmt], "rb");
+    ro_sgns_result rc;
+    memset(&g_v, 0x5a, sizeof g_v);
+    if (!f) return RO_SGNS_ERR_IO;
+    rc = ro_sgns_vectors_read_file(&g_v, f, FMT[g_fmt], 0, &RA, &g_err);
+    fclose(f);
+    return rc;
+}
+static ro_sgns_result c_load(void)
+{
+    memset(&g_v, 0x5a, sizeof g_v);
+    return ro_sgns_vectors_load(&g_v, P_VEC[g_fmt], FMT[g_fmt], 0, NULL, &g_err);
+}
+static ro_sgns_result c_write_cb(void)
+{
+    mb_reset(&g_mb);
+    return ro_sgns_vectors_write_cb(&V0, FMT[g_fmt], mb_write, &g_mb, &RA, &g_err);
+}
+static int k_write_cb(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return inputs_intact();
+    return same_bytes(&g_mb, V0_FILE[g_fmt], V0_SIZE[g_fmt]) &&
+           inputs_intact();
+}
+static ro_sgns_result c_write_memory(void)
+{
+    g_buf = SENT;
+    g_buf_size = 12345;
+    return ro_sgns_vectors_write_memory(&V0, FMT[g_fmt], &g_buf, &g_buf_size, &RA, &g_err);
+}
+static int k_write_memory(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_buf == SENT && g_buf_size == 12345 && inputs_intact();
+    ok = g_buf_size == V0_SIZE[g_fmt] && memcmp(g_buf, V0_FILE[g_fmt], g_buf_size) == 0;
+    RA.free_fn(RA.user, g_buf); /* "the matching free function" */
+    return ok && inputs_intact();
+}
+static ro_sgns_result c_write_file(void)
+{
+    FILE *f = fopen(P_OUT, "wb");
+    ro_sgns_result rc;
+    if (!f) return RO_SGNS_ERR_IO;
+    rc = ro_sgns_vectors_write_file(&V0, f, FMT[g_fmt], &RA, &g_err);
+    fclose(f);
+    return rc;
+}
+static int k_write_file(ro_sgns_result rc)
+{
+    return rc != RO_SGNS_OK || file_is(P_OUT, V0_FILE[g_fmt], V0_SIZE[g_fmt]);
+}
+static ro_sgns_result c_save(void)
+{
+    if (!old_in_place()) return RO_SGNS_ERR_IO;
+    return ro_sgns_vectors_save(&V0, P_OUT, FMT[g_fmt], g_fmt == 1 ? &RA : NULL, &g_err);
+}
+static int k_save(ro_sgns_result rc) { return k_saved_over(rc, V0_FILE[g_fmt], V0_SIZE[g_fmt]); }
+
+static void test_vectors(void)
+{
+    static const char *const fname[3] = {"word2vec text", "word2vec binary", "GloVe"};
+    char name[120];
+    memset(&g_v_pattern, 0x5a, sizeof g_v_pattern);
+    sweep("ro_sgns_vectors_create", c_vectors_create, k_vectors_create, RO_SGNS_OK, 1);
+    for (g_fmt = 0; g_fmt < 3; ++g_fmt) {
+#define SWEEP_FMT(label, c, k, min)                                                          \
+    snprintf(name, sizeof name, "%s (%s)", label, fname[g_fmt]);                             \
+    sweep(name, c, k, RO_SGNS_OK, min)
+        SWEEP_FMT("ro_sgns_vectors_read_memory", c_read_memory, k_vec_read, 1);
+        SWEEP_FMT("ro_sgns_vectors_read_cb", c_read_cb, k_vec_read, 1);
+        SWEEP_FMT("ro_sgns_vectors_read_file", c_read_file, k_vec_read, 1);
+        SWEEP_FMT("ro_sgns_vectors_load", c_load, k_vec_read, 1);
+        SWEEP_FMT("ro_sgns_vectors_write_cb", c_write_cb, k_write_cb, 0);
+        SWEEP_FMT("ro_sgns_vectors_write_memory", c_write_memory, k_write_memory, 1);
+        SWEEP_FMT("ro_sgns_vectors_write_file", c_write_file, k_write_file, 0);
+        SWEEP_FMT("ro_sgns_vectors_save", c_save, k_save, 1);
+#undef SWEEP_FMT
+    }
+}
+
+/* ====================================================== 7. evaluation */
+
+static ro_sgns_pairs g_pairs, g_pairs_pattern, PAIRS0;
+static ro_sgns_analogies g_q, g_q_pattern, Q0;
+static ro_sgns_similarity_result g_sim, g_sim_pattern, SIM0;
+static ro_sgns_analogy_result g_ar, g_ar_pattern, AR0[2];
+static ro_sgns_neighbor g_nb[12], NB0[12];
+static size_t g_count[3], COUNT0[3];
+static double g_rho, RHO0;
+static int g_method;
+static const double SX[] = {1, 2, 2, 3, 5, 4, 4, 7, 8, 9};
+static const double SY[] = {2, 1, 3, 3, 6, 4, 5, 5, 9, 8};
+
+static int pairs_equal(const ro_sgns_pairs *a, const ro_sgns_pairs *b)
+{
+    size_t i;
+    if (a->n != b->n) return 0;
+    for (i = 0; i < a->n; ++i)
+        if (strcmp(a->word1[i], b->word1[i]) || strcmp(a->word2[i], b->word2[i]) ||
+            a->score[i] != b->score[i])
+            return 0;
+    return 1;
+}
+static int quest_equal(const ro_sgns_analogies *a, const ro_sgns_analogies *b)
+{
+    size_t i;
+    if (a->n != b->n || a->nsections != b->nsections) return 0;
+    for (i = 0; i < 4 * a->n; ++i)
+        if (strcmp(a->words[i], b->words[i])) return 0;
+    for (i = 0; i < a->n; ++i)
+        if (a->section[i] != b->section[i]) return 0;
+    for (i = 0; i < a->nsections; ++i)
+        if (strcmp(a->section_names[i], b->section_names[i])) return 0;
+    return 1;
+}
+
+static ro_sgns_result c_spearman(void)
+{
+    g_rho = -2;
+    return ro_sgns_spearman(10, SX, SY, &g_rho, &RA, &g_err);
+}
+static int k_spearman(ro_sgns_result rc) { return rc == RO_SGNS_OK ? g_rho == RHO0 : g_rho == -2; }
+static ro_sgns_result c_pairs_read(void)
+{
+    memset(&g_pairs, 0x5a, sizeof g_pairs);
+    return ro_sgns_pairs_read_memory(&g_pairs, PAIRS, sizeof PAIRS - 1, &RA, &g_err);
+}
+static ro_sgns_result c_pairs_load(void)
+{
+    memset(&g_pairs, 0x5a, sizeof g_pairs);
+    return ro_sgns_pairs_load(&g_pairs, P_PAIRS, NULL, &g_err);
+}
+static int k_pairs(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return memcmp(&g_pairs, &g_pairs_pattern, sizeof g_pairs) == 0;
+    ok = pairs_equal(&g_pairs, &PAIRS0);
+    ro_sgns_pairs_free(&g_pairs);
+    return ok;
+}
+static ro_sgns_result c_quest_read(void)
+{
+    memset(&g_q, 0x5a, sizeof g_q);
+    return ro_sgns_analogies_read_memory(&g_q, QUEST, sizeof QUEST - 1, NULL, &g_err);
+}
+static ro_sgns_result c_quest_load(void)
+{
+    memset(&g_q, 0x5a, sizeof g_q);
+    return ro_sgns_analogies_load(&g_q, P_QUEST, &RA, &g_err);
+}
+static int k_quest(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return memcmp(&g_q, &g_q_pattern, sizeof g_q) == 0;
+    ok = quest_equal(&g_q, &Q0);
+    ro_sgns_analogies_free(&g_q);
+    return ok;
+}
+static ro_sgns_similarity_config sim_cfg(void)
+{
+    ro_sgns_similarity_config c = ro_sgns_similarity_config_default();
+    c.fold_case = 1; /* the folded lookup table is one more allocation */
+    return c;
+}
+static ro_sgns_result c_similarity(void)
+{
+    ro_sgns_similarity_config c = sim_cfg();
+    memset(&g_sim, 0x5a, sizeof g_sim);
+    return ro_sgns_similarity_eval(&V0, &PAIRS0, &c, &g_sim, &RA, &g_err);
+}
+static ro_sgns_result c_similarity_file(void)
+{
+    ro_sgns_similarity_config c = sim_cfg();
+    memset(&g_sim, 0x5a, sizeof g_sim);
+    return ro_sgns_similarity_eval_file(&V0, P_PAIRS, &c, &g_sim, NULL, &g_err);
+}
+static int k_similarity(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return memcmp(&g_sim, &g_sim_pattern, sizeof g_sim) == 0 && inputs_intact();
+    return g_sim.spearman == SIM0.spearman && g_sim.pearson == SIM0.pearson &&
+           g_sim.pairs_used == SIM0.pairs_used && g_sim.pairs_oov == SIM0.pairs_oov &&
+           inputs_intact();
+}
+/* field by field: a 32-bit size_t leaves padding in ro_sgns_neighbor */
+static size_t g_nb_filled;
+static int nb_equal(const ro_sgns_neighbor *a, const ro_sgns_neighbor *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (a[i].row != b[i].row || a[i].similarity != b[i].similarity) return 0;
+    return filled(a + n, (12 - n) * sizeof *a, 0x5a);
+}
+static ro_sgns_result c_nb_word(void)
+{
+    memset(g_nb, 0x5a, sizeof g_nb);
+    memset(g_count, 0x5a, sizeof g_count);
+    return ro_sgns_neighbors_of_word(&V0, "cat", 5, g_nb, g_count, &RA, &g_err);
+}
+static ro_sgns_result c_nb_vectors(void)
+{
+    size_t ex[3];
+    ex[0] = 0;
+    ex[1] = RO_SGNS_NO_ROW;
+    ex[2] = 2;
+    memset(g_nb, 0x5a, sizeof g_nb);
+    memset(g_count, 0x5a, sizeof g_count);
+    return ro_sgns_neighbors_of_vectors(&V0, 3, W0, D, ex, 4, g_nb, g_count, NULL, &g_err);
+}
+static int k_nb(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK)
+        return filled(g_nb, sizeof g_nb, 0x5a) && filled(g_count, sizeof g_count, 0x5a) &&
+               inputs_intact();
+    return nb_equal(g_nb, NB0, g_nb_filled) && memcmp(g_count, COUNT0, sizeof g_count) == 0 &&
+           inputs_intact();
+}
+static ro_sgns_analogy_config an_cfg(void)
+{
+    ro_sgns_analogy_config c = ro_sgns_analogy_config_default();
+    c.method = g_method ? RO_SGNS_3COSMUL : RO_SGNS_3COSADD;
+    c.fold_case = 1;
+    return c;
+}
+static ro_sgns_result c_analogy(void)
+{
+    ro_sgns_analogy_config c = an_cfg();
+    memset(&g_ar, 0x5a, sizeof g_ar);
+    return ro_sgns_analogy_eval(&V0, &Q0, &c, &g_ar, g_method ? NULL : &RA, &g_err);
+}
+static int k_analogy(ro_sgns_result rc)
+{
+    const ro_sgns_analogy_result *r = &AR0[g_method];
+    size_t i;
+    int ok;
+    if (rc != RO_SGNS_OK) return memcmp(&g_ar, &g_ar_pattern, sizeof g_ar) == 0 && inputs_intact();
+    ok = g_ar.total == r->total && g_ar.seen == r->seen && g_ar.correct == r->correct &&
+         g_ar.nsections == r->nsections;
+    for (i = 0; ok && i < r->nsections; ++i)
+        ok = strcmp(g_ar.sections[i].name, r->sections[i].name) == 0 &&
+             g_ar.sections[i].seen == r->sections[i].seen &&
+             g_ar.sections[i].correct == r->sections[i].correct;
+    ro_sgns_analogy_result_free(&g_ar);
+    return ok && inputs_intact();
+}
+
+static void test_eval(void)
+{
+    ro_sgns_similarity_config sc = sim_cfg();
+    size_t ex[3];
+    CHECK(ro_sgns_spearman(10, SX, SY, &RHO0, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_spearman", c_spearman, k_spearman, RO_SGNS_OK, 1);
+    memset(&g_pairs_pattern, 0x5a, sizeof g_pairs_pattern);
+    memset(&g_q_pattern, 0x5a, sizeof g_q_pattern);
+    memset(&g_sim_pattern, 0x5a, sizeof g_sim_pattern);
+    memset(&g_ar_pattern, 0x5a, sizeof g_ar_pattern);
+    CHECK(ro_sgns_pairs_read_memory(&PAIRS0, PAIRS, sizeof PAIRS - 1, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_pairs_read_memory", c_pairs_read, k_pairs, RO_SGNS_OK, 1);
+    sweep("ro_sgns_pairs_load", c_pairs_load, k_pairs, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_analogies_read_memory(&Q0, QUEST, sizeof QUEST - 1, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_analogies_read_memory", c_quest_read, k_quest, RO_SGNS_OK, 1);
+    sweep("ro_sgns_analogies_load", c_quest_load, k_quest, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_similarity_eval(&V0, &PAIRS0, &sc, &SIM0, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(SIM0.pairs_used == 8 && SIM0.pairs_oov == 1); /* King folded; zebra unknown */
+    sweep("ro_sgns_similarity_eval", c_similarity, k_similarity, RO_SGNS_OK, 1);
+    sweep("ro_sgns_similarity_eval_file", c_similarity_file, k_similarity, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_neighbors_of_word(&V0, "cat", 5, NB0, COUNT0, NULL, &g_err) == RO_SGNS_OK);
+    memset(COUNT0 + 1, 0x5a, sizeof COUNT0 - sizeof COUNT0[0]);
+    g_nb_filled = 5;
+    sweep("ro_sgns_neighbors_of_word", c_nb_word, k_nb, RO_SGNS_OK, 1);
+    ex[0] = 0;
+    ex[1] = RO_SGNS_NO_ROW;
+    ex[2] = 2;
+    CHECK(ro_sgns_neighbors_of_vectors(&V0, 3, W0, D, ex, 4, NB0, COUNT0, NULL, &g_err) ==
+          RO_SGNS_OK);
+    g_nb_filled = 12;
+    sweep("ro_sgns_neighbors_of_vectors", c_nb_vectors, k_nb, RO_SGNS_OK, 1);
+    for (g_method = 0; g_method < 2; ++g_method) {
+        ro_sgns_analogy_config ac = an_cfg();
+        CHECK(ro_sgns_analogy_eval(&V0, &Q0, &ac, &AR0[g_method], NULL, &g_err) == RO_SGNS_OK);
+        CHECK(AR0[g_method].total == 6 && AR0[g_method].seen == 5); /* Man King folded */
+        sweep(g_method ? "ro_sgns_analogy_eval (3CosMul)" : "ro_sgns_analogy_eval (3CosAdd)",
+              c_analogy, k_analogy, RO_SGNS_OK, 1);
+    }
+}
+
+/* ============================================================ 8. SGD */
+
+static real *SW, *SC, *SW0[2], *SC0[2];
+static int g_sample;
+static size_t g_sgd_len;
+
+static ro_sgns_result c_sgd_buffer(void)
+{
+    ro_sgns_sgd_config c = sgd_cfg(g_sample ? 1e-2 : 0);
+    memset(SW, 0x5a, g_sgd_len);
+    memset(SC, 0x5a, g_sgd_len);
+    return ro_sgns_sgd_train_buffer(g_text, g_text_len, &C0->vocab, &c, SW, SC,
+                                    g_sample ? NULL : &RA, &g_err);
+}
+static ro_sgns_result c_sgd_callback(void)
+{
+    ro_sgns_sgd_config c = sgd_cfg(0);
+    membuf r;
+    memset(&r, 0, sizeof r);
+    r.p = (unsigned char *)g_text;
+    r.len = g_text_len;
+    r.chunk = 61;
+    memset(SW, 0x5a, g_sgd_len);
+    memset(SC, 0x5a, g_sgd_len);
+    return ro_sgns_sgd_train_callback(mb_read, &r, &C0->vocab, &c, SW, SC, &RA, &g_err);
+}
+static ro_sgns_result c_sgd_file(void)
+{
+    ro_sgns_sgd_config c = sgd_cfg(0);
+    rewind(g_corpus_file);
+    memset(SW, 0x5a, g_sgd_len);
+    memset(SC, 0x5a, g_sgd_len);
+    return ro_sgns_sgd_train_file(g_corpus_file, &C0->vocab, &c, SW, SC, NULL, &g_err);
+}
+static ro_sgns_result c_sgd_path(void)
+{
+    ro_sgns_sgd_config c = sgd_cfg(0);
+    memset(SW, 0x5a, g_sgd_len);
+    memset(SC, 0x5a, g_sgd_len);
+    return ro_sgns_sgd_train_path(P_CORPUS, &C0->vocab, &c, SW, SC, &RA, &g_err);
+}
+static int k_sgd(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return filled(SW, g_sgd_len, 0x5a) && filled(SC, g_sgd_len, 0x5a);
+    return memcmp(SW, SW0[g_sample], g_sgd_len) == 0 && memcmp(SC, SC0[g_sample], g_sgd_len) == 0;
+}
+
+static void test_sgd(void)
+{
+    int s;
+    g_sgd_len = g_n * 4 * sizeof(real);
+    SW = (real *)malloc(g_sgd_len);
+    SC = (real *)malloc(g_sgd_len);
+    for (s = 0; s < 2; ++s) {
+        ro_sgns_sgd_config c = sgd_cfg(s ? 1e-2 : 0);
+        SW0[s] = (real *)malloc(g_sgd_len);
+        SC0[s] = (real *)malloc(g_sgd_len);
+        CHECK(ro_sgns_sgd_train_buffer(g_text, g_text_len, &C0->vocab, &c, SW0[s], SC0[s], NULL,
+                                       &g_err) == RO_SGNS_OK);
+    }
+    CHECK(memcmp(SW0[0], SW0[1], g_sgd_len) != 0); /* sampling changes something */
+    for (g_sample = 0; g_sample < 2; ++g_sample)
+        sweep(g_sample ? "ro_sgns_sgd_train_buffer (sample)" : "ro_sgns_sgd_train_buffer",
+              c_sgd_buffer, k_sgd, RO_SGNS_OK, 2);
+    g_sample = 0;
+    sweep("ro_sgns_sgd_train_callback", c_sgd_callback, k_sgd, RO_SGNS_OK, 2);
+    sweep("ro_sgns_sgd_train_file", c_sgd_file, k_sgd, RO_SGNS_OK, 2);
+    sweep("ro_sgns_sgd_train_path", c_sgd_path, k_sgd, RO_SGNS_OK, 2);
+    for (s = 0; s < 2; ++s) {
+        free(SW0[s]);
+        free(SC0[s]);
+    }
+    free(SW);
+    free(SC);
+}
+
+/* ============================================ the same bytes everywhere */
+
+/* The files of exactly representable data (counts of the fixture corpus,
+   values k/8) must come out byte for byte as on x86-64, on every target
+   (big-endian s390x, 32-bit armhf, Windows) and for float and double: so a
+   file written on one reads on all. The FNV-1a hashes below are x86-64's. */
+static uint64_t fnv(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+    for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void test_same_bytes(void)
+{
+    static const char *const names[6] = {"counts", "checkpoint", "word2vec text",
+                                         "word2vec binary", "GloVe", "counts (sampled)"};
+    static const uint64_t expect[6] = {0x0f1ab2ddf53f29e3ull, 0xcc8fc284e3b9a9dbull,
+                                       0xc814466ec527f8edull, 0xbed7921a64978551ull,
+                                       0x635e11a8f5fd6868ull, 0xb0f2112a3aaa6b4bull};
+    const char *w[5] = {"alpha", "beta", "gamma", "delta", "\xc3\xa9t\xc3\xa9"};
+    unsigned char *file[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    size_t size[6] = {0, 0, 0, 0, 0, 0}, i;
+    ro_sgns_factors *f = NULL;
+    ro_sgns_vectors v;
+    real x[5 * 4];
+    int k;
+    membuf m;
+    for (i = 0; i < 5 * 4; ++i) x[i] = (real)((double)((int)(i * 7 % 23) - 11) / 8);
+    file[0] = C0_FILE;
+    size[0] = C0_SIZE;
+    file[5] = C2_FILE;
+    size[5] = C2_SIZE;
+    CHECK(ro_sgns_factors_create(5, 4, 2, &f, NULL, &g_err) == RO_SGNS_OK);
+    if (f) {
+        memcpy(f->U, x, 10 * sizeof(real));
+        memcpy(f->V, x + 10, 8 * sizeof(real));
+        memcpy(f->S, x + 16, 4 * sizeof(real));
+        f->iteration = 3;
+        f->next_step = 0.25;
+        memset(&m, 0, sizeof m);
+        m.fail_at = -1;
+        CHECK(ro_sgns_factors_save_callback(f, mb_write, &m, &g_err) == RO_SGNS_OK);
+        file[1] = m.p;
+        size[1] = m.len;
+        ro_sgns_factors_free(f);
+    }
+    CHECK(ro_sgns_vectors_create(&v, 5, 4, w, x, 4, NULL, &g_err) == RO_SGNS_OK);
+    for (k = 0; k < 3; ++k) {
+        void *buf = NULL;
+        CHECK(ro_sgns_vectors_write_memory(&v, FMT[k], &buf, &size[2 + k], NULL, &g_err) ==
+              RO_SGNS_OK);
+        file[2 + k] = (unsigned char *)malloc(size[2 + k] + 1);
+        if (buf) memcpy(file[2 + k], buf, size[2 + k]);
+        oom_macro_free(NULL, buf);
+    }
+    ro_sgns_vectors_free(&v);
+    for (k = 0; k < 6; ++k) {
+        uint64_t h = file[k] ? fnv(file[k], size[k]) : 0;
+        CHECKF(h == expect[k], "the %s file differs from x86-64's: %lu bytes, FNV-1a 0x%08lx%08lxull",
+               names[k], (unsigned long)size[k], (unsigned long)(h >> 32),
+               (unsigned long)(h & 0xffffffffu));
+    }
+    for (k = 1; k < 5; ++k) free(file[k]);
+}
+
+/* ================================== entry points that allocate nothing */
+
+static volatile double g_sink;
+static void n_result_string(void) { g_sink = (double)strlen(ro_sgns_result_string(RO_SGNS_ERR_IO)); }
+static void n_rng(void)
+{
+    ro_sgns_rng r;
+    ro_sgns_rng_seed(&r, 1, 2);
+    g_sink = (double)ro_sgns_rng_next(&r) + ro_sgns_rng_uniform(&r) + ro_sgns_rng_normal(&r);
+}
+static void n_gemm_naive(void)
+{
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_TRANS, GM, GN, GK, 1, g_A, GK, g_B, GK, 0, g_C,
+                       GN);
+}
+static void n_configs(void)
+{
+    ro_sgns_count_config a = ro_sgns_count_config_default();
+    ro_sgns_tsvd_config b = ro_sgns_tsvd_config_default();
+    ro_sgns_ro_config c = ro_sgns_ro_config_default();
+    ro_sgns_similarity_config d = ro_sgns_similarity_config_default();
+    ro_sgns_analogy_config e = ro_sgns_analogy_config_default();
+    ro_sgns_sgd_config f = ro_sgns_sgd_config_default();
+    g_sink = (double)a.window + (double)b.oversample + c.step + (double)d.fold_case + e.epsilon +
+             f.alpha;
+}
+static void n_lookups(void)
+{
+    size_t row = 0;
+    g_sink = (double)ro_sgns_vocab_find(&C0->vocab, "cat", 3) +
+             (double)ro_sgns_vectors_find(&V0, "cat", &row) +
+             (ro_sgns_vectors_get(&V0, "dog") ? 1.0 : 0.0) + (double)row;
+}
+static void n_sizes(void)
+{
+    ro_sgns_memory_estimate e = ro_sgns_estimate_memory(1000, 50000, 100, 1000000, 5000);
+    g_sink = (double)e.peak + (double)ro_sgns_counts_file_size(C0);
+}
+static void n_math(void)
+{
+    double r = 0;
+    g_sink = ro_sgns_cosine(W0, W0 + D, D);
+    ro_sgns_pearson(10, SX, SY, &r, NULL);
+    g_sink = r;
+}
+static void n_describe(void)
+{
+    char line[400];
+    g_sink = (double)ro_sgns_similarity_describe(&SIM0, line, sizeof line) +
+             (double)ro_sgns_analogy_describe(&AR0[0], line, sizeof line);
+}
+static void n_frees(void)
+{
+    ro_sgns_vectors v;
+    ro_sgns_pairs p;
+    ro_sgns_analogies q;
+    ro_sgns_analogy_result r;
+    memset(&v, 0, sizeof v);
+    memset(&p, 0, sizeof p);
+    memset(&q, 0, sizeof q);
+    memset(&r, 0, sizeof r);
+    ro_sgns_counts_free(NULL);
+    ro_sgns_csr_free(NULL);
+    ro_sgns_factors_free(NULL);
+    ro_sgns_problem_free(NULL);
+    ro_sgns_vectors_free(&v);
+    ro_sgns_pairs_free(&p);
+    ro_sgns_analogies_free(&q);
+    ro_sgns_analogy_result_free(&r);
+}
+
+static void test_no_alloc(void)
+{
+    no_alloc("ro_sgns_result_string", n_result_string);
+    no_alloc("ro_sgns_rng_*", n_rng);
+    no_alloc("ro_sgns_gemm_naive", n_gemm_naive);
+    no_alloc("ro_sgns_*_config_default", n_configs);
+    no_alloc("ro_sgns_vocab_find, ro_sgns_vectors_find/get", n_lookups);
+    no_alloc("ro_sgns_estimate_memory, ro_sgns_counts_file_size", n_sizes);
+    no_alloc("ro_sgns_cosine, ro_sgns_pearson", n_math);
+    no_alloc("ro_sgns_*_describe", n_describe);
+    no_alloc("ro_sgns_*_free", n_frees);
+}
+
+/* ==================================================== crash safety */
+
+typedef struct saver {
+    const char *name;
+    int kind; /* 0 counts, 1 checkpoint, 2.. vectors in FMT[kind - 2] */
+} saver;
+static const saver SAVERS[] = {{"counts", 0},          {"checkpoint", 1}, {"vectors text", 2},
+                               {"vectors binary", 3}, {"vectors GloVe", 4}};
+#define NSAVERS 5
+
+/* big objects, so that a save cannot fit in a pipe and a stdio buffer */
+static ro_sgns_counts *BIG_C;
+static ro_sgns_factors *BIG_X;
+static ro_sgns_vectors BIG_V;
+static unsigned char *BIG_FILE[NSAVERS];
+static size_t BIG_SIZE[NSAVERS];
+
+static ro_sgns_result save_to(int kind, const char *path, ro_sgns_error *err)
+{
+    if (kind == 0) return ro_sgns_counts_save_path(BIG_C, path, err);
+    if (kind == 1) return ro_sgns_factors_save_path(BIG_X, path, err);
+    return ro_sgns_vectors_save(&BIG_V, path, FMT[kind - 2], NULL, err);
+}
+static ro_sgns_result emit_to(int kind, ro_sgns_write_fn fn, void *user, ro_sgns_error *err)
+{
+    if (kind == 0) return ro_sgns_counts_save_callback(BIG_C, fn, user, err);
+    if (kind == 1) return ro_sgns_factors_save_callback(BIG_X, fn, user, err);
+    return ro_sgns_vectors_write_cb(&BIG_V, FMT[kind - 2], fn, user, NULL, err);
+}
+
+static int make_big(void)
+{
+    size_t nw = 1600, len = 0, i, cap = 100000;
+    char *text = (char *)malloc(cap);
+    uint64_t s = 777;
+    ro_sgns_count_config cc = ro_sgns_count_config_default();
+    ro_sgns_error err;
+    real *W;
+    int k, ok = 1;
+    /* a corpus of 1600 words, each at least twice; 32 dimensions */
+    for (i = 0; i < 12000; ++i) {
+        size_t w;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        w = i < 2 * nw ? i % nw : (size_t)(s >> 33) % nw;
+        len += (size_t)sprintf(text + len, "w%lu%c", (unsigned long)w, i % 12 == 11 ? '\n' : ' ');
+    }
+    cc.window = 2;
+    cc.min_count = 2;
+    ok = ro_sgns_count_buffer(text, len, &cc, &BIG_C, NULL, &err) == RO_SGNS_OK;
+    free(text);
+    if (!ok) return 0;
+    W = (real *)malloc(BIG_C->n * 32 * sizeof(real));
+    for (i = 0; i < BIG_C->n * 32; ++i) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        W[i] = (real)((double)((s >> 33) % 17) / 8 - 1); /* short in text: quick to write */
+    }
+    ok = ro_sgns_vectors_create(&BIG_V, BIG_C->n, 32, (const char *const *)BIG_C->vocab.word, W,
+                                32, NULL, &err) == RO_SGNS_OK &&
+         ro_sgns_factors_from_wc(BIG_C->n, BIG_C->n, 32, W, W, &BIG_X, NULL, &err) == RO_SGNS_OK;
+    free(W);
+    for (k = 0; ok && k < NSAVERS; ++k) {
+        membuf m;
+        memset(&m, 0, sizeof m);
+        m.fail_at = -1;
+        ok = emit_to(k, mb_write, &m, &err) == RO_SGNS_OK;
+        BIG_FILE[k] = m.p;
+        BIG_SIZE[k] = m.len;
+        if (ok && BIG_SIZE[k] < 200000) {
+            fprintf(stderr, "crash test: the %s file has only %lu bytes\n", SAVERS[k].name,
+                    (unsigned long)BIG_SIZE[k]);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+/* the write callback fails at its first, second, middle or last call */
+static void test_failing_writer(void)
+{
+    int k;
+    for (k = 0; k < NSAVERS; ++k) {
+        long at[4], calls, bad = 0;
+        int a;
+        membuf m;
+        memset(&m, 0, sizeof m);
+        m.fail_at = -1;
+        emit_to(k, mb_write, &m, NULL);
+        calls = m.writes;
+        at[0] = 0;
+        at[1] = 1;
+        at[2] = calls / 2;
+        at[3] = calls - 1;
+        for (a = 0; a < 4; ++a) {
+            ro_sgns_error err;
+            ro_sgns_result rc;
+            mb_reset(&m);
+            m.fail_at = at[a];
+            err.message[0] = '\0';
+            rc = emit_to(k, mb_write, &m, &err);
+            if (rc != RO_SGNS_ERR_IO || !err.message[0] || m.after_fail != 0 ||
+                memcmp(m.p, BIG_FILE[k], m.len) != 0) {
+                if (!bad)
+                    fprintf(stderr, "%s: write %ld of %ld fails: %s, %ld writes after it\n",
+                            SAVERS[k].name, at[a], calls, ro_sgns_result_string(rc),
+                            m.after_fail);
+                ++bad;
+            }
+        }
+        CHECKF(bad == 0 && calls > 2, "%s: a failing write callback (%ld writes)", SAVERS[k].name,
+               calls);
+        if (g_verbose)
+            printf("  %s: %lu bytes in %ld writes\n", SAVERS[k].name, (unsigned long)BIG_SIZE[k],
+                   calls);
+        free(m.p);
+    }
+}
+
+/* saving over an existing file: success replaces it; a temporary name that
+   cannot be created leaves it */
+static void test_save_over(void)
+{
+    int k;
+    for (k = 0; k < NSAVERS; ++k) {
+        ro_sgns_error err;
+        CHECK(old_in_place());
+        CHECKF(save_to(k, P_OUT, &err) == RO_SGNS_OK && file_is(P_OUT, BIG_FILE[k], BIG_SIZE[k]) &&
+                   !file_exists(tmp_of(P_OUT)),
+               "%s: saving over a file: %s", SAVERS[k].name, err.message);
+#if defined(HAVE_POSIX) || defined(_WIN32)
+        CHECK(old_in_place());
+        if (make_dir(tmp_of(P_OUT)) == 0) {
+            CHECKF(save_to(k, P_OUT, &err) == RO_SGNS_ERR_IO && file_is(P_OUT, OLD, sizeof OLD),
+                   "%s: a directory in the way of the temporary file", SAVERS[k].name);
+            remove_dir(tmp_of(P_OUT));
+        }
+#endif
+    }
+    remove(P_OUT);
+}
+
+#ifdef HAVE_POSIX
+/* the write fails halfway: "<path>.tmp" is a link to /dev/full (ENOSPC) */
+static void test_disk_full(void)
+{
+    FILE *f = fopen("/dev/full", "wb");
+    int k;
+    if (!f) {
+        printf("robust: no /dev/full: disk-full test skipped\n");
+        return;
+    }
+    fclose(f);
+    for (k = 0; k < NSAVERS; ++k) {
+        ro_sgns_error err;
+        ro_sgns_result rc;
+        CHECK(old_in_place());
+        if (symlink("/dev/full", tmp_of(P_OUT)) != 0) {
+            CHECKF(0, "cannot link %s to /dev/full", tmp_of(P_OUT));
+            continue;
+        }
+        rc = save_to(k, P_OUT, &err);
+        CHECKF(rc == RO_SGNS_ERR_IO && file_is(P_OUT, OLD, sizeof OLD) &&
+                   !file_exists(tmp_of(P_OUT)),
+               "%s: disk full: %s (%s); old file %s, temporary %s", SAVERS[k].name,
+               ro_sgns_result_string(rc), err.message,
+               file_is(P_OUT, OLD, sizeof OLD) ? "intact" : "CHANGED",
+               file_exists(tmp_of(P_OUT)) ? "LEFT" : "removed");
+        remove(tmp_of(P_OUT));
+    }
+    remove(P_OUT);
+}
+
+/* killed halfway: a child saves over the old file into "<path>.tmp", which
+   is a FIFO; the parent reads the first 4 KiB (the child is then writing, and
+   blocks when the pipe is full) and kills it with SIGKILL */
+static void test_killed(void)
+{
+    int k;
+    for (k = 0; k < NSAVERS; ++k) {
+        unsigned char head[4096];
+        size_t got = 0;
+        int fd, status = 0;
+        pid_t pid;
+        CHECK(old_in_place());
+        remove(tmp_of(P_OUT));
+        if (mkfifo(tmp_of(P_OUT), 0600) != 0) {
+            printf("robust: mkfifo failed: kill test skipped\n");
+            return;
+        }
+        fflush(NULL);
+        pid = fork();
+        if (pid == 0) {
+            save_to(k, P_OUT, NULL);
+            _exit(0); /* only if the save got through: the parent fails then */
+        }
+        if (pid < 0) {
+            CHECKF(0, "fork failed");
+            remove(tmp_of(P_OUT));
+            return;
+        }
+        fd = open(tmp_of(P_OUT), O_RDONLY); /* waits for the child to open it */
+        while (fd >= 0 && got < sizeof head) {
+            ssize_t r = read(fd, head + got, sizeof head - got);
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        if (fd >= 0) close(fd);
+        CHECKF(got == sizeof head && memcmp(head, BIG_FILE[k], got) == 0,
+               "%s: the child wrote %lu bytes, not the start of the file", SAVERS[k].name,
+               (unsigned long)got);
+        CHECKF(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+               "%s: the child was not killed halfway", SAVERS[k].name);
+        CHECKF(file_is(P_OUT, OLD, sizeof OLD), "%s: killed halfway, the old file changed",
+               SAVERS[k].name);
+        remove(tmp_of(P_OUT));
+    }
+    remove(P_OUT);
+}
+#endif
+
+static void test_crash_safety(void)
+{
+    int k;
+    if (!make_big()) {
+        CHECKF(0, "cannot make the big objects");
+    } else {
+        test_failing_writer();
+        test_save_over();
+#ifdef HAVE_POSIX
+        test_disk_full();
+        test_killed();
+#else
+        printf("robust: not POSIX: disk-full and kill tests skipped\n");
+#endif
+    }
+    for (k = 0; k < NSAVERS; ++k) free(BIG_FILE[k]);
+    ro_sgns_counts_free(BIG_C);
+    ro_sgns_factors_free(BIG_X);
+    ro_sgns_vectors_free(&BIG_V);
+}
+
+/* ================================================================ main */
+
+static int setup(void)
+{
+    ro_sgns_tsvd_config t = tsvd_cfg();
+    size_t n;
+    int f;
+    P_CORPUS = "robust_corpus.txt"; /* names under tu_path, copied: its buffers rotate */
+    {
+        static char paths[9][512];
+        const char *names[9] = {"robust_corpus.txt", "robust.counts", "robust.fx",
+                                "robust_vec.txt",    "robust_vec.bin", "robust_vec.glove",
+                                "robust_pairs.txt",  "robust_quest.txt", "robust_out"};
+        int i;
+        for (i = 0; i < 9; ++i) {
+            snprintf(paths[i], sizeof paths[i], "%s", tu_path(names[i]));
+        }
+        P_CORPUS = paths[0];
+        P_COUNTS = paths[1];
+        P_FX = paths[2];
+        P_VEC[0] = paths[3];
+        P_VEC[1] = paths[4];
+        P_VEC[2] = paths[5];
+        P_PAIRS = paths[6];
+        P_QUEST = paths[7];
+        P_OUT = paths[8];
+    }
+    make_corpus();
+    if (!write_all(P_CORPUS, g_text, g_text_len)) {
+        printf("robust: cannot write %s\n", P_CORPUS);
+        return 0;
+    }
+    g_cc = ro_sgns_count_config_default();
+    g_cc.window = 2;
+    g_cc.min_count = 2;
+    g_cc2 = g_cc;
+    g_cc2.dynamic_window = RO_SGNS_WINDOW_SAMPLED;
+    g_cc2.sample = 0.05;
+    g_cc2.close_gaps = 1;
+    if (ro_sgns_count_buffer(g_text, g_text_len, &g_cc, &C0, &RA, &g_err) != RO_SGNS_OK) return 0;
+    g_n = n = C0->n;
+    C0_SIZE = (size_t)ro_sgns_counts_file_size(C0);
+    C0_FILE = (unsigned char *)malloc(C0_SIZE);
+    g_mb.cap = C0_SIZE + 100000;
+    g_mb.p = (unsigned char *)malloc(g_mb.cap);
+    if (ro_sgns_counts_save_buffer(C0, C0_FILE, C0_SIZE, NULL, &g_err) != RO_SGNS_OK ||
+        !write_all(P_COUNTS, C0_FILE, C0_SIZE) ||
+        ro_sgns_sppmi(C0, 1.0, 1.0, &A0, NULL, &g_err) != RO_SGNS_OK ||
+        ro_sgns_tsvd(A0, D, &t, &X0, &RA, &g_err) != RO_SGNS_OK ||
+        ro_sgns_factors_create(n, n, D, &X0_COPY, NULL, &g_err) != RO_SGNS_OK ||
+        ro_sgns_problem_create(C0, 5, &P0, &RA, &g_err) != RO_SGNS_OK)
+        return 0;
+    fx_copy(X0_COPY, X0);
+    mb_reset(&g_mb);
+    if (ro_sgns_factors_save_callback(X0, mb_write, &g_mb, &g_err) != RO_SGNS_OK) return 0;
+    X0_SIZE = g_mb.len;
+    X0_FILE = (unsigned char *)malloc(X0_SIZE);
+    memcpy(X0_FILE, g_mb.p, X0_SIZE);
+    if (!write_all(P_FX, X0_FILE, X0_SIZE)) return 0;
+    W0 = (real *)malloc(n * D * sizeof(real));
+    CC0 = (real *)malloc(n * D * sizeof(real));
+    g_out = (real *)malloc(n * n * sizeof(real));
+    g_ref = (real *)malloc(n * n * sizeof(real));
+    if (ro_sgns_factors_embeddings(X0, 0.5, RO_SGNS_EMBED_W, W0, D, NULL, &g_err) != RO_SGNS_OK ||
+        ro_sgns_factors_embeddings(X0, 0.5, RO_SGNS_EMBED_C, CC0, D, NULL, &g_err) != RO_SGNS_OK ||
+        ro_sgns_vectors_create(&V0, n, D, (const char *const *)C0->vocab.word, W0, D, &RA,
+                               &g_err) != RO_SGNS_OK)
+        return 0;
+    for (f = 0; f < 3; ++f) {
+        void *buf = NULL;
+        size_t size = 0;
+        if (ro_sgns_vectors_write_memory(&V0, FMT[f], &buf, &size, NULL, &g_err) != RO_SGNS_OK)
+            return 0;
+        V0_FILE[f] = (unsigned char *)malloc(size);
+        memcpy(V0_FILE[f], buf, size);
+        V0_SIZE[f] = size;
+        oom_macro_free(NULL, buf);
+        if (!write_all(P_VEC[f], V0_FILE[f], size) ||
+            ro_sgns_vectors_read_memory(&V0_READ[f], V0_FILE[f], size, FMT[f], 0, NULL,
+                                        &g_err) != RO_SGNS_OK)
+            return 0;
+    }
+    return write_all(P_PAIRS, PAIRS, sizeof PAIRS - 1) && write_all(P_QUEST, QUEST, sizeof QUEST - 1);
+}
+
+int main(int argc, char **argv)
+{
+    int i;
+    g_verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+    RA.malloc_fn = ra_malloc;
+    RA.realloc_fn = ra_realloc;
+    RA.free_fn = ra_free;
+    RA.user = &g_user;
+    if (!setup()) {
+        fprintf(stderr, "robust: setup failed: %s\n", g_err.message);
+        CHECK(0);
+        return tu_finish("robust");
+    }
+    g_corpus_file = fopen(P_CORPUS, "rb");
+    CHECK(g_corpus_file != NULL);
+    if (!g_corpus_file) return tu_finish("robust");
+    test_linalg();
+    test_counting();
+    test_sppmi_svd();
+    test_ro();
+    test_shards();
+    test_vectors();
+    test_eval();
+    test_sgd();
+    test_no_alloc();
+    test_same_bytes();
+    CHECK(inputs_intact());
+    test_crash_safety();
+    /* everything the fixture made goes back: nothing left at all */
+    fclose(g_corpus_file);
+    ro_sgns_counts_free(C0);
+    ro_sgns_csr_free(A0);
+    ro_sgns_factors_free(X0);
+    ro_sgns_factors_free(X0_COPY);
+    ro_sgns_problem_free(P0);
+    ro_sgns_vectors_free(&V0);
+    ro_sgns_pairs_free(&PAIRS0);
+    ro_sgns_analogies_free(&Q0);
+    ro_sgns_analogy_result_free(&AR0[0]);
+    ro_sgns_analogy_result_free(&AR0[1]);
+    for (i = 0; i < 3; ++i) {
+        ro_sgns_vectors_free(&V0_READ[i]);
+        free(V0_FILE[i]);
+        remove(P_VEC[i]);
+    }
+    CHECKF(g_oom.live == 0 && g_oom.wrong == 0, "at the end: %ld blocks left, %ld wrong frees",
+           g_oom.live, g_oom.wrong);
+    free(C0_FILE);
+    free(C2_FILE);
+    free(X0_FILE);
+    free(g_mb.p);
+    free(W0);
+    free(CC0);
+    free(g_out);
+    free(g_ref);
+    remove(P_CORPUS);
+    remove(P_COUNTS);
+    remove(P_FX);
+    remove(P_PAIRS);
+    remove(P_QUEST);
+    remove(P_OUT);
+    return tu_finish(IS_D ? "robust(double)" : "robust(float)");
+}
