@@ -48,10 +48,11 @@ all: test
 # times is most of the time), then runs the suites two at a time (most of
 # them use one core: asan, valgrind, the emulated ones), each suite's output
 # in one piece, each writing its scratch files in its own directory
-# (RO_SGNS_TEST_TMP); MPI last, alone (its ranks fill the cores)
+# (RO_SGNS_TEST_TMP), the long ones first; MPI last, alone (its ranks fill
+# the cores)
 check:
 	@$(MAKE) --no-print-directory -j2 bins cross-bins
-	@$(MAKE) --no-print-directory -j2 --output-sync=target asan test valgrind lapacke cross
+	@$(MAKE) --no-print-directory -j2 --output-sync=target asan test cross-mingw valgrind lapacke cross
 	@$(MAKE) --no-print-directory mpi-test
 
 bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/example_train
