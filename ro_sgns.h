@@ -689,16 +689,43 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
                                                   ro_sgns_error *err);
 RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f);
 
-/* Settings of the truncated SVD (randomized subspace iteration, Halko,
-   Martinsson and Tropp 2011, algorithm 4.4). */
+/* How the truncated SVD searches (both start from a Gaussian test matrix
+   drawn from the seeded RNG, so the same seed gives the same bits for any
+   thread count):
+   KRYLOV    (default) block Krylov, i.e. block Lanczos with full
+             reorthogonalization (Golub and Underwood 1977; Musco and Musco
+             2015): the space span{A W, (A A^T) A W, (A A^T)^2 A W, ...} of
+             l = d + p columns, grown one block of b columns at a time,
+             every block orthogonalized against all earlier ones; then the
+             best rank-d approximation within it (Rayleigh-Ritz).
+   SUBSPACE  randomized subspace iteration (Halko, Martinsson and Tropp
+             2011, algorithm 4.4): l = d + p columns, q power iterations,
+             each re-orthonormalized.
+   Measured on the bundled corpus's SPPMI (22k x 22k, 17M nonzeros, a flat
+   spectrum: s_500 / s_1 = 0.09) against ARPACK (bench/RESULTS.md): at
+   d = 500 the Krylov defaults keep every one of the d values within 6e-3
+   relative and the top half within 1e-7; subspace iteration (q = 5,
+   p = 250), slower, leaves 2e-2 and 2e-3. Krylov's one caveat: a singular
+   value repeated exactly more than b times can be missed (the space holds
+   at most b directions of any one singular subspace, as in every Lanczos
+   method); SUBSPACE with l above the multiplicity has no such limit. */
+typedef enum ro_sgns_tsvd_method {
+    RO_SGNS_TSVD_KRYLOV = 0,
+    RO_SGNS_TSVD_SUBSPACE = 1
+} ro_sgns_tsvd_method;
+
 typedef struct ro_sgns_tsvd_config {
-    size_t oversample; /* p: the subspace has d + p columns. Default 0 =
-                          automatic, max(50, d / 2). */
-    int power_iters;   /* q: power iterations A^T A, each re-orthonormalized.
-                          Default 5. Measured on the bundled corpus's SPPMI
-                          (bench/RESULTS.md): these keep the top half of the
-                          d values within 3e-4 relative at d = 100 and 200
-                          (2e-3 at d = 500), all d within 2e-2. */
+    int method;        /* RO_SGNS_TSVD_KRYLOV (default) or _SUBSPACE */
+    size_t oversample; /* p: the search space has l = d + p columns (at most
+                          min(rows, cols)). Default 0 = automatic: 2 d for
+                          Krylov (the tail of a flat spectrum needs the
+                          room), max(50, d / 2) for subspace iteration. */
+    size_t block;      /* Krylov: b, columns per block. Default 0 =
+                          automatic: l / 16, between 8 and 50 (narrow blocks
+                          give the highest polynomial degree for the same
+                          l; the products run at the same speed down to
+                          about 50 columns). */
+    int power_iters;   /* subspace iteration: q. Default 5. */
     uint64_t seed;     /* the Gaussian test matrix. Default 1. */
 } ro_sgns_tsvd_config;
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void);
@@ -4331,19 +4358,30 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_path(const char *path, ro_sgns_co
    shifted positive PMI matrix.
    Why this way: the SPPMI matrix is sparse (its pattern is the pattern of
    the counts, nnz ~ 16M at n = 25k) and only its top d singular triplets
-   are needed, so it is never densified. The truncated SVD is randomized
-   subspace iteration (Halko, Martinsson and Tropp, SIAM Review 2011,
-   algorithms 4.3/4.4 and 5.1), built from the sparse product, our QR and
-   our Jacobi SVD:
-       Omega  = Gaussian, m x l  (l = d + p, seeded, drawn per row block)
-       Q      = qr(A Omega)
-       repeat q times:  Q = qr(A qr(A^T Q))
-       B^T    = A^T Q = Q2 R2            (m x l and l x l)
-       R2^T   = Ub Sigma Vb^T            (Jacobi, l x l)
-       A     ~= (Q Ub) Sigma (Q2 Vb)^T    -> keep the first d columns.
-   Cost: (2q + 2) sparse products of 2 nnz l flops, 2q + 3 QRs of
-   ~4 n l^2 flops, one l x l Jacobi SVD, two n x l x d GEMMs. Memory:
-   A and A^T (12 nnz bytes each in float), five n x l dense blocks.
+   are needed, so it is never densified. The truncated SVD is block Krylov
+   (block Lanczos with full reorthogonalization; Golub and Underwood 1977,
+   Musco and Musco 2015), built from the sparse product, our GEMM, QR and
+   Jacobi SVD; l = d + p columns in s = l / b blocks of b:
+       Omega  = Gaussian, m x b  (seeded, drawn per row block)
+       Q_0    = orth(A Omega)
+       for i = 1 .. s-1:
+           Z_{i-1} = A^T Q_{i-1}
+           Q_i     = orth(A Z_{i-1} minus its part in Q_0 .. Q_{i-1})
+       Z_{s-1} = A^T Q_{s-1}           Q = [Q_i] (n x l), Z = [Z_i] = A^T Q
+       H      = Z^T Z = Ub Sigma^2 Ub^T (l x l: pivoted Cholesky + Jacobi)
+       A     ~= (Q Ub) Sigma (Z Ub Sigma^-1)^T -> keep the first d columns.
+   Why Krylov: SPPMI's spectrum is flat in its tail (s_500 / s_1 = 0.09 on
+   the bundled corpus), where the error of subspace iteration falls like
+   (s_{l+1} / s_i)^(2q+1) and Krylov's like a Chebyshev polynomial of
+   degree 2s - 1 in the gap; measured, Krylov at l = 3d is both faster and
+   far more accurate (bench/RESULTS.md). Subspace iteration (Halko,
+   Martinsson and Tropp 2011, algorithm 4.4) stays available:
+       Q = qr(A Omega_l);  q times: Q = qr(A qr(A^T Q));  SVD of Q^T A.
+   Cost of Krylov: 2l sparse-product columns (2 nnz flops each), block
+   orthogonalization ~4 n l^2 flops (GEMM), H ~2 m l^2 (GEMM), an l x l
+   Cholesky and Jacobi (~l^3 per sweep), two n x l x d GEMMs. Memory: A
+   (and A^T unless A is symmetric), Q and Z (n x l and m x l), H (l x l
+   doubles).
    Determinism: every product is summed row by row in column order; the
    Gaussian matrix is drawn in fixed blocks of rows from per-block streams.
    ====================================================================== */
@@ -4565,7 +4603,9 @@ RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f)
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void)
 {
     ro_sgns_tsvd_config c;
-    c.oversample = 0; /* max(50, d / 2) */
+    c.method = RO_SGNS_TSVD_KRYLOV;
+    c.oversample = 0; /* Krylov 2 d, subspace max(50, d / 2) */
+    c.block = 0;      /* l / 16 in 8..50 */
     c.power_iters = 5;
     c.seed = 1;
     return c;
@@ -4587,48 +4627,21 @@ static void ro_sgns__gaussian(size_t rows, size_t l, ro_sgns_real *G, uint64_t s
     }
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
-                                        const ro_sgns_tsvd_config *config,
-                                        ro_sgns_factors **out, const ro_sgns_allocator *alloc,
-                                        ro_sgns_error *err)
+/* Appendix C: one-sided Jacobi on the columns of G (V NULL: no rotations kept). */
+static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
+                                      ro_sgns_error *err);
+
+/* Randomized subspace iteration (see ro_sgns_tsvd_method) into f: l
+   columns, q power iterations. At is A^T, or NULL when A is symmetric. */
+static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns_csr *At,
+                                             size_t d, size_t l, int q, uint64_t seed,
+                                             ro_sgns_factors *f, const ro_sgns_allocator *alloc,
+                                             ro_sgns_error *err)
 {
-    ro_sgns_tsvd_config cfg = config ? *config : ro_sgns_tsvd_config_default();
-    ro_sgns_csr *At = NULL;
-    ro_sgns_factors *f = NULL;
-    ro_sgns_real *Q = NULL, *Z = NULL, *R = NULL, *Ub = NULL, *Vb = NULL, *sb = NULL;
-    size_t n, m, l, i;
+    size_t n = A->rows, m = A->cols, i;
+    ro_sgns_real *Q, *Z, *R, *Ub, *Vb, *sb;
     int it;
     ro_sgns_result res;
-    if (!A || !out)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: NULL argument");
-    n = A->rows;
-    m = A->cols;
-    if (d == 0 || d > ro_sgns__min(n, m))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "tsvd: d = %lu must be in 1..min(rows, cols) = %lu (d larger than "
-                             "the vocabulary?)",
-                             (unsigned long)d, (unsigned long)ro_sgns__min(n, m));
-    if (cfg.power_iters < 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: power_iters < 0");
-    /* The error of the i-th singular value shrinks with (s_{l+1} / s_i)^(2q+1)
-       for l = d + p columns: for the tail (i near d) only l well beyond d
-       helps, and for a spectrum that decays like a power of i (SPPMI's
-       does) that ratio depends on l / d, so p grows with d. Measured on the
-       bundled corpus (bench/RESULTS.md): q = 4, p = 50 left the top half
-       within 6e-4 at d = 100 but 1.2e-2 at d = 500. */
-    if (cfg.oversample == 0) cfg.oversample = d / 2 > 50 ? d / 2 : 50;
-    l = ro_sgns__min(d + cfg.oversample, ro_sgns__min(n, m));
-    if (l < d) l = d; /* oversample overflowed */
-
-    /* A^T for the products with A^T; a symmetric A (SPPMI of symmetric
-       counts) is its own transpose and is not copied */
-    if (A->rows != A->cols ||
-        ro_sgns__csr_symmetric(A->rows, A->row_ptr, A->col, A->val, sizeof(ro_sgns_real), alloc) != 1) {
-        res = ro_sgns_csr_transpose(A, &At, alloc, err);
-        if (res != RO_SGNS_OK) return res;
-    }
-    res = ro_sgns_factors_create(n, m, d, &f, alloc, err);
-    if (res != RO_SGNS_OK) goto done;
     Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, l, sizeof(ro_sgns_real));
     Z = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m > n ? m : n, l, sizeof(ro_sgns_real));
     R = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
@@ -4642,11 +4655,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
         goto done;
     }
     /* Q = qr(A Omega) */
-    ro_sgns__gaussian(m, l, Z, cfg.seed);
+    ro_sgns__gaussian(m, l, Z, seed);
     res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
     if (res == RO_SGNS_OK) res = ro_sgns_qr(n, l, Q, l, R, l, alloc, err);
     /* q power iterations, re-orthonormalized on both sides */
-    for (it = 0; it < cfg.power_iters && res == RO_SGNS_OK; ++it) {
+    for (it = 0; it < q && res == RO_SGNS_OK; ++it) {
         res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
         if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
         if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
@@ -4672,20 +4685,359 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
     if (res == RO_SGNS_OK)
         res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, l, 1, Z, l, Vb, l, 0, f->V, d,
                            alloc, err);
-    if (res != RO_SGNS_OK) goto done;
-    for (i = 0; i < d; ++i) f->S[i * d + i] = sb[i];
-    *out = f;
-    f = NULL;
-    res = ro_sgns__ok(err);
+    if (res == RO_SGNS_OK)
+        for (i = 0; i < d; ++i) f->S[i * d + i] = sb[i];
 done:
-    ro_sgns_csr_free(At);
-    ro_sgns_factors_free(f);
     ro_sgns__free(alloc, Q);
     ro_sgns__free(alloc, Z);
     ro_sgns__free(alloc, R);
     ro_sgns__free(alloc, Ub);
     ro_sgns__free(alloc, Vb);
     ro_sgns__free(alloc, sb);
+    return res;
+}
+
+/* Y (n x w, contiguous) <- its part orthogonal to the k columns of Q (ld
+   ldq), projected twice (classical Gram-Schmidt twice is enough:
+   Giraud et al. 2005); C holds k x w coefficients. */
+static ro_sgns_result ro_sgns__project_out(size_t n, size_t k, const ro_sgns_real *Q, size_t ldq,
+                                           size_t w, ro_sgns_real *Y, ro_sgns_real *C,
+                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    int pass;
+    ro_sgns_result res = RO_SGNS_OK;
+    for (pass = 0; pass < 2 && k > 0 && res == RO_SGNS_OK; ++pass) {
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, n, 1, Q, ldq, Y, w, 0, C, w,
+                           alloc, err);
+        if (res == RO_SGNS_OK)
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, w, k, -1, Q, ldq, C, w, 1, Y, w,
+                               alloc, err);
+    }
+    return res;
+}
+
+/* The next block of the Krylov basis: Y (n x w, contiguous) orthonormal and
+   orthogonal to the first k columns of Q. A column that the projection
+   leaves at rounding level (the space has stopped growing in that
+   direction: an invariant subspace, a rank-deficient A) is replaced by a
+   Gaussian column from stream (seed, tag + attempt), so the basis still
+   grows; any orthonormal basis is a valid search space. */
+static ro_sgns_result ro_sgns__krylov_block(size_t n, size_t k, const ro_sgns_real *Q, size_t ldq,
+                                            size_t w, ro_sgns_real *Y, ro_sgns_real *C,
+                                            ro_sgns_real *R, double *nu, uint64_t seed,
+                                            uint64_t tag, const ro_sgns_allocator *alloc,
+                                            ro_sgns_error *err)
+{
+    const double tiny = RO_SGNS__IS_DOUBLE ? 1.5e-8 : 2.5e-4; /* sqrt(epsilon) */
+    int attempt, again = 0;
+    size_t i, j;
+    for (attempt = 0; attempt < 4; ++attempt) {
+        double worst = 1;
+        int bad = 0;
+        ro_sgns_result res;
+        for (j = 0; j < w; ++j) nu[j] = 0;
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < w; ++j) nu[j] += (double)Y[i * w + j] * Y[i * w + j];
+        res = ro_sgns__project_out(n, k, Q, ldq, w, Y, C, alloc, err);
+        if (res == RO_SGNS_OK) res = ro_sgns_qr(n, w, Y, w, R, w, alloc, err);
+        if (res != RO_SGNS_OK) return res;
+        for (j = 0; j < w; ++j) {
+            double ratio = nu[j] > 0 ? RO_SGNS_FABS((double)R[j * w + j]) / RO_SGNS_SQRT(nu[j]) : 0;
+            if (!(ratio > tiny)) { /* rounding noise: a fresh direction */
+                ro_sgns_rng rng;
+                ro_sgns_rng_seed(&rng, seed, tag + (uint64_t)attempt * 0x10000u + j);
+                for (i = 0; i < n; ++i) Y[i * w + j] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
+                bad = 1;
+            } else if (ratio < worst) {
+                worst = ratio;
+            }
+        }
+        if (bad) continue;
+        /* most of Y lay in the earlier blocks: the new columns are orthogonal
+           to them only to (epsilon / ratio); one more projection restores
+           working precision */
+        if (worst < 0.1 && k > 0 && !again) {
+            again = 1;
+            continue;
+        }
+        return RO_SGNS_OK;
+    }
+    return ro_sgns__fail(err, RO_SGNS_ERR_NOT_CONVERGED,
+                         "tsvd: the Krylov basis cannot grow past %lu columns",
+                         (unsigned long)k);
+}
+
+/* X (n x d, contiguous) <- the Q of its Householder QR, each column's sign
+   chosen so that Q stays close to X (R's diagonal made >= 0). Columns of X
+   that are orthonormal come back (nearly) unchanged; zero columns are
+   replaced by unit vectors orthogonal to the rest. R (d x d) is scratch. */
+static ro_sgns_result ro_sgns__orthonormalize_keep_sign(size_t n, size_t d, ro_sgns_real *X,
+                                                        ro_sgns_real *R,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err)
+{
+    size_t i, j;
+    ro_sgns_result res = ro_sgns_qr(n, d, X, d, R, d, alloc, err);
+    if (res != RO_SGNS_OK) return res;
+    for (j = 0; j < d; ++j)
+        if (R[j * d + j] < 0)
+            for (i = 0; i < n; ++i) X[i * d + j] = -X[i * d + j];
+    return RO_SGNS_OK;
+}
+
+/* Block Krylov (see ro_sgns_tsvd_method) into f: l columns in blocks of b.
+   At is A^T, or NULL when A is symmetric.
+
+   The basis Q = [Q_0 .. Q_{s-1}] (n x l) grows by Q_i = orth(A A^T Q_{i-1})
+   against all earlier blocks, and Z = A^T Q (m x l) comes for free: its
+   block i is the A^T Q_i that the next step needs anyway. The best rank-d
+   approximation of A within the space is Q times that of B = Q^T A = Z^T:
+   with H = Z^T Z = Ub Sigma^2 Ub^T (l x l),
+       U = Q Ub_d,   V = Z Ub_d Sigma_d^-1,   S = Sigma_d.
+   H's eigenvectors come from a pivoted Cholesky factor, H = P R^T R P^T,
+   and one-sided Jacobi on R^T, whose left singular vectors are P^T Ub
+   (no rotations need to be accumulated). H is summed in double over
+   chunks of rows of Z, so its rounding stays at the level of Z's own;
+   singular values far below sqrt(epsilon) s_1 (float: 2e-4 s_1) lose
+   relative accuracy this way, which the subspace method keeps. */
+static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_csr *At,
+                                           size_t d, size_t l, size_t b, uint64_t seed,
+                                           ro_sgns_factors *f, const ro_sgns_allocator *alloc,
+                                           ro_sgns_error *err)
+{
+    const size_t n = A->rows, m = A->cols, nm = n > m ? n : m, chunk = 4096;
+    const size_t s = (l + b - 1) / b; /* blocks; the last one may be narrower */
+    ro_sgns_real *Q, *Z, *S1, *S2, *C, *Rb, *T, *Ud;
+    double *H, *nu, *sig;
+    size_t *piv, *order, i, j, k, blk;
+    ro_sgns_result res = RO_SGNS_OK;
+    Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, l, sizeof(ro_sgns_real));
+    Z = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, l, sizeof(ro_sgns_real));
+    S1 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nm, b, sizeof(ro_sgns_real));
+    S2 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nm, b, sizeof(ro_sgns_real));
+    C = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, b, sizeof(ro_sgns_real));
+    Rb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, b, b, sizeof(ro_sgns_real));
+    T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
+    Ud = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, d, sizeof(ro_sgns_real));
+    H = (double *)ro_sgns__alloc_array(alloc, l, l, sizeof(double));
+    nu = (double *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(double), 1);
+    piv = (size_t *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(size_t), 1);
+    if (!Q || !Z || !S1 || !S2 || !C || !Rb || !T || !Ud || !H || !nu || !piv) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                            "tsvd: cannot allocate the Krylov basis (%lu + %lu) x %lu",
+                            (unsigned long)n, (unsigned long)m, (unsigned long)l);
+        goto done;
+    }
+    sig = nu + l;
+    order = piv + l;
+
+    /* Q_0 = orth(A Omega) */
+    ro_sgns__gaussian(m, b, S1, seed);
+    res = ro_sgns_csr_mm(A, b, S1, b, S2, b, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__krylov_block(n, 0, Q, l, b, S2, C, Rb, nu, seed, 0x100000000ull, alloc, err);
+    for (i = 0; i < n && res == RO_SGNS_OK; ++i) memcpy(Q + i * l, S2 + i * b, b * sizeof(ro_sgns_real));
+    for (blk = 1; blk <= s && res == RO_SGNS_OK; ++blk) {
+        size_t o0 = (blk - 1) * b, w0 = ro_sgns__min(b, l - o0); /* block blk - 1 */
+        /* W = A^T Q_{blk-1}: Z's block blk - 1 (the rows of Q's block are
+           copied out first: the product reads them in random order) */
+        for (i = 0; i < n; ++i) memcpy(S1 + i * w0, Q + i * l + o0, w0 * sizeof(ro_sgns_real));
+        res = ro_sgns_csr_mm(At ? At : A, w0, S1, w0, S2, w0, err);
+        if (res != RO_SGNS_OK) break;
+        for (i = 0; i < m; ++i) memcpy(Z + i * l + o0, S2 + i * w0, w0 * sizeof(ro_sgns_real));
+        if (blk == s) break;
+        {   /* Q_blk = orth(A W) against Q_0 .. Q_{blk-1} */
+            size_t o1 = blk * b, w1 = ro_sgns__min(b, l - o1);
+            res = ro_sgns_csr_mm(A, w1, S2, w0, S1, w1, err);
+            if (res == RO_SGNS_OK)
+                res = ro_sgns__krylov_block(n, o1, Q, l, w1, S1, C, Rb, nu, seed,
+                                            0x100000000ull * (blk + 1), alloc, err);
+            for (i = 0; i < n && res == RO_SGNS_OK; ++i)
+                memcpy(Q + i * l + o1, S1 + i * w1, w1 * sizeof(ro_sgns_real));
+        }
+    }
+    if (res != RO_SGNS_OK) goto done;
+
+    /* H = Z^T Z, summed in double over chunks of rows */
+    memset(H, 0, l * l * sizeof(double));
+    for (i = 0; i < m && res == RO_SGNS_OK; i += chunk) {
+        size_t rows = ro_sgns__min(chunk, m - i);
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, l, l, rows, 1, Z + i * l, l, Z + i * l,
+                           l, 0, T, l, alloc, err);
+        for (j = 0; j < l * l && res == RO_SGNS_OK; ++j) H[j] += (double)T[j];
+    }
+    if (res != RO_SGNS_OK) goto done;
+    for (j = 0; j < l * l; ++j)
+        if (!ro_sgns__is_finite(H[j])) {
+            res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "tsvd: NaN or Inf in the products");
+            goto done;
+        }
+    /* pivoted Cholesky in place, full symmetric storage: step j takes the
+       largest remaining diagonal; what is left below 16 epsilon of the
+       largest is rounding (rank deficiency) and becomes zero rows */
+    {
+        double top = 0, cut;
+        for (j = 0; j < l; ++j) {
+            piv[j] = j;
+            if (H[j * l + j] > top) top = H[j * l + j];
+        }
+        cut = 16.0 * (RO_SGNS__IS_DOUBLE ? DBL_EPSILON : (double)FLT_EPSILON) * top;
+        for (j = 0; j < l; ++j) {
+            size_t best = j;
+            double pj;
+            long ii;
+            for (i = j + 1; i < l; ++i)
+                if (H[i * l + i] > H[best * l + best]) best = i;
+            if (best != j) {
+                size_t t = piv[j];
+                piv[j] = piv[best];
+                piv[best] = t;
+                for (k = 0; k < l; ++k) {
+                    double x = H[j * l + k];
+                    H[j * l + k] = H[best * l + k];
+                    H[best * l + k] = x;
+                }
+                for (k = 0; k < l; ++k) {
+                    double x = H[k * l + j];
+                    H[k * l + j] = H[k * l + best];
+                    H[k * l + best] = x;
+                }
+            }
+            pj = H[j * l + j];
+            if (!(pj > cut)) { /* the rest is rounding: R's remaining rows are 0 */
+                for (i = j; i < l; ++i)
+                    for (k = 0; k < l; ++k) H[i * l + k] = 0;
+                break;
+            }
+            pj = RO_SGNS_SQRT(pj);
+            H[j * l + j] = pj;
+            for (k = j + 1; k < l; ++k) H[j * l + k] /= pj;
+            for (k = 0; k < j; ++k) H[j * l + k] = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((l - j) * (l - j) > 65536)
+#endif
+            for (ii = (long)(j + 1); ii < (long)l; ++ii) {
+                const double hji = H[j * l + (size_t)ii];
+                double *hi = H + (size_t)ii * l;
+                size_t kk;
+                for (kk = j + 1; kk < l; ++kk) hi[kk] -= hji * H[j * l + kk];
+            }
+        }
+    }
+    /* Jacobi on R^T: its column c is R's row c, which is where H keeps it */
+    res = ro_sgns__jacobi(l, l, H, NULL, err);
+    if (res != RO_SGNS_OK) goto done;
+    /* sigma_c = |g_c|, sorted descending (insertion sort: stable, ties by
+       index) */
+    for (j = 0; j < l; ++j) {
+        double nrm = 0;
+        for (i = 0; i < l; ++i) nrm += H[j * l + i] * H[j * l + i];
+        sig[j] = RO_SGNS_SQRT(nrm);
+        order[j] = j;
+        for (k = j; k > 0 && sig[order[k - 1]] < sig[j]; --k) order[k] = order[k - 1];
+        order[k] = j;
+    }
+    /* Ub_d: column j is g_order[j] / sigma, back in H's original order (the
+       pivoted row i is original index piv[i]); a zero sigma leaves a zero
+       column, completed below */
+    for (j = 0; j < d; ++j) {
+        const size_t c = order[j];
+        const double sj = sig[c];
+        for (i = 0; i < l; ++i)
+            Ud[piv[i] * d + j] = sj > 0 ? (ro_sgns_real)(H[c * l + i] / sj) : (ro_sgns_real)0;
+        f->S[j * d + j] = (ro_sgns_real)sj;
+    }
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, Q, l, Ud, d, 0, f->U, d,
+                       alloc, err);
+    for (j = 0; j < d && res == RO_SGNS_OK; ++j) {
+        const double sj = sig[order[j]];
+        for (i = 0; i < l; ++i) Ud[i * d + j] = sj > 0 ? (ro_sgns_real)(Ud[i * d + j] / sj) : 0;
+    }
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, l, 1, Z, l, Ud, d, 0, f->V, d,
+                           alloc, err);
+    /* U and V orthonormal to working precision, zero-sigma columns completed:
+       Householder QR (its Q is orthogonal whatever the rank), signs kept */
+    if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(n, d, f->U, T, alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(m, d, f->V, T, alloc, err);
+done:
+    ro_sgns__free(alloc, Q);
+    ro_sgns__free(alloc, Z);
+    ro_sgns__free(alloc, S1);
+    ro_sgns__free(alloc, S2);
+    ro_sgns__free(alloc, C);
+    ro_sgns__free(alloc, Rb);
+    ro_sgns__free(alloc, T);
+    ro_sgns__free(alloc, Ud);
+    ro_sgns__free(alloc, H);
+    ro_sgns__free(alloc, nu);
+    ro_sgns__free(alloc, piv);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
+                                        const ro_sgns_tsvd_config *config,
+                                        ro_sgns_factors **out, const ro_sgns_allocator *alloc,
+                                        ro_sgns_error *err)
+{
+    ro_sgns_tsvd_config cfg = config ? *config : ro_sgns_tsvd_config_default();
+    ro_sgns_csr *At = NULL;
+    ro_sgns_factors *f = NULL;
+    size_t n, m, l, p, b;
+    ro_sgns_result res;
+    if (!A || !out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: NULL argument");
+    n = A->rows;
+    m = A->cols;
+    if (d == 0 || d > ro_sgns__min(n, m))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "tsvd: d = %lu must be in 1..min(rows, cols) = %lu (d larger than "
+                             "the vocabulary?)",
+                             (unsigned long)d, (unsigned long)ro_sgns__min(n, m));
+    if (cfg.power_iters < 0 ||
+        (cfg.method != RO_SGNS_TSVD_KRYLOV && cfg.method != RO_SGNS_TSVD_SUBSPACE))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "tsvd: power_iters < 0 or an unknown method (%d)", cfg.method);
+    /* The error of the i-th singular value shrinks with (s_{l+1} / s_i)^(2q+1)
+       under subspace iteration, and with a Chebyshev polynomial of degree
+       2l/b - 1 in the gap under block Krylov: for the tail (i near d) only
+       l well beyond d helps, and for a spectrum that decays like a power of
+       i (SPPMI's does) that ratio depends on l / d, so p grows with d.
+       Measured on the bundled corpus (bench/RESULTS.md). */
+    p = cfg.oversample;
+    if (p == 0)
+        p = cfg.method == RO_SGNS_TSVD_KRYLOV ? 2 * d : (d / 2 > 50 ? d / 2 : 50);
+    l = ro_sgns__min(d + p, ro_sgns__min(n, m));
+    if (l < d) l = d; /* oversample overflowed */
+    b = cfg.block ? cfg.block : l / 16;
+    if (!cfg.block) b = b < 8 ? 8 : b > 50 ? 50 : b;
+    if (b > l) b = l;
+
+    /* A^T for the products with A^T; a symmetric A (SPPMI of symmetric
+       counts) is its own transpose and is not copied */
+    if (A->rows != A->cols ||
+        ro_sgns__csr_symmetric(A->rows, A->row_ptr, A->col, A->val, sizeof(ro_sgns_real), alloc) != 1) {
+        res = ro_sgns_csr_transpose(A, &At, alloc, err);
+        if (res != RO_SGNS_OK) return res;
+    }
+    res = ro_sgns_factors_create(n, m, d, &f, alloc, err);
+    if (res == RO_SGNS_OK) {
+        /* a search space as large as the matrix holds all of it: one
+           subspace step is exact */
+        if (cfg.method == RO_SGNS_TSVD_SUBSPACE || l == ro_sgns__min(n, m))
+            res = ro_sgns__tsvd_subspace(A, At, d, l,
+                                         cfg.method == RO_SGNS_TSVD_SUBSPACE ? cfg.power_iters : 1,
+                                         cfg.seed, f, alloc, err);
+        else
+            res = ro_sgns__tsvd_krylov(A, At, d, l, b, cfg.seed, f, alloc, err);
+    }
+    if (res == RO_SGNS_OK) {
+        *out = f;
+        f = NULL;
+        res = ro_sgns__ok(err);
+    }
+    ro_sgns_csr_free(At);
+    ro_sgns_factors_free(f);
     return res;
 }
 
@@ -10047,63 +10399,126 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
    ====================================================================== */
 
 #define RO_SGNS__JACOBI_MAX_SWEEPS 60
+/* Columns per block: the pairs of two blocks are rotated while both blocks
+   are in cache (2 x 16 columns of 2000 doubles = 512 KB). */
+#define RO_SGNS__JACOBI_BLOCK 16
+
+/* The 2 x 2 Gram matrix [a c; c b] of columns x and y: eight partial sums
+   each, added in a fixed order (deterministic, and the compiler can keep the
+   eight in one vector register without reassociating anything). */
+static void ro_sgns__gram2(size_t m, const double *x, const double *y, double *a, double *b,
+                           double *c)
+{
+    double sa[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    double sc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i, k;
+    for (i = 0; i + 8 <= m; i += 8)
+        for (k = 0; k < 8; ++k) {
+            sa[k] += x[i + k] * x[i + k];
+            sb[k] += y[i + k] * y[i + k];
+            sc[k] += x[i + k] * y[i + k];
+        }
+    for (k = 0; i < m; ++i, ++k) {
+        sa[k] += x[i] * x[i];
+        sb[k] += y[i] * y[i];
+        sc[k] += x[i] * y[i];
+    }
+    *a = ((sa[0] + sa[4]) + (sa[2] + sa[6])) + ((sa[1] + sa[5]) + (sa[3] + sa[7]));
+    *b = ((sb[0] + sb[4]) + (sb[2] + sb[6])) + ((sb[1] + sb[5]) + (sb[3] + sb[7]));
+    *c = ((sc[0] + sc[4]) + (sc[2] + sc[6])) + ((sc[1] + sc[5]) + (sc[3] + sc[7]));
+}
+
+/* One Jacobi rotation of the columns gp, gq (length m) and, if V is kept,
+   vp, vq (length n). Returns 1 if the pair was not yet orthogonal. */
+static int ro_sgns__jacobi_pair(size_t m, size_t n, double *gp, double *gq, double *vp,
+                                double *vq, double tol)
+{
+    double a, b, c, zeta, t, cs, sn;
+    size_t i;
+    ro_sgns__gram2(m, gp, gq, &a, &b, &c);
+    /* a column whose squares underflow (entries ~1e-160 after scaling)
+       counts as zero; it is completed at the end */
+    if (a == 0 || b == 0) return 0;
+    if (!(RO_SGNS_FABS(c) > tol * RO_SGNS_SQRT(a) * RO_SGNS_SQRT(b))) return 0;
+    zeta = (b - a) / (2 * c);
+    if (RO_SGNS_FABS(zeta) > 1e150)
+        t = 0.5 / zeta;
+    else
+        t = (zeta >= 0 ? 1.0 : -1.0) / (RO_SGNS_FABS(zeta) + RO_SGNS_SQRT(1 + zeta * zeta));
+    cs = 1 / RO_SGNS_SQRT(1 + t * t);
+    sn = cs * t;
+    for (i = 0; i < m; ++i) {
+        double x = gp[i], y = gq[i];
+        gp[i] = cs * x - sn * y;
+        gq[i] = sn * x + cs * y;
+    }
+    if (vp)
+        for (i = 0; i < n; ++i) {
+            double x = vp[i], y = vq[i];
+            vp[i] = cs * x - sn * y;
+            vq[i] = sn * x + cs * y;
+        }
+    return 1;
+}
 
 /* Orthogonalize the n columns of G (column j at G + j*m, length m) by
-   one-sided Jacobi rotations, applied to the columns of V (length n) too. */
+   one-sided Jacobi rotations, applied to the columns of V (length n) too
+   unless V is NULL. The columns are cut into blocks of
+   RO_SGNS__JACOBI_BLOCK; a sweep rotates the pairs inside each block, then
+   every pair of blocks once, in the rounds of a round-robin tournament
+   (the circle method: in each round the blocks meet in disjoint pairs). The
+   pairs of a round touch disjoint columns, so they run in parallel and the
+   result is the same for any number of threads. */
 static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
                                       ro_sgns_error *err)
 {
-    const double tol = DBL_EPSILON * (double)(m > 1 ? m : 1);
-    size_t p, q, i;
+    /* pairs count as orthogonal at m epsilon (double), or at an eighth of
+       float's epsilon when the results are rounded to float anyway (saves
+       the last one or two sweeps: convergence is quadratic by then) */
+    const double tol_d = DBL_EPSILON * (double)(m > 1 ? m : 1);
+    const double tol = RO_SGNS__IS_DOUBLE || tol_d > FLT_EPSILON / 8 ? tol_d : FLT_EPSILON / 8;
+    const size_t cb = RO_SGNS__JACOBI_BLOCK;
+    const long nb = (long)((n + cb - 1) / cb), np = nb + (nb & 1); /* np even: one bye if odd */
+#ifdef _OPENMP
+    const int par = (double)m * (double)n >= 65536.0;
+#endif
     int sweep;
     for (sweep = 0; sweep < RO_SGNS__JACOBI_MAX_SWEEPS; ++sweep) {
         int rotated = 0;
-        for (p = 0; p + 1 < n; ++p) {
-            for (q = p + 1; q < n; ++q) {
-                double *gp = G + p * m, *gq = G + q * m, *vp = V + p * n, *vq = V + q * n;
-                double a0 = 0, a1 = 0, b0 = 0, b1 = 0, c0 = 0, c1 = 0, a, b, c;
-                double zeta, t, cs, sn;
-                /* the 2 x 2 Gram matrix [a c; c b], two partial sums each
-                   (a fixed order: deterministic) */
-                for (i = 0; i + 1 < m; i += 2) {
-                    a0 += gp[i] * gp[i];
-                    a1 += gp[i + 1] * gp[i + 1];
-                    b0 += gq[i] * gq[i];
-                    b1 += gq[i + 1] * gq[i + 1];
-                    c0 += gp[i] * gq[i];
-                    c1 += gp[i + 1] * gq[i + 1];
+        long r;
+        /* round -1: the pairs inside each block; rounds 0 .. np-2: block
+           np-1 meets block r, and (r + t) mod (np-1) meets (r - t) mod (np-1) */
+        for (r = -1; r < np - 1; ++r) {
+            long t, pairs = r < 0 ? nb : np / 2;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : rotated) if (par)
+#endif
+            for (t = 0; t < pairs; ++t) {
+                long bi, bj;
+                size_t p, q, p1, q0, q1;
+                if (r < 0) {
+                    bi = bj = t;
+                } else if (t == 0) {
+                    bi = r;
+                    bj = np - 1;
+                } else {
+                    bi = (r + t) % (np - 1);
+                    bj = (r - t + (np - 1)) % (np - 1);
                 }
-                if (i < m) {
-                    a0 += gp[i] * gp[i];
-                    b0 += gq[i] * gq[i];
-                    c0 += gp[i] * gq[i];
+                if (bi >= nb || bj >= nb) continue; /* the bye */
+                if (bi > bj) {
+                    long sw = bi;
+                    bi = bj;
+                    bj = sw;
                 }
-                a = a0 + a1;
-                b = b0 + b1;
-                c = c0 + c1;
-                /* a column whose squares underflow (entries ~1e-160 after
-                   scaling) counts as zero; it is completed at the end */
-                if (a == 0 || b == 0) continue;
-                if (!(RO_SGNS_FABS(c) > tol * RO_SGNS_SQRT(a) * RO_SGNS_SQRT(b))) continue;
-                rotated = 1;
-                zeta = (b - a) / (2 * c);
-                if (RO_SGNS_FABS(zeta) > 1e150)
-                    t = 0.5 / zeta;
-                else
-                    t = (zeta >= 0 ? 1.0 : -1.0) /
-                        (RO_SGNS_FABS(zeta) + RO_SGNS_SQRT(1 + zeta * zeta));
-                cs = 1 / RO_SGNS_SQRT(1 + t * t);
-                sn = cs * t;
-                for (i = 0; i < m; ++i) {
-                    double x = gp[i], y = gq[i];
-                    gp[i] = cs * x - sn * y;
-                    gq[i] = sn * x + cs * y;
-                }
-                for (i = 0; i < n; ++i) {
-                    double x = vp[i], y = vq[i];
-                    vp[i] = cs * x - sn * y;
-                    vq[i] = sn * x + cs * y;
-                }
+                p1 = ro_sgns__min(n, (size_t)(bi + 1) * cb);
+                q0 = (size_t)bj * cb;
+                q1 = ro_sgns__min(n, q0 + cb);
+                for (p = (size_t)bi * cb; p < p1; ++p)
+                    for (q = bi == bj ? p + 1 : q0; q < q1; ++q)
+                        rotated |= ro_sgns__jacobi_pair(m, n, G + p * m, G + q * m,
+                                                        V ? V + p * n : NULL,
+                                                        V ? V + q * n : NULL, tol);
             }
         }
         if (!rotated) return ro_sgns__ok(err);

@@ -1,9 +1,15 @@
 /* bench/svd.c - the truncated SVD of the bundled corpus's SPPMI matrix:
-   seconds, peak memory and accuracy side by side. The accuracy reference is
-   a converged run of the same method (many more power iterations and a
-   wide oversampling), checked by the residuals |A v - s u| of its triplets.
-   usage: bench_svd COUNTS d [q or q/p ...]   (build/corpus_w5_m200.counts by default;
-   no q: the library's defaults) */
+   seconds, peak memory and accuracy side by side.
+   usage: bench_svd COUNTS d [method ...]
+            method: k          block Krylov, the library's defaults
+                    k:p/b      block Krylov, oversample p, block b
+                    s:q/p      subspace iteration, q power iterations, oversample p
+                    (none: k)
+          bench_svd COUNTS export      writes build/sppmi.bin for bench/svd_arpack.py
+   The accuracy reference: build/sppmi_arpack_d{d}.txt, the singular values
+   by ARPACK in double (bench/svd_arpack.py, needs python3-scipy); without
+   it, a converged run of subspace iteration (q = 10, p = d), cached in
+   build/, whose tail is less converged than its top. */
 #define _POSIX_C_SOURCE 199309L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
@@ -43,14 +49,32 @@ static double residual(const ro_sgns_csr *A, const ro_sgns_factors *f, size_t t)
     return worst;
 }
 
+/* the SPPMI as raw little-endian-on-this-machine arrays: n, nnz (u64),
+   row_ptr (u64), col (u32), val (f32) */
+static int export_csr(const ro_sgns_csr *A)
+{
+    FILE *f = fopen("build/sppmi.bin", "wb");
+    uint64_t n = A->rows, k;
+    if (!f) return 1;
+    fwrite(&n, 8, 1, f);
+    fwrite(&A->nnz, 8, 1, f);
+    fwrite(A->row_ptr, 8, A->rows + 1, f);
+    fwrite(A->col, 4, (size_t)A->nnz, f);
+    for (k = 0; k < A->nnz; ++k) {
+        float v = (float)A->val[k];
+        fwrite(&v, 4, 1, f);
+    }
+    return fclose(f) != 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "build/corpus_w5_m200.counts";
     size_t d = argc > 2 ? (size_t)atoi(argv[2]) : 100, j;
     ro_sgns_counts *c = NULL;
     ro_sgns_csr *A = NULL;
-    ro_sgns_factors *ref = NULL;
-    ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default();
+    double *ref = NULL;
+    const char *ref_name = "ARPACK";
     ro_sgns_error err;
     double t0;
     int a;
@@ -59,41 +83,59 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }
+    ro_sgns_counts_free(c);
+    if (argc > 2 && strcmp(argv[2], "export") == 0) return export_csr(A);
     printf("# truncated SVD of SPPMI (k = 5): %zu x %zu, nnz %llu, d = %zu, %s, %d threads\n",
            A->rows, A->cols, (unsigned long long)A->nnz, d, sizeof(real) == 4 ? "float" : "double",
            omp_get_max_threads());
-    /* the reference: q = 10, p = d, cached in build/ (it takes minutes) */
+    ref = (double *)malloc(d * sizeof(double));
     {
         char ref_path[256];
-        snprintf(ref_path, sizeof ref_path, "build/svd_reference_d%zu.fx", d);
-        if (ro_sgns_factors_load_path(ref_path, &ref, NULL, NULL) != RO_SGNS_OK ||
-            ref->n != A->rows || ref->d != d) {
-            ro_sgns_factors_free(ref);
-            ref = NULL;
-            cfg.power_iters = 10;
-            cfg.oversample = d;
-            t0 = omp_get_wtime();
-            if (ro_sgns_tsvd(A, d, &cfg, &ref, NULL, &err) != RO_SGNS_OK) {
-                fprintf(stderr, "%s\n", err.message);
-                return 1;
+        FILE *rf;
+        snprintf(ref_path, sizeof ref_path, "build/sppmi_arpack_d%zu.txt", d);
+        rf = fopen(ref_path, "r");
+        for (j = 0; rf && j < d; ++j)
+            if (fscanf(rf, "%lf", &ref[j]) != 1) break;
+        if (rf) fclose(rf);
+        if (!rf || j < d) { /* the self-reference: q = 10, p = d, cached (it takes minutes) */
+            ro_sgns_factors *rx = NULL;
+            ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default();
+            ref_name = "subspace q = 10, p = d";
+            snprintf(ref_path, sizeof ref_path, "build/svd_reference_d%zu.fx", d);
+            if (ro_sgns_factors_load_path(ref_path, &rx, NULL, NULL) != RO_SGNS_OK ||
+                rx->n != A->rows || rx->d != d) {
+                ro_sgns_factors_free(rx);
+                rx = NULL;
+                cfg.method = RO_SGNS_TSVD_SUBSPACE;
+                cfg.power_iters = 10;
+                cfg.oversample = d;
+                if (ro_sgns_tsvd(A, d, &cfg, &rx, NULL, &err) != RO_SGNS_OK) {
+                    fprintf(stderr, "%s\n", err.message);
+                    return 1;
+                }
+                ro_sgns_factors_save_path(rx, ref_path, NULL);
             }
-            printf("reference (q = 10, p = %zu): %.1f s\n", d, omp_get_wtime() - t0);
-            ro_sgns_factors_save_path(ref, ref_path, NULL);
+            for (j = 0; j < d; ++j) ref[j] = rx->S[j * d + j];
+            ro_sgns_factors_free(rx);
         }
-        printf("reference (q = 10, p = %zu): residual of the top %zu triplets %.2e, of all %zu "
-               "%.2e; s_1 = %.4g, s_%zu = %.4g\n", d, d / 2, residual(A, ref, d / 2), d,
-               residual(A, ref, d), (double)ref->S[0], d, (double)ref->S[d * d - 1]);
+        printf("reference: %s; s_1 = %.6g, s_%zu = %.6g, s_%zu = %.6g\n", ref_name, ref[0], d / 2,
+               ref[d / 2 - (d > 1)], d, ref[d - 1]);
         fflush(stdout);
     }
-    printf("| q | p | seconds | max rel. error, all d | top half | residual top half | peak RSS MB |\n");
+    printf("| method | settings | seconds | max rel. error, all d | top half | residual top half / s_1 | peak RSS MB |\n");
     printf("|---|---|---|---|---|---|---|\n");
     for (a = 3; a < argc || (argc <= 3 && a < 4); ++a) {
         ro_sgns_factors *f = NULL;
+        ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default();
+        const char *spec = a < argc ? argv[a] : "k";
         double e_all = 0, e_top = 0, secs;
-        const char *slash = argc > 3 ? strchr(argv[a], '/') : NULL;
-        cfg = ro_sgns_tsvd_config_default(); /* "q" or "q/p"; none: the defaults */
-        if (argc > 3) cfg.power_iters = atoi(argv[a]);
-        if (slash) cfg.oversample = (size_t)atoi(slash + 1);
+        char settings[64];
+        if (spec[0] == 's') {
+            cfg.method = RO_SGNS_TSVD_SUBSPACE;
+            if (spec[1] == ':') sscanf(spec + 2, "%d/%zu", &cfg.power_iters, &cfg.oversample);
+        } else if (spec[0] == 'k' && spec[1] == ':') {
+            sscanf(spec + 2, "%zu/%zu", &cfg.oversample, &cfg.block);
+        }
         t0 = omp_get_wtime();
         if (ro_sgns_tsvd(A, d, &cfg, &f, NULL, &err) != RO_SGNS_OK) {
             fprintf(stderr, "%s\n", err.message);
@@ -101,17 +143,24 @@ int main(int argc, char **argv)
         }
         secs = omp_get_wtime() - t0;
         for (j = 0; j < d; ++j) {
-            double e = fabs((double)f->S[j * d + j] - ref->S[j * d + j]) / ref->S[j * d + j];
+            double e = fabs((double)f->S[j * d + j] - ref[j]) / ref[j];
             if (e > e_all) e_all = e;
             if (j < d / 2 && e > e_top) e_top = e;
         }
-        printf("| %d | %zu | %.1f | %.2e | %.2e | %.2e | %.0f |\n", cfg.power_iters,
-               cfg.oversample, secs, e_all, e_top, residual(A, f, d / 2), peak_mb());
+        if (cfg.method == RO_SGNS_TSVD_SUBSPACE)
+            snprintf(settings, sizeof settings, "q = %d, p = %zu%s", cfg.power_iters,
+                     cfg.oversample ? cfg.oversample : (d / 2 > 50 ? d / 2 : 50),
+                     cfg.oversample ? "" : " (auto)");
+        else
+            snprintf(settings, sizeof settings, "p = %zu%s, b = %s", cfg.oversample ? cfg.oversample : 2 * d,
+                     cfg.oversample ? "" : " (auto)", cfg.block ? spec + 2 + strcspn(spec + 2, "/") + 1 : "auto");
+        printf("| %s | %s | %.1f | %.2e | %.2e | %.2e | %.0f |\n",
+               cfg.method == RO_SGNS_TSVD_SUBSPACE ? "subspace" : "Krylov", settings, secs, e_all,
+               e_top, residual(A, f, d / 2), peak_mb());
         fflush(stdout);
         ro_sgns_factors_free(f);
     }
-    ro_sgns_factors_free(ref);
+    free(ref);
     ro_sgns_csr_free(A);
-    ro_sgns_counts_free(c);
     return 0;
 }

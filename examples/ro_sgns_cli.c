@@ -54,10 +54,11 @@ static const char *USAGE =
     "    -init svd|FILE     start: SVD-SPPMI (default) or word vectors FILE (W0 = C0 unless\n"
     "                       -init-contexts FILE gives C0)\n"
     "    -alpha A           embeddings W = U P Sigma^A (default 0.5)\n"
-    "    -power-iters Q     power iterations of the truncated SVD (default 4)\n"
-    "    -oversample P      extra columns of the truncated SVD's subspace (default 50;\n"
-    "                       the library's own defaults, q = 5 and p = max(50, d / 2),\n"
-    "                       are slower and more accurate: bench/RESULTS.md)\n"
+    "    -svd krylov|subspace  the truncated SVD's method (default krylov)\n"
+    "    -oversample P      extra columns of its search space (default 0 = the\n"
+    "                       library's: 2 d for krylov, max(50, d / 2) for subspace)\n"
+    "    -block B           krylov: columns per block (default 0 = the library's)\n"
+    "    -power-iters Q     subspace: power iterations (default 5)\n"
     "    -threads N         OpenMP threads (default: all)\n"
     "    -seed S            random seed of the truncated SVD (default 1)\n"
     "    -checkpoint FILE   save the point after every RO step\n"
@@ -397,8 +398,10 @@ static int cmd_train(flags_t *f)
     double eta = flag_num(f, "eta", 0, 0, 1e30);
     int safeguard = (int)flag_num(f, "safeguard", 1, 0, 1);
     int binary = (int)flag_num(f, "binary", 0, 0, 1);
-    int q = (int)flag_num(f, "power-iters", 4, 0, 100);
-    size_t oversample = (size_t)flag_num(f, "oversample", 50, 1, 1e6);
+    int q = (int)flag_num(f, "power-iters", 5, 0, 100);
+    size_t oversample = (size_t)flag_num(f, "oversample", 0, 0, 1e6);
+    size_t block = (size_t)flag_num(f, "block", 0, 0, 1e6);
+    const char *svd_method = flag_str(f, "svd");
     uint64_t seed = (uint64_t)flag_num(f, "seed", 1, 0, 1e18);
     train_ctx t;
     ro_sgns_counts *c = NULL;
@@ -497,6 +500,11 @@ static int cmd_train(flags_t *f)
         ro_sgns_tsvd_config sc = ro_sgns_tsvd_config_default();
         sc.power_iters = q;
         sc.oversample = oversample;
+        sc.block = block;
+        if (svd_method && strcmp(svd_method, "subspace") == 0)
+            sc.method = RO_SGNS_TSVD_SUBSPACE;
+        else if (svd_method && strcmp(svd_method, "krylov") != 0)
+            die(f->cmd, "-svd must be krylov or subspace, not '%s'", svd_method);
         sc.seed = seed;
         if (!t.quiet) fprintf(stderr, "SVD-SPPMI: k = %g, d = %lu ...\n", k, (unsigned long)d);
         if (ro_sgns_sppmi(c, k, 1, &A, NULL, &err) != RO_SGNS_OK ||

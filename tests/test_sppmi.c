@@ -123,8 +123,9 @@ static ro_sgns_csr *known_csr(size_t n, size_t m, size_t r, const double *sigma,
     return A;
 }
 
-static void check_tsvd(size_t n, size_t m, size_t d, double decay, double tol)
+static void check_tsvd_method(size_t n, size_t m, size_t d, double decay, double tol, int method)
 {
+    ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default();
     size_t r = n < m ? n : m, p, i, j;
     double *sigma = (double *)malloc(r * sizeof(double)), *Q1, worst = 0, angle = 0;
     ro_sgns_csr *A;
@@ -132,7 +133,8 @@ static void check_tsvd(size_t n, size_t m, size_t d, double decay, double tol)
     ro_sgns_error err;
     for (p = 0; p < r; ++p) sigma[p] = 10 * pow(decay, (double)p);
     A = known_csr(n, m, r, sigma, &Q1);
-    CHECKF(ro_sgns_tsvd(A, d, NULL, &f, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+    cfg.method = method;
+    CHECKF(ro_sgns_tsvd(A, d, &cfg, &f, NULL, &err) == RO_SGNS_OK, "%s", err.message);
     if (f) {
         for (p = 0; p < d; ++p) {
             double e = fabs((double)f->S[p * d + p] - sigma[p]) / sigma[p];
@@ -153,18 +155,26 @@ static void check_tsvd(size_t n, size_t m, size_t d, double decay, double tol)
             free(proj);
         }
         angle = sqrt(angle);
-        CHECKF(worst <= tol, "tsvd %lux%lu d=%lu: singular values off by %.3g (tol %.3g)",
-               (unsigned long)n, (unsigned long)m, (unsigned long)d, worst, tol);
-        CHECKF(angle <= sqrt(tol) * 10, "tsvd %lux%lu d=%lu: subspace error %.3g",
-               (unsigned long)n, (unsigned long)m, (unsigned long)d, angle);
+        CHECKF(worst <= tol, "tsvd %lux%lu d=%lu method %d: singular values off by %.3g (tol %.3g)",
+               (unsigned long)n, (unsigned long)m, (unsigned long)d, method, worst, tol);
+        CHECKF(angle <= sqrt(tol) * 10, "tsvd %lux%lu d=%lu method %d: subspace error %.3g",
+               (unsigned long)n, (unsigned long)m, (unsigned long)d, method, angle);
         if (getenv("VERBOSE"))
-            printf("tsvd %lux%lu d=%lu decay %.2f: sigma err %.2e subspace %.2e\n",
-                   (unsigned long)n, (unsigned long)m, (unsigned long)d, decay, worst, angle);
+            printf("tsvd %lux%lu d=%lu decay %.2f method %d: sigma err %.2e subspace %.2e\n",
+                   (unsigned long)n, (unsigned long)m, (unsigned long)d, decay, method, worst,
+                   angle);
         ro_sgns_factors_free(f);
     }
     ro_sgns_csr_free(A);
     free(Q1);
     free(sigma);
+}
+
+/* both methods on the same matrices */
+static void check_tsvd(size_t n, size_t m, size_t d, double decay, double tol)
+{
+    check_tsvd_method(n, m, d, decay, tol, RO_SGNS_TSVD_KRYLOV);
+    check_tsvd_method(n, m, d, decay, tol, RO_SGNS_TSVD_SUBSPACE);
 }
 
 static void test_tsvd(void)
