@@ -847,7 +847,14 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
    the steps). Each step, with M = X + step D(X) never stored:
        U', S' = QR(M V)      (pass 1: blocks of rows of M)
        V', R  = QR(M^T U')   (pass 2: blocks of columns of M), S' = R^T.
-   On RO_SGNS_ERR_NUMERIC (NaN/Inf) x keeps the last good point. */
+   x changes only when a step is accepted, all at once (U, S, V,
+   x->iteration, x->next_step). So whatever error ends the run
+   (RO_SGNS_ERR_NUMERIC: NaN/Inf with safeguard = 0; RO_SGNS_ERR_OUT_OF_MEMORY;
+   RO_SGNS_ERR_IO from the transport of ro_sgns_ro_train_shard), x is the
+   last accepted point, consistent, as the callback saw it: an error in step
+   k leaves the point after step k - 1 (x->iteration says which), and a run
+   resumed from it goes on as an uninterrupted one would. An error before
+   the first step leaves x untouched. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *problem,
                                             ro_sgns_factors *x,
                                             const ro_sgns_ro_config *config,
@@ -896,7 +903,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass1(const ro_sgns_shard *s,
                                                const ro_sgns_real *L, const ro_sgns_real *V,
                                                ro_sgns_real *DV, double *F, ro_sgns_error *err);
 /* Pass 2, the shard's part: Out = V S^T (U^T U1) + step D^T U1 over its
-   rows, and UtU = U^T U1 (d x d), both to be summed over the shards. */
+   rows, and UtU = U^T U1 (d x d), both to be summed over the shards. On
+   failure Out and UtU are untouched (all workspace is taken first). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
                                                const ro_sgns_ro_config *config, size_t d,
                                                double step, const ro_sgns_real *U,
@@ -905,7 +913,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
                                                ro_sgns_error *err);
 /* Tall-skinny QR: the p stacked d x d R factors Rs -> R, and each shard's
    d x d block of the small Q back in Rs; ro_sgns_tsqr_apply multiplies a
-   shard's local Q (rows x d) by its block Qs in place. */
+   shard's local Q (rows x d) by its block Qs in place (Q untouched on
+   failure: all workspace is taken first). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_combine(size_t p, size_t d, ro_sgns_real *Rs,
                                                 ro_sgns_real *R, const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err);
@@ -1897,6 +1906,16 @@ static RO_SGNS__MAYBE_UNUSED int ro_sgns__csr_symmetric(size_t n, const uint64_t
 /* The appendices' internals that the sections before them use. */
 static ro_sgns_real *ro_sgns__align64(void *p);
 static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow);
+static ro_sgns_result ro_sgns__gemm_check(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
+                                          size_t n, size_t k, const ro_sgns_real *A,
+                                          size_t lda, const ro_sgns_real *B, size_t ldb,
+                                          const ro_sgns_real *C, size_t ldc,
+                                          ro_sgns_error *err);
+static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
+                                size_t lda, const ro_sgns_real *B, size_t ldb,
+                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
+                                ro_sgns_real *ws);
 static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                               ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
                               const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
@@ -5609,23 +5628,43 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
 {
     ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
     const ro_sgns_allocator *al;
+    ro_sgns_real *ws;
     ro_sgns_result res;
+    int of = 0;
+    size_t ws_elems;
     if (!s || !U || !VSt || !U1 || !Out || !UtU || d == 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "shard_pass2: NULL argument or d = 0");
     res = ro_sgns__check_config(&cfg, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__gemm_check(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, U, d, U1, d,
+                                  UtU, d, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__gemm_check(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, VSt, d, UtU, d,
+                                  Out, d, err);
     if (res != RO_SGNS_OK) return res;
     al = s->has_alloc_ ? &s->alloc_ : NULL;
+    /* the products' workspace before Out is written (the sweep takes its
+       own first too): a failure leaves Out and UtU as they were */
+    ws_elems = ro_sgns__gemm_ws_elems(d, ro_sgns__num_threads(), &of);
+    ws = (ro_sgns_real *)ro_sgns__alloc_array(al, ws_elems, 1, sizeof(ro_sgns_real));
+    if (!ws || of) {
+        ro_sgns__free(al, ws);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "shard_pass2: cannot allocate the GEMM workspace (d = %lu)",
+                             (unsigned long)d);
+    }
     /* D^T U' over the transpose: X^T = (V S^T) U^T, so L = V S^T, R = U */
     res = ro_sgns__sweep(&s->bwd, cfg.direction, d, VSt, U, d, U1, Out, NULL, cfg.block_rows,
                          cfg.block_cols, al, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, 1, U, d, U1, d, 0,
-                           UtU, d, al, err);
-    /* X^T U' = V S^T U^T U', since X = U S V^T */
-    if (res == RO_SGNS_OK)
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, 1, VSt, d, UtU, d,
-                           (ro_sgns_real)step, Out, d, al, err);
+    if (res == RO_SGNS_OK) {
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, 1, U, d, U1, d, 0,
+                            UtU, d, ws);
+        /* X^T U' = V S^T U^T U', since X = U S V^T */
+        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, 1, VSt, d, UtU, d,
+                            (ro_sgns_real)step, Out, d, ws);
+    }
+    ro_sgns__free(al, ws);
     return res;
 }
 
@@ -5656,25 +5695,38 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_apply(size_t rows, size_t d, ro_sgns_rea
                                               ro_sgns_error *err)
 {
     const size_t blk = 256; /* rows at a time: workspace blk x d */
-    ro_sgns_real *T;
-    size_t i, i0;
-    ro_sgns_result res = RO_SGNS_OK;
+    ro_sgns_real *T, *ws;
+    size_t i, i0, ws_elems;
+    int of = 0;
+    ro_sgns_result res;
     if (!Q || !Qs || d == 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsqr_apply: NULL or d = 0");
     for (i = 0; i < d * d; ++i)
         if (Qs[i] != (i % (d + 1) == 0 ? 1 : 0)) break;
     if (i == d * d || rows == 0) return ro_sgns__ok(err); /* the identity: nothing to do */
+    res = ro_sgns__gemm_check(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, ro_sgns__min(rows, blk), d, d, Q,
+                              d, Qs, d, Q, d, err);
+    if (res != RO_SGNS_OK) return res;
+    /* all workspace before the first block is written: a failure leaves Q
+       as it was */
     T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(rows, blk), d,
                                              sizeof(ro_sgns_real));
-    if (!T) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr_apply: out of memory");
-    for (i0 = 0; i0 < rows && res == RO_SGNS_OK; i0 += blk) {
+    ws_elems = ro_sgns__gemm_ws_elems(d, ro_sgns__num_threads(), &of);
+    ws = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ws_elems, 1, sizeof(ro_sgns_real));
+    if (!T || !ws || of) {
+        ro_sgns__free(alloc, T);
+        ro_sgns__free(alloc, ws);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr_apply: out of memory");
+    }
+    for (i0 = 0; i0 < rows; i0 += blk) {
         size_t b = ro_sgns__min(blk, rows - i0);
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * d, d, Qs, d, 0,
-                           T, d, alloc, err);
-        if (res == RO_SGNS_OK) memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
+        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * d, d, Qs, d, 0,
+                            T, d, ws);
+        memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
     }
     ro_sgns__free(alloc, T);
-    return res;
+    ro_sgns__free(alloc, ws);
+    return ro_sgns__ok(err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_objective_rows(const ro_sgns_problem *p,
@@ -9744,6 +9796,32 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
     return ro_sgns__ok(err);
 }
 
+#ifdef RO_SGNS_USE_CBLAS
+/* The product through CBLAS, on checked arguments with m, n, k > 0; 0 (and
+   nothing done) when a size is beyond CBLAS's int: such problems stay on
+   the built-in kernel. */
+static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                               ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
+                               const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                               ro_sgns_real *C, size_t ldc)
+{
+    const size_t lim = 0x7fffffff;
+    enum CBLAS_TRANSPOSE ca = ta ? CblasTrans : CblasNoTrans;
+    enum CBLAS_TRANSPOSE cb = tb ? CblasTrans : CblasNoTrans;
+    if (m > lim || n > lim || k > lim || lda > lim || ldb > lim || ldc > lim) return 0;
+    if (beta == 0) ro_sgns__scale_matrix(m, n, 0, C, ldc); /* BLAS may read C */
+    if (RO_SGNS__IS_DOUBLE)
+        cblas_dgemm(CblasRowMajor, ca, cb, (int)m, (int)n, (int)k, (double)alpha,
+                    (const double *)(const void *)A, (int)lda, (const double *)(const void *)B,
+                    (int)ldb, (double)beta, (double *)(void *)C, (int)ldc);
+    else
+        cblas_sgemm(CblasRowMajor, ca, cb, (int)m, (int)n, (int)k, (float)alpha,
+                    (const float *)(const void *)A, (int)lda, (const float *)(const void *)B,
+                    (int)ldb, (float)beta, (float *)(void *)C, (int)ldc);
+    return 1;
+}
+#endif
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                         size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
                                         size_t lda, const ro_sgns_real *B, size_t ldb,
@@ -9751,33 +9829,37 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size
                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
 #ifdef RO_SGNS_USE_CBLAS
-    /* CBLAS takes int sizes: larger problems stay on the built-in kernel. */
     ro_sgns_result res = ro_sgns__gemm_check(ta, tb, m, n, k, A, lda, B, ldb, C, ldc, err);
-    const size_t lim = 0x7fffffff;
     if (res != RO_SGNS_OK || m == 0 || n == 0) return res;
     if (k == 0) {
         ro_sgns__scale_matrix(m, n, beta, C, ldc);
         return res;
     }
-    if (m <= lim && n <= lim && k <= lim && lda <= lim && ldb <= lim && ldc <= lim) {
-        enum CBLAS_TRANSPOSE ca = ta ? CblasTrans : CblasNoTrans;
-        enum CBLAS_TRANSPOSE cb = tb ? CblasTrans : CblasNoTrans;
-        if (beta == 0) ro_sgns__scale_matrix(m, n, 0, C, ldc); /* BLAS may read C */
-        if (RO_SGNS__IS_DOUBLE)
-            cblas_dgemm(CblasRowMajor, ca, cb, (int)m, (int)n, (int)k, (double)alpha,
-                        (const double *)(const void *)A, (int)lda,
-                        (const double *)(const void *)B, (int)ldb, (double)beta,
-                        (double *)(void *)C, (int)ldc);
-        else
-            cblas_sgemm(CblasRowMajor, ca, cb, (int)m, (int)n, (int)k, (float)alpha,
-                        (const float *)(const void *)A, (int)lda,
-                        (const float *)(const void *)B, (int)ldb, (float)beta,
-                        (float *)(void *)C, (int)ldc);
+    if (ro_sgns__gemm_cblas(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
         return ro_sgns__ok(err);
-    }
 #endif
     return ro_sgns_gemm_builtin(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, alloc,
                                 err);
+}
+
+/* ro_sgns_gemm on arguments that passed ro_sgns__gemm_check, with the
+   built-in kernel's workspace already taken: ws holds at least
+   ro_sgns__gemm_ws_elems(n, ro_sgns__num_threads()) elements. It cannot
+   fail, so a caller that takes everything first never leaves an output
+   half-written (ro_sgns_shard_pass2, ro_sgns_tsqr_apply). The same route
+   as ro_sgns_gemm (CBLAS where it would use it) and the same bits. */
+static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
+                                size_t lda, const ro_sgns_real *B, size_t ldb,
+                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
+                                ro_sgns_real *ws)
+{
+#ifdef RO_SGNS_USE_CBLAS
+    if (m && n && k && ro_sgns__gemm_cblas(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
+        return;
+#endif
+    ro_sgns__gemm_ws(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                     ro_sgns__num_threads(), ws);
 }
 
 /* ======================================================================
