@@ -391,7 +391,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
      vocabulary has at most 65533 words (4 otherwise) - plus the table of
      distinct words and the result. On the bundled corpus (90M tokens,
      window 5, min_count 100: n = 33,847, 72.5M pairs) the peak resident
-     memory is 1036 MiB for an 832 MiB result, 15 bytes per stored pair.
+     memory is 782 MiB for a 555 MiB result, 11.3 bytes per stored pair.
      memory_budget bounds everything
      counting allocates, the result included; a tighter budget costs extra
      passes over the id stream (~2 bytes a token read per pass), never
@@ -586,15 +586,15 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
                len bytes of the word, u64 unigram count
        ..      row_ptr: n + 1 u64;  col: nnz u32;  val: nnz f64;
                word_count: n f64;  ctx_count: n f64
+       ..  8   u64 checksum of every byte before it: h = 0x84222325CBF29CE4,
+               for each 8-byte little-endian word x of the data (the last
+               one padded with zero bytes): h = (h XOR x) * 0x100000001B3
+               (mod 2^64); then h = (h XOR byte_count) * 0x100000001B3.
    val is kept in f64 although ro_sgns_counts holds floats: saving widens
    them exactly, and loading rounds each value to the nearest float (so
    files saved before val became float, with unrounded weighted-window
    values, load too). A value that is not positive and finite, exceeds
    FLT_MAX or rounds to 0 is an error.
-       ..  8   u64 checksum of every byte before it: h = 0x84222325CBF29CE4,
-               for each 8-byte little-endian word x of the data (the last
-               one padded with zero bytes): h = (h XOR x) * 0x100000001B3
-               (mod 2^64); then h = (h XOR byte_count) * 0x100000001B3.
    A loader checks everything (structure, ranges, column order, finite and
    positive values, unique words, the checksum) and reports
    RO_SGNS_ERR_FORMAT with the byte offset of the first bad or missing byte.
@@ -2018,7 +2018,7 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng)
      2 tokens (2 if n <= 65533, else 4) + tokens / 4 (1/16 of the
      positions) + 8 nnz + 64 bytes a distinct word while reading. On the
      bundled corpus (90M tokens, n = 33,847, window 5, 72.5M pairs) the peak
-     resident memory is 1036 MiB (15.0 bytes a pair) for an 832 MiB result;
+     resident memory is 782 MiB (11.3 bytes a pair) for a 555 MiB result;
      one core counts about 7.7M tokens/s (see wip/count_RESULTS.md).
    INVARIANTS: S[0] = S[N-1] = LINE; any other S[p] is a vocabulary id
      (< n), DROP or LINE; a window walk stops at LINE and steps over DROP;
