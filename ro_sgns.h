@@ -331,7 +331,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
        king = ro_sgns_vocab_find(&co->vocab, "king", 4);       // -1 if absent
        if (king >= 0)
            for (k = co->row_ptr[king]; k < co->row_ptr[king + 1]; ++k)
-               printf("%s %g\n", co->vocab.word[co->col[k]], co->val[k]); // #(king,c)
+               printf("%s %g\n", co->vocab.word[co->col[k]], (double)co->val[k]); // #(king,c)
        ro_sgns_counts_free(co);
 
    SETTINGS OF THE PAPER AND OF ITS CODE (see NOTES.md)
@@ -381,7 +381,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
      Exactness: weights are summed as integers (1, or L - dist + 1) in
      doubles, which is exact below 2^53, and divided by L once at the end in
      weighted mode; so the result does not depend on the order of the sums,
-     the memory budget or the thread count.
+     the memory budget or the thread count. The marginals and |D| keep
+     these doubles; each pair's value is then rounded to float once (exact
+     for integer counts up to 2^24, relative error <= 6e-8 otherwise).
 
    MEMORY (ro_sgns_estimate_memory has the formula)
      Counting keeps the corpus as a stream of word ids - 2 bytes a token
@@ -389,7 +391,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
      vocabulary has at most 65533 words (4 otherwise) - plus the table of
      distinct words and the result. On the bundled corpus (90M tokens,
      window 5, min_count 100: n = 33,847, 72.5M pairs) the peak resident
-     memory is 1036 MiB for an 832 MiB result, 15 bytes per stored pair.
+     memory is 782 MiB for a 555 MiB result, 11.3 bytes per stored pair.
      memory_budget bounds everything
      counting allocates, the result included; a tighter budget costs extra
      passes over the id stream (~2 bytes a token read per pass), never
@@ -462,14 +464,20 @@ typedef struct ro_sgns_vocab {
    vocabulary they index. Everything is owned by this one object; free it
    with ro_sgns_counts_free(). Row w holds the contexts of word w:
    #(w, col[k]) = val[k] for k in [row_ptr[w], row_ptr[w+1]), columns
-   strictly ascending, every val > 0. */
+   strictly ascending, every val > 0.
+   The values are floats (8 bytes a pair with col, not 12): counting sums
+   in double and rounds each pair's final value to float once. Integer
+   counts are exact up to 2^24 = 16,777,216 a pair; larger or fractional
+   ones (the weighted window's) are rounded to the nearest float (relative
+   error <= 6e-8). The marginals and |D| are doubles summed from the
+   unrounded values (see "Exactness" in section 1), not from val. */
 typedef struct ro_sgns_counts {
     ro_sgns_vocab vocab;     /* words = contexts */
     size_t n;                /* rows = columns = vocab.n */
     uint64_t nnz;            /* number of stored pairs */
     uint64_t *row_ptr;       /* n + 1 offsets, row_ptr[0] = 0, row_ptr[n] = nnz */
     uint32_t *col;           /* nnz context ids */
-    double *val;             /* nnz counts #(w, c) */
+    float *val;              /* nnz counts #(w, c), rounded to float */
     double *word_count;      /* n: #(w) = sum_c #(w, c) */
     double *ctx_count;       /* n: #(c) = sum_w #(w, c) */
     double total;            /* |D| = sum of all #(w, c) */
@@ -529,7 +537,7 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
    n_distinct (distinct words of the corpus; 0 if unknown: the counting
    figure then leaves out what depends on them). All formulas are upper
    estimates for 64-bit hosts; "w" below is 8, the assumed mean word length.
-     counts   = 12 nnz + 8 (n + 1) + 16 n + n (8 + 4 + 8 + w + 1) + 4 I,
+     counts   = 8 nnz + 8 (n + 1) + 16 n + n (8 + 4 + 8 + w + 1) + 4 I,
                 I = the power of two >= 2n (CSR, marginals, vocabulary and
                 its hash index)
      reading  = 3 n_tokens (id stream and its growth) + 96 n_distinct (table
@@ -537,7 +545,7 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
      pairs    = counts + s n_tokens + n_tokens / 4 (positions, 1/16 of the
                 stream at a time) + 24 n (accumulator, counters)
                 with s = 2 if n <= 65533 else 4 (stream of vocabulary ids);
-                with OpenMP add 24 MB + t (16 n) for t threads
+                with OpenMP add 16 MB + t (16 n) for t threads
      counting = max(reading, pairs)   (about the smallest memory_budget that
                 works, which is less than the unbudgeted peak)
      training = counts + 12 nnz (SPPMI) + 6 n d R (U, V, their successors,
@@ -582,6 +590,11 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
                for each 8-byte little-endian word x of the data (the last
                one padded with zero bytes): h = (h XOR x) * 0x100000001B3
                (mod 2^64); then h = (h XOR byte_count) * 0x100000001B3.
+   val is kept in f64 although ro_sgns_counts holds floats: saving widens
+   them exactly, and loading rounds each value to the nearest float (so
+   files saved before val became float, with unrounded weighted-window
+   values, load too). A value that is not positive and finite, exceeds
+   FLT_MAX or rounds to 0 is an error.
    A loader checks everything (structure, ranges, column order, finite and
    positive values, unique words, the checksum) and reports
    RO_SGNS_ERR_FORMAT with the byte offset of the first bad or missing byte.
@@ -773,11 +786,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *counts, 
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err);
 /* The same from any n x m count matrix in CSR form (borrowed: it must
-   outlive the problem; columns ascending, values > 0). #(w), #(c) and |D|
-   are its row sums, column sums and total, as the paper defines them. */
+   outlive the problem; columns ascending, float values > 0, the layout of
+   ro_sgns_counts). #(w), #(c) and |D| are its row sums, column sums and
+   total (summed in double), as the paper defines them. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       const uint64_t *row_ptr,
-                                                      const uint32_t *col, const double *val,
+                                                      const uint32_t *col, const float *val,
                                                       double k, ro_sgns_problem **out,
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err);
@@ -860,7 +874,14 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
    the steps). Each step, with M = X + step D(X) never stored:
        U', S' = QR(M V)      (pass 1: blocks of rows of M)
        V', R  = QR(M^T U')   (pass 2: blocks of columns of M), S' = R^T.
-   On RO_SGNS_ERR_NUMERIC (NaN/Inf) x keeps the last good point. */
+   x changes only when a step is accepted, all at once (U, S, V,
+   x->iteration, x->next_step). So whatever error ends the run
+   (RO_SGNS_ERR_NUMERIC: NaN/Inf with safeguard = 0; RO_SGNS_ERR_OUT_OF_MEMORY;
+   RO_SGNS_ERR_IO from the transport of ro_sgns_ro_train_shard), x is the
+   last accepted point, consistent, as the callback saw it: an error in step
+   k leaves the point after step k - 1 (x->iteration says which), and a run
+   resumed from it goes on as an uninterrupted one would. An error before
+   the first step leaves x untouched. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *problem,
                                             ro_sgns_factors *x,
                                             const ro_sgns_ro_config *config,
@@ -891,10 +912,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create(const ro_sgns_problem *p, size_t
                                                 const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err);
 /* A shard from its own rows of the counts (row_ptr for rows r0..r1, values
-   absolute into col/val), the column sums ctx_sum (m) and |D| = total. */
+   absolute into col/val), the column sums ctx_sum (m) and |D| = total
+   (such as ro_sgns_counts' ctx_count and total: sums of the values before
+   they were rounded to float are fine). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create_csr(size_t n, size_t m, size_t r0, size_t r1,
                                                     const uint64_t *row_ptr,
-                                                    const uint32_t *col, const double *val,
+                                                    const uint32_t *col, const float *val,
                                                     const double *ctx_sum, double total,
                                                     double k, ro_sgns_shard **out,
                                                     const ro_sgns_allocator *alloc,
@@ -907,7 +930,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass1(const ro_sgns_shard *s,
                                                const ro_sgns_real *L, const ro_sgns_real *V,
                                                ro_sgns_real *DV, double *F, ro_sgns_error *err);
 /* Pass 2, the shard's part: Out = V S^T (U^T U1) + step D^T U1 over its
-   rows, and UtU = U^T U1 (d x d), both to be summed over the shards. */
+   rows, and UtU = U^T U1 (d x d), both to be summed over the shards. On
+   failure Out and UtU are untouched (all workspace is taken first). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
                                                const ro_sgns_ro_config *config, size_t d,
                                                double step, const ro_sgns_real *U,
@@ -916,7 +940,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
                                                ro_sgns_error *err);
 /* Tall-skinny QR: the p stacked d x d R factors Rs -> R, and each shard's
    d x d block of the small Q back in Rs; ro_sgns_tsqr_apply multiplies a
-   shard's local Q (rows x d) by its block Qs in place. */
+   shard's local Q (rows x d) by its block Qs in place (Q untouched on
+   failure: all workspace is taken first). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_combine(size_t p, size_t d, ro_sgns_real *Rs,
                                                 ro_sgns_real *R, const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err);
@@ -1908,6 +1933,16 @@ static RO_SGNS__MAYBE_UNUSED int ro_sgns__csr_symmetric(size_t n, const uint64_t
 /* The appendices' internals that the sections before them use. */
 static ro_sgns_real *ro_sgns__align64(void *p);
 static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow);
+static ro_sgns_result ro_sgns__gemm_check(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
+                                          size_t n, size_t k, const ro_sgns_real *A,
+                                          size_t lda, const ro_sgns_real *B, size_t ldb,
+                                          const ro_sgns_real *C, size_t ldc,
+                                          ro_sgns_error *err);
+static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
+                                size_t lda, const ro_sgns_real *B, size_t ldb,
+                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
+                                ro_sgns_real *ws);
 static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                               ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
                               const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
@@ -2008,9 +2043,9 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng)
    COST: time O(bytes + tokens L + nnz + groups * tokens + n^2 / 64) (the
      last term reads the bitmap, a bit per column per row); memory
      2 tokens (2 if n <= 65533, else 4) + tokens / 4 (1/16 of the
-     positions) + 12 nnz + 64 bytes a distinct word while reading. On the
+     positions) + 8 nnz + 64 bytes a distinct word while reading. On the
      bundled corpus (90M tokens, n = 33,847, window 5, 72.5M pairs) the peak
-     resident memory is 1036 MiB (15.0 bytes a pair) for an 832 MiB result;
+     resident memory is 782 MiB (11.3 bytes a pair) for a 555 MiB result;
      one core counts about 7.7M tokens/s (see wip/count_RESULTS.md).
    INVARIANTS: S[0] = S[N-1] = LINE; any other S[p] is a vocabulary id
      (< n), DROP or LINE; a window walk stops at LINE and steps over DROP;
@@ -2912,12 +2947,16 @@ done:
 RO_SGNS__PAIR_KERNELS(16, uint16_t, 0)
 RO_SGNS__PAIR_KERNELS(32, uint32_t, 1)
 
+/* The bytes of a stored pair: a u32 column and a float value. */
+#define RO_SGNS__PAIR_BYTES (sizeof(uint32_t) + sizeof(float))
+
 typedef struct ro_sgns__pairs {
     size_t cap;   /* capacity of c->col and c->val */
     double *acc;  /* n: the current row, in weight units */
     uint64_t *bm; /* (n + 63) / 64: its columns */
     uint64_t *sm; /* (n + 4095) / 4096: its nonzero words of bm */
     double *ctx;  /* column sums in weight units */
+    double div;   /* weight units per count: L (weighted window) or 1 */
 } ro_sgns__pairs;
 
 static ro_sgns_result ro_sgns__out_reserve(ro_sgns__counter *k, ro_sgns_counts *c,
@@ -2930,10 +2969,10 @@ static ro_sgns_result ro_sgns__out_reserve(ro_sgns__counter *k, ro_sgns_counts *
                              "co-occurrence matrix", k->err, &rc);
     if (!p) return rc;
     c->col = (uint32_t *)p;
-    p = ro_sgns__mem_realloc(&k->mem, c->val, pr->cap, cap, sizeof(double),
+    p = ro_sgns__mem_realloc(&k->mem, c->val, pr->cap, cap, sizeof(float),
                              "co-occurrence matrix", k->err, &rc);
     if (!p) return rc; /* the run fails and frees both; col's size no longer matters */
-    c->val = (double *)p;
+    c->val = (float *)p;
     pr->cap = cap;
     return RO_SGNS_OK;
 }
@@ -2948,11 +2987,13 @@ static uint64_t ro_sgns__row_bound(uint64_t o, uint32_t L, size_t n)
 /* Read out an accumulated row into col/val, in column order, adding to the
    column sums ctx and clearing the accumulator behind it; returns the
    number of columns, *rsum the row sum. summary: sm is in use (else all
-   nb words of bm are read). */
+   nb words of bm are read). The sums stay in weight units (double); each
+   value is divided by div in double and rounded to float once. */
 static size_t ro_sgns__read_row(double *RO_SGNS__RESTRICT acc, uint64_t *RO_SGNS__RESTRICT bm,
                                 uint64_t *RO_SGNS__RESTRICT sm, size_t nb, int summary,
-                                double *RO_SGNS__RESTRICT ctx, uint32_t *RO_SGNS__RESTRICT col,
-                                double *RO_SGNS__RESTRICT val, double *rsum)
+                                double div, double *RO_SGNS__RESTRICT ctx,
+                                uint32_t *RO_SGNS__RESTRICT col,
+                                float *RO_SGNS__RESTRICT val, double *rsum)
 {
     size_t ns = (nb + 63) / 64, i, k = 0;
     double rs = 0;
@@ -2970,7 +3011,7 @@ static size_t ro_sgns__read_row(double *RO_SGNS__RESTRICT acc, uint64_t *RO_SGNS
                     double v = acc[x];
                     acc[x] = 0;
                     col[k] = x;
-                    val[k] = v;
+                    val[k] = (float)(v / div);
                     ctx[x] += v;
                     rs += v;
                     ++k;
@@ -3003,8 +3044,8 @@ static ro_sgns_result ro_sgns__emit_row(ro_sgns__counter *k, ro_sgns_counts *c,
         rc = ro_sgns__out_reserve(k, c, pr, want);
         if (rc != RO_SGNS_OK) return rc;
     }
-    c->nnz += ro_sgns__read_row(pr->acc, pr->bm, pr->sm, (c->n + 63) / 64, summary, pr->ctx,
-                                c->col + c->nnz, c->val + c->nnz, &rs);
+    c->nnz += ro_sgns__read_row(pr->acc, pr->bm, pr->sm, (c->n + 63) / 64, summary, pr->div,
+                                pr->ctx, c->col + c->nnz, c->val + c->nnz, &rs);
     c->row_ptr[w + 1] = c->nnz;
     c->word_count[w] = rs;
     return RO_SGNS_OK;
@@ -3023,7 +3064,7 @@ typedef struct ro_sgns__par {
     int nt;
     size_t R;       /* round buffer entries (>= n, so any row fits) */
     uint32_t *rcol; /* R */
-    double *rval;   /* R */
+    float *rval;    /* R */
     uint64_t *roff; /* n: a row's place in the round buffer */
     uint64_t *rlen; /* n: its length */
     double *acc;    /* nt x n */
@@ -3036,7 +3077,7 @@ static void ro_sgns__par_free(ro_sgns__counter *k, ro_sgns__par *q, size_t n)
 {
     size_t nb = (n + 63) / 64, ns = (nb + 63) / 64, t = (size_t)q->nt;
     ro_sgns__mem_free(&k->mem, q->rcol, q->R, sizeof(uint32_t));
-    ro_sgns__mem_free(&k->mem, q->rval, q->R, sizeof(double));
+    ro_sgns__mem_free(&k->mem, q->rval, q->R, sizeof(float));
     ro_sgns__mem_free(&k->mem, q->roff, n, sizeof(uint64_t));
     ro_sgns__mem_free(&k->mem, q->rlen, n, sizeof(uint64_t));
     ro_sgns__mem_free(&k->mem, q->acc, t * n, sizeof(double));
@@ -3058,18 +3099,19 @@ static void ro_sgns__par_init(ro_sgns__counter *k, ro_sgns__par *q, size_t n, in
     q->nt = 1;
     if (nt <= 1) return;
     t = (size_t)nt;
-    /* an eighth of what all rows may need, at most 2M entries (24 MB), at
+    /* an eighth of what all rows may need, at most 2M entries (16 MB), at
        least n (one row) */
     for (w = 0; w < n; ++w) sum += ro_sgns__row_bound(occ[w], (uint32_t)k->cfg.window, n);
     sum /= 8;
     q->R = sum < ((uint64_t)1 << 21) ? (size_t)sum : ((size_t)1 << 21);
     if (q->R < n) q->R = n;
-    need = 12 * (uint64_t)q->R + 16 * (uint64_t)n + t * (16 * (uint64_t)n + 8 * (nb + ns));
+    need = RO_SGNS__PAIR_BYTES * (uint64_t)q->R + 16 * (uint64_t)n +
+           t * (16 * (uint64_t)n + 8 * (nb + ns));
     if (k->mem.limit && k->mem.in_use + need > k->mem.limit / 2) return;
     q->nt = nt;
     q->rcol = (uint32_t *)ro_sgns__mem_alloc(&k->mem, q->R, sizeof(uint32_t), "round", NULL, &rc);
-    if (q->rcol) q->rval = (double *)ro_sgns__mem_alloc(&k->mem, q->R, sizeof(double), "round",
-                                                        NULL, &rc);
+    if (q->rcol) q->rval = (float *)ro_sgns__mem_alloc(&k->mem, q->R, sizeof(float), "round",
+                                                       NULL, &rc);
     if (q->rval) q->roff = (uint64_t *)ro_sgns__mem_alloc(&k->mem, n, sizeof(uint64_t), "round",
                                                           NULL, &rc);
     if (q->roff) q->rlen = (uint64_t *)ro_sgns__mem_alloc(&k->mem, n, sizeof(uint64_t), "round",
@@ -3153,8 +3195,9 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
             else
                 ro_sgns__gather32(S32, N, bw, pos + start, offs[r] - start, L, wts, acc, bm, sm,
                                   (uint32_t)n);
-            q->rlen[r] = ro_sgns__read_row(acc, bm, sm, nb, summary, q->ctx + (size_t)t * n,
-                                           q->rcol + q->roff[r], q->rval + q->roff[r], &rs);
+            q->rlen[r] = ro_sgns__read_row(acc, bm, sm, nb, summary, pr->div,
+                                           q->ctx + (size_t)t * n, q->rcol + q->roff[r],
+                                           q->rval + q->roff[r], &rs);
             c->word_count[a + (size_t)r] = rs;
         }
         /* the round's place in the CSR, then the copy (faults in parallel) */
@@ -3173,7 +3216,7 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
             uint64_t at = c->row_ptr[a + (size_t)r];
             if (!q->rlen[r]) continue;
             memcpy(c->col + at, q->rcol + q->roff[r], (size_t)q->rlen[r] * sizeof(uint32_t));
-            memcpy(c->val + at, q->rval + q->roff[r], (size_t)q->rlen[r] * sizeof(double));
+            memcpy(c->val + at, q->rval + q->roff[r], (size_t)q->rlen[r] * sizeof(float));
         }
         c->nnz += add;
         g0 = g1;
@@ -3221,6 +3264,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
     pr.ctx = c->ctx_count;
     for (d = 0; d <= L; ++d)
         wts[d] = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)(L - d + 1) : 1.0;
+    pr.div = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)L : 1.0;
     memset(pr.acc, 0, n * sizeof(double));
     memset(pr.bm, 0, nb * sizeof(uint64_t));
     memset(pr.sm, 0, ns * sizeof(uint64_t));
@@ -3263,7 +3307,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
             avail = k->mem.limit > k->mem.in_use ? k->mem.limit - k->mem.in_use : 0;
             while (b < n) {
                 uint64_t o = occ[b], rb = ro_sgns__row_bound(o, L, n);
-                uint64_t cost = 4 * (gocc + o) + 12 * (gbound + rb);
+                uint64_t cost = 4 * (gocc + o) + RO_SGNS__PAIR_BYTES * (gbound + rb);
                 if (cost > avail) break;
                 gocc += o;
                 gbound += rb;
@@ -3277,19 +3321,20 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
             if (b == a) {
                 /* one row alone does not fit: do it in pieces */
                 uint64_t rb = ro_sgns__row_bound(occ[a], L, n);
-                if (avail < 12 * rb + 4) {
+                if (avail < RO_SGNS__PAIR_BYTES * rb + 4) {
                     /* say how far it got: the result grows about in
                        proportion to the positions done */
                     uint64_t done_occ = 0, res;
                     for (g = 0; g < a; ++g) done_occ += occ[g];
-                    res = 12 * c->nnz + 8 * (uint64_t)(n + 1) + 16 * (uint64_t)n;
+                    res = RO_SGNS__PAIR_BYTES * c->nnz + 8 * (uint64_t)(n + 1) +
+                          16 * (uint64_t)n;
                     rc = ro_sgns__fail(
                         k->err, RO_SGNS_ERR_BUDGET,
                         "memory budget of %llu bytes is too small: counting needs at least "
                         "%llu bytes; the result so far takes %llu bytes for %.1f%% of the word "
                         "positions (rows 0..%llu of %llu) and %llu more are held",
                         (unsigned long long)k->mem.limit,
-                        (unsigned long long)(k->mem.in_use + 12 * rb + 4),
+                        (unsigned long long)(k->mem.in_use + RO_SGNS__PAIR_BYTES * rb + 4),
                         (unsigned long long)res,
                         total_occ ? 100.0 * (double)done_occ / (double)total_occ : 0.0,
                         (unsigned long long)a, (unsigned long long)n,
@@ -3298,7 +3343,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
                 }
                 piecewise = 1;
                 b = a + 1;
-                gocc = (avail - 12 * rb) / 4;
+                gocc = (avail - RO_SGNS__PAIR_BYTES * rb) / 4;
                 if (gocc > occ[a]) gocc = occ[a];
                 gbound = rb;
             }
@@ -3507,13 +3552,12 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
                            (unsigned long long)c->n, k->cfg.window);
         goto fail;
     }
-    /* totals, exact in weight units; the weighted mode divides once */
+    /* totals, exact in weight units; the weighted mode divides once (the
+       values were divided as they were stored, ro_sgns__read_row) */
     c->total = 0;
     for (w = 0; w < c->n; ++w) c->total += c->word_count[w];
     if (k->cfg.dynamic_window == RO_SGNS_WINDOW_WEIGHTED) {
         double L = (double)k->cfg.window;
-        uint64_t i;
-        for (i = 0; i < c->nnz; ++i) c->val[i] /= L;
         for (w = 0; w < c->n; ++w) {
             c->word_count[w] /= L;
             c->ctx_count[w] /= L;
@@ -3593,7 +3637,8 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
     while (idx < 2 * n) idx *= 2;
     /* vocabulary: pointers, lengths, counts, ~8 bytes of word + NUL, index */
     vocab = n * (sizeof(char *) + 4 + 8 + 8 + 1) + 4 * idx;
-    e.counts = 12 * nnz + 8 * (n + 1) + 16 * n + vocab + sizeof(ro_sgns_counts);
+    e.counts = RO_SGNS__PAIR_BYTES * nnz + 8 * (n + 1) + 16 * n + vocab +
+               sizeof(ro_sgns_counts);
     /* reading: the 2-byte id stream with its growth slack; the table of
        distinct words (32-byte slots, at least 2 per word, 3 while it
        doubles); their bytes with growth slack */
@@ -4182,23 +4227,26 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
             k += m4;
         }
     }
-    /* val, word_count, ctx_count */
+    /* val (f64 in the file, float in memory), word_count, ctx_count */
     for (k = 0; k < nnz;) {
         size_t j, m8 = nnz - k < RO_SGNS__IO_BUF / 8 ? (size_t)(nnz - k) : RO_SGNS__IO_BUF / 8;
         const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "val", &rc);
         if (!p) goto fail;
-        c->val = (double *)ro_sgns__r_grow(r, &m, c->val, &cap_val, (size_t)k + m8,
-                                           (size_t)nnz, 8, "val", &rc);
+        c->val = (float *)ro_sgns__r_grow(r, &m, c->val, &cap_val, (size_t)k + m8,
+                                          (size_t)nnz, sizeof(float), "val", &rc);
         if (!c->val) goto fail;
         for (j = 0; j < m8; ++j) {
             double x = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
-            if (!(x > 0) || !ro_sgns__is_finite(x)) {
+            /* range first: converting a double beyond FLT_MAX is undefined */
+            float f = x > 0 && x <= FLT_MAX ? (float)x : 0.0f;
+            if (!(f > 0)) {
                 rc = ro_sgns__bad(r, r->offset + 8 * j,
-                                  "val[%llu] is not a positive finite number",
-                                  (unsigned long long)(k + j));
+                                  "val[%llu] = %g is not a positive finite number a float "
+                                  "holds (0 < val <= %g, not rounding to 0)",
+                                  (unsigned long long)(k + j), x, (double)FLT_MAX);
                 goto fail;
             }
-            c->val[k + j] = x;
+            c->val[k + j] = f;
         }
         ro_sgns__r_take(r, 8 * m8, 1);
         k += m8;
@@ -4528,7 +4576,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, doub
     for (w = 0; w < c->n; ++w) {
         double lw = RO_SGNS_LOG(c->word_count[w]);
         for (e = c->row_ptr[w]; e < c->row_ptr[w + 1]; ++e)
-            if (RO_SGNS_LOG(c->val[e]) - lw - logpc[c->col[e]] - logk > 0) ++kept;
+            if (RO_SGNS_LOG((double)c->val[e]) - lw - logpc[c->col[e]] - logk > 0) ++kept;
     }
     if (kept == 0) {
         ro_sgns__free(alloc, logpc);
@@ -4544,7 +4592,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, doub
     for (w = 0; w < c->n; ++w) {
         double lw = RO_SGNS_LOG(c->word_count[w]);
         for (e = c->row_ptr[w]; e < c->row_ptr[w + 1]; ++e) {
-            double v = RO_SGNS_LOG(c->val[e]) - lw - logpc[c->col[e]] - logk;
+            double v = RO_SGNS_LOG((double)c->val[e]) - lw - logpc[c->col[e]] - logk;
             if (v > 0) {
                 A->col[kept] = c->col[e];
                 A->val[kept] = (ro_sgns_real)v;
@@ -5253,7 +5301,7 @@ typedef struct ro_sgns__side {
     size_t rows, cols;
     const uint64_t *row_ptr;
     const uint32_t *col;
-    const double *val;
+    const float *val;
     const double *rowfac;      /* k #(row)/|D| */
     const ro_sgns_real *colfac; /* #(col) */
 } ro_sgns__side;
@@ -5266,7 +5314,7 @@ struct ro_sgns_problem {
     ro_sgns_real *colfac; /* #(c) (m, fwd), then #(w) (n, bwd) */
     uint64_t *t_row_ptr;  /* the transposed counts (m x n) */
     uint32_t *t_col;
-    double *t_val;
+    float *t_val;
     ro_sgns_allocator alloc_;
     int has_alloc_;
 };
@@ -5286,7 +5334,7 @@ RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *p)
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       const uint64_t *row_ptr,
-                                                      const uint32_t *col, const double *val,
+                                                      const uint32_t *col, const float *val,
                                                       double k, ro_sgns_problem **out,
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err)
@@ -5304,7 +5352,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
         if (col[e] >= m || !(val[e] > 0) || !ro_sgns__is_finite(val[e]))
             return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                                  "problem: entry %.0f has column %lu (m = %lu) or value %g",
-                                 (double)e, (unsigned long)col[e], (unsigned long)m, val[e]);
+                                 (double)e, (unsigned long)col[e], (unsigned long)m,
+                                 (double)val[e]);
     p = (ro_sgns_problem *)ro_sgns__malloc(alloc, sizeof *p);
     if (!p) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem: out of memory");
     memset(p, 0, sizeof *p);
@@ -5314,11 +5363,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
     p->k = k;
     p->rowfac = (double *)ro_sgns__alloc_array(alloc, n + m, sizeof(double), 1);
     p->colfac = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n + m, sizeof(ro_sgns_real), 1);
-    sym = n == m && ro_sgns__csr_symmetric(n, row_ptr, col, val, sizeof(double), alloc) == 1;
+    sym = n == m && ro_sgns__csr_symmetric(n, row_ptr, col, val, sizeof(float), alloc) == 1;
     if (!sym) {
         p->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, m + 1, sizeof(uint64_t), 1);
         p->t_col = (uint32_t *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(uint32_t), 1);
-        p->t_val = (double *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(double), 1);
+        p->t_val = (float *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(float), 1);
     }
     next = (uint64_t *)ro_sgns__alloc_array(alloc, n + m + 1, sizeof(uint64_t), 1);
     if (!p->rowfac || !p->colfac || !next ||
@@ -5716,7 +5765,7 @@ struct ro_sgns_shard {
     ro_sgns_real *colfac; /* owned (create_csr): #(c) (m), #(w) (rows) */
     uint64_t *t_row_ptr;  /* owned: the transposed counts of the shard */
     uint32_t *t_col;
-    double *t_val;
+    float *t_val;
     ro_sgns_allocator alloc_;
     int has_alloc_;
 };
@@ -5758,7 +5807,7 @@ static ro_sgns_result ro_sgns__shard_transpose(ro_sgns_shard *s, ro_sgns_error *
     uint64_t e, base = f->row_ptr[0], nnz = f->row_ptr[f->rows] - base, *next;
     s->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(al, m + 1, sizeof(uint64_t), 1);
     s->t_col = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(uint32_t), 1);
-    s->t_val = (double *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(double), 1);
+    s->t_val = (float *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(float), 1);
     next = (uint64_t *)ro_sgns__alloc_array(al, m + 1, sizeof(uint64_t), 1);
     if (!s->t_row_ptr || !s->t_col || !s->t_val || !next) {
         ro_sgns__free(al, next);
@@ -5820,7 +5869,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create(const ro_sgns_problem *p, size_t
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create_csr(size_t n, size_t m, size_t r0, size_t r1,
                                                     const uint64_t *row_ptr,
-                                                    const uint32_t *col, const double *val,
+                                                    const uint32_t *col, const float *val,
                                                     const double *ctx_sum, double total,
                                                     double k, ro_sgns_shard **out,
                                                     const ro_sgns_allocator *alloc,
@@ -5846,13 +5895,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create_csr(size_t n, size_t m, size_t r
                                  "shard: row_ptr falls at row %lu", (unsigned long)(r0 + i));
     if (row_ptr[rows] > row_ptr[0] && (!col || !val))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "shard: NULL col or val");
+    /* a column sum may be the exact sum of values that were rounded to
+       float since (ro_sgns_counts): a value may exceed it by that rounding */
     for (e = row_ptr[0]; e < row_ptr[rows]; ++e)
         if (col[e] >= m || !(val[e] > 0) || !ro_sgns__is_finite(val[e]) ||
-            !(ctx_sum[col[e]] >= val[e]) || !ro_sgns__is_finite(ctx_sum[col[e]]))
+            !(ctx_sum[col[e]] >= (double)val[e] * (1.0 - FLT_EPSILON)) ||
+            !ro_sgns__is_finite(ctx_sum[col[e]]))
             return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                                  "shard: entry %.0f has column %lu (m = %lu), value %g or "
                                  "a column sum below it",
-                                 (double)e, (unsigned long)col[e], (unsigned long)m, val[e]);
+                                 (double)e, (unsigned long)col[e], (unsigned long)m,
+                                 (double)val[e]);
     s = ro_sgns__shard_new(n, m, r0, r1, alloc);
     if (s) {
         s->rowfac = (double *)ro_sgns__alloc_array(alloc, rows + m, sizeof(double), 1);
@@ -5927,23 +5980,43 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
 {
     ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
     const ro_sgns_allocator *al;
+    ro_sgns_real *ws;
     ro_sgns_result res;
+    int of = 0;
+    size_t ws_elems;
     if (!s || !U || !VSt || !U1 || !Out || !UtU || d == 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "shard_pass2: NULL argument or d = 0");
     res = ro_sgns__check_config(&cfg, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__gemm_check(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, U, d, U1, d,
+                                  UtU, d, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__gemm_check(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, VSt, d, UtU, d,
+                                  Out, d, err);
     if (res != RO_SGNS_OK) return res;
     al = s->has_alloc_ ? &s->alloc_ : NULL;
+    /* the products' workspace before Out is written (the sweep takes its
+       own first too): a failure leaves Out and UtU as they were */
+    ws_elems = ro_sgns__gemm_ws_elems(d, ro_sgns__num_threads(), &of);
+    ws = (ro_sgns_real *)ro_sgns__alloc_array(al, ws_elems, 1, sizeof(ro_sgns_real));
+    if (!ws || of) {
+        ro_sgns__free(al, ws);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "shard_pass2: cannot allocate the GEMM workspace (d = %lu)",
+                             (unsigned long)d);
+    }
     /* D^T U' over the transpose: X^T = (V S^T) U^T, so L = V S^T, R = U */
     res = ro_sgns__sweep(&s->bwd, cfg.direction, d, VSt, U, d, U1, Out, NULL, cfg.block_rows,
                          cfg.block_cols, al, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, 1, U, d, U1, d, 0,
-                           UtU, d, al, err);
-    /* X^T U' = V S^T U^T U', since X = U S V^T */
-    if (res == RO_SGNS_OK)
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, 1, VSt, d, UtU, d,
-                           (ro_sgns_real)step, Out, d, al, err);
+    if (res == RO_SGNS_OK) {
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, 1, U, d, U1, d, 0,
+                            UtU, d, ws);
+        /* X^T U' = V S^T U^T U', since X = U S V^T */
+        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, 1, VSt, d, UtU, d,
+                            (ro_sgns_real)step, Out, d, ws);
+    }
+    ro_sgns__free(al, ws);
     return res;
 }
 
@@ -5974,25 +6047,38 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_apply(size_t rows, size_t d, ro_sgns_rea
                                               ro_sgns_error *err)
 {
     const size_t blk = 256; /* rows at a time: workspace blk x d */
-    ro_sgns_real *T;
-    size_t i, i0;
-    ro_sgns_result res = RO_SGNS_OK;
+    ro_sgns_real *T, *ws;
+    size_t i, i0, ws_elems;
+    int of = 0;
+    ro_sgns_result res;
     if (!Q || !Qs || d == 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsqr_apply: NULL or d = 0");
     for (i = 0; i < d * d; ++i)
         if (Qs[i] != (i % (d + 1) == 0 ? 1 : 0)) break;
     if (i == d * d || rows == 0) return ro_sgns__ok(err); /* the identity: nothing to do */
+    res = ro_sgns__gemm_check(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, ro_sgns__min(rows, blk), d, d, Q,
+                              d, Qs, d, Q, d, err);
+    if (res != RO_SGNS_OK) return res;
+    /* all workspace before the first block is written: a failure leaves Q
+       as it was */
     T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(rows, blk), d,
                                              sizeof(ro_sgns_real));
-    if (!T) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr_apply: out of memory");
-    for (i0 = 0; i0 < rows && res == RO_SGNS_OK; i0 += blk) {
+    ws_elems = ro_sgns__gemm_ws_elems(d, ro_sgns__num_threads(), &of);
+    ws = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ws_elems, 1, sizeof(ro_sgns_real));
+    if (!T || !ws || of) {
+        ro_sgns__free(alloc, T);
+        ro_sgns__free(alloc, ws);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr_apply: out of memory");
+    }
+    for (i0 = 0; i0 < rows; i0 += blk) {
         size_t b = ro_sgns__min(blk, rows - i0);
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * d, d, Qs, d, 0,
-                           T, d, alloc, err);
-        if (res == RO_SGNS_OK) memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
+        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * d, d, Qs, d, 0,
+                            T, d, ws);
+        memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
     }
     ro_sgns__free(alloc, T);
-    return res;
+    ro_sgns__free(alloc, ws);
+    return ro_sgns__ok(err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_objective_rows(const ro_sgns_problem *p,
@@ -10062,6 +10148,32 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
     return ro_sgns__ok(err);
 }
 
+#ifdef RO_SGNS_USE_CBLAS
+/* The product through CBLAS, on checked arguments with m, n, k > 0; 0 (and
+   nothing done) when a size is beyond CBLAS's int: such problems stay on
+   the built-in kernel. */
+static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                               ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
+                               const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                               ro_sgns_real *C, size_t ldc)
+{
+    const size_t lim = 0x7fffffff;
+    enum CBLAS_TRANSPOSE ca = ta ? CblasTrans : CblasNoTrans;
+    enum CBLAS_TRANSPOSE cb = tb ? CblasTrans : CblasNoTrans;
+    if (m > lim || n > lim || k > lim || lda > lim || ldb > lim || ldc > lim) return 0;
+    if (beta == 0) ro_sgns__scale_matrix(m, n, 0, C, ldc); /* BLAS may read C */
+    if (RO_SGNS__IS_DOUBLE)
+        cblas_dgemm(CblasRowMajor, ca, cb, (int)m, (int)n, (int)k, (double)alpha,
+                    (const double *)(const void *)A, (int)lda, (const double *)(const void *)B,
+                    (int)ldb, (double)beta, (double *)(void *)C, (int)ldc);
+    else
+        cblas_sgemm(CblasRowMajor, ca, cb, (int)m, (int)n, (int)k, (float)alpha,
+                    (const float *)(const void *)A, (int)lda, (const float *)(const void *)B,
+                    (int)ldb, (float)beta, (float *)(void *)C, (int)ldc);
+    return 1;
+}
+#endif
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                         size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
                                         size_t lda, const ro_sgns_real *B, size_t ldb,
@@ -10069,33 +10181,37 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size
                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
 #ifdef RO_SGNS_USE_CBLAS
-    /* CBLAS takes int sizes: larger problems stay on the built-in kernel. */
     ro_sgns_result res = ro_sgns__gemm_check(ta, tb, m, n, k, A, lda, B, ldb, C, ldc, err);
-    const size_t lim = 0x7fffffff;
     if (res != RO_SGNS_OK || m == 0 || n == 0) return res;
     if (k == 0) {
         ro_sgns__scale_matrix(m, n, beta, C, ldc);
         return res;
     }
-    if (m <= lim && n <= lim && k <= lim && lda <= lim && ldb <= lim && ldc <= lim) {
-        enum CBLAS_TRANSPOSE ca = ta ? CblasTrans : CblasNoTrans;
-        enum CBLAS_TRANSPOSE cb = tb ? CblasTrans : CblasNoTrans;
-        if (beta == 0) ro_sgns__scale_matrix(m, n, 0, C, ldc); /* BLAS may read C */
-        if (RO_SGNS__IS_DOUBLE)
-            cblas_dgemm(CblasRowMajor, ca, cb, (int)m, (int)n, (int)k, (double)alpha,
-                        (const double *)(const void *)A, (int)lda,
-                        (const double *)(const void *)B, (int)ldb, (double)beta,
-                        (double *)(void *)C, (int)ldc);
-        else
-            cblas_sgemm(CblasRowMajor, ca, cb, (int)m, (int)n, (int)k, (float)alpha,
-                        (const float *)(const void *)A, (int)lda,
-                        (const float *)(const void *)B, (int)ldb, (float)beta,
-                        (float *)(void *)C, (int)ldc);
+    if (ro_sgns__gemm_cblas(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
         return ro_sgns__ok(err);
-    }
 #endif
     return ro_sgns_gemm_builtin(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, alloc,
                                 err);
+}
+
+/* ro_sgns_gemm on arguments that passed ro_sgns__gemm_check, with the
+   built-in kernel's workspace already taken: ws holds at least
+   ro_sgns__gemm_ws_elems(n, ro_sgns__num_threads()) elements. It cannot
+   fail, so a caller that takes everything first never leaves an output
+   half-written (ro_sgns_shard_pass2, ro_sgns_tsqr_apply). The same route
+   as ro_sgns_gemm (CBLAS where it would use it) and the same bits. */
+static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
+                                size_t lda, const ro_sgns_real *B, size_t ldb,
+                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
+                                ro_sgns_real *ws)
+{
+#ifdef RO_SGNS_USE_CBLAS
+    if (m && n && k && ro_sgns__gemm_cblas(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
+        return;
+#endif
+    ro_sgns__gemm_ws(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                     ro_sgns__num_threads(), ws);
 }
 
 /* ======================================================================

@@ -47,7 +47,7 @@ static int fz_same(const ro_sgns_counts *a, const ro_sgns_counts *b)
             return 0;
     if (memcmp(a->row_ptr, b->row_ptr, (a->n + 1) * 8) != 0) return 0;
     if (memcmp(a->col, b->col, (size_t)a->nnz * 4) != 0) return 0;
-    if (memcmp(a->val, b->val, (size_t)a->nnz * 8) != 0) return 0;
+    if (memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val) != 0) return 0;
     if (memcmp(a->word_count, b->word_count, a->n * 8) != 0) return 0;
     if (memcmp(a->ctx_count, b->ctx_count, a->n * 8) != 0) return 0;
     return 1;

@@ -52,13 +52,17 @@ static double pair(const ro_sgns_counts *c, const char *w, const char *x)
     return 0;
 }
 
-/* CSR invariants and marginals: row/column sums, |D|, ascending columns. */
+/* CSR invariants and marginals: row/column sums, |D|, ascending columns.
+   The marginals are sums of the values before they were rounded to float:
+   exactly the sums of val for integer counts (below 2^24), within float
+   rounding for the weighted window's fractions. */
 static void check_invariants(const ro_sgns_counts *c)
 {
     size_t w;
     uint64_t k;
     double *cs = (double *)calloc(c->n, sizeof(double));
     double tot = 0;
+    double tol = c->config.dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? FLT_EPSILON : 1e-9;
     int ok = 1;
     CHECK(c->n == c->vocab.n);
     CHECK(c->row_ptr[0] == 0 && c->row_ptr[c->n] == c->nnz);
@@ -71,15 +75,15 @@ static void check_invariants(const ro_sgns_counts *c)
             cs[c->col[k]] += c->val[k];
         }
         tot += rs;
-        if (fabs(rs - c->word_count[w]) > 1e-9 * (1 + rs)) ok = 0;
+        if (fabs(rs - c->word_count[w]) > tol * (1 + rs)) ok = 0;
         if (w > 0 && c->vocab.count[w] > c->vocab.count[w - 1]) ok = 0;
         if (ro_sgns_vocab_find(&c->vocab, c->vocab.word[w], c->vocab.len[w]) != (int64_t)w)
             ok = 0;
     }
     for (w = 0; w < c->n; ++w)
-        if (fabs(cs[w] - c->ctx_count[w]) > 1e-9 * (1 + cs[w])) ok = 0;
+        if (fabs(cs[w] - c->ctx_count[w]) > tol * (1 + cs[w])) ok = 0;
     CHECKF(ok, "CSR/marginal invariants");
-    CHECK_NEAR(tot, c->total, 1e-9 * tot);
+    CHECK_NEAR(tot, c->total, tol * tot);
     free(cs);
 }
 
@@ -96,7 +100,7 @@ static int same_counts(const ro_sgns_counts *a, const ro_sgns_counts *b)
             return 0;
     if (memcmp(a->row_ptr, b->row_ptr, (a->n + 1) * sizeof(uint64_t)) != 0) return 0;
     if (a->nnz && memcmp(a->col, b->col, (size_t)a->nnz * sizeof(uint32_t)) != 0) return 0;
-    if (a->nnz && memcmp(a->val, b->val, (size_t)a->nnz * sizeof(double)) != 0) return 0;
+    if (a->nnz && memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val) != 0) return 0;
     if (memcmp(a->word_count, b->word_count, a->n * sizeof(double)) != 0) return 0;
     if (memcmp(a->ctx_count, b->ctx_count, a->n * sizeof(double)) != 0) return 0;
     return 1;
@@ -237,6 +241,53 @@ static void test_window_1_and_2(void)
        4+2; x@2: 4+4; x@4: 2+4 -> 20 units = 4 */
     CHECK(pair(c, "x", "y") == 7.0 && pair(c, "x", "x") == 4.0);
     ro_sgns_counts_free(c);
+}
+
+/* val is float, rounded once from the double sum; the marginals keep the
+   unrounded double sums. */
+static void test_float_values(void)
+{
+    ro_sgns_count_config cfg = cfg_min(3, 1);
+    ro_sgns_counts *c;
+    char *text;
+    size_t i, N = 5795;
+    /* weighted, L = 3, "a b a b" (a at 0, 2; b at 1, 3): weights 3, 2, 1 at
+       distances 1, 2, 3. #(a,b): a@0: b@1 3, b@3 1; a@2: b@1 3, b@3 3 -> 10
+       units = 10/3; #(a,a): 2 + 2 = 4 units = 4/3; likewise #(b,b) = 4/3,
+       #(b,a) = 10/3. #(a) = 14/3, |D| = 28/3: the double quotients, not
+       sums of the floats */
+    cfg.dynamic_window = RO_SGNS_WINDOW_WEIGHTED;
+    c = count_str("a b a b", &cfg);
+    if (c) {
+        CHECK(c->n == 2 && c->nnz == 4);
+        CHECK(pair(c, "a", "b") == (double)(float)(10.0 / 3) &&
+              pair(c, "a", "a") == (double)(float)(4.0 / 3));
+        CHECK(c->word_count[0] == 14.0 / 3 && c->ctx_count[1] == 14.0 / 3);
+        CHECK(c->total == 28.0 / 3);
+        check_invariants(c);
+        ro_sgns_counts_free(c);
+    }
+    /* an integer count beyond 2^24: N = 5795 copies of "a" in one window
+       give #(a,a) = N (N - 1) = 33,576,230, between the floats 33,576,228
+       and 33,576,232 (spacing 4 above 2^25): val is the nearest float,
+       #(a) and |D| the exact integer */
+    text = (char *)malloc(2 * N + 1);
+    if (!text) return;
+    for (i = 0; i < N; ++i) {
+        text[2 * i] = 'a';
+        text[2 * i + 1] = ' ';
+    }
+    text[2 * N] = 0;
+    cfg = cfg_min((int)N, 1);
+    c = count_str(text, &cfg);
+    if (c) {
+        CHECK(c->n == 1 && c->nnz == 1);
+        CHECK(c->val[0] == (float)33576230.0 && (double)c->val[0] != 33576230.0);
+        CHECK(c->word_count[0] == 33576230.0 && c->ctx_count[0] == 33576230.0 &&
+              c->total == 33576230.0);
+        ro_sgns_counts_free(c);
+    }
+    free(text);
 }
 
 static void test_lines(void)
@@ -753,7 +804,8 @@ static void test_reference(void)
                     double got = 0;
                     for (k = c->row_ptr[w]; k < c->row_ptr[w + 1]; ++k)
                         if (c->col[k] == cc) got = c->val[k];
-                    if (got != D[w * n + cc]) ok = 0;
+                    /* the exact value rounded to float once */
+                    if (got != (double)(float)D[w * n + cc]) ok = 0;
                 }
             }
             if (!ok) {
@@ -1312,10 +1364,68 @@ static void test_files(void)
     ro_sgns_counts_free(c);
 }
 
+/* Put x as val[k] (f64) into a saved counts file of size bytes and fix its
+   checksum: a file as another writer (or an older version) may make it. */
+static void put_file_val(unsigned char *buf, size_t size, const ro_sgns_counts *c, uint64_t k,
+                         double x)
+{
+    ro_sgns__ck ck;
+    size_t at = size - 8 - 16 * c->n - 8 * (size_t)(c->nnz - k);
+    ro_sgns__put_u64(buf + at, ro_sgns__f64_bits(x));
+    ro_sgns__ck_init(&ck);
+    ro_sgns__ck_update(&ck, buf, size - 8);
+    ro_sgns__put_u64(buf + size - 8, ro_sgns__ck_final(&ck));
+}
+
+/* The file keeps val in f64; loading rounds to float and refuses what a
+   float cannot hold. */
+static void test_file_values(void)
+{
+    ro_sgns_count_config cfg = cfg_min(1, 1);
+    ro_sgns_counts *c = count_str("a b c a b", &cfg), *d = NULL;
+    ro_sgns_error err;
+    unsigned char *buf;
+    size_t size, i;
+    const double bad[] = {1e39, 1e-50, 0.0, -1.0, HUGE_VAL, -HUGE_VAL, NAN};
+    if (!c) return;
+    size = (size_t)ro_sgns_counts_file_size(c);
+    buf = (unsigned char *)malloc(size);
+    CHECK(ro_sgns_counts_save_buffer(c, buf, size, NULL, &err) == RO_SGNS_OK);
+    /* the helper writes where the writer does */
+    put_file_val(buf, size, c, 1, (double)c->val[1]);
+    CHECK(ro_sgns_counts_load_buffer(buf, size, &d, NULL, &err) == RO_SGNS_OK);
+    CHECK(d && same_counts(c, d));
+    ro_sgns_counts_free(d);
+    d = NULL;
+    /* a value no float holds exactly: the nearest float; FLT_MAX fits */
+    put_file_val(buf, size, c, 1, 1.0 / 3);
+    put_file_val(buf, size, c, 2, (double)FLT_MAX);
+    CHECK(ro_sgns_counts_load_buffer(buf, size, &d, NULL, &err) == RO_SGNS_OK);
+    if (d) {
+        CHECK(d->val[1] == (float)(1.0 / 3) && d->val[2] == FLT_MAX && d->val[0] == c->val[0]);
+        ro_sgns_counts_free(d);
+        d = NULL;
+    }
+    /* beyond FLT_MAX, rounding to 0, not positive, not finite: a format
+       error at the value's offset */
+    for (i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        double x = bad[i];
+        char want[64];
+        sprintf(want, "offset %lu", (unsigned long)(size - 8 - 16 * c->n - 8 * (c->nnz - 3)));
+        CHECK(ro_sgns_counts_save_buffer(c, buf, size, NULL, &err) == RO_SGNS_OK);
+        put_file_val(buf, size, c, 3, x);
+        CHECKF(ro_sgns_counts_load_buffer(buf, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT &&
+                   !d && strstr(err.message, "val[3]") && strstr(err.message, want),
+               "val = %g: %s", x, err.message);
+    }
+    free(buf);
+    ro_sgns_counts_free(c);
+}
+
 static void test_estimate(void)
 {
     ro_sgns_memory_estimate e = ro_sgns_estimate_memory(33847, 72470837, 200, 90148450, 633446);
-    CHECK(e.counts >= 12ull * 72470837 && e.counts < 16ull * 72470837);
+    CHECK(e.counts >= 8ull * 72470837 && e.counts < 12ull * 72470837);
     CHECK(e.counting >= e.counts && e.training >= e.counts);
     CHECK(e.peak >= e.counting && e.peak >= e.training);
     CHECK(e.file_bytes > 12ull * 72470837);
@@ -1337,6 +1447,7 @@ static void test_estimate(void)
 int main(void)
 {
     test_window_1_and_2();
+    test_float_values();
     test_lines();
     test_repeats_and_min_count();
     test_ties();
@@ -1346,6 +1457,7 @@ int main(void)
     test_reference();
     test_big_vocab();
     test_files();
+    test_file_values();
     test_alloc_failures();
     test_threads();
     test_estimate();

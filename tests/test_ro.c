@@ -21,7 +21,7 @@ typedef struct {
     size_t n, m;
     uint64_t *row_ptr;
     uint32_t *col;
-    double *val;
+    float *val; /* as ro_sgns_counts holds them */
     double *wsum, *csum, total;
 } counts_t;
 
@@ -35,7 +35,7 @@ static counts_t make_counts(size_t n, size_t m, double dens)
     c.m = m;
     c.row_ptr = (uint64_t *)calloc(n + 1, sizeof(uint64_t));
     c.col = (uint32_t *)malloc(n * m * sizeof(uint32_t) + 4);
-    c.val = (double *)malloc(n * m * sizeof(double) + 8);
+    c.val = (float *)malloc(n * m * sizeof(float) + 4);
     c.wsum = (double *)calloc(n, sizeof(double));
     c.csum = (double *)calloc(m, sizeof(double));
     c.total = 0;
@@ -43,7 +43,7 @@ static counts_t make_counts(size_t n, size_t m, double dens)
         for (j = 0; j < m; ++j)
             if (ro_sgns_rng_uniform(&g_rng) < dens || (i == j % n)) {
                 c.col[k] = (uint32_t)j;
-                c.val[k] = 1 + floor(50 * ro_sgns_rng_uniform(&g_rng));
+                c.val[k] = (float)(1 + floor(50 * ro_sgns_rng_uniform(&g_rng)));
                 c.wsum[i] += c.val[k];
                 c.csum[j] += c.val[k];
                 c.total += c.val[k];
@@ -76,7 +76,7 @@ static counts_t make_sym_counts(size_t n, double dens)
         for (j = 0; j < n; ++j)
             if (A[i * n + j] > 0) {
                 c.col[k] = (uint32_t)j;
-                c.val[k] = A[i * n + j];
+                c.val[k] = (float)A[i * n + j];
                 c.wsum[i] += c.val[k];
                 c.csum[j] += c.val[k];
                 c.total += c.val[k];
@@ -91,14 +91,14 @@ static counts_t make_sym_counts(size_t n, double dens)
 static void test_symmetry_check(void)
 {
     counts_t c = make_sym_counts(30, 0.2), d = make_counts(30, 30, 0.2);
-    CHECK(ro_sgns__csr_symmetric(30, c.row_ptr, c.col, c.val, sizeof(double), NULL) == 1);
-    CHECK(ro_sgns__csr_symmetric(30, d.row_ptr, d.col, d.val, sizeof(double), NULL) == 0);
+    CHECK(ro_sgns__csr_symmetric(30, c.row_ptr, c.col, c.val, sizeof(float), NULL) == 1);
+    CHECK(ro_sgns__csr_symmetric(30, d.row_ptr, d.col, d.val, sizeof(float), NULL) == 0);
     {   /* one off-diagonal value differs from its mirror */
         uint64_t e = c.row_ptr[5];
         while (c.col[e] == 5) ++e;
         c.val[e] += 1;
     }
-    CHECK(ro_sgns__csr_symmetric(30, c.row_ptr, c.col, c.val, sizeof(double), NULL) == 0);
+    CHECK(ro_sgns__csr_symmetric(30, c.row_ptr, c.col, c.val, sizeof(float), NULL) == 0);
     free_counts(&c);
     free_counts(&d);
 }
@@ -878,9 +878,21 @@ static void test_shards(void)
         ro_sgns_comm cm;
         uint64_t bad_ptr[2] = {0, 1};
         uint32_t bad_col[1] = {(uint32_t)m};
-        double bad_val[1] = {1};
+        float bad_val[1] = {1};
         CHECK(ro_sgns_shard_create_csr(n, m, 0, 1, bad_ptr, bad_col, bad_val, c.csum, c.total, k,
                                        &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        {   /* a column sum summed before the values were rounded to float
+               (ro_sgns_counts' ctx_count) may be just below a value */
+            uint32_t one_col[1] = {0};
+            float third[1] = {(float)(1.0 / 3)}; /* 0.33333334 > 1/3 */
+            double ctx_third[1] = {1.0 / 3}, ctx_low[1] = {0.3};
+            CHECK(ro_sgns_shard_create_csr(1, 1, 0, 1, bad_ptr, one_col, third, ctx_third,
+                                           1.0 / 3, k, &tiny, NULL, &err) == RO_SGNS_OK);
+            ro_sgns_shard_free(tiny);
+            tiny = NULL;
+            CHECK(ro_sgns_shard_create_csr(1, 1, 0, 1, bad_ptr, one_col, third, ctx_low, 1.0 / 3,
+                                           k, &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        }
         CHECK(ro_sgns_shard_create(p, 10, 15, &tiny, NULL, &err) == RO_SGNS_OK);
         ro_sgns_factors_create(5, m, 5, &xt, NULL, NULL);
         if (tiny && xt) {

@@ -1071,9 +1071,11 @@ static ro_sgns_result c_pass2(void)
 }
 static int k_pass2(ro_sgns_result rc)
 {
-    /* on failure Out and UtU may hold a part of the result (a building
-       block of one step, whose failure ends the step): not checked */
-    if (rc != RO_SGNS_OK) return inputs_intact();
+    /* on failure Out and UtU untouched: the sweep's and both products'
+       workspace is taken before either is written */
+    if (rc != RO_SGNS_OK)
+        return filled(g_Out, g_n * D * sizeof(real), 0x5a) &&
+               filled(g_UtU, D * D * sizeof(real), 0x5a) && inputs_intact();
     return memcmp(g_Out, g_Outref, g_n * D * sizeof(real)) == 0 &&
            memcmp(g_UtU, g_UtUref, D * D * sizeof(real)) == 0 && inputs_intact();
 }
@@ -1098,9 +1100,9 @@ static ro_sgns_result c_tsqr_apply(void)
 }
 static int k_tsqr_apply(ro_sgns_result rc)
 {
-    /* Q is updated 256 rows at a time: a failure may leave the first
-       blocks done (not checked) */
-    if (rc != RO_SGNS_OK) return 1;
+    /* Q is updated 256 rows at a time, with all workspace taken first: a
+       failure leaves every block as it was */
+    if (rc != RO_SGNS_OK) return memcmp(g_Qt, g_Qtin, TQ * D * sizeof(real)) == 0;
     return memcmp(g_Qt, g_Qtref, TQ * D * sizeof(real)) == 0;
 }
 static ro_sgns_result c_objective_rows(void)
