@@ -548,9 +548,11 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
                 with OpenMP add 16 MB + t (16 n) for t threads
      counting = max(reading, pairs)   (about the smallest memory_budget that
                 works, which is less than the unbudgeted peak)
-     training = counts + 12 nnz (SPPMI) + 6 n d R (U, V, their successors,
-                QR/SVD copies) + 2 * 256 n R (row blocks of M) + 32 d^2,
-                R = sizeof(ro_sgns_real)   (to be refined by those sections)
+     training = counts + max(svd, ro), R = sizeof(ro_sgns_real), l = min(3d, n):
+                svd = (4 + R) nnz + 8 n (SPPMI) + n R (2 l + 2 d + 200)
+                      (Krylov basis Q and Z, U and V, scratch) + 8 l^2 (H)
+                ro  = 7 n d R (U, V, five thin blocks) + 2 * 256 n R (row
+                      blocks of M) + 32 d^2
      peak     = max(counting, training)
      file     = 112 + n (12 + w) + 8 (n + 1) + 12 nnz + 16 n + 8 (the counts
                 file; ro_sgns_counts_file_size gives the exact size) */
@@ -3647,8 +3649,15 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
        1/16 of it, accumulator + bitmap + counters */
     pairs = e.counts + (n <= 0xFFFDu ? 2 : 4) * n_tokens + n_tokens / 4 + 24 * n;
     e.counting = reading > pairs ? reading : pairs;
-    e.training = e.counts + 12 * nnz + 6 * n * (uint64_t)d * sizeof(ro_sgns_real) +
-                 2 * 256 * n * sizeof(ro_sgns_real) + 32 * (uint64_t)d * d;
+    {
+        /* SVD-SPPMI (Krylov, l = 3d): the SPPMI matrix, Q and Z, the
+           blocks' scratch, H, U and V; then RO-SGNS: U, V and five thin
+           blocks, the row blocks of M, the d x d pieces */
+        const uint64_t R = sizeof(ro_sgns_real), l = 3 * (uint64_t)d < n ? 3 * (uint64_t)d : n;
+        uint64_t svd = (4 + R) * nnz + 8 * n + n * R * (2 * l + 2 * d + 200) + 8 * l * l;
+        uint64_t ro = 7 * n * (uint64_t)d * R + 2 * 256 * n * R + 32 * (uint64_t)d * d;
+        e.training = e.counts + (svd > ro ? svd : ro);
+    }
     e.peak = e.counting > e.training ? e.counting : e.training;
     e.file_bytes = 112 + 12 * n + 8 * n /* words, ~8 bytes each */ + 8 * (n + 1) +
                    12 * nnz + 16 * n + 8;
@@ -4745,33 +4754,39 @@ done:
     return res;
 }
 
-/* Y (n x w, contiguous) <- its part orthogonal to the k columns of Q (ld
-   ldq), projected twice (classical Gram-Schmidt twice is enough:
-   Giraud et al. 2005); C holds k x w coefficients. */
+/* Y (n x w, leading dimension ldy) <- its part orthogonal to the k columns
+   of Q (ld ldq), projected twice (classical Gram-Schmidt twice is enough:
+   Giraud et al. 2005). C (k x w, ld ldc) holds the coefficients; with
+   have_first the first pass's, Q^T Y, are already in it. */
 static ro_sgns_result ro_sgns__project_out(size_t n, size_t k, const ro_sgns_real *Q, size_t ldq,
-                                           size_t w, ro_sgns_real *Y, ro_sgns_real *C,
+                                           size_t w, ro_sgns_real *Y, size_t ldy, ro_sgns_real *C,
+                                           size_t ldc, int have_first,
                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     int pass;
     ro_sgns_result res = RO_SGNS_OK;
     for (pass = 0; pass < 2 && k > 0 && res == RO_SGNS_OK; ++pass) {
-        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, n, 1, Q, ldq, Y, w, 0, C, w,
-                           alloc, err);
+        if (pass > 0 || !have_first)
+            res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, n, 1, Q, ldq, Y, ldy, 0, C,
+                               ldc, alloc, err);
         if (res == RO_SGNS_OK)
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, w, k, -1, Q, ldq, C, w, 1, Y, w,
-                               alloc, err);
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, w, k, -1, Q, ldq, C, ldc, 1, Y,
+                               ldy, alloc, err);
     }
     return res;
 }
 
-/* The next block of the Krylov basis: Y (n x w, contiguous) orthonormal and
-   orthogonal to the first k columns of Q. A column that the projection
-   leaves at rounding level (the space has stopped growing in that
-   direction: an invariant subspace, a rank-deficient A) is replaced by a
-   Gaussian column from stream (seed, tag + attempt), so the basis still
-   grows; any orthonormal basis is a valid search space. */
+/* The next block of the Krylov basis: the first w columns of Y (n rows, ld
+   ldy) made orthonormal and orthogonal to the first k columns of Q (ld
+   ldq). C (k x w, ld ldc) is scratch; with have_first it holds Q^T Y
+   already. A column that the projection leaves at rounding level (the
+   space has stopped growing in that direction: an invariant subspace, a
+   rank-deficient A) is replaced by a Gaussian column from stream
+   (seed, tag + ...), so the basis still grows; any orthonormal basis is a
+   valid search space. R (w x w) and nu (w) are scratch. */
 static ro_sgns_result ro_sgns__krylov_block(size_t n, size_t k, const ro_sgns_real *Q, size_t ldq,
-                                            size_t w, ro_sgns_real *Y, ro_sgns_real *C,
+                                            size_t w, ro_sgns_real *Y, size_t ldy,
+                                            ro_sgns_real *C, size_t ldc, int have_first,
                                             ro_sgns_real *R, double *nu, uint64_t seed,
                                             uint64_t tag, const ro_sgns_allocator *alloc,
                                             ro_sgns_error *err)
@@ -4785,16 +4800,17 @@ static ro_sgns_result ro_sgns__krylov_block(size_t n, size_t k, const ro_sgns_re
         ro_sgns_result res;
         for (j = 0; j < w; ++j) nu[j] = 0;
         for (i = 0; i < n; ++i)
-            for (j = 0; j < w; ++j) nu[j] += (double)Y[i * w + j] * Y[i * w + j];
-        res = ro_sgns__project_out(n, k, Q, ldq, w, Y, C, alloc, err);
-        if (res == RO_SGNS_OK) res = ro_sgns_qr(n, w, Y, w, R, w, alloc, err);
+            for (j = 0; j < w; ++j) nu[j] += (double)Y[i * ldy + j] * Y[i * ldy + j];
+        res = ro_sgns__project_out(n, k, Q, ldq, w, Y, ldy, C, ldc, have_first && attempt == 0,
+                                   alloc, err);
+        if (res == RO_SGNS_OK) res = ro_sgns_qr(n, w, Y, ldy, R, w, alloc, err);
         if (res != RO_SGNS_OK) return res;
         for (j = 0; j < w; ++j) {
             double ratio = nu[j] > 0 ? RO_SGNS_FABS((double)R[j * w + j]) / RO_SGNS_SQRT(nu[j]) : 0;
             if (!(ratio > tiny)) { /* rounding noise: a fresh direction */
                 ro_sgns_rng rng;
                 ro_sgns_rng_seed(&rng, seed, tag + (uint64_t)attempt * 0x10000u + j);
-                for (i = 0; i < n; ++i) Y[i * w + j] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
+                for (i = 0; i < n; ++i) Y[i * ldy + j] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
                 bad = 1;
             } else if (ratio < worst) {
                 worst = ratio;
@@ -4802,7 +4818,7 @@ static ro_sgns_result ro_sgns__krylov_block(size_t n, size_t k, const ro_sgns_re
         }
         if (bad) continue;
         /* most of Y lay in the earlier blocks: the new columns are orthogonal
-           to them only to (epsilon / ratio); one more projection restores
+           to them only to about epsilon / ratio; one more projection restores
            working precision */
         if (worst < 0.1 && k > 0 && !again) {
             again = 1;
@@ -4811,8 +4827,7 @@ static ro_sgns_result ro_sgns__krylov_block(size_t n, size_t k, const ro_sgns_re
         return RO_SGNS_OK;
     }
     return ro_sgns__fail(err, RO_SGNS_ERR_NOT_CONVERGED,
-                         "tsvd: the Krylov basis cannot grow past %lu columns",
-                         (unsigned long)k);
+                         "tsvd: the Krylov basis cannot grow past %lu columns", (unsigned long)k);
 }
 
 /* X (n x d, contiguous) <- the Q of its Householder QR, each column's sign
@@ -4837,43 +4852,44 @@ static ro_sgns_result ro_sgns__orthonormalize_keep_sign(size_t n, size_t d, ro_s
    At is A^T, or NULL when A is symmetric.
 
    The basis Q = [Q_0 .. Q_{s-1}] (n x l) grows by Q_i = orth(A A^T Q_{i-1})
-   against all earlier blocks, and Z = A^T Q (m x l) comes for free: its
-   block i is the A^T Q_i that the next step needs anyway. The best rank-d
-   approximation of A within the space is Q times that of B = Q^T A = Z^T:
-   with H = Z^T Z = Ub Sigma^2 Ub^T (l x l),
-       U = Q Ub_d,   V = Z Ub_d Sigma_d^-1,   S = Sigma_d.
-   H's eigenvectors come from a pivoted Cholesky factor, H = P R^T R P^T,
-   and one-sided Jacobi on R^T, whose left singular vectors are P^T Ub
-   (no rotations need to be accumulated). H is summed in double over
-   chunks of rows of Z, so its rounding stays at the level of Z's own;
-   singular values far below sqrt(epsilon) s_1 (float: 2e-4 s_1) lose
-   relative accuracy this way, which the subspace method keeps. */
+   against all earlier blocks. The best rank-d approximation of A within
+   the space is Q times that of B = Q^T A (l x m): with
+   H = B B^T = Ub Sigma^2 Ub^T (l x l),
+       U = Q Ub_d,   V = A^T U Sigma_d^-1,   S = Sigma_d.
+   H costs nothing extra: its column block i, Q^T A (A^T Q_i), is the first
+   projection of the product that makes the next block (Q^T Y with
+   Y = A A^T Q_i, over the blocks that exist by then; H is symmetric), and
+   the last block takes one more product. H's eigenvectors come from a
+   pivoted Cholesky factor, H = P R^T R P^T (double), and one-sided Jacobi
+   on R^T, whose left singular vectors are P^T Ub (no rotations need to be
+   kept). Forming H squares the condition: singular values far below
+   sqrt(epsilon) s_1 (float: 2e-4 s_1) lose relative accuracy this way,
+   which the subspace method keeps. */
 static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_csr *At,
                                            size_t d, size_t l, size_t b, uint64_t seed,
                                            ro_sgns_factors *f, const ro_sgns_allocator *alloc,
                                            ro_sgns_error *err)
 {
-    const size_t n = A->rows, m = A->cols, nm = n > m ? n : m, chunk = 4096;
+    const size_t n = A->rows, m = A->cols, nm = n > m ? n : m;
     const size_t s = (l + b - 1) / b; /* blocks; the last one may be narrower */
-    ro_sgns_real *Q, *Z, *S1, *S2, *C, *Rb, *T, *Ud;
+    ro_sgns_real *Q, *S1, *S2, *C, *Rb, *Ud;
     double *H, *nu, *sig;
     size_t *piv, *order, i, j, k, blk;
     ro_sgns_result res = RO_SGNS_OK;
     Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, l, sizeof(ro_sgns_real));
-    Z = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, l, sizeof(ro_sgns_real));
     S1 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nm, b, sizeof(ro_sgns_real));
     S2 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nm, b, sizeof(ro_sgns_real));
     C = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, b, sizeof(ro_sgns_real));
-    Rb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, b, b, sizeof(ro_sgns_real));
-    T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
+    Rb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, b > d ? b : d, b > d ? b : d,
+                                              sizeof(ro_sgns_real));
     Ud = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, d, sizeof(ro_sgns_real));
     H = (double *)ro_sgns__alloc_array(alloc, l, l, sizeof(double));
     nu = (double *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(double), 1);
     piv = (size_t *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(size_t), 1);
-    if (!Q || !Z || !S1 || !S2 || !C || !Rb || !T || !Ud || !H || !nu || !piv) {
+    if (!Q || !S1 || !S2 || !C || !Rb || !Ud || !H || !nu || !piv) {
         res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                            "tsvd: cannot allocate the Krylov basis (%lu + %lu) x %lu",
-                            (unsigned long)n, (unsigned long)m, (unsigned long)l);
+                            "tsvd: cannot allocate the Krylov basis (%lu x %lu)", (unsigned long)n,
+                            (unsigned long)l);
         goto done;
     }
     sig = nu + l;
@@ -4883,36 +4899,35 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
     ro_sgns__gaussian(m, b, S1, seed);
     res = ro_sgns_csr_mm(A, b, S1, b, S2, b, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__krylov_block(n, 0, Q, l, b, S2, C, Rb, nu, seed, 0x100000000ull, alloc, err);
+        res = ro_sgns__krylov_block(n, 0, Q, l, b, S2, b, C, b, 0, Rb, nu, seed,
+                                    0x100000000ull, alloc, err);
     for (i = 0; i < n && res == RO_SGNS_OK; ++i) memcpy(Q + i * l, S2 + i * b, b * sizeof(ro_sgns_real));
     for (blk = 1; blk <= s && res == RO_SGNS_OK; ++blk) {
-        size_t o0 = (blk - 1) * b, w0 = ro_sgns__min(b, l - o0); /* block blk - 1 */
-        /* W = A^T Q_{blk-1}: Z's block blk - 1 (the rows of Q's block are
-           copied out first: the product reads them in random order) */
+        const size_t o0 = (blk - 1) * b, w0 = ro_sgns__min(b, l - o0), kq = o0 + w0;
+        /* Y = A A^T Q_{blk-1} (the block's rows are copied out first: the
+           products read their input rows in random order) */
         for (i = 0; i < n; ++i) memcpy(S1 + i * w0, Q + i * l + o0, w0 * sizeof(ro_sgns_real));
         res = ro_sgns_csr_mm(At ? At : A, w0, S1, w0, S2, w0, err);
+        if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, w0, S2, w0, S1, w0, err);
+        /* C = Q^T Y over the kq columns so far: H's entries (Q_i^T A)(A^T Q_{blk-1}) */
+        if (res == RO_SGNS_OK)
+            res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, kq, w0, n, 1, Q, l, S1, w0, 0, C, w0,
+                               alloc, err);
         if (res != RO_SGNS_OK) break;
-        for (i = 0; i < m; ++i) memcpy(Z + i * l + o0, S2 + i * w0, w0 * sizeof(ro_sgns_real));
+        for (i = 0; i < kq; ++i)
+            for (j = 0; j < w0; ++j)
+                if (i <= o0 + j) { /* one triangle, mirrored: H exactly symmetric */
+                    H[i * l + o0 + j] = (double)C[i * w0 + j];
+                    H[(o0 + j) * l + i] = (double)C[i * w0 + j];
+                }
         if (blk == s) break;
-        {   /* Q_blk = orth(A W) against Q_0 .. Q_{blk-1} */
-            size_t o1 = blk * b, w1 = ro_sgns__min(b, l - o1);
-            res = ro_sgns_csr_mm(A, w1, S2, w0, S1, w1, err);
-            if (res == RO_SGNS_OK)
-                res = ro_sgns__krylov_block(n, o1, Q, l, w1, S1, C, Rb, nu, seed,
-                                            0x100000000ull * (blk + 1), alloc, err);
+        {   /* Q_blk = the first w1 columns of Y, orthogonalized */
+            const size_t o1 = blk * b, w1 = ro_sgns__min(b, l - o1);
+            res = ro_sgns__krylov_block(n, kq, Q, l, w1, S1, w0, C, w0, 1, Rb, nu, seed,
+                                        0x100000000ull * (blk + 1), alloc, err);
             for (i = 0; i < n && res == RO_SGNS_OK; ++i)
-                memcpy(Q + i * l + o1, S1 + i * w1, w1 * sizeof(ro_sgns_real));
+                memcpy(Q + i * l + o1, S1 + i * w0, w1 * sizeof(ro_sgns_real));
         }
-    }
-    if (res != RO_SGNS_OK) goto done;
-
-    /* H = Z^T Z, summed in double over chunks of rows */
-    memset(H, 0, l * l * sizeof(double));
-    for (i = 0; i < m && res == RO_SGNS_OK; i += chunk) {
-        size_t rows = ro_sgns__min(chunk, m - i);
-        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, l, l, rows, 1, Z + i * l, l, Z + i * l,
-                           l, 0, T, l, alloc, err);
-        for (j = 0; j < l * l && res == RO_SGNS_OK; ++j) H[j] += (double)T[j];
     }
     if (res != RO_SGNS_OK) goto done;
     for (j = 0; j < l * l; ++j)
@@ -4981,7 +4996,6 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
         double nrm = 0;
         for (i = 0; i < l; ++i) nrm += H[j * l + i] * H[j * l + i];
         sig[j] = RO_SGNS_SQRT(nrm);
-        order[j] = j;
         for (k = j; k > 0 && sig[order[k - 1]] < sig[j]; --k) order[k] = order[k - 1];
         order[k] = j;
     }
@@ -4995,27 +5009,26 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
             Ud[piv[i] * d + j] = sj > 0 ? (ro_sgns_real)(H[c * l + i] / sj) : (ro_sgns_real)0;
         f->S[j * d + j] = (ro_sgns_real)sj;
     }
+    /* U = Q Ub_d; V = A^T U Sigma^-1 */
     res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, Q, l, Ud, d, 0, f->U, d,
                        alloc, err);
-    for (j = 0; j < d && res == RO_SGNS_OK; ++j) {
-        const double sj = sig[order[j]];
-        for (i = 0; i < l; ++i) Ud[i * d + j] = sj > 0 ? (ro_sgns_real)(Ud[i * d + j] / sj) : 0;
-    }
+    if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, d, f->U, d, f->V, d, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, l, 1, Z, l, Ud, d, 0, f->V, d,
-                           alloc, err);
+        for (j = 0; j < d; ++j) {
+            const double sj = sig[order[j]];
+            for (i = 0; i < m; ++i)
+                f->V[i * d + j] = sj > 0 ? (ro_sgns_real)(f->V[i * d + j] / sj) : (ro_sgns_real)0;
+        }
     /* U and V orthonormal to working precision, zero-sigma columns completed:
        Householder QR (its Q is orthogonal whatever the rank), signs kept */
-    if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(n, d, f->U, T, alloc, err);
-    if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(m, d, f->V, T, alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(n, d, f->U, Rb, alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(m, d, f->V, Rb, alloc, err);
 done:
     ro_sgns__free(alloc, Q);
-    ro_sgns__free(alloc, Z);
     ro_sgns__free(alloc, S1);
     ro_sgns__free(alloc, S2);
     ro_sgns__free(alloc, C);
     ro_sgns__free(alloc, Rb);
-    ro_sgns__free(alloc, T);
     ro_sgns__free(alloc, Ud);
     ro_sgns__free(alloc, H);
     ro_sgns__free(alloc, nu);
