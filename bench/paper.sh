@@ -51,8 +51,8 @@ T2=$(now)
 echo "# RO-SGNS on the bundled corpus"
 echo
 echo "Corpus: ../shared/data/corpus (90.1M tokens). Counts: window $WINDOW words on each side,"
-echo "min-count $MIN_COUNT (count >= $MIN_COUNT), k = 5 negatives; SVD-SPPMI by randomized"
-echo "subspace iteration; RO-SGNS: $ITER steps of the scaled direction (eta = 1, safeguarded),"
+echo "min-count $MIN_COUNT (count >= $MIN_COUNT), k = 5 negatives; SVD-SPPMI by block Krylov"
+echo "(the library's defaults); RO-SGNS: $ITER steps of the scaled direction (eta = 1, safeguarded),"
 echo "started from SVD-SPPMI; embeddings W = U P Sigma^0.5. Machine: $(nproc) cores,"
 echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)."
 echo
