@@ -889,14 +889,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *problem,
                                             const ro_sgns_ro_config *config,
                                             ro_sgns_error *err);
 
-/* ---- 4b. Distributed building blocks: the step over shards of rows ----
-   (the implementation's section 4b explains the scheme and its costs)
-   A shard holds rows [r0, r1) of the words' counts, with the global
-   marginals, and their transpose; ro_sgns_ro_train is ro_sgns_ro_train_shard
-   on one shard holding every row. A transport (MPI or anything else) is
-   plugged in through ro_sgns_comm: each callback returns 0 on success. */
-typedef struct ro_sgns_shard ro_sgns_shard;
+/* The same step with X, D(X) and M formed as dense n x m matrices and the
+   products done by ro_sgns_gemm_naive: one step of the paper's Algorithm 1
+   at step lambda in direction dir, no safeguard, x updated (iteration + 1).
+   The reference the fused step is tested against, and a short read:
+   O(n m) memory, for small problems only. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *problem,
+                                                 ro_sgns_factors *x, ro_sgns_direction dir,
+                                                 double lambda, ro_sgns_error *err);
 
+/* ---- 6. Shards: the step over rows spread across processes ----
+   A problem may hold only the rows [r0, r1) of the words (a shard), with
+   the global marginals. P processes, each with its shard and U's rows of
+   it, run ro_sgns_ro_train_shard together; a transport (MPI or anything
+   else) is plugged in through ro_sgns_comm, each callback returning 0 on
+   success. The implementation's section 6 has the scheme and its costs. */
 typedef struct ro_sgns_comm {
     int rank, size; /* this shard's index and the number of shards */
     /* recv = the count values of every shard's send, in shard order */
@@ -908,61 +915,34 @@ typedef struct ro_sgns_comm {
     void *user;
 } ro_sgns_comm;
 
-/* A shard of a problem (borrows its arrays, builds the transposed rows). */
-RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create(const ro_sgns_problem *p, size_t r0, size_t r1,
-                                                ro_sgns_shard **out,
-                                                const ro_sgns_allocator *alloc,
-                                                ro_sgns_error *err);
-/* A shard from its own rows of the counts (row_ptr for rows r0..r1, values
-   absolute into col/val), the column sums ctx_sum (m) and |D| = total
-   (such as ro_sgns_counts' ctx_count and total: sums of the values before
-   they were rounded to float are fine). */
-RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create_csr(size_t n, size_t m, size_t r0, size_t r1,
-                                                    const uint64_t *row_ptr,
-                                                    const uint32_t *col, const float *val,
-                                                    const double *ctx_sum, double total,
-                                                    double k, ro_sgns_shard **out,
-                                                    const ro_sgns_allocator *alloc,
-                                                    ro_sgns_error *err);
-RO_SGNS_DEF void ro_sgns_shard_free(ro_sgns_shard *s);
-/* Pass 1 on the shard's rows: DV = D(L V^T) V and the rows' objective F
-   (either may be NULL, not both); M V = L + step DV on the shard's rows. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass1(const ro_sgns_shard *s,
-                                               const ro_sgns_ro_config *config, size_t d,
-                                               const ro_sgns_real *L, const ro_sgns_real *V,
-                                               ro_sgns_real *DV, double *F, ro_sgns_error *err);
-/* Pass 2, the shard's part: Out = V S^T (U^T U1) + step D^T U1 over its
-   rows, and UtU = U^T U1 (d x d), both to be summed over the shards. On
-   failure Out and UtU are untouched (all workspace is taken first). */
-RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
-                                               const ro_sgns_ro_config *config, size_t d,
-                                               double step, const ro_sgns_real *U,
-                                               const ro_sgns_real *VSt, const ro_sgns_real *U1,
-                                               ro_sgns_real *Out, ro_sgns_real *UtU,
-                                               ro_sgns_error *err);
-/* Tall-skinny QR: the p stacked d x d R factors Rs -> R, and each shard's
-   d x d block of the small Q back in Rs; ro_sgns_tsqr_apply multiplies a
-   shard's local Q (rows x d) by its block Qs in place (Q untouched on
-   failure: all workspace is taken first). */
-RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_combine(size_t p, size_t d, ro_sgns_real *Rs,
-                                                ro_sgns_real *R, const ro_sgns_allocator *alloc,
-                                                ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q,
-                                              const ro_sgns_real *Qs,
-                                              const ro_sgns_allocator *alloc,
-                                              ro_sgns_error *err);
-/* The objective over rows [r0, r1) of X = U S V^T. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_objective_rows(const ro_sgns_problem *p,
-                                                  const ro_sgns_factors *x, size_t r0,
-                                                  size_t r1, double *F, ro_sgns_error *err);
+/* The rows [r0, r1) of a whole problem as a problem of their own (it
+   borrows the whole problem's arrays, which must outlive it, and builds
+   the rows' transpose). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *problem,
+                                                       size_t r0, size_t r1,
+                                                       ro_sgns_problem **out,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err);
+/* A shard from its own rows of the counts (borrowed: row_ptr for rows
+   r0..r1, values absolute into col / val), the column sums ctx_sum (m) and
+   |D| = total (such as ro_sgns_counts' ctx_count and total: sums of the
+   values before they were rounded to float are fine). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size_t r0,
+                                                        size_t r1, const uint64_t *row_ptr,
+                                                        const uint32_t *col, const float *val,
+                                                        const double *ctx_sum, double total,
+                                                        double k, ro_sgns_problem **out,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err);
 /* ro_sgns_ro_train on a shard: x holds U's rows of the shard (at least d)
-   and all of S and V; comm NULL (or size 1) for a single shard. Every shard
-   calls it with the same config, S and V, and ends with the same S, V and
-   step state. The callback runs on every shard; the run stops when any
-   returns non-zero. NaN/Inf are agreed on by all shards, but a shard that
-   fails otherwise (out of memory, a callback's error: RO_SGNS_ERR_IO)
-   returns while the others may wait in a collective: abort the job. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_shard *sh,
+   and all of S and V; comm NULL (or size 1) for a problem that holds every
+   row. Every shard calls it with the same config, S and V, and ends with
+   the same S, V and step state. The callback runs on every shard; the run
+   stops when any returns non-zero. An error on any shard (out of memory,
+   NaN) reaches every shard at the next exchange, and all return the same
+   code; only a failing transport callback (RO_SGNS_ERR_IO) returns on one
+   shard while the others may wait in a collective: abort the job then. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *shard,
                                                   const ro_sgns_comm *comm, ro_sgns_factors *x,
                                                   const ro_sgns_ro_config *config,
                                                   ro_sgns_error *err);
@@ -4497,13 +4477,41 @@ RO_SGNS_DEF void ro_sgns_csr_free(ro_sgns_csr *A)
     ro_sgns__free(al, A);
 }
 
+/* The transpose of a rows x cols CSR matrix by a counting sort into
+   t_row_ptr (cols + 1), t_col and t_val (row_ptr[rows] - row_ptr[0]
+   entries each: row_ptr may start anywhere, as a shard's rows do); the
+   result's columns are the input's row numbers from 0, ascending in every
+   row. val_size is sizeof(float) or sizeof(double): values are copied as
+   they are. next is workspace of cols + 1. The library's one transpose
+   (ro_sgns_csr_transpose, the problem's backward side). */
+static void ro_sgns__transpose_csr(size_t rows, size_t cols, const uint64_t *row_ptr,
+                                   const uint32_t *col, const void *val, size_t val_size,
+                                   uint64_t *t_row_ptr, uint32_t *t_col, void *t_val,
+                                   uint64_t *next)
+{
+    size_t i;
+    uint64_t e;
+    memset(t_row_ptr, 0, (cols + 1) * sizeof(uint64_t));
+    for (e = row_ptr[0]; e < row_ptr[rows]; ++e) ++t_row_ptr[col[e] + 1];
+    for (i = 0; i < cols; ++i) t_row_ptr[i + 1] += t_row_ptr[i];
+    memcpy(next, t_row_ptr, (cols + 1) * sizeof(uint64_t));
+    for (i = 0; i < rows; ++i)
+        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+            uint64_t dst = next[col[e]]++;
+            t_col[dst] = (uint32_t)i;
+            if (val_size == sizeof(float))
+                ((float *)t_val)[dst] = ((const float *)val)[e];
+            else
+                ((double *)t_val)[dst] = ((const double *)val)[e];
+        }
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_csr **out,
                                                  const ro_sgns_allocator *alloc,
                                                  ro_sgns_error *err)
 {
     ro_sgns_csr *T;
-    uint64_t *next, k;
-    size_t i;
+    uint64_t *next;
     ro_sgns_result res;
     if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_transpose: NULL");
     res = ro_sgns_csr_create(A->cols, A->rows, A->nnz, &T, alloc, err);
@@ -4513,17 +4521,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_c
         ro_sgns_csr_free(T);
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "csr_transpose: out of memory");
     }
-    /* count per column, prefix sums, then scatter rows in ascending order so
-       every row of A^T comes out sorted */
-    for (k = 0; k < A->nnz; ++k) ++T->row_ptr[A->col[k] + 1];
-    for (i = 0; i < A->cols; ++i) T->row_ptr[i + 1] += T->row_ptr[i];
-    memcpy(next, T->row_ptr, (A->cols + 1) * sizeof(uint64_t));
-    for (i = 0; i < A->rows; ++i)
-        for (k = A->row_ptr[i]; k < A->row_ptr[i + 1]; ++k) {
-            uint64_t dst = next[A->col[k]]++;
-            T->col[dst] = (uint32_t)i;
-            T->val[dst] = A->val[k];
-        }
+    ro_sgns__transpose_csr(A->rows, A->cols, A->row_ptr, A->col, A->val, sizeof(ro_sgns_real),
+                           T->row_ptr, T->col, T->val, next);
     ro_sgns__free(alloc, next);
     *out = T;
     return ro_sgns__ok(err);
@@ -5319,30 +5318,140 @@ typedef struct ro_sgns__side {
     const ro_sgns_real *colfac; /* #(col) */
 } ro_sgns__side;
 
+/* The problem: the counts of the rows r0..r1 it holds (all n rows, except
+   for a shard of section 6) and the factors of B. rowfac holds k #(w)/|D|
+   for the rows held, then k #(c)/|D| for the m contexts; colfac holds #(c)
+   for the m contexts, then #(w) for the rows held, so that
+   B_wc = rowfac[w] * colfac[c] on the forward side and
+   B_cw = rowfac[rows + c] * colfac[m + w] on the backward one. */
 struct ro_sgns_problem {
-    size_t n, m;
-    double k, total;
-    ro_sgns__side fwd, bwd;
-    double *rowfac;       /* k #(w)/|D| (n, fwd), then k #(c)/|D| (m, bwd) */
-    ro_sgns_real *colfac; /* #(c) (m, fwd), then #(w) (n, bwd) */
-    uint64_t *t_row_ptr;  /* the transposed counts (m x n) */
-    uint32_t *t_col;
+    size_t n, m;          /* words x contexts of the whole problem */
+    size_t r0, r1;        /* the rows held here */
+    double k, total;      /* negatives, |D| */
+    ro_sgns__side fwd;    /* rows r0..r1 of #(w,c): (r1 - r0) x m */
+    ro_sgns__side bwd;    /* their transpose: m x (r1 - r0) */
+    double *rowfac;       /* owned, or NULL when borrowed from a whole problem */
+    ro_sgns_real *colfac; /* owned, or NULL when borrowed */
+    uint64_t *t_row_ptr;  /* owned transpose, or NULL when bwd is fwd itself */
+    uint32_t *t_col;      /* (symmetric counts) or borrowed */
     float *t_val;
     ro_sgns_allocator alloc_;
     int has_alloc_;
 };
 
+static const ro_sgns_allocator *ro_sgns__problem_alloc(const ro_sgns_problem *p)
+{
+    return p->has_alloc_ ? &p->alloc_ : NULL;
+}
+
 RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *p)
 {
     const ro_sgns_allocator *al;
     if (!p) return;
-    al = p->has_alloc_ ? &p->alloc_ : NULL;
+    al = ro_sgns__problem_alloc(p);
     ro_sgns__free(al, p->rowfac);
     ro_sgns__free(al, p->colfac);
     ro_sgns__free(al, p->t_row_ptr);
     ro_sgns__free(al, p->t_col);
     ro_sgns__free(al, p->t_val);
     ro_sgns__free(al, p);
+}
+
+/* A problem over rows r0..r1 of an n x m count matrix, nothing allocated
+   but the struct. */
+static ro_sgns_problem *ro_sgns__problem_new(size_t n, size_t m, size_t r0, size_t r1,
+                                             double k, const ro_sgns_allocator *alloc)
+{
+    ro_sgns_problem *p = (ro_sgns_problem *)ro_sgns__malloc(alloc, sizeof *p);
+    if (!p) return NULL;
+    memset(p, 0, sizeof *p);
+    ro_sgns__keep_alloc(&p->alloc_, &p->has_alloc_, alloc);
+    p->n = n;
+    p->m = m;
+    p->r0 = r0;
+    p->r1 = r1;
+    p->k = k;
+    return p;
+}
+
+/* The marginals of rows x cols counts: wsum[i] = the sum of row i and, when
+   csum is given (zeroed by the caller), csum[c] += the entries of column c,
+   in row order. The one routine behind #(w), #(c) of every problem. */
+static void ro_sgns__row_col_sums(size_t rows, const uint64_t *row_ptr, const uint32_t *col,
+                                  const float *val, double *wsum, double *csum)
+{
+    size_t i;
+    uint64_t e;
+    for (i = 0; i < rows; ++i) {
+        double s = 0;
+        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+            s += val[e];
+            if (csum) csum[col[e]] += val[e];
+        }
+        wsum[i] = s;
+    }
+}
+
+/* rowfac and colfac (allocated: the rows held + m each) from the row sums
+   wsum (rows), the column sums csum (m) and |D|. */
+static ro_sgns_result ro_sgns__problem_factors(ro_sgns_problem *p, const double *wsum,
+                                               const double *csum, double total,
+                                               ro_sgns_error *err)
+{
+    size_t rows = p->r1 - p->r0, m = p->m, i;
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    p->rowfac = (double *)ro_sgns__alloc_array(al, rows + m, sizeof(double), 1);
+    p->colfac = (ro_sgns_real *)ro_sgns__alloc_array(al, rows + m, sizeof(ro_sgns_real), 1);
+    if (!p->rowfac || !p->colfac)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem: out of memory");
+    p->total = total;
+    for (i = 0; i < m; ++i) p->colfac[i] = (ro_sgns_real)csum[i];
+    for (i = 0; i < rows; ++i) p->colfac[m + i] = (ro_sgns_real)wsum[i];
+    for (i = 0; i < rows; ++i) p->rowfac[i] = p->k * wsum[i] / total;
+    for (i = 0; i < m; ++i) p->rowfac[rows + i] = p->k * csum[i] / total;
+    return ro_sgns__ok(err);
+}
+
+/* The two sides once the counts' rows (fwd.row_ptr/col/val) and the
+   factors are in place; bwd's arrays are set by the caller. */
+static void ro_sgns__problem_sides(ro_sgns_problem *p)
+{
+    size_t rows = p->r1 - p->r0;
+    p->fwd.rows = rows;
+    p->fwd.cols = p->m;
+    p->fwd.rowfac = p->rowfac;
+    p->fwd.colfac = p->colfac;
+    p->bwd.rows = p->m;
+    p->bwd.cols = rows;
+    p->bwd.rowfac = p->rowfac + rows;
+    p->bwd.colfac = p->colfac + p->m;
+}
+
+/* The held rows' transpose (m x rows, columns = local row numbers,
+   ascending) into owned arrays, by the counting sort of section 2. */
+static ro_sgns_result ro_sgns__problem_transpose(ro_sgns_problem *p, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    const ro_sgns__side *f = &p->fwd;
+    size_t m = p->m;
+    uint64_t nnz = f->row_ptr[f->rows] - f->row_ptr[0], *next;
+    p->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(al, m + 1, sizeof(uint64_t), 1);
+    p->t_col = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(uint32_t), 1);
+    p->t_val = (float *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(float), 1);
+    next = (uint64_t *)ro_sgns__alloc_array(al, m + 1, sizeof(uint64_t), 1);
+    if (!p->t_row_ptr || !p->t_col || !p->t_val || !next) {
+        ro_sgns__free(al, next);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "problem: cannot allocate the transposed counts (%.0f pairs)",
+                             (double)nnz);
+    }
+    ro_sgns__transpose_csr(f->rows, m, f->row_ptr, f->col, f->val, sizeof(float), p->t_row_ptr,
+                           p->t_col, p->t_val, next);
+    ro_sgns__free(al, next);
+    p->bwd.row_ptr = p->t_row_ptr;
+    p->bwd.col = p->t_col;
+    p->bwd.val = p->t_val;
+    return ro_sgns__ok(err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
@@ -5354,9 +5463,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
 {
     ro_sgns_problem *p;
     size_t i;
-    uint64_t e, nnz, *next;
-    double *wsum, *csum, total = 0;
-    int sym;
+    uint64_t e, nnz;
+    double *sums, total = 0;
+    ro_sgns_result res;
     if (!row_ptr || !out || !(k > 0) || n == 0 || m == 0 || m > 0xFFFFFFFFu || n > 0xFFFFFFFFu)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "problem: need a non-empty n x m count matrix and k > 0 (k = %g)", k);
@@ -5367,85 +5476,40 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                  "problem: entry %.0f has column %lu (m = %lu) or value %g",
                                  (double)e, (unsigned long)col[e], (unsigned long)m,
                                  (double)val[e]);
-    p = (ro_sgns_problem *)ro_sgns__malloc(alloc, sizeof *p);
-    if (!p) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem: out of memory");
-    memset(p, 0, sizeof *p);
-    ro_sgns__keep_alloc(&p->alloc_, &p->has_alloc_, alloc);
-    p->n = n;
-    p->m = m;
-    p->k = k;
-    p->rowfac = (double *)ro_sgns__alloc_array(alloc, n + m, sizeof(double), 1);
-    p->colfac = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n + m, sizeof(ro_sgns_real), 1);
-    sym = n == m && ro_sgns__csr_symmetric(n, row_ptr, col, val, sizeof(float), alloc) == 1;
-    if (!sym) {
-        p->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, m + 1, sizeof(uint64_t), 1);
-        p->t_col = (uint32_t *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(uint32_t), 1);
-        p->t_val = (float *)ro_sgns__alloc_array(alloc, (size_t)nnz, sizeof(float), 1);
-    }
-    next = (uint64_t *)ro_sgns__alloc_array(alloc, n + m + 1, sizeof(uint64_t), 1);
-    if (!p->rowfac || !p->colfac || !next ||
-        (!sym && (!p->t_row_ptr || !p->t_col || !p->t_val))) {
-        ro_sgns__free(alloc, next);
+    p = ro_sgns__problem_new(n, m, 0, n, k, alloc);
+    sums = (double *)ro_sgns__alloc_array(alloc, n + m, sizeof(double), 1);
+    if (!p || !sums) {
+        ro_sgns__free(alloc, sums);
         ro_sgns_problem_free(p);
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "problem: cannot allocate the transposed counts (%.0f pairs)",
-                             (double)nnz);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem: out of memory");
     }
     /* the marginals as the paper defines them: #(w) row sums, #(c) column
-       sums, |D| the sum of all (scratch: next holds doubles for a moment) */
-    wsum = p->rowfac;
-    csum = p->rowfac + n;
-    for (i = 0; i < n + m; ++i) p->rowfac[i] = 0;
-    for (i = 0; i < n; ++i)
-        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
-            wsum[i] += val[e];
-            csum[col[e]] += val[e];
-        }
-    for (i = 0; i < n; ++i) total += wsum[i];
-    if (!(total > 0)) {
-        ro_sgns__free(alloc, next);
-        ro_sgns_problem_free(p);
-        return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "problem: the counts are all zero");
-    }
-    p->total = total;
-    for (i = 0; i < m; ++i) p->colfac[i] = (ro_sgns_real)csum[i];
-    for (i = 0; i < n; ++i) p->colfac[m + i] = (ro_sgns_real)wsum[i];
-    for (i = 0; i < n; ++i) wsum[i] = k * wsum[i] / total;
-    for (i = 0; i < m; ++i) csum[i] = k * csum[i] / total;
-    /* the transpose, rows sorted (counting sort by column); not stored when
-       the counts are symmetric (fixed windows make them so) */
-    if (sym) {
-        ro_sgns__free(alloc, next);
-        p->bwd.row_ptr = row_ptr;
-        p->bwd.col = col;
-        p->bwd.val = val;
-    } else {
-        memset(p->t_row_ptr, 0, (m + 1) * sizeof(uint64_t));
-        for (e = 0; e < nnz; ++e) ++p->t_row_ptr[col[e] + 1];
-        for (i = 0; i < m; ++i) p->t_row_ptr[i + 1] += p->t_row_ptr[i];
-        memcpy(next, p->t_row_ptr, (m + 1) * sizeof(uint64_t));
-        for (i = 0; i < n; ++i)
-            for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
-                uint64_t dst = next[col[e]]++;
-                p->t_col[dst] = (uint32_t)i;
-                p->t_val[dst] = val[e];
-            }
-        ro_sgns__free(alloc, next);
-        p->bwd.row_ptr = p->t_row_ptr;
-        p->bwd.col = p->t_col;
-        p->bwd.val = p->t_val;
-    }
-    p->fwd.rows = n;
-    p->fwd.cols = m;
+       sums, |D| the sum of all */
+    for (i = 0; i < m; ++i) sums[n + i] = 0;
+    ro_sgns__row_col_sums(n, row_ptr, col, val, sums, sums + n);
+    for (i = 0; i < n; ++i) total += sums[i];
+    res = total > 0 ? ro_sgns__problem_factors(p, sums, sums + n, total, err)
+                    : ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "problem: the counts are all zero");
+    ro_sgns__free(alloc, sums);
     p->fwd.row_ptr = row_ptr;
     p->fwd.col = col;
     p->fwd.val = val;
-    p->fwd.rowfac = p->rowfac;
-    p->fwd.colfac = p->colfac;
-    p->bwd.rows = m;
-    p->bwd.cols = n;
-    p->bwd.rowfac = p->rowfac + n;
-    p->bwd.colfac = p->colfac + m;
+    ro_sgns__problem_sides(p);
+    /* the transpose, not stored when the counts are symmetric (fixed
+       windows make them so) */
+    if (res == RO_SGNS_OK) {
+        if (n == m && ro_sgns__csr_symmetric(n, row_ptr, col, val, sizeof(float), alloc) == 1) {
+            p->bwd.row_ptr = row_ptr;
+            p->bwd.col = col;
+            p->bwd.val = val;
+        } else {
+            res = ro_sgns__problem_transpose(p, err);
+        }
+    }
+    if (res != RO_SGNS_OK) {
+        ro_sgns_problem_free(p);
+        return res;
+    }
     *out = p;
     return ro_sgns__ok(err);
 }
@@ -5576,11 +5640,11 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
 static ro_sgns_result ro_sgns__check_fit(const ro_sgns_problem *p, size_t n, size_t m,
                                          ro_sgns_error *err)
 {
-    if (!p || n != p->n || m != p->m)
+    if (!p || n != p->r1 - p->r0 || m != p->m)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "sgns: a %lu x %lu point does not fit the %lu x %lu counts",
-                             (unsigned long)n, (unsigned long)m, (unsigned long)(p ? p->n : 0),
-                             (unsigned long)(p ? p->m : 0));
+                             (unsigned long)n, (unsigned long)m,
+                             (unsigned long)(p ? p->r1 - p->r0 : 0), (unsigned long)(p ? p->m : 0));
     return ro_sgns__ok(err);
 }
 
@@ -5610,7 +5674,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
     if (!x || !F) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL");
     res = ro_sgns__check_fit(p, x->n, x->m, err);
     if (res != RO_SGNS_OK) return res;
-    al = p->has_alloc_ ? &p->alloc_ : NULL;
+    al = ro_sgns__problem_alloc(p);
     L = ro_sgns__us(x, al, err);
     if (!L) return err ? err->code : RO_SGNS_ERR_OUT_OF_MEMORY;
     res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, 0, 0,
@@ -5629,7 +5693,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const 
     res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
     if (res != RO_SGNS_OK) return res;
     return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, 0, 0,
-                          p->has_alloc_ ? &p->alloc_ : NULL, err);
+                          ro_sgns__problem_alloc(p), err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
@@ -5644,7 +5708,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     if (!x || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "direction: NULL");
     res = ro_sgns__check_fit(p, x->n, x->m, err);
     if (res != RO_SGNS_OK) return res;
-    al = p->has_alloc_ ? &p->alloc_ : NULL;
+    al = ro_sgns__problem_alloc(p);
     m = x->m;
     Id = (ro_sgns_real *)ro_sgns__alloc_array(al, m, m, sizeof(ro_sgns_real));
     L = Id ? ro_sgns__us(x, al, err) : NULL;
@@ -5664,24 +5728,28 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
 /* ======================================================================
    4. The Riemannian step [paper 3.1-3.2, Algorithm 1]
 
-   What: X_{i+1} = R(X_i + step D(X_i)) by projector splitting (Lubich and
-   Oseledets 2014), the retraction as one step of the block power method:
-       U', S' = QR(M V),  V', S'^T = QR(M^T U'),  M = X + step D.
-   How, without M: since X V = U S V^T V = U S,
-       M V    = U S + step (D V)           D V from a sweep over row blocks
-       M^T U' = V S^T (U^T U') + step (D^T U')   a sweep over the transpose
-   so a step is two sweeps (4 n m d flops each) plus two QRs of n x d. The
-   sweep at the new point that gives F also gives its D V, which the next
-   step starts from, so the safeguard's objective costs nothing extra on an
-   accepted step.
-   Safeguard (on by default): if F at the new point is below F at the old
-   one, the step is halved and the retraction redone from the stored D V
-   (one backward sweep and one forward sweep per retry); after an accepted
-   step the next one may grow back (by "grow", up to the configured step).
+   What: X_{i+1} = R(X_i + lambda D(X_i)) by projector splitting (Lubich and
+   Oseledets 2014): the retraction R is one step of the block power method,
+       U', S' = QR(M V),   V', S'^T = QR(M^T U'),   M = X + lambda D(X),
+   with D = grad F (the paper) or the scaled direction (section 3).
+   How, without M (n x m, dense): since X V = U S V^T V = U S and
+   X^T U' = V S^T U^T U',
+       M V    = U S + lambda D V                  D V: a sweep over rows
+       M^T U' = V S^T (U^T U') + lambda D^T U'    D^T U': a sweep over the
+                                                  transposed counts
+   so a step costs two sweeps (each 4 n m d flops in its two products, see
+   section 3) and two QRs (n x d and m x d). The sweep that gives F at the
+   new point gives its D V too, which is the next step's first product, so
+   the safeguard's F costs nothing on an accepted step.
+   Safeguard (on by default; the paper has none): a step that lowers F, or
+   makes a NaN, is halved and retried from the same D V; after an accepted
+   step the next one starts at min(lambda * grow, the configured step).
    The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
-   Memory: the counts and their transpose, and about ten n x d blocks.
-   ro_sgns_ro_train runs the step of section 4b on one shard that holds
-   every row: the passes, the QRs and the safeguard are that code.
+   Memory: the counts and their transpose, U, V and five n x d blocks.
+   Shards (section 6) run this same function: where the rows of U are
+   spread over processes, the QR of M V, the sum of the shards' parts of
+   M^T U' and the sum of F go through the transport; on one machine the
+   three are a plain QR and nothing.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
@@ -5718,245 +5786,6 @@ static int ro_sgns__finite_array(const ro_sgns_real *a, size_t n)
     return 1;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_factors *x,
-                                            const ro_sgns_ro_config *config,
-                                            ro_sgns_error *err)
-{
-    ro_sgns_shard *all = NULL;
-    ro_sgns_result res;
-    if (!x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_train: NULL point");
-    res = ro_sgns__check_fit(p, x->n, x->m, err);
-    if (res != RO_SGNS_OK) return res;
-    /* one shard that holds every row (it borrows the problem's arrays):
-       the distributed step of section 4b with no one to talk to */
-    res = ro_sgns_shard_create(p, 0, p->n, &all, p->has_alloc_ ? &p->alloc_ : NULL, err);
-    if (res != RO_SGNS_OK) return res;
-    res = ro_sgns_ro_train_shard(all, NULL, x, config, err);
-    ro_sgns_shard_free(all);
-    return res;
-}
-
-/* ======================================================================
-   4b. Distributed building blocks [paper Algorithm 1, over shards of rows]
-
-   What: the step of section 4 cut along the rows of the words, so that P
-   processes, each holding a shard (rows [r0, r1) of the counts and of U,
-   all of S and V), take it together, exchanging only thin matrices.
-   Why: the step costs ~8 n m d flops; at n = m = 1M, d = 300 that is
-   2.4e15 per step, beyond one machine, while the data a step exchanges is
-   O(m d) per process (docs/SCALING.md has the cost model).
-   How, on shard s (n_s = r1 - r0 rows), with M = X + step D; flops, and
-   in brackets the values each shard sends:
-     start:  L_s = U_s S; pass 1: DV_s = D_s V, F_s      4 n_s m d   (2)
-     each try of a step:
-       QR(M V)   A_s = L_s + step DV_s = Q_s R_s         4 n_s d^2
-                 allgather R_s; [R_1; ..; R_P] = Q' R    4 P d^3     (d^2)
-                 U'_s = Q_s Q'_s                         2 n_s d^2
-       pass 2    Z_s = V S^T (U_s^T U'_s) + step D_s^T U'_s
-                                               4 n_s m d + 2 m d^2
-                 sum of Z_s and of U_s^T U'_s over the shards  ((m + d) d)
-       QR(Z)     V', S'^T = QR(Z), on every shard alike  4 m d^2
-       pass 1    at the candidate: L'_s = U'_s S', DV'_s, F'_s
-                                                         4 n_s m d
-                 F' = sum of F'_s; the safeguard keeps the step if F'
-                 >= F, else halves it and tries again   (2)
-   Each sum over shards runs in shard order, and everything done on every
-   shard alike is the same arithmetic on the same bits, so a run repeats
-   bit for bit for a given P, whatever the transport's algorithms; a
-   different P changes the order of sums and so the last bits.
-   Memory per shard: its counts and their transpose, ~5 n_s d + 4 m d +
-   (2 P + 6) d^2 reals.
-   Invariants: U'_s stacked is orthonormal; S, V, the step, the iteration
-   and every decision of the safeguard are the same on every shard.
-   ====================================================================== */
-
-struct ro_sgns_shard {
-    size_t n, m, r0, r1;
-    ro_sgns__side fwd;    /* rows r1 - r0 (local), columns m */
-    ro_sgns__side bwd;    /* rows m, columns r1 - r0 (local indices) */
-    double *rowfac;       /* owned (create_csr): k #(w)/|D| (rows), k #(c)/|D| (m) */
-    ro_sgns_real *colfac; /* owned (create_csr): #(c) (m), #(w) (rows) */
-    uint64_t *t_row_ptr;  /* owned: the transposed counts of the shard */
-    uint32_t *t_col;
-    float *t_val;
-    ro_sgns_allocator alloc_;
-    int has_alloc_;
-};
-
-RO_SGNS_DEF void ro_sgns_shard_free(ro_sgns_shard *s)
-{
-    const ro_sgns_allocator *al;
-    if (!s) return;
-    al = s->has_alloc_ ? &s->alloc_ : NULL;
-    ro_sgns__free(al, s->rowfac);
-    ro_sgns__free(al, s->colfac);
-    ro_sgns__free(al, s->t_row_ptr);
-    ro_sgns__free(al, s->t_col);
-    ro_sgns__free(al, s->t_val);
-    ro_sgns__free(al, s);
-}
-
-static ro_sgns_shard *ro_sgns__shard_new(size_t n, size_t m, size_t r0, size_t r1,
-                                         const ro_sgns_allocator *alloc)
-{
-    ro_sgns_shard *s = (ro_sgns_shard *)ro_sgns__malloc(alloc, sizeof *s);
-    if (!s) return NULL;
-    memset(s, 0, sizeof *s);
-    ro_sgns__keep_alloc(&s->alloc_, &s->has_alloc_, alloc);
-    s->n = n;
-    s->m = m;
-    s->r0 = r0;
-    s->r1 = r1;
-    return s;
-}
-
-/* The shard's transposed counts (m x rows, columns = local row numbers,
-   ascending) by a counting sort over its rows; s->fwd must be set. */
-static ro_sgns_result ro_sgns__shard_transpose(ro_sgns_shard *s, ro_sgns_error *err)
-{
-    const ro_sgns_allocator *al = s->has_alloc_ ? &s->alloc_ : NULL;
-    const ro_sgns__side *f = &s->fwd;
-    size_t i, m = s->m;
-    uint64_t e, base = f->row_ptr[0], nnz = f->row_ptr[f->rows] - base, *next;
-    s->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(al, m + 1, sizeof(uint64_t), 1);
-    s->t_col = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(uint32_t), 1);
-    s->t_val = (float *)ro_sgns__alloc_array(al, (size_t)nnz, sizeof(float), 1);
-    next = (uint64_t *)ro_sgns__alloc_array(al, m + 1, sizeof(uint64_t), 1);
-    if (!s->t_row_ptr || !s->t_col || !s->t_val || !next) {
-        ro_sgns__free(al, next);
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "shard: cannot allocate the transposed counts (%.0f pairs)",
-                             (double)nnz);
-    }
-    memset(s->t_row_ptr, 0, (m + 1) * sizeof(uint64_t));
-    for (e = base; e < base + nnz; ++e) ++s->t_row_ptr[f->col[e] + 1];
-    for (i = 0; i < m; ++i) s->t_row_ptr[i + 1] += s->t_row_ptr[i];
-    memcpy(next, s->t_row_ptr, (m + 1) * sizeof(uint64_t));
-    for (i = 0; i < f->rows; ++i)
-        for (e = f->row_ptr[i]; e < f->row_ptr[i + 1]; ++e) {
-            uint64_t dst = next[f->col[e]]++;
-            s->t_col[dst] = (uint32_t)i;
-            s->t_val[dst] = f->val[e];
-        }
-    ro_sgns__free(al, next);
-    s->bwd.rows = m;
-    s->bwd.cols = f->rows;
-    s->bwd.row_ptr = s->t_row_ptr;
-    s->bwd.col = s->t_col;
-    s->bwd.val = s->t_val;
-    return ro_sgns__ok(err);
-}
-
-RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create(const ro_sgns_problem *p, size_t r0, size_t r1,
-                                                ro_sgns_shard **out,
-                                                const ro_sgns_allocator *alloc,
-                                                ro_sgns_error *err)
-{
-    ro_sgns_shard *s;
-    ro_sgns_result res;
-    if (!p || !out || r0 >= r1 || r1 > p->n)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "shard: need a problem and rows 0 <= r0 < r1 <= n (r0 = %lu, "
-                             "r1 = %lu, n = %lu)",
-                             (unsigned long)r0, (unsigned long)r1,
-                             (unsigned long)(p ? p->n : 0));
-    s = ro_sgns__shard_new(p->n, p->m, r0, r1, alloc);
-    if (!s) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "shard: out of memory");
-    /* a row range of a side: values stay absolute indices into col / val */
-    s->fwd = p->fwd;
-    s->fwd.rows = r1 - r0;
-    s->fwd.row_ptr = p->fwd.row_ptr + r0;
-    s->fwd.rowfac = p->fwd.rowfac + r0;
-    s->bwd = p->bwd; /* rowfac k #(c)/|D| (m) as it is */
-    s->bwd.colfac = p->bwd.colfac + r0;
-    if (r0 != 0 || r1 != p->n) {
-        res = ro_sgns__shard_transpose(s, err);
-        if (res != RO_SGNS_OK) {
-            ro_sgns_shard_free(s);
-            return res;
-        }
-    }
-    *out = s;
-    return ro_sgns__ok(err);
-}
-
-RO_SGNS_DEF ro_sgns_result ro_sgns_shard_create_csr(size_t n, size_t m, size_t r0, size_t r1,
-                                                    const uint64_t *row_ptr,
-                                                    const uint32_t *col, const float *val,
-                                                    const double *ctx_sum, double total,
-                                                    double k, ro_sgns_shard **out,
-                                                    const ro_sgns_allocator *alloc,
-                                                    ro_sgns_error *err)
-{
-    ro_sgns_shard *s;
-    size_t rows, i;
-    uint64_t e;
-    ro_sgns_result res;
-    if (!row_ptr || !ctx_sum || !out || !(k > 0) || !(total > 0) ||
-        !ro_sgns__is_finite(total) || m == 0 || m > 0xFFFFFFFFu || r0 >= r1 || r1 > n ||
-        r1 - r0 > 0xFFFFFFFFu)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "shard: need rows 0 <= r0 < r1 <= n, m >= 1, k > 0, |D| > 0 and "
-                             "the marginals (r0 = %lu, r1 = %lu, n = %lu, m = %lu, k = %g, "
-                             "|D| = %g)",
-                             (unsigned long)r0, (unsigned long)r1, (unsigned long)n,
-                             (unsigned long)m, k, total);
-    rows = r1 - r0;
-    for (i = 0; i < rows; ++i)
-        if (row_ptr[i + 1] < row_ptr[i])
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "shard: row_ptr falls at row %lu", (unsigned long)(r0 + i));
-    if (row_ptr[rows] > row_ptr[0] && (!col || !val))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "shard: NULL col or val");
-    /* a column sum may be the exact sum of values that were rounded to
-       float since (ro_sgns_counts): a value may exceed it by that rounding */
-    for (e = row_ptr[0]; e < row_ptr[rows]; ++e)
-        if (col[e] >= m || !(val[e] > 0) || !ro_sgns__is_finite(val[e]) ||
-            !(ctx_sum[col[e]] >= (double)val[e] * (1.0 - FLT_EPSILON)) ||
-            !ro_sgns__is_finite(ctx_sum[col[e]]))
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "shard: entry %.0f has column %lu (m = %lu), value %g or "
-                                 "a column sum below it",
-                                 (double)e, (unsigned long)col[e], (unsigned long)m,
-                                 (double)val[e]);
-    s = ro_sgns__shard_new(n, m, r0, r1, alloc);
-    if (s) {
-        s->rowfac = (double *)ro_sgns__alloc_array(alloc, rows + m, sizeof(double), 1);
-        s->colfac = (ro_sgns_real *)ro_sgns__alloc_array(alloc, rows + m, sizeof(ro_sgns_real), 1);
-    }
-    if (!s || !s->rowfac || !s->colfac) {
-        ro_sgns_shard_free(s);
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "shard: out of memory");
-    }
-    /* the same expressions, in the same order, as ro_sgns_problem_create_csr */
-    for (i = 0; i < rows; ++i) {
-        double wsum = 0;
-        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) wsum += val[e];
-        s->colfac[m + i] = (ro_sgns_real)wsum;
-        s->rowfac[i] = k * wsum / total;
-    }
-    for (i = 0; i < m; ++i) {
-        s->colfac[i] = (ro_sgns_real)ctx_sum[i];
-        s->rowfac[rows + i] = k * ctx_sum[i] / total;
-    }
-    s->fwd.rows = rows;
-    s->fwd.cols = m;
-    s->fwd.row_ptr = row_ptr;
-    s->fwd.col = col;
-    s->fwd.val = val;
-    s->fwd.rowfac = s->rowfac;
-    s->fwd.colfac = s->colfac;
-    s->bwd.rowfac = s->rowfac + rows;
-    s->bwd.colfac = s->colfac + m;
-    res = ro_sgns__shard_transpose(s, err);
-    if (res != RO_SGNS_OK) {
-        ro_sgns_shard_free(s);
-        return res;
-    }
-    *out = s;
-    return ro_sgns__ok(err);
-}
-
 static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_error *err)
 {
     if (c->iterations < 0 || !(c->step > 0) || c->max_halvings < 0 || !(c->grow >= 1) ||
@@ -5967,409 +5796,344 @@ static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_
     return ro_sgns__ok(err);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass1(const ro_sgns_shard *s,
-                                               const ro_sgns_ro_config *config, size_t d,
-                                               const ro_sgns_real *L, const ro_sgns_real *V,
-                                               ro_sgns_real *DV, double *F, ro_sgns_error *err)
+/* The first product of a step, at a point X = U S V^T: F(X) and D V.
+   L (n x d) is scratch for U S. A NaN in D V is RO_SGNS_ERR_NUMERIC. */
+static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
+                                        size_t d, const ro_sgns_real *U, const ro_sgns_real *S,
+                                        const ro_sgns_real *V, ro_sgns_real *L,
+                                        ro_sgns_real *DV, double *F, ro_sgns_error *err)
 {
-    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
-    ro_sgns_result res;
-    if (!s || !L || !V || d == 0 || (!DV && !F))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "shard_pass1: NULL argument or d = 0");
-    res = ro_sgns__check_config(&cfg, err);
-    if (res != RO_SGNS_OK) return res;
-    return ro_sgns__sweep(&s->fwd, cfg.direction, d, L, V, DV ? d : 0, DV ? V : NULL, DV, F,
-                          cfg.block_rows, cfg.block_cols, s->has_alloc_ ? &s->alloc_ : NULL,
-                          err);
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    size_t n = p->fwd.rows;
+    ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d,
+                                      0, L, d, al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, cfg->block_rows,
+                             cfg->block_cols, al, err);
+    if (res == RO_SGNS_OK && !ro_sgns__finite_array(DV, n * d))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
+    return res;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_shard_pass2(const ro_sgns_shard *s,
-                                               const ro_sgns_ro_config *config, size_t d,
-                                               double step, const ro_sgns_real *U,
-                                               const ro_sgns_real *VSt, const ro_sgns_real *U1,
-                                               ro_sgns_real *Out, ro_sgns_real *UtU,
-                                               ro_sgns_error *err)
+/* The second product: Out = M^T U' = V S^T (U^T U') + lambda D^T U' over
+   the rows held (m x d), and UtU = U^T U' (d x d) after it (Out has m + d
+   rows). VSt (m x d) is scratch for V S^T. On failure Out is untouched
+   (all workspace is taken before it is written). */
+static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
+                                    size_t d, double lambda, const ro_sgns_real *U,
+                                    const ro_sgns_real *S, const ro_sgns_real *V,
+                                    const ro_sgns_real *U1, ro_sgns_real *VSt,
+                                    ro_sgns_real *Out, ro_sgns_error *err)
 {
-    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
-    const ro_sgns_allocator *al;
-    ro_sgns_real *ws;
-    ro_sgns_result res;
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    size_t m = p->m, ws_elems;
+    ro_sgns_real *ws, *UtU = Out + m * d;
     int of = 0;
-    size_t ws_elems;
-    if (!s || !U || !VSt || !U1 || !Out || !UtU || d == 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "shard_pass2: NULL argument or d = 0");
-    res = ro_sgns__check_config(&cfg, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__gemm_check(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, U, d, U1, d,
-                                  UtU, d, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__gemm_check(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, VSt, d, UtU, d,
-                                  Out, d, err);
+    ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, V, d, S, d, 0,
+                                      VSt, d, al, err);
     if (res != RO_SGNS_OK) return res;
-    al = s->has_alloc_ ? &s->alloc_ : NULL;
-    /* the products' workspace before Out is written (the sweep takes its
-       own first too): a failure leaves Out and UtU as they were */
     ws_elems = ro_sgns__gemm_ws_elems(d, ro_sgns__num_threads(), &of);
     ws = (ro_sgns_real *)ro_sgns__alloc_array(al, ws_elems, 1, sizeof(ro_sgns_real));
     if (!ws || of) {
         ro_sgns__free(al, ws);
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "shard_pass2: cannot allocate the GEMM workspace (d = %lu)",
+                             "ro_train: cannot allocate the GEMM workspace (d = %lu)",
                              (unsigned long)d);
     }
     /* D^T U' over the transpose: X^T = (V S^T) U^T, so L = V S^T, R = U */
-    res = ro_sgns__sweep(&s->bwd, cfg.direction, d, VSt, U, d, U1, Out, NULL, cfg.block_rows,
-                         cfg.block_cols, al, err);
+    res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, cfg->block_rows,
+                         cfg->block_cols, al, err);
     if (res == RO_SGNS_OK) {
-        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, s->fwd.rows, 1, U, d, U1, d, 0,
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, p->fwd.rows, 1, U, d, U1, d, 0,
                             UtU, d, ws);
-        /* X^T U' = V S^T U^T U', since X = U S V^T */
-        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, s->m, d, d, 1, VSt, d, UtU, d,
-                            (ro_sgns_real)step, Out, d, ws);
+        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, 1, VSt, d, UtU, d,
+                            (ro_sgns_real)lambda, Out, d, ws);
     }
     ro_sgns__free(al, ws);
     return res;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_combine(size_t p, size_t d, ro_sgns_real *Rs,
-                                                ro_sgns_real *R, const ro_sgns_allocator *alloc,
-                                                ro_sgns_error *err)
+/* |X' - X|_F from the factors: |S'|^2 + |S|^2 - 2 <S', U'^T U S V^T V'>,
+   UtU = U^T U' (summed over the shards), V' and V m x d. A (3 d x d) is
+   scratch. */
+static ro_sgns_result ro_sgns__step_norm(size_t m, size_t d, const ro_sgns_real *S,
+                                         const ro_sgns_real *V, const ro_sgns_real *S1,
+                                         const ro_sgns_real *V1, const ro_sgns_real *UtU,
+                                         ro_sgns_real *A, double *norm,
+                                         const ro_sgns_allocator *al, ro_sgns_error *err)
 {
-    int of = 0;
-    size_t i, rows;
-    if (!Rs || !R || p == 0 || d == 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsqr_combine: NULL or empty");
-    rows = ro_sgns__mul(p, d, &of);
-    (void)ro_sgns__mul(rows, d, &of);
-    if (of)
-        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "tsqr_combine: p d x d overflows");
-    if (p > 1) return ro_sgns_qr(rows, d, Rs, d, R, d, alloc, err);
-    /* one factor: it is the R already (Q' = I), bit for bit */
-    if (!ro_sgns__finite_array(Rs, d * d))
-        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "tsqr_combine: NaN or Inf in R");
-    memcpy(R, Rs, d * d * sizeof(ro_sgns_real));
-    for (i = 0; i < d * d; ++i) Rs[i] = i % (d + 1) == 0 ? 1 : 0;
-    return ro_sgns__ok(err);
-}
-
-RO_SGNS_DEF ro_sgns_result ro_sgns_tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q,
-                                              const ro_sgns_real *Qs,
-                                              const ro_sgns_allocator *alloc,
-                                              ro_sgns_error *err)
-{
-    const size_t blk = 256; /* rows at a time: workspace blk x d */
-    ro_sgns_real *T, *ws;
-    size_t i, i0, ws_elems;
-    int of = 0;
+    ro_sgns_real *A1 = A, *A2 = A + d * d, *T2 = A + 2 * d * d;
+    double s2 = 0;
+    size_t i, j;
     ro_sgns_result res;
-    if (!Q || !Qs || d == 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsqr_apply: NULL or d = 0");
-    for (i = 0; i < d * d; ++i)
-        if (Qs[i] != (i % (d + 1) == 0 ? 1 : 0)) break;
-    if (i == d * d || rows == 0) return ro_sgns__ok(err); /* the identity: nothing to do */
-    res = ro_sgns__gemm_check(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, ro_sgns__min(rows, blk), d, d, Q,
-                              d, Qs, d, Q, d, err);
-    if (res != RO_SGNS_OK) return res;
-    /* all workspace before the first block is written: a failure leaves Q
-       as it was */
-    T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(rows, blk), d,
-                                             sizeof(ro_sgns_real));
-    ws_elems = ro_sgns__gemm_ws_elems(d, ro_sgns__num_threads(), &of);
-    ws = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ws_elems, 1, sizeof(ro_sgns_real));
-    if (!T || !ws || of) {
-        ro_sgns__free(alloc, T);
-        ro_sgns__free(alloc, ws);
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr_apply: out of memory");
-    }
-    for (i0 = 0; i0 < rows; i0 += blk) {
-        size_t b = ro_sgns__min(blk, rows - i0);
-        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * d, d, Qs, d, 0,
-                            T, d, ws);
-        memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
-    }
-    ro_sgns__free(alloc, T);
-    ro_sgns__free(alloc, ws);
-    return ro_sgns__ok(err);
-}
-
-RO_SGNS_DEF ro_sgns_result ro_sgns_objective_rows(const ro_sgns_problem *p,
-                                                  const ro_sgns_factors *x, size_t r0,
-                                                  size_t r1, double *F, ro_sgns_error *err)
-{
-    const ro_sgns_allocator *al;
-    ro_sgns__side rows;
-    ro_sgns_real *L;
-    ro_sgns_result res;
-    if (!x || !F) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective_rows: NULL");
-    res = ro_sgns__check_fit(p, x->n, x->m, err);
-    if (res != RO_SGNS_OK) return res;
-    if (r0 >= r1 || r1 > x->n)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "objective_rows: need 0 <= r0 < r1 <= n (r0 = %lu, r1 = %lu, "
-                             "n = %lu)",
-                             (unsigned long)r0, (unsigned long)r1, (unsigned long)x->n);
-    al = p->has_alloc_ ? &p->alloc_ : NULL;
-    L = (ro_sgns_real *)ro_sgns__alloc_array(al, r1 - r0, x->d, sizeof(ro_sgns_real));
-    if (!L) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "objective_rows: out of memory");
-    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, r1 - r0, x->d, x->d, 1,
-                       x->U + r0 * x->d, x->d, x->S, x->d, 0, L, x->d, al, err);
-    rows = p->fwd;
-    rows.rows = r1 - r0;
-    rows.row_ptr = p->fwd.row_ptr + r0;
-    rows.rowfac = p->fwd.rowfac + r0;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) A1[i * d + j] = UtU[j * d + i];
+    res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, m, 1, V, d, V1, d, 0, A2, d, al, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__sweep(&rows, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, 0,
-                             0, al, err);
-    ro_sgns__free(al, L);
-    return res;
-}
-
-/* The transport, or nothing with one shard. A failing callback is an I/O
-   error; the other shards may then wait forever (see the declaration). */
-static ro_sgns_result ro_sgns__comm_sum_double(const ro_sgns_comm *c, double *buf, size_t count,
-                                               ro_sgns_error *err)
-{
-    if (c && c->sum_double(c->user, buf, count) != 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (sum)");
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, A1, d, S, d, 0, T2, d,
+                           al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, T2, d, A2, d, 0, A1, d,
+                           al, err);
+    if (res != RO_SGNS_OK) return res;
+    for (i = 0; i < d * d; ++i)
+        s2 += (double)S1[i] * S1[i] + (double)S[i] * S[i] - 2.0 * S1[i] * A1[i];
+    *norm = RO_SGNS_SQRT(s2 > 0 ? s2 : 0);
     return RO_SGNS_OK;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_shard *sh,
-                                                  const ro_sgns_comm *comm, ro_sgns_factors *x,
-                                                  const ro_sgns_ro_config *config,
-                                                  ro_sgns_error *err)
+/* What a step needs from the other shards (section 6); with comm NULL (one
+   machine) the first is ro_sgns_qr and the other two do nothing. Each
+   returns res unchanged once it is an error, without any work; on shards
+   it first makes every shard agree on the first failure, in shard order. */
+static ro_sgns_result ro_sgns__qr_rows(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
+                                       size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                       const ro_sgns_allocator *al, ro_sgns_error *err);
+static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_result res,
+                                          ro_sgns_real *buf, size_t count, ro_sgns_error *err);
+static ro_sgns_result ro_sgns__sum_shards_double(const ro_sgns_comm *comm, ro_sgns_result res,
+                                                 double *v, ro_sgns_error *err);
+
+/* Five n x d blocks (45 MB each at n = m = 22k, d = 500 in float). */
+typedef struct ro_sgns__ro_work {
+    ro_sgns_real *DV, *DV1; /* D V at the point and at the candidate */
+    ro_sgns_real *U1;       /* U', the candidate's U */
+    ro_sgns_real *V1;       /* M^T U', then V' after its QR; U^T U' below it */
+    ro_sgns_real *T;        /* scratch: U S, V S^T, U' S' (max(n, m) rows) */
+    ro_sgns_real *S1, *R, *A; /* S', a QR's R (d x d), 3 d x d scratch */
+} ro_sgns__ro_work;
+
+static void ro_sgns__ro_work_free(ro_sgns__ro_work *w, const ro_sgns_allocator *al)
 {
-    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
-    const ro_sgns_allocator *al;
-    const ro_sgns_comm *cm = comm && comm->size > 1 ? comm : NULL; /* NULL: one shard */
-    size_t n, m, d, P, dd, i, j;
-    ro_sgns_real *GV = NULL, *Uc = NULL, *GVc = NULL, *L2 = NULL, *Z = NULL, *Lc, *swap;
-    ro_sgns_real *Sc = NULL, *R = NULL, *A1 = NULL, *A2 = NULL, *T2 = NULL;
-    ro_sgns_real *Rg = NULL, *Qs = NULL;
-    double F, step, red[2];
-    int it;
+    ro_sgns__free(al, w->DV);
+    ro_sgns__free(al, w->DV1);
+    ro_sgns__free(al, w->U1);
+    ro_sgns__free(al, w->V1);
+    ro_sgns__free(al, w->T);
+    ro_sgns__free(al, w->S1);
+    ro_sgns__free(al, w->R);
+    ro_sgns__free(al, w->A);
+    memset(w, 0, sizeof *w);
+}
+
+static ro_sgns_result ro_sgns__ro_work_alloc(ro_sgns__ro_work *w, size_t n, size_t m, size_t d,
+                                             const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    const size_t R = sizeof(ro_sgns_real);
+    w->DV = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, R);
+    w->DV1 = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, R);
+    w->U1 = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, R);
+    w->V1 = (ro_sgns_real *)ro_sgns__alloc_array(al, m + d, d, R);
+    w->T = (ro_sgns_real *)ro_sgns__alloc_array(al, n > m ? n : m, d, R);
+    w->S1 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, R);
+    w->R = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, R);
+    w->A = (ro_sgns_real *)ro_sgns__alloc_array(al, 3 * d, d, R);
+    if (w->DV && w->DV1 && w->U1 && w->V1 && w->T && w->S1 && w->R && w->A)
+        return RO_SGNS_OK;
+    ro_sgns__ro_work_free(w, al);
+    return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                         "ro_train: cannot allocate the n x d blocks (n = %lu, d = %lu)",
+                         (unsigned long)n, (unsigned long)d);
+}
+
+/* The progress callback after an accepted step; 1 when any shard asks to
+   stop. */
+static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro_config *cfg,
+                                      const ro_sgns_factors *x, double F, double F_prev,
+                                      double lambda, double norm, int halvings, double t0,
+                                      int *stop, ro_sgns_error *err)
+{
+    ro_sgns_ro_progress pr;
+    double want;
     ro_sgns_result res;
-    if (!sh || !x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_train: NULL point");
-    P = cm ? (size_t)cm->size : 1;
-    if (cm && (cm->rank < 0 || cm->rank >= cm->size || !cm->allgather || !cm->sum ||
-               !cm->sum_double))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "ro_train_shard: comm needs 0 <= rank < size and three callbacks");
-    if (!cm && (sh->r0 != 0 || sh->r1 != sh->n))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "ro_train_shard: without a comm the shard must hold every row");
-    if (x->n != sh->r1 - sh->r0 || x->m != sh->m || x->d == 0 || x->d > x->n)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "ro_train_shard: a point of %lu x %lu (d = %lu) does not fit a "
-                             "shard of %lu rows x %lu (a shard needs at least d rows)",
-                             (unsigned long)x->n, (unsigned long)x->m, (unsigned long)x->d,
-                             (unsigned long)(sh->r1 - sh->r0), (unsigned long)sh->m);
-    res = ro_sgns__check_config(&cfg, err);
-    if (res != RO_SGNS_OK) return res;
-    al = sh->has_alloc_ ? &sh->alloc_ : NULL;
-    n = x->n; /* this shard's rows */
-    m = x->m;
-    d = x->d;
-    dd = d * d;
-    /* Five thin blocks (at n = m = 22k, d = 500: 45 MB each in float):
-       GV = D V at the point, GVc at the candidate (swapped on acceptance),
-       Uc the candidate's U, L2 holding V S^T during pass 2 and then the
-       candidate's U' S' (Lc), and Z the candidate's V' (QR in place) with
-       U^T U' after it. The point's L = U S is not kept: it is recomputed
-       (n d^2 flops, ~1% of a step) by the same product, so the same bits. */
-    GV = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
-    Uc = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
-    GVc = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
-    L2 = (ro_sgns_real *)ro_sgns__alloc_array(al, n > m ? n : m, d, sizeof(ro_sgns_real));
-    Z = (ro_sgns_real *)ro_sgns__alloc_array(al, m + d, d, sizeof(ro_sgns_real)); /* Z, U^T U' */
-    Lc = L2;
-    Sc = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
-    R = (ro_sgns_real *)ro_sgns__alloc_array(al, dd + 1, 1, sizeof(ro_sgns_real)); /* R, flag */
-    A1 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
-    A2 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
-    T2 = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
-    Rg = (ro_sgns_real *)ro_sgns__alloc_array(al, P, dd + 1, sizeof(ro_sgns_real));
-    Qs = (ro_sgns_real *)ro_sgns__alloc_array(al, P, dd, sizeof(ro_sgns_real));
-    if (!GV || !Uc || !GVc || !L2 || !Z || !Sc || !R || !A1 || !A2 || !T2 ||
-        !Rg || !Qs) {
-        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                            "ro_train: cannot allocate the n x d blocks (n = %lu, d = %lu)",
-                            (unsigned long)n, (unsigned long)d);
-        goto done;
-    }
-    /* the start: L = U S (in Uc for now), F and D V at X_0 */
-    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0, Uc, d,
-                       al, err);
-    if (res == RO_SGNS_OK) res = ro_sgns_shard_pass1(sh, &cfg, d, Uc, x->V, GV, &F, err);
-    if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
-    red[0] = res == RO_SGNS_OK ? F : 0;
-    red[1] = res == RO_SGNS_OK ? 0 : 1;
-    if (ro_sgns__comm_sum_double(cm, red, 2, err) != RO_SGNS_OK) {
-        res = RO_SGNS_ERR_IO;
-        goto done;
-    }
-    if (red[1] != 0) {
-        if (res == RO_SGNS_OK)
-            res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
-                                "sgns: the objective is NaN or Inf (on another shard)");
-        goto done;
-    }
-    F = red[0];
-    step = x->next_step > 0 && x->next_step <= cfg.step && cfg.safeguard ? x->next_step : cfg.step;
-    for (it = 0; it < cfg.iterations; ++it) {
-        double t0 = ro_sgns__now(), Fc = 0, snorm2 = 0;
-        int halvings = 0, accepted = 0;
-        while (!accepted) {
-            /* pass 1: U', S' = QR(U S + step D V) by TSQR (S' is not needed) */
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0,
-                               Uc, d, al, err);
-            if (res != RO_SGNS_OK) goto done;
-            for (i = 0; i < n * d; ++i) Uc[i] = Uc[i] + (ro_sgns_real)step * GV[i];
-            res = ro_sgns_qr(n, d, Uc, d, R, d, al, err);
-            if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
-            R[dd] = res == RO_SGNS_OK ? 0 : 1; /* every shard learns of a NaN */
-            if (cm) {
-                if (cm->allgather(cm->user, R, dd + 1, Rg) != 0) {
-                    res = ro_sgns__fail(err, RO_SGNS_ERR_IO,
-                                        "ro_train_shard: the transport failed (allgather)");
-                    goto done;
-                }
-            } else {
-                memcpy(Rg, R, (dd + 1) * sizeof(ro_sgns_real));
-            }
-            for (j = 0; j < P; ++j)
-                if (Rg[j * (dd + 1) + dd] != 0) break;
-            if (j < P) {
-                if (res == RO_SGNS_OK)
-                    res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
-                                        "qr: NaN or Inf (on another shard)");
-            } else {
-                for (j = 0; j < P; ++j) memcpy(Qs + j * dd, Rg + j * (dd + 1), dd * sizeof(ro_sgns_real));
-                res = ro_sgns_tsqr_combine(P, d, Qs, R, al, err);
-                if (res == RO_SGNS_OK)
-                    res = ro_sgns_tsqr_apply(n, d, Uc, Qs + (cm ? (size_t)cm->rank : 0) * dd, al,
-                                             err);
-            }
-            /* pass 2: V', R = QR(V S^T (U^T U') + step D^T U'), S' = R^T */
+    *stop = 0;
+    if (!cfg->callback) return RO_SGNS_OK;
+    pr.iteration = x->iteration;
+    pr.objective = F;
+    pr.objective_prev = F_prev;
+    pr.step = lambda;
+    pr.step_norm = norm;
+    pr.halvings = halvings;
+    pr.seconds = ro_sgns__now() - t0;
+    want = cfg->callback(&pr, x, cfg->user) != 0 ? 1 : 0;
+    res = ro_sgns__sum_shards_double(comm, RO_SGNS_OK, &want, err);
+    *stop = want != 0;
+    return res;
+}
+
+/* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place).
+   comm is NULL on one machine; on a shard (section 6) x holds U's rows of
+   the shard and all of S and V. */
+static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_comm *comm,
+                                      ro_sgns_factors *x, const ro_sgns_ro_config *cfg,
+                                      ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    size_t n = x->n, m = x->m, d = x->d, i, j; /* n: the rows of U held here */
+    ro_sgns_real *U = x->U, *S = x->S, *V = x->V, *swap;
+    ro_sgns__ro_work w;
+    double F, F1 = 0, lambda, norm = 0;
+    int it, stop;
+    ro_sgns_result res;
+    memset(&w, 0, sizeof w);
+    res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
+    /* F(X) and D V at the start */
+    if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, err);
+    res = ro_sgns__sum_shards_double(comm, res, &F, err);
+    if (res != RO_SGNS_OK) goto done;
+    lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
+                                                                             : cfg->step;
+    for (it = 0; it < cfg->iterations; ++it) {   /* for i = 1, ..., K          [line 3] */
+        double t0 = ro_sgns__now();
+        int halvings = 0;
+        for (;;) {                               /* one try of the step lambda */
+            /* M V = U S + lambda D V                          (M itself is never formed) */
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d, 0,
+                               w.U1, d, al, err);
+            for (i = 0; res == RO_SGNS_OK && i < n * d; ++i)
+                w.U1[i] = w.U1[i] + (ro_sgns_real)lambda * w.DV[i];
+            /* U', S' = QR(M V); S' is replaced by line 5's             [line 4] */
+            res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, al, err);
+            /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards */
             if (res == RO_SGNS_OK)
-                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, x->V, d, x->S, d,
-                                   0, L2, d, al, err);
+                res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, w.T, w.V1, err);
+            res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
+            /* V', S'^T = QR(M^T U')                                     [line 5] */
+            if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, w.V1, d, w.R, d, al, err);
+            for (i = 0; res == RO_SGNS_OK && i < d; ++i)
+                for (j = 0; j < d; ++j) w.S1[i * d + j] = w.R[j * d + i];
+            /* X' = U' S' V'^T: F(X') and D V', the next step's first product [line 6] */
             if (res == RO_SGNS_OK)
-                res = ro_sgns_shard_pass2(sh, &cfg, d, step, x->U, L2, Uc, Z, Z + m * d, err);
-            if (res == RO_SGNS_OK && cm && cm->sum(cm->user, Z, (m + d) * d) != 0) {
-                res = ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (sum)");
-                goto done;
-            }
-            if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, Z, d, R, d, al, err);
-            if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
-            if (res == RO_SGNS_OK) {
-                for (i = 0; i < d; ++i)
-                    for (j = 0; j < d; ++j) Sc[i * d + j] = R[j * d + i];
-                /* F and D V at the candidate (the next step's pass-1 data) */
-                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, Uc, d, Sc, d, 0,
-                                   Lc, d, al, err);
-                if (res == RO_SGNS_OK) res = ro_sgns_shard_pass1(sh, &cfg, d, Lc, Z, GVc, &Fc, err);
-                if (res == RO_SGNS_OK && !ro_sgns__finite_array(GVc, n * d))
-                    res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
-                if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
-                red[0] = res == RO_SGNS_OK ? Fc : 0;
-                red[1] = res == RO_SGNS_OK ? 0 : 1;
-                if (ro_sgns__comm_sum_double(cm, red, 2, err) != RO_SGNS_OK) {
-                    res = RO_SGNS_ERR_IO;
-                    goto done;
-                }
-                Fc = red[0];
-                if (red[1] != 0 && res == RO_SGNS_OK)
-                    res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
-                                        "ro_train: NaN in the step (on another shard)");
-            }
-            if (res == RO_SGNS_ERR_NUMERIC && !cfg.safeguard) {
+                res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, err);
+            if (res == RO_SGNS_OK) /* |X' - X|_F, for the progress report */
+                res = ro_sgns__step_norm(m, d, S, V, w.S1, w.V1, w.V1 + m * d, w.A, &norm, al,
+                                         err);
+            res = ro_sgns__sum_shards_double(comm, res, &F1, err);
+            /* the safeguard: keep X' if F did not fall, else halve lambda */
+            if (res == RO_SGNS_ERR_NUMERIC && !cfg->safeguard) {
                 ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
                               "ro_train: step %d produced NaN or Inf; the factors are those "
                               "of the last good point (iteration %lu)",
                               it + 1, (unsigned long)x->iteration);
                 goto done;
             }
-            if (cfg.safeguard && (res == RO_SGNS_ERR_NUMERIC || Fc < F)) {
-                if (++halvings > cfg.max_halvings) { /* no ascent at any step size tried */
-                    res = ro_sgns__ok(err);
-                    goto done;
-                }
-                step *= 0.5;
-                continue;
+            if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
+            if (!cfg->safeguard || (res == RO_SGNS_OK && !(F1 < F))) break;
+            if (++halvings > cfg->max_halvings) { /* no ascent at any step tried */
+                res = ro_sgns__ok(err);
+                goto done;
             }
-            accepted = 1;
+            lambda *= 0.5;
         }
-        /* |X' - X|^2 = |S'|^2 + |S|^2 - 2 <S', (U'^T U) S (V^T V')>, with
-           U'^T U the transpose of the summed U^T U' */
-        for (i = 0; i < d; ++i)
-            for (j = 0; j < d; ++j) A1[i * d + j] = Z[m * d + j * d + i];
-        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, m, 1, x->V, d, Z, d, 0, A2, d,
-                           al, err);
-        if (res == RO_SGNS_OK)
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, A1, d, x->S, d, 0,
-                               T2, d, al, err);
-        if (res == RO_SGNS_OK)
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, T2, d, A2, d, 0, A1,
-                               d, al, err);
-        if (res != RO_SGNS_OK) goto done;
-        for (i = 0; i < dd; ++i)
-            snorm2 += (double)Sc[i] * Sc[i] + (double)x->S[i] * x->S[i] - 2.0 * Sc[i] * A1[i];
-        /* accept: the candidate becomes the point */
-        memcpy(x->U, Uc, n * d * sizeof(ro_sgns_real));
-        memcpy(x->V, Z, m * d * sizeof(ro_sgns_real));
-        memcpy(x->S, Sc, dd * sizeof(ro_sgns_real));
-        swap = GV;
-        GV = GVc;
-        GVc = swap;
+        /* accept: X = X', all at once */
+        memcpy(U, w.U1, n * d * sizeof(ro_sgns_real));
+        memcpy(V, w.V1, m * d * sizeof(ro_sgns_real));
+        memcpy(S, w.S1, d * d * sizeof(ro_sgns_real));
+        swap = w.DV;
+        w.DV = w.DV1;
+        w.DV1 = swap;
         ++x->iteration;
-        if (cfg.safeguard) {
-            double next = step * cfg.grow;
-            x->next_step = next > cfg.step ? cfg.step : next;
-        }
-        if (cfg.callback) {
-            ro_sgns_ro_progress pr;
-            pr.iteration = x->iteration;
-            pr.objective = Fc;
-            pr.objective_prev = F;
-            pr.step = step;
-            pr.step_norm = RO_SGNS_SQRT(snorm2 > 0 ? snorm2 : 0);
-            pr.halvings = halvings;
-            pr.seconds = ro_sgns__now() - t0;
-            F = Fc;
-            red[0] = cfg.callback(&pr, x, cfg.user) != 0 ? 1 : 0;
-            if (ro_sgns__comm_sum_double(cm, red, 1, err) != RO_SGNS_OK) {
-                res = RO_SGNS_ERR_IO;
-                goto done;
+        /* the step size of the next step: grow back after an accepted one */
+        if (cfg->safeguard) x->next_step = lambda * cfg->grow > cfg->step ? cfg->step
+                                                                        : lambda * cfg->grow;
+        res = ro_sgns__report(comm, cfg, x, F1, F, lambda, norm, halvings, t0, &stop, err);
+        F = F1;
+        if (res != RO_SGNS_OK) goto done;
+        if (stop) {
+            res = RO_SGNS_STOPPED;
+            if (err) {
+                err->code = RO_SGNS_STOPPED;
+                err->message[0] = '\0';
             }
-            if (red[0] != 0) {
-                res = RO_SGNS_STOPPED;
-                if (err) {
-                    err->code = RO_SGNS_STOPPED;
-                    err->message[0] = '\0';
-                }
-                goto done;
-            }
+            goto done;
         }
-        F = Fc;
-        if (cfg.safeguard) step = x->next_step;
+        if (cfg->safeguard) lambda = x->next_step;
     }
     res = ro_sgns__ok(err);
 done:
-    ro_sgns__free(al, GV);
-    ro_sgns__free(al, Uc);
-    ro_sgns__free(al, GVc);
-    ro_sgns__free(al, L2);
-    ro_sgns__free(al, Z);
-    ro_sgns__free(al, Sc);
+    ro_sgns__ro_work_free(&w, al);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_factors *x,
+                                            const ro_sgns_ro_config *config,
+                                            ro_sgns_error *err)
+{
+    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
+    ro_sgns_result res;
+    if (!x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_train: NULL point");
+    res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res == RO_SGNS_OK && (p->r0 != 0 || p->r1 != p->n))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                            "ro_train: a shard of rows %lu..%lu needs ro_sgns_ro_train_shard",
+                            (unsigned long)p->r0, (unsigned long)p->r1);
+    if (res == RO_SGNS_OK && (x->d == 0 || x->d > x->n || x->d > x->m))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                            "ro_train: d = %lu must be between 1 and min(n, m)",
+                            (unsigned long)x->d);
+    if (res == RO_SGNS_OK) res = ro_sgns__check_config(&cfg, err);
+    if (res != RO_SGNS_OK) return res;
+    return ro_sgns__ro_run(p, NULL, x, &cfg, err);
+}
+
+/* The same step with everything dense, for tests and for reading: X, the
+   direction and M = X + lambda D(X) as n x m matrices, the products by the
+   textbook GEMM, no safeguard. O(n m) memory: small problems only. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *p, ro_sgns_factors *x,
+                                                 ro_sgns_direction dir, double lambda,
+                                                 ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al;
+    size_t n, m, d, w, c;
+    ro_sgns_real *US, *M, *MV, *MtU, *R;
+    ro_sgns_result res;
+    if (!x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_step_naive: NULL point");
+    res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res == RO_SGNS_OK && (p->r0 != 0 || p->r1 != p->n))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_step_naive: needs every row");
+    if (res != RO_SGNS_OK) return res;
+    al = ro_sgns__problem_alloc(p);
+    n = x->n, m = x->m, d = x->d;
+    US = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    M = (ro_sgns_real *)ro_sgns__alloc_array(al, n, m, sizeof(ro_sgns_real));
+    MV = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    MtU = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    R = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    if (!US || !M || !MV || !MtU || !R) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "ro_step_naive: out of memory");
+        goto done;
+    }
+    /* X = U S V^T */
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0, US, d);
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_TRANS, n, m, d, 1, US, d, x->V, d, 0, M, m);
+    /* M = X + lambda D(X), (grad F)_wc = #(w,c) s(-x_wc) - B_wc s(x_wc) */
+    for (w = 0; w < n; ++w) {
+        uint64_t e = p->fwd.row_ptr[w];
+        for (c = 0; c < m; ++c) {
+            double xwc = M[w * m + c], B = p->fwd.rowfac[w] * (double)p->fwd.colfac[c], a = 0, g;
+            if (e < p->fwd.row_ptr[w + 1] && p->fwd.col[e] == c) a = p->fwd.val[e++];
+            g = a / (1 + RO_SGNS_EXP(xwc)) - B / (1 + RO_SGNS_EXP(-xwc));
+            M[w * m + c] = (ro_sgns_real)(xwc + lambda * (dir == RO_SGNS_DIRECTION_SCALED ? g / B : g));
+        }
+    }
+    /* U', S' = QR(M V);  V', S'^T = QR(M^T U') */
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, m, 1, M, m, x->V, d, 0, MV, d);
+    res = ro_sgns_qr(n, d, MV, d, R, d, al, err);
+    if (res != RO_SGNS_OK) goto done;
+    ro_sgns_gemm_naive(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, n, 1, M, m, MV, d, 0, MtU, d);
+    res = ro_sgns_qr(m, d, MtU, d, R, d, al, err);
+    if (res != RO_SGNS_OK) goto done;
+    memcpy(x->U, MV, n * d * sizeof(ro_sgns_real));
+    memcpy(x->V, MtU, m * d * sizeof(ro_sgns_real));
+    for (w = 0; w < d; ++w)
+        for (c = 0; c < d; ++c) x->S[w * d + c] = R[c * d + w];
+    ++x->iteration;
+done:
+    ro_sgns__free(al, US);
+    ro_sgns__free(al, M);
+    ro_sgns__free(al, MV);
+    ro_sgns__free(al, MtU);
     ro_sgns__free(al, R);
-    ro_sgns__free(al, A1);
-    ro_sgns__free(al, A2);
-    ro_sgns__free(al, T2);
-    ro_sgns__free(al, Rg);
-    ro_sgns__free(al, Qs);
     return res;
 }
 
@@ -6595,6 +6359,275 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
     return res;
 }
 #endif
+
+/* ======================================================================
+   6. Shards: the step over rows spread across processes [Algorithm 1]
+
+   What: the step of section 4 cut along the rows of the words, so that P
+   processes, each holding a shard (rows [r0, r1) of the counts and of U,
+   all of S and V), take it together, exchanging only thin matrices.
+   Why: the step costs ~8 n m d flops; at n = m = 1M, d = 300 that is
+   2.4e15 per step, beyond one machine, while the data a step exchanges is
+   O(m d) per process (docs/SCALING.md has the cost model).
+   How: ro_sgns_ro_train_shard runs section 4's step unchanged; only its
+   three exchanges do more than on one machine. On shard s (n_s = r1 - r0
+   rows), with flops and, in brackets, what each shard sends:
+     QR(M V)    local: A_s = U_s S + lambda (D V)_s = Q_s R_s   4 n_s d^2
+                allgather R_s; [R_1; ..; R_P] = Q' R        4 P d^3  (d^2)
+                U'_s = Q_s Q'_s (tall-skinny QR, TSQR)     2 n_s d^2
+     M^T U'     each shard's V S^T (U_s^T U'_s) + lambda D_s^T U'_s and
+                U_s^T U'_s, summed over the shards         ((m + d) d)
+     F          each shard's part of F, summed                       (1)
+   Before each exchange the shards agree on their results (a sum of one
+   count per error code, 12 doubles), so an error on one shard -- out of
+   memory, a NaN -- reaches all of them at the same point and every shard
+   returns the same code (the lowest-numbered of those seen, in the order
+   of ro_sgns_result); only a failing transport (RO_SGNS_ERR_IO) leaves the
+   others waiting. Each sum runs in shard order and everything done on
+   every shard alike is the same arithmetic on the same bits, so a run
+   repeats bit for bit for a given P, whatever the transport's algorithms;
+   a different P changes the order of sums and so the last bits.
+   Memory per shard: its counts and their transpose, ~5 n_s d + 4 m d +
+   (P + 6) d^2 reals.
+   Invariants: U'_s stacked is orthonormal; S, V, lambda, the iteration
+   and every decision of the safeguard are the same on every shard.
+   ====================================================================== */
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *p, size_t r0,
+                                                       size_t r1, ro_sgns_problem **out,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err)
+{
+    ro_sgns_problem *s;
+    ro_sgns_result res = RO_SGNS_OK;
+    if (!p || !out || r0 >= r1 || r1 > p->n || p->r0 != 0 || p->r1 != p->n)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "problem_create_rows: need a whole problem and rows 0 <= r0 < r1 "
+                             "<= n (r0 = %lu, r1 = %lu, n = %lu)",
+                             (unsigned long)r0, (unsigned long)r1,
+                             (unsigned long)(p ? p->n : 0));
+    s = ro_sgns__problem_new(p->n, p->m, r0, r1, p->k, alloc);
+    if (!s) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem_create_rows: out of memory");
+    /* a row range of each side, borrowed: indices stay absolute into col / val */
+    s->total = p->total;
+    s->fwd = p->fwd;
+    s->fwd.rows = r1 - r0;
+    s->fwd.row_ptr = p->fwd.row_ptr + r0;
+    s->fwd.rowfac = p->fwd.rowfac + r0;
+    s->bwd = p->bwd; /* rowfac k #(c)/|D| (m) as it is */
+    s->bwd.colfac = p->bwd.colfac + r0;
+    if (r0 != 0 || r1 != p->n) {
+        s->bwd.cols = r1 - r0;
+        res = ro_sgns__problem_transpose(s, err);
+    }
+    if (res != RO_SGNS_OK) {
+        ro_sgns_problem_free(s);
+        return res;
+    }
+    *out = s;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size_t r0,
+                                                        size_t r1, const uint64_t *row_ptr,
+                                                        const uint32_t *col, const float *val,
+                                                        const double *ctx_sum, double total,
+                                                        double k, ro_sgns_problem **out,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err)
+{
+    ro_sgns_problem *s;
+    size_t rows, i;
+    uint64_t e;
+    double *wsum;
+    ro_sgns_result res;
+    if (!row_ptr || !ctx_sum || !out || !(k > 0) || !(total > 0) ||
+        !ro_sgns__is_finite(total) || m == 0 || m > 0xFFFFFFFFu || r0 >= r1 || r1 > n ||
+        r1 - r0 > 0xFFFFFFFFu)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "problem_create_shard: need rows 0 <= r0 < r1 <= n, m >= 1, "
+                             "k > 0, |D| > 0 and the marginals (r0 = %lu, r1 = %lu, n = %lu, "
+                             "m = %lu, k = %g, |D| = %g)",
+                             (unsigned long)r0, (unsigned long)r1, (unsigned long)n,
+                             (unsigned long)m, k, total);
+    rows = r1 - r0;
+    for (i = 0; i < rows; ++i)
+        if (row_ptr[i + 1] < row_ptr[i])
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "problem_create_shard: row_ptr falls at row %lu",
+                                 (unsigned long)(r0 + i));
+    if (row_ptr[rows] > row_ptr[0] && (!col || !val))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "problem_create_shard: NULL col or val");
+    /* a column sum may be the exact sum of values that were rounded to
+       float since (ro_sgns_counts): a value may exceed it by that rounding */
+    for (e = row_ptr[0]; e < row_ptr[rows]; ++e)
+        if (col[e] >= m || !(val[e] > 0) || !ro_sgns__is_finite(val[e]) ||
+            !(ctx_sum[col[e]] >= (double)val[e] * (1.0 - FLT_EPSILON)) ||
+            !ro_sgns__is_finite(ctx_sum[col[e]]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "problem_create_shard: entry %.0f has column %lu (m = %lu), "
+                                 "value %g or a column sum below it",
+                                 (double)e, (unsigned long)col[e], (unsigned long)m,
+                                 (double)val[e]);
+    s = ro_sgns__problem_new(n, m, r0, r1, k, alloc);
+    wsum = (double *)ro_sgns__alloc_array(alloc, rows, sizeof(double), 1);
+    if (!s || !wsum) {
+        ro_sgns__free(alloc, wsum);
+        ro_sgns_problem_free(s);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem_create_shard: out of memory");
+    }
+    /* #(w) of the rows held; #(c) and |D| come from the caller */
+    ro_sgns__row_col_sums(rows, row_ptr, col, val, wsum, NULL);
+    res = ro_sgns__problem_factors(s, wsum, ctx_sum, total, err);
+    ro_sgns__free(alloc, wsum);
+    s->fwd.row_ptr = row_ptr;
+    s->fwd.col = col;
+    s->fwd.val = val;
+    ro_sgns__problem_sides(s);
+    if (res == RO_SGNS_OK) res = ro_sgns__problem_transpose(s, err);
+    if (res != RO_SGNS_OK) {
+        ro_sgns_problem_free(s);
+        return res;
+    }
+    *out = s;
+    return ro_sgns__ok(err);
+}
+
+/* The shards agree on res (see the banner); v (may be NULL) is summed
+   along, 0 from a shard that failed. With comm NULL: res as it is. */
+static ro_sgns_result ro_sgns__agree(const ro_sgns_comm *c, ro_sgns_result res, double *v,
+                                     ro_sgns_error *err)
+{
+    double buf[13];
+    int j;
+    if (!c) return res;
+    memset(buf, 0, sizeof buf);
+    buf[0] = v && res == RO_SGNS_OK ? *v : 0;
+    if (res < 0 && res >= -11) buf[-res] = 1; /* one count per error code */
+    if (c->sum_double(c->user, buf, 12) != 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (sum)");
+    if (v) *v = buf[0];
+    for (j = 1; j <= 11; ++j)
+        if (buf[j] != 0) break;
+    if (j > 11) return res;
+    if ((ro_sgns_result)-j != res)
+        ro_sgns__fail(err, (ro_sgns_result)-j, "ro_train_shard: %s on %.0f other shard(s)",
+                      ro_sgns_result_string((ro_sgns_result)-j), buf[j]);
+    return (ro_sgns_result)-j;
+}
+
+static ro_sgns_result ro_sgns__sum_shards_double(const ro_sgns_comm *comm, ro_sgns_result res,
+                                                 double *v, ro_sgns_error *err)
+{
+    return ro_sgns__agree(comm, res, v, err);
+}
+
+static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_result res,
+                                          ro_sgns_real *buf, size_t count, ro_sgns_error *err)
+{
+    res = ro_sgns__agree(comm, res, NULL, err);
+    if (res == RO_SGNS_OK && comm && comm->sum(comm->user, buf, count) != 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (sum)");
+    return res;
+}
+
+/* The tall-skinny QR's two small steps. Combine: the P stacked d x d R
+   factors Rs (P d x d) -> their R (d x d), and Rs becomes the QR's Q, one
+   d x d block per shard. Apply: a shard's local Q (rows x d) times its
+   block Qs, in place, 256 rows at a time (Q untouched on failure: all
+   workspace is taken first). */
+static ro_sgns_result ro_sgns__tsqr_combine(size_t P, size_t d, ro_sgns_real *Rs,
+                                            ro_sgns_real *R, const ro_sgns_allocator *alloc,
+                                            ro_sgns_error *err)
+{
+    int of = 0;
+    size_t rows = ro_sgns__mul(P, d, &of);
+    (void)ro_sgns__mul(rows, d, &of);
+    if (of) return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "tsqr: P d x d overflows");
+    return ro_sgns_qr(rows, d, Rs, d, R, d, alloc, err);
+}
+
+static ro_sgns_result ro_sgns__tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q,
+                                          const ro_sgns_real *Qs,
+                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    const size_t blk = 256; /* rows at a time: workspace blk x d */
+    ro_sgns_real *T, *ws;
+    size_t i0, ws_elems;
+    int of = 0;
+    if (rows == 0) return ro_sgns__ok(err);
+    T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(rows, blk), d,
+                                             sizeof(ro_sgns_real));
+    ws_elems = ro_sgns__gemm_ws_elems(d, ro_sgns__num_threads(), &of);
+    ws = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ws_elems, 1, sizeof(ro_sgns_real));
+    if (!T || !ws || of) {
+        ro_sgns__free(alloc, T);
+        ro_sgns__free(alloc, ws);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr: out of memory");
+    }
+    for (i0 = 0; i0 < rows; i0 += blk) {
+        size_t b = ro_sgns__min(blk, rows - i0);
+        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * d, d, Qs, d, 0,
+                            T, d, ws);
+        memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
+    }
+    ro_sgns__free(alloc, T);
+    ro_sgns__free(alloc, ws);
+    return ro_sgns__ok(err);
+}
+
+/* QR of the n x d matrix A whose rows are spread over the shards (n rows
+   here): A = Q R with Q in place of A (this shard's rows) and R the same
+   on every shard. One machine: ro_sgns_qr. */
+static ro_sgns_result ro_sgns__qr_rows(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
+                                       size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                       const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    ro_sgns_real *Rs;
+    size_t dd = d * d, P;
+    if (res != RO_SGNS_OK) return ro_sgns__agree(comm, res, NULL, err);
+    if (!comm) return ro_sgns_qr(n, d, A, d, R, d, al, err);
+    P = (size_t)comm->size;
+    Rs = (ro_sgns_real *)ro_sgns__alloc_array(al, P * d, d, sizeof(ro_sgns_real));
+    res = Rs ? ro_sgns_qr(n, d, A, d, R, d, al, err)
+             : ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr: out of memory");
+    res = ro_sgns__agree(comm, res, NULL, err);
+    if (res == RO_SGNS_OK && comm->allgather(comm->user, R, dd, Rs) != 0)
+        res = ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (allgather)");
+    if (res == RO_SGNS_OK) res = ro_sgns__tsqr_combine(P, d, Rs, R, al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__tsqr_apply(n, d, A, Rs + (size_t)comm->rank * dd, al, err);
+    ro_sgns__free(al, Rs);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *p,
+                                                  const ro_sgns_comm *comm, ro_sgns_factors *x,
+                                                  const ro_sgns_ro_config *config,
+                                                  ro_sgns_error *err)
+{
+    ro_sgns_ro_config cfg = config ? *config : ro_sgns_ro_config_default();
+    const ro_sgns_comm *cm = comm && comm->size > 1 ? comm : NULL; /* NULL: one shard */
+    ro_sgns_result res;
+    if (!p || !x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_train_shard: NULL");
+    if (cm && (cm->rank < 0 || cm->rank >= cm->size || !cm->allgather || !cm->sum ||
+               !cm->sum_double))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "ro_train_shard: comm needs 0 <= rank < size and three callbacks");
+    if (!cm && (p->r0 != 0 || p->r1 != p->n))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "ro_train_shard: without a comm the problem must hold every row");
+    if (x->n != p->r1 - p->r0 || x->m != p->m || x->d == 0 || x->d > x->n || x->d > x->m)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "ro_train_shard: a point of %lu x %lu (d = %lu) does not fit a "
+                             "shard of %lu rows x %lu (a shard needs at least d rows)",
+                             (unsigned long)x->n, (unsigned long)x->m, (unsigned long)x->d,
+                             (unsigned long)(p->r1 - p->r0), (unsigned long)p->m);
+    res = ro_sgns__check_config(&cfg, err);
+    if (res != RO_SGNS_OK) return res;
+    return ro_sgns__ro_run(p, cm, x, &cfg, err);
+}
 
 /* ======================================================================
    6. File formats

@@ -177,7 +177,7 @@ int main(int argc, char **argv)
     double *ctx;
     int quiet, *cnt, *dsp, q;
     ro_sgns_counts *c = NULL;
-    ro_sgns_shard *shard = NULL;
+    ro_sgns_problem *shard = NULL;
     ro_sgns_factors *x = NULL, *full = NULL;
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     ro_sgns_comm comm;
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
     }
     ctx[n] = total_local;
     if (c_sum_double(NULL, ctx, n + 1) != 0) die("MPI", "sum of the marginals");
-    if (ro_sgns_shard_create_csr(n, n, r0, r1, c->row_ptr + r0, c->col, c->val, ctx, ctx[n], k,
+    if (ro_sgns_problem_create_shard(n, n, r0, r1, c->row_ptr + r0, c->col, c->val, ctx, ctx[n], k,
                                  &shard, NULL, &err) != RO_SGNS_OK)
         die("shard", err.message);
     free(ctx);
@@ -324,7 +324,7 @@ int main(int argc, char **argv)
     free(cnt);
     ro_sgns_factors_free(x);
     ro_sgns_factors_free(full);
-    ro_sgns_shard_free(shard);
+    ro_sgns_problem_free(shard);
     ro_sgns_counts_free(c);
     MPI_Finalize();
     return 0;

@@ -67,13 +67,13 @@ static int shm_train(const ro_sgns_problem *p, size_t n, int P, ro_sgns_factors 
                      const ro_sgns_ro_config *cfg, ro_sgns_result *res)
 {
     shm_hub hub;
-    ro_sgns_shard *sh[SHM_MAX];
+    ro_sgns_problem *sh[SHM_MAX];
     int q, made = 0, ok = 1, dyn = omp_get_dynamic();
     if (P < 1 || P > SHM_MAX) return -1;
     memset(&hub, 0, sizeof hub);
     hub.size = P;
     for (q = 0; q < P; ++q, ++made)
-        if (ro_sgns_shard_create(p, (size_t)q * n / (size_t)P, (size_t)(q + 1) * n / (size_t)P,
+        if (ro_sgns_problem_create_rows(p, (size_t)q * n / (size_t)P, (size_t)(q + 1) * n / (size_t)P,
                                  &sh[q], NULL, NULL) != RO_SGNS_OK)
             break;
     omp_set_dynamic(0);
@@ -100,7 +100,7 @@ static int shm_train(const ro_sgns_problem *p, size_t n, int P, ro_sgns_factors 
         }
     }
     omp_set_dynamic(dyn);
-    for (q = 0; q < made; ++q) ro_sgns_shard_free(sh[q]);
+    for (q = 0; q < made; ++q) ro_sgns_problem_free(sh[q]);
     return made == P && ok ? 0 : -1;
 }
 

@@ -1,9 +1,10 @@
-/* test_ro.c - sections 3-5: the SGNS objective and its gradient computed block
-   by block, and the Riemannian step, against a naive dense implementation
-   written here (X, grad F and M materialized in double, QR by modified
-   Gram-Schmidt twice), central finite differences, and the invariants of
-   the iteration (orthonormal factors, monotone F under the safeguard,
-   bitwise equality for any thread count and block layout). */
+/* test_ro.c - sections 3, 4 and 6: the SGNS objective and its gradient
+   computed block by block against the paper's formulas written here in
+   double and against central finite differences; the fused Riemannian step
+   against the header's dense reference step (ro_sgns_ro_step_naive: X, D
+   and M materialized); the invariants of the iteration (orthonormal
+   factors, monotone F under the safeguard, bitwise equality for any thread
+   count and block layout); and the step over row shards. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 #include "test_util.h"
@@ -285,62 +286,6 @@ static void test_objective_and_gradient(void)
 
 /* --------------------------------------- one step against naive dense */
 
-/* Q R = Y (rows x d) by modified Gram-Schmidt twice, in double; R_jj >= 0 */
-static void mgs(size_t rows, size_t d, double *Y, double *R)
-{
-    size_t i, j, p;
-    int pass;
-    memset(R, 0, d * d * sizeof(double));
-    for (j = 0; j < d; ++j) {
-        double nrm = 0;
-        for (pass = 0; pass < 2; ++pass)
-            for (p = 0; p < j; ++p) {
-                double dot = 0;
-                for (i = 0; i < rows; ++i) dot += Y[i * d + p] * Y[i * d + j];
-                for (i = 0; i < rows; ++i) Y[i * d + j] -= dot * Y[i * d + p];
-                R[p * d + j] += dot;
-            }
-        for (i = 0; i < rows; ++i) nrm += Y[i * d + j] * Y[i * d + j];
-        nrm = sqrt(nrm);
-        R[j * d + j] = nrm;
-        for (i = 0; i < rows; ++i) Y[i * d + j] /= nrm;
-    }
-}
-
-/* X' after one step of Algorithm 1 from x, all dense */
-static double *naive_step(const counts_t *c, const double *A, double k,
-                          const ro_sgns_factors *x, int scaled, double lambda)
-{
-    size_t n = c->n, m = c->m, d = x->d, i, j, p;
-    double *X = dense_x(x), *G = (double *)malloc(n * m * sizeof(double));
-    double *Y = (double *)calloc(n * d, sizeof(double)), *Z = (double *)calloc(m * d, sizeof(double));
-    double *R = (double *)malloc(d * d * sizeof(double)), *Xn = (double *)calloc(n * m, sizeof(double));
-    ref_direction(c, A, k, X, scaled, G);
-    for (i = 0; i < n * m; ++i) X[i] += lambda * G[i]; /* X is now M */
-    for (i = 0; i < n; ++i)
-        for (p = 0; p < d; ++p)
-            for (j = 0; j < m; ++j) Y[i * d + p] += X[i * m + j] * x->V[j * d + p];
-    mgs(n, d, Y, R); /* U' */
-    for (j = 0; j < m; ++j)
-        for (p = 0; p < d; ++p)
-            for (i = 0; i < n; ++i) Z[j * d + p] += X[i * m + j] * Y[i * d + p];
-    mgs(m, d, Z, R); /* V', S'^T = R */
-    for (i = 0; i < n; ++i)
-        for (j = 0; j < m; ++j) {
-            double s = 0;
-            size_t q;
-            for (p = 0; p < d; ++p)
-                for (q = 0; q < d; ++q) s += Y[i * d + p] * R[q * d + p] * Z[j * d + q];
-            Xn[i * m + j] = s;
-        }
-    free(X);
-    free(G);
-    free(Y);
-    free(Z);
-    free(R);
-    return Xn;
-}
-
 static double orth_err(size_t rows, size_t d, const real *Q)
 {
     double e = 0;
@@ -366,14 +311,22 @@ static void test_step_vs_naive(void)
         double k = 5;
         /* the square case is symmetric: the transpose is then not stored */
         counts_t c = n == m ? make_sym_counts(n, 0.15) : make_counts(n, m, 0.3);
-        double *A = dense_counts(&c);
         ro_sgns_problem *p = NULL;
         ro_sgns_factors *x0 = random_point(n, m, d, 0.5);
         int scaled;
         ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, &p, NULL, NULL);
         for (scaled = 0; scaled <= 1; ++scaled) {
             double lambda = scaled ? 0.5 : 0.5 / (k * c.total / (double)(n * m));
-            double *Xref = naive_step(&c, A, k, x0, scaled, lambda), nref = 0;
+            /* the header's dense reference step (X, D and M formed) */
+            ro_sgns_factors *xr = copy_point(x0);
+            double *Xref, nref = 0;
+            CHECK(ro_sgns_ro_step_naive(p, xr, scaled ? RO_SGNS_DIRECTION_SCALED
+                                                      : RO_SGNS_DIRECTION_PLAIN,
+                                        lambda, NULL) == RO_SGNS_OK);
+            CHECK(xr->iteration == 1);
+            CHECK(orth_err(n, d, xr->U) <= (IS_D ? 1e-12 : 1e-5));
+            Xref = dense_x(xr);
+            ro_sgns_factors_free(xr);
             for (i = 0; i < n * m; ++i) nref += Xref[i] * Xref[i];
             nref = sqrt(nref);
             for (b = 0; b < sizeof blocks / sizeof blocks[0]; ++b) {
@@ -405,7 +358,6 @@ static void test_step_vs_naive(void)
         }
         ro_sgns_factors_free(x0);
         ro_sgns_problem_free(p);
-        free(A);
         free_counts(&c);
     }
 }
@@ -701,63 +653,63 @@ static void test_shards(void)
     const double k = 5, step = 0.7;
     counts_t c = make_counts(n, m, 0.2);
     double *A = dense_counts(&c), *G = (double *)malloc(n * m * sizeof(double)), *X;
-    ro_sgns_problem *p = NULL;
-    ro_sgns_shard *sh[3] = {NULL, NULL, NULL}, *all = NULL, *sc = NULL;
+    ro_sgns_problem *p = NULL, *sh[3] = {NULL, NULL, NULL}, *all = NULL, *sc = NULL;
     ro_sgns_factors *x0 = random_point(n, m, d, 0.3);
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     ro_sgns_error err;
     real *L = (real *)malloc(n * d * sizeof(real)), *DV = (real *)malloc(n * d * sizeof(real));
     real *DVs = (real *)malloc(n * d * sizeof(real)), *U1 = (real *)malloc(n * d * sizeof(real));
-    real *VSt = (real *)malloc(m * d * sizeof(real)), *Out = (real *)malloc(m * d * sizeof(real));
-    real *Osum = (real *)calloc(m * d, sizeof(real)), *T = (real *)malloc(d * d * sizeof(real));
-    real *Tsum = (real *)calloc(d * d, sizeof(real)), *Q = (real *)malloc(n * d * sizeof(real));
+    real *VSt = (real *)malloc(m * d * sizeof(real));
+    real *Out = (real *)malloc((m + d) * d * sizeof(real));
+    real *Osum = (real *)calloc((m + d) * d, sizeof(real)), *Q = (real *)malloc(n * d * sizeof(real));
     real *Rs = (real *)malloc(P * d * d * sizeof(real)), *R = (real *)malloc(d * d * sizeof(real));
     real *Rref = (real *)malloc(d * d * sizeof(real));
-    double F, Fsum = 0, Fq, Fr, F1, worst = 0;
+    double F, Fsum = 0, Fq, F1, worst = 0;
     double tol = IS_D ? 1e-11 : 2e-5;
-    /* the objective over a row range forms its rows of L = U S by a GEMM of
-       those rows alone: our GEMM gives the same bits as the rows of the whole
-       product, OpenBLAS (make lapacke) may round a float row differently */
-    double ftol = IS_D ? 1e-12 : 1e-9;
     CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, &p, NULL, &err) == RO_SGNS_OK);
     CHECK(ro_sgns_objective(p, x0, &F, &err) == RO_SGNS_OK);
-    ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x0->U, d, x0->S, d, 0, L, d, NULL, NULL);
-    CHECK(ro_sgns_shard_create(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_shard_pass1(all, NULL, d, L, x0->V, DV, &F1, &err) == RO_SGNS_OK);
-    CHECK(F1 == F); /* one shard of every row: the objective's own sweep */
-    /* pass 1 on three shards: their rows of D V, their parts of F adding up
-       to F; the objective over each row range is the shard's part */
+    /* the step's first product over every row: F is the objective's own sweep */
+    CHECK(ro_sgns_problem_create_rows(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, &err) == RO_SGNS_OK);
+    CHECK(F1 == F);
+    /* on three shards: their rows of D V, their parts of F adding up to F;
+       the objective of a shard's point is the shard's part */
     for (q = 0; q < P; ++q) {
         size_t r0 = cut[q], r1 = cut[q + 1];
-        CHECK(ro_sgns_shard_create(p, r0, r1, &sh[q], NULL, &err) == RO_SGNS_OK);
+        ro_sgns_factors *xq = NULL;
+        double Fr = 0;
+        CHECK(ro_sgns_problem_create_rows(p, r0, r1, &sh[q], NULL, &err) == RO_SGNS_OK);
         if (!sh[q]) continue;
-        CHECK(ro_sgns_shard_pass1(sh[q], NULL, d, L + r0 * d, x0->V, DVs + r0 * d, &Fq, &err) ==
-              RO_SGNS_OK);
-        CHECK(ro_sgns_objective_rows(p, x0, r0, r1, &Fr, &err) == RO_SGNS_OK);
-        CHECK_NEAR(Fr, Fq, ftol * fabs(Fq));
+        CHECK(ro_sgns__f_and_dv(sh[q], &cfg, d, x0->U + r0 * d, x0->S, x0->V, L, DVs + r0 * d, &Fq,
+                                &err) == RO_SGNS_OK);
+        ro_sgns_factors_create(r1 - r0, m, d, &xq, NULL, NULL);
+        memcpy(xq->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
+        memcpy(xq->S, x0->S, d * d * sizeof(real));
+        memcpy(xq->V, x0->V, m * d * sizeof(real));
+        CHECK(ro_sgns_objective(sh[q], xq, &Fr, &err) == RO_SGNS_OK);
+        CHECK(Fr == Fq);
+        ro_sgns_factors_free(xq);
         Fsum += Fq;
     }
     CHECK_NEAR(Fsum, F, 1e-9 * fabs(F));
     CHECKF(rel_diff(n * d, DVs, DV) <= tol, "shards' D V vs one sweep: %.3g", rel_diff(n * d, DVs, DV));
     /* the same shard from its CSR rows and the global marginals: same bits */
-    CHECK(ro_sgns_shard_create_csr(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val, c.csum,
-                                   c.total, k, &sc, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
+                                       c.csum, c.total, k, &sc, NULL, &err) == RO_SGNS_OK);
     if (sc) {
-        CHECK(ro_sgns_shard_pass1(sc, NULL, d, L + cut[1] * d, x0->V, DV, &Fq, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, &err) ==
+              RO_SGNS_OK);
         CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
-        ro_sgns_objective_rows(p, x0, cut[1], cut[2], &Fr, NULL);
-        CHECK_NEAR(Fq, Fr, ftol * fabs(Fr));
     }
-    /* pass 2: the shards' parts add up to M^T U1 = (X + step D)^T U1 and
-       U^T U1 (dense reference in double, any U1) */
+    /* the second product: the shards' parts add up to M^T U1 =
+       (X + step D)^T U1 and U^T U1 (dense reference in double, any U1) */
     for (i = 0; i < n * d; ++i) U1[i] = (real)ro_sgns_rng_normal(&g_rng);
-    ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, x0->V, d, x0->S, d, 0, VSt, d, NULL, NULL);
     for (q = 0; q < P; ++q) {
         size_t r0 = cut[q];
         if (!sh[q]) continue;
-        CHECK(ro_sgns_shard_pass2(sh[q], NULL, d, step, x0->U + r0 * d, VSt, U1 + r0 * d, Out, T,
-                                  &err) == RO_SGNS_OK);
-        for (i = 0; i < m * d; ++i) Osum[i] += Out[i];
-        for (i = 0; i < d * d; ++i) Tsum[i] += T[i];
+        CHECK(ro_sgns__mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d, VSt,
+                            Out, &err) == RO_SGNS_OK);
+        for (i = 0; i < (m + d) * d; ++i) Osum[i] += Out[i];
     }
     X = dense_x(x0);
     ref_direction(&c, A, k, X, 1, G); /* the default direction: scaled */
@@ -771,12 +723,12 @@ static void test_shards(void)
             ref = fabs(s - Osum[j * d + q]) / (scale > 0 ? scale : 1);
             if (ref > worst) worst = ref;
         }
-    CHECKF(worst <= (IS_D ? 1e-12 : 1e-5), "pass 2 over shards vs dense M^T U1: %.3g", worst);
+    CHECKF(worst <= (IS_D ? 1e-12 : 1e-5), "M^T U1 over shards vs dense: %.3g", worst);
     for (i = 0, worst = 0; i < d; ++i)
         for (q = 0; q < d; ++q) {
             double s = 0;
             for (j = 0; j < n; ++j) s += (double)x0->U[j * d + i] * U1[j * d + q];
-            if (fabs(s - Tsum[i * d + q]) > worst) worst = fabs(s - Tsum[i * d + q]);
+            if (fabs(s - Osum[m * d + i * d + q]) > worst) worst = fabs(s - Osum[m * d + i * d + q]);
         }
     CHECKF(worst <= (IS_D ? 1e-12 : 1e-4), "U^T U1 over shards: %.3g", worst);
     /* TSQR of U1 over the three shards = the QR of the whole */
@@ -784,10 +736,10 @@ static void test_shards(void)
     for (q = 0; q < P; ++q)
         CHECK(ro_sgns_qr(cut[q + 1] - cut[q], d, Q + cut[q] * d, d, Rs + q * d * d, d, NULL, &err) ==
               RO_SGNS_OK);
-    CHECK(ro_sgns_tsqr_combine(P, d, Rs, R, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns__tsqr_combine(P, d, Rs, R, NULL, &err) == RO_SGNS_OK);
     for (q = 0; q < P; ++q)
-        CHECK(ro_sgns_tsqr_apply(cut[q + 1] - cut[q], d, Q + cut[q] * d, Rs + q * d * d, NULL,
-                                 &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__tsqr_apply(cut[q + 1] - cut[q], d, Q + cut[q] * d, Rs + q * d * d, NULL,
+                                  &err) == RO_SGNS_OK);
     CHECK(orth_err(n, d, Q) <= (IS_D ? 1e-12 : 1e-5));
     memcpy(DV, U1, n * d * sizeof(real));
     ro_sgns_qr(n, d, DV, d, Rref, d, NULL, NULL);
@@ -795,23 +747,10 @@ static void test_shards(void)
            rel_diff(d * d, R, Rref));
     CHECKF(rel_diff(n * d, Q, DV) <= (IS_D ? 1e-12 : 1e-5), "TSQR Q vs QR Q: %.3g",
            rel_diff(n * d, Q, DV));
-    /* one shard: R copied bit for bit, Q' = I, which apply skips */
-    memcpy(Rs, Rref, d * d * sizeof(real));
-    CHECK(ro_sgns_tsqr_combine(1, d, Rs, R, NULL, &err) == RO_SGNS_OK);
-    CHECK(memcmp(R, Rref, d * d * sizeof(real)) == 0);
-    for (i = 0, j = 0; i < d * d; ++i) j += Rs[i] != (i % (d + 1) == 0 ? 1 : 0);
-    CHECK(j == 0);
-    memcpy(Q, DV, n * d * sizeof(real));
-    CHECK(ro_sgns_tsqr_apply(n, d, Q, Rs, NULL, &err) == RO_SGNS_OK);
-    CHECK(memcmp(Q, DV, n * d * sizeof(real)) == 0);
-    Rs[0] = (real)0.5; /* not the identity: applied */
-    CHECK(ro_sgns_tsqr_apply(n, d, Q, Rs, NULL, &err) == RO_SGNS_OK);
-    CHECK(Q[0] == (real)0.5 * DV[0] && Q[1] == DV[1]);
 #ifdef _OPENMP
     { /* the whole iteration on 3 shards (threads, shared memory): close to
          one shard, every shard ends with the same S, V and step, and a
          second run repeats bit for bit; on 1 shard it is ro_train exactly */
-        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
         ro_sgns_factors *ref = copy_point(x0), *xs[3], *ys[3], *one = copy_point(x0);
         ro_sgns_result rs[3] = {RO_SGNS_OK, RO_SGNS_OK, RO_SGNS_OK}, rt[3];
         real *Ust = (real *)malloc(n * d * sizeof(real));
@@ -866,40 +805,43 @@ static void test_shards(void)
         free(Ust);
     }
 #endif
-    /* bad input: empty or reversed row ranges, a shard with fewer rows
-       than d, a partial shard without a transport, a comm without callbacks */
-    CHECK(ro_sgns_shard_create(p, 5, 5, &sc, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
-    CHECK(ro_sgns_shard_create(p, 0, n + 1, &sc, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
-    CHECK(ro_sgns_objective_rows(p, x0, 7, 3, &Fr, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
-    CHECK(ro_sgns_tsqr_combine(0, d, Rs, R, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    /* bad input: empty or reversed row ranges, rows of a shard, a shard
+       with fewer rows than d, a partial shard without a transport, a comm
+       without callbacks */
+    CHECK(ro_sgns_problem_create_rows(p, 5, 5, &sc, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_problem_create_rows(p, 0, n + 1, &sc, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_problem_create_rows(sh[1], 41, 50, &sc, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
     {
-        ro_sgns_shard *tiny = NULL;
+        ro_sgns_problem *tiny = NULL;
         ro_sgns_factors *xt = NULL;
         ro_sgns_comm cm;
         uint64_t bad_ptr[2] = {0, 1};
         uint32_t bad_col[1] = {(uint32_t)m};
         float bad_val[1] = {1};
-        CHECK(ro_sgns_shard_create_csr(n, m, 0, 1, bad_ptr, bad_col, bad_val, c.csum, c.total, k,
-                                       &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_problem_create_shard(n, m, 0, 1, bad_ptr, bad_col, bad_val, c.csum, c.total,
+                                           k, &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         {   /* a column sum summed before the values were rounded to float
                (ro_sgns_counts' ctx_count) may be just below a value */
             uint32_t one_col[1] = {0};
             float third[1] = {(float)(1.0 / 3)}; /* 0.33333334 > 1/3 */
             double ctx_third[1] = {1.0 / 3}, ctx_low[1] = {0.3};
-            CHECK(ro_sgns_shard_create_csr(1, 1, 0, 1, bad_ptr, one_col, third, ctx_third,
-                                           1.0 / 3, k, &tiny, NULL, &err) == RO_SGNS_OK);
-            ro_sgns_shard_free(tiny);
+            CHECK(ro_sgns_problem_create_shard(1, 1, 0, 1, bad_ptr, one_col, third, ctx_third,
+                                               1.0 / 3, k, &tiny, NULL, &err) == RO_SGNS_OK);
+            ro_sgns_problem_free(tiny);
             tiny = NULL;
-            CHECK(ro_sgns_shard_create_csr(1, 1, 0, 1, bad_ptr, one_col, third, ctx_low, 1.0 / 3,
-                                           k, &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+            CHECK(ro_sgns_problem_create_shard(1, 1, 0, 1, bad_ptr, one_col, third, ctx_low,
+                                               1.0 / 3, k, &tiny, NULL, &err) ==
+                  RO_SGNS_ERR_INVALID_ARGUMENT);
         }
-        CHECK(ro_sgns_shard_create(p, 10, 15, &tiny, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_problem_create_rows(p, 10, 15, &tiny, NULL, &err) == RO_SGNS_OK);
         ro_sgns_factors_create(5, m, 5, &xt, NULL, NULL);
         if (tiny && xt) {
             memset(&cm, 0, sizeof cm);
             cm.size = 2;
             CHECK(ro_sgns_ro_train_shard(tiny, &cm, xt, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
             CHECK(ro_sgns_ro_train_shard(tiny, NULL, xt, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+            CHECK(ro_sgns_ro_train(tiny, xt, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         }
         ro_sgns_factors_free(xt);
         xt = NULL;
@@ -909,15 +851,15 @@ static void test_shards(void)
             CHECK(ro_sgns_ro_train_shard(all, &cm, xt, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         }
         ro_sgns_factors_free(xt);
-        ro_sgns_shard_free(tiny);
+        ro_sgns_problem_free(tiny);
     }
-    for (q = 0; q < P; ++q) ro_sgns_shard_free(sh[q]);
-    ro_sgns_shard_free(all);
-    ro_sgns_shard_free(sc);
+    for (q = 0; q < P; ++q) ro_sgns_problem_free(sh[q]);
+    ro_sgns_problem_free(all);
+    ro_sgns_problem_free(sc);
     ro_sgns_factors_free(x0);
     ro_sgns_problem_free(p);
     free(A), free(G), free(X), free(L), free(DV), free(DVs), free(U1), free(VSt), free(Out);
-    free(Osum), free(T), free(Tsum), free(Q), free(Rs), free(R), free(Rref);
+    free(Osum), free(Q), free(Rs), free(R), free(Rref);
     free_counts(&c);
 }
 

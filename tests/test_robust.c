@@ -932,6 +932,18 @@ static int k_ro_train(ro_sgns_result rc)
     if (k > 0) ++g_advanced;
     return k < 2 && fx_equal(XW, SNAP[k]) && inputs_intact();
 }
+/* the dense reference step from X0: one step at the default step size */
+static ro_sgns_factors *NAIVE1;
+static ro_sgns_result c_ro_step_naive(void)
+{
+    fx_copy(XW, X0);
+    return ro_sgns_ro_step_naive(P0, XW, RO_SGNS_DIRECTION_SCALED, 1.0, &g_err);
+}
+static int k_ro_step_naive(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return fx_equal(XW, X0) && inputs_intact();
+    return fx_equal(XW, NAIVE1) && inputs_intact();
+}
 static ro_sgns_result c_from_wc(void)
 {
     g_fx = (ro_sgns_factors *)SENT;
@@ -999,6 +1011,12 @@ static void test_ro(void)
     g_advanced = 0;
     sweep("ro_sgns_ro_train", c_ro_train, k_ro_train, RO_SGNS_OK, 5);
     if (g_verbose) printf("  (%d failed runs kept the first step)\n", g_advanced);
+    CHECK(ro_sgns_factors_create(n, n, D, &NAIVE1, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(c_ro_step_naive() == RO_SGNS_OK);
+    fx_copy(NAIVE1, XW);
+    CHECK(NAIVE1->iteration == X0->iteration + 1 && !fx_equal(NAIVE1, X0));
+    sweep("ro_sgns_ro_step_naive", c_ro_step_naive, k_ro_step_naive, RO_SGNS_OK, 1);
+    ro_sgns_factors_free(NAIVE1);
     CHECK(ro_sgns_factors_from_wc(n, n, D, W0, CC0, &FROM_WC, NULL, &g_err) == RO_SGNS_OK);
     sweep("ro_sgns_factors_from_wc", c_from_wc, k_from_wc, RO_SGNS_OK, 1);
     sweep("ro_sgns_factors_save_callback", c_factors_save_callback, k_fx_saved, RO_SGNS_OK, 0);
@@ -1010,11 +1028,11 @@ static void test_ro(void)
     ro_sgns_factors_free(FROM_WC);
 }
 
-/* ======================================== 4b. shards (one process, one or
+/* ======================================== 6. shards (one process, one or
    several shards in turn, no transport) */
 
-static ro_sgns_shard *g_shard, *SH_PART, *SH_ALL;
-static real *g_L, *g_DV, *g_DVref, *g_VSt, *g_U1, *g_Out, *g_Outref, *g_UtU, *g_UtUref;
+static ro_sgns_problem *g_shard, *SH_PART, *SH_ALL;
+static real *g_L, *g_DV, *g_DVref, *g_VSt, *g_U1, *g_Out, *g_Outref;
 static real *g_Rs, *g_Rsin, *g_Rsref, *g_Rt, *g_Rtref, *g_Qt, *g_Qtin, *g_Qtref, *g_Qs;
 static double g_Fpart;
 #define SR0 2   /* the partial shard: rows SR0 .. n - 1 */
@@ -1022,39 +1040,46 @@ static double g_Fpart;
 
 static ro_sgns_result c_shard_create(void)
 {
-    g_shard = (ro_sgns_shard *)SENT;
-    return ro_sgns_shard_create(P0, SR0, g_n, &g_shard, &RA, &g_err);
+    g_shard = (ro_sgns_problem *)SENT;
+    return ro_sgns_problem_create_rows(P0, SR0, g_n, &g_shard, &RA, &g_err);
 }
 static ro_sgns_result c_shard_create_csr(void)
 {
-    g_shard = (ro_sgns_shard *)SENT;
-    return ro_sgns_shard_create_csr(g_n, g_n, SR0, g_n, C0->row_ptr + SR0, C0->col, C0->val,
-                                    C0->ctx_count, C0->total, 5, &g_shard, NULL, &g_err);
+    g_shard = (ro_sgns_problem *)SENT;
+    return ro_sgns_problem_create_shard(g_n, g_n, SR0, g_n, C0->row_ptr + SR0, C0->col, C0->val,
+                                        C0->ctx_count, C0->total, 5, &g_shard, NULL, &g_err);
 }
-/* a shard is right when its pass 1 gives the reference's bits */
-static int shard_ok(const ro_sgns_shard *sh)
+/* the step's first product on the partial shard: F and D V at X0's rows */
+static ro_sgns_result shard_pass1(const ro_sgns_problem *sh, real *DV, double *F,
+                                  ro_sgns_error *err)
+{
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    return ro_sgns__f_and_dv(sh, &cfg, D, X0->U + SR0 * D, X0->S, X0->V, g_L, DV, F, err);
+}
+/* a shard is right when its first product gives the reference's bits */
+static int shard_ok(const ro_sgns_problem *sh)
 {
     size_t rows = g_n - SR0;
     double F = 0;
     int ok;
     memset(g_DV, 0, rows * D * sizeof(real));
-    ok = ro_sgns_shard_pass1(sh, NULL, D, g_L + SR0 * D, X0->V, g_DV, &F, NULL) == RO_SGNS_OK &&
+    ok = shard_pass1(sh, g_DV, &F, NULL) == RO_SGNS_OK &&
          memcmp(g_DV, g_DVref, rows * D * sizeof(real)) == 0 && F == g_Fpart;
     return ok;
 }
 static int k_shard(ro_sgns_result rc)
 {
     int ok;
-    if (rc != RO_SGNS_OK) return g_shard == (ro_sgns_shard *)SENT;
+    if (rc != RO_SGNS_OK) return g_shard == (ro_sgns_problem *)SENT;
     ok = shard_ok(g_shard);
-    ro_sgns_shard_free(g_shard);
+    ro_sgns_problem_free(g_shard);
     return ok;
 }
 static ro_sgns_result c_pass1(void)
 {
     memset(g_DV, 0x5a, (g_n - SR0) * D * sizeof(real));
     g_F = -777;
-    return ro_sgns_shard_pass1(SH_PART, NULL, D, g_L + SR0 * D, X0->V, g_DV, &g_F, &g_err);
+    return shard_pass1(SH_PART, g_DV, &g_F, &g_err);
 }
 static int k_pass1(ro_sgns_result rc)
 {
@@ -1062,28 +1087,30 @@ static int k_pass1(ro_sgns_result rc)
     if (rc != RO_SGNS_OK) return filled(g_DV, bytes, 0x5a) && g_F == -777 && inputs_intact();
     return memcmp(g_DV, g_DVref, bytes) == 0 && g_F == g_Fpart && inputs_intact();
 }
+/* the step's second product: Out = M^T U' and U^T U' below it */
+static ro_sgns_result shard_pass2(real *Out, ro_sgns_error *err)
+{
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    return ro_sgns__mt_u(SH_PART, &cfg, D, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, g_VSt, Out,
+                         err);
+}
 static ro_sgns_result c_pass2(void)
 {
-    memset(g_Out, 0x5a, g_n * D * sizeof(real));
-    memset(g_UtU, 0x5a, D * D * sizeof(real));
-    return ro_sgns_shard_pass2(SH_PART, NULL, D, 0.5, X0->U + SR0 * D, g_VSt, g_U1, g_Out, g_UtU,
-                               &g_err);
+    memset(g_Out, 0x5a, (g_n + D) * D * sizeof(real));
+    return shard_pass2(g_Out, &g_err);
 }
 static int k_pass2(ro_sgns_result rc)
 {
     /* on failure Out and UtU untouched: the sweep's and both products'
        workspace is taken before either is written */
-    if (rc != RO_SGNS_OK)
-        return filled(g_Out, g_n * D * sizeof(real), 0x5a) &&
-               filled(g_UtU, D * D * sizeof(real), 0x5a) && inputs_intact();
-    return memcmp(g_Out, g_Outref, g_n * D * sizeof(real)) == 0 &&
-           memcmp(g_UtU, g_UtUref, D * D * sizeof(real)) == 0 && inputs_intact();
+    if (rc != RO_SGNS_OK) return filled(g_Out, (g_n + D) * D * sizeof(real), 0x5a) && inputs_intact();
+    return memcmp(g_Out, g_Outref, (g_n + D) * D * sizeof(real)) == 0 && inputs_intact();
 }
 static ro_sgns_result c_tsqr_combine(void)
 {
     memcpy(g_Rs, g_Rsin, 2 * D * D * sizeof(real));
     memset(g_Rt, 0x5a, D * D * sizeof(real));
-    return ro_sgns_tsqr_combine(2, D, g_Rs, g_Rt, &RA, &g_err);
+    return ro_sgns__tsqr_combine(2, D, g_Rs, g_Rt, &RA, &g_err);
 }
 static int k_tsqr_combine(ro_sgns_result rc)
 {
@@ -1096,7 +1123,7 @@ static int k_tsqr_combine(ro_sgns_result rc)
 static ro_sgns_result c_tsqr_apply(void)
 {
     memcpy(g_Qt, g_Qtin, TQ * D * sizeof(real));
-    return ro_sgns_tsqr_apply(TQ, D, g_Qt, g_Qs, NULL, &g_err);
+    return ro_sgns__tsqr_apply(TQ, D, g_Qt, g_Qs, NULL, &g_err);
 }
 static int k_tsqr_apply(ro_sgns_result rc)
 {
@@ -1104,16 +1131,6 @@ static int k_tsqr_apply(ro_sgns_result rc)
        failure leaves every block as it was */
     if (rc != RO_SGNS_OK) return memcmp(g_Qt, g_Qtin, TQ * D * sizeof(real)) == 0;
     return memcmp(g_Qt, g_Qtref, TQ * D * sizeof(real)) == 0;
-}
-static ro_sgns_result c_objective_rows(void)
-{
-    g_F = -777;
-    return ro_sgns_objective_rows(P0, X0, SR0, g_n, &g_F, &g_err);
-}
-static int k_objective_rows(ro_sgns_result rc)
-{
-    if (rc != RO_SGNS_OK) return g_F == -777 && inputs_intact();
-    return g_F == g_Fref && inputs_intact();
 }
 static ro_sgns_result c_ro_train_shard(void)
 {
@@ -1132,10 +1149,8 @@ static void test_shards(void)
     g_DVref = (real *)malloc(n * D * sizeof(real));
     g_VSt = (real *)malloc(n * D * sizeof(real));
     g_U1 = (real *)malloc(n * D * sizeof(real));
-    g_Out = (real *)malloc(n * D * sizeof(real));
-    g_Outref = (real *)malloc(n * D * sizeof(real));
-    g_UtU = (real *)malloc(D * D * sizeof(real));
-    g_UtUref = (real *)malloc(D * D * sizeof(real));
+    g_Out = (real *)malloc((n + D) * D * sizeof(real));
+    g_Outref = (real *)malloc((n + D) * D * sizeof(real));
     g_Rs = (real *)malloc(2 * D * D * sizeof(real));
     g_Rsin = (real *)malloc(2 * D * D * sizeof(real));
     g_Rsref = (real *)malloc(2 * D * D * sizeof(real));
@@ -1156,27 +1171,23 @@ static void test_shards(void)
     for (i = 0; i < TQ * D; ++i) g_Qtin[i] = (real)ro_sgns_rng_normal(&rng);
     for (i = 0; i < D * D; ++i) g_Qs[i] = (real)ro_sgns_rng_normal(&rng);
     /* the references */
-    CHECK(ro_sgns_shard_create(P0, SR0, n, &SH_PART, NULL, &g_err) == RO_SGNS_OK);
-    CHECK(ro_sgns_shard_create(P0, 0, n, &SH_ALL, &RA, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create_rows(P0, SR0, n, &SH_PART, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create_rows(P0, 0, n, &SH_ALL, &RA, &g_err) == RO_SGNS_OK);
     if (!SH_PART || !SH_ALL) return;
-    CHECK(ro_sgns_shard_pass1(SH_PART, NULL, D, g_L + SR0 * D, X0->V, g_DVref, &g_Fpart,
-                              &g_err) == RO_SGNS_OK);
-    CHECK(ro_sgns_shard_pass2(SH_PART, NULL, D, 0.5, X0->U + SR0 * D, g_VSt, g_U1, g_Outref,
-                              g_UtUref, &g_err) == RO_SGNS_OK);
+    CHECK(shard_pass1(SH_PART, g_DVref, &g_Fpart, &g_err) == RO_SGNS_OK);
+    CHECK(shard_pass2(g_Outref, &g_err) == RO_SGNS_OK);
     CHECK(c_tsqr_combine() == RO_SGNS_OK);
     memcpy(g_Rsref, g_Rs, 2 * D * D * sizeof(real));
     memcpy(g_Rtref, g_Rt, D * D * sizeof(real));
     CHECK(c_tsqr_apply() == RO_SGNS_OK);
     memcpy(g_Qtref, g_Qt, TQ * D * sizeof(real));
-    CHECK(ro_sgns_objective_rows(P0, X0, SR0, n, &g_Fref, &g_err) == RO_SGNS_OK);
     CHECK(shard_ok(SH_PART));
-    sweep("ro_sgns_shard_create", c_shard_create, k_shard, RO_SGNS_OK, 1);
-    sweep("ro_sgns_shard_create_csr", c_shard_create_csr, k_shard, RO_SGNS_OK, 1);
-    sweep("ro_sgns_shard_pass1", c_pass1, k_pass1, RO_SGNS_OK, 1);
-    sweep("ro_sgns_shard_pass2", c_pass2, k_pass2, RO_SGNS_OK, 1);
-    sweep("ro_sgns_tsqr_combine", c_tsqr_combine, k_tsqr_combine, RO_SGNS_OK, 1);
-    sweep("ro_sgns_tsqr_apply", c_tsqr_apply, k_tsqr_apply, RO_SGNS_OK, 1);
-    sweep("ro_sgns_objective_rows", c_objective_rows, k_objective_rows, RO_SGNS_OK, 1);
+    sweep("ro_sgns_problem_create_rows", c_shard_create, k_shard, RO_SGNS_OK, 1);
+    sweep("ro_sgns_problem_create_shard", c_shard_create_csr, k_shard, RO_SGNS_OK, 1);
+    sweep("the step's first product on a shard", c_pass1, k_pass1, RO_SGNS_OK, 1);
+    sweep("the step's second product on a shard", c_pass2, k_pass2, RO_SGNS_OK, 1);
+    sweep("tsqr combine", c_tsqr_combine, k_tsqr_combine, RO_SGNS_OK, 1);
+    sweep("tsqr apply", c_tsqr_apply, k_tsqr_apply, RO_SGNS_OK, 1);
     /* one shard of every row: ro_sgns_ro_train's iterates, bit for bit */
     CHECK(ro_sgns_factors_create(n, n, D, &XW, &RA, &g_err) == RO_SGNS_OK);
     for (i = 0; i < 3; ++i) {
@@ -1189,8 +1200,8 @@ static void test_shards(void)
     sweep("ro_sgns_ro_train_shard", c_ro_train_shard, k_ro_train, RO_SGNS_OK, 5);
     for (i = 0; i < 3; ++i) ro_sgns_factors_free(SNAP[i]);
     ro_sgns_factors_free(XW);
-    ro_sgns_shard_free(SH_PART);
-    ro_sgns_shard_free(SH_ALL);
+    ro_sgns_problem_free(SH_PART);
+    ro_sgns_problem_free(SH_ALL);
     free(g_L);
     free(g_DV);
     free(g_DVref);
@@ -1198,8 +1209,6 @@ static void test_shards(void)
     free(g_U1);
     free(g_Out);
     free(g_Outref);
-    free(g_UtU);
-    free(g_UtUref);
     free(g_Rs);
     free(g_Rsin);
     free(g_Rsref);
