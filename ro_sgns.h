@@ -164,7 +164,11 @@ extern "C" {
 #endif
 
 /* ======================================================================
-   0. Basics: result codes, errors, allocator, random numbers
+   0. Basics: result codes, errors, allocator, byte-stream callbacks
+      All matrices are row-major: element (i, j) of a matrix stored at A
+      with leading dimension lda is A[i*lda + j], and lda >= the number of
+      columns stored. Sizes are size_t; products of sizes are checked for
+      overflow before anything is allocated.
    ====================================================================== */
 
 /* Every fallible function returns one of these. 0 is success, negative is
@@ -216,96 +220,6 @@ typedef struct ro_sgns_allocator {
    Writing: write all size bytes; return 0 on success, non-zero on error. */
 typedef size_t (*ro_sgns_read_fn)(void *user, void *buf, size_t size);
 typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
-
-/* Random numbers: xoshiro256** seeded through splitmix64. Streams for
-   parallel blocks are derived from (seed, block index), never from the
-   thread, so results do not depend on the thread count. */
-typedef struct ro_sgns_rng {
-    uint64_t s[4];
-} ro_sgns_rng;
-
-/* Seed a stream; stream distinguishes independent streams of one seed. */
-RO_SGNS_DEF void ro_sgns_rng_seed(ro_sgns_rng *rng, uint64_t seed, uint64_t stream);
-RO_SGNS_DEF uint64_t ro_sgns_rng_next(ro_sgns_rng *rng);
-/* Uniform double in [0, 1) with 53 random bits. */
-RO_SGNS_DEF double ro_sgns_rng_uniform(ro_sgns_rng *rng);
-/* Standard normal (Box-Muller, one value per call). */
-RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng);
-
-/* ======================================================================
-   A. Dense linear algebra
-      All matrices are row-major: element (i, j) of a matrix stored at A
-      with leading dimension lda is A[i*lda + j], and lda >= the number of
-      columns stored. Sizes are size_t; products of sizes are checked for
-      overflow before anything is allocated.
-   ====================================================================== */
-
-typedef enum ro_sgns_trans {
-    RO_SGNS_NOTRANS = 0,
-    RO_SGNS_TRANS = 1
-} ro_sgns_trans;
-
-/* GEMM: C = alpha op(A) op(B) + beta C, with op(A) m x k, op(B) k x n and
-   C m x n. op(X) is X or X^T. With beta = 0, C is not read (it may hold
-   NaN). With k = 0 or alpha = 0, C = beta C. Returns
-   RO_SGNS_ERR_INVALID_ARGUMENT for a leading dimension that is too small or
-   a NULL pointer where data is needed, RO_SGNS_ERR_OUT_OF_MEMORY when the
-   packing buffers cannot be had. Routes to CBLAS under RO_SGNS_USE_CBLAS. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans trans_a, ro_sgns_trans trans_b,
-                                        size_t m, size_t n, size_t k, ro_sgns_real alpha,
-                                        const ro_sgns_real *A, size_t lda,
-                                        const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
-                                        ro_sgns_real *C, size_t ldc,
-                                        const ro_sgns_allocator *alloc, ro_sgns_error *err);
-/* The built-in blocked GEMM, whatever the options. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans trans_a, ro_sgns_trans trans_b,
-                                                size_t m, size_t n, size_t k, ro_sgns_real alpha,
-                                                const ro_sgns_real *A, size_t lda,
-                                                const ro_sgns_real *B, size_t ldb,
-                                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
-                                                const ro_sgns_allocator *alloc,
-                                                ro_sgns_error *err);
-/* The textbook triple loop, same contract, no checks, no allocation: the
-   reference the blocked one is tested against, and the one to read first. */
-RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b, size_t m,
-                                    size_t n, size_t k, ro_sgns_real alpha,
-                                    const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
-                                    size_t ldb, ro_sgns_real beta, ro_sgns_real *C, size_t ldc);
-
-/* Thin QR of a tall n x d matrix (n >= d >= 1) by Householder reflections:
-   A = Q R with Q n x d, Q^T Q = I, R d x d upper triangular with R_jj >= 0.
-   A is overwritten by Q; R (d x d, leading dimension ldr) receives R, its
-   strictly lower part set to 0. Rank-deficient and zero input give a valid
-   orthonormal Q and zeros on R's diagonal, never NaN. NaN/Inf in A give
-   RO_SGNS_ERR_NUMERIC with A and R unspecified; RO_SGNS_ERR_OUT_OF_MEMORY
-   leaves them untouched (all workspace is taken first). Routes to LAPACKE
-   ?geqrf+?orgqr under RO_SGNS_USE_LAPACKE. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_t lda,
-                                      ro_sgns_real *R, size_t ldr,
-                                      const ro_sgns_allocator *alloc, ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *A, size_t lda,
-                                              ro_sgns_real *R, size_t ldr,
-                                              const ro_sgns_allocator *alloc,
-                                              ro_sgns_error *err);
-
-/* Thin SVD A = U diag(s) V^T of an m x n matrix, r = min(m, n): U is m x r
-   and V is n x r with orthonormal columns, s (r values) descending and >= 0.
-   One-sided Jacobi (Hestenes) in double precision, after a QR when m > n:
-   every singular value to full relative accuracy (to a small multiple of
-   eps times the condition of A's columns after scaling). Zero singular
-   values get orthonormal completion columns in U and V. A is not changed.
-   U or V may be NULL when not wanted. NaN/Inf in A give RO_SGNS_ERR_NUMERIC;
-   more than 60 sweeps give RO_SGNS_ERR_NOT_CONVERGED (not seen in tests).
-   Routes to LAPACKE ?gesdd under RO_SGNS_USE_LAPACKE. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_svd(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
-                                       ro_sgns_real *U, size_t ldu, ro_sgns_real *s,
-                                       ro_sgns_real *V, size_t ldv,
-                                       const ro_sgns_allocator *alloc, ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns_real *A,
-                                               size_t lda, ro_sgns_real *U, size_t ldu,
-                                               ro_sgns_real *s, ro_sgns_real *V, size_t ldv,
-                                               const ro_sgns_allocator *alloc,
-                                               ro_sgns_error *err);
 
 /* ======================================================================
    1. Counting: tokens -> vocabulary -> windowed co-occurrence counts
@@ -754,27 +668,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
                                         ro_sgns_factors **out, const ro_sgns_allocator *alloc,
                                         ro_sgns_error *err);
 
-/* Which embeddings ro_sgns_factors_embeddings returns. */
-typedef enum ro_sgns_embedding_kind {
-    RO_SGNS_EMBED_W = 0,       /* words:    W = U P Sigma^alpha          */
-    RO_SGNS_EMBED_C = 1,       /* contexts: C = V Q Sigma^alpha          */
-    RO_SGNS_EMBED_W_PLUS_C = 2 /* W + C (needs n = m)                    */
-} ro_sgns_embedding_kind;
-
-/* Embeddings from a point X = U S V^T [paper 2.3, Step 2]: the SVD of the
-   small core S = P Sigma Q^T gives X = (U P) Sigma (V Q)^T without any big
-   SVD; W = U P Sigma^alpha, C = V Q Sigma^alpha. alpha = 0.5 is the paper's
-   choice (and hyperwords' "eig 0.5"). out has n (or m for C) rows of d
-   values, leading dimension ldo >= d. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
-                                                      ro_sgns_embedding_kind which,
-                                                      ro_sgns_real *out, size_t ldo,
-                                                      const ro_sgns_allocator *alloc,
-                                                      ro_sgns_error *err);
+/* A start point from any W0 (n x d), C0 (m x d): X0 = W0 C0^T brought to
+   U S V^T by a QR of each factor (S = R_W R_C^T), never forming X0. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
+                                                   const ro_sgns_real *W0,
+                                                   const ro_sgns_real *C0,
+                                                   ro_sgns_factors **out,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err);
 
 /* ======================================================================
-   3. Objective and gradient, 4. The Riemannian step, 5. Embeddings
-      [paper 2.2, 3.1-3.2, Algorithm 1]
+   3. Objective and gradient [paper 2.2 eq. 4, 3.2]
    ====================================================================== */
 
 /* The SGNS problem: the counts (borrowed: they must outlive the problem)
@@ -832,6 +736,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *proble
                                                    ro_sgns_direction dir, ro_sgns_real *out,
                                                    ro_sgns_error *err);
 
+/* ======================================================================
+   4. The Riemannian step [paper 3.1-3.2, Algorithm 1]
+   ====================================================================== */
+
 /* What the progress callback sees after every step. */
 typedef struct ro_sgns_ro_progress {
     uint64_t iteration; /* steps taken (the factors' iteration count) */
@@ -873,9 +781,10 @@ typedef struct ro_sgns_ro_config {
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
 
 /* Run K steps of Algorithm 1 from x (updated in place; x->iteration counts
-   the steps). Each step, with M = X + step D(X) never stored:
-       U', S' = QR(M V)      (pass 1: blocks of rows of M)
-       V', R  = QR(M^T U')   (pass 2: blocks of columns of M), S' = R^T.
+   the steps). Each step, with M = X + lambda D(X) never stored:
+       U', S' = QR(M V)      (M V = U S + lambda D V: a sweep over rows)
+       V', S'^T = QR(M^T U') (a sweep over the transposed counts)
+   and, with the safeguard, F at the new point (the next step's sweep).
    x changes only when a step is accepted, all at once (U, S, V,
    x->iteration, x->next_step). So whatever error ends the run
    (RO_SGNS_ERR_NUMERIC: NaN/Inf with safeguard = 0; RO_SGNS_ERR_OUT_OF_MEMORY;
@@ -898,8 +807,60 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *problem,
                                                  ro_sgns_factors *x, ro_sgns_direction dir,
                                                  double lambda, ro_sgns_error *err);
 
-/* ---- 6. Shards: the step over rows spread across processes ----
-   A problem may hold only the rows [r0, r1) of the words (a shard), with
+/* Checkpoints: the point (U, S, V), the steps taken and the next step size,
+   so that training resumed from a checkpoint gives bitwise the same result
+   as running straight through. Layout (version 1), little-endian:
+        0  8  magic "ROSGNSFX"        8  4  u32 version = 1
+       12  4  u32 header check: the checksum of bytes 0-11 and 16-55, its
+              two 32-bit halves xor-ed, so a corrupted size is caught
+              before any allocation                16  8  u64 n     24  8  u64 m
+       32  8  u64 d                  40  8  u64 iteration
+       48  8  f64 next step (0 = the configured one)
+       56     U (n d), S (d d), V (m d) as f64 (exact for float and double)
+       ..  8  u64 checksum of everything before (as the counts file's)
+   Saving to a path writes "<path>.tmp" and renames it over <path>. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
+                                                         ro_sgns_write_fn write, void *user,
+                                                         ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, void *user,
+                                                         ro_sgns_factors **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err);
+#ifndef RO_SGNS_NO_STDIO
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
+                                                     const char *path, ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_factors **out,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err);
+#endif
+
+/* ======================================================================
+   5. Embeddings from the point: Step 2 [paper 2.3, Algorithm 1 lines 7-8]
+   ====================================================================== */
+
+/* Which embeddings ro_sgns_factors_embeddings returns. */
+typedef enum ro_sgns_embedding_kind {
+    RO_SGNS_EMBED_W = 0,       /* words:    W = U P Sigma^alpha          */
+    RO_SGNS_EMBED_C = 1,       /* contexts: C = V Q Sigma^alpha          */
+    RO_SGNS_EMBED_W_PLUS_C = 2 /* W + C (needs n = m)                    */
+} ro_sgns_embedding_kind;
+
+/* Embeddings from a point X = U S V^T [paper 2.3, Step 2]: the SVD of the
+   small core S = P Sigma Q^T gives X = (U P) Sigma (V Q)^T without any big
+   SVD; W = U P Sigma^alpha, C = V Q Sigma^alpha. alpha = 0.5 is the paper's
+   choice (and hyperwords' "eig 0.5"). out has n (or m for C) rows of d
+   values, leading dimension ldo >= d. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
+                                                      ro_sgns_embedding_kind which,
+                                                      ro_sgns_real *out, size_t ldo,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err);
+
+/* ======================================================================
+   6. Shards: the step over rows spread across processes
+   ====================================================================== */
+
+/* A problem may hold only the rows [r0, r1) of the words (a shard), with
    the global marginals. P processes, each with its shard and U's rows of
    it, run ro_sgns_ro_train_shard together; a transport (MPI or anything
    else) is plugged in through ro_sgns_comm, each callback returning 0 on
@@ -947,45 +908,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *shard,
                                                   const ro_sgns_ro_config *config,
                                                   ro_sgns_error *err);
 
-/* A start point from any W0 (n x d), C0 (m x d): X0 = W0 C0^T brought to
-   U S V^T by a QR of each factor (S = R_W R_C^T), never forming X0. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
-                                                   const ro_sgns_real *W0,
-                                                   const ro_sgns_real *C0,
-                                                   ro_sgns_factors **out,
-                                                   const ro_sgns_allocator *alloc,
-                                                   ro_sgns_error *err);
-
-/* Checkpoints: the point (U, S, V), the steps taken and the next step size,
-   so that training resumed from a checkpoint gives bitwise the same result
-   as running straight through. Layout (version 1), little-endian:
-        0  8  magic "ROSGNSFX"        8  4  u32 version = 1
-       12  4  u32 header check: the checksum of bytes 0-11 and 16-55, its
-              two 32-bit halves xor-ed, so a corrupted size is caught
-              before any allocation                16  8  u64 n     24  8  u64 m
-       32  8  u64 d                  40  8  u64 iteration
-       48  8  f64 next step (0 = the configured one)
-       56     U (n d), S (d d), V (m d) as f64 (exact for float and double)
-       ..  8  u64 checksum of everything before (as the counts file's)
-   Saving to a path writes "<path>.tmp" and renames it over <path>. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
-                                                         ro_sgns_write_fn write, void *user,
-                                                         ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, void *user,
-                                                         ro_sgns_factors **out,
-                                                         const ro_sgns_allocator *alloc,
-                                                         ro_sgns_error *err);
-#ifndef RO_SGNS_NO_STDIO
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
-                                                     const char *path, ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_factors **out,
-                                                     const ro_sgns_allocator *alloc,
-                                                     ro_sgns_error *err);
-#endif
-
 /* ======================================================================
-   6. File formats: word vectors in memory, word2vec text/binary, GloVe
-   7. Evaluation: word similarity (Spearman), nearest neighbours, analogies
+   7. File formats: word vectors in memory, word2vec text/binary, GloVe
+      (and two examples of section 8, evaluation)
 
    Two examples for the header's doc block:
 
@@ -1039,9 +964,6 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
    (ro_sgns_read_fn, ro_sgns_write_fn), so they work without stdio
    (RO_SGNS_NO_STDIO) and on any stream the caller has. */
 
-/* ---------------------------------------------------------------------
-   6. File formats
-   --------------------------------------------------------------------- */
 
 /* The three formats of word vectors users already have.
    RO_SGNS_W2V_TEXT    word2vec text: a header line "V d", then V lines of
@@ -1173,15 +1095,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save(const ro_sgns_vectors *v, const 
                                                 ro_sgns_error *err);
 #endif
 
-/* ---------------------------------------------------------------------
-   7. Evaluation
+/* ======================================================================
+   8. Evaluation: word similarity (Spearman), nearest neighbours, analogies
+   [paper 4.2]
    Every result carries the policy it was computed under (out-of-
    vocabulary handling, case folding, vocabulary restriction, 3CosMul
    epsilon, query-word exclusion) and its counts; the _describe functions
    print all of it, because scores are not comparable without it.
    Similarities are cosines, computed in double; a zero vector has cosine
    0 with everything.
-   --------------------------------------------------------------------- */
+   ====================================================================== */
 
 /* Cosine of two d-vectors, accumulated in double; 0 when either is zero. */
 RO_SGNS_DEF double ro_sgns_cosine(const ro_sgns_real *a, const ro_sgns_real *b, size_t d);
@@ -1402,7 +1325,7 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
                                          size_t size);
 
 /* ======================================================================
-   8. SGD-SGNS baseline (word2vec)
+   9. SGD-SGNS baseline (word2vec)
       Skip-gram with negative sampling trained by stochastic gradient
       ascent over the token stream, as word2vec.c does it: the paper's
       "SGD-SGNS" baseline [paper 4, Table 1, Table 2]. Its W, C can be
@@ -1586,6 +1509,104 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err);
 #endif
+
+/* ======================================================================
+   Appendix A. GEMM: C = alpha op(A) op(B) + beta C
+   ====================================================================== */
+
+typedef enum ro_sgns_trans {
+    RO_SGNS_NOTRANS = 0,
+    RO_SGNS_TRANS = 1
+} ro_sgns_trans;
+
+/* GEMM: C = alpha op(A) op(B) + beta C, with op(A) m x k, op(B) k x n and
+   C m x n. op(X) is X or X^T. With beta = 0, C is not read (it may hold
+   NaN). With k = 0 or alpha = 0, C = beta C. Returns
+   RO_SGNS_ERR_INVALID_ARGUMENT for a leading dimension that is too small or
+   a NULL pointer where data is needed, RO_SGNS_ERR_OUT_OF_MEMORY when the
+   packing buffers cannot be had. Routes to CBLAS under RO_SGNS_USE_CBLAS. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans trans_a, ro_sgns_trans trans_b,
+                                        size_t m, size_t n, size_t k, ro_sgns_real alpha,
+                                        const ro_sgns_real *A, size_t lda,
+                                        const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                                        ro_sgns_real *C, size_t ldc,
+                                        const ro_sgns_allocator *alloc, ro_sgns_error *err);
+/* The built-in blocked GEMM, whatever the options. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans trans_a, ro_sgns_trans trans_b,
+                                                size_t m, size_t n, size_t k, ro_sgns_real alpha,
+                                                const ro_sgns_real *A, size_t lda,
+                                                const ro_sgns_real *B, size_t ldb,
+                                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+/* The textbook triple loop, same contract, no checks, no allocation: the
+   reference the blocked one is tested against, and the one to read first. */
+RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b, size_t m,
+                                    size_t n, size_t k, ro_sgns_real alpha,
+                                    const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
+                                    size_t ldb, ro_sgns_real beta, ro_sgns_real *C, size_t ldc);
+
+/* ======================================================================
+   Appendix B. Householder QR: A = Q R for a tall n x d matrix
+   ====================================================================== */
+
+/* Thin QR of a tall n x d matrix (n >= d >= 1) by Householder reflections:
+   A = Q R with Q n x d, Q^T Q = I, R d x d upper triangular with R_jj >= 0.
+   A is overwritten by Q; R (d x d, leading dimension ldr) receives R, its
+   strictly lower part set to 0. Rank-deficient and zero input give a valid
+   orthonormal Q and zeros on R's diagonal, never NaN. NaN/Inf in A give
+   RO_SGNS_ERR_NUMERIC with A and R unspecified; RO_SGNS_ERR_OUT_OF_MEMORY
+   leaves them untouched (all workspace is taken first). Routes to LAPACKE
+   ?geqrf+?orgqr under RO_SGNS_USE_LAPACKE. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_t lda,
+                                      ro_sgns_real *R, size_t ldr,
+                                      const ro_sgns_allocator *alloc, ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *A, size_t lda,
+                                              ro_sgns_real *R, size_t ldr,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err);
+
+/* ======================================================================
+   Appendix C. One-sided Jacobi SVD
+   ====================================================================== */
+
+/* Thin SVD A = U diag(s) V^T of an m x n matrix, r = min(m, n): U is m x r
+   and V is n x r with orthonormal columns, s (r values) descending and >= 0.
+   One-sided Jacobi (Hestenes) in double precision, after a QR when m > n:
+   every singular value to full relative accuracy (to a small multiple of
+   eps times the condition of A's columns after scaling). Zero singular
+   values get orthonormal completion columns in U and V. A is not changed.
+   U or V may be NULL when not wanted. NaN/Inf in A give RO_SGNS_ERR_NUMERIC;
+   more than 60 sweeps give RO_SGNS_ERR_NOT_CONVERGED (not seen in tests).
+   Routes to LAPACKE ?gesdd under RO_SGNS_USE_LAPACKE. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_svd(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
+                                       ro_sgns_real *U, size_t ldu, ro_sgns_real *s,
+                                       ro_sgns_real *V, size_t ldv,
+                                       const ro_sgns_allocator *alloc, ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns_real *A,
+                                               size_t lda, ro_sgns_real *U, size_t ldu,
+                                               ro_sgns_real *s, ro_sgns_real *V, size_t ldv,
+                                               const ro_sgns_allocator *alloc,
+                                               ro_sgns_error *err);
+
+/* ======================================================================
+   Appendix D. Random numbers
+   ====================================================================== */
+
+/* Random numbers: xoshiro256** seeded through splitmix64. Streams for
+   parallel blocks are derived from (seed, block index), never from the
+   thread, so results do not depend on the thread count. */
+typedef struct ro_sgns_rng {
+    uint64_t s[4];
+} ro_sgns_rng;
+
+/* Seed a stream; stream distinguishes independent streams of one seed. */
+RO_SGNS_DEF void ro_sgns_rng_seed(ro_sgns_rng *rng, uint64_t seed, uint64_t stream);
+RO_SGNS_DEF uint64_t ro_sgns_rng_next(ro_sgns_rng *rng);
+/* Uniform double in [0, 1) with 53 random bits. */
+RO_SGNS_DEF double ro_sgns_rng_uniform(ro_sgns_rng *rng);
+/* Standard normal (Box-Muller, one value per call). */
+RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng);
 
 #ifdef __cplusplus
 }
@@ -1929,58 +1950,6 @@ static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size
                               ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
                               const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
                               ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws);
-
-/* ======================================================================
-   Appendix D. Random numbers
-   xoshiro256** (Blackman and Vigna, 2018) with its state filled by
-   splitmix64; a stream number is mixed into the seed so that block b of a
-   parallel loop draws from stream b whatever thread runs it.
-   ====================================================================== */
-
-static uint64_t ro_sgns__splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-RO_SGNS_DEF void ro_sgns_rng_seed(ro_sgns_rng *rng, uint64_t seed, uint64_t stream)
-{
-    uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
-    int i;
-    (void)ro_sgns__splitmix64(&x);
-    for (i = 0; i < 4; ++i) rng->s[i] = ro_sgns__splitmix64(&x);
-}
-
-static uint64_t ro_sgns__rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-RO_SGNS_DEF uint64_t ro_sgns_rng_next(ro_sgns_rng *rng)
-{
-    uint64_t *s = rng->s;
-    uint64_t result = ro_sgns__rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = ro_sgns__rotl(s[3], 45);
-    return result;
-}
-
-RO_SGNS_DEF double ro_sgns_rng_uniform(ro_sgns_rng *rng)
-{
-    return (double)(ro_sgns_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng)
-{
-    /* Box-Muller; u1 in (0, 1] so the log is finite. */
-    double u1 = 1.0 - ro_sgns_rng_uniform(rng);
-    double u2 = ro_sgns_rng_uniform(rng);
-    return RO_SGNS_SQRT(-2.0 * RO_SGNS_LOG(u1)) * RO_SGNS_COS(6.283185307179586 * u2);
-}
 
 /* ======================================================================
    1. Counting [paper 2.1]
@@ -5101,55 +5070,42 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
     return res;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
-                                                      ro_sgns_embedding_kind which,
-                                                      ro_sgns_real *out, size_t ldo,
-                                                      const ro_sgns_allocator *alloc,
-                                                      ro_sgns_error *err)
+/* A start point from any W0, C0 (the SGD baseline's, or the caller's). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
+                                                   const ro_sgns_real *W0,
+                                                   const ro_sgns_real *C0,
+                                                   ro_sgns_factors **out,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err)
 {
-    size_t d, i, j;
-    ro_sgns_real *P, *Qc, *sig, *T = NULL, *dst;
+    ro_sgns_factors *f = NULL;
+    ro_sgns_real *Rw = NULL, *Rc = NULL;
     ro_sgns_result res;
-    if (!f || !out || ldo < f->d || (which == RO_SGNS_EMBED_W_PLUS_C && f->n != f->m) ||
-        (int)which < 0 || (int)which > 2)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "embeddings: bad arguments (W + C needs n = m)");
-    d = f->d;
-    P = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
-    Qc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
-    sig = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, 1, sizeof(ro_sgns_real));
-    /* W + C takes two products: into a copy, so that out is untouched when
-       the second one fails */
-    if (which == RO_SGNS_EMBED_W_PLUS_C)
-        T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, f->n, d, sizeof(ro_sgns_real));
-    if (!P || !Qc || !sig || (which == RO_SGNS_EMBED_W_PLUS_C && !T)) {
-        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "embeddings: out of memory");
+    if (!W0 || !C0 || !out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "from_wc: NULL argument");
+    res = ro_sgns_factors_create(n, m, d, &f, alloc, err);
+    if (res != RO_SGNS_OK) return res;
+    Rw = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    Rc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    if (!Rw || !Rc) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "from_wc: out of memory");
         goto done;
     }
-    /* S = P Sigma Q^T; scale the columns of P and Q by Sigma^alpha */
-    res = ro_sgns_svd(d, d, f->S, d, P, d, sig, Qc, d, alloc, err);
-    if (res != RO_SGNS_OK) goto done;
-    for (j = 0; j < d; ++j) {
-        double w = sig[j] > 0 ? RO_SGNS_POW((double)sig[j], alpha) : 0;
-        for (i = 0; i < d; ++i) {
-            P[i * d + j] = (ro_sgns_real)(P[i * d + j] * w);
-            Qc[i * d + j] = (ro_sgns_real)(Qc[i * d + j] * w);
-        }
+    memcpy(f->U, W0, n * d * sizeof(ro_sgns_real));
+    memcpy(f->V, C0, m * d * sizeof(ro_sgns_real));
+    res = ro_sgns_qr(n, d, f->U, d, Rw, d, alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, f->V, d, Rc, d, alloc, err);
+    if (res == RO_SGNS_OK) /* W0 C0^T = Qw (Rw Rc^T) Qc^T */
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, d, d, d, 1, Rw, d, Rc, d, 0, f->S, d,
+                           alloc, err);
+    if (res == RO_SGNS_OK) {
+        *out = f;
+        f = NULL;
     }
-    dst = T ? T : out;
-    if (which != RO_SGNS_EMBED_C)
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->n, d, d, 1, f->U, d, P, d, 0, dst,
-                           T ? d : ldo, alloc, err);
-    if (res == RO_SGNS_OK && which != RO_SGNS_EMBED_W)
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->m, d, d, 1, f->V, d, Qc, d,
-                           which == RO_SGNS_EMBED_C ? 0 : 1, dst, T ? d : ldo, alloc, err);
-    if (res == RO_SGNS_OK && T)
-        for (i = 0; i < f->n; ++i) memcpy(out + i * ldo, T + i * d, d * sizeof(ro_sgns_real));
 done:
-    ro_sgns__free(alloc, T);
-    ro_sgns__free(alloc, P);
-    ro_sgns__free(alloc, Qc);
-    ro_sgns__free(alloc, sig);
+    ro_sgns_factors_free(f);
+    ro_sgns__free(alloc, Rw);
+    ro_sgns__free(alloc, Rc);
     return res;
 }
 
@@ -6137,44 +6093,6 @@ done:
     return res;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
-                                                   const ro_sgns_real *W0,
-                                                   const ro_sgns_real *C0,
-                                                   ro_sgns_factors **out,
-                                                   const ro_sgns_allocator *alloc,
-                                                   ro_sgns_error *err)
-{
-    ro_sgns_factors *f = NULL;
-    ro_sgns_real *Rw = NULL, *Rc = NULL;
-    ro_sgns_result res;
-    if (!W0 || !C0 || !out)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "from_wc: NULL argument");
-    res = ro_sgns_factors_create(n, m, d, &f, alloc, err);
-    if (res != RO_SGNS_OK) return res;
-    Rw = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
-    Rc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
-    if (!Rw || !Rc) {
-        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "from_wc: out of memory");
-        goto done;
-    }
-    memcpy(f->U, W0, n * d * sizeof(ro_sgns_real));
-    memcpy(f->V, C0, m * d * sizeof(ro_sgns_real));
-    res = ro_sgns_qr(n, d, f->U, d, Rw, d, alloc, err);
-    if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, f->V, d, Rc, d, alloc, err);
-    if (res == RO_SGNS_OK) /* W0 C0^T = Qw (Rw Rc^T) Qc^T */
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, d, d, d, 1, Rw, d, Rc, d, 0, f->S, d,
-                           alloc, err);
-    if (res == RO_SGNS_OK) {
-        *out = f;
-        f = NULL;
-    }
-done:
-    ro_sgns_factors_free(f);
-    ro_sgns__free(alloc, Rw);
-    ro_sgns__free(alloc, Rc);
-    return res;
-}
-
 /* ---------------------------------------------------------------------
    Checkpoints (layout in the declarations). Values go through f64 bits,
    byte by byte, so a file reads back identically on any host.
@@ -6359,6 +6277,67 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
     return res;
 }
 #endif
+
+/* ======================================================================
+   5. Embeddings from the point: Step 2 [paper 2.3, Algorithm 1 lines 7-8]
+
+   What: W (and C) from X = U S V^T. The SVD of the small d x d core,
+   S = P Sigma Q^T, gives X = (U P) Sigma (V Q)^T without any big SVD, so
+   W = U P Sigma^alpha and C = V Q Sigma^alpha (the paper: alpha = 1/2).
+   Cost: O(d^3) for the core's SVD and O((n + m) d^2) for the products.
+   ====================================================================== */
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
+                                                      ro_sgns_embedding_kind which,
+                                                      ro_sgns_real *out, size_t ldo,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err)
+{
+    size_t d, i, j;
+    ro_sgns_real *P, *Qc, *sig, *T = NULL, *dst;
+    ro_sgns_result res;
+    if (!f || !out || ldo < f->d || (which == RO_SGNS_EMBED_W_PLUS_C && f->n != f->m) ||
+        (int)which < 0 || (int)which > 2)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "embeddings: bad arguments (W + C needs n = m)");
+    d = f->d;
+    P = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    Qc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    sig = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, 1, sizeof(ro_sgns_real));
+    /* W + C takes two products: into a copy, so that out is untouched when
+       the second one fails */
+    if (which == RO_SGNS_EMBED_W_PLUS_C)
+        T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, f->n, d, sizeof(ro_sgns_real));
+    if (!P || !Qc || !sig || (which == RO_SGNS_EMBED_W_PLUS_C && !T)) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "embeddings: out of memory");
+        goto done;
+    }
+    /* S = P Sigma Q^T; scale the columns of P and Q by Sigma^alpha */
+    res = ro_sgns_svd(d, d, f->S, d, P, d, sig, Qc, d, alloc, err);
+    if (res != RO_SGNS_OK) goto done;
+    for (j = 0; j < d; ++j) {
+        double w = sig[j] > 0 ? RO_SGNS_POW((double)sig[j], alpha) : 0;
+        for (i = 0; i < d; ++i) {
+            P[i * d + j] = (ro_sgns_real)(P[i * d + j] * w);
+            Qc[i * d + j] = (ro_sgns_real)(Qc[i * d + j] * w);
+        }
+    }
+    dst = T ? T : out;
+    if (which != RO_SGNS_EMBED_C)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->n, d, d, 1, f->U, d, P, d, 0, dst,
+                           T ? d : ldo, alloc, err);
+    if (res == RO_SGNS_OK && which != RO_SGNS_EMBED_W)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, f->m, d, d, 1, f->V, d, Qc, d,
+                           which == RO_SGNS_EMBED_C ? 0 : 1, dst, T ? d : ldo, alloc, err);
+    if (res == RO_SGNS_OK && T)
+        for (i = 0; i < f->n; ++i) memcpy(out + i * ldo, T + i * d, d * sizeof(ro_sgns_real));
+done:
+    ro_sgns__free(alloc, T);
+    ro_sgns__free(alloc, P);
+    ro_sgns__free(alloc, Qc);
+    ro_sgns__free(alloc, sig);
+    return res;
+}
 
 /* ======================================================================
    6. Shards: the step over rows spread across processes [Algorithm 1]
@@ -6630,7 +6609,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *p,
 }
 
 /* ======================================================================
-   6. File formats
+   7. File formats
    What: the vectors object (a vocabulary with its own word -> row hash
    table, and an n x d row-major matrix), and readers and writers for the
    three formats users already have: word2vec text, word2vec binary, GloVe
@@ -7934,7 +7913,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save(const ro_sgns_vectors *v, const 
 #endif /* RO_SGNS_NO_STDIO */
 
 /* ======================================================================
-   7. Evaluation
+   8. Evaluation
    What: the paper's "linguistic" quality measure [4.2, Table 2]:
    Spearman's rho between human similarity scores of word pairs and the
    cosines of the pairs' embeddings; and the usual companions: nearest
@@ -9010,7 +8989,7 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
 }
 
 /* ======================================================================
-   8. SGD-SGNS baseline (word2vec) [paper 4: the "SGD-SGNS" of Tables 1-2;
+   9. SGD-SGNS baseline (word2vec) [paper 4: the "SGD-SGNS" of Tables 1-2;
       Mikolov et al. 2013, word2vec.c]
    WHAT: skip-gram with negative sampling trained pair by pair over the
      token stream, the method the paper compares against: the same
@@ -10925,6 +10904,58 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd(size_t m, size_t n, const ro_sgns_real *A
     }
 #endif
     return ro_sgns_svd_builtin(m, n, A, lda, U, ldu, s, V, ldv, alloc, err);
+}
+
+/* ======================================================================
+   Appendix D. Random numbers
+   xoshiro256** (Blackman and Vigna, 2018) with its state filled by
+   splitmix64; a stream number is mixed into the seed so that block b of a
+   parallel loop draws from stream b whatever thread runs it.
+   ====================================================================== */
+
+static uint64_t ro_sgns__splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+RO_SGNS_DEF void ro_sgns_rng_seed(ro_sgns_rng *rng, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
+    int i;
+    (void)ro_sgns__splitmix64(&x);
+    for (i = 0; i < 4; ++i) rng->s[i] = ro_sgns__splitmix64(&x);
+}
+
+static uint64_t ro_sgns__rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+RO_SGNS_DEF uint64_t ro_sgns_rng_next(ro_sgns_rng *rng)
+{
+    uint64_t *s = rng->s;
+    uint64_t result = ro_sgns__rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = ro_sgns__rotl(s[3], 45);
+    return result;
+}
+
+RO_SGNS_DEF double ro_sgns_rng_uniform(ro_sgns_rng *rng)
+{
+    return (double)(ro_sgns_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng)
+{
+    /* Box-Muller; u1 in (0, 1] so the log is finite. */
+    double u1 = 1.0 - ro_sgns_rng_uniform(rng);
+    double u2 = ro_sgns_rng_uniform(rng);
+    return RO_SGNS_SQRT(-2.0 * RO_SGNS_LOG(u1)) * RO_SGNS_COS(6.283185307179586 * u2);
 }
 
 #endif /* RO_SGNS_IMPLEMENTATION */
