@@ -1,4 +1,5 @@
 # ro_sgns.h - build, test and bench.
+#   make           ./ro-sgns, the command-line program (needs only gcc and make)
 #   make check     everything CI runs (README's test command): test, asan, lapacke,
 #                  cross and valgrind (mk/cross.mk), two at a time; mpi-test
 #   make test      the suite with portable flags (-O2, no -march=native), float and
@@ -18,7 +19,7 @@ CXX := g++
 endif
 CLANG   ?= clang
 B       := build
-# -Wconversion -Wshadow for the header and the tests (issue 9), here and in
+# -Wconversion -Wshadow for the header and the tests, here and in
 # mk/cross.mk (32-bit size_t, LLP64). Not enforced, each finding deliberate:
 # -Wfloat-equal (NaN tests, beta == 0), -Wdouble-promotion (sums in double),
 # clang's -Weverything, C++98 (no 64-bit integers).
@@ -42,7 +43,8 @@ ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
 .PHONY: all check bins test asan lapacke bench clean demo paper fuzz
-all: test
+# `make` builds the program a newcomer wants; the tests are `make test`
+all: ro-sgns
 
 # check builds everything first with two jobs (compiling the header dozens of
 # times is most of the time), then runs the suites two at a time (most of
@@ -74,26 +76,25 @@ lapacke: $(LAPACKE_BINS)
 $(B):
 	@mkdir -p $(B)
 
-$(B)/test_%_f: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
-$(B)/test_%_d: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) -fopenmp -DRO_SGNS_REAL=double $< -o $@ -lm
-$(B)/test_%_cxx: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CXX) $(CXXWARN) $(OPT) -fopenmp $< -o $@ -lm
-$(B)/test_%_clang: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CLANG) $(WARN) $(OPT) $< -o $@ -lm
-$(B)/test_%_simd_f: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp $< -o $@ -lm
-$(B)/test_%_simd_d: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp -DRO_SGNS_REAL=double $< -o $@ -lm
-$(B)/test_%_asan_f: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer $< -o $@ -lm
-$(B)/test_%_asan_d: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DRO_SGNS_REAL=double $< -o $@ -lm
-$(B)/test_%_lapacke_f: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE $< -o $@ $(BLASLIBS) -lm
-$(B)/test_%_lapacke_d: tests/test_%.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+# One rule per variant, from a table: the compiler and flags of variant v
+# are V_v, extra libraries L_v (a test binary is build/test_<suite>_<v>).
+V_f        := $(CC) $(WARN) $(OPT) -fopenmp
+V_d        := $(V_f) -DRO_SGNS_REAL=double
+V_cxx      := $(CXX) $(CXXWARN) $(OPT) -fopenmp
+V_clang    := $(CLANG) $(WARN) $(OPT)
+V_simd_f   := $(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp
+V_simd_d   := $(V_simd_f) -DRO_SGNS_REAL=double
+V_asan_f   := $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+V_asan_d   := $(V_asan_f) -DRO_SGNS_REAL=double
+V_lapacke_f := $(V_f) -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE
+V_lapacke_d := $(V_lapacke_f) -DRO_SGNS_REAL=double
+L_lapacke_f := $(BLASLIBS)
+L_lapacke_d := $(BLASLIBS)
+define test_rule
+$$(B)/test_%_$(1): tests/test_%.c $$(TEST_DEPS) | $$(B)
+	$$(V_$(1)) $$< -o $$@ $$(L_$(1)) -lm
+endef
+$(foreach v,f d cxx clang simd_f simd_d asan_f asan_d lapacke_f lapacke_d,$(eval $(call test_rule,$(v))))
 
 # compile tests: two RO_SGNS_STATIC copies in one program; allocator macros in C
 # and C++; RO_SGNS_NO_STDIO
@@ -136,7 +137,7 @@ fuzz: | $(B)
 clean:
 	rm -rf $(B) ro-sgns
 
-# cross compilers under qemu, mingw under wine, valgrind (issue 9): make cross,
+# cross compilers under qemu, mingw under wine, valgrind: make cross,
 # make valgrind, both run by make check; packages: .ci/install-cross.sh
 include mk/cross.mk
 
@@ -153,7 +154,7 @@ $(B)/ro-sgns-test: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 ro-sgns: examples/ro_sgns_cli.c ro_sgns.h
 	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -fopenmp $< -o $@ -lm
 
-# RO-SGNS over MPI (section 4b): the example and its test's checker, when
+# RO-SGNS over MPI (section 6 of the header): the example and its test's checker, when
 # mpicc and mpirun exist (Debian: libopenmpi-dev openmpi-bin, or mpich);
 # make check runs tests/test_mpi.sh (1, 2 and 3 ranks vs one process)
 MPICC ?= mpicc

@@ -248,7 +248,7 @@ typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
                printf("%s %g\n", co->vocab.word[co->col[k]], (double)co->val[k]); // #(king,c)
        ro_sgns_counts_free(co);
 
-   SETTINGS OF THE PAPER AND OF ITS CODE (see NOTES.md)
+   SETTINGS OF THE PAPER AND OF ITS CODE (github.com/AlexGrinch/ro_sgns)
      paper text:           window = 5, min_count = 201 ("more than 200")
      authors' released code: window = 2 (their 5/2 in Python 2), min_count = 200
      Both: no dynamic window, no subsampling, dropped words keep their place
@@ -1997,7 +1997,7 @@ static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size
      positions) + 8 nnz + 64 bytes a distinct word while reading. On the
      bundled corpus (90M tokens, n = 33,847, window 5, 72.5M pairs) the peak
      resident memory is 782 MiB (11.3 bytes a pair) for a 555 MiB result;
-     one core counts about 7.7M tokens/s (see wip/count_RESULTS.md).
+     one core counts about 7.7M tokens/s (bench/count.c; bench/RESULTS.md).
    INVARIANTS: S[0] = S[N-1] = LINE; any other S[p] is a vocabulary id
      (< n), DROP or LINE; a window walk stops at LINE and steps over DROP;
      weights are summed as integers (1, or L - dist + 1 when weighted) in
@@ -6635,7 +6635,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *p,
    doubling and trimmed at the end, so up to 2x while reading), the words,
    and a hash table of 2-4 n slots. Writing streams through a 64 KiB
    buffer. A 25,000 x 500 binary file loads in ~0.2 s, the text file in
-   ~1.4 s (wip/eval_RESULTS.md).
+   ~1.4 s (bench/eval.c; bench/RESULTS.md).
    Invariants of a ro_sgns_vectors: see its declaration (n >= 1, d in
    [1, RO_SGNS_FILE_MAX_DIM], words unique, non-empty, whitespace-free; values
    finite); the hash table is at most half full, so probes end.
@@ -7932,7 +7932,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save(const ro_sgns_vectors *v, const 
    the row's inverse norm -- the matrix is never copied or normalized in
    place. O(queries n d) flops; workspace O(n + 512 (3 d + 3072)) reals. (The block of
    queries is the GEMM's m: at m = 256 the built-in GEMM runs at half the
-   speed it reaches at m >= 512 for k = 500; see wip/eval_RESULTS.md.)
+   speed it reaches at m >= 512 for k = 500.)
    Invariants: a zero vector has cosine 0 with everything; ties go to the
    lower row (the more frequent word); results never depend on the order
    of blocks.

@@ -1,5 +1,5 @@
 /* ro_sgns_mpi.c - RO-SGNS over MPI: every rank holds a shard of the words'
-   rows, and the ranks take each step together (section 4b of ro_sgns.h).
+   rows, and the ranks take each step together (section 6 of ro_sgns.h).
 
        mpirun -np P ro_sgns_mpi -counts FILE [-size 100] [-iter 10]
               [-negative 5] [-step 1] [-plain] [-factors OUT.fx]

@@ -1,4 +1,4 @@
-# mk/cross.mk - the test suite on other ABIs, and under valgrind (issue 9).
+# mk/cross.mk - the test suite on other ABIs, and under valgrind.
 #   make cross        build the tests with Debian's cross compilers and run them:
 #                       aarch64  aarch64-linux-gnu-gcc, under qemu-aarch64: LP64,
 #                                unsigned char, weakly ordered memory (OpenMP build)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every public function of ro_sgns.h (declared with RO_SGNS_DEF) must be
-# called in tests/test_robust.c, the allocation-failure test (issue 9), so a
+# called in tests/test_robust.c, the allocation-failure test, so a
 # new entry point cannot skip it. Ends with "robust-coverage: N passed, N failed".
 h=${1:-ro_sgns.h}
 t=${2:-tests/test_robust.c}

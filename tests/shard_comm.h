@@ -1,5 +1,5 @@
 /* shard_comm.h - an in-process transport for ro_sgns_ro_train_shard (section
-   4b): P shards run as the P threads of one OpenMP parallel region and
+   6): P shards run as the P threads of one OpenMP parallel region and
    exchange through shared memory. Sums go in shard order, element by
    element (shard 0 + shard 1 + ...), as examples/ro_sgns_mpi.c does, so a
    run here gives the bits of an MPI run with P ranks. Needs OpenMP (the

@@ -6,7 +6,7 @@
    Tolerances (eps = machine epsilon of ro_sgns_real):
      GEMM   |C - C_ref|_ij <= 2 eps (min(k, KC) + k / KC + 2) (|alpha| |A||B| + |beta| |C|)_ij,
             the forward error bound of a sum blocked in chunks of KC = 256;
-     QR     |Q^T Q - I|_F and |A - Q R|_F / |A|_F <= 50 n eps (the issue's bound), and in
+     QR     |Q^T Q - I|_F and |A - Q R|_F / |A|_F <= 50 n eps, and in
             practice far below it (printed with -v);
      SVD    |A - U S V^T|_F / |A|_F and orthogonality <= 50 max(m, n) eps; known singular
             values within 50 max(m,n) eps relative to sigma_max (relative to each sigma

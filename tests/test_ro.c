@@ -632,7 +632,7 @@ static void test_sample_corpus(void)
     ro_sgns_counts_free(c);
 }
 
-/* ------------------------------ section 4b: the step over row shards */
+/* ------------------------------- section 6: the step over row shards */
 
 /* relative Frobenius distance of two n x d blocks */
 static double rel_diff(size_t len, const real *a, const real *b)

@@ -1,4 +1,4 @@
-/* test_robust.c - issue 9: every public entry point under allocation
+/* test_robust.c - every public entry point under allocation
    failure, and saves that fail or are killed halfway.
 
    ALLOCATION FAILURES. Every allocation of the library goes through one
