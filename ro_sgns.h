@@ -42,30 +42,78 @@
          ... free with ro_sgns_*_free ...
        fail: fprintf(stderr, "%s\n", err.message);
      More in each section's comment: counting (1), neighbours and analogies
-     (7), checkpoints (4); examples/ro_sgns_cli.c uses every public call.
+     (8), checkpoints (4). examples/train.c is this as a whole program;
+     examples/ro_sgns_cli.c, the ro-sgns program, is a larger user.
 
    CONTENTS
      Declarations, then the implementation (behind RO_SGNS_IMPLEMENTATION),
-     under the same numbered banners, in the paper's order:
-       0. Basics: version, options, result codes, errors, allocator, I/O
-          callbacks, random numbers
+     under the same banners, in the order the paper uses them; the public
+     functions of each:
+       0. Basics: result codes, errors, allocator, byte-stream callbacks
+            ro_sgns_result_string
        1. Counting: tokens, vocabulary, windowed counts #(w,c), marginals,
-          the counts file                                       [paper 2.1]
-       2. SPPMI and the initial point: the sparse truncated SVD; embeddings
-          from a factored point (Step 2)                     [paper 2.3, 5]
-       3. Objective and gradient, block by block                [paper 2.2]
-       4. The Riemannian step (Algorithm 1), safeguard, checkpoints [3.1-3.2]
-       4b. The step over shards of rows (MPI or any transport: passes,
-          tall-skinny QR; examples/ro_sgns_mpi.c, docs/SCALING.md)
-       6. File formats: word2vec text/binary, GloVe
-       7. Evaluation: word similarity, neighbours, analogies    [paper 4.2]
-       8. SGD-SGNS baseline: word2vec's skip-gram with negative sampling,
+          the counts file                                      [paper 2.1]
+            ro_sgns_count_config_default, ro_sgns_count_{memory, callback,
+            file, path}, ro_sgns_counts_free, ro_sgns_vocab_find,
+            ro_sgns_estimate_memory, ro_sgns_counts_saved_size,
+            ro_sgns_counts_{save, load}_{memory, callback, path}
+       2. SPPMI and the start X_0 = U S V^T                      [paper 5]
+            ro_sgns_csr_{create, free, transpose, mm}, ro_sgns_sppmi,
+            ro_sgns_factors_{create, free}, ro_sgns_tsvd_config_default,
+            ro_sgns_tsvd, ro_sgns_factors_from_wc
+       3. Objective and gradient, block by block          [paper 2.2, 3.2]
+            ro_sgns_problem_{create, create_csr, free}, ro_sgns_objective,
+            ro_sgns_objective_wc, ro_sgns_direction_dense
+       4. The Riemannian step: Algorithm 1, its dense reference,
+          checkpoints                                   [paper 3.1-3.2]
+            ro_sgns_ro_config_default, ro_sgns_ro_train,
+            ro_sgns_ro_step_naive, ro_sgns_factors_{save, load}_{callback,
+            path}
+       5. Embeddings from the point (Step 2)          [paper 2.3, Alg. 1]
+            ro_sgns_factors_embeddings
+       6. Shards: the step over rows spread across processes (MPI or any
+          transport; examples/ro_sgns_mpi.c, docs/SCALING.md)
+            ro_sgns_problem_create_rows, ro_sgns_problem_create_shard,
+            ro_sgns_ro_train_shard
+       7. File formats: word2vec text and binary, GloVe
+            ro_sgns_vectors_{create, free, find, get},
+            ro_sgns_vectors_{load, save}_{memory, callback, file, path}
+       8. Evaluation: word similarity, neighbours, analogies   [paper 4.2]
+            ro_sgns_cosine, ro_sgns_pearson, ro_sgns_spearman,
+            ro_sgns_pairs_load_{memory, path}, ro_sgns_pairs_free,
+            ro_sgns_similarity_config_default, ro_sgns_similarity_eval,
+            ro_sgns_similarity_eval_path, ro_sgns_similarity_describe,
+            ro_sgns_neighbors_of_{word, vectors},
+            ro_sgns_analogies_load_{memory, path}, ro_sgns_analogies_free,
+            ro_sgns_analogy_config_default, ro_sgns_analogy_eval,
+            ro_sgns_analogy_result_free, ro_sgns_analogy_describe
+       9. SGD-SGNS baseline: word2vec's skip-gram with negative sampling,
           returning W and C (Hogwild threads: reproducible with 1 thread)
+            ro_sgns_sgd_config_default, ro_sgns_sgd_train_{memory,
+            callback, file, path}
        Appendix A. GEMM: the naive reference, then the packed, blocked one
+            ro_sgns_gemm, ro_sgns_gemm_builtin, ro_sgns_gemm_naive
        Appendix B. Householder QR: unblocked, then blocked compact-WY
+            ro_sgns_qr, ro_sgns_qr_builtin
        Appendix C. One-sided Jacobi SVD
+            ro_sgns_svd, ro_sgns_svd_builtin
        Appendix D. Random numbers
+            ro_sgns_rng_{seed, next, uniform, normal}
      License (dual MIT / public domain) at the end.
+
+   HOW TO READ THIS HEADER
+     To learn the algorithm, read about 340 lines, in this order: THE
+     ALGORITHM ON ONE PAGE below; in the implementation, section 4's banner
+     and ro_sgns__ro_run (Algorithm 1, one comment per line of the paper,
+     90 lines) with the two products it calls, ro_sgns__f_and_dv and
+     ro_sgns__mt_u; then section 3's banner and ro_sgns__sweep (the one
+     place that walks M in blocks) with ro_sgns__dense_row and
+     ro_sgns__sparse_terms (the gradient's two parts). ro_sgns_ro_step_naive
+     (section 4) is the same step in 57 lines with every n x m matrix
+     formed: read it first if the blocking gets in the way. Everything
+     else is plumbing around that core: counting (1), the start (2),
+     files (7), scores (8), the baseline (9), and the dense kernels
+     (appendices), each with its plain reference beside it.
 
    GLOSSARY (the paper's symbols, the code's names)
      #(w,c) counts->val (CSR),  #(w) word_count,  #(c) ctx_count,
