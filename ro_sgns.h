@@ -30,7 +30,7 @@
          if (ro_sgns_count_path("corpus.txt", &cc, &counts, NULL, &err)) goto fail;
          if (ro_sgns_sppmi(counts, 5.0, 1.0, &sppmi, NULL, &err)) goto fail; // k = 5
          if (ro_sgns_tsvd(sppmi, 100, NULL, &x, NULL, &err)) goto fail;      // X0, d = 100
-         if (ro_sgns_problem_create(counts, 5.0, &problem, NULL, &err)) goto fail;
+         if (ro_sgns_problem_create(counts, 5.0, 1.0, &problem, NULL, &err)) goto fail;
          if (ro_sgns_ro_train(problem, x, NULL, &err)) goto fail;          // 10 steps
          W = malloc(counts->n * 100 * sizeof *W);
          ro_sgns_factors_embeddings(x, 0.5, RO_SGNS_EMBED_W, W, 100, NULL, &err);
@@ -118,6 +118,7 @@
    GLOSSARY (the paper's symbols, the code's names)
      #(w,c) counts->val (CSR),  #(w) word_count,  #(c) ctx_count,
      |D| total,  k negatives,  B_wc = k #(w)#(c)/|D| (rowfac * colfac),
+     cds the smoothing exponent: B_wc = k #(w) P(c), P(c) ~ #(c)^cds (1 = paper),
      n, m words and contexts,  d rank,  X = U S V^T (ro_sgns_factors),
      lambda / eta the step,  W, C embeddings,  s(x) the logistic sigmoid.
 
@@ -129,6 +130,9 @@
      s the logistic sigmoid, k the number of negative samples. Maximize F over
      rank-d matrices [Proposition 1].
      Gradient [3.2]: (grad F)_wc = #(w,c) s(-x_wc) - k #(w)#(c)/|D| s(x_wc).
+     (Beyond the paper: #(c)/|D| may be replaced by the smoothed
+     P(c) = #(c)^cds / sum #(c')^cds that word2vec draws negatives from,
+     cds = 0.75; section 3.)
      Start [5]: X_0 = U_0 S_0 V_0^T, the rank-d truncated SVD of
          SPPMI_wc = max(log(#(w,c)|D| / (#(w)#(c))) - log k, 0).
      Step i [Algorithm 1], with M = X_i + lambda grad F(X_i):
@@ -731,12 +735,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
 
 /* The SGNS problem: the counts (borrowed: they must outlive the problem)
    with k negative samples, prepared for the blocked passes (the marginal
-   factors of B = k #(w)#(c)/|D| and the transposed counts). Words and
-   contexts may differ in number (n x m). */
+   factors of B and the transposed counts). Words and contexts may differ
+   in number (n x m).
+   The weight of the negative terms is B_wc = k #(w) P(c), P(c) the
+   distribution negatives are drawn from:
+       P(c) = #(c)^cds / sum_c' #(c')^cds
+   cds = 1 is the paper's objective, B_wc = k #(w)#(c)/|D| (bitwise the
+   same numbers as before cds existed); cds = 0.75 draws negatives as
+   word2vec does (unigram^0.75; Levy, Goldberg and Dagan 2015 call it
+   context distribution smoothing). cds must be > 0 (INVALID_ARGUMENT
+   otherwise). B stays rank one, so nothing costs more. Which cds gives
+   the better vectors is measured in docs/ABLATION.md. */
 typedef struct ro_sgns_problem ro_sgns_problem;
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *counts, double k,
-                                                  ro_sgns_problem **out,
+                                                  double cds, ro_sgns_problem **out,
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err);
 /* The same from any n x m count matrix in CSR form (borrowed: it must
@@ -746,15 +759,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *counts, 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       const uint64_t *row_ptr,
                                                       const uint32_t *col, const float *val,
-                                                      double k, ro_sgns_problem **out,
+                                                      double k, double cds,
+                                                      ro_sgns_problem **out,
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err);
 RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *problem);
 
 /* F(X) = sum over ALL n x m pairs of #(w,c) log s(x_wc) + B_wc log s(-x_wc),
-   B_wc = k #(w)#(c)/|D|, summed in double in a fixed order (the same bits
-   for any thread count). The paper prints F x 1e-9 (Table 1); larger is
-   better. For X = U S V^T: */
+   B_wc = k #(w) P(c) (k #(w)#(c)/|D| at cds = 1), summed in double in a
+   fixed order (the same bits for any thread count). The paper prints
+   F x 1e-9 (Table 1); larger is better. For X = U S V^T: */
 RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *problem,
                                              const ro_sgns_factors *x, double *F,
                                              ro_sgns_error *err);
@@ -935,12 +949,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *pr
 /* A shard from its own rows of the counts (borrowed: row_ptr for rows
    r0..r1, values absolute into col / val), the column sums ctx_sum (m) and
    |D| = total (such as ro_sgns_counts' ctx_count and total: sums of the
-   values before they were rounded to float are fine). */
+   values before they were rounded to float are fine), k and cds as in
+   ro_sgns_problem_create (every shard gets the same). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size_t r0,
                                                         size_t r1, const uint64_t *row_ptr,
                                                         const uint32_t *col, const float *val,
                                                         const double *ctx_sum, double total,
-                                                        double k, ro_sgns_problem **out,
+                                                        double k, double cds,
+                                                        ro_sgns_problem **out,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err);
 /* ro_sgns_ro_train on a shard: x holds U's rows of the shard (at least d)
@@ -5175,7 +5191,8 @@ done:
    steps. The dense part of the direction, -B_wc s(x_wc) (or -s(x_wc)), and
    the dense part of F, B_wc log s(-x_wc), cover every entry; the counts add
    #(w,c) s(-x) (or #(w,c)/B_wc s(-x)) and #(w,c) log s(x) on their nonzero
-   pattern only. B_wc = k #(w)#(c)/|D| is rank one: rowfac[w] * colfac[c].
+   pattern only. B_wc = k #(w)#(c)/|D| (k #(w) P(c) with context
+   distribution smoothing) is rank one: rowfac[w] * colfac[c].
    Cost per sweep: 4 n m d flops (the two GEMMs) + ~40 n m flops for the
    exponentials + O(nnz). Memory: per thread one tile and GEMM packing
    buffers; the counts and their transpose.
@@ -5325,13 +5342,16 @@ typedef struct ro_sgns__side {
 /* The problem: the counts of the rows r0..r1 it holds (all n rows, except
    for a shard of section 6) and the factors of B. rowfac holds k #(w)/|D|
    for the rows held, then k #(c)/|D| for the m contexts; colfac holds #(c)
-   for the m contexts, then #(w) for the rows held, so that
+   for the m contexts, then #(w) for the rows held (with cds != 1, |D| is
+   Z = sum_c #(c)^cds and #(c) is #(c)^cds: see ro_sgns__problem_factors),
+   so that
    B_wc = rowfac[w] * colfac[c] on the forward side and
    B_cw = rowfac[rows + c] * colfac[m + w] on the backward one. */
 struct ro_sgns_problem {
     size_t n, m;          /* words x contexts of the whole problem */
     size_t r0, r1;        /* the rows held here */
     double k, total;      /* negatives, |D| */
+    double cds;           /* context distribution smoothing exponent (1 = off) */
     ro_sgns__side fwd;    /* rows r0..r1 of #(w,c): (r1 - r0) x m */
     ro_sgns__side bwd;    /* their transpose: m x (r1 - r0) */
     double *rowfac;       /* owned, or NULL when borrowed from a whole problem */
@@ -5364,7 +5384,8 @@ RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *p)
 /* A problem over rows r0..r1 of an n x m count matrix, nothing allocated
    but the struct. */
 static ro_sgns_problem *ro_sgns__problem_new(size_t n, size_t m, size_t r0, size_t r1,
-                                             double k, const ro_sgns_allocator *alloc)
+                                             double k, double cds,
+                                             const ro_sgns_allocator *alloc)
 {
     ro_sgns_problem *p = (ro_sgns_problem *)ro_sgns__malloc(alloc, sizeof *p);
     if (!p) return NULL;
@@ -5375,6 +5396,7 @@ static ro_sgns_problem *ro_sgns__problem_new(size_t n, size_t m, size_t r0, size
     p->r0 = r0;
     p->r1 = r1;
     p->k = k;
+    p->cds = cds;
     return p;
 }
 
@@ -5397,22 +5419,46 @@ static void ro_sgns__row_col_sums(size_t rows, const uint64_t *row_ptr, const ui
 }
 
 /* rowfac and colfac (allocated: the rows held + m each) from the row sums
-   wsum (rows), the column sums csum (m) and |D|. */
+   wsum (rows), the column sums csum (m) and |D|. B_wc = k #(w) P(c) with
+   P(c) = #(c) / |D| at cds = 1 (the paper: these very operations, so the
+   bits do not change) and P(c) = #(c)^cds / Z, Z = sum_c #(c)^cds (summed
+   in context order: the same on every shard) otherwise. B stays rank one:
+   forward rowfac k #(w) / Z and colfac #(c)^cds, backward rowfac
+   k #(c)^cds / Z and colfac #(w). */
 static ro_sgns_result ro_sgns__problem_factors(ro_sgns_problem *p, const double *wsum,
                                                const double *csum, double total,
                                                ro_sgns_error *err)
 {
     size_t rows = p->r1 - p->r0, m = p->m, i;
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    double z = 0;
+    p->total = total;
+    if (p->cds != 1.0) {
+        for (i = 0; i < m; ++i) z += RO_SGNS_POW(csum[i], p->cds);
+        if (!(z > 0) || !ro_sgns__is_finite(z))
+            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                 "problem: sum of #(c)^cds = %g with cds = %g (must be finite "
+                                 "and > 0)",
+                                 z, p->cds);
+    }
     p->rowfac = (double *)ro_sgns__alloc_array(al, rows + m, sizeof(double), 1);
     p->colfac = (ro_sgns_real *)ro_sgns__alloc_array(al, rows + m, sizeof(ro_sgns_real), 1);
     if (!p->rowfac || !p->colfac)
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem: out of memory");
-    p->total = total;
-    for (i = 0; i < m; ++i) p->colfac[i] = (ro_sgns_real)csum[i];
-    for (i = 0; i < rows; ++i) p->colfac[m + i] = (ro_sgns_real)wsum[i];
-    for (i = 0; i < rows; ++i) p->rowfac[i] = p->k * wsum[i] / total;
-    for (i = 0; i < m; ++i) p->rowfac[rows + i] = p->k * csum[i] / total;
+    if (p->cds == 1.0) {
+        for (i = 0; i < m; ++i) p->colfac[i] = (ro_sgns_real)csum[i];
+        for (i = 0; i < rows; ++i) p->colfac[m + i] = (ro_sgns_real)wsum[i];
+        for (i = 0; i < rows; ++i) p->rowfac[i] = p->k * wsum[i] / total;
+        for (i = 0; i < m; ++i) p->rowfac[rows + i] = p->k * csum[i] / total;
+    } else {
+        for (i = 0; i < m; ++i) {
+            double pc = RO_SGNS_POW(csum[i], p->cds);
+            p->colfac[i] = (ro_sgns_real)pc;
+            p->rowfac[rows + i] = p->k * pc / z;
+        }
+        for (i = 0; i < rows; ++i) p->colfac[m + i] = (ro_sgns_real)wsum[i];
+        for (i = 0; i < rows; ++i) p->rowfac[i] = p->k * wsum[i] / z;
+    }
     return ro_sgns__ok(err);
 }
 
@@ -5461,7 +5507,8 @@ static ro_sgns_result ro_sgns__problem_transpose(ro_sgns_problem *p, ro_sgns_err
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       const uint64_t *row_ptr,
                                                       const uint32_t *col, const float *val,
-                                                      double k, ro_sgns_problem **out,
+                                                      double k, double cds,
+                                                      ro_sgns_problem **out,
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err)
 {
@@ -5470,9 +5517,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
     uint64_t e, nnz;
     double *sums, total = 0;
     ro_sgns_result res;
-    if (!row_ptr || !out || !(k > 0) || n == 0 || m == 0 || m > 0xFFFFFFFFu || n > 0xFFFFFFFFu)
+    if (!row_ptr || !out || !(k > 0) || !ro_sgns__is_finite(k) || !(cds > 0) ||
+        !ro_sgns__is_finite(cds) || n == 0 || m == 0 || m > 0xFFFFFFFFu || n > 0xFFFFFFFFu)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "problem: need a non-empty n x m count matrix and k > 0 (k = %g)", k);
+                             "problem: need a non-empty n x m count matrix, k > 0 and cds > 0 "
+                             "(k = %g, cds = %g)",
+                             k, cds);
     nnz = row_ptr[n];
     for (e = 0; e < nnz; ++e)
         if (col[e] >= m || !(val[e] > 0) || !ro_sgns__is_finite(val[e]))
@@ -5480,7 +5530,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                  "problem: entry %.0f has column %lu (m = %lu) or value %g",
                                  (double)e, (unsigned long)col[e], (unsigned long)m,
                                  (double)val[e]);
-    p = ro_sgns__problem_new(n, m, 0, n, k, alloc);
+    p = ro_sgns__problem_new(n, m, 0, n, k, cds, alloc);
     sums = (double *)ro_sgns__alloc_array(alloc, n + m, sizeof(double), 1);
     if (!p || !sums) {
         ro_sgns__free(alloc, sums);
@@ -5519,13 +5569,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, double k,
-                                                  ro_sgns_problem **out,
+                                                  double cds, ro_sgns_problem **out,
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err)
 {
     if (!c) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "problem: counts is NULL");
-    return ro_sgns_problem_create_csr(c->n, c->n, c->row_ptr, c->col, c->val, k, out, alloc,
-                                      err);
+    return ro_sgns_problem_create_csr(c->n, c->n, c->row_ptr, c->col, c->val, k, cds, out,
+                                      alloc, err);
 }
 
 #define RO_SGNS__BR 288
@@ -6433,7 +6483,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *p,
                              "<= n (r0 = %lu, r1 = %lu, n = %lu)",
                              (unsigned long)r0, (unsigned long)r1,
                              (unsigned long)(p ? p->n : 0));
-    s = ro_sgns__problem_new(p->n, p->m, r0, r1, p->k, alloc);
+    s = ro_sgns__problem_new(p->n, p->m, r0, r1, p->k, p->cds, alloc);
     if (!s) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem_create_rows: out of memory");
     /* a row range of each side, borrowed: indices stay absolute into col / val */
     s->total = p->total;
@@ -6441,7 +6491,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *p,
     s->fwd.rows = r1 - r0;
     s->fwd.row_ptr = p->fwd.row_ptr + r0;
     s->fwd.rowfac = p->fwd.rowfac + r0;
-    s->bwd = p->bwd; /* rowfac k #(c)/|D| (m) as it is */
+    s->bwd = p->bwd; /* rowfac k P(c) (m) as it is */
     s->bwd.colfac = p->bwd.colfac + r0;
     if (r0 != 0 || r1 != p->n) {
         s->bwd.cols = r1 - r0;
@@ -6459,7 +6509,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size
                                                         size_t r1, const uint64_t *row_ptr,
                                                         const uint32_t *col, const float *val,
                                                         const double *ctx_sum, double total,
-                                                        double k, ro_sgns_problem **out,
+                                                        double k, double cds,
+                                                        ro_sgns_problem **out,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err)
 {
@@ -6468,15 +6519,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size
     uint64_t e;
     double *wsum;
     ro_sgns_result res;
-    if (!row_ptr || !ctx_sum || !out || !(k > 0) || !(total > 0) ||
-        !ro_sgns__is_finite(total) || m == 0 || m > 0xFFFFFFFFu || r0 >= r1 || r1 > n ||
-        r1 - r0 > 0xFFFFFFFFu)
+    if (!row_ptr || !ctx_sum || !out || !(k > 0) || !ro_sgns__is_finite(k) || !(cds > 0) ||
+        !ro_sgns__is_finite(cds) || !(total > 0) || !ro_sgns__is_finite(total) || m == 0 ||
+        m > 0xFFFFFFFFu || r0 >= r1 || r1 > n || r1 - r0 > 0xFFFFFFFFu)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "problem_create_shard: need rows 0 <= r0 < r1 <= n, m >= 1, "
-                             "k > 0, |D| > 0 and the marginals (r0 = %lu, r1 = %lu, n = %lu, "
-                             "m = %lu, k = %g, |D| = %g)",
+                             "k > 0, cds > 0, |D| > 0 and the marginals (r0 = %lu, r1 = %lu, "
+                             "n = %lu, m = %lu, k = %g, cds = %g, |D| = %g)",
                              (unsigned long)r0, (unsigned long)r1, (unsigned long)n,
-                             (unsigned long)m, k, total);
+                             (unsigned long)m, k, cds, total);
     rows = r1 - r0;
     for (i = 0; i < rows; ++i)
         if (row_ptr[i + 1] < row_ptr[i])
@@ -6497,7 +6548,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size
                                  "value %g or a column sum below it",
                                  (double)e, (unsigned long)col[e], (unsigned long)m,
                                  (double)val[e]);
-    s = ro_sgns__problem_new(n, m, r0, r1, k, alloc);
+    s = ro_sgns__problem_new(n, m, r0, r1, k, cds, alloc);
     wsum = (double *)ro_sgns__alloc_array(alloc, rows, sizeof(double), 1);
     if (!s || !wsum) {
         ro_sgns__free(alloc, wsum);

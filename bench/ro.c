@@ -133,7 +133,7 @@ int main(int argc, char **argv)
     }
     printf("SVD-SPPMI: %.1f s (SPPMI nnz %llu)\n", omp_get_wtime() - t0, (unsigned long long)A->nnz);
     ro_sgns_csr_free(A);
-    ro_sgns_problem_create(c, 5, &p, NULL, &err);
+    ro_sgns_problem_create(c, 5, 1.0, &p, NULL, &err);
     t0 = omp_get_wtime();
     ro_sgns_objective(p, x, &F0, &err);
     printf("F(SVD-SPPMI) = %.4f e9 (objective pass %.2f s)\n", F0 * 1e-9, omp_get_wtime() - t0);

@@ -529,7 +529,7 @@ static int cmd_train(flags_t *f)
             if (!t.curve) die(f->cmd, "cannot write %s: %s", curve, strerror(errno));
             if (!resume) fprintf(t.curve, "iteration,F_e9,seconds,ws_sim,ws_rel,ws_full,simlex,men\n");
         }
-        if (ro_sgns_problem_create(c, k, &p, NULL, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
+        if (ro_sgns_problem_create(c, k, 1.0, &p, NULL, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
         if (t.curve || !t.quiet) {
             double sc[5] = {NAN, NAN, NAN, NAN, NAN};
             ro_sgns_objective(p, x, &F0, NULL);
@@ -693,7 +693,7 @@ static int cmd_objective(flags_t *f)
     } else {
         C = W;
     }
-    if (ro_sgns_problem_create(c, k, &p, NULL, &err) != RO_SGNS_OK ||
+    if (ro_sgns_problem_create(c, k, 1.0, &p, NULL, &err) != RO_SGNS_OK ||
         ro_sgns_objective_wc(p, W, C, w.d, &F, &err) != RO_SGNS_OK)
         die(f->cmd, "%s", err.message);
     printf("F = %.6f e9 (k = %g, %lu words, d = %lu, contexts %s)\n", F * 1e-9, k,

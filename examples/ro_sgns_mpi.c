@@ -225,7 +225,7 @@ int main(int argc, char **argv)
     ctx[n] = total_local;
     if (c_sum_double(NULL, ctx, n + 1) != 0) die("MPI", "sum of the marginals");
     if (ro_sgns_problem_create_shard(n, n, r0, r1, c->row_ptr + r0, c->col, c->val, ctx, ctx[n], k,
-                                 &shard, NULL, &err) != RO_SGNS_OK)
+                                     1.0, &shard, NULL, &err) != RO_SGNS_OK)
         die("shard", err.message);
     free(ctx);
 

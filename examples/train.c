@@ -32,7 +32,7 @@ int main(int argc, char **argv)
     if (ro_sgns_count_path(argv[1], &cc, &counts, NULL, &err)) goto fail;
     if (ro_sgns_sppmi(counts, 5.0, 1.0, &sppmi, NULL, &err)) goto fail; /* k = 5 */
     if (ro_sgns_tsvd(sppmi, d, NULL, &x, NULL, &err)) goto fail;      /* X0 */
-    if (ro_sgns_problem_create(counts, 5.0, &problem, NULL, &err)) goto fail;
+    if (ro_sgns_problem_create(counts, 5.0, 1.0, &problem, NULL, &err)) goto fail;
     if (ro_sgns_ro_train(problem, x, NULL, &err)) goto fail; /* 10 scaled steps */
     W = (ro_sgns_real *)malloc(counts->n * d * sizeof *W);
     if (!W) goto fail;

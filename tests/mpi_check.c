@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         /* the single-process call, as examples/ro_sgns_mpi.c's defaults */
         CHECK(ro_sgns_sppmi(c, k, 1.0, &A, NULL, &err) == RO_SGNS_OK);
         CHECK(ro_sgns_tsvd(A, d, NULL, &x0, NULL, &err) == RO_SGNS_OK);
-        CHECK(ro_sgns_problem_create(c, k, &p, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_problem_create(c, k, 1.0, &p, NULL, &err) == RO_SGNS_OK);
         if (x0 && p) ref = copy_factors(x0);
         if (ref) CHECKF(ro_sgns_ro_train(p, ref, &cfg, &err) == RO_SGNS_OK, "%s", err.message);
         for (a = 5; a < argc && ref; ++a) {

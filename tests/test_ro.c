@@ -127,26 +127,38 @@ static double *dense_counts(const counts_t *c)
 static double sig(double x) { return 1 / (1 + exp(-x)); }
 static double logsig(double x) { return x >= 0 ? -log1p(exp(-x)) : x - log1p(exp(x)); }
 
+/* B_wc = k #(w) P(c): P(c) = #(c)/|D| (cds = 1, the paper) or
+   #(c)^cds / sum_c' #(c')^cds (context distribution smoothing), written
+   out in full for every entry */
+static double ref_B(const counts_t *c, double k, double cds, size_t w, size_t ctx)
+{
+    double z = 0;
+    size_t j;
+    if (cds == 1) return k * c->wsum[w] * c->csum[ctx] / c->total;
+    for (j = 0; j < c->m; ++j) z += pow(c->csum[j], cds);
+    return k * c->wsum[w] * pow(c->csum[ctx], cds) / z;
+}
+
 /* F and grad F of a dense X (n x m), straight from the paper's formulas */
-static double ref_F(const counts_t *c, const double *A, double k, const double *X)
+static double ref_F(const counts_t *c, const double *A, double k, double cds, const double *X)
 {
     double F = 0;
     size_t i, j;
     for (i = 0; i < c->n; ++i)
         for (j = 0; j < c->m; ++j) {
-            double x = X[i * c->m + j], B = k * c->wsum[i] * c->csum[j] / c->total;
+            double x = X[i * c->m + j], B = ref_B(c, k, cds, i, j);
             F += A[i * c->m + j] * logsig(x) + B * logsig(-x);
         }
     return F;
 }
 
-static void ref_direction(const counts_t *c, const double *A, double k, const double *X,
-                          int scaled, double *G)
+static void ref_direction(const counts_t *c, const double *A, double k, double cds,
+                          const double *X, int scaled, double *G)
 {
     size_t i, j;
     for (i = 0; i < c->n; ++i)
         for (j = 0; j < c->m; ++j) {
-            double x = X[i * c->m + j], B = k * c->wsum[i] * c->csum[j] / c->total;
+            double x = X[i * c->m + j], B = ref_B(c, k, cds, i, j);
             double g = A[i * c->m + j] * sig(-x) - B * sig(x);
             G[i * c->m + j] = scaled ? g / B : g;
         }
@@ -197,7 +209,7 @@ static ro_sgns_factors *copy_point(const ro_sgns_factors *x)
 
 /* ------------------------------------------------ objective, gradient */
 
-static void test_objective_and_gradient(void)
+static void test_objective_and_gradient(double cds)
 {
     size_t n = 7, m = 9, d = 7, i, j;
     double k = 5, worst = 0, worst_fd = 0, worst_scaled = 0, F_lib, F_ref;
@@ -207,21 +219,21 @@ static void test_objective_and_gradient(void)
     ro_sgns_factors *x;
     real *Gl = (real *)malloc(n * m * sizeof(real));
     ro_sgns_error err;
-    CHECKF(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, &p, NULL, &err) ==
+    CHECKF(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, cds, &p, NULL, &err) ==
                RO_SGNS_OK,
            "%s", err.message);
     x = random_point(n, m, d, 1.0);
     X = dense_x(x);
     /* F against the formula */
     CHECK(ro_sgns_objective(p, x, &F_lib, &err) == RO_SGNS_OK);
-    F_ref = ref_F(&c, A, k, X);
-    CHECKF(fabs(F_lib - F_ref) <= (IS_D ? 1e-12 : 1e-5) * fabs(F_ref), "F %.17g vs %.17g", F_lib,
-           F_ref);
+    F_ref = ref_F(&c, A, k, cds, X);
+    CHECKF(fabs(F_lib - F_ref) <= (IS_D ? 1e-12 : 1e-5) * fabs(F_ref), "cds %g: F %.17g vs %.17g",
+           cds, F_lib, F_ref);
     /* grad F: the blocked direction against the formula, and the formula
        against central differences of F, entry by entry (double only: the
        differences need the precision) */
     CHECK(ro_sgns_direction_dense(p, x, RO_SGNS_DIRECTION_PLAIN, Gl, &err) == RO_SGNS_OK);
-    ref_direction(&c, A, k, X, 0, G);
+    ref_direction(&c, A, k, cds, X, 0, G);
     for (i = 0; i < n * m; ++i) {
         double e = fabs(Gl[i] - G[i]) / (1 + fabs(G[i]));
         if (!(e <= worst)) worst = e;
@@ -234,9 +246,9 @@ static void test_objective_and_gradient(void)
                 double *Xp = (double *)malloc(n * m * sizeof(double)), fp, fm, fd;
                 memcpy(Xp, X, n * m * sizeof(double));
                 Xp[i * m + j] += h;
-                fp = ref_F(&c, A, k, Xp);
+                fp = ref_F(&c, A, k, cds, Xp);
                 Xp[i * m + j] -= 2 * h;
-                fm = ref_F(&c, A, k, Xp);
+                fm = ref_F(&c, A, k, cds, Xp);
                 fd = (fp - fm) / (2 * h);
                 if (fabs(fd - G[i * m + j]) / (1 + fabs(fd)) > worst_fd)
                     worst_fd = fabs(fd - G[i * m + j]) / (1 + fabs(fd));
@@ -248,7 +260,7 @@ static void test_objective_and_gradient(void)
     CHECK(ro_sgns_direction_dense(p, x, RO_SGNS_DIRECTION_SCALED, Gl, &err) == RO_SGNS_OK);
     for (i = 0; i < n; ++i)
         for (j = 0; j < m; ++j) {
-            double B = k * c.wsum[i] * c.csum[j] / c.total;
+            double B = ref_B(&c, k, cds, i, j);
             double e = fabs(Gl[i * m + j] - G[i * m + j] / B) / (1 + fabs(G[i * m + j] / B));
             if (!(e <= worst_scaled)) worst_scaled = e;
         }
@@ -269,6 +281,19 @@ static void test_objective_and_gradient(void)
     /* extreme x: no overflow, finite F */
     for (i = 0; i < d * d; ++i) x->S[i] *= (real)1e4;
     CHECK(ro_sgns_objective(p, x, &F_lib, &err) == RO_SGNS_OK && F_lib == F_lib && F_lib < 0);
+    /* cds must be > 0 and finite; nothing is written on failure */
+    {
+        ro_sgns_problem *q = (ro_sgns_problem *)&F_lib; /* a sentinel, never freed */
+        const double bad_cds[3] = {0, -0.75, HUGE_VAL};
+        for (i = 0; i < 3; ++i)
+            CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, bad_cds[i], &q,
+                                             NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
+                  q == (ro_sgns_problem *)&F_lib);
+        /* #(c)^cds overflows: an error, not Inf in B */
+        CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, 400, &q, NULL, &err) ==
+                  RO_SGNS_ERR_NUMERIC &&
+              q == (ro_sgns_problem *)&F_lib);
+    }
     /* a point that does not fit */
     {
         ro_sgns_factors *y = random_point(8, 9, 3, 1);
@@ -300,7 +325,7 @@ static double orth_err(size_t rows, size_t d, const real *Q)
     return e;
 }
 
-static void test_step_vs_naive(void)
+static void test_step_vs_naive(double cds)
 {
     static const size_t shapes[][3] = {{13, 17, 3}, {40, 31, 5}, {64, 64, 8}};
     static const size_t blocks[][2] = {{0, 0}, {1, 1}, {5, 3}, {7, 16}};
@@ -314,7 +339,7 @@ static void test_step_vs_naive(void)
         ro_sgns_problem *p = NULL;
         ro_sgns_factors *x0 = random_point(n, m, d, 0.5);
         int scaled;
-        ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, &p, NULL, NULL);
+        ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, cds, &p, NULL, NULL);
         for (scaled = 0; scaled <= 1; ++scaled) {
             double lambda = scaled ? 0.5 : 0.5 / (k * c.total / (double)(n * m));
             /* the header's dense reference step (X, D and M formed) */
@@ -345,8 +370,9 @@ static void test_step_vs_naive(void)
                 Xl = dense_x(x);
                 for (i = 0; i < n * m; ++i) diff += (Xl[i] - Xref[i]) * (Xl[i] - Xref[i]);
                 diff = sqrt(diff) / nref;
-                CHECKF(diff <= tol, "step %lux%lu d=%lu %s blocks %lux%lu: |X - X_naive|/|X| = %.3g",
-                       (unsigned long)n, (unsigned long)m, (unsigned long)d,
+                CHECKF(diff <= tol,
+                       "step %lux%lu d=%lu cds %g %s blocks %lux%lu: |X - X_naive|/|X| = %.3g",
+                       (unsigned long)n, (unsigned long)m, (unsigned long)d, cds,
                        scaled ? "scaled" : "plain", (unsigned long)blocks[b][0],
                        (unsigned long)blocks[b][1], diff);
                 CHECK(orth_err(n, d, x->U) <= (IS_D ? 1e-12 : 1e-5));
@@ -390,7 +416,7 @@ static void test_safeguard_and_threads(void)
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     watch_t w;
     double F0, F1;
-    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, &p, NULL, NULL);
+    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL);
     ro_sgns_objective(p, x0, &F0, NULL);
     /* a step far too long for plain steps: the safeguard halves it until F
        rises, so F never falls */
@@ -504,7 +530,7 @@ static void test_checkpoint_resume(void)
     membuf_t mb;
     ro_sgns_error err;
     int corrupt_ok = 1;
-    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, &p, NULL, NULL);
+    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL);
     cfg.iterations = 5;
     cfg.direction = RO_SGNS_DIRECTION_PLAIN;
     cfg.step = 5; /* long enough that the safeguard halves and the step size state matters */
@@ -607,7 +633,7 @@ static void test_sample_corpus(void)
     }
     CHECK(ro_sgns_sppmi(c, 5, 1, &A, NULL, &err) == RO_SGNS_OK);
     CHECK(ro_sgns_tsvd(A, d, NULL, &x, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_problem_create(c, 5, &p, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create(c, 5, 1.0, &p, NULL, &err) == RO_SGNS_OK);
     if (x && p) {
         CHECK(ro_sgns_objective(p, x, &F0, &err) == RO_SGNS_OK);
         /* the paper's plain step, tiny lambda, no safeguard: F rises */
@@ -666,7 +692,7 @@ static void test_shards(void)
     real *Rref = (real *)malloc(d * d * sizeof(real));
     double F, Fsum = 0, Fq, F1, worst = 0;
     double tol = IS_D ? 1e-11 : 2e-5;
-    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, &p, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, 1.0, &p, NULL, &err) == RO_SGNS_OK);
     CHECK(ro_sgns_objective(p, x0, &F, &err) == RO_SGNS_OK);
     /* the step's first product over every row: F is the objective's own sweep */
     CHECK(ro_sgns_problem_create_rows(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
@@ -695,11 +721,41 @@ static void test_shards(void)
     CHECKF(rel_diff(n * d, DVs, DV) <= tol, "shards' D V vs one sweep: %.3g", rel_diff(n * d, DVs, DV));
     /* the same shard from its CSR rows and the global marginals: same bits */
     CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
-                                       c.csum, c.total, k, &sc, NULL, &err) == RO_SGNS_OK);
+                                       c.csum, c.total, k, 1.0, &sc, NULL, &err) == RO_SGNS_OK);
     if (sc) {
         CHECK(ro_sgns__f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, &err) ==
               RO_SGNS_OK);
         CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
+    }
+    {   /* with context distribution smoothing too: a shard's P(c) comes from
+           the global column sums, so its rows of D V and its F are the bits
+           of the same rows of the whole problem */
+        ro_sgns_problem *p75 = NULL, *r75 = NULL, *s75 = NULL;
+        real *DV2 = (real *)malloc(n * d * sizeof(real));
+        double F75r = 0, F75s = 1;
+        CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, 0.75, &p75, NULL,
+                                         &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_problem_create_rows(p75, cut[1], cut[2], &r75, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
+                                           c.csum, c.total, k, 0.75, &s75, NULL, &err) ==
+              RO_SGNS_OK);
+        if (r75 && s75) {
+            CHECK(ro_sgns__f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F75r,
+                                    &err) == RO_SGNS_OK);
+            CHECK(ro_sgns__f_and_dv(s75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV2,
+                                    &F75s, &err) == RO_SGNS_OK);
+            CHECK(F75r == F75s);
+            CHECK(memcmp(DV, DV2, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
+            /* and not the unsmoothed numbers */
+            CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) != 0);
+        }
+        CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
+                                           c.csum, c.total, k, 0, &s75, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        ro_sgns_problem_free(p75);
+        ro_sgns_problem_free(r75);
+        ro_sgns_problem_free(s75);
+        free(DV2);
     }
     /* the second product: the shards' parts add up to M^T U1 =
        (X + step D)^T U1 and U^T U1 (dense reference in double, any U1) */
@@ -712,7 +768,7 @@ static void test_shards(void)
         for (i = 0; i < (m + d) * d; ++i) Osum[i] += Out[i];
     }
     X = dense_x(x0);
-    ref_direction(&c, A, k, X, 1, G); /* the default direction: scaled */
+    ref_direction(&c, A, k, 1.0, X, 1, G); /* the default direction: scaled */
     for (j = 0; j < m; ++j)
         for (q = 0; q < d; ++q) {
             double s = 0, ref = 0, scale = 0;
@@ -820,18 +876,18 @@ static void test_shards(void)
         uint32_t bad_col[1] = {(uint32_t)m};
         float bad_val[1] = {1};
         CHECK(ro_sgns_problem_create_shard(n, m, 0, 1, bad_ptr, bad_col, bad_val, c.csum, c.total,
-                                           k, &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+                                           k, 1.0, &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         {   /* a column sum summed before the values were rounded to float
                (ro_sgns_counts' ctx_count) may be just below a value */
             uint32_t one_col[1] = {0};
             float third[1] = {(float)(1.0 / 3)}; /* 0.33333334 > 1/3 */
             double ctx_third[1] = {1.0 / 3}, ctx_low[1] = {0.3};
             CHECK(ro_sgns_problem_create_shard(1, 1, 0, 1, bad_ptr, one_col, third, ctx_third,
-                                               1.0 / 3, k, &tiny, NULL, &err) == RO_SGNS_OK);
+                                               1.0 / 3, k, 1.0, &tiny, NULL, &err) == RO_SGNS_OK);
             ro_sgns_problem_free(tiny);
             tiny = NULL;
             CHECK(ro_sgns_problem_create_shard(1, 1, 0, 1, bad_ptr, one_col, third, ctx_low,
-                                               1.0 / 3, k, &tiny, NULL, &err) ==
+                                               1.0 / 3, k, 1.0, &tiny, NULL, &err) ==
                   RO_SGNS_ERR_INVALID_ARGUMENT);
         }
         CHECK(ro_sgns_problem_create_rows(p, 10, 15, &tiny, NULL, &err) == RO_SGNS_OK);
@@ -867,8 +923,11 @@ int main(void)
 {
     ro_sgns_rng_seed(&g_rng, 4242, 0);
     test_symmetry_check();
-    test_objective_and_gradient();
-    test_step_vs_naive();
+    test_objective_and_gradient(1.0);
+    test_objective_and_gradient(0.75); /* context distribution smoothing */
+    test_objective_and_gradient(0.3);
+    test_step_vs_naive(1.0);
+    test_step_vs_naive(0.75);
     test_safeguard_and_threads();
     test_checkpoint_resume();
     test_sample_corpus();

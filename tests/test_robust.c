@@ -873,12 +873,12 @@ static int g_advanced;            /* failed runs that kept a step already taken 
 static ro_sgns_result c_problem_create(void)
 {
     g_problem = (ro_sgns_problem *)SENT;
-    return ro_sgns_problem_create(C0, 5, &g_problem, &RA, &g_err);
+    return ro_sgns_problem_create(C0, 5, 1.0, &g_problem, &RA, &g_err);
 }
 static ro_sgns_result c_problem_create_csr(void)
 {
     g_problem = (ro_sgns_problem *)SENT;
-    return ro_sgns_problem_create_csr(C0->n, C0->n, C0->row_ptr, C0->col, C0->val, 5, &g_problem,
+    return ro_sgns_problem_create_csr(C0->n, C0->n, C0->row_ptr, C0->col, C0->val, 5, 1.0, &g_problem,
                                       NULL, &g_err);
 }
 static int k_problem(ro_sgns_result rc)
@@ -1047,7 +1047,7 @@ static ro_sgns_result c_shard_create_csr(void)
 {
     g_shard = (ro_sgns_problem *)SENT;
     return ro_sgns_problem_create_shard(g_n, g_n, SR0, g_n, C0->row_ptr + SR0, C0->col, C0->val,
-                                        C0->ctx_count, C0->total, 5, &g_shard, NULL, &g_err);
+                                        C0->ctx_count, C0->total, 5, 1.0, &g_shard, NULL, &g_err);
 }
 /* the step's first product on the partial shard: F and D V at X0's rows */
 static ro_sgns_result shard_pass1(const ro_sgns_problem *sh, real *DV, double *F,
@@ -2067,7 +2067,7 @@ static int setup(void)
         ro_sgns_sppmi(C0, 1.0, 1.0, &A0, NULL, &g_err) != RO_SGNS_OK ||
         ro_sgns_tsvd(A0, D, &t, &X0, &RA, &g_err) != RO_SGNS_OK ||
         ro_sgns_factors_create(n, n, D, &X0_COPY, NULL, &g_err) != RO_SGNS_OK ||
-        ro_sgns_problem_create(C0, 5, &P0, &RA, &g_err) != RO_SGNS_OK)
+        ro_sgns_problem_create(C0, 5, 1.0, &P0, &RA, &g_err) != RO_SGNS_OK)
         return 0;
     fx_copy(X0_COPY, X0);
     mb_reset(&g_mb);

@@ -367,7 +367,7 @@ static void test_train(void)
            "x_wc: within %.3f across %.3f", within, across);
 
     /* F(W C^T) rises from the start point (C = 0, so X = 0 there) */
-    CHECK(ro_sgns_problem_create(co, cfg.negative, &pb, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create(co, cfg.negative, 1.0, &pb, NULL, &err) == RO_SGNS_OK);
     if (pb) {
         CHECK(ro_sgns_objective_wc(pb, W, Z, d, &F0, &err) == RO_SGNS_OK);
         CHECK(ro_sgns_objective_wc(pb, W, C, d, &F1, &err) == RO_SGNS_OK);
