@@ -42,7 +42,7 @@ TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) 
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check bins test asan lapacke bench clean demo paper fuzz
+.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation
 # `make` builds the program a newcomer wants; the tests are `make test`
 all: ro-sgns
 
@@ -115,6 +115,9 @@ $(B)/bench_gemm_d: bench/gemm.c ro_sgns.h | $(B)
 
 $(B)/bench_ro_d: bench/ro.c ro_sgns.h | $(B)
 	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+# the vectors' quality, configuration by configuration (no BLAS: ours only)
+$(B)/bench_quality: bench/quality.c ro_sgns.h | $(B)
+	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ -lm
 $(B)/bench_%: bench/%.c ro_sgns.h | $(B)
 	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ $(BLASLIBS) -lm
 
@@ -177,6 +180,12 @@ $(B)/mpi_check: tests/mpi_check.c $(TEST_DEPS) | $(B)
 # at d = 100, print the paper's tables for our corpus.
 demo: ro-sgns
 	sh bench/paper.sh 100
+
+# Every lever of RO-SGNS alone beside the baselines, d = 100, 200, 500, into
+# docs/ABLATION.md (about an hour on 2 quiet cores; QUICK=1 for less)
+ablation: $(B)/bench_quality
+	mkdir -p docs
+	sh bench/ablation.sh > docs/ABLATION.md.tmp && mv docs/ABLATION.md.tmp docs/ABLATION.md
 
 # The full reproduction: d = 100, 200, 500 into docs/RESULTS.md and the
 # Figure 1 plot (gnuplot, if installed) docs/figure1.svg.

@@ -815,7 +815,49 @@ typedef struct ro_sgns_ro_progress {
 
 /* Return non-zero to stop (ro_sgns_ro_train then returns RO_SGNS_STOPPED
    with the factors at the point just reported): the way to stop early on a
-   validation score, as the paper does. */
+   validation score, as the paper does.
+
+   KEEPING THE BEST ITERATE (by a validation score)
+   The paper picks the step with the best validation score (its Figure 1
+   rises, peaks and falls). x is the point after the step just taken,
+   readable during the call; copy it when the score improves and let the
+   run go on (or stop it after a few steps without a gain):
+       typedef struct { ro_sgns_factors *best; double score; ... } keep;
+       static int on_step(const ro_sgns_ro_progress *pr,
+                          const ro_sgns_factors *x, void *user) {
+           keep *kp = user;
+           double s = my_score(x);      // e.g. ro_sgns_factors_embeddings,
+                                        // ro_sgns_vectors_create and the
+                                        // mean Spearman on held-out pairs
+           if (s > kp->score) {         // U, S, V, iteration, next_step
+               kp->score = s;
+               memcpy(kp->best->U, x->U, x->n * x->d * sizeof *x->U);
+               memcpy(kp->best->S, x->S, x->d * x->d * sizeof *x->S);
+               memcpy(kp->best->V, x->V, x->m * x->d * sizeof *x->V);
+               kp->best->iteration = x->iteration;
+               kp->best->next_step = x->next_step;
+           }
+           return 0;                    // non-zero: stop here
+       }
+   with kp->best from ro_sgns_factors_create(n, m, d, ...) and, since the
+   start may be the best point, scored once on x before ro_sgns_ro_train.
+   Score on pairs you do not report: a point chosen by the test sets
+   overstates them. Cost per step: the embeddings (n d^2) and the score;
+   memory: one more point (n + m) d + d^2. bench/quality.c (best=1) is a
+   whole program that does this.
+
+   THE SGD START (RO-SGNS from word2vec's answer)
+   Any W0 (n x d), C0 (m x d) is a start: X0 = W0 C0^T, brought to
+   U S V^T by ro_sgns_factors_from_wc (section 2) without forming X0. The
+   SGD-SGNS baseline (section 9) trained on the same corpus with the
+   counts' vocabulary gives one:
+       ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
+       sc.size = d;  sc.window = counts->config.window;  sc.negative = k;
+       ro_sgns_sgd_train_path(corpus, &counts->vocab, &sc, W0, C0, NULL, &err);
+       ro_sgns_factors_from_wc(n, n, d, W0, C0, &x, NULL, &err);
+       ro_sgns_ro_train(problem, x, NULL, &err);
+   SGD reaches a point that already scores well on analogies, and the steps
+   then raise F from there (docs/ABLATION.md measures it). */
 typedef int (*ro_sgns_ro_callback)(const ro_sgns_ro_progress *progress,
                                    const ro_sgns_factors *x, void *user);
 
