@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     r.chunk = 1 + data[6] % 64;
     data += 8;
     size -= 8;
-    rc = ro_sgns_count_buffer(data, size, &cfg, &a, NULL, &err);
+    rc = ro_sgns_count_memory(data, size, &cfg, &a, NULL, &err);
     FUZZ_ASSERT(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_EMPTY);
     FUZZ_ASSERT((rc == RO_SGNS_OK) == (a != NULL));
     r.p = data;
@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     b = NULL;
     /* a budget a little under the unbudgeted peak: same counts or BUDGET */
     cfg.memory_budget = a->peak_bytes - a->peak_bytes / 4;
-    rc2 = ro_sgns_count_buffer(data, size, &cfg, &b, NULL, &err);
+    rc2 = ro_sgns_count_memory(data, size, &cfg, &b, NULL, &err);
     FUZZ_ASSERT(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_BUDGET);
     if (rc2 == RO_SGNS_OK) {
         FUZZ_ASSERT(fz_same(a, b) && b->peak_bytes <= cfg.memory_budget);
@@ -120,11 +120,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     }
     /* save / load */
     {
-        size_t fsize = (size_t)ro_sgns_counts_file_size(a), w = 0;
-        unsigned char *buf = (unsigned char *)malloc(fsize);
-        FUZZ_ASSERT(ro_sgns_counts_save_buffer(a, buf, fsize, &w, &err) == RO_SGNS_OK);
-        FUZZ_ASSERT(w == fsize);
-        FUZZ_ASSERT(ro_sgns_counts_load_buffer(buf, fsize, &b, NULL, &err) == RO_SGNS_OK);
+        void *buf = NULL;
+        size_t fsize = 0;
+        FUZZ_ASSERT(ro_sgns_counts_save_memory(a, &buf, &fsize, NULL, &err) == RO_SGNS_OK);
+        FUZZ_ASSERT(fsize == (size_t)ro_sgns_counts_saved_size(a));
+        FUZZ_ASSERT(ro_sgns_counts_load_memory(buf, fsize, &b, NULL, &err) == RO_SGNS_OK);
         FUZZ_ASSERT(fz_same(a, b));
         ro_sgns_counts_free(b);
         free(buf);
