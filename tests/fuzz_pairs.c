@@ -6,14 +6,7 @@
              -o build/fuzz_pairs -lm */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-#define FUZZ_REQUIRE(x)                                                                            \
-    do {                                                                                           \
-        if (!(x)) abort();                                                                         \
-    } while (0)
+#include "test_util.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

@@ -10,18 +10,11 @@
    a rejected file gives an error code and a message. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "test_util.h"
 
 #ifndef FUZZ_FORMAT
 #define FUZZ_FORMAT RO_SGNS_W2V_TEXT
 #endif
-
-#define FUZZ_REQUIRE(x)                                                                            \
-    do {                                                                                           \
-        if (!(x)) abort();                                                                         \
-    } while (0)
 
 static void fuzz_check_object(const ro_sgns_vectors *v)
 {

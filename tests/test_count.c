@@ -97,25 +97,6 @@ static void check_invariants(const ro_sgns_counts *c)
     free(cs);
 }
 
-/* Bitwise equality of everything two counts objects hold. */
-static int same_counts(const ro_sgns_counts *a, const ro_sgns_counts *b)
-{
-    size_t i;
-    if (a->n != b->n || a->nnz != b->nnz) return 0;
-    if (memcmp(&a->total, &b->total, sizeof(double)) != 0) return 0;
-    if (a->corpus_tokens != b->corpus_tokens || a->distinct_words != b->distinct_words) return 0;
-    for (i = 0; i < a->n; ++i)
-        if (a->vocab.len[i] != b->vocab.len[i] || a->vocab.count[i] != b->vocab.count[i] ||
-            memcmp(a->vocab.word[i], b->vocab.word[i], a->vocab.len[i] + 1) != 0)
-            return 0;
-    if (memcmp(a->row_ptr, b->row_ptr, (a->n + 1) * sizeof(uint64_t)) != 0) return 0;
-    if (a->nnz && memcmp(a->col, b->col, (size_t)a->nnz * sizeof(uint32_t)) != 0) return 0;
-    if (a->nnz && memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val) != 0) return 0;
-    if (memcmp(a->word_count, b->word_count, a->n * sizeof(double)) != 0) return 0;
-    if (memcmp(a->ctx_count, b->ctx_count, a->n * sizeof(double)) != 0) return 0;
-    return 1;
-}
-
 static char *read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -165,26 +146,6 @@ static void ta_free(void *user, void *ptr)
     test_alloc *t = (test_alloc *)user;
     if (ptr) --t->live;
     free(ptr);
-}
-
-/* Reader callbacks over a memory block, handing out chunk bytes at a time. */
-typedef struct chunk_reader {
-    const unsigned char *p;
-    size_t size, at, chunk;
-    int fail_after; /* return an error after this many calls; < 0 never */
-} chunk_reader;
-
-static size_t chunk_read(void *user, void *buf, size_t size)
-{
-    chunk_reader *r = (chunk_reader *)user;
-    size_t m = r->size - r->at;
-    if (r->fail_after == 0) return (size_t)-1;
-    if (r->fail_after > 0) --r->fail_after;
-    if (m > size) m = size;
-    if (m > r->chunk) m = r->chunk;
-    memcpy(buf, r->p + r->at, m);
-    r->at += m;
-    return m;
 }
 
 /* ---- hand-made corpora ---------------------------------------------------- */
@@ -513,7 +474,7 @@ static void test_long_words(void)
     /* the same through a reader that hands out 7 bytes at a time (words
        straddle the blocks) */
     {
-        chunk_reader r;
+        tu_reader r;
         ro_sgns_counts *c2 = NULL, *c1;
         ro_sgns_error err;
         c1 = count_str(text, &cfg);
@@ -522,8 +483,8 @@ static void test_long_words(void)
         r.at = 0;
         r.chunk = 7;
         r.fail_after = -1;
-        CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
-        CHECK(c1 && c2 && same_counts(c1, c2));
+        CHECK(ro_sgns_count_callback(tu_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
+        CHECK(c1 && c2 && tu_same_counts(c1, c2));
         ro_sgns_counts_free(c1);
         ro_sgns_counts_free(c2);
     }
@@ -537,7 +498,7 @@ static void test_bad_input(void)
     unsigned char garbage[4096];
     unsigned x = 12345;
     size_t i;
-    chunk_reader r;
+    tu_reader r;
     CHECK(ro_sgns_count_memory("", 0, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
     CHECK(ro_sgns_count_memory(NULL, 0, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
     CHECK(ro_sgns_count_memory(" \n\t\r\n ", 6, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY);
@@ -578,7 +539,7 @@ static void test_bad_input(void)
     r.at = 0;
     r.chunk = 2;
     r.fail_after = 2;
-    CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c, NULL, &err) == RO_SGNS_ERR_IO);
+    CHECK(ro_sgns_count_callback(tu_read, &r, &cfg, &c, NULL, &err) == RO_SGNS_ERR_IO);
     CHECK(c == NULL);
     /* NULL config = defaults (window 5, min_count 5) */
     CHECK(ro_sgns_count_memory("a b a b a b a b a b", 19, NULL, &c, NULL, &err) == RO_SGNS_OK);
@@ -631,7 +592,7 @@ static void test_empty_rows(void)
             check_invariants(c);
             cfg.memory_budget = c->peak_bytes;
             CHECK(ro_sgns_count_memory(text, len, &cfg, &d, NULL, &err) == RO_SGNS_OK);
-            CHECK(d && same_counts(c, d));
+            CHECK(d && tu_same_counts(c, d));
             ro_sgns_counts_free(d);
         }
         ro_sgns_counts_free(c);
@@ -828,16 +789,16 @@ static void test_reference(void)
             check_invariants(c);
             /* a reader with tiny blocks and a tight budget agree bit for bit */
             {
-                chunk_reader r;
+                tu_reader r;
                 r.p = (const unsigned char *)text;
                 r.size = len;
                 r.at = 0;
                 r.chunk = 1 + RND() % 5;
                 r.fail_after = -1;
                 cfg.memory_budget = c->peak_bytes * 3 / 4 + 4096;
-                rc = ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err);
+                rc = ro_sgns_count_callback(tu_read, &r, &cfg, &c2, NULL, &err);
                 if (rc == RO_SGNS_OK) {
-                    if (!same_counts(c, c2)) {
+                    if (!tu_same_counts(c, c2)) {
                         ++fails;
                         fprintf(stderr, "trial %d: reader/budget run differs\n", trial);
                     }
@@ -873,7 +834,7 @@ static uint64_t check_tight_budgets(const char *text, size_t len,
         rc = ro_sgns_count_memory(text, len, &cfg, &c, NULL, &err);
         if (rc == RO_SGNS_OK) {
             hi = mid;
-            if (!same_counts(ref, c) || c->peak_bytes > mid) ++bad;
+            if (!tu_same_counts(ref, c) || c->peak_bytes > mid) ++bad;
             ro_sgns_counts_free(c);
         } else {
             if (rc != RO_SGNS_ERR_BUDGET || !strstr(err.message, "at least")) ++bad;
@@ -919,7 +880,7 @@ static void test_big_vocab(void)
         CHECK(ca->distinct_words == 70050 && ca->n == 50 && cb->n == 50);
         cb->corpus_tokens = ca->corpus_tokens;
         cb->distinct_words = ca->distinct_words;
-        CHECK(same_counts(ca, cb));
+        CHECK(tu_same_counts(ca, cb));
     }
     ro_sgns_counts_free(ca);
     ro_sgns_counts_free(cb);
@@ -994,16 +955,16 @@ static void test_sample(void)
 
     /* the same through FILE*, path and a reader of 1000-byte blocks */
     {
-        chunk_reader r;
+        tu_reader r;
         FILE *f = fopen(SAMPLE_PATH, "rb");
         ro_sgns_counts *c2 = NULL;
         CHECK(ro_sgns_count_file(f, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
-        CHECK(c2 && same_counts(ref, c2));
+        CHECK(c2 && tu_same_counts(ref, c2));
         ro_sgns_counts_free(c2);
         c2 = NULL;
         fclose(f);
         CHECK(ro_sgns_count_path(SAMPLE_PATH, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
-        CHECK(c2 && same_counts(ref, c2));
+        CHECK(c2 && tu_same_counts(ref, c2));
         ro_sgns_counts_free(c2);
         c2 = NULL;
         r.p = (const unsigned char *)text;
@@ -1011,8 +972,8 @@ static void test_sample(void)
         r.at = 0;
         r.chunk = 1000;
         r.fail_after = -1;
-        CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
-        CHECK(c2 && same_counts(ref, c2));
+        CHECK(ro_sgns_count_callback(tu_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
+        CHECK(c2 && tu_same_counts(ref, c2));
         ro_sgns_counts_free(c2);
     }
 
@@ -1024,7 +985,7 @@ static void test_sample(void)
         c = NULL;
         rc = ro_sgns_count_memory(text, size, &cfg, &c, NULL, &err);
         if (rc == RO_SGNS_OK) {
-            CHECKF(same_counts(ref, c), "budget %llu", (unsigned long long)budget);
+            CHECKF(tu_same_counts(ref, c), "budget %llu", (unsigned long long)budget);
             CHECK(c->peak_bytes <= budget);
             ++ok_runs;
             ro_sgns_counts_free(c);
@@ -1071,8 +1032,8 @@ static void test_sample(void)
         CHECK(ro_sgns_count_memory(text, size, &cfg, &s3, NULL, &err) == RO_SGNS_OK);
         if (s1 && s2 && s3) {
             int below = 1;
-            CHECK(same_counts(s1, s2));
-            CHECK(!same_counts(s1, s3));
+            CHECK(tu_same_counts(s1, s2));
+            CHECK(!tu_same_counts(s1, s3));
             for (w = 0; w < s1->n; ++w)
                 if (s1->word_count[w] > ref->word_count[w]) below = 0;
             CHECK(below);
@@ -1136,7 +1097,7 @@ static void test_threads(void)
             ro_sgns_counts *c = NULL;
             omp_set_num_threads(t);
             if (ro_sgns_count_memory(text, size, &cfg, &c, NULL, &err) != RO_SGNS_OK ||
-                !same_counts(ref, c))
+                !tu_same_counts(ref, c))
                 ++bad;
             ro_sgns_counts_free(c);
         }
@@ -1260,7 +1221,7 @@ static void test_files(void)
     /* buffer round trip: everything bit for bit, settings included */
     CHECK(ro_sgns_counts_load_memory(buf, size, &d, NULL, &err) == RO_SGNS_OK);
     if (d) {
-        CHECK(same_counts(c, d));
+        CHECK(tu_same_counts(c, d));
         CHECK(d->config.window == 2 && d->config.dynamic_window == 2 &&
               d->config.sample == 0.5 && d->config.seed == 42 && d->config.min_count == 1);
         CHECK(ro_sgns_vocab_find(&d->vocab, "\xc3\xa9t\xc3\xa9", 5) >= 0);
@@ -1273,19 +1234,19 @@ static void test_files(void)
     CHECK(ro_sgns_counts_save_callback(c, grow_write, &g, &err) == RO_SGNS_OK);
     CHECK(g.len == size && memcmp(g.p, buf, size) == 0);
     {
-        chunk_reader r;
+        tu_reader r;
         r.p = g.p;
         r.size = g.len;
         r.at = 0;
         r.chunk = 3;
         r.fail_after = -1;
-        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) == RO_SGNS_OK);
-        CHECK(d && same_counts(c, d));
+        CHECK(ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) == RO_SGNS_OK);
+        CHECK(d && tu_same_counts(c, d));
         ro_sgns_counts_free(d);
         d = NULL;
         r.at = 0;
         r.fail_after = 3;
-        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) == RO_SGNS_ERR_IO);
+        CHECK(ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) == RO_SGNS_ERR_IO);
     }
     free(g.p);
     CHECK(ro_sgns_counts_save_callback(c, fail_write, NULL, &err) == RO_SGNS_ERR_IO);
@@ -1298,7 +1259,7 @@ static void test_files(void)
     }
     CHECK(ro_sgns_counts_save_path(c, path, &err) == RO_SGNS_OK); /* replaces */
     CHECK(ro_sgns_counts_load_path(path, &d, NULL, &err) == RO_SGNS_OK);
-    CHECK(d && same_counts(c, d));
+    CHECK(d && tu_same_counts(c, d));
     ro_sgns_counts_free(d);
     d = NULL;
     CHECK(ro_sgns_counts_save_path(c, "/nonexistent/dir/c.bin", &err) == RO_SGNS_ERR_IO);
@@ -1320,13 +1281,13 @@ static void test_files(void)
     }
     /* ... also through a reader */
     for (i = 0; i < size; i += 7) {
-        chunk_reader r;
+        tu_reader r;
         r.p = buf;
         r.size = i;
         r.at = 0;
         r.chunk = 5;
         r.fail_after = -1;
-        if (ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) != RO_SGNS_ERR_FORMAT)
+        if (ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) != RO_SGNS_ERR_FORMAT)
             ++bad_trunc;
     }
     /* every single-byte corruption: RO_SGNS_ERR_FORMAT (structure checks or
@@ -1358,13 +1319,13 @@ static void test_files(void)
     bad[16 + 3] = 0x7F;
     CHECK(ro_sgns_counts_load_memory(bad, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
     {
-        chunk_reader r;
+        tu_reader r;
         r.p = bad;
         r.size = size;
         r.at = 0;
         r.chunk = 4096;
         r.fail_after = -1;
-        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+        CHECK(ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
     }
     free(bad);
     CHECKF(bad_trunc == 0, "%d truncations not reported as format errors", bad_trunc);
@@ -1406,7 +1367,7 @@ static void test_file_values(void)
     /* the helper writes where the writer does */
     put_file_val(buf, size, c, 1, (double)c->val[1]);
     CHECK(ro_sgns_counts_load_memory(buf, size, &d, NULL, &err) == RO_SGNS_OK);
-    CHECK(d && same_counts(c, d));
+    CHECK(d && tu_same_counts(c, d));
     ro_sgns_counts_free(d);
     d = NULL;
     /* a value no float holds exactly: the nearest float; FLT_MAX fits */
