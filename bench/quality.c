@@ -66,11 +66,11 @@ static const char *const set_name[NSETS] = {"ws-sim", "ws-rel", "ws-full", "siml
 typedef struct {
     ro_sgns_counts *co;
     ro_sgns_problem *paper; /* cds = 1: the F every row reports */
-    ro_sgns_pairs pairs[NSETS];
-    ro_sgns_analogies msr;
+    ro_sgns_pairs *pairs[NSETS];
+    ro_sgns_analogies *msr;
     int have_msr;
     const char *corpus, *cache;
-    char tag[256]; /* the counts file's name: the SVD starts depend on it */
+    char tag[1024]; /* the counts file's name: the SVD starts depend on it */
 } bench;
 
 typedef struct {
@@ -114,16 +114,16 @@ static void *xmalloc(size_t size)
 /* Spearman on the five sets, their mean; MSR when analogies is set */
 static void evaluate(const bench *b, const ro_sgns_real *E, size_t d, int analogies, scores *s)
 {
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
     int i;
-    if (ro_sgns_vectors_create(&v, b->co->n, d, (const char *const *)b->co->vocab.word, E, d,
+    if (ro_sgns_vectors_create(b->co->n, d, (const char *const *)b->co->vocab.word, E, d, &v,
                                NULL, &err) != RO_SGNS_OK)
         die("vectors", &err);
     s->mean = 0;
     for (i = 0; i < NSETS; ++i) {
         ro_sgns_similarity_result r;
-        if (ro_sgns_similarity_eval(&v, &b->pairs[i], NULL, &r, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_similarity_eval(v, b->pairs[i], NULL, &r, NULL, &err) != RO_SGNS_OK)
             die(set_name[i], &err);
         s->rho[i] = r.spearman;
         s->mean += r.spearman / NSETS;
@@ -131,18 +131,16 @@ static void evaluate(const bench *b, const ro_sgns_real *E, size_t d, int analog
     s->add = s->mul = -1;
     if (analogies && b->have_msr) {
         ro_sgns_analogy_config ac = ro_sgns_analogy_config_default();
-        ro_sgns_analogy_result r;
-        if (ro_sgns_analogy_eval(&v, &b->msr, &ac, &r, NULL, &err) != RO_SGNS_OK)
-            die("msr", &err);
-        s->add = r.accuracy;
-        ro_sgns_analogy_result_free(&r);
+        ro_sgns_analogy_result *r = NULL;
+        if (ro_sgns_analogy_eval(v, b->msr, &ac, &r, NULL, &err) != RO_SGNS_OK) die("msr", &err);
+        s->add = r->accuracy;
+        ro_sgns_analogy_result_free(r);
         ac.method = RO_SGNS_3COSMUL;
-        if (ro_sgns_analogy_eval(&v, &b->msr, &ac, &r, NULL, &err) != RO_SGNS_OK)
-            die("msr", &err);
-        s->mul = r.accuracy;
-        ro_sgns_analogy_result_free(&r);
+        if (ro_sgns_analogy_eval(v, b->msr, &ac, &r, NULL, &err) != RO_SGNS_OK) die("msr", &err);
+        s->mul = r->accuracy;
+        ro_sgns_analogy_result_free(r);
     }
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
 }
 
 static void print_row(const char *label, const scores *s, double F, double seconds)
@@ -599,10 +597,10 @@ int main(int argc, char **argv)
         die("problem", &err);
     for (int s = 0; s < NSETS; ++s) {
         snprintf(path, sizeof path, "%s/wordsim/%s.txt", data, set_file[s]);
-        if (ro_sgns_pairs_load(&b.pairs[s], path, NULL, &err) != RO_SGNS_OK) die(path, &err);
+        if (ro_sgns_pairs_load_path(path, &b.pairs[s], NULL, &err) != RO_SGNS_OK) die(path, &err);
     }
     snprintf(path, sizeof path, "%s/analogy/msr.txt", data);
-    b.have_msr = analogies && ro_sgns_analogies_load(&b.msr, path, NULL, &err) == RO_SGNS_OK;
+    b.have_msr = analogies && ro_sgns_analogies_load_path(path, &b.msr, NULL, &err) == RO_SGNS_OK;
     machine_line();
     printf("| vectors (counts %s: n = %lu) | ws-sim | ws-rel | ws-full | simlex | men | dev mean "
            "| MSR add | MSR mul | F x 1e-9 | wall s |\n",
@@ -613,8 +611,8 @@ int main(int argc, char **argv)
         spec s = parse_spec(argv[i]);
         run(&b, &s);
     }
-    for (i = 0; i < NSETS; ++i) ro_sgns_pairs_free(&b.pairs[i]);
-    if (b.have_msr) ro_sgns_analogies_free(&b.msr);
+    for (i = 0; i < NSETS; ++i) ro_sgns_pairs_free(b.pairs[i]);
+    if (b.have_msr) ro_sgns_analogies_free(b.msr);
     ro_sgns_problem_free(b.paper);
     ro_sgns_counts_free(b.co);
     return 0;
