@@ -28,7 +28,7 @@ if [ ! -s "$CORPUS" ]; then
     xz -dc ../shared/data/corpus/corpus.txt.xz > "$CORPUS.tmp" && mv "$CORPUS.tmp" "$CORPUS"
 fi
 # the defaults: keep in step with ro_sgns_ro_config_default and section 5
-DEFAULTS="embed=w+c eig=0.5"
+DEFAULTS="embed=w+c eig=0"
 
 q() { "$BIN" -corpus "$CORPUS" -cache "$CACHE" "$@"; }
 rows() { grep '^| [A-Za-z]' | grep -v '^| vectors' || true; }

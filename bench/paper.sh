@@ -50,6 +50,10 @@ T2=$(now)
 
 echo "# RO-SGNS on the bundled corpus"
 echo
+echo "The paper's settings, as the paper defines its tables. What each lever beyond them (W + C,"
+echo "the eigenvalue exponent, context distribution smoothing, the SGD start, best-iterate"
+echo "stopping, subsampled and dynamic-window counts) does is in [ABLATION.md](ABLATION.md)."
+echo
 echo "Corpus: ../shared/data/corpus (90.1M tokens). Counts: window $WINDOW words on each side,"
 echo "min-count $MIN_COUNT (count >= $MIN_COUNT), k = 5 negatives; SVD-SPPMI by block Krylov"
 echo "(the library's defaults); RO-SGNS: $ITER steps of the scaled direction (eta = 1, safeguarded),"

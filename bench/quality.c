@@ -26,6 +26,8 @@
        "svd d=100 embed=w;w+c eig=0.5;0"
        "sgd d=100 seed=1 threads=2 embed=w;w+c"
        "ro d=100 cds=0.75 start=sgd iters=10 embed=w+c best=1"
+   file  a word2vec binary file (path=FILE), e.g. word2vec C's vectors;
+         F and the time are not known (0)
    svd   SVD-SPPMI: the truncated SVD of SPPMI (k, cds) [paper 5]
    sgd   SGD-SGNS: section 9 on the corpus, with the counts' vocabulary
    ro    RO-SGNS: section 4 from start=svd (SVD-SPPMI, the paper) or
@@ -79,7 +81,7 @@ typedef struct {
     double k, cds, scds, step, sample;
     int iters, threads, epochs, best;
     uint64_t seed;
-    char embed[64], eig[64], label[128];
+    char embed[64], eig[64], label[128], path[512];
 } spec;
 
 typedef struct {
@@ -112,14 +114,10 @@ static void *xmalloc(size_t size)
 /* ---- evaluation: the vectors in memory, the library's section 8 ----------- */
 
 /* Spearman on the five sets, their mean; MSR when analogies is set */
-static void evaluate(const bench *b, const ro_sgns_real *E, size_t d, int analogies, scores *s)
+static void evaluate_vectors(const bench *b, const ro_sgns_vectors *v, int analogies, scores *s)
 {
-    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
     int i;
-    if (ro_sgns_vectors_create(b->co->n, d, (const char *const *)b->co->vocab.word, E, d, &v,
-                               NULL, &err) != RO_SGNS_OK)
-        die("vectors", &err);
     s->mean = 0;
     for (i = 0; i < NSETS; ++i) {
         ro_sgns_similarity_result r;
@@ -140,6 +138,17 @@ static void evaluate(const bench *b, const ro_sgns_real *E, size_t d, int analog
         s->mul = r->accuracy;
         ro_sgns_analogy_result_free(r);
     }
+}
+
+/* the same for n x d rows E of the counts' vocabulary */
+static void evaluate(const bench *b, const ro_sgns_real *E, size_t d, int analogies, scores *s)
+{
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_error err;
+    if (ro_sgns_vectors_create(b->co->n, d, (const char *const *)b->co->vocab.word, E, d, &v,
+                               NULL, &err) != RO_SGNS_OK)
+        die("vectors", &err);
+    evaluate_vectors(b, v, analogies, s);
     ro_sgns_vectors_free(v);
 }
 
@@ -177,8 +186,9 @@ static spec parse_spec(const char *text)
     strcpy(s.eig, "0.5");
     snprintf(buf, sizeof buf, "%s", text);
     tok = strtok_r(buf, " ", &save);
-    if (!tok || (strcmp(tok, "svd") && strcmp(tok, "sgd") && strcmp(tok, "ro"))) {
-        fprintf(stderr, "bench_quality: a spec starts with svd, sgd or ro: '%s'\n", text);
+    if (!tok || (strcmp(tok, "svd") && strcmp(tok, "sgd") && strcmp(tok, "ro") &&
+                 strcmp(tok, "file"))) {
+        fprintf(stderr, "bench_quality: a spec starts with svd, sgd, ro or file: '%s'\n", text);
         exit(2);
     }
     snprintf(s.method, sizeof s.method, "%s", tok);
@@ -214,6 +224,7 @@ static spec parse_spec(const char *text)
             s.method[2] = val[1] == 'g' ? 'S' : '\0'; /* "roS": from SGD */
         } else if (!strcmp(tok, "embed")) snprintf(s.embed, sizeof s.embed, "%s", val);
         else if (!strcmp(tok, "eig")) snprintf(s.eig, sizeof s.eig, "%s", val);
+        else if (!strcmp(tok, "path")) snprintf(s.path, sizeof s.path, "%s", val);
         else {
             fprintf(stderr, "bench_quality: unknown key '%s'\n", tok);
             exit(2);
@@ -387,6 +398,19 @@ static int keep_best(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, vo
 }
 
 /* ---- one spec ------------------------------------------------------------ */
+
+/* a vectors file (word2vec binary), e.g. word2vec C's, scored the same way */
+static void run_file(const bench *b, const spec *s)
+{
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_error err;
+    scores sc;
+    if (ro_sgns_vectors_load_path(s->path, RO_SGNS_W2V_BINARY, 0, &v, NULL, &err) != RO_SGNS_OK)
+        die(s->path, &err);
+    evaluate_vectors(b, v, 1, &sc);
+    print_row(s->label[0] ? s->label : s->path, &sc, 0, 0);
+    ro_sgns_vectors_free(v);
+}
 
 static void run(const bench *b, const spec *s)
 {
@@ -609,7 +633,10 @@ int main(int argc, char **argv)
     fflush(stdout);
     for (; i < argc; ++i) {
         spec s = parse_spec(argv[i]);
-        run(&b, &s);
+        if (!strcmp(s.method, "file"))
+            run_file(&b, &s);
+        else
+            run(&b, &s);
     }
     for (i = 0; i < NSETS; ++i) ro_sgns_pairs_free(b.pairs[i]);
     if (b.have_msr) ro_sgns_analogies_free(b.msr);
