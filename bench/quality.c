@@ -520,31 +520,24 @@ static void run(const bench *b, const spec *s)
     free(E);
 }
 
+/* "<!-- CPU, threads, load, date -->": what the times were measured on */
 static void machine_line(void)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512], cpu[256] = "unknown CPU";
-    double load[3] = {0, 0, 0};
+    char line[512], cpu[256] = "unknown CPU", when[64];
+    double load[3] = {-1, -1, -1};
     time_t t = time(NULL);
-    char when[64];
-    if (f) {
-        while (fgets(line, sizeof line, f))
-            if (strncmp(line, "model name", 10) == 0) {
-                char *p = strchr(line, ':');
-                if (p) {
-                    p += 2;
-                    p[strcspn(p, "\n")] = '\0';
-                    snprintf(cpu, sizeof cpu, "%s", p);
-                }
-                break;
-            }
-        fclose(f);
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon || !colon[1]) continue;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(cpu, sizeof cpu, "%s", colon + 2);
+        break;
     }
+    if (f) fclose(f);
     f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = -1;
-        fclose(f);
-    }
+    if (f && fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = -1;
+    if (f) fclose(f);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&t));
     printf("<!-- %s, %d OpenMP threads, load %.2f %.2f %.2f, %s -->\n", cpu,
            ro_sgns__num_threads(), load[0], load[1], load[2], when);
