@@ -3,7 +3,7 @@
 #                  cross and valgrind (mk/cross.mk), two at a time; mpi-test
 #   make test      the suite with portable flags (-O2, no -march=native), float and
 #                  double, gcc + OpenMP, clang without OpenMP, g++ as C++, and the
-#                  AVX-512 kernels when this CPU has them
+#                  AVX-512 and AVX2+FMA kernels when this CPU has them
 #   make asan      the suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE,
 #                  comparing the built-in kernels with OpenBLAS/LAPACKE
@@ -28,6 +28,7 @@ OPT     := -O2
 BENCHFLAGS := -O3 -march=native -fopenmp
 BLASLIBS := -llapacke -lopenblas
 HAVE_AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
+HAVE_AVX2 := $(shell grep -w avx2 /proc/cpuinfo 2>/dev/null | grep -qw fma && echo yes)
 
 TESTS := linalg count sppmi ro eval sgd robust
 TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h
@@ -35,6 +36,9 @@ TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h
 VARIANTS := f d cxx clang
 ifeq ($(HAVE_AVX512),yes)
 VARIANTS += simd_f simd_d
+endif
+ifeq ($(HAVE_AVX2),yes)
+VARIANTS += avx2_f avx2_d
 endif
 TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) \
              $(B)/static_f $(B)/alloc_f $(B)/alloc_cxx $(B)/nostdio_f
@@ -86,6 +90,10 @@ $(B)/test_%_simd_f: tests/test_%.c $(TEST_DEPS) | $(B)
 	$(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp $< -o $@ -lm
 $(B)/test_%_simd_d: tests/test_%.c $(TEST_DEPS) | $(B)
 	$(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp -DRO_SGNS_REAL=double $< -o $@ -lm
+$(B)/test_%_avx2_f: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -mavx2 -mfma -fopenmp $< -o $@ -lm
+$(B)/test_%_avx2_d: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(OPT) -mavx2 -mfma -fopenmp -DRO_SGNS_REAL=double $< -o $@ -lm
 $(B)/test_%_asan_f: tests/test_%.c $(TEST_DEPS) | $(B)
 	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer $< -o $@ -lm
 $(B)/test_%_asan_d: tests/test_%.c $(TEST_DEPS) | $(B)

@@ -114,7 +114,11 @@
                                  The built-in kernels stay compiled and are
                                  reachable as ro_sgns_*_builtin.
      RO_SGNS_NO_SIMD       impl  never use SIMD intrinsics, even when the
-                                 compiler targets AVX-512 (testing aid).
+                                 compiler targets AVX-512 or AVX2 + FMA
+                                 (testing aid: the portable GEMM kernel).
+     RO_SGNS_NO_CPUID      impl  do not read cache sizes with cpuid (x86):
+                                 the GEMM's MC and NC come from a fixed
+                                 table. Only speed changes, never a bit.
 
    WHAT IT DOES NOT DO
      No threads of its own (OpenMP only), no global state, no printing, no
@@ -1673,9 +1677,25 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
 #include <omp.h>
 #endif
 
+/* The GEMM's micro-kernel (appendix A) follows the instruction set the
+   compiler targets: AVX-512F, else AVX2 + FMA, else portable C. */
 #if defined(__AVX512F__) && !defined(RO_SGNS_NO_SIMD)
 #include <immintrin.h>
 #define RO_SGNS__AVX512 1
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(RO_SGNS_NO_SIMD)
+#include <immintrin.h>
+#define RO_SGNS__AVX2 1
+#endif
+/* The GEMM's cache blocking (appendix A) reads the cache sizes with the
+   cpuid instruction on x86 (GCC, clang, MSVC); elsewhere, or with
+   RO_SGNS_NO_CPUID, it uses a fixed table. */
+#if !defined(RO_SGNS_NO_CPUID) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define RO_SGNS__CPUID_GNU 1
+#elif !defined(RO_SGNS_NO_CPUID) && (defined(_M_X64) || defined(_M_IX86)) && defined(_MSC_VER)
+#include <intrin.h>
+#define RO_SGNS__CPUID_MSVC 1
 #endif
 
 #ifdef RO_SGNS_USE_CBLAS
@@ -9811,21 +9831,126 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
     }
 }
 
-/* Block sizes. MR x NR is the register tile of the micro-kernel; KC is the
-   depth of one rank-KC update (fixed: it decides the summation order); MC
-   rows of A (MC x KC, ~150 KB in float) stay in L2; NC columns of B
-   (KC x NC, 4 MB in float) stay in L3. Tuned on AMD Zen 4. */
+/* Block sizes. MR x NR is the register tile of the micro-kernel, fixed by
+   the instruction set the build targets. KC is the depth of one rank-KC
+   update; it decides the summation order, so it is a constant of the
+   build (256 for every kernel), never a function of the CPU: a binary
+   gives the same bits on every machine that runs the same kernel. It keeps
+   the B micro-panel (KC x NR: 16 KB for AVX2, 32 KB for AVX-512 float)
+   within the L1 cache, and on Zen 3 (AVX2) 192..384 measured the same
+   (bench/RESULTS.md). MC rows of A (the MC x KC block, about half of L2)
+   and NC columns of B (KC x NC in L3) only decide which data stay in
+   which cache, never the arithmetic: they are chosen per call from the
+   CPU's cache sizes (ro_sgns__gemm_blocking), up to MC_MAX and NC_MAX,
+   which size the workspace. */
 #ifdef RO_SGNS__AVX512
 #define RO_SGNS__MR 12
 #define RO_SGNS__NR (RO_SGNS__IS_DOUBLE ? 16 : 32) /* two 512-bit vectors */
+#elif defined(RO_SGNS__AVX2)
+#define RO_SGNS__MR 6
+#define RO_SGNS__NR (RO_SGNS__IS_DOUBLE ? 8 : 16) /* two 256-bit vectors */
 #else
 #define RO_SGNS__MR 4
 #define RO_SGNS__NR 8
 #endif
 #define RO_SGNS__KC 256
-#define RO_SGNS__MC (12 * RO_SGNS__MR)
-#define RO_SGNS__NC 4096
+#define RO_SGNS__MC_MAX (512 / RO_SGNS__MR * RO_SGNS__MR)
+#define RO_SGNS__NC_MAX 4096 /* a multiple of every NR */
 #define RO_SGNS__TILE (RO_SGNS__MR * 32) /* room for MR x NR in every build */
+
+/* The blocking of one product: kc (always RO_SGNS__KC), mc (a multiple of
+   MR, at most MC_MAX), nc (a multiple of NR, at most NC_MAX). */
+typedef struct ro_sgns__blocking {
+    size_t kc, mc, nc;
+} ro_sgns__blocking;
+
+/* The table used without cache sizes: an A block of 12 micro-panels
+   (144 x 256 floats = 144 KB for AVX-512, 72 x 256 for AVX2), a B panel of
+   4096 columns (4 MB in float). */
+static void ro_sgns__gemm_blocking_fixed(ro_sgns__blocking *bk)
+{
+    bk->kc = RO_SGNS__KC;
+    bk->mc = 12 * RO_SGNS__MR;
+    bk->nc = RO_SGNS__NC_MAX;
+}
+
+#if defined(RO_SGNS__CPUID_GNU) || defined(RO_SGNS__CPUID_MSVC)
+static void ro_sgns__cpuid(unsigned leaf, unsigned sub, unsigned r[4])
+{
+#ifdef RO_SGNS__CPUID_GNU
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, sub, a, b, c, d);
+    r[0] = a, r[1] = b, r[2] = c, r[3] = d;
+#else
+    int x[4];
+    __cpuidex(x, (int)leaf, (int)sub);
+    r[0] = (unsigned)x[0], r[1] = (unsigned)x[1], r[2] = (unsigned)x[2], r[3] = (unsigned)x[3];
+#endif
+}
+#endif
+
+/* Sizes in bytes of the L1 data, L2 and L3 caches of the CPU this runs on,
+   0 where unknown. x86: the deterministic cache parameters of cpuid leaf 4
+   (Intel) or 0x8000001D (AMD, same layout: type, level, ways, partitions,
+   line size, sets), else AMD's older leaves 0x80000005/6. No state is kept
+   between calls (no globals): about 6-8 cpuid instructions, ~50 ns each on
+   bare metal, but each one traps to the hypervisor in a VM (~1.3 us
+   measured), so callers ask once per product, not per block. */
+static void ro_sgns__cache_sizes(size_t size[3])
+{
+    size[0] = size[1] = size[2] = 0;
+#if defined(RO_SGNS__CPUID_GNU) || defined(RO_SGNS__CPUID_MSVC)
+    {
+        unsigned r[4], max_leaf, max_ext, leaf = 4, sub, pass;
+        ro_sgns__cpuid(0, 0, r);
+        max_leaf = r[0];
+        ro_sgns__cpuid(0x80000000u, 0, r);
+        max_ext = r[0];
+        for (pass = 0; pass < 2 && !size[0] && !size[1]; ++pass) {
+            leaf = pass == 0 ? 4u : 0x8000001Du;
+            if (pass == 0 ? max_leaf < leaf : (max_ext < leaf || max_ext > 0x8000ffffu)) continue;
+            for (sub = 0; sub < 16; ++sub) {
+                unsigned type, level;
+                size_t bytes;
+                ro_sgns__cpuid(leaf, sub, r);
+                type = r[0] & 31u;
+                level = (r[0] >> 5) & 7u;
+                if (type == 0) break;
+                bytes = (size_t)((r[1] >> 22) + 1) * (size_t)(((r[1] >> 12) & 1023u) + 1) *
+                        (size_t)((r[1] & 4095u) + 1) * ((size_t)r[2] + 1);
+                if ((type == 1 || type == 3) && level >= 1 && level <= 3) size[level - 1] = bytes;
+            }
+        }
+        if (!size[0] && !size[1] && max_ext >= 0x80000006u && max_ext <= 0x8000ffffu) {
+            ro_sgns__cpuid(0x80000005u, 0, r);
+            size[0] = (size_t)(r[2] >> 24) << 10;
+            ro_sgns__cpuid(0x80000006u, 0, r);
+            size[1] = (size_t)(r[2] >> 16) << 10;
+            size[2] = (size_t)(r[3] >> 18) << 19;
+        }
+    }
+#endif
+}
+
+/* The blocking for the CPU this runs on: the A block (MC x KC) takes about
+   half of L2, the rest holds the B micro-panels and C's lines passing
+   through; the B panel (KC x NC) takes at most half of L3, and NC stays in
+   [512, NC_MAX] (a larger one buys nothing measurable, a smaller one packs
+   A more often). Unknown sizes keep the fixed table's values. */
+static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
+{
+    size_t c[3], row = RO_SGNS__KC * sizeof(ro_sgns_real);
+    ro_sgns__gemm_blocking_fixed(bk);
+    ro_sgns__cache_sizes(c);
+    if (c[1] >= 2 * 4 * RO_SGNS__MR * row) { /* mc >= 4 MR */
+        size_t mc = c[1] / 2 / row / RO_SGNS__MR * RO_SGNS__MR;
+        bk->mc = ro_sgns__min(mc, RO_SGNS__MC_MAX);
+    }
+    if (c[2] > 0) {
+        size_t nc = c[2] / 2 / row / RO_SGNS__NR * RO_SGNS__NR;
+        bk->nc = nc < 512 ? 512 : ro_sgns__min(nc, RO_SGNS__NC_MAX);
+    }
+}
 
 /* The portable micro-kernel: acc (MR x NR, row-major) = sum over p < kc of
    the outer product of column p of the A panel and row p of the B panel.
@@ -9850,16 +9975,98 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
     for (i = 0; i < RO_SGNS__MR * RO_SGNS__NR; ++i) acc[i] = c[i];
 }
 
-#ifdef RO_SGNS__AVX512
-/* AVX-512 micro-kernels: a 12 x 32 (float) or 12 x 16 (double) tile in 24
-   zmm accumulators; per step two loads of B and twelve broadcasts of A, each
-   feeding two fused multiply-adds. */
+#if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
+/* One row of a SIMD micro-kernel's tile: broadcast a[i], two fused
+   multiply-adds into the row's two accumulators. */
 #define RO_SGNS__FMA_ROW(T, SET1, FMA, i)                                 \
     do {                                                                   \
         T ai_ = SET1(a[i]);                                                \
         c##i##0 = FMA(ai_, b0, c##i##0);                                   \
         c##i##1 = FMA(ai_, b1, c##i##1);                                   \
     } while (0)
+#endif
+
+#ifdef RO_SGNS__AVX2
+/* AVX2 + FMA micro-kernels: a 6 x 16 (float) or 6 x 8 (double) tile in 12
+   ymm accumulators; per step two loads of B and six broadcasts of A, each
+   feeding two fused multiply-adds. 12 + 2 + 1 of the 16 ymm registers: the
+   largest tile that fits, and 12 FMAs per 8 loads keeps the two FMA pipes
+   of Haswell..Zen 4 busy while the loads stay under their 2 per cycle.
+   With C not NULL (a full tile) the kernel also does the tile's update,
+   C = (first ? beta C : C) + alpha acc, exactly as ro_sgns__update_tile
+   rounds it (a product, then a sum), from the registers; the C rows are
+   prefetched before the k loop so their misses overlap the arithmetic.
+   With C NULL it stores the tile to acc (edge tiles). */
+#define RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, i)                                    \
+    do {                                                                                   \
+        R_ *ci_ = C + i * ldc;                                                             \
+        T x0_ = MUL(al, c##i##0), x1_ = MUL(al, c##i##1);                                  \
+        if (mode == 0) {                                                                   \
+            x0_ = ADD(LOADU(ci_), x0_);                                                    \
+            x1_ = ADD(LOADU(ci_ + W_), x1_);                                               \
+        } else if (mode == 2) {                                                            \
+            x0_ = ADD(MUL(be, LOADU(ci_)), x0_);                                           \
+            x1_ = ADD(MUL(be, LOADU(ci_ + W_)), x1_);                                      \
+        }                                                                                  \
+        STOREU(ci_, x0_);                                                                  \
+        STOREU(ci_ + W_, x1_);                                                             \
+    } while (0)
+#define RO_SGNS__KERNEL_AVX2(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA, LOADU, STOREU, MUL, \
+                             ADD)                                                          \
+    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
+                     R *RO_SGNS__RESTRICT acc, R *C, size_t ldc, R alpha, R beta, int first) \
+    {                                                                                      \
+        typedef R R_;                                                                      \
+        enum { W_ = W };                                                                   \
+        T c00 = ZERO(), c01 = ZERO(), c10 = ZERO(), c11 = ZERO(), c20 = ZERO();             \
+        T c21 = ZERO(), c30 = ZERO(), c31 = ZERO(), c40 = ZERO(), c41 = ZERO();             \
+        T c50 = ZERO(), c51 = ZERO();                                                      \
+        size_t p;                                                                          \
+        int i;                                                                             \
+        if (C)                                                                             \
+            for (i = 0; i < 6; ++i) {                                                      \
+                _mm_prefetch((const char *)(C + (size_t)i * ldc), _MM_HINT_T0);            \
+                _mm_prefetch((const char *)(C + (size_t)i * ldc + 2 * W - 1), _MM_HINT_T0); \
+            }                                                                              \
+        for (p = 0; p < kc; ++p) {                                                         \
+            T b0 = LOAD(b), b1 = LOAD(b + W);                                              \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 0);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 1);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 2);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 3);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 4);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 5);                                             \
+            a += 6;                                                                        \
+            b += 2 * W;                                                                    \
+        }                                                                                  \
+        if (C) {                                                                           \
+            const T al = SET1(alpha), be = SET1(beta);                                     \
+            const int mode = !first ? 0 : beta == 0 ? 1 : 2;                               \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 0);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 1);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 2);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 3);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 4);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 5);                              \
+            return;                                                                        \
+        }                                                                                  \
+        STORE(acc + 0 * W, c00), STORE(acc + 1 * W, c01), STORE(acc + 2 * W, c10);         \
+        STORE(acc + 3 * W, c11), STORE(acc + 4 * W, c20), STORE(acc + 5 * W, c21);         \
+        STORE(acc + 6 * W, c30), STORE(acc + 7 * W, c31), STORE(acc + 8 * W, c40);         \
+        STORE(acc + 9 * W, c41), STORE(acc + 10 * W, c50), STORE(acc + 11 * W, c51);       \
+    }
+RO_SGNS__KERNEL_AVX2(ro_sgns__kernel_avx2_s, float, __m256, 8, _mm256_setzero_ps,
+                     _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps,
+                     _mm256_loadu_ps, _mm256_storeu_ps, _mm256_mul_ps, _mm256_add_ps)
+RO_SGNS__KERNEL_AVX2(ro_sgns__kernel_avx2_d, double, __m256d, 4, _mm256_setzero_pd,
+                     _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd, _mm256_fmadd_pd,
+                     _mm256_loadu_pd, _mm256_storeu_pd, _mm256_mul_pd, _mm256_add_pd)
+#endif
+
+#ifdef RO_SGNS__AVX512
+/* AVX-512 micro-kernels: a 12 x 32 (float) or 12 x 16 (double) tile in 24
+   zmm accumulators; per step two loads of B and twelve broadcasts of A, each
+   feeding two fused multiply-adds. */
 #define RO_SGNS__KERNEL_AVX512(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA)                  \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b,   \
                      R *RO_SGNS__RESTRICT acc)                                                \
@@ -9902,9 +10109,17 @@ RO_SGNS__KERNEL_AVX512(ro_sgns__kernel_avx512_d, double, __m512d, 8, _mm512_setz
                        _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd, _mm512_fmadd_pd)
 #endif
 
-/* One MR x NR tile product into acc; the panels and acc are 64-byte aligned. */
+static void ro_sgns__update_tile(ro_sgns_real *C, size_t ldc, size_t rows, size_t cols,
+                                 const ro_sgns_real *acc, ro_sgns_real alpha, ro_sgns_real beta,
+                                 int first);
+
+/* One MR x NR tile product. With C NULL (an edge tile), the product goes to
+   acc, for ro_sgns__update_tile; with C not NULL (a full tile), C (ldc) gets
+   the update of ro_sgns__update_tile(C, ldc, MR, NR, product, alpha, beta,
+   first), with the same bits. The panels and acc are 64-byte aligned. */
 static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real *b,
-                            ro_sgns_real *acc)
+                            ro_sgns_real *acc, ro_sgns_real *C, size_t ldc, ro_sgns_real alpha,
+                            ro_sgns_real beta, int first)
 {
 #ifdef RO_SGNS__AVX512
     if (RO_SGNS__IS_DOUBLE)
@@ -9913,39 +10128,75 @@ static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real
     else
         ro_sgns__kernel_avx512_s(kc, (const float *)(const void *)a,
                                  (const float *)(const void *)b, (float *)(void *)acc);
+    if (C) ro_sgns__update_tile(C, ldc, RO_SGNS__MR, RO_SGNS__NR, acc, alpha, beta, first);
+#elif defined(RO_SGNS__AVX2)
+    if (RO_SGNS__IS_DOUBLE)
+        ro_sgns__kernel_avx2_d(kc, (const double *)(const void *)a,
+                               (const double *)(const void *)b, (double *)(void *)acc,
+                               (double *)(void *)C, ldc, (double)alpha, (double)beta, first);
+    else
+        ro_sgns__kernel_avx2_s(kc, (const float *)(const void *)a,
+                               (const float *)(const void *)b, (float *)(void *)acc,
+                               (float *)(void *)C, ldc, (float)alpha, (float)beta, first);
 #else
     ro_sgns__kernel_c(kc, a, b, acc);
+    if (C) ro_sgns__update_tile(C, ldc, RO_SGNS__MR, RO_SGNS__NR, acc, alpha, beta, first);
 #endif
 }
 
-/* Pack rows [i0, i0+mc) x columns [p0, p0+kc) of op(A) into micro-panels of
-   MR rows: panel r holds, for each p, the MR values op(A)(i0+r*MR+i, p0+p)
-   side by side; rows past mc are zero. */
-static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda, size_t i0,
-                            size_t mc, size_t p0, size_t kc, ro_sgns_real *dst)
+/* A hint to bring the cache line at p closer (GCC and clang; elsewhere
+   nothing). The packing routines read operands that are usually in memory,
+   not in cache, in runs of KC elements (one or two kilobytes) at a stride
+   of a whole row: too short for the hardware prefetchers to lock on, so
+   without hints each run waits for memory line by line. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RO_SGNS__GEMM_PREFETCH(p) __builtin_prefetch((const void *)(p))
+#else
+#define RO_SGNS__GEMM_PREFETCH(p) ((void)0)
+#endif
+#define RO_SGNS__GEMM_LINE (64 / sizeof(ro_sgns_real)) /* elements per cache line */
+
+/* Pack rows [i0, i0+mc) x columns [p0, p0+kc) of op(A) (m rows) into
+   micro-panels of MR rows: panel r holds, for each p, the MR values
+   op(A)(i0+r*MR+i, p0+p) side by side; rows past mc are zero. While a panel
+   is packed, the rows of the next one (up to row m) are prefetched. */
+static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda, size_t m,
+                            size_t i0, size_t mc, size_t p0, size_t kc, ro_sgns_real *dst)
 {
     size_t r, i, p;
     for (r = 0; r < mc; r += RO_SGNS__MR) {
         size_t rows = ro_sgns__min(RO_SGNS__MR, mc - r);
         ro_sgns_real *panel = dst + r * kc;
+        if (ta) { /* op(A)(i, p) = A[p][i]: MR adjacent elements of row p */
+            for (p = 0; p < kc; ++p) {
+                const ro_sgns_real *src = A + (p0 + p) * lda + i0 + r;
+                for (i = 0; i < rows; ++i) panel[p * RO_SGNS__MR + i] = src[i];
+                for (; i < (size_t)RO_SGNS__MR; ++i) panel[p * RO_SGNS__MR + i] = 0;
+            }
+            continue;
+        }
         for (i = 0; i < (size_t)RO_SGNS__MR; ++i) {
-            if (i >= rows) {
-                for (p = 0; p < kc; ++p) panel[p * RO_SGNS__MR + i] = 0;
-            } else if (!ta) {
+            if (i < rows) {
                 const ro_sgns_real *src = A + (i0 + r + i) * lda + p0;
                 for (p = 0; p < kc; ++p) panel[p * RO_SGNS__MR + i] = src[p];
             } else {
-                const ro_sgns_real *src = A + p0 * lda + i0 + r + i;
-                for (p = 0; p < kc; ++p) panel[p * RO_SGNS__MR + i] = src[p * lda];
+                for (p = 0; p < kc; ++p) panel[p * RO_SGNS__MR + i] = 0;
+            }
+            if (i0 + r + RO_SGNS__MR + i < m) {
+                const ro_sgns_real *next = A + (i0 + r + RO_SGNS__MR + i) * lda + p0;
+                for (p = 0; p < kc; p += RO_SGNS__GEMM_LINE) RO_SGNS__GEMM_PREFETCH(next + p);
+                RO_SGNS__GEMM_PREFETCH(next + kc - 1);
             }
         }
     }
 }
 
-/* Pack NR-wide micro-panel number jp of op(B)(p0:p0+kc, j0:j0+nc). */
+/* Pack NR-wide micro-panel number jp of op(B)(p0:p0+kc, j0:j0+nc) (op(B)
+   has n columns). With op(B) = B^T, each column of the panel is a run of a
+   row of B, and the next panel's rows are prefetched as in pack_a. */
 static void ro_sgns__pack_b_panel(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb,
-                                  size_t p0, size_t kc, size_t j0, size_t nc, size_t jp,
-                                  ro_sgns_real *dst)
+                                  size_t n, size_t p0, size_t kc, size_t j0, size_t nc,
+                                  size_t jp, ro_sgns_real *dst)
 {
     size_t j = jp * RO_SGNS__NR, cols = ro_sgns__min(RO_SGNS__NR, nc - j), p, q;
     ro_sgns_real *panel = dst + j * kc;
@@ -9962,6 +10213,11 @@ static void ro_sgns__pack_b_panel(ro_sgns_trans tb, const ro_sgns_real *B, size_
                 for (p = 0; p < kc; ++p) panel[p * RO_SGNS__NR + q] = src[p];
             } else {
                 for (p = 0; p < kc; ++p) panel[p * RO_SGNS__NR + q] = 0;
+            }
+            if (j0 + j + RO_SGNS__NR + q < n) {
+                const ro_sgns_real *next = B + (j0 + j + RO_SGNS__NR + q) * ldb + p0;
+                for (p = 0; p < kc; p += RO_SGNS__GEMM_LINE) RO_SGNS__GEMM_PREFETCH(next + p);
+                RO_SGNS__GEMM_PREFETCH(next + kc - 1);
             }
         }
     }
@@ -10027,19 +10283,26 @@ static ro_sgns_real *ro_sgns__align64(void *p)
     return (ro_sgns_real *)(void *)((char *)p + off);
 }
 
+/* Elements of workspace one thread of the blocked GEMM needs for an
+   n-column C, for any blocking: a packed B panel (KC x NC_MAX at most), an
+   A block (MC_MAX x KC) and a tile, each with room for 64-byte alignment. */
+static size_t ro_sgns__gemm_per_thread(size_t n)
+{
+    size_t nc_max = ro_sgns__min(RO_SGNS__NC_MAX, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
+    return RO_SGNS__KC * nc_max + (size_t)RO_SGNS__MC_MAX * RO_SGNS__KC + RO_SGNS__TILE + 192;
+}
+
 /* Elements of workspace the blocked GEMM needs for nt threads and an n-column
-   C: per thread a packed B panel, an A block and a tile, each with room for
-   64-byte alignment. */
+   C (whatever blocking the call then chooses). */
 static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow)
 {
-    size_t nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
-    size_t per_thread = RO_SGNS__KC * nc_max + (size_t)RO_SGNS__MC * RO_SGNS__KC + RO_SGNS__TILE + 192;
-    return ro_sgns__mul((size_t)nt, per_thread, overflow);
+    return ro_sgns__mul((size_t)nt, ro_sgns__gemm_per_thread(n), overflow);
 }
 
 /* The five loops, with nt threads (1 = serial, also inside a caller's
    parallel region) on workspace ws of ro_sgns__gemm_ws_elems(n, nt)
-   elements. Arguments already checked; m, n, k > 0 and alpha != 0.
+   elements, blocked as bk says. Arguments already checked; m, n, k > 0 and
+   alpha != 0.
    Threading: each thread owns a fixed part of C for the whole call (a range
    of MC-row blocks, or, when there are too few of those to share evenly, a
    range of NR-column micro-panels) and packs the B panels it needs itself.
@@ -10048,22 +10311,30 @@ static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow)
    a busy machine every barrier where one thread has been descheduled costs
    the other a time slice (a 22k x 1000 QR ran 100x slower under load 7).
    The price is packing B once per thread instead of once. The bits of C do
-   not depend on the split: every element is built from the same kernel
-   calls over the same KC blocks in the same order. */
-static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
-                              ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
-                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
-                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+   not depend on the split, nor on MC and NC: every element is built from
+   the same kernel calls over the same KC blocks in the same order.
+   The row blocks are evened out: m = 1024 with MC = 252 gives five blocks
+   of 210 (rounded up to MR) rather than four of 252 and one of 16. */
+static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
+                                size_t lda, const ro_sgns_real *B, size_t ldb,
+                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc, int nt,
+                                ro_sgns_real *ws, const ro_sgns__blocking *bk)
 {
-    size_t nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
-    size_t b_elems = RO_SGNS__KC * nc_max, a_elems = (size_t)RO_SGNS__MC * RO_SGNS__KC;
-    size_t per_thread = b_elems + a_elems + RO_SGNS__TILE + 192;
-    size_t n_iblocks = (m + RO_SGNS__MC - 1) / RO_SGNS__MC;
-    size_t n_panels = (nc_max + RO_SGNS__NR - 1) / RO_SGNS__NR; /* in a full NC block */
+    const size_t KC = bk->kc, NC = bk->nc, MR = RO_SGNS__MR, NR = RO_SGNS__NR;
+    size_t n_iblocks = (m + bk->mc - 1) / bk->mc;
+    size_t MC = ((m + n_iblocks - 1) / n_iblocks + MR - 1) / MR * MR;
+    size_t nc_max = ro_sgns__min(NC, (n + NR - 1) / NR * NR);
+    size_t b_elems = KC * nc_max, a_elems = MC * KC;
+    size_t per_thread = ro_sgns__gemm_per_thread(n);
+    size_t n_panels = (nc_max + NR - 1) / NR; /* in a full NC block */
     /* split by rows unless that is the more uneven split: the largest share
        over the mean, ceil(x / nt) * nt / x, compared for both */
-    int by_rows = (double)((n_iblocks + (size_t)nt - 1) / (size_t)nt) / (double)n_iblocks <=
-                  (double)((n_panels + (size_t)nt - 1) / (size_t)nt) / (double)n_panels;
+    int by_rows;
+    RO_SGNS_ASSERT(KC == RO_SGNS__KC && MC <= RO_SGNS__MC_MAX && NC <= RO_SGNS__NC_MAX &&
+                   NC % NR == 0);
+    by_rows = (double)((n_iblocks + (size_t)nt - 1) / (size_t)nt) / (double)n_iblocks <=
+              (double)((n_panels + (size_t)nt - 1) / (size_t)nt) / (double)n_panels;
     if (nt > 1 && (size_t)nt > (by_rows ? n_iblocks : n_panels))
         nt = (int)(by_rows ? n_iblocks : n_panels);
 #ifdef _OPENMP
@@ -10086,33 +10357,50 @@ static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size
             ib0 = n_iblocks * tid / team;
             ib1 = n_iblocks * (tid + 1) / team;
         }
-        for (jc = 0; jc < n; jc += RO_SGNS__NC) {
-            size_t nc = ro_sgns__min(RO_SGNS__NC, n - jc);
-            size_t np = (nc + RO_SGNS__NR - 1) / RO_SGNS__NR, jp0 = 0, jp1 = np;
+        for (jc = 0; jc < n; jc += NC) {
+            size_t nc = ro_sgns__min(NC, n - jc);
+            size_t np = (nc + NR - 1) / NR, jp0 = 0, jp1 = np;
             if (!by_rows) {
                 jp0 = np * tid / team;
                 jp1 = np * (tid + 1) / team;
             }
-            for (pc = 0; pc < k; pc += RO_SGNS__KC) {
-                size_t kc = ro_sgns__min(RO_SGNS__KC, k - pc), jp, ib;
+            for (pc = 0; pc < k; pc += KC) {
+                size_t kc = ro_sgns__min(KC, k - pc), jp, ib;
                 for (jp = jp0; jp < jp1; ++jp)
-                    ro_sgns__pack_b_panel(tb, B, ldb, pc, kc, jc, nc, jp, bpack);
+                    ro_sgns__pack_b_panel(tb, B, ldb, n, pc, kc, jc, nc, jp, bpack);
                 for (ib = ib0; ib < ib1; ++ib) {
-                    size_t ic = ib * RO_SGNS__MC, mc = ro_sgns__min(RO_SGNS__MC, m - ic), ir;
-                    ro_sgns__pack_a(ta, A, lda, ic, mc, pc, kc, apack);
+                    size_t ic = ib * MC, mc = ro_sgns__min(MC, m - ic), ir;
+                    ro_sgns__pack_a(ta, A, lda, m, ic, mc, pc, kc, apack);
                     for (jp = jp0; jp < jp1; ++jp) {
-                        size_t jr = jp * RO_SGNS__NR, cols = ro_sgns__min(RO_SGNS__NR, nc - jr);
-                        for (ir = 0; ir < mc; ir += RO_SGNS__MR) {
-                            size_t rows = ro_sgns__min(RO_SGNS__MR, mc - ir);
-                            ro_sgns__kernel(kc, apack + ir * kc, bpack + jr * kc, acc);
-                            ro_sgns__update_tile(C + (ic + ir) * ldc + jc + jr, ldc, rows, cols,
-                                                 acc, alpha, beta, pc == 0);
+                        size_t jr = jp * NR, cols = ro_sgns__min(NR, nc - jr);
+                        for (ir = 0; ir < mc; ir += MR) {
+                            size_t rows = ro_sgns__min(MR, mc - ir);
+                            ro_sgns_real *ct = C + (ic + ir) * ldc + jc + jr;
+                            int full = rows == MR && cols == NR;
+                            ro_sgns__kernel(kc, apack + ir * kc, bpack + jr * kc, acc,
+                                            full ? ct : NULL, ldc, alpha, beta, pc == 0);
+                            if (!full)
+                                ro_sgns__update_tile(ct, ldc, rows, cols, acc, alpha, beta,
+                                                     pc == 0);
                         }
                     }
                 }
             }
         }
     }
+}
+
+/* ro_sgns__gemm_run_b with the fixed table's blocking: no cpuid, so it
+   costs nothing per call (the RO step's sweep calls it per block of X,
+   thousands of times a pass). The same bits as with any other blocking. */
+static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                              ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
+                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+{
+    ro_sgns__blocking bk;
+    ro_sgns__gemm_blocking_fixed(&bk);
+    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk);
 }
 
 /* ro_sgns_gemm_builtin on checked arguments, with a workspace of at least
@@ -10123,13 +10411,15 @@ static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_
                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
 {
+    ro_sgns__blocking bk;
     if (m == 0 || n == 0) return;
     if (k == 0 || alpha == 0) {
         ro_sgns__scale_matrix(m, n, beta, C, ldc);
         return;
     }
     if ((double)m * (double)n * (double)k < 4e6) nt = 1; /* too small to be worth a fork */
-    ro_sgns__gemm_run(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
+    ro_sgns__gemm_blocking(&bk);
+    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
@@ -10156,7 +10446,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
     if (overflow || !ws)
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                              "gemm: cannot allocate packing buffers for %d threads", nt);
-    ro_sgns__gemm_run(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
+    ro_sgns__gemm_ws(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
     ro_sgns__free(alloc, ws);
     return ro_sgns__ok(err);
 }
