@@ -7,7 +7,9 @@
 #   make asan      the suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE,
 #                  comparing the built-in kernels with OpenBLAS/LAPACKE
-#   make bench     benchmarks (-O3 -march=native), ours vs OpenBLAS side by side
+#   make bench     benchmarks (-O3 -march=native), ours vs OpenBLAS's best kernel
+#                  for this CPU side by side; make bench-corpus: the ones that
+#                  need the bundled corpus (see the bench section below)
 # Never -ffast-math or -Ofast: they remove the NaN checks.
 
 ifeq ($(origin CC),default)
@@ -45,7 +47,7 @@ TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) 
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check bins test asan lapacke bench clean demo paper fuzz
+.PHONY: all check bins test asan lapacke bench bench-corpus clean demo paper fuzz
 all: test
 
 # check builds everything first with two jobs (compiling the header dozens of
@@ -115,20 +117,50 @@ $(B)/nostdio_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
 	$(CC) $(WARN) $(OPT) -DRO_SGNS_NO_STDIO $< -o $@ -lm
 
 # ---------------------------------------------------------------- bench
-$(B)/bench_gemm: bench/gemm.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ $(BLASLIBS) -lm
-$(B)/bench_gemm_d: bench/gemm.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+# Every bench prints the CPU, compiler, flags and OpenBLAS's kernel
+# (bench/bench_util.h); those that compare with OpenBLAS (gemm, ro) re-run
+# themselves with OPENBLAS_CORETYPE set to the CPU's best kernel when
+# OpenBLAS picked a weaker one (their own environment only: never the
+# tests). BENCH_OPENBLAS_KEEP=1 keeps whatever OpenBLAS runs.
+#   make bench          the benches that need no corpus: GEMM/QR/SVD in float
+#                       and double (bench/gemm.c), file formats and evaluation
+#                       (bench/eval.c; word lists from ../shared/data/wordsim)
+#   make bench-corpus   the ones that need the bundled corpus ($(CORPUS),
+#                       decompressed from ../shared/data/corpus on first use):
+#                       counting, the SVD-SPPMI start, the RO step against the
+#                       OpenBLAS floor at d = 100, 200, 500 in float and double
+#                       ($(RO_ITERS) steps each), SGD-SGNS (ours only; bench/sgd.c
+#                       says how to add word2vec.c). About an hour on 2 cores.
+BENCH_DEPS := ro_sgns.h bench/bench_util.h
+BENCH_CC = $(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"'
+CORPUS ?= $(B)/corpus.txt
+RO_ITERS ?= 3
 
-$(B)/bench_ro_d: bench/ro.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
-$(B)/bench_%: bench/%.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_gemm: bench/gemm.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_gemm_d: bench/gemm.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
 
-bench: $(B)/bench_gemm $(B)/bench_gemm_d
-	@echo "flags: $(CC) $(BENCHFLAGS) ($$($(CC) --version | head -n 1))"
+$(B)/bench_ro_d: bench/ro.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_%: bench/%.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) $< -o $@ $(BLASLIBS) -lm
+
+bench: $(B)/bench_gemm $(B)/bench_gemm_d $(B)/bench_eval
 	$(B)/bench_gemm
 	$(B)/bench_gemm_d
+	$(B)/bench_eval ../shared/data/wordsim $(B)/eval_RESULTS.md && cat $(B)/eval_RESULTS.md
+
+$(B)/corpus.txt: | $(B)
+	xz -dc ../shared/data/corpus/corpus.txt.xz > $@.tmp && mv $@.tmp $@
+
+bench-corpus: $(B)/bench_count $(B)/bench_svd $(B)/bench_ro $(B)/bench_ro_d $(B)/bench_sgd $(CORPUS)
+	$(B)/bench_count $(CORPUS) 5 100
+	@test -f $(B)/corpus_w5_m200.counts || $(B)/bench_count $(CORPUS) 5 200 0 $(B)/corpus_w5_m200.counts
+	$(B)/bench_svd $(B)/corpus_w5_m200.counts 100
+	for d in 100 200 500; do $(B)/bench_ro $$d $(RO_ITERS) && $(B)/bench_ro_d $$d $(RO_ITERS) || exit 1; done
+	head -c 100000000 $(CORPUS) > $(B)/corpus17m.txt
+	$(B)/bench_sgd $(B)/corpus17m.txt 50 1,2
 
 # libFuzzer targets for every parser (not in the default run): FUZZ_SECONDS each
 FUZZERS := count counts_load w2v_text w2v_bin glove pairs
