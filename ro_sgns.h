@@ -9803,13 +9803,28 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    kernel has one shape and the transposes cost nothing in the inner loop.
    Edge tiles run the same kernel on the padded panels and write back only
    the valid part.
+   Micro-kernels: one per instruction set the compiler targets (chosen at
+   compile time, no run-time dispatch): AVX-512F 12 x 32 float / 12 x 16
+   double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
+   RO_SGNS_NO_SIMD). The SIMD kernels write full tiles of C from their
+   registers; edge tiles go through a small buffer. Block sizes: MR, NR and
+   KC are constants of the build; MC and NC follow the cache sizes of the
+   CPU that runs the product (cpuid, read once per product; a fixed table
+   without cpuid).
    Cost: 2 m n k flops; memory: one B panel (KC x NC) plus one A block
    (MC x KC) per thread.
    Determinism: each element of C receives its KC-long partial sums in pc
    order, each computed by the same kernel in p order. MC, NC and the split
-   of the ic/jr work over threads change which thread computes a tile, never
-   the arithmetic, so any thread count gives bitwise the same C. KC is a
-   fixed constant for that reason; the k loop is never split over threads.
+   of the rows or columns over threads change which thread computes a tile
+   and what is in cache, never the arithmetic, so any thread count gives
+   bitwise the same C. KC is a fixed constant (256 in every build) for that
+   reason, and not a function of the CPU: the same binary gives the same
+   bits on any CPU. Different builds may not: the AVX2 and AVX-512 kernels
+   fuse each multiply-add (one rounding, the same terms in the same order:
+   the same sums), the portable one rounds twice unless the compiler
+   contracts it (-ffp-contract: GCC does by default in GNU C and C++ modes,
+   not with -std=c99), and so may the update C + alpha acc.
+   The k loop is never split over threads.
    ====================================================================== */
 
 RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b, size_t m,
@@ -10055,6 +10070,35 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
         STORE(acc + 6 * W, c30), STORE(acc + 7 * W, c31), STORE(acc + 8 * W, c40);         \
         STORE(acc + 9 * W, c41), STORE(acc + 10 * W, c50), STORE(acc + 11 * W, c51);       \
     }
+/* The half-width kernel for an edge panel with at most NR / 2 columns
+   (d = 100 leaves 4 of 16): 6 x 8 float / 6 x 4 double, one vector per row,
+   to acc with row stride 2 W. Six FMA chains cannot hide the FMA latency
+   (75% of the full kernel's rate) but half the work still takes two thirds
+   of the time. Same terms, same order, same bits as the full kernel. */
+#define RO_SGNS__KERNEL_AVX2_HALF(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA)              \
+    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
+                     R *RO_SGNS__RESTRICT acc)                                             \
+    {                                                                                      \
+        T c0 = ZERO(), c1 = ZERO(), c2 = ZERO(), c3 = ZERO(), c4 = ZERO(), c5 = ZERO();     \
+        size_t p;                                                                          \
+        for (p = 0; p < kc; ++p) {                                                         \
+            T b0 = LOAD(b);                                                                \
+            c0 = FMA(SET1(a[0]), b0, c0);                                                  \
+            c1 = FMA(SET1(a[1]), b0, c1);                                                  \
+            c2 = FMA(SET1(a[2]), b0, c2);                                                  \
+            c3 = FMA(SET1(a[3]), b0, c3);                                                  \
+            c4 = FMA(SET1(a[4]), b0, c4);                                                  \
+            c5 = FMA(SET1(a[5]), b0, c5);                                                  \
+            a += 6;                                                                        \
+            b += 2 * W;                                                                    \
+        }                                                                                  \
+        STORE(acc, c0), STORE(acc + 2 * W, c1), STORE(acc + 4 * W, c2);                    \
+        STORE(acc + 6 * W, c3), STORE(acc + 8 * W, c4), STORE(acc + 10 * W, c5);           \
+    }
+RO_SGNS__KERNEL_AVX2_HALF(ro_sgns__kernel_avx2_half_s, float, __m256, 8, _mm256_setzero_ps,
+                          _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps)
+RO_SGNS__KERNEL_AVX2_HALF(ro_sgns__kernel_avx2_half_d, double, __m256d, 4, _mm256_setzero_pd,
+                          _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd, _mm256_fmadd_pd)
 RO_SGNS__KERNEL_AVX2(ro_sgns__kernel_avx2_s, float, __m256, 8, _mm256_setzero_ps,
                      _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps,
                      _mm256_loadu_ps, _mm256_storeu_ps, _mm256_mul_ps, _mm256_add_ps)
@@ -10142,6 +10186,27 @@ static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real
     ro_sgns__kernel_c(kc, a, b, acc);
     if (C) ro_sgns__update_tile(C, ldc, RO_SGNS__MR, RO_SGNS__NR, acc, alpha, beta, first);
 #endif
+}
+
+/* An edge tile of cols columns into acc: the half-width kernel where there
+   is one and cols <= NR / 2, else the full one. */
+static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns_real *b,
+                                 ro_sgns_real *acc, size_t cols)
+{
+#ifdef RO_SGNS__AVX2
+    if (cols <= (size_t)RO_SGNS__NR / 2) {
+        if (RO_SGNS__IS_DOUBLE)
+            ro_sgns__kernel_avx2_half_d(kc, (const double *)(const void *)a,
+                                        (const double *)(const void *)b, (double *)(void *)acc);
+        else
+            ro_sgns__kernel_avx2_half_s(kc, (const float *)(const void *)a,
+                                        (const float *)(const void *)b, (float *)(void *)acc);
+        return;
+    }
+#else
+    (void)cols;
+#endif
+    ro_sgns__kernel(kc, a, b, acc, NULL, 0, 0, 0, 0);
 }
 
 /* A hint to bring the cache line at p closer (GCC and clang; elsewhere
@@ -10382,22 +10447,34 @@ static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow)
     return ro_sgns__mul((size_t)nt, ro_sgns__gemm_per_thread(n), overflow);
 }
 
+/* How unevenly x equal units of work split over nt threads: the largest
+   share over the mean, ceil(x / nt) * nt / x (1 = even). */
+static double ro_sgns__uneven(size_t x, size_t nt)
+{
+    return (double)((x + nt - 1) / nt * nt) / (double)x;
+}
+
 /* The five loops, with nt threads (1 = serial, also inside a caller's
    parallel region) on workspace ws of ro_sgns__gemm_ws_elems(n, nt)
    elements, blocked as bk says. Arguments already checked; m, n, k > 0 and
    alpha != 0.
-   Threading: each thread owns a fixed part of C for the whole call (a range
-   of MC-row blocks, or, when there are too few of those to share evenly, a
-   range of NR-column micro-panels) and packs the B panels it needs itself.
-   So the threads never wait for each other until the call ends: with shared
-   packed panels, as in BLIS, they meet at two barriers per KC step, and on
-   a busy machine every barrier where one thread has been descheduled costs
-   the other a time slice (a 22k x 1000 QR ran 100x slower under load 7).
-   The price is packing B once per thread instead of once. The bits of C do
-   not depend on the split, nor on MC and NC: every element is built from
-   the same kernel calls over the same KC blocks in the same order.
-   The row blocks are evened out: m = 1024 with MC = 252 gives five blocks
-   of 210 (rounded up to MR) rather than four of 252 and one of 16. */
+   Threading: each thread owns a fixed part of C for the whole call, either
+   a range of rows (in units of MR) or a range of the NR-column micro-panels
+   of every NC block, and packs the panels it needs itself. So the threads
+   never wait for each other until the call ends: with shared packed panels,
+   as in BLIS, they meet at two barriers per KC step, and on a busy machine
+   every barrier where one thread has been descheduled costs the other a
+   time slice (a 22k x 1000 QR ran 100x slower under load 7). The price is
+   packing twice: with rows split, every thread packs all of op(B) (n x k);
+   with columns split, all of op(A) (m x k). So rows are split when
+   n <= m (NN 1024 x 100 x 24292: A is the big operand), columns when
+   n > m (NT 1024 x 24292 x d), unless that split is uneven (fewer units
+   than threads, or 10% off) and the other one is more even.
+   Each thread then cuts its rows into blocks of at most MC, of equal size
+   up to MR (1024 rows, MC 252: five blocks of 205 -> 210, not four of 252
+   and one of 16). The bits of C depend on none of this: every element is
+   built from the same kernel calls over the same KC blocks in the same
+   order, whatever the thread count, MC or NC. */
 static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                 size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
                                 size_t lda, const ro_sgns_real *B, size_t ldb,
@@ -10405,42 +10482,44 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                                 ro_sgns_real *ws, const ro_sgns__blocking *bk)
 {
     const size_t KC = bk->kc, NC = bk->nc, MR = RO_SGNS__MR, NR = RO_SGNS__NR;
-    size_t n_iblocks = (m + bk->mc - 1) / bk->mc;
-    size_t MC = ((m + n_iblocks - 1) / n_iblocks + MR - 1) / MR * MR;
     size_t nc_max = ro_sgns__min(NC, (n + NR - 1) / NR * NR);
-    size_t b_elems = KC * nc_max, a_elems = MC * KC;
-    size_t per_thread = ro_sgns__gemm_per_thread(n);
-    size_t n_panels = (nc_max + NR - 1) / NR; /* in a full NC block */
-    /* split by rows unless that is the more uneven split: the largest share
-       over the mean, ceil(x / nt) * nt / x, compared for both */
-    int by_rows;
-    RO_SGNS_ASSERT(KC == RO_SGNS__KC && MC <= RO_SGNS__MC_MAX && NC <= RO_SGNS__NC_MAX &&
-                   NC % NR == 0);
-    by_rows = (double)((n_iblocks + (size_t)nt - 1) / (size_t)nt) / (double)n_iblocks <=
-              (double)((n_panels + (size_t)nt - 1) / (size_t)nt) / (double)n_panels;
-    if (nt > 1 && (size_t)nt > (by_rows ? n_iblocks : n_panels))
-        nt = (int)(by_rows ? n_iblocks : n_panels);
+    size_t per_thread = ro_sgns__gemm_per_thread(n), b_elems = KC * nc_max;
+    size_t row_units = (m + MR - 1) / MR, n_panels = nc_max / NR; /* in a full NC block */
+    int by_rows = 1;
+    RO_SGNS_ASSERT(KC == RO_SGNS__KC && bk->mc % MR == 0 && bk->mc > 0 &&
+                   bk->mc <= RO_SGNS__MC_MAX && NC % NR == 0 && NC > 0 &&
+                   NC <= RO_SGNS__NC_MAX);
+    if (nt > 1) {
+        double ur = ro_sgns__uneven(row_units, (size_t)nt);
+        double up = ro_sgns__uneven(n_panels, (size_t)nt);
+        by_rows = n <= m ? !(ur > 1.1 && up < ur) : (up > 1.1 && ur < up);
+        if ((size_t)nt > (by_rows ? row_units : n_panels))
+            nt = (int)(by_rows ? row_units : n_panels);
+    }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
     {
         size_t tid = 0, team = 1; /* the team may be smaller than nt (nested) */
         ro_sgns_real *bpack, *apack, *acc;
-        size_t jc, pc, ib0 = 0, ib1 = n_iblocks;
+        size_t jc, pc, r0 = 0, r1 = m, nblk, MC;
 #ifdef _OPENMP
         if (nt > 1) {
             tid = (size_t)omp_get_thread_num();
             team = (size_t)omp_get_num_threads();
         }
 #endif
+        if (by_rows) {
+            r0 = row_units * tid / team * MR;
+            r1 = ro_sgns__min(m, row_units * (tid + 1) / team * MR);
+        }
+        /* this thread's rows in nblk blocks of MC (a multiple of MR <= bk->mc) */
+        nblk = r1 > r0 ? (r1 - r0 + bk->mc - 1) / bk->mc : 1;
+        MC = ((r1 - r0 + nblk - 1) / nblk + MR - 1) / MR * MR;
         bpack = ro_sgns__align64(ws + tid * per_thread);
         apack = ro_sgns__align64(bpack + b_elems);
-        acc = ro_sgns__align64(apack + a_elems);
-        if (by_rows) {
-            ib0 = n_iblocks * tid / team;
-            ib1 = n_iblocks * (tid + 1) / team;
-        }
-        for (jc = 0; jc < n; jc += NC) {
+        acc = ro_sgns__align64(apack + MC * KC);
+        for (jc = 0; jc < n && r1 > r0; jc += NC) {
             size_t nc = ro_sgns__min(NC, n - jc);
             size_t np = (nc + NR - 1) / NR, jp0 = 0, jp1 = np;
             if (!by_rows) {
@@ -10448,23 +10527,26 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                 jp1 = np * (tid + 1) / team;
             }
             for (pc = 0; pc < k; pc += KC) {
-                size_t kc = ro_sgns__min(KC, k - pc), jp, ib;
+                size_t kc = ro_sgns__min(KC, k - pc), jp, ic;
                 for (jp = jp0; jp < jp1; ++jp)
                     ro_sgns__pack_b_panel(tb, B, ldb, n, pc, kc, jc, nc, jp, bpack);
-                for (ib = ib0; ib < ib1; ++ib) {
-                    size_t ic = ib * MC, mc = ro_sgns__min(MC, m - ic), ir;
+                for (ic = r0; ic < r1; ic += MC) {
+                    size_t mc = ro_sgns__min(MC, r1 - ic), ir;
                     ro_sgns__pack_a(ta, A, lda, m, ic, mc, pc, kc, apack);
                     for (jp = jp0; jp < jp1; ++jp) {
                         size_t jr = jp * NR, cols = ro_sgns__min(NR, nc - jr);
                         for (ir = 0; ir < mc; ir += MR) {
                             size_t rows = ro_sgns__min(MR, mc - ir);
                             ro_sgns_real *ct = C + (ic + ir) * ldc + jc + jr;
-                            int full = rows == MR && cols == NR;
-                            ro_sgns__kernel(kc, apack + ir * kc, bpack + jr * kc, acc,
-                                            full ? ct : NULL, ldc, alpha, beta, pc == 0);
-                            if (!full)
+                            if (rows == MR && cols == NR) {
+                                ro_sgns__kernel(kc, apack + ir * kc, bpack + jr * kc, acc, ct,
+                                                ldc, alpha, beta, pc == 0);
+                            } else {
+                                ro_sgns__kernel_edge(kc, apack + ir * kc, bpack + jr * kc, acc,
+                                                     cols);
                                 ro_sgns__update_tile(ct, ldc, rows, cols, acc, alpha, beta,
                                                      pc == 0);
+                            }
                         }
                     }
                 }
@@ -10500,8 +10582,13 @@ static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_
         ro_sgns__scale_matrix(m, n, beta, C, ldc);
         return;
     }
-    if ((double)m * (double)n * (double)k < 4e6) nt = 1; /* too small to be worth a fork */
-    ro_sgns__gemm_blocking(&bk);
+    /* too small to be worth a fork, or the cpuid instructions (~10 us in a VM) */
+    if ((double)m * (double)n * (double)k < 4e6) {
+        nt = 1;
+        ro_sgns__gemm_blocking_fixed(&bk);
+    } else {
+        ro_sgns__gemm_blocking(&bk);
+    }
     ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk);
 }
 
