@@ -9948,17 +9948,21 @@ static void ro_sgns__cache_sizes(size_t size[3])
 }
 
 /* The blocking for the CPU this runs on: the A block (MC x KC) takes about
-   half of L2, the rest holds the B micro-panels and C's lines passing
-   through; the B panel (KC x NC) takes at most half of L3, and NC stays in
-   [512, NC_MAX] (a larger one buys nothing measurable, a smaller one packs
-   A more often). Unknown sizes keep the fixed table's values. */
+   a quarter of L2, leaving room for a B panel that fits there too (the NN
+   shapes with n = d: 256 x 112 floats) and for C's lines passing through;
+   on Zen 3 (512 KB L2, float) MC = 126 was within 5% of the best of
+   72..252 on every RO shape, where half of L2 (MC = 252) lost 20% on
+   NN 1024 x 100 x 24292 and 13% on NT 1024 x 24292 x 100
+   (bench/RESULTS.md). The B panel (KC x NC) takes at most half of L3, and
+   NC stays in [512, NC_MAX] (a larger one buys nothing measurable, a
+   smaller one packs A more often). Unknown sizes keep the fixed table. */
 static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 {
     size_t c[3], row = RO_SGNS__KC * sizeof(ro_sgns_real);
     ro_sgns__gemm_blocking_fixed(bk);
     ro_sgns__cache_sizes(c);
-    if (c[1] >= 2 * 4 * RO_SGNS__MR * row) { /* mc >= 4 MR */
-        size_t mc = c[1] / 2 / row / RO_SGNS__MR * RO_SGNS__MR;
+    if (c[1] >= 4 * 4 * RO_SGNS__MR * row) { /* mc >= 4 MR */
+        size_t mc = c[1] / 4 / row / RO_SGNS__MR * RO_SGNS__MR;
         bk->mc = ro_sgns__min(mc, RO_SGNS__MC_MAX);
     }
     if (c[2] > 0) {
@@ -10471,8 +10475,8 @@ static double ro_sgns__uneven(size_t x, size_t nt)
    n > m (NT 1024 x 24292 x d), unless that split is uneven (fewer units
    than threads, or 10% off) and the other one is more even.
    Each thread then cuts its rows into blocks of at most MC, of equal size
-   up to MR (1024 rows, MC 252: five blocks of 205 -> 210, not four of 252
-   and one of 16). The bits of C depend on none of this: every element is
+   up to MR (1024 rows, MC 126: nine blocks of 114, not eight of 126 and
+   one of 16). The bits of C depend on none of this: every element is
    built from the same kernel calls over the same KC blocks in the same
    order, whatever the thread count, MC or NC. */
 static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
