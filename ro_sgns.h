@@ -9852,12 +9852,13 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    build (256 for every kernel), never a function of the CPU: a binary
    gives the same bits on every machine that runs the same kernel. It keeps
    the B micro-panel (KC x NR: 16 KB for AVX2, 32 KB for AVX-512 float)
-   within the L1 cache, and on Zen 3 (AVX2) 192..384 measured the same
-   (bench/RESULTS.md). MC rows of A (the MC x KC block, about half of L2)
-   and NC columns of B (KC x NC in L3) only decide which data stay in
-   which cache, never the arithmetic: they are chosen per call from the
-   CPU's cache sizes (ro_sgns__gemm_blocking), up to MC_MAX and NC_MAX,
-   which size the workspace. */
+   within the L1 cache; on Zen 3 (AVX2, double) KC = 128, 192, 256 and 320
+   measured the same within the noise of a shared machine (bench/RESULTS.md).
+   MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
+   B (KC x NC in L3) only decide which data stay in which cache, never the
+   arithmetic: they are chosen per product from the CPU's cache sizes
+   (ro_sgns__gemm_blocking), up to MC_MAX and NC_MAX, which size the
+   workspace. */
 #ifdef RO_SGNS__AVX512
 #define RO_SGNS__MR 12
 #define RO_SGNS__NR (RO_SGNS__IS_DOUBLE ? 16 : 32) /* two 512-bit vectors */
@@ -9908,9 +9909,10 @@ static void ro_sgns__cpuid(unsigned leaf, unsigned sub, unsigned r[4])
    0 where unknown. x86: the deterministic cache parameters of cpuid leaf 4
    (Intel) or 0x8000001D (AMD, same layout: type, level, ways, partitions,
    line size, sets), else AMD's older leaves 0x80000005/6. No state is kept
-   between calls (no globals): about 6-8 cpuid instructions, ~50 ns each on
-   bare metal, but each one traps to the hypervisor in a VM (~1.3 us
-   measured), so callers ask once per product, not per block. */
+   between calls (no globals, no cache to make thread-safe): 6-8 cpuid
+   instructions, cheap on bare metal, but in a VM each one traps to the
+   hypervisor (1.25 us each measured on a KVM guest), so callers ask once
+   per product (~10 us), never per block, and small products not at all. */
 static void ro_sgns__cache_sizes(size_t size[3])
 {
     size[0] = size[1] = size[2] = 0;
@@ -10077,8 +10079,9 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
 /* The half-width kernel for an edge panel with at most NR / 2 columns
    (d = 100 leaves 4 of 16): 6 x 8 float / 6 x 4 double, one vector per row,
    to acc with row stride 2 W. Six FMA chains cannot hide the FMA latency
-   (75% of the full kernel's rate) but half the work still takes two thirds
-   of the time. Same terms, same order, same bits as the full kernel. */
+   (at most 75% of the full kernel's rate), so half the work should take
+   about two thirds of the time. Same terms, same order, same bits as the
+   full kernel. */
 #define RO_SGNS__KERNEL_AVX2_HALF(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA)              \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
                      R *RO_SGNS__RESTRICT acc)                                             \
