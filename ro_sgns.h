@@ -9855,7 +9855,7 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    within the L1 cache; on Zen 3 (AVX2, double) KC = 128, 192, 256 and 320
    measured the same within the noise of a shared machine (bench/RESULTS.md).
    MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
-   B (KC x NC in L3) only decide which data stay in which cache, never the
+   B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
    arithmetic: they are chosen per product from the CPU's cache sizes
    (ro_sgns__gemm_blocking), up to MC_MAX and NC_MAX, which size the
    workspace. */
@@ -9880,14 +9880,22 @@ typedef struct ro_sgns__blocking {
     size_t kc, mc, nc;
 } ro_sgns__blocking;
 
+/* The B panel's budget: 2 MB (NC = 2048 floats or 1024 doubles with
+   KC = 256). Each thread packs its own panel and the L3 a VM reports is
+   shared with neighbours it cannot see; on Zen 3 at 2 threads, 2 MB beat
+   4 and 8 MB by 6-14% on 2048^3 and NT 1024 x 24292 x 500 (float and
+   double) and lost nothing elsewhere (bench/RESULTS.md). */
+#define RO_SGNS__B_PANEL_BYTES ((size_t)2 << 20)
+
 /* The table used without cache sizes: an A block of 12 micro-panels
    (144 x 256 floats = 144 KB for AVX-512, 72 x 256 for AVX2), a B panel of
-   4096 columns (4 MB in float). */
+   2 MB. */
 static void ro_sgns__gemm_blocking_fixed(ro_sgns__blocking *bk)
 {
     bk->kc = RO_SGNS__KC;
     bk->mc = 12 * RO_SGNS__MR;
-    bk->nc = RO_SGNS__NC_MAX;
+    bk->nc = RO_SGNS__B_PANEL_BYTES / (RO_SGNS__KC * sizeof(ro_sgns_real)) / RO_SGNS__NR *
+             RO_SGNS__NR;
 }
 
 #if defined(RO_SGNS__CPUID_GNU) || defined(RO_SGNS__CPUID_MSVC)
@@ -9955,9 +9963,9 @@ static void ro_sgns__cache_sizes(size_t size[3])
    on Zen 3 (512 KB L2, float) MC = 126 was within 5% of the best of
    72..252 on every RO shape, where half of L2 (MC = 252) lost 20% on
    NN 1024 x 100 x 24292 and 13% on NT 1024 x 24292 x 100
-   (bench/RESULTS.md). The B panel (KC x NC) takes at most half of L3, and
-   NC stays in [512, NC_MAX] (a larger one buys nothing measurable, a
-   smaller one packs A more often). Unknown sizes keep the fixed table. */
+   (bench/RESULTS.md). The B panel (KC x NC) takes at most half of L3 and
+   at most the 2 MB budget above, and NC stays in [512, NC_MAX] (a smaller
+   one packs A more often). Unknown sizes keep the fixed table. */
 static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 {
     size_t c[3], row = RO_SGNS__KC * sizeof(ro_sgns_real);
@@ -9968,7 +9976,8 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
         bk->mc = ro_sgns__min(mc, RO_SGNS__MC_MAX);
     }
     if (c[2] > 0) {
-        size_t nc = c[2] / 2 / row / RO_SGNS__NR * RO_SGNS__NR;
+        size_t nc = ro_sgns__min(c[2] / 2, RO_SGNS__B_PANEL_BYTES) / row / RO_SGNS__NR *
+                    RO_SGNS__NR;
         bk->nc = nc < 512 ? 512 : ro_sgns__min(nc, RO_SGNS__NC_MAX);
     }
 }
