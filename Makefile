@@ -4,11 +4,13 @@
 #                  cross and valgrind (mk/cross.mk), two at a time; mpi-test
 #   make test      the suite with portable flags (-O2, no -march=native), float and
 #                  double, gcc + OpenMP, clang without OpenMP, g++ as C++, and the
-#                  AVX-512 kernels when this CPU has them
+#                  AVX-512 and AVX2+FMA kernels when this CPU has them
 #   make asan      the suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE,
 #                  comparing the built-in kernels with OpenBLAS/LAPACKE
-#   make bench     benchmarks (-O3 -march=native), ours vs OpenBLAS side by side
+#   make bench     benchmarks (-O3 -march=native), ours vs OpenBLAS's best kernel
+#                  for this CPU side by side; make bench-corpus: the ones that
+#                  need the bundled corpus (see the bench section below)
 # Never -ffast-math or -Ofast: they remove the NaN checks.
 
 ifeq ($(origin CC),default)
@@ -29,6 +31,7 @@ OPT     := -O2
 BENCHFLAGS := -O3 -march=native -fopenmp
 BLASLIBS := -llapacke -lopenblas
 HAVE_AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
+HAVE_AVX2 := $(shell grep -w avx2 /proc/cpuinfo 2>/dev/null | grep -qw fma && echo yes)
 
 TESTS := linalg count sppmi ro eval sgd robust
 TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h
@@ -37,12 +40,15 @@ VARIANTS := f d cxx clang
 ifeq ($(HAVE_AVX512),yes)
 VARIANTS += simd_f simd_d
 endif
+ifeq ($(HAVE_AVX2),yes)
+VARIANTS += avx2_f avx2_d
+endif
 TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) \
              $(B)/static_f $(B)/alloc_f $(B)/alloc_cxx $(B)/nostdio_f
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation
+.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus
 # `make` builds the program a newcomer wants; the tests are `make test`
 all: ro-sgns
 
@@ -84,6 +90,8 @@ V_cxx      := $(CXX) $(CXXWARN) $(OPT) -fopenmp
 V_clang    := $(CLANG) $(WARN) $(OPT)
 V_simd_f   := $(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp
 V_simd_d   := $(V_simd_f) -DRO_SGNS_REAL=double
+V_avx2_f   := $(CC) $(WARN) $(OPT) -mavx2 -mfma -fopenmp
+V_avx2_d   := $(V_avx2_f) -DRO_SGNS_REAL=double
 V_asan_f   := $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 V_asan_d   := $(V_asan_f) -DRO_SGNS_REAL=double
 V_lapacke_f := $(V_f) -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE
@@ -94,7 +102,7 @@ define test_rule
 $$(B)/test_%_$(1): tests/test_%.c $$(TEST_DEPS) | $$(B)
 	$$(V_$(1)) $$< -o $$@ $$(L_$(1)) -lm
 endef
-$(foreach v,f d cxx clang simd_f simd_d asan_f asan_d lapacke_f lapacke_d,$(eval $(call test_rule,$(v))))
+$(foreach v,f d cxx clang simd_f simd_d avx2_f avx2_d asan_f asan_d lapacke_f lapacke_d,$(eval $(call test_rule,$(v))))
 
 # compile tests: two RO_SGNS_STATIC copies in one program; allocator macros in C
 # and C++; RO_SGNS_NO_STDIO
@@ -108,23 +116,53 @@ $(B)/nostdio_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
 	$(CC) $(WARN) $(OPT) -DRO_SGNS_NO_STDIO $< -o $@ -lm
 
 # ---------------------------------------------------------------- bench
-$(B)/bench_gemm: bench/gemm.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ $(BLASLIBS) -lm
-$(B)/bench_gemm_d: bench/gemm.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+# Every bench prints the CPU, compiler, flags and OpenBLAS's kernel
+# (bench/bench_util.h); those that compare with OpenBLAS (gemm, ro) re-run
+# themselves with OPENBLAS_CORETYPE set to the CPU's best kernel when
+# OpenBLAS picked a weaker one (their own environment only: never the
+# tests). BENCH_OPENBLAS_KEEP=1 keeps whatever OpenBLAS runs.
+#   make bench          the benches that need no corpus: GEMM/QR/SVD in float
+#                       and double (bench/gemm.c), file formats and evaluation
+#                       (bench/eval.c; word lists from ../shared/data/wordsim)
+#   make bench-corpus   the ones that need the bundled corpus ($(CORPUS),
+#                       decompressed from ../shared/data/corpus on first use):
+#                       counting, the SVD-SPPMI start, the RO step against the
+#                       OpenBLAS floor at d = 100, 200, 500 in float and double
+#                       ($(RO_ITERS) steps each), SGD-SGNS (ours only; bench/sgd.c
+#                       says how to add word2vec.c). About an hour on 2 cores.
+BENCH_DEPS := ro_sgns.h bench/bench_util.h
+BENCH_CC = $(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"'
+CORPUS ?= $(B)/corpus.txt
+RO_ITERS ?= 3
 
-$(B)/bench_ro_d: bench/ro.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_gemm: bench/gemm.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_gemm_d: bench/gemm.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
 # the vectors' quality, configuration by configuration (no BLAS: ours only)
-$(B)/bench_quality: bench/quality.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ -lm
-$(B)/bench_%: bench/%.c ro_sgns.h | $(B)
-	$(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_quality: bench/quality.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) $< -o $@ -lm
 
-bench: $(B)/bench_gemm $(B)/bench_gemm_d
-	@echo "flags: $(CC) $(BENCHFLAGS) ($$($(CC) --version | head -n 1))"
+$(B)/bench_ro_d: bench/ro.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_%: bench/%.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) $< -o $@ $(BLASLIBS) -lm
+
+bench: $(B)/bench_gemm $(B)/bench_gemm_d $(B)/bench_eval
 	$(B)/bench_gemm
 	$(B)/bench_gemm_d
+	$(B)/bench_eval ../shared/data/wordsim $(B)/eval_RESULTS.md && cat $(B)/eval_RESULTS.md
+
+$(B)/corpus.txt: | $(B)
+	xz -dc ../shared/data/corpus/corpus.txt.xz > $@.tmp && mv $@.tmp $@
+
+bench-corpus: $(B)/bench_count $(B)/bench_svd $(B)/bench_ro $(B)/bench_ro_d $(B)/bench_sgd $(CORPUS)
+	$(B)/bench_count $(CORPUS) 5 100
+	@test -f $(B)/corpus_w5_m200.counts || $(B)/bench_count $(CORPUS) 5 200 0 $(B)/corpus_w5_m200.counts
+	$(B)/bench_svd $(B)/corpus_w5_m200.counts 100
+	for d in 100 200 500; do $(B)/bench_ro $$d $(RO_ITERS) && $(B)/bench_ro_d $$d $(RO_ITERS) || exit 1; done
+	head -c 100000000 $(CORPUS) > $(B)/corpus17m.txt
+	$(B)/bench_sgd $(B)/corpus17m.txt 50 1,2
 
 # The pipeline at 22k and 81k words (bench/scale.sh; ~30 min, ~3 GB).
 .PHONY: bench-scale

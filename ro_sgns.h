@@ -183,7 +183,11 @@
                                  The built-in kernels stay compiled and are
                                  reachable as ro_sgns_*_builtin.
      RO_SGNS_NO_SIMD       impl  never use SIMD intrinsics, even when the
-                                 compiler targets AVX-512 (testing aid).
+                                 compiler targets AVX-512 or AVX2 + FMA
+                                 (testing aid: the portable GEMM kernel).
+     RO_SGNS_NO_CPUID      impl  do not read cache sizes with cpuid (x86):
+                                 the GEMM's MC and NC come from a fixed
+                                 table. Only speed changes, never a bit.
 
    WHAT IT DOES NOT DO
      No threads of its own (OpenMP only), no global state, no printing, no
@@ -1823,9 +1827,25 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng);
 #include <omp.h>
 #endif
 
+/* The GEMM's micro-kernel (appendix A) follows the instruction set the
+   compiler targets: AVX-512F, else AVX2 + FMA, else portable C. */
 #if defined(__AVX512F__) && !defined(RO_SGNS_NO_SIMD)
 #include <immintrin.h>
 #define RO_SGNS__AVX512 1
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(RO_SGNS_NO_SIMD)
+#include <immintrin.h>
+#define RO_SGNS__AVX2 1
+#endif
+/* The GEMM's cache blocking (appendix A) reads the cache sizes with the
+   cpuid instruction on x86 (GCC, clang, MSVC); elsewhere, or with
+   RO_SGNS_NO_CPUID, it uses a fixed table. */
+#if !defined(RO_SGNS_NO_CPUID) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define RO_SGNS__CPUID_GNU 1
+#elif !defined(RO_SGNS_NO_CPUID) && (defined(_M_X64) || defined(_M_IX86)) && defined(_MSC_VER)
+#include <intrin.h>
+#define RO_SGNS__CPUID_MSVC 1
 #endif
 
 #ifdef RO_SGNS_USE_CBLAS
@@ -10020,13 +10040,28 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    kernel has one shape and the transposes cost nothing in the inner loop.
    Edge tiles run the same kernel on the padded panels and write back only
    the valid part.
+   Micro-kernels: one per instruction set the compiler targets (chosen at
+   compile time, no run-time dispatch): AVX-512F 12 x 32 float / 12 x 16
+   double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
+   RO_SGNS_NO_SIMD). The SIMD kernels write full tiles of C from their
+   registers; edge tiles go through a small buffer. Block sizes: MR, NR and
+   KC are constants of the build; MC and NC follow the cache sizes of the
+   CPU that runs the product (cpuid, read once per product; a fixed table
+   without cpuid).
    Cost: 2 m n k flops; memory: one B panel (KC x NC) plus one A block
    (MC x KC) per thread.
    Determinism: each element of C receives its KC-long partial sums in pc
    order, each computed by the same kernel in p order. MC, NC and the split
-   of the ic/jr work over threads change which thread computes a tile, never
-   the arithmetic, so any thread count gives bitwise the same C. KC is a
-   fixed constant for that reason; the k loop is never split over threads.
+   of the rows or columns over threads change which thread computes a tile
+   and what is in cache, never the arithmetic, so any thread count gives
+   bitwise the same C. KC is a fixed constant (256 in every build) for that
+   reason, and not a function of the CPU: the same binary gives the same
+   bits on any CPU. Different builds may not: the AVX2 and AVX-512 kernels
+   fuse each multiply-add (one rounding, the same terms in the same order:
+   the same sums), the portable one rounds twice unless the compiler
+   contracts it (-ffp-contract: GCC does by default in GNU C and C++ modes,
+   not with -std=c99), and so may the update C + alpha acc.
+   The k loop is never split over threads.
    ====================================================================== */
 
 RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b, size_t m,
@@ -10048,21 +10083,141 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
     }
 }
 
-/* Block sizes. MR x NR is the register tile of the micro-kernel; KC is the
-   depth of one rank-KC update (fixed: it decides the summation order); MC
-   rows of A (MC x KC, ~150 KB in float) stay in L2; NC columns of B
-   (KC x NC, 4 MB in float) stay in L3. Tuned on AMD Zen 4. */
+/* Block sizes. MR x NR is the register tile of the micro-kernel, fixed by
+   the instruction set the build targets. KC is the depth of one rank-KC
+   update; it decides the summation order, so it is a constant of the
+   build (256 for every kernel), never a function of the CPU: a binary
+   gives the same bits on every machine that runs the same kernel. It keeps
+   the B micro-panel (KC x NR: 16 KB for AVX2, 32 KB for AVX-512 float)
+   within the L1 cache; on Zen 3 (AVX2, double) KC = 128, 192, 256 and 320
+   measured the same within the noise of a shared machine (bench/RESULTS.md).
+   MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
+   B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
+   arithmetic: they are chosen per product from the CPU's cache sizes
+   (ro_sgns__gemm_blocking), up to MC_MAX and NC_MAX, which size the
+   workspace. */
 #ifdef RO_SGNS__AVX512
 #define RO_SGNS__MR 12
 #define RO_SGNS__NR (RO_SGNS__IS_DOUBLE ? 16 : 32) /* two 512-bit vectors */
+#elif defined(RO_SGNS__AVX2)
+#define RO_SGNS__MR 6
+#define RO_SGNS__NR (RO_SGNS__IS_DOUBLE ? 8 : 16) /* two 256-bit vectors */
 #else
 #define RO_SGNS__MR 4
 #define RO_SGNS__NR 8
 #endif
 #define RO_SGNS__KC 256
-#define RO_SGNS__MC (12 * RO_SGNS__MR)
-#define RO_SGNS__NC 4096
+#define RO_SGNS__MC_MAX (512 / RO_SGNS__MR * RO_SGNS__MR)
+#define RO_SGNS__NC_MAX 4096 /* a multiple of every NR */
 #define RO_SGNS__TILE (RO_SGNS__MR * 32) /* room for MR x NR in every build */
+
+/* The blocking of one product: kc (always RO_SGNS__KC), mc (a multiple of
+   MR, at most MC_MAX), nc (a multiple of NR, at most NC_MAX). */
+typedef struct ro_sgns__blocking {
+    size_t kc, mc, nc;
+} ro_sgns__blocking;
+
+/* The B panel's budget: 2 MB (NC = 2048 floats or 1024 doubles with
+   KC = 256). Each thread packs its own panel and the L3 a VM reports is
+   shared with neighbours it cannot see; on Zen 3 at 2 threads, 2 MB beat
+   4 and 8 MB by 6-14% on 2048^3 and NT 1024 x 24292 x 500 (float and
+   double) and lost nothing elsewhere (bench/RESULTS.md). */
+#define RO_SGNS__B_PANEL_BYTES ((size_t)2 << 20)
+
+/* The table used without cache sizes: an A block of 12 micro-panels
+   (144 x 256 floats = 144 KB for AVX-512, 72 x 256 for AVX2), a B panel of
+   2 MB. */
+static void ro_sgns__gemm_blocking_fixed(ro_sgns__blocking *bk)
+{
+    bk->kc = RO_SGNS__KC;
+    bk->mc = 12 * RO_SGNS__MR;
+    bk->nc = RO_SGNS__B_PANEL_BYTES / (RO_SGNS__KC * sizeof(ro_sgns_real)) / RO_SGNS__NR *
+             RO_SGNS__NR;
+}
+
+#if defined(RO_SGNS__CPUID_GNU) || defined(RO_SGNS__CPUID_MSVC)
+static void ro_sgns__cpuid(unsigned leaf, unsigned sub, unsigned r[4])
+{
+#ifdef RO_SGNS__CPUID_GNU
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, sub, a, b, c, d);
+    r[0] = a, r[1] = b, r[2] = c, r[3] = d;
+#else
+    int x[4];
+    __cpuidex(x, (int)leaf, (int)sub);
+    r[0] = (unsigned)x[0], r[1] = (unsigned)x[1], r[2] = (unsigned)x[2], r[3] = (unsigned)x[3];
+#endif
+}
+#endif
+
+/* Sizes in bytes of the L1 data, L2 and L3 caches of the CPU this runs on,
+   0 where unknown. x86: the deterministic cache parameters of cpuid leaf 4
+   (Intel) or 0x8000001D (AMD, same layout: type, level, ways, partitions,
+   line size, sets), else AMD's older leaves 0x80000005/6. No state is kept
+   between calls (no globals, no cache to make thread-safe): 6-8 cpuid
+   instructions, cheap on bare metal, but in a VM each one traps to the
+   hypervisor (1.25 us each measured on a KVM guest), so callers ask once
+   per product (~10 us), never per block, and small products not at all. */
+static void ro_sgns__cache_sizes(size_t size[3])
+{
+    size[0] = size[1] = size[2] = 0;
+#if defined(RO_SGNS__CPUID_GNU) || defined(RO_SGNS__CPUID_MSVC)
+    {
+        unsigned r[4], max_leaf, max_ext, leaf = 4, sub, pass;
+        ro_sgns__cpuid(0, 0, r);
+        max_leaf = r[0];
+        ro_sgns__cpuid(0x80000000u, 0, r);
+        max_ext = r[0];
+        for (pass = 0; pass < 2 && !size[0] && !size[1]; ++pass) {
+            leaf = pass == 0 ? 4u : 0x8000001Du;
+            if (pass == 0 ? max_leaf < leaf : (max_ext < leaf || max_ext > 0x8000ffffu)) continue;
+            for (sub = 0; sub < 16; ++sub) {
+                unsigned type, level;
+                size_t bytes;
+                ro_sgns__cpuid(leaf, sub, r);
+                type = r[0] & 31u;
+                level = (r[0] >> 5) & 7u;
+                if (type == 0) break;
+                bytes = (size_t)((r[1] >> 22) + 1) * (size_t)(((r[1] >> 12) & 1023u) + 1) *
+                        (size_t)((r[1] & 4095u) + 1) * ((size_t)r[2] + 1);
+                if ((type == 1 || type == 3) && level >= 1 && level <= 3) size[level - 1] = bytes;
+            }
+        }
+        if (!size[0] && !size[1] && max_ext >= 0x80000006u && max_ext <= 0x8000ffffu) {
+            ro_sgns__cpuid(0x80000005u, 0, r);
+            size[0] = (size_t)(r[2] >> 24) << 10;
+            ro_sgns__cpuid(0x80000006u, 0, r);
+            size[1] = (size_t)(r[2] >> 16) << 10;
+            size[2] = (size_t)(r[3] >> 18) << 19;
+        }
+    }
+#endif
+}
+
+/* The blocking for the CPU this runs on: the A block (MC x KC) takes about
+   a quarter of L2, leaving room for a B panel that fits there too (the NN
+   shapes with n = d: 256 x 112 floats) and for C's lines passing through;
+   on Zen 3 (512 KB L2, float) MC = 126 was within 5% of the best of
+   72..252 on every RO shape, where half of L2 (MC = 252) lost 20% on
+   NN 1024 x 100 x 24292 and 13% on NT 1024 x 24292 x 100
+   (bench/RESULTS.md). The B panel (KC x NC) takes at most half of L3 and
+   at most the 2 MB budget above, and NC stays in [512, NC_MAX] (a smaller
+   one packs A more often). Unknown sizes keep the fixed table. */
+static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
+{
+    size_t c[3], row = RO_SGNS__KC * sizeof(ro_sgns_real);
+    ro_sgns__gemm_blocking_fixed(bk);
+    ro_sgns__cache_sizes(c);
+    if (c[1] >= 4 * 4 * RO_SGNS__MR * row) { /* mc >= 4 MR */
+        size_t mc = c[1] / 4 / row / RO_SGNS__MR * RO_SGNS__MR;
+        bk->mc = ro_sgns__min(mc, RO_SGNS__MC_MAX);
+    }
+    if (c[2] > 0) {
+        size_t nc = ro_sgns__min(c[2] / 2, RO_SGNS__B_PANEL_BYTES) / row / RO_SGNS__NR *
+                    RO_SGNS__NR;
+        bk->nc = nc < 512 ? 512 : ro_sgns__min(nc, RO_SGNS__NC_MAX);
+    }
+}
 
 /* The portable micro-kernel: acc (MR x NR, row-major) = sum over p < kc of
    the outer product of column p of the A panel and row p of the B panel.
@@ -10087,16 +10242,128 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
     for (i = 0; i < RO_SGNS__MR * RO_SGNS__NR; ++i) acc[i] = c[i];
 }
 
-#ifdef RO_SGNS__AVX512
-/* AVX-512 micro-kernels: a 12 x 32 (float) or 12 x 16 (double) tile in 24
-   zmm accumulators; per step two loads of B and twelve broadcasts of A, each
-   feeding two fused multiply-adds. */
+#if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
+/* One row of a SIMD micro-kernel's tile: broadcast a[i], two fused
+   multiply-adds into the row's two accumulators. */
 #define RO_SGNS__FMA_ROW(T, SET1, FMA, i)                                 \
     do {                                                                   \
         T ai_ = SET1(a[i]);                                                \
         c##i##0 = FMA(ai_, b0, c##i##0);                                   \
         c##i##1 = FMA(ai_, b1, c##i##1);                                   \
     } while (0)
+#endif
+
+#ifdef RO_SGNS__AVX2
+/* AVX2 + FMA micro-kernels: a 6 x 16 (float) or 6 x 8 (double) tile in 12
+   ymm accumulators; per step two loads of B and six broadcasts of A, each
+   feeding two fused multiply-adds. 12 + 2 + 1 of the 16 ymm registers: the
+   largest tile that fits, and 12 FMAs per 8 loads keeps the two FMA pipes
+   of Haswell..Zen 4 busy while the loads stay under their 2 per cycle.
+   With C not NULL (a full tile) the kernel also does the tile's update,
+   C = (first ? beta C : C) + alpha acc, exactly as ro_sgns__update_tile
+   rounds it (a product, then a sum), from the registers; the C rows are
+   prefetched before the k loop so their misses overlap the arithmetic.
+   With C NULL it stores the tile to acc (edge tiles). */
+#define RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, i)                                    \
+    do {                                                                                   \
+        R_ *ci_ = C + i * ldc;                                                             \
+        T x0_ = MUL(al, c##i##0), x1_ = MUL(al, c##i##1);                                  \
+        if (mode == 0) {                                                                   \
+            x0_ = ADD(LOADU(ci_), x0_);                                                    \
+            x1_ = ADD(LOADU(ci_ + W_), x1_);                                               \
+        } else if (mode == 2) {                                                            \
+            x0_ = ADD(MUL(be, LOADU(ci_)), x0_);                                           \
+            x1_ = ADD(MUL(be, LOADU(ci_ + W_)), x1_);                                      \
+        }                                                                                  \
+        STOREU(ci_, x0_);                                                                  \
+        STOREU(ci_ + W_, x1_);                                                             \
+    } while (0)
+#define RO_SGNS__KERNEL_AVX2(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA, LOADU, STOREU, MUL, \
+                             ADD)                                                          \
+    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
+                     R *RO_SGNS__RESTRICT acc, R *C, size_t ldc, R alpha, R beta, int first) \
+    {                                                                                      \
+        typedef R R_;                                                                      \
+        enum { W_ = W };                                                                   \
+        T c00 = ZERO(), c01 = ZERO(), c10 = ZERO(), c11 = ZERO(), c20 = ZERO();             \
+        T c21 = ZERO(), c30 = ZERO(), c31 = ZERO(), c40 = ZERO(), c41 = ZERO();             \
+        T c50 = ZERO(), c51 = ZERO();                                                      \
+        size_t p;                                                                          \
+        int i;                                                                             \
+        if (C)                                                                             \
+            for (i = 0; i < 6; ++i) {                                                      \
+                _mm_prefetch((const char *)(C + (size_t)i * ldc), _MM_HINT_T0);            \
+                _mm_prefetch((const char *)(C + (size_t)i * ldc + 2 * W - 1), _MM_HINT_T0); \
+            }                                                                              \
+        for (p = 0; p < kc; ++p) {                                                         \
+            T b0 = LOAD(b), b1 = LOAD(b + W);                                              \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 0);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 1);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 2);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 3);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 4);                                             \
+            RO_SGNS__FMA_ROW(T, SET1, FMA, 5);                                             \
+            a += 6;                                                                        \
+            b += 2 * W;                                                                    \
+        }                                                                                  \
+        if (C) {                                                                           \
+            const T al = SET1(alpha), be = SET1(beta);                                     \
+            const int mode = !first ? 0 : beta == 0 ? 1 : 2;                               \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 0);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 1);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 2);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 3);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 4);                              \
+            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 5);                              \
+            return;                                                                        \
+        }                                                                                  \
+        STORE(acc + 0 * W, c00), STORE(acc + 1 * W, c01), STORE(acc + 2 * W, c10);         \
+        STORE(acc + 3 * W, c11), STORE(acc + 4 * W, c20), STORE(acc + 5 * W, c21);         \
+        STORE(acc + 6 * W, c30), STORE(acc + 7 * W, c31), STORE(acc + 8 * W, c40);         \
+        STORE(acc + 9 * W, c41), STORE(acc + 10 * W, c50), STORE(acc + 11 * W, c51);       \
+    }
+/* The half-width kernel for an edge panel with at most NR / 2 columns
+   (d = 100 leaves 4 of 16): 6 x 8 float / 6 x 4 double, one vector per row,
+   to acc with row stride 2 W. Six FMA chains cannot hide the FMA latency
+   (at most 75% of the full kernel's rate), so half the work should take
+   about two thirds of the time. Same terms, same order, same bits as the
+   full kernel. */
+#define RO_SGNS__KERNEL_AVX2_HALF(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA)              \
+    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
+                     R *RO_SGNS__RESTRICT acc)                                             \
+    {                                                                                      \
+        T c0 = ZERO(), c1 = ZERO(), c2 = ZERO(), c3 = ZERO(), c4 = ZERO(), c5 = ZERO();     \
+        size_t p;                                                                          \
+        for (p = 0; p < kc; ++p) {                                                         \
+            T b0 = LOAD(b);                                                                \
+            c0 = FMA(SET1(a[0]), b0, c0);                                                  \
+            c1 = FMA(SET1(a[1]), b0, c1);                                                  \
+            c2 = FMA(SET1(a[2]), b0, c2);                                                  \
+            c3 = FMA(SET1(a[3]), b0, c3);                                                  \
+            c4 = FMA(SET1(a[4]), b0, c4);                                                  \
+            c5 = FMA(SET1(a[5]), b0, c5);                                                  \
+            a += 6;                                                                        \
+            b += 2 * W;                                                                    \
+        }                                                                                  \
+        STORE(acc, c0), STORE(acc + 2 * W, c1), STORE(acc + 4 * W, c2);                    \
+        STORE(acc + 6 * W, c3), STORE(acc + 8 * W, c4), STORE(acc + 10 * W, c5);           \
+    }
+RO_SGNS__KERNEL_AVX2_HALF(ro_sgns__kernel_avx2_half_s, float, __m256, 8, _mm256_setzero_ps,
+                          _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps)
+RO_SGNS__KERNEL_AVX2_HALF(ro_sgns__kernel_avx2_half_d, double, __m256d, 4, _mm256_setzero_pd,
+                          _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd, _mm256_fmadd_pd)
+RO_SGNS__KERNEL_AVX2(ro_sgns__kernel_avx2_s, float, __m256, 8, _mm256_setzero_ps,
+                     _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps,
+                     _mm256_loadu_ps, _mm256_storeu_ps, _mm256_mul_ps, _mm256_add_ps)
+RO_SGNS__KERNEL_AVX2(ro_sgns__kernel_avx2_d, double, __m256d, 4, _mm256_setzero_pd,
+                     _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd, _mm256_fmadd_pd,
+                     _mm256_loadu_pd, _mm256_storeu_pd, _mm256_mul_pd, _mm256_add_pd)
+#endif
+
+#ifdef RO_SGNS__AVX512
+/* AVX-512 micro-kernels: a 12 x 32 (float) or 12 x 16 (double) tile in 24
+   zmm accumulators; per step two loads of B and twelve broadcasts of A, each
+   feeding two fused multiply-adds. */
 #define RO_SGNS__KERNEL_AVX512(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA)                  \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b,   \
                      R *RO_SGNS__RESTRICT acc)                                                \
@@ -10139,9 +10406,17 @@ RO_SGNS__KERNEL_AVX512(ro_sgns__kernel_avx512_d, double, __m512d, 8, _mm512_setz
                        _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd, _mm512_fmadd_pd)
 #endif
 
-/* One MR x NR tile product into acc; the panels and acc are 64-byte aligned. */
+static void ro_sgns__update_tile(ro_sgns_real *C, size_t ldc, size_t rows, size_t cols,
+                                 const ro_sgns_real *acc, ro_sgns_real alpha, ro_sgns_real beta,
+                                 int first);
+
+/* One MR x NR tile product. With C NULL (an edge tile), the product goes to
+   acc, for ro_sgns__update_tile; with C not NULL (a full tile), C (ldc) gets
+   the update of ro_sgns__update_tile(C, ldc, MR, NR, product, alpha, beta,
+   first), with the same bits. The panels and acc are 64-byte aligned. */
 static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real *b,
-                            ro_sgns_real *acc)
+                            ro_sgns_real *acc, ro_sgns_real *C, size_t ldc, ro_sgns_real alpha,
+                            ro_sgns_real beta, int first)
 {
 #ifdef RO_SGNS__AVX512
     if (RO_SGNS__IS_DOUBLE)
@@ -10150,43 +10425,183 @@ static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real
     else
         ro_sgns__kernel_avx512_s(kc, (const float *)(const void *)a,
                                  (const float *)(const void *)b, (float *)(void *)acc);
+    if (C) ro_sgns__update_tile(C, ldc, RO_SGNS__MR, RO_SGNS__NR, acc, alpha, beta, first);
+#elif defined(RO_SGNS__AVX2)
+    if (RO_SGNS__IS_DOUBLE)
+        ro_sgns__kernel_avx2_d(kc, (const double *)(const void *)a,
+                               (const double *)(const void *)b, (double *)(void *)acc,
+                               (double *)(void *)C, ldc, (double)alpha, (double)beta, first);
+    else
+        ro_sgns__kernel_avx2_s(kc, (const float *)(const void *)a,
+                               (const float *)(const void *)b, (float *)(void *)acc,
+                               (float *)(void *)C, ldc, (float)alpha, (float)beta, first);
 #else
     ro_sgns__kernel_c(kc, a, b, acc);
+    if (C) ro_sgns__update_tile(C, ldc, RO_SGNS__MR, RO_SGNS__NR, acc, alpha, beta, first);
 #endif
 }
 
-/* Pack rows [i0, i0+mc) x columns [p0, p0+kc) of op(A) into micro-panels of
-   MR rows: panel r holds, for each p, the MR values op(A)(i0+r*MR+i, p0+p)
-   side by side; rows past mc are zero. */
-static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda, size_t i0,
-                            size_t mc, size_t p0, size_t kc, ro_sgns_real *dst)
+/* An edge tile of cols columns into acc: the half-width kernel where there
+   is one and cols <= NR / 2, else the full one. */
+static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns_real *b,
+                                 ro_sgns_real *acc, size_t cols)
+{
+#ifdef RO_SGNS__AVX2
+    if (cols <= (size_t)RO_SGNS__NR / 2) {
+        if (RO_SGNS__IS_DOUBLE)
+            ro_sgns__kernel_avx2_half_d(kc, (const double *)(const void *)a,
+                                        (const double *)(const void *)b, (double *)(void *)acc);
+        else
+            ro_sgns__kernel_avx2_half_s(kc, (const float *)(const void *)a,
+                                        (const float *)(const void *)b, (float *)(void *)acc);
+        return;
+    }
+#else
+    (void)cols;
+#endif
+    ro_sgns__kernel(kc, a, b, acc, NULL, 0, 0, 0, 0);
+}
+
+/* A hint to bring the cache line at p closer (GCC and clang; elsewhere
+   nothing). The packing routines read operands that are usually in memory,
+   not in cache, in runs of KC elements (one or two kilobytes) at a stride
+   of a whole row: too short for the hardware prefetchers to lock on, so
+   without hints each run waits for memory line by line. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RO_SGNS__GEMM_PREFETCH(p) __builtin_prefetch((const void *)(p))
+#else
+#define RO_SGNS__GEMM_PREFETCH(p) ((void)0)
+#endif
+#define RO_SGNS__GEMM_LINE (64 / sizeof(ro_sgns_real)) /* elements per cache line */
+
+#ifdef RO_SGNS__AVX2
+/* Packing six full rows of A (row-major, lda) for the AVX2 kernel: the
+   columns p < kc8 (a multiple of 8 floats or 4 doubles) of the six rows go
+   to panel[p * 6 + i], by loading a vector from each row and transposing
+   in registers (4 x 4 transposes of rows 0-3, pairs for rows 4-5): 10 or
+   12 shuffles and 16 stores per 48 floats instead of 48 scalar stores.
+   Returns the columns packed; the caller does the rest. */
+static size_t ro_sgns__pack_a6_avx2_s(const float *A, size_t lda, size_t kc, float *panel)
+{
+    size_t p, kc8 = kc / 8 * 8;
+    for (p = 0; p < kc8; p += 8) {
+        __m256 r0 = _mm256_loadu_ps(A + p), r1 = _mm256_loadu_ps(A + lda + p);
+        __m256 r2 = _mm256_loadu_ps(A + 2 * lda + p), r3 = _mm256_loadu_ps(A + 3 * lda + p);
+        __m256 r4 = _mm256_loadu_ps(A + 4 * lda + p), r5 = _mm256_loadu_ps(A + 5 * lda + p);
+        __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+        __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+        /* u_j lane l: rows 0-3 of column p + j + 4 l; v_j: rows 4-5 of
+           columns p + 2 j + 4 l (low pair) and + 1 (high pair) */
+        __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        __m256 v0 = _mm256_unpacklo_ps(r4, r5), v1 = _mm256_unpackhi_ps(r4, r5);
+        float *d = panel + p * 6;
+        int l;
+        for (l = 0; l < 2; ++l, d += 24) {
+            __m128 a0 = l ? _mm256_extractf128_ps(u0, 1) : _mm256_castps256_ps128(u0);
+            __m128 a1 = l ? _mm256_extractf128_ps(u1, 1) : _mm256_castps256_ps128(u1);
+            __m128 a2 = l ? _mm256_extractf128_ps(u2, 1) : _mm256_castps256_ps128(u2);
+            __m128 a3 = l ? _mm256_extractf128_ps(u3, 1) : _mm256_castps256_ps128(u3);
+            __m128 b0 = l ? _mm256_extractf128_ps(v0, 1) : _mm256_castps256_ps128(v0);
+            __m128 b1 = l ? _mm256_extractf128_ps(v1, 1) : _mm256_castps256_ps128(v1);
+            _mm_storeu_ps(d, a0);
+            _mm_storel_pi((__m64 *)(void *)(d + 4), b0);
+            _mm_storeu_ps(d + 6, a1);
+            _mm_storeh_pi((__m64 *)(void *)(d + 10), b0);
+            _mm_storeu_ps(d + 12, a2);
+            _mm_storel_pi((__m64 *)(void *)(d + 16), b1);
+            _mm_storeu_ps(d + 18, a3);
+            _mm_storeh_pi((__m64 *)(void *)(d + 22), b1);
+        }
+    }
+    return kc8;
+}
+
+static size_t ro_sgns__pack_a6_avx2_d(const double *A, size_t lda, size_t kc, double *panel)
+{
+    size_t p, kc4 = kc / 4 * 4;
+    for (p = 0; p < kc4; p += 4) {
+        __m256d r0 = _mm256_loadu_pd(A + p), r1 = _mm256_loadu_pd(A + lda + p);
+        __m256d r2 = _mm256_loadu_pd(A + 2 * lda + p), r3 = _mm256_loadu_pd(A + 3 * lda + p);
+        __m256d r4 = _mm256_loadu_pd(A + 4 * lda + p), r5 = _mm256_loadu_pd(A + 5 * lda + p);
+        __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+        __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+        __m256d v0 = _mm256_unpacklo_pd(r4, r5), v1 = _mm256_unpackhi_pd(r4, r5);
+        double *d = panel + p * 6;
+        _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+        _mm_storeu_pd(d + 4, _mm256_castpd256_pd128(v0));
+        _mm256_storeu_pd(d + 6, _mm256_permute2f128_pd(t1, t3, 0x20));
+        _mm_storeu_pd(d + 10, _mm256_castpd256_pd128(v1));
+        _mm256_storeu_pd(d + 12, _mm256_permute2f128_pd(t0, t2, 0x31));
+        _mm_storeu_pd(d + 16, _mm256_extractf128_pd(v0, 1));
+        _mm256_storeu_pd(d + 18, _mm256_permute2f128_pd(t1, t3, 0x31));
+        _mm_storeu_pd(d + 22, _mm256_extractf128_pd(v1, 1));
+    }
+    return kc4;
+}
+#endif
+
+/* Pack rows [i0, i0+mc) x columns [p0, p0+kc) of op(A) (m rows) into
+   micro-panels of MR rows: panel r holds, for each p, the MR values
+   op(A)(i0+r*MR+i, p0+p) side by side; rows past mc are zero. While a panel
+   is packed, the rows of the next one (up to row m) are prefetched. */
+static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda, size_t m,
+                            size_t i0, size_t mc, size_t p0, size_t kc, ro_sgns_real *dst)
 {
     size_t r, i, p;
     for (r = 0; r < mc; r += RO_SGNS__MR) {
-        size_t rows = ro_sgns__min(RO_SGNS__MR, mc - r);
+        size_t rows = ro_sgns__min(RO_SGNS__MR, mc - r), done = 0;
         ro_sgns_real *panel = dst + r * kc;
+        if (ta) { /* op(A)(i, p) = A[p][i]: MR adjacent elements of row p */
+            for (p = 0; p < kc; ++p) {
+                const ro_sgns_real *src = A + (p0 + p) * lda + i0 + r;
+                for (i = 0; i < rows; ++i) panel[p * RO_SGNS__MR + i] = src[i];
+                for (; i < (size_t)RO_SGNS__MR; ++i) panel[p * RO_SGNS__MR + i] = 0;
+            }
+            continue;
+        }
+#ifdef RO_SGNS__AVX2
+        if (rows == RO_SGNS__MR) {
+            const ro_sgns_real *src = A + (i0 + r) * lda + p0;
+            if (RO_SGNS__IS_DOUBLE)
+                done = ro_sgns__pack_a6_avx2_d((const double *)(const void *)src, lda, kc,
+                                               (double *)(void *)panel);
+            else
+                done = ro_sgns__pack_a6_avx2_s((const float *)(const void *)src, lda, kc,
+                                               (float *)(void *)panel);
+        }
+#endif
         for (i = 0; i < (size_t)RO_SGNS__MR; ++i) {
-            if (i >= rows) {
-                for (p = 0; p < kc; ++p) panel[p * RO_SGNS__MR + i] = 0;
-            } else if (!ta) {
+            if (i < rows) {
                 const ro_sgns_real *src = A + (i0 + r + i) * lda + p0;
-                for (p = 0; p < kc; ++p) panel[p * RO_SGNS__MR + i] = src[p];
+                for (p = done; p < kc; ++p) panel[p * RO_SGNS__MR + i] = src[p];
             } else {
-                const ro_sgns_real *src = A + p0 * lda + i0 + r + i;
-                for (p = 0; p < kc; ++p) panel[p * RO_SGNS__MR + i] = src[p * lda];
+                for (p = 0; p < kc; ++p) panel[p * RO_SGNS__MR + i] = 0;
+            }
+            if (i0 + r + RO_SGNS__MR + i < m) {
+                const ro_sgns_real *next = A + (i0 + r + RO_SGNS__MR + i) * lda + p0;
+                for (p = 0; p < kc; p += RO_SGNS__GEMM_LINE) RO_SGNS__GEMM_PREFETCH(next + p);
+                RO_SGNS__GEMM_PREFETCH(next + kc - 1);
             }
         }
     }
 }
 
-/* Pack NR-wide micro-panel number jp of op(B)(p0:p0+kc, j0:j0+nc). */
+/* Pack NR-wide micro-panel number jp of op(B)(p0:p0+kc, j0:j0+nc) (op(B)
+   has n columns). With op(B) = B^T, each column of the panel is a run of a
+   row of B, and the next panel's rows are prefetched as in pack_a. */
 static void ro_sgns__pack_b_panel(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb,
-                                  size_t p0, size_t kc, size_t j0, size_t nc, size_t jp,
-                                  ro_sgns_real *dst)
+                                  size_t n, size_t p0, size_t kc, size_t j0, size_t nc,
+                                  size_t jp, ro_sgns_real *dst)
 {
     size_t j = jp * RO_SGNS__NR, cols = ro_sgns__min(RO_SGNS__NR, nc - j), p, q;
     ro_sgns_real *panel = dst + j * kc;
-    if (!tb) {
+    if (!tb && cols == (size_t)RO_SGNS__NR) { /* a fixed-length copy: vector moves */
+        for (p = 0; p < kc; ++p) {
+            const ro_sgns_real *src = B + (p0 + p) * ldb + j0 + j;
+            for (q = 0; q < (size_t)RO_SGNS__NR; ++q) panel[p * RO_SGNS__NR + q] = src[q];
+        }
+    } else if (!tb) {
         for (p = 0; p < kc; ++p) {
             const ro_sgns_real *src = B + (p0 + p) * ldb + j0 + j;
             for (q = 0; q < cols; ++q) panel[p * RO_SGNS__NR + q] = src[q];
@@ -10199,6 +10614,11 @@ static void ro_sgns__pack_b_panel(ro_sgns_trans tb, const ro_sgns_real *B, size_
                 for (p = 0; p < kc; ++p) panel[p * RO_SGNS__NR + q] = src[p];
             } else {
                 for (p = 0; p < kc; ++p) panel[p * RO_SGNS__NR + q] = 0;
+            }
+            if (j0 + j + RO_SGNS__NR + q < n) {
+                const ro_sgns_real *next = B + (j0 + j + RO_SGNS__NR + q) * ldb + p0;
+                for (p = 0; p < kc; p += RO_SGNS__GEMM_LINE) RO_SGNS__GEMM_PREFETCH(next + p);
+                RO_SGNS__GEMM_PREFETCH(next + kc - 1);
             }
         }
     }
@@ -10264,92 +10684,141 @@ static ro_sgns_real *ro_sgns__align64(void *p)
     return (ro_sgns_real *)(void *)((char *)p + off);
 }
 
+/* Elements of workspace one thread of the blocked GEMM needs for an
+   n-column C, for any blocking: a packed B panel (KC x NC_MAX at most), an
+   A block (MC_MAX x KC) and a tile, each with room for 64-byte alignment. */
+static size_t ro_sgns__gemm_per_thread(size_t n)
+{
+    size_t nc_max = ro_sgns__min(RO_SGNS__NC_MAX, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
+    return RO_SGNS__KC * nc_max + (size_t)RO_SGNS__MC_MAX * RO_SGNS__KC + RO_SGNS__TILE + 192;
+}
+
 /* Elements of workspace the blocked GEMM needs for nt threads and an n-column
-   C: per thread a packed B panel, an A block and a tile, each with room for
-   64-byte alignment. */
+   C (whatever blocking the call then chooses). */
 static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow)
 {
-    size_t nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
-    size_t per_thread = RO_SGNS__KC * nc_max + (size_t)RO_SGNS__MC * RO_SGNS__KC + RO_SGNS__TILE + 192;
-    return ro_sgns__mul((size_t)nt, per_thread, overflow);
+    return ro_sgns__mul((size_t)nt, ro_sgns__gemm_per_thread(n), overflow);
+}
+
+/* How unevenly x equal units of work split over nt threads: the largest
+   share over the mean, ceil(x / nt) * nt / x (1 = even). */
+static double ro_sgns__uneven(size_t x, size_t nt)
+{
+    return (double)((x + nt - 1) / nt * nt) / (double)x;
 }
 
 /* The five loops, with nt threads (1 = serial, also inside a caller's
    parallel region) on workspace ws of ro_sgns__gemm_ws_elems(n, nt)
-   elements. Arguments already checked; m, n, k > 0 and alpha != 0.
-   Threading: each thread owns a fixed part of C for the whole call (a range
-   of MC-row blocks, or, when there are too few of those to share evenly, a
-   range of NR-column micro-panels) and packs the B panels it needs itself.
-   So the threads never wait for each other until the call ends: with shared
-   packed panels, as in BLIS, they meet at two barriers per KC step, and on
-   a busy machine every barrier where one thread has been descheduled costs
-   the other a time slice (a 22k x 1000 QR ran 100x slower under load 7).
-   The price is packing B once per thread instead of once. The bits of C do
-   not depend on the split: every element is built from the same kernel
-   calls over the same KC blocks in the same order. */
-static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
-                              ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
-                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
-                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+   elements, blocked as bk says. Arguments already checked; m, n, k > 0 and
+   alpha != 0.
+   Threading: each thread owns a fixed part of C for the whole call, either
+   a range of rows (in units of MR) or a range of the NR-column micro-panels
+   of every NC block, and packs the panels it needs itself. So the threads
+   never wait for each other until the call ends: with shared packed panels,
+   as in BLIS, they meet at two barriers per KC step, and on a busy machine
+   every barrier where one thread has been descheduled costs the other a
+   time slice (a 22k x 1000 QR ran 100x slower under load 7). The price is
+   packing twice: with rows split, every thread packs all of op(B) (n x k);
+   with columns split, all of op(A) (m x k). So rows are split when
+   n <= m (NN 1024 x 100 x 24292: A is the big operand), columns when
+   n > m (NT 1024 x 24292 x d), unless that split is uneven (fewer units
+   than threads, or 10% off) and the other one is more even.
+   Each thread then cuts its rows into blocks of at most MC, of equal size
+   up to MR (1024 rows, MC 126: nine blocks of 114, not eight of 126 and
+   one of 16). The bits of C depend on none of this: every element is
+   built from the same kernel calls over the same KC blocks in the same
+   order, whatever the thread count, MC or NC. */
+static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
+                                size_t lda, const ro_sgns_real *B, size_t ldb,
+                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc, int nt,
+                                ro_sgns_real *ws, const ro_sgns__blocking *bk)
 {
-    size_t nc_max = ro_sgns__min(RO_SGNS__NC, (n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
-    size_t b_elems = RO_SGNS__KC * nc_max, a_elems = (size_t)RO_SGNS__MC * RO_SGNS__KC;
-    size_t per_thread = b_elems + a_elems + RO_SGNS__TILE + 192;
-    size_t n_iblocks = (m + RO_SGNS__MC - 1) / RO_SGNS__MC;
-    size_t n_panels = (nc_max + RO_SGNS__NR - 1) / RO_SGNS__NR; /* in a full NC block */
-    /* split by rows unless that is the more uneven split: the largest share
-       over the mean, ceil(x / nt) * nt / x, compared for both */
-    int by_rows = (double)((n_iblocks + (size_t)nt - 1) / (size_t)nt) / (double)n_iblocks <=
-                  (double)((n_panels + (size_t)nt - 1) / (size_t)nt) / (double)n_panels;
-    if (nt > 1 && (size_t)nt > (by_rows ? n_iblocks : n_panels))
-        nt = (int)(by_rows ? n_iblocks : n_panels);
+    const size_t KC = bk->kc, NC = bk->nc, MR = RO_SGNS__MR, NR = RO_SGNS__NR;
+    size_t nc_max = ro_sgns__min(NC, (n + NR - 1) / NR * NR);
+    size_t per_thread = ro_sgns__gemm_per_thread(n), b_elems = KC * nc_max;
+    size_t row_units = (m + MR - 1) / MR, n_panels = nc_max / NR; /* in a full NC block */
+    int by_rows = 1;
+    RO_SGNS_ASSERT(KC == RO_SGNS__KC && bk->mc % MR == 0 && bk->mc > 0 &&
+                   bk->mc <= RO_SGNS__MC_MAX && NC % NR == 0 && NC > 0 &&
+                   NC <= RO_SGNS__NC_MAX);
+    if (nt > 1) {
+        double ur = ro_sgns__uneven(row_units, (size_t)nt);
+        double up = ro_sgns__uneven(n_panels, (size_t)nt);
+        by_rows = n <= m ? !(ur > 1.1 && up < ur) : (up > 1.1 && ur < up);
+        if ((size_t)nt > (by_rows ? row_units : n_panels))
+            nt = (int)(by_rows ? row_units : n_panels);
+    }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
     {
         size_t tid = 0, team = 1; /* the team may be smaller than nt (nested) */
         ro_sgns_real *bpack, *apack, *acc;
-        size_t jc, pc, ib0 = 0, ib1 = n_iblocks;
+        size_t jc, pc, r0 = 0, r1 = m, nblk, MC;
 #ifdef _OPENMP
         if (nt > 1) {
             tid = (size_t)omp_get_thread_num();
             team = (size_t)omp_get_num_threads();
         }
 #endif
+        if (by_rows) {
+            r0 = row_units * tid / team * MR;
+            r1 = ro_sgns__min(m, row_units * (tid + 1) / team * MR);
+        }
+        /* this thread's rows in nblk blocks of MC (a multiple of MR <= bk->mc) */
+        nblk = r1 > r0 ? (r1 - r0 + bk->mc - 1) / bk->mc : 1;
+        MC = ((r1 - r0 + nblk - 1) / nblk + MR - 1) / MR * MR;
         bpack = ro_sgns__align64(ws + tid * per_thread);
         apack = ro_sgns__align64(bpack + b_elems);
-        acc = ro_sgns__align64(apack + a_elems);
-        if (by_rows) {
-            ib0 = n_iblocks * tid / team;
-            ib1 = n_iblocks * (tid + 1) / team;
-        }
-        for (jc = 0; jc < n; jc += RO_SGNS__NC) {
-            size_t nc = ro_sgns__min(RO_SGNS__NC, n - jc);
-            size_t np = (nc + RO_SGNS__NR - 1) / RO_SGNS__NR, jp0 = 0, jp1 = np;
+        acc = ro_sgns__align64(apack + MC * KC);
+        for (jc = 0; jc < n && r1 > r0; jc += NC) {
+            size_t nc = ro_sgns__min(NC, n - jc);
+            size_t np = (nc + NR - 1) / NR, jp0 = 0, jp1 = np;
             if (!by_rows) {
                 jp0 = np * tid / team;
                 jp1 = np * (tid + 1) / team;
             }
-            for (pc = 0; pc < k; pc += RO_SGNS__KC) {
-                size_t kc = ro_sgns__min(RO_SGNS__KC, k - pc), jp, ib;
+            for (pc = 0; pc < k; pc += KC) {
+                size_t kc = ro_sgns__min(KC, k - pc), jp, ic;
                 for (jp = jp0; jp < jp1; ++jp)
-                    ro_sgns__pack_b_panel(tb, B, ldb, pc, kc, jc, nc, jp, bpack);
-                for (ib = ib0; ib < ib1; ++ib) {
-                    size_t ic = ib * RO_SGNS__MC, mc = ro_sgns__min(RO_SGNS__MC, m - ic), ir;
-                    ro_sgns__pack_a(ta, A, lda, ic, mc, pc, kc, apack);
+                    ro_sgns__pack_b_panel(tb, B, ldb, n, pc, kc, jc, nc, jp, bpack);
+                for (ic = r0; ic < r1; ic += MC) {
+                    size_t mc = ro_sgns__min(MC, r1 - ic), ir;
+                    ro_sgns__pack_a(ta, A, lda, m, ic, mc, pc, kc, apack);
                     for (jp = jp0; jp < jp1; ++jp) {
-                        size_t jr = jp * RO_SGNS__NR, cols = ro_sgns__min(RO_SGNS__NR, nc - jr);
-                        for (ir = 0; ir < mc; ir += RO_SGNS__MR) {
-                            size_t rows = ro_sgns__min(RO_SGNS__MR, mc - ir);
-                            ro_sgns__kernel(kc, apack + ir * kc, bpack + jr * kc, acc);
-                            ro_sgns__update_tile(C + (ic + ir) * ldc + jc + jr, ldc, rows, cols,
-                                                 acc, alpha, beta, pc == 0);
+                        size_t jr = jp * NR, cols = ro_sgns__min(NR, nc - jr);
+                        for (ir = 0; ir < mc; ir += MR) {
+                            size_t rows = ro_sgns__min(MR, mc - ir);
+                            ro_sgns_real *ct = C + (ic + ir) * ldc + jc + jr;
+                            if (rows == MR && cols == NR) {
+                                ro_sgns__kernel(kc, apack + ir * kc, bpack + jr * kc, acc, ct,
+                                                ldc, alpha, beta, pc == 0);
+                            } else {
+                                ro_sgns__kernel_edge(kc, apack + ir * kc, bpack + jr * kc, acc,
+                                                     cols);
+                                ro_sgns__update_tile(ct, ldc, rows, cols, acc, alpha, beta,
+                                                     pc == 0);
+                            }
                         }
                     }
                 }
             }
         }
     }
+}
+
+/* ro_sgns__gemm_run_b with the fixed table's blocking: no cpuid, so it
+   costs nothing per call (the RO step's sweep calls it per block of X,
+   thousands of times a pass). The same bits as with any other blocking. */
+static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                              ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
+                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+{
+    ro_sgns__blocking bk;
+    ro_sgns__gemm_blocking_fixed(&bk);
+    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk);
 }
 
 /* ro_sgns_gemm_builtin on checked arguments, with a workspace of at least
@@ -10360,13 +10829,20 @@ static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_
                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
 {
+    ro_sgns__blocking bk;
     if (m == 0 || n == 0) return;
     if (k == 0 || alpha == 0) {
         ro_sgns__scale_matrix(m, n, beta, C, ldc);
         return;
     }
-    if ((double)m * (double)n * (double)k < 4e6) nt = 1; /* too small to be worth a fork */
-    ro_sgns__gemm_run(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
+    /* too small to be worth a fork, or the cpuid instructions (~10 us in a VM) */
+    if ((double)m * (double)n * (double)k < 4e6) {
+        nt = 1;
+        ro_sgns__gemm_blocking_fixed(&bk);
+    } else {
+        ro_sgns__gemm_blocking(&bk);
+    }
+    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
@@ -10393,7 +10869,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
     if (overflow || !ws)
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                              "gemm: cannot allocate packing buffers for %d threads", nt);
-    ro_sgns__gemm_run(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
+    ro_sgns__gemm_ws(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
     ro_sgns__free(alloc, ws);
     return ro_sgns__ok(err);
 }

@@ -1,7 +1,7 @@
 /* bench/count.c - speed and memory of "1. Counting" on a corpus.
 
    Build (from the repository root):
-       gcc -std=c99 -O2 -fopenmp bench/count.c -o build/bench_count -lm
+       gcc -std=c99 -O2 -fopenmp bench/count.c -o build/bench_count -lopenblas -lm
    Run:
        xz -dkc /work/shared/data/corpus/corpus.txt.xz > build/corpus.txt   # once
        ./build/bench_count [corpus] [window] [min_count] [budget_MiB] [save_path]
@@ -10,21 +10,15 @@
    size, nnz, |D|, the bytes the library held at its peak and the process's
    peak resident memory (getrusage ru_maxrss). Run one configuration per
    process: ru_maxrss is a high-water mark. */
-#define _POSIX_C_SOURCE 200112L
+#define _POSIX_C_SOURCE 200809L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <sys/resource.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
@@ -39,14 +33,15 @@ int main(int argc, char **argv)
     cfg.min_count = argc > 3 ? (uint64_t)atoll(argv[3]) : 100;
     cfg.memory_budget = argc > 4 ? (uint64_t)(atof(argv[4]) * mib) : 0;
 
-    t0 = now();
+    t0 = bench_now();
     rc = ro_sgns_count_path(path, &cfg, &c, NULL, &err);
-    t1 = now();
+    t1 = bench_now();
     if (rc != RO_SGNS_OK) {
         fprintf(stderr, "count: %s: %s\n", ro_sgns_result_string(rc), err.message);
         return 1;
     }
     getrusage(RUSAGE_SELF, &ru);
+    bench_print_setup(stdout, ro_sgns__num_threads());
     printf("corpus            %s\n", path);
     printf("settings          window %d, min_count %llu, budget %s%.0f MiB\n", cfg.window,
            (unsigned long long)cfg.min_count, cfg.memory_budget ? "" : "none ",
@@ -72,9 +67,9 @@ int main(int argc, char **argv)
     printf("peak RSS          %.1f MiB (%.2f bytes per pair)\n", (double)ru.ru_maxrss / 1024.0,
            (double)ru.ru_maxrss * 1024.0 / (double)c->nnz);
     if (argc > 5) {
-        t0 = now();
+        t0 = bench_now();
         rc = ro_sgns_counts_save_path(c, argv[5], &err);
-        t1 = now();
+        t1 = bench_now();
         if (rc != RO_SGNS_OK) {
             fprintf(stderr, "save: %s\n", err.message);
             ro_sgns_counts_free(c);
@@ -84,9 +79,9 @@ int main(int argc, char **argv)
                (unsigned long long)ro_sgns_counts_saved_size(c));
         ro_sgns_counts_free(c);
         c = NULL;
-        t0 = now();
+        t0 = bench_now();
         rc = ro_sgns_counts_load_path(argv[5], &c, NULL, &err);
-        t1 = now();
+        t1 = bench_now();
         if (rc != RO_SGNS_OK) {
             fprintf(stderr, "load: %s\n", err.message);
             return 1;

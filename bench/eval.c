@@ -1,7 +1,7 @@
 /* bench/eval.c - how long the file formats and the evaluation take at the
    paper's size: 25,000 words x 500 dimensions.
      cc -O3 -march=native -DBENCH_FLAGS="\"-O3 -march=native\"" bench/eval.c \
-        -o build/bench_eval -lm
+        -o build/bench_eval -lopenblas -lm         (make bench runs it)
      ./build/bench_eval [WORDSIM_DIR [RESULTS.md]]
    (defaults ../shared/data/wordsim and wip/eval_RESULTS.md; run from the
    repository root). It makes random vectors whose vocabulary starts with
@@ -15,27 +15,17 @@
 #define _POSIX_C_SOURCE 200809L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#ifndef BENCH_FLAGS
-#define BENCH_FLAGS "(not given: compile with -DBENCH_FLAGS=\"\\\"...\\\"\")"
-#endif
-
 #define N_WORDS 25000
 #define DIM 500
 #define N_QUESTIONS 20000
 #define N_SECTIONS 14
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static long file_size(const char *path)
 {
@@ -44,25 +34,6 @@ static long file_size(const char *path)
     if (f && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
     if (f) fclose(f);
     return n;
-}
-
-static void cpu_name(char *buf, size_t size)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    snprintf(buf, size, "unknown CPU");
-    if (!f) return;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0) {
-            char *p = strchr(line, ':');
-            if (p) {
-                p += 2;
-                p[strcspn(p, "\n")] = '\0';
-                snprintf(buf, size, "%s", p);
-            }
-            break;
-        }
-    fclose(f);
 }
 
 #define DIE(what)                                                                                  \
@@ -78,7 +49,7 @@ int main(int argc, char **argv)
     const char *sets[] = {"ws353.txt", "ws353_sim.txt", "ws353_rel.txt", "simlex999.txt",
                           "men.txt"};
     const char *bin_path = "build/eval_bench.bin", *txt_path = "build/eval_bench.txt";
-    char path[512], cpu[256], line[512], lines[5][512];
+    char path[512], cpu[512], core[256], line[512], lines[5][512];
     char **words = (char **)malloc(N_WORDS * sizeof(char *));
     ro_sgns_real *x = (ro_sgns_real *)malloc((size_t)N_WORDS * DIM * sizeof(ro_sgns_real));
     ro_sgns_vectors *v = NULL, *u = NULL;
@@ -130,30 +101,30 @@ int main(int argc, char **argv)
         DIE("create");
 
     /* 2. write and load both formats */
-    t = now();
+    t = bench_now();
     if (ro_sgns_vectors_save_path(v, RO_SGNS_W2V_BINARY, bin_path, NULL, &err) != RO_SGNS_OK)
         DIE("save bin");
-    t_wbin = now() - t;
-    t = now();
+    t_wbin = bench_now() - t;
+    t = bench_now();
     if (ro_sgns_vectors_save_path(v, RO_SGNS_W2V_TEXT, txt_path, NULL, &err) != RO_SGNS_OK)
         DIE("save txt");
-    t_wtxt = now() - t;
+    t_wtxt = bench_now() - t;
     for (k = 0; k < 3; ++k) {
-        t = now();
+        t = bench_now();
         if (ro_sgns_vectors_load_path(bin_path, RO_SGNS_W2V_BINARY, 0, &u, NULL, &err) !=
             RO_SGNS_OK)
             DIE("load bin");
-        t = now() - t;
+        t = bench_now() - t;
         if (t < t_lbin) t_lbin = t;
         if (k == 0 &&
             (u->n != v->n || (sizeof(ro_sgns_real) == sizeof(float) &&
                               memcmp(u->data, v->data, v->n * v->d * sizeof(ro_sgns_real)) != 0)))
             fprintf(stderr, "bench_eval: binary round trip differs\n");
         ro_sgns_vectors_free(u);
-        t = now();
+        t = bench_now();
         if (ro_sgns_vectors_load_path(txt_path, RO_SGNS_W2V_TEXT, 0, &u, NULL, &err) != RO_SGNS_OK)
             DIE("load txt");
-        t = now() - t;
+        t = bench_now() - t;
         if (t < t_ltxt) t_ltxt = t;
         ro_sgns_vectors_free(u);
     }
@@ -162,7 +133,7 @@ int main(int argc, char **argv)
 
     /* 3. the similarity suite: load + evaluate the five files (best of 5) */
     for (k = 0; k < 5; ++k) {
-        t = now();
+        t = bench_now();
         pairs_total = 0;
         for (i = 0; i < 5; ++i) {
             snprintf(path, sizeof path, "%s/%s", dir, sets[i]);
@@ -171,7 +142,7 @@ int main(int argc, char **argv)
             ro_sgns_similarity_describe(&sr, lines[i], sizeof lines[i]);
             pairs_total += sr.pairs_total;
         }
-        t = now() - t;
+        t = bench_now() - t;
         if (t < t_sim) t_sim = t;
     }
     printf("bench_eval: similarity suite (%lu pairs) %.4f s\n", (unsigned long)pairs_total, t_sim);
@@ -189,16 +160,16 @@ int main(int argc, char **argv)
     }
     if (ro_sgns_analogies_load_memory(qfile, qlen, &q, NULL, &err) != RO_SGNS_OK) DIE("questions");
     ac = ro_sgns_analogy_config_default();
-    t = now();
+    t = bench_now();
     if (ro_sgns_analogy_eval(v, q, &ac, &ar, NULL, &err) != RO_SGNS_OK) DIE("3CosAdd");
-    t_add = now() - t;
+    t_add = bench_now() - t;
     ro_sgns_analogy_describe(ar, line, sizeof line);
     printf("bench_eval: %s\nbench_eval: 3CosAdd %.2f s\n", line, t_add);
     ro_sgns_analogy_result_free(ar);
     ac.method = RO_SGNS_3COSMUL;
-    t = now();
+    t = bench_now();
     if (ro_sgns_analogy_eval(v, q, &ac, &ar, NULL, &err) != RO_SGNS_OK) DIE("3CosMul");
-    t_mul = now() - t;
+    t_mul = bench_now() - t;
     printf("bench_eval: 3CosMul %.2f s\n", t_mul);
     ro_sgns_analogy_result_free(ar);
 
@@ -207,20 +178,21 @@ int main(int argc, char **argv)
     nb = (ro_sgns_neighbor *)malloc(nq_nb * 10 * sizeof(ro_sgns_neighbor));
     for (i = 0; i < nq_nb; ++i)
         memcpy(queries + i * DIM, v->data + (i * 7) * DIM, DIM * sizeof(ro_sgns_real));
-    t = now();
+    t = bench_now();
     if (ro_sgns_neighbors_of_vectors(v, nq_nb, queries, DIM, NULL, 10, nb, NULL, NULL, &err) !=
         RO_SGNS_OK)
         DIE("neighbors");
-    t_nb = now() - t;
-    t = now();
+    t_nb = bench_now() - t;
+    t = bench_now();
     for (i = 0; i < 20; ++i)
         if (ro_sgns_neighbors_of_word(v, words[i], 10, nb, &found, NULL, &err) != RO_SGNS_OK)
             DIE("neighbors");
-    t_nb1 = (now() - t) / 20;
+    t_nb1 = (bench_now() - t) / 20;
     printf("bench_eval: neighbours: 1000 queries %.3f s, one word %.4f s\n", t_nb, t_nb1);
 
     /* 6. RESULTS.md */
-    cpu_name(cpu, sizeof cpu);
+    bench_cpu_name(cpu, sizeof cpu);
+    bench_openblas_desc(core, sizeof core);
     f = fopen(out_path, "w");
     if (!f) {
         fprintf(stderr, "bench_eval: cannot write %s\n", out_path);
@@ -231,13 +203,10 @@ int main(int argc, char **argv)
             "Made by `bench/eval.c`. Machine: %s (shared 2-core box; one thread, no OpenMP "
             "unless the flags say so).\n",
             cpu);
-    fprintf(f, "Compiler: %s; flags: `%s`; ro_sgns_real = %s.\n\n",
-#ifdef __VERSION__
-            __VERSION__,
-#else
-            "unknown",
-#endif
-            BENCH_FLAGS, sizeof(ro_sgns_real) == sizeof(double) ? "double" : "float");
+    fprintf(f, "Compiler: %s; flags: `%s`; ro_sgns_real = %s. Load average %.2f at the end.\n",
+            bench_compiler(), BENCH_FLAGS,
+            sizeof(ro_sgns_real) == sizeof(double) ? "double" : "float", bench_load());
+    fprintf(f, "OpenBLAS (linked, not compared here): corename %s.\n\n", core);
     fprintf(f,
             "Vectors: %d words x %d dimensions, random normal; the vocabulary starts with all %lu "
             "words of the five similarity sets.\n\n",

@@ -1,12 +1,20 @@
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200809L
 /* bench/gemm.c - ours vs OpenBLAS/LAPACKE, side by side in one run.
    GEMM on the shapes the RO-SGNS step runs (a block of 1024 rows of the
    implicit n x m matrix against a factor), square 2048, 1 and 2 threads;
    then QR of 24292 x 500 and SVD of 500 x 500 against LAPACKE.
-   Build: make bench (float and double binaries). Each timing is the best of
-   several repetitions; results are checked against OpenBLAS's. */
+   Build: make bench (float and double binaries).
+   usage: bench_gemm [rounds]   (default 5)
+   Each GEMM timing is the best of `rounds` calls, ours and OpenBLAS's
+   alternating (a sleep before each lets the other library's threads stop
+   spinning), so a burst of load from elsewhere hits both; the load average
+   is printed on every row. Results are checked against OpenBLAS's.
+   OpenBLAS runs its best kernel for this CPU (bench/bench_util.h); when its
+   own pick was weaker, that pick's numbers are measured first, in the
+   process that OpenBLAS configured itself, and printed beside. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
+#include "bench_util.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -14,20 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <math.h>
 
 typedef ro_sgns_real real;
 #define IS_D (sizeof(real) == sizeof(double))
-
-void openblas_set_num_threads(int);
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void blas_gemm(int ta, int tb, size_t m, size_t n, size_t k, const real *A, size_t lda,
                       const real *B, size_t ldb, real *C, size_t ldc)
@@ -51,71 +49,89 @@ static void fill(real *a, size_t n, unsigned seed)
     for (i = 0; i < n; ++i) a[i] = (real)(ro_sgns_rng_uniform(&r) - 0.5);
 }
 
-static void cpu_model(char *out, size_t n)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    snprintf(out, n, "unknown");
-    if (!f) return;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0) {
-            char *p = strchr(line, ':');
-            if (p) {
-                snprintf(out, n, "%s", p + 2);
-                out[strcspn(out, "\n")] = 0;
-            }
-            break;
-        }
-    fclose(f);
-}
-
-/* Let the other library's worker threads stop spinning before timing. */
-static void settle(void)
-{
-    struct timespec t;
-    t.tv_sec = 0;
-    t.tv_nsec = 300000000L;
-    nanosleep(&t, NULL);
-}
-
-/* best-of timing of ours (which = 0) or OpenBLAS (which = 1) */
-static double time_gemm(int which, int ta, int tb, size_t m, size_t n, size_t k, const real *A,
-                        const real *B, real *C)
+static double time_one(int which, int ta, int tb, size_t m, size_t n, size_t k, const real *A,
+                       const real *B, real *C)
 {
     size_t lda = ta ? m : k, ldb = tb ? k : n;
-    double best = 1e30, total = 0;
-    int rep;
-    settle();
-    for (rep = 0; rep < 20 && (rep < 3 || total < 1.0); ++rep) {
-        double t0 = now(), t;
-        if (which == 0)
-            ro_sgns_gemm_builtin((ro_sgns_trans)ta, (ro_sgns_trans)tb, m, n, k, 1, A, lda, B, ldb,
-                                 0, C, n, NULL, NULL);
-        else
-            blas_gemm(ta, tb, m, n, k, A, lda, B, ldb, C, n);
-        t = now() - t0;
-        total += t;
-        if (t < best) best = t;
-    }
-    return best;
+    double t0;
+    bench_settle(0.2);
+    t0 = bench_now();
+    if (which == 0)
+        ro_sgns_gemm_builtin((ro_sgns_trans)ta, (ro_sgns_trans)tb, m, n, k, 1, A, lda, B, ldb, 0,
+                             C, n, NULL, NULL);
+    else
+        blas_gemm(ta, tb, m, n, k, A, lda, B, ldb, C, n);
+    return bench_now() - t0;
 }
 
-int main(void)
+static const size_t shapes[][5] = {
+    /* m, n, k, ta, tb */
+    {1024, 100, 24292, 0, 0}, {1024, 200, 24292, 0, 0}, {1024, 500, 24292, 0, 0},
+    {1024, 24292, 100, 0, 1}, {1024, 24292, 200, 0, 1}, {1024, 24292, 500, 0, 1},
+    {2048, 2048, 2048, 0, 0}};
+#define N_SHAPES (sizeof shapes / sizeof shapes[0])
+
+/* OpenBLAS's GFLOP/s with the kernel it picked itself, for every shape and
+   1, 2 threads, as "x,x,...": taken before the re-execution */
+static void measure_picked(int rounds, char *out, size_t size)
 {
-    static const size_t shapes[][5] = {
-        /* m, n, k, ta, tb */
-        {1024, 100, 24292, 0, 0}, {1024, 200, 24292, 0, 0}, {1024, 500, 24292, 0, 0},
-        {1024, 24292, 100, 0, 1}, {1024, 24292, 200, 0, 1}, {1024, 24292, 500, 0, 1},
-        {2048, 2048, 2048, 0, 0}};
-    char cpu[256];
+    size_t s, len = 0;
+    out[0] = '\0';
+    for (s = 0; s < N_SHAPES; ++s) {
+        size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        int ta = (int)shapes[s][3], tb = (int)shapes[s][4], threads, r;
+        real *A = (real *)malloc(m * k * sizeof(real)), *B = (real *)malloc(k * n * sizeof(real));
+        real *C = (real *)malloc(m * n * sizeof(real));
+        fill(A, m * k, 1);
+        fill(B, k * n, 2);
+        for (threads = 1; threads <= 2; ++threads) {
+            double best = 1e30, t;
+            openblas_set_num_threads(threads);
+            for (r = 0; r < rounds; ++r)
+                if ((t = time_one(1, ta, tb, m, n, k, A, B, C)) < best) best = t;
+            len += (size_t)snprintf(out + len, size - len, "%s%.2f", len ? "," : "",
+                                    2.0 * (double)m * (double)n * (double)k / best * 1e-9);
+        }
+        free(A);
+        free(B);
+        free(C);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 5;
+    const char *picked_env;
+    double picked[2 * N_SHAPES];
+    int have_picked = 0;
     size_t s;
     int threads;
-    cpu_model(cpu, sizeof cpu);
-    printf("# GEMM, %s, CPU: %s, OpenMP max threads %d\n", IS_D ? "double" : "float", cpu,
-           omp_get_max_threads());
-    printf("| shape (m x n x k, op) | threads | ours GFLOP/s | OpenBLAS GFLOP/s | ours/OpenBLAS | max |diff| |\n");
-    printf("|---|---|---|---|---|---|\n");
-    for (s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+    if (rounds < 1) rounds = 1;
+    if (bench_openblas_weak()) {
+        char buf[1024];
+        fprintf(stderr, "bench_gemm: timing OpenBLAS's own pick (%s) first\n",
+                openblas_get_corename());
+        measure_picked(rounds, buf, sizeof buf);
+        setenv("BENCH_GEMM_PICKED_GFLOPS", buf, 1);
+        bench_openblas_anchor(argv);
+    }
+    picked_env = getenv("BENCH_GEMM_PICKED_GFLOPS");
+    if (picked_env && getenv("BENCH_OPENBLAS_PICKED")) {
+        const char *p = picked_env;
+        for (s = 0; s < 2 * N_SHAPES && *p; ++s) {
+            picked[s] = atof(p);
+            p += strcspn(p, ",");
+            if (*p == ',') ++p;
+        }
+        have_picked = s == 2 * N_SHAPES;
+    }
+    printf("# GEMM, %s, ours vs OpenBLAS, best of %d alternating calls\n\n", IS_D ? "double" : "float",
+           rounds);
+    bench_print_setup(stdout, omp_get_max_threads());
+    printf("\n| shape (m x n x k, op) | threads | ours GFLOP/s | OpenBLAS %s GFLOP/s | ours/OpenBLAS |%s max abs diff | load |\n",
+           openblas_get_corename(), have_picked ? " OpenBLAS own pick GFLOP/s | ours/own pick |" : "");
+    printf("|---|---|---|---|---|%s---|---|\n", have_picked ? "---|---|" : "");
+    for (s = 0; s < N_SHAPES; ++s) {
         size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
         int ta = (int)shapes[s][3], tb = (int)shapes[s][4];
         real *A = (real *)malloc(m * k * sizeof(real)), *B = (real *)malloc(k * n * sizeof(real));
@@ -123,19 +139,27 @@ int main(void)
         fill(A, m * k, 1);
         fill(B, k * n, 2);
         for (threads = 1; threads <= 2; ++threads) {
-            double t_ours, t_blas, flops = 2.0 * (double)m * (double)n * (double)k, diff = 0;
+            double t_ours = 1e30, t_blas = 1e30, t, flops = 2.0 * (double)m * (double)n * (double)k;
+            double diff = 0;
             size_t i;
+            int r;
             omp_set_num_threads(threads);
             openblas_set_num_threads(threads);
-            t_ours = time_gemm(0, ta, tb, m, n, k, A, B, C1);
-            t_blas = time_gemm(1, ta, tb, m, n, k, A, B, C2);
+            for (r = 0; r < rounds; ++r) {
+                if ((t = time_one(0, ta, tb, m, n, k, A, B, C1)) < t_ours) t_ours = t;
+                if ((t = time_one(1, ta, tb, m, n, k, A, B, C2)) < t_blas) t_blas = t;
+            }
             for (i = 0; i < m * n; ++i) {
                 double d = fabs((double)C1[i] - (double)C2[i]);
                 if (d > diff) diff = d;
             }
-            printf("| %zu x %zu x %zu %s%s | %d | %.1f | %.1f | %.2f | %.1e |\n", m, n, k,
-                   ta ? "T" : "N", tb ? "T" : "N", threads, flops / t_ours * 1e-9,
-                   flops / t_blas * 1e-9, t_blas / t_ours, diff);
+            printf("| %zu x %zu x %zu %s%s | %d | %.1f | %.1f | %.2f |", m, n, k, ta ? "T" : "N",
+                   tb ? "T" : "N", threads, flops / t_ours * 1e-9, flops / t_blas * 1e-9,
+                   t_blas / t_ours);
+            if (have_picked)
+                printf(" %.1f | %.2f |", picked[2 * s + (size_t)threads - 1],
+                       flops / t_ours * 1e-9 / picked[2 * s + (size_t)threads - 1]);
+            printf(" %.1e | %.2f |\n", diff, bench_load());
             fflush(stdout);
         }
         free(A);
@@ -154,13 +178,15 @@ int main(void)
         double t_ours = 1e30, t_lap = 1e30, t0;
         int rep;
         fill(A, n * d, 3);
-        for (rep = 0; rep < 3; ++rep) {
+        for (rep = 0; rep < rounds; ++rep) {
             memcpy(Q, A, n * d * sizeof(real));
-            t0 = now();
+            bench_settle(0.2);
+            t0 = bench_now();
             ro_sgns_qr_builtin(n, d, Q, d, R, d, NULL, NULL);
-            if (now() - t0 < t_ours) t_ours = now() - t0;
+            if (bench_now() - t0 < t_ours) t_ours = bench_now() - t0;
             memcpy(Q, A, n * d * sizeof(real));
-            t0 = now();
+            bench_settle(0.2);
+            t0 = bench_now();
             if (IS_D) {
                 LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (int)n, (int)d, (double *)(void *)Q, (int)d,
                                (double *)(void *)tau);
@@ -172,13 +198,13 @@ int main(void)
                 LAPACKE_sorgqr(LAPACK_ROW_MAJOR, (int)n, (int)d, (int)d, (float *)(void *)Q,
                                (int)d, (const float *)(const void *)tau);
             }
-            if (now() - t0 < t_lap) t_lap = now() - t0;
+            if (bench_now() - t0 < t_lap) t_lap = bench_now() - t0;
         }
-        printf("\n| kernel (%s, 2 threads) | ours s | LAPACKE s | ours/LAPACKE time |\n",
-               IS_D ? "double" : "float");
-        printf("|---|---|---|---|\n");
-        printf("| QR 24292 x 500 (R and explicit Q) | %.3f | %.3f | %.2f |\n", t_ours, t_lap,
-               t_ours / t_lap);
+        printf("\n| kernel (%s, 2 threads, best of %d) | ours s | LAPACKE s | ours/LAPACKE time | load |\n",
+               IS_D ? "double" : "float", rounds);
+        printf("|---|---|---|---|---|\n");
+        printf("| QR 24292 x 500 (R and explicit Q) | %.3f | %.3f | %.2f | %.2f |\n", t_ours, t_lap,
+               t_ours / t_lap, bench_load());
         free(A);
         free(Q);
         free(R);
@@ -190,11 +216,13 @@ int main(void)
             real *sv2 = (real *)malloc(m * sizeof(real)), *W = (real *)malloc(m * m * sizeof(real));
             double diff = 0;
             fill(S, m * m, 4);
-            t0 = now();
+            bench_settle(0.2);
+            t0 = bench_now();
             ro_sgns_svd_builtin(m, m, S, m, U, m, sv, V, m, NULL, NULL);
-            t_ours = now() - t0;
+            t_ours = bench_now() - t0;
             memcpy(W, S, m * m * sizeof(real));
-            t0 = now();
+            bench_settle(0.2);
+            t0 = bench_now();
             if (IS_D)
                 LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'S', (int)m, (int)m, (double *)(void *)W,
                                (int)m, (double *)(void *)sv2, (double *)(void *)U, (int)m,
@@ -203,11 +231,11 @@ int main(void)
                 LAPACKE_sgesdd(LAPACK_ROW_MAJOR, 'S', (int)m, (int)m, (float *)(void *)W, (int)m,
                                (float *)(void *)sv2, (float *)(void *)U, (int)m,
                                (float *)(void *)V, (int)m);
-            t_lap = now() - t0;
+            t_lap = bench_now() - t0;
             for (i = 0; i < m; ++i)
                 if (fabs((double)sv[i] - (double)sv2[i]) > diff) diff = fabs((double)sv[i] - (double)sv2[i]);
-            printf("| SVD 500 x 500 (U, s, V; max |s - s_lapack| = %.1e) | %.3f | %.3f | %.2f |\n",
-                   diff, t_ours, t_lap, t_ours / t_lap);
+            printf("| SVD 500 x 500 (U, s, V; max abs(s - s_lapack) = %.1e), once | %.3f | %.3f | %.2f | %.2f |\n",
+                   diff, t_ours, t_lap, t_ours / t_lap, bench_load());
             free(S);
             free(U);
             free(V);

@@ -72,7 +72,7 @@ typedef struct {
     ro_sgns_analogies *msr;
     int have_msr;
     const char *corpus, *cache;
-    char tag[1024]; /* the counts file's name: the SVD starts depend on it */
+    char tag[256];   /* the counts file's name: the SVD starts depend on it */
 } bench;
 
 typedef struct {
@@ -608,7 +608,7 @@ int main(int argc, char **argv)
     }
     {
         const char *base = strrchr(counts, '/');
-        snprintf(b.tag, sizeof b.tag, "%s", base ? base + 1 : counts);
+        snprintf(b.tag, sizeof b.tag, "%.255s", base ? base + 1 : counts);
     }
     if (ro_sgns_problem_create(b.co, 5, 1.0, &b.paper, NULL, &err) != RO_SGNS_OK)
         die("problem", &err);

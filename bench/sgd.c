@@ -4,7 +4,8 @@
 
    Build (from the repository root):
        cc -std=c99 -O3 -march=native -fopenmp \
-          -DBENCH_FLAGS="\"-O3 -march=native -fopenmp\"" bench/sgd.c -o build/bench_sgd -lm
+          -DBENCH_FLAGS="\"-O3 -march=native -fopenmp\"" bench/sgd.c -o build/bench_sgd \
+          -lopenblas -lm                                  (or: make build/bench_sgd)
    The original tool (never in the repository):
        cd $(mktemp -d) && npm install --ignore-scripts word2vec
        make -C node_modules/word2vec/src word2vec      # its makefile: -O3 -march=native ...
@@ -34,51 +35,13 @@
 #define _POSIX_C_SOURCE 200809L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
-
-#ifndef BENCH_FLAGS
-#define BENCH_FLAGS "(not given: compile with -DBENCH_FLAGS=\"\\\"...\\\"\")"
-#endif
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* CPU seconds (user + system) of this process or of its finished children */
-static double cpu_seconds(int who)
-{
-    struct rusage r;
-    getrusage(who, &r);
-    return (double)r.ru_utime.tv_sec + 1e-6 * (double)r.ru_utime.tv_usec +
-           (double)r.ru_stime.tv_sec + 1e-6 * (double)r.ru_stime.tv_usec;
-}
-
-static void cpu_name(char *buf, size_t size)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    snprintf(buf, size, "unknown CPU");
-    if (!f) return;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0) {
-            char *p = strchr(line, ':');
-            if (p) {
-                p += 2;
-                p[strcspn(p, "\n")] = '\0';
-                snprintf(buf, size, "%s", p);
-            }
-            break;
-        }
-    fclose(f);
-}
 
 typedef struct {
     ro_sgns_sgd_progress last;
@@ -176,26 +139,24 @@ int main(int argc, char **argv)
     ro_sgns_real *W, *C;
     row rows[16];
     int nrows = 0, i;
-    char cpu[256], cmd[2048];
+    char cmd[2048];
     const char *tp;
     double t0, t1, c0;
     uint64_t words;
 
-    cpu_name(cpu, sizeof cpu);
     cc.window = 5;
     cc.min_count = min_count;
-    t0 = now();
+    t0 = bench_now();
     if (ro_sgns_count_path(corpus, &cc, &co, NULL, &err) != RO_SGNS_OK) {
         fprintf(stderr, "count: %s\n", err.message);
         return 1;
     }
-    t1 = now();
+    t1 = bench_now();
     words = 0;
     for (i = 0; i < (int)co->n; ++i) words += co->vocab.count[i];
     printf("# SGD-SGNS bench\n\n");
-    printf("- CPU: %s, %d OpenMP threads available\n", cpu, ro_sgns__num_threads());
-    printf("- compiler: %s, flags: %s, ro_sgns_real: %s\n", __VERSION__, BENCH_FLAGS,
-           sizeof(ro_sgns_real) == 4 ? "float" : "double");
+    bench_print_setup(stdout, ro_sgns__num_threads());
+    printf("- ro_sgns_real: %s\n", sizeof(ro_sgns_real) == 4 ? "float" : "double");
     printf("- corpus: %s, %llu tokens, min_count %llu -> n = %llu words, %llu vocabulary "
            "tokens (counting: %.1f s)\n",
            corpus, (unsigned long long)co->corpus_tokens, (unsigned long long)min_count,
@@ -229,17 +190,17 @@ int main(int argc, char **argv)
         cfg.callback = on_progress;
         cfg.user = &lg;
         memset(&lg, 0, sizeof lg);
-        c0 = cpu_seconds(RUSAGE_SELF);
-        t0 = now();
+        c0 = bench_cpu_seconds(RUSAGE_SELF);
+        t0 = bench_now();
         if (ro_sgns_sgd_train_path(corpus, &co->vocab, &cfg, W, C, NULL, &err) != RO_SGNS_OK) {
             fprintf(stderr, "train: %s\n", err.message);
             return 1;
         }
-        t1 = now();
+        t1 = bench_now();
         r.tool = "ro_sgns";
         r.threads = lg.last.threads;
         r.wall = t1 - t0;
-        r.cpu = cpu_seconds(RUSAGE_SELF) - c0;
+        r.cpu = bench_cpu_seconds(RUSAGE_SELF) - c0;
         r.train_rate = lg.last.words_per_sec / lg.last.threads;
         r.rho = 0;
         r.used = 0;
@@ -262,17 +223,17 @@ int main(int argc, char **argv)
                      "-binary 1 -cbow 0 -size 100 -window 5 -negative 5 -hs 0 -sample 0 "
                      "-iter %d -min-count %llu -alpha 0.025 -threads %d > build/sgd/w2v.log 2>&1",
                      w2v, corpus, epochs, (unsigned long long)min_count, th);
-            c0 = cpu_seconds(RUSAGE_CHILDREN);
-            t0 = now();
+            c0 = bench_cpu_seconds(RUSAGE_CHILDREN);
+            t0 = bench_now();
             if (system(cmd) != 0) {
                 fprintf(stderr, "word2vec failed: %s\n", cmd);
                 return 1;
             }
-            t1 = now();
+            t1 = bench_now();
             r.tool = "word2vec.c";
             r.threads = th;
             r.wall = t1 - t0;
-            r.cpu = cpu_seconds(RUSAGE_CHILDREN) - c0;
+            r.cpu = bench_cpu_seconds(RUSAGE_CHILDREN) - c0;
             r.train_rate = w2v_rate("build/sgd/w2v.log");
             r.rho = 0;
             r.used = 0;

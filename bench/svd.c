@@ -10,9 +10,10 @@
    by ARPACK in double (bench/svd_arpack.py, needs python3-scipy); without
    it, a converged run of subspace iteration (q = 10, p = d), cached in
    build/, whose tail is less converged than its top. */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200809L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
+#include "bench_util.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -21,13 +22,6 @@
 #include <sys/resource.h>
 
 typedef ro_sgns_real real;
-
-static double peak_mb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0;
-}
 
 /* max over the first t triplets of |A v_j - s_j u_j| / s_1 */
 static double residual(const ro_sgns_csr *A, const ro_sgns_factors *f, size_t t)
@@ -85,9 +79,10 @@ int main(int argc, char **argv)
     }
     ro_sgns_counts_free(c);
     if (argc > 2 && strcmp(argv[2], "export") == 0) return export_csr(A);
-    printf("# truncated SVD of SPPMI (k = 5): %zu x %zu, nnz %llu, d = %zu, %s, %d threads\n",
+    printf("# truncated SVD of SPPMI (k = 5): %zu x %zu, nnz %llu, d = %zu, %s, %d threads\n\n",
            A->rows, A->cols, (unsigned long long)A->nnz, d, sizeof(real) == 4 ? "float" : "double",
            omp_get_max_threads());
+    bench_print_setup(stdout, omp_get_max_threads());
     ref = (double *)malloc(d * sizeof(double));
     {
         char ref_path[256];
@@ -156,7 +151,7 @@ int main(int argc, char **argv)
                      cfg.oversample ? "" : " (auto)", cfg.block ? spec + 2 + strcspn(spec + 2, "/") + 1 : "auto");
         printf("| %s | %s | %.1f | %.2e | %.2e | %.2e | %.0f |\n",
                cfg.method == RO_SGNS_TSVD_SUBSPACE ? "subspace" : "Krylov", settings, secs, e_all,
-               e_top, residual(A, f, d / 2), peak_mb());
+               e_top, residual(A, f, d / 2), bench_peak_mib());
         fflush(stdout);
         ro_sgns_factors_free(f);
     }
