@@ -31,7 +31,7 @@ BLASLIBS := -llapacke -lopenblas
 HAVE_AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
 
 TESTS := linalg count sppmi ro eval sgd robust
-TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h
+TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h tests/counts_file.h
 
 VARIANTS := f d cxx clang
 ifeq ($(HAVE_AVX512),yes)

@@ -907,7 +907,7 @@ static void test_malformed(void)
     FAIL_TEXT("negative dimension", "1 -2\na 1 2\n", T, "line 1");
     FAIL_TEXT("empty file", "", T, "line 1");
     FAIL_TEXT("duplicate word", "2 2\na 1 2\na 3 4\n", T, "line 3: duplicate word 'a'");
-    expect_fail("NUL in word", "1 1\na\0b 1\n", 10, T, 0, RO_SGNS_ERR_FORMAT, "NUL");
+    expect_fail("NUL in word", "1 1\na\0b 1\n", 10, T, 0, RO_SGNS_ERR_FORMAT, "control byte");
     expect_fail("NUL in number", "1 1\nab 1\0\n", 10, T, 0, RO_SGNS_ERR_FORMAT, "line 2");
     big = (char *)malloc(20000);
     memcpy(big, "1 1\n", 4);
