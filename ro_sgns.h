@@ -4902,8 +4902,13 @@ static const unsigned char *ro_sgns__r_peek(ro_sgns__reader *r, size_t m, const 
                 *rc = ro_sgns__truncated(r, o, what, m, r->data_bytes);
                 return NULL;
             }
-            want = (size_t)(r->data_bytes - o < RO_SGNS__IO_BUF ? r->data_bytes - o
-                                                                : RO_SGNS__IO_BUF);
+            /* up to the end of the chunk of the last byte asked for: no
+               chunk is read that the caller does not need */
+            {
+                uint64_t last = (o + m - 1) / r->ch.size, stop = (last + 1) * r->ch.size;
+                if (stop > r->data_bytes) stop = r->data_bytes;
+                want = (size_t)(stop - o < RO_SGNS__IO_BUF ? stop - o : RO_SGNS__IO_BUF);
+            }
             while (got < want) {
                 uint64_t i = (o + got) / r->ch.size, in = (o + got) - i * r->ch.size;
                 size_t take;
