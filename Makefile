@@ -131,6 +131,11 @@ bench: $(B)/bench_gemm $(B)/bench_gemm_d
 	$(B)/bench_gemm
 	$(B)/bench_gemm_d
 
+# The pipeline at 22k and 81k words (bench/scale.sh; ~30 min, ~3 GB).
+.PHONY: bench-scale
+bench-scale: ro-sgns $(B)/bench_scale
+	sh bench/scale.sh
+
 # libFuzzer targets for every parser: make check runs each FUZZ_CHECK_SECONDS
 # (tests/fuzz_check.sh); make fuzz runs them FUZZ_SECONDS each
 FUZZ_CHECK_SECONDS ?= 3
@@ -138,7 +143,6 @@ fuzz-check: export RO_SGNS_TEST_TMP := $(B)/fuzz
 fuzz-check: | $(B)
 	@mkdir -p $(B)/fuzz
 	@sh tests/run.sh "sh tests/fuzz_check.sh $(FUZZ_CHECK_SECONDS)"
-
 FUZZERS := count counts_load w2v_text w2v_bin glove pairs
 FUZZ_SECONDS ?= 20
 fuzz: | $(B)

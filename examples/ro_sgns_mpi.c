@@ -301,16 +301,17 @@ int main(int argc, char **argv)
         if (factors_path && ro_sgns_factors_save_path(full, factors_path, &err) != RO_SGNS_OK)
             die(factors_path, err.message);
         if (vectors_path) {
-            ro_sgns_vectors vec;
+            ro_sgns_vectors *vec = NULL;
             real *W = (real *)malloc(n * d * sizeof(real));
             if (!W) die("memory", "vectors");
             if (ro_sgns_factors_embeddings(full, 0.5, RO_SGNS_EMBED_W, W, d, NULL, &err) != RO_SGNS_OK ||
-                ro_sgns_vectors_create(&vec, n, d, (const char *const *)c->vocab.word, W, d, NULL,
+                ro_sgns_vectors_create(n, d, (const char *const *)c->vocab.word, W, d, &vec, NULL,
                                        &err) != RO_SGNS_OK)
                 die("vectors", err.message);
-            if (ro_sgns_vectors_save(&vec, vectors_path, RO_SGNS_W2V_BINARY, NULL, &err) != RO_SGNS_OK)
+            if (ro_sgns_vectors_save_path(vec, RO_SGNS_W2V_BINARY, vectors_path, NULL, &err) !=
+                RO_SGNS_OK)
                 die(vectors_path, err.message);
-            ro_sgns_vectors_free(&vec);
+            ro_sgns_vectors_free(vec);
             free(W);
         }
         if (!quiet)

@@ -19,32 +19,8 @@
    like a checkpoint goes to the checkpoint loader. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
-
-#include <stdlib.h>
-#include <string.h>
-
+#include "test_util.h"
 #include "counts_file.h"
-
-#define FUZZ_ASSERT(x) \
-    do {               \
-        if (!(x)) abort(); \
-    } while (0)
-
-typedef struct fz_reader {
-    const unsigned char *p;
-    size_t size, at, chunk;
-} fz_reader;
-
-static size_t fz_read(void *user, void *buf, size_t size)
-{
-    fz_reader *r = (fz_reader *)user;
-    size_t m = r->size - r->at;
-    if (m > size) m = size;
-    if (m > r->chunk) m = r->chunk;
-    memcpy(buf, r->p + r->at, m);
-    r->at += m;
-    return m;
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -64,7 +40,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         cfg.min_count = 1;
         cfg.window = 1 + i;
         cfg.dynamic_window = i % 3;
-        if (ro_sgns_count_buffer(texts[i], strlen(texts[i]), &cfg, &c, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_count_memory(texts[i], strlen(texts[i]), &cfg, &c, NULL, &err) != RO_SGNS_OK)
             continue;
         snprintf(path, sizeof path, "%s/seed%d.counts", dir, i);
         ro_sgns_counts_save_path(c, path, &err);
@@ -97,26 +73,23 @@ static int same_slice(const ro_sgns_counts *r, const ro_sgns_counts *w, size_t r
 
 static void one_counts(const unsigned char *data, size_t size);
 
-static size_t fx_read(void *user, void *buf, size_t size);
-
 /* The checkpoint loader: OK or FORMAT, nothing on failure. */
 static void one_checkpoint(const unsigned char *data, size_t size)
 {
     ro_sgns_factors *x = NULL;
     ro_sgns_error err;
     ro_sgns_result rc;
-    fz_reader r;
+    tu_reader r;
     r.p = data;
     r.size = size;
     r.at = 0;
     r.chunk = 1 + (size ? data[size - 1] % 50 : 0);
-    rc = ro_sgns_factors_load_callback(fx_read, &r, &x, NULL, &err);
-    FUZZ_ASSERT(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_FORMAT);
-    FUZZ_ASSERT((rc == RO_SGNS_OK) == (x != NULL));
+    r.fail_after = -1;
+    rc = ro_sgns_factors_load_callback(tu_read, &r, &x, NULL, &err);
+    FUZZ_REQUIRE(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_FORMAT);
+    FUZZ_REQUIRE((rc == RO_SGNS_OK) == (x != NULL));
     ro_sgns_factors_free(x);
 }
-
-static size_t fx_read(void *user, void *buf, size_t size) { return fz_read(user, buf, size); }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
@@ -145,19 +118,20 @@ static void one_counts(const unsigned char *data, size_t size)
     ro_sgns_counts *a = NULL, *b = NULL;
     ro_sgns_error err;
     ro_sgns_result rc, rc2;
-    fz_reader r;
-    rc = ro_sgns_counts_load_buffer(data, size, &a, NULL, &err);
-    FUZZ_ASSERT(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_FORMAT);
-    FUZZ_ASSERT((rc == RO_SGNS_OK) == (a != NULL));
-    if (rc == RO_SGNS_ERR_FORMAT) FUZZ_ASSERT(strstr(err.message, "offset") != NULL);
+    tu_reader r;
+    rc = ro_sgns_counts_load_memory(data, size, &a, NULL, &err);
+    FUZZ_REQUIRE(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_FORMAT);
+    FUZZ_REQUIRE((rc == RO_SGNS_OK) == (a != NULL));
+    if (rc == RO_SGNS_ERR_FORMAT) FUZZ_REQUIRE(strstr(err.message, "offset") != NULL);
     r.p = data;
     r.size = size;
     r.at = 0;
     r.chunk = 1 + (size ? data[size - 1] % 100 : 0);
-    rc2 = ro_sgns_counts_load_callback(fz_read, &r, &b, NULL, &err);
+    r.fail_after = -1;
+    rc2 = ro_sgns_counts_load_callback(tu_read, &r, &b, NULL, &err);
     /* a stream stops at the checksum, so trailing bytes are not its error */
-    FUZZ_ASSERT(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_FORMAT);
-    if (rc == RO_SGNS_OK) FUZZ_ASSERT(rc2 == RO_SGNS_OK);
+    FUZZ_REQUIRE(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_FORMAT);
+    if (rc == RO_SGNS_OK) FUZZ_REQUIRE(rc2 == RO_SGNS_OK);
     ro_sgns_counts_free(b);
     b = NULL;
     /* a row range from the last two bytes: what the whole load gives, or
@@ -166,23 +140,24 @@ static void one_counts(const unsigned char *data, size_t size)
         size_t n = a ? a->n : 40, r0 = size > 1 ? data[size - 2] % (n + 1) : 0;
         size_t r1 = r0 + 1 + (size > 2 ? data[size - 3] % 8 : 0);
         rc2 = ro_sgns_counts_load_rows_memory(data, size, r0, r1, &b, NULL, &err);
-        FUZZ_ASSERT((rc2 == RO_SGNS_OK) == (b != NULL));
-        FUZZ_ASSERT(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_FORMAT ||
+        FUZZ_REQUIRE((rc2 == RO_SGNS_OK) == (b != NULL));
+        FUZZ_REQUIRE(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_FORMAT ||
                     rc2 == RO_SGNS_ERR_INVALID_ARGUMENT);
-        if (rc == RO_SGNS_OK && r1 <= n) FUZZ_ASSERT(rc2 == RO_SGNS_OK && same_slice(b, a, r0, r1));
+        if (rc == RO_SGNS_OK && r1 <= n) FUZZ_REQUIRE(rc2 == RO_SGNS_OK && same_slice(b, a, r0, r1));
         ro_sgns_counts_free(b);
     }
     if (rc == RO_SGNS_OK) {
-        size_t fsize = (size_t)ro_sgns_counts_file_size(a), w = 0;
-        unsigned char *buf = (unsigned char *)malloc(fsize ? fsize : 1);
-        FUZZ_ASSERT(ro_sgns_counts_save_buffer(a, buf, fsize, &w, &err) == RO_SGNS_OK && w == fsize);
+        void *buf = NULL;
+        size_t w = 0;
+        FUZZ_REQUIRE(ro_sgns_counts_save_memory(a, &buf, &w, NULL, &err) == RO_SGNS_OK &&
+                     w == (size_t)ro_sgns_counts_saved_size(a));
         /* the same bytes, unless the input was version 1, had other chunks
            or values no float holds (loading rounds them): then the same
            counts load back */
-        if (!(fsize == size && memcmp(buf, data, size) == 0)) {
-            FUZZ_ASSERT(data[8] != 2 || tcf_get32(data + 112) != 16 || fsize == size);
-            FUZZ_ASSERT(ro_sgns_counts_load_buffer(buf, fsize, &b, NULL, &err) == RO_SGNS_OK);
-            FUZZ_ASSERT(same_slice(b, a, 0, a->n) && b->total == a->total);
+        if (!(w == size && memcmp(buf, data, size) == 0)) {
+            FUZZ_REQUIRE(data[8] != 2 || tcf_get32(data + 112) != 16 || w == size);
+            FUZZ_REQUIRE(ro_sgns_counts_load_memory(buf, w, &b, NULL, &err) == RO_SGNS_OK);
+            FUZZ_REQUIRE(same_slice(b, a, 0, a->n) && b->total == a->total);
             ro_sgns_counts_free(b);
         }
         free(buf);
