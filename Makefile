@@ -131,6 +131,22 @@ bench: $(B)/bench_gemm $(B)/bench_gemm_d
 	$(B)/bench_gemm
 	$(B)/bench_gemm_d
 
+# What the counts files' CRC-32C costs: the CRC by the SSE4.2 instruction
+# (-march=native) and by tables (RO_SGNS_NO_SIMD) against a byte at a time;
+# the corpus's counts (COUNTS, version 1 as counted before) loaded whole and
+# by 1/64 of the rows, then the same after converting it to version 2.
+COUNTS ?= /work/cache/corpus_w5_m200.counts
+.PHONY: bench-files
+$(B)/bench_files_table: bench/files.c ro_sgns.h | $(B)
+	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -DRO_SGNS_NO_SIMD $< -o $@ -lm
+bench-files: $(B)/bench_files $(B)/bench_files_table
+	@echo "flags: $(CC) $(BENCHFLAGS); $$(grep -m1 'model name' /proc/cpuinfo)"
+	$(B)/bench_files crc
+	$(B)/bench_files_table crc
+	$(B)/bench_files load $(COUNTS) 64
+	$(B)/bench_files convert $(COUNTS) $(B)/bench_v2.counts
+	$(B)/bench_files load $(B)/bench_v2.counts 64
+
 # The pipeline at 22k and 81k words (bench/scale.sh; ~30 min, ~3 GB).
 .PHONY: bench-scale
 bench-scale: ro-sgns $(B)/bench_scale

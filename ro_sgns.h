@@ -704,7 +704,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_callback(ro_sgns_read_fn read, vo
    every row: not checked). A version 1 file, or a FILE* that cannot seek
    (a pipe), is read from start to end, checked as a whole load is, with
    the same O(n + nnz of the rows) memory. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_memory(const void *buf, size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_memory(const void *data, size_t size,
                                                            size_t r0, size_t r1,
                                                            ro_sgns_counts **out,
                                                            const ro_sgns_allocator *alloc,
@@ -2422,13 +2422,13 @@ static ro_sgns_result ro_sgns__save_kind(const char *path, int *kind, char **tar
 {
     *target = NULL;
     *mode = -1;
+    *kind = RO_SGNS__TO_FILE;
     if (!path || !*path)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "the path is NULL or empty");
     if (strcmp(path, "-") == 0) {
         *kind = RO_SGNS__TO_STDOUT;
         return RO_SGNS_OK;
     }
-    *kind = RO_SGNS__TO_FILE;
 #if defined(RO_SGNS__POSIX_IO) || defined(RO_SGNS__WIN_IO)
     {
 #ifdef RO_SGNS__POSIX_IO
@@ -4589,6 +4589,58 @@ static void ro_sgns__w_chunk_table(ro_sgns__writer *wr)
     ro_sgns__w_flush(wr);
 }
 
+/* A new writer (allocated) of data_bytes of data whose CRCs it keeps by
+   chunks of 2^log2 bytes: the start of a counts file or checkpoint. NULL
+   (and *rc, an error naming what) when memory is short. */
+static ro_sgns__writer *ro_sgns__writer_new(ro_sgns_write_fn write, void *user,
+                                            uint64_t data_bytes, unsigned log2,
+                                            const ro_sgns_allocator *al, const char *what,
+                                            ro_sgns_error *err, ro_sgns_result *rc)
+{
+    uint64_t nch = (data_bytes + ((uint64_t)1 << log2) - 1) >> log2;
+    ro_sgns__writer *wr;
+    ro_sgns__chunks *ch;
+    if (nch > (size_t)-1 / 8) {
+        *rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "%s: %llu chunks", what,
+                            (unsigned long long)nch);
+        return NULL;
+    }
+    wr = (ro_sgns__writer *)ro_sgns__malloc(al, sizeof *wr);
+    ch = (ro_sgns__chunks *)ro_sgns__malloc(al, sizeof *ch);
+    if (ch) ro_sgns__chunks_init(ch, log2, (size_t)nch, al);
+    if (!wr || !ch || ch->oom) {
+        if (ch) ro_sgns__chunks_free(ch);
+        ro_sgns__free(al, ch);
+        ro_sgns__free(al, wr);
+        *rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                            "%s: no memory for the writer and %llu chunk CRCs", what,
+                            (unsigned long long)nch);
+        return NULL;
+    }
+    wr->fn = write;
+    wr->user = user;
+    wr->len = 0;
+    wr->failed = 0;
+    wr->ch = ch;
+    return wr;
+}
+
+/* The data are written: end the last chunk, write the chunk table and its
+   CRC, free the writer. Non-zero when a write failed. */
+static int ro_sgns__writer_finish(ro_sgns__writer *wr, const ro_sgns_allocator *al)
+{
+    ro_sgns__chunks *ch = wr->ch;
+    int failed;
+    ro_sgns__w_flush(wr);
+    ro_sgns__chunks_end(ch);
+    ro_sgns__w_chunk_table(wr);
+    failed = wr->failed;
+    ro_sgns__chunks_free(ch);
+    ro_sgns__free(al, ch);
+    ro_sgns__free(al, wr);
+    return failed;
+}
+
 static uint64_t ro_sgns__word_bytes(const ro_sgns_counts *c)
 {
     uint64_t s = 0;
@@ -4650,14 +4702,12 @@ static ro_sgns_result ro_sgns__counts_save(const ro_sgns_counts *c, ro_sgns_writ
                                            void *user, unsigned log2, ro_sgns_error *err)
 {
     ro_sgns__writer *wr;
-    ro_sgns__chunks *ch;
     ro_sgns_allocator al;
     const ro_sgns_allocator *a = NULL;
     const ro_sgns_count_config *g;
     unsigned char *h;
     size_t i;
-    uint64_t k, data, nch;
-    int failed;
+    uint64_t k;
     ro_sgns_result rc = ro_sgns__check_counts_whole(c, "counts_save", err);
     if (rc != RO_SGNS_OK) return rc;
     if (!write) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "write is NULL");
@@ -4666,27 +4716,10 @@ static ro_sgns_result ro_sgns__counts_save(const ro_sgns_counts *c, ro_sgns_writ
         a = &al;
     }
     g = &c->config;
-    data = ro_sgns__counts_data_bytes(c->n, c->nnz, ro_sgns__word_bytes(c));
-    nch = (data + ((uint64_t)1 << log2) - 1) >> log2;
-    if (nch > (size_t)-1 / 8)
-        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "counts_save: %llu chunks",
-                             (unsigned long long)nch);
-    wr = (ro_sgns__writer *)ro_sgns__malloc(a, sizeof *wr);
-    ch = (ro_sgns__chunks *)ro_sgns__malloc(a, sizeof *ch);
-    if (ch) ro_sgns__chunks_init(ch, log2, (size_t)nch, a);
-    if (!wr || !ch || ch->oom) {
-        if (ch) ro_sgns__chunks_free(ch);
-        ro_sgns__free(a, ch);
-        ro_sgns__free(a, wr);
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "counts_save: no memory for the writer and %llu chunk CRCs",
-                             (unsigned long long)nch);
-    }
-    wr->fn = write;
-    wr->user = user;
-    wr->len = 0;
-    wr->failed = 0;
-    wr->ch = ch;
+    wr = ro_sgns__writer_new(write, user,
+                             ro_sgns__counts_data_bytes(c->n, c->nnz, ro_sgns__word_bytes(c)),
+                             log2, a, "counts_save", err, &rc);
+    if (!wr) return rc;
     h = ro_sgns__w_room(wr, RO_SGNS__COUNTS_HEADER);
     memcpy(h, "ROSGNSCT", 8);
     ro_sgns__put_u32(h + 8, RO_SGNS__COUNTS_VERSION);
@@ -4706,7 +4739,7 @@ static ro_sgns_result ro_sgns__counts_save(const ro_sgns_counts *c, ro_sgns_writ
     ro_sgns__put_u64(h + 96, g->seed);
     ro_sgns__put_u64(h + 104, ro_sgns__f64_bits(c->total));
     ro_sgns__put_u32(h + 112, log2);
-    ro_sgns__put_u32(h + 116, ro_sgns__crc_update(&ch->crc, 0, h, 116));
+    ro_sgns__put_u32(h + 116, ro_sgns__crc_update(&wr->ch->crc, 0, h, 116));
     for (i = 0; i < c->n; ++i) {
         ro_sgns__w_u32(wr, c->vocab.len[i]);
         ro_sgns__w_bytes(wr, c->vocab.word[i], c->vocab.len[i]);
@@ -4717,15 +4750,8 @@ static ro_sgns_result ro_sgns__counts_save(const ro_sgns_counts *c, ro_sgns_writ
     for (k = 0; k < c->nnz; ++k) ro_sgns__w_f64(wr, c->val[k]);
     for (i = 0; i < c->n; ++i) ro_sgns__w_f64(wr, c->word_count[i]);
     for (i = 0; i < c->n; ++i) ro_sgns__w_f64(wr, c->ctx_count[i]);
-    ro_sgns__w_flush(wr);
-    ro_sgns__chunks_end(ch);
-    RO_SGNS_ASSERT(wr->failed || ch->n == nch);
-    ro_sgns__w_chunk_table(wr);
-    failed = wr->failed;
-    ro_sgns__chunks_free(ch);
-    ro_sgns__free(a, ch);
-    ro_sgns__free(a, wr);
-    if (failed) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "writing the counts failed");
+    if (ro_sgns__writer_finish(wr, a))
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "writing the counts failed");
     return ro_sgns__ok(err);
 }
 
@@ -5051,6 +5077,43 @@ static ro_sgns_result ro_sgns__bad(ro_sgns__reader *r, uint64_t at, const char *
                          (unsigned long long)at, what);
 }
 
+/* The start of a counts file or checkpoint (what: "counts file" or
+   "checkpoint"): v1_bytes of header, the magic, the version (1 or 2, into
+   r->version); *h points at the header. */
+static ro_sgns_result ro_sgns__r_magic(ro_sgns__reader *r, const char *magic, const char *what,
+                                       size_t v1_bytes, const unsigned char **h)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    ro_sgns__ck_init(&r->ck);
+    *h = ro_sgns__r_peek(r, v1_bytes, "the header", &rc);
+    if (!*h) return rc;
+    if (memcmp(*h, magic, 8) != 0)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "not a %s: bad magic at offset 0 (want \"%s\")", what, magic);
+    r->version = ro_sgns__get_u32(*h + 8);
+    if (r->version != 1 && r->version != 2)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "unsupported %s version %lu at offset 8 (this library reads "
+                             "versions 1 and 2)", what, (unsigned long)r->version);
+    return RO_SGNS_OK;
+}
+
+/* A version 2 header of bytes bytes (*h), its CRC-32C in the last 4. */
+static ro_sgns_result ro_sgns__r_header_v2(ro_sgns__reader *r, size_t bytes,
+                                           const unsigned char **h)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    uint32_t want;
+    *h = ro_sgns__r_peek(r, bytes, "the header", &rc);
+    if (!*h) return rc;
+    want = ro_sgns__crc_update(&r->ch.crc, 0, *h, bytes - 4);
+    if (ro_sgns__get_u32(*h + bytes - 4) != want)
+        return ro_sgns__bad(r, bytes - 4, "the header's CRC-32C is %08lx, its bytes give %08lx",
+                            (unsigned long)ro_sgns__get_u32(*h + bytes - 4),
+                            (unsigned long)want);
+    return RO_SGNS_OK;
+}
+
 /* Enter chunk mode (the header taken, r->data_bytes and the chunk size
    set): read the chunk table at the end of the data, check its CRC. */
 static ro_sgns_result ro_sgns__r_enter_chunks(ro_sgns__reader *r)
@@ -5210,27 +5273,13 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
 
     memset(&m, 0, sizeof m);
     m.al = alloc;
-    ro_sgns__ck_init(&r->ck);
-    h = ro_sgns__r_peek(r, RO_SGNS__COUNTS_HEADER_V1, "the header", &rc);
-    if (!h) return rc;
-    if (memcmp(h, "ROSGNSCT", 8) != 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "not a counts file: bad magic at offset 0 (want \"ROSGNSCT\")");
-    version = ro_sgns__get_u32(h + 8);
-    if (version != 1 && version != 2)
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "unsupported counts format version %lu at offset 8 (this "
-                             "library reads versions 1 and 2)", (unsigned long)version);
-    r->version = version;
+    rc = ro_sgns__r_magic(r, "ROSGNSCT", "counts file", RO_SGNS__COUNTS_HEADER_V1, &h);
+    if (rc != RO_SGNS_OK) return rc;
+    version = r->version;
     hsize = version == 1 ? RO_SGNS__COUNTS_HEADER_V1 : RO_SGNS__COUNTS_HEADER;
     if (version == 2) {
-        uint32_t want;
-        h = ro_sgns__r_peek(r, hsize, "the header", &rc);
-        if (!h) return rc;
-        want = ro_sgns__crc_update(&r->ch.crc, 0, h, 116);
-        if (ro_sgns__get_u32(h + 116) != want)
-            return ro_sgns__bad(r, 116, "the header's CRC-32C is %08lx, its bytes give %08lx",
-                                (unsigned long)ro_sgns__get_u32(h + 116), (unsigned long)want);
+        rc = ro_sgns__r_header_v2(r, hsize, &h);
+        if (rc != RO_SGNS_OK) return rc;
         log2 = ro_sgns__get_u32(h + 112);
         if (log2 < RO_SGNS__CHUNK_LOG2_MIN || log2 > RO_SGNS__CHUNK_LOG2_MAX)
             return ro_sgns__bad(r, 112, "chunks of 2^%lu bytes, want 2^%u to 2^%u",
@@ -5625,10 +5674,10 @@ fail:
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_memory(const void *data, size_t size,
-                                                      ro_sgns_counts **out,
-                                                      const ro_sgns_allocator *alloc,
-                                                      ro_sgns_error *err)
+/* Load from memory, whole (ranged = 0) or rows [r0, r1). */
+static ro_sgns_result ro_sgns__load_memory(const void *data, size_t size, int ranged, size_t r0,
+                                           size_t r1, ro_sgns_counts **out,
+                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     ro_sgns__reader *r;
     ro_sgns_result rc;
@@ -5638,28 +5687,26 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_memory(const void *data, size_t s
     if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
     r->mem = data ? (const unsigned char *)data : (const unsigned char *)"";
     r->mem_size = size;
-    rc = ro_sgns__load(r, out, alloc, 0, 0, 0);
+    rc = ro_sgns__load(r, out, alloc, ranged, r0, r1);
     ro_sgns__reader_free(r);
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_memory(const void *buf, size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_memory(const void *data, size_t size,
+                                                      ro_sgns_counts **out,
+                                                      const ro_sgns_allocator *alloc,
+                                                      ro_sgns_error *err)
+{
+    return ro_sgns__load_memory(data, size, 0, 0, 0, out, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_memory(const void *data, size_t size,
                                                            size_t r0, size_t r1,
                                                            ro_sgns_counts **out,
                                                            const ro_sgns_allocator *alloc,
                                                            ro_sgns_error *err)
 {
-    ro_sgns__reader *r;
-    ro_sgns_result rc;
-    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
-    if (!buf && size) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "buf is NULL");
-    r = ro_sgns__reader_new(alloc, err);
-    if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
-    r->mem = buf ? (const unsigned char *)buf : (const unsigned char *)"";
-    r->mem_size = size;
-    rc = ro_sgns__load(r, out, alloc, 1, r0, r1);
-    ro_sgns__reader_free(r);
-    return rc;
+    return ro_sgns__load_memory(data, size, 1, r0, r1, out, alloc, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_callback(ro_sgns_read_fn read, void *user,
@@ -7593,36 +7640,18 @@ static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, ro_sgns_wr
 {
     const ro_sgns_allocator *al;
     ro_sgns__writer *wr;
-    ro_sgns__chunks *ch;
     unsigned char *h;
-    uint64_t data, nch;
     size_t i;
-    int failed;
+    ro_sgns_result rc = RO_SGNS_OK;
     if (!f || !write || !f->U || !f->S || !f->V)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
     al = f->has_alloc_ ? &f->alloc_ : NULL;
-    data = RO_SGNS__FX_HEADER + 8 * ((uint64_t)f->n * f->d + (uint64_t)f->d * f->d +
-                                     (uint64_t)f->m * f->d);
-    nch = (data + ((uint64_t)1 << log2) - 1) >> log2;
-    if (nch > (size_t)-1 / 8)
-        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "factors_save: %llu chunks",
-                             (unsigned long long)nch);
-    wr = (ro_sgns__writer *)ro_sgns__malloc(al, sizeof *wr);
-    ch = (ro_sgns__chunks *)ro_sgns__malloc(al, sizeof *ch);
-    if (ch) ro_sgns__chunks_init(ch, log2, (size_t)nch, al);
-    if (!wr || !ch || ch->oom) {
-        if (ch) ro_sgns__chunks_free(ch);
-        ro_sgns__free(al, ch);
-        ro_sgns__free(al, wr);
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "factors_save: no memory for the writer and %llu chunk CRCs",
-                             (unsigned long long)nch);
-    }
-    wr->fn = write;
-    wr->user = user;
-    wr->len = 0;
-    wr->failed = 0;
-    wr->ch = ch;
+    wr = ro_sgns__writer_new(write, user,
+                             RO_SGNS__FX_HEADER + 8 * ((uint64_t)f->n * f->d +
+                                                       (uint64_t)f->d * f->d +
+                                                       (uint64_t)f->m * f->d),
+                             log2, al, "factors_save", err, &rc);
+    if (!wr) return rc;
     h = ro_sgns__w_room(wr, RO_SGNS__FX_HEADER);
     memcpy(h, RO_SGNS__FX_MAGIC, 8);
     ro_sgns__put_u32(h + 8, 2);
@@ -7638,18 +7667,12 @@ static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, ro_sgns_wr
     ro_sgns__put_u32(h + 80, f->window > 0 ? (uint32_t)f->window : 0u);
     ro_sgns__put_u32(h + 84, log2);
     ro_sgns__put_u32(h + 88, 0);
-    ro_sgns__put_u32(h + 92, ro_sgns__crc_update(&ch->crc, 0, h, 92));
+    ro_sgns__put_u32(h + 92, ro_sgns__crc_update(&wr->ch->crc, 0, h, 92));
     for (i = 0; i < f->n * f->d; ++i) ro_sgns__w_f64(wr, (double)f->U[i]);
     for (i = 0; i < f->d * f->d; ++i) ro_sgns__w_f64(wr, (double)f->S[i]);
     for (i = 0; i < f->m * f->d; ++i) ro_sgns__w_f64(wr, (double)f->V[i]);
-    ro_sgns__w_flush(wr);
-    ro_sgns__chunks_end(ch);
-    ro_sgns__w_chunk_table(wr);
-    failed = wr->failed;
-    ro_sgns__chunks_free(ch);
-    ro_sgns__free(al, ch);
-    ro_sgns__free(al, wr);
-    if (failed) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "factors_save: a write failed");
+    if (ro_sgns__writer_finish(wr, al))
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "factors_save: a write failed");
     return ro_sgns__ok(err);
 }
 
@@ -7673,31 +7696,17 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
     ro_sgns_result res = RO_SGNS_OK;
     ro_sgns_error *err = r->err;
     r->name = "checkpoint";
-    ro_sgns__ck_init(&r->ck);
-    h = ro_sgns__r_peek(r, RO_SGNS__FX_HEADER_V1, "the header", &res);
-    if (!h) return res;
-    if (memcmp(h, RO_SGNS__FX_MAGIC, 8) != 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "not a checkpoint: bad magic at offset 0 (want \"ROSGNSFX\")");
-    version = ro_sgns__get_u32(h + 8);
-    if (version != 1 && version != 2)
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "unsupported checkpoint version %lu at offset 8 (this library "
-                             "reads versions 1 and 2)", (unsigned long)version);
-    r->version = version;
+    res = ro_sgns__r_magic(r, RO_SGNS__FX_MAGIC, "checkpoint", RO_SGNS__FX_HEADER_V1, &h);
+    if (res != RO_SGNS_OK) return res;
+    version = r->version;
     if (version == 1) {
         hsize = RO_SGNS__FX_HEADER_V1;
         if (ro_sgns__get_u32(h + 12) != ro_sgns__fx_header_check(h))
             return ro_sgns__bad(r, 12, "the header check does not match the header");
     } else {
-        uint32_t want;
         hsize = RO_SGNS__FX_HEADER;
-        h = ro_sgns__r_peek(r, hsize, "the header", &res);
-        if (!h) return res;
-        want = ro_sgns__crc_update(&r->ch.crc, 0, h, 92);
-        if (ro_sgns__get_u32(h + 92) != want)
-            return ro_sgns__bad(r, 92, "the header's CRC-32C is %08lx, its bytes give %08lx",
-                                (unsigned long)ro_sgns__get_u32(h + 92), (unsigned long)want);
+        res = ro_sgns__r_header_v2(r, hsize, &h);
+        if (res != RO_SGNS_OK) return res;
         if (ro_sgns__get_u32(h + 12) != 0 || ro_sgns__get_u32(h + 88) != 0)
             return ro_sgns__bad(r, 12, "reserved bytes are not 0");
         k = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 64));

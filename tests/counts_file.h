@@ -97,6 +97,20 @@ static TCF_UNUSED void tcf_refresh(unsigned char *buf)
               tcf_crc32c(0, buf + l.data, (size_t)(4 * l.nchunks)));
 }
 
+/* The version 1 checksum (section 1) of len bytes. */
+static TCF_UNUSED uint64_t tcf_v1_hash(const unsigned char *p, size_t len)
+{
+    uint64_t h = 0x84222325CBF29CE4ull;
+    size_t i;
+    for (i = 0; i < len; i += 8) {
+        uint64_t x = 0;
+        size_t j;
+        for (j = 0; j < 8 && i + j < len; ++j) x |= (uint64_t)p[i + j] << (8 * j);
+        h = (h ^ x) * 0x100000001B3ull;
+    }
+    return (h ^ (uint64_t)len) * 0x100000001B3ull;
+}
+
 /* A version 1 file of the same counts as the version 2 file v2 (as the
    old writer made them: the 112-byte header, the data, the u64 checksum
    documented in section 1). Returns a malloc'ed buffer, its size in
@@ -104,22 +118,13 @@ static TCF_UNUSED void tcf_refresh(unsigned char *buf)
 static TCF_UNUSED unsigned char *tcf_v1_of(const unsigned char *v2, size_t *size)
 {
     tcf_layout l = tcf_layout_of(v2);
-    size_t body = (size_t)(l.data - 120), n = 112 + body + 8, i, len;
+    size_t body = (size_t)(l.data - 120), n = 112 + body + 8;
     unsigned char *out = (unsigned char *)malloc(n);
-    uint64_t h = 0x84222325CBF29CE4ull;
     if (!out) return NULL;
     memcpy(out, v2, 112);
     tcf_put32(out + 8, 1);
     memcpy(out + 112, v2 + 120, body);
-    len = 112 + body;
-    for (i = 0; i < len; i += 8) {
-        uint64_t x = 0;
-        size_t j;
-        for (j = 0; j < 8 && i + j < len; ++j) x |= (uint64_t)out[i + j] << (8 * j);
-        h = (h ^ x) * 0x100000001B3ull;
-    }
-    h = (h ^ (uint64_t)len) * 0x100000001B3ull;
-    tcf_put64(out + len, h);
+    tcf_put64(out + 112 + body, tcf_v1_hash(out, 112 + body));
     *size = n;
     return out;
 }

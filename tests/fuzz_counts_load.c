@@ -79,12 +79,7 @@ static void one_checkpoint(const unsigned char *data, size_t size)
     ro_sgns_factors *x = NULL;
     ro_sgns_error err;
     ro_sgns_result rc;
-    tu_reader r;
-    r.p = data;
-    r.size = size;
-    r.at = 0;
-    r.chunk = 1 + (size ? data[size - 1] % 50 : 0);
-    r.fail_after = -1;
+    tu_reader r = tu_reader_of(data, size, 1 + (size ? data[size - 1] % 50 : 0));
     rc = ro_sgns_factors_load_callback(tu_read, &r, &x, NULL, &err);
     FUZZ_REQUIRE(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_FORMAT);
     FUZZ_REQUIRE((rc == RO_SGNS_OK) == (x != NULL));
@@ -123,11 +118,7 @@ static void one_counts(const unsigned char *data, size_t size)
     FUZZ_REQUIRE(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_FORMAT);
     FUZZ_REQUIRE((rc == RO_SGNS_OK) == (a != NULL));
     if (rc == RO_SGNS_ERR_FORMAT) FUZZ_REQUIRE(strstr(err.message, "offset") != NULL);
-    r.p = data;
-    r.size = size;
-    r.at = 0;
-    r.chunk = 1 + (size ? data[size - 1] % 100 : 0);
-    r.fail_after = -1;
+    r = tu_reader_of(data, size, 1 + (size ? data[size - 1] % 100 : 0));
     rc2 = ro_sgns_counts_load_callback(tu_read, &r, &b, NULL, &err);
     /* a stream stops at the checksum, so trailing bytes are not its error */
     FUZZ_REQUIRE(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_FORMAT);

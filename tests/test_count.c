@@ -1197,23 +1197,6 @@ static int fail_write(void *user, const void *data, size_t size)
     return 1;
 }
 
-typedef struct grow_buf {
-    unsigned char *p;
-    size_t len, cap;
-} grow_buf;
-
-static int grow_write(void *user, const void *data, size_t size)
-{
-    grow_buf *g = (grow_buf *)user;
-    if (g->len + size > g->cap) {
-        g->cap = (g->len + size) * 2;
-        g->p = (unsigned char *)realloc(g->p, g->cap);
-    }
-    memcpy(g->p + g->len, data, size);
-    g->len += size;
-    return 0;
-}
-
 static void test_files(void)
 {
     const char *text = "the cat sat on the mat\nthe dog sat on the log\na cat and a dog\n"
@@ -1221,7 +1204,7 @@ static void test_files(void)
     ro_sgns_count_config cfg = cfg_min(2, 1);
     ro_sgns_counts *c, *d = NULL;
     ro_sgns_error err;
-    grow_buf g;
+    tu_grow g;
     unsigned char *buf, *bad;
     size_t size, i, written = 0;
     int bad_trunc = 0, bad_flip = 0, no_offset = 0;
@@ -1256,7 +1239,7 @@ static void test_files(void)
     /* callback writer and reader (3-byte reads) */
     g.p = NULL;
     g.len = g.cap = 0;
-    CHECK(ro_sgns_counts_save_callback(c, grow_write, &g, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_counts_save_callback(c, tu_grow_write, &g, &err) == RO_SGNS_OK);
     CHECK(g.len == size && memcmp(g.p, buf, size) == 0);
     {
         tu_reader r;

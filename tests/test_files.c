@@ -37,37 +37,6 @@ typedef ro_sgns_real real;
 
 /* ---- helpers ------------------------------------------------------------- */
 
-typedef struct grow {
-    unsigned char *p;
-    size_t len, cap;
-} grow;
-
-static int grow_write(void *user, const void *data, size_t size)
-{
-    grow *g = (grow *)user;
-    if (g->len + size > g->cap) {
-        size_t cap = (g->len + size) * 2;
-        unsigned char *q = (unsigned char *)realloc(g->p, cap);
-        if (!q) return 1;
-        g->p = q;
-        g->cap = cap;
-    }
-    memcpy(g->p + g->len, data, size);
-    g->len += size;
-    return 0;
-}
-
-/* a reader over memory, 4096 bytes a call */
-static tu_reader mem_reader(const unsigned char *p, size_t n)
-{
-    tu_reader r;
-    r.p = p;
-    r.size = n;
-    r.at = 0;
-    r.chunk = 4096;
-    r.fail_after = -1;
-    return r;
-}
 
 /* A corpus of nw words over lines of 7, counted with window 2. */
 static ro_sgns_counts *make_counts(size_t nw, size_t tokens, uint64_t seed)
@@ -98,10 +67,10 @@ static ro_sgns_counts *make_counts(size_t nw, size_t tokens, uint64_t seed)
 /* c saved with chunks of 2^log2 bytes, into a new buffer. */
 static unsigned char *save_counts(const ro_sgns_counts *c, unsigned log2, size_t *size)
 {
-    grow g;
+    tu_grow g;
     ro_sgns_error err;
     memset(&g, 0, sizeof g);
-    if (ro_sgns__counts_save(c, grow_write, &g, log2, &err) != RO_SGNS_OK) {
+    if (ro_sgns__counts_save(c, tu_grow_write, &g, log2, &err) != RO_SGNS_OK) {
         fprintf(stderr, "save_counts: %s\n", err.message);
         free(g.p);
         return NULL;
@@ -261,7 +230,7 @@ static ro_sgns_result load_counts(const unsigned char *p, size_t n)
 static ro_sgns_result load_checkpoint(const unsigned char *p, size_t n)
 {
     ro_sgns_factors *f = NULL;
-    tu_reader r = mem_reader(p, n);
+    tu_reader r = tu_reader_of(p, n, 4096);
     ro_sgns_result rc = ro_sgns_factors_load_callback(tu_read, &r, &f, NULL, NULL);
     /* a stream loader stops at the end of its file: it must end there */
     if (rc == RO_SGNS_OK && r.at != n) rc = RO_SGNS_ERR_FORMAT;
@@ -322,7 +291,7 @@ static void test_bit_flips(void)
     free(f);
     {
         ro_sgns_factors *x = NULL;
-        grow g;
+        tu_grow g;
         size_t i;
         memset(&g, 0, sizeof g);
         CHECK(ro_sgns_factors_create(5, 4, 2, &x, NULL, NULL) == RO_SGNS_OK);
@@ -335,10 +304,10 @@ static void test_bit_flips(void)
             x->counts_fingerprint = ro_sgns_counts_fingerprint(c);
             x->k = 5;
             x->window = 2;
-            CHECK(ro_sgns__factors_save(x, grow_write, &g, 8, NULL) == RO_SGNS_OK);
+            CHECK(ro_sgns__factors_save(x, tu_grow_write, &g, 8, NULL) == RO_SGNS_OK);
             flip_sweep("checkpoint (256-byte chunks)", g.p, g.len, load_checkpoint, window);
             g.len = 0;
-            CHECK(ro_sgns_factors_save_callback(x, grow_write, &g, NULL) == RO_SGNS_OK);
+            CHECK(ro_sgns_factors_save_callback(x, tu_grow_write, &g, NULL) == RO_SGNS_OK);
             flip_sweep("checkpoint (one chunk)", g.p, g.len, load_checkpoint, window);
         }
         ro_sgns_factors_free(x);
@@ -450,7 +419,7 @@ static void test_version_1(void)
     ro_sgns_counts_free(d);
     d = NULL;
     {
-        tu_reader r = mem_reader(v1, n1);
+        tu_reader r = tu_reader_of(v1, n1, 4096);
         CHECK(ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) == RO_SGNS_OK && d &&
               tu_same_counts(c, d) && r.at == n1);
         ro_sgns_counts_free(d);
@@ -696,13 +665,13 @@ static void test_ranges_users(void)
     {
         void *buf = NULL;
         size_t got = 0;
-        grow g;
+        tu_grow g;
         memset(&g, 0, sizeof g);
         CHECK(ro_sgns_counts_saved_size(r) == 0);
         CHECK(ro_sgns_counts_save_memory(r, &buf, &got, NULL, &err) ==
                   RO_SGNS_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "rows") && buf == NULL);
-        CHECK(ro_sgns_counts_save_callback(r, grow_write, &g, &err) ==
+        CHECK(ro_sgns_counts_save_callback(r, tu_grow_write, &g, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT && g.len == 0);
         CHECK(ro_sgns_counts_save_path(r, tu_path("files_never.counts"), &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
@@ -758,9 +727,9 @@ static void test_ranges_users(void)
    section 4's declarations). */
 static unsigned char *fx_v1(const ro_sgns_factors *x, size_t *size)
 {
-    size_t nv = x->n * x->d + x->d * x->d + x->m * x->d, n = 56 + 8 * nv + 8, i, len;
+    size_t nv = x->n * x->d + x->d * x->d + x->m * x->d, n = 56 + 8 * nv + 8, i;
     unsigned char *b = (unsigned char *)malloc(n);
-    uint64_t h, hc;
+    uint64_t h;
     memcpy(b, "ROSGNSFX", 8);
     tcf_put32(b + 8, 1);
     tcf_put32(b + 12, 0);
@@ -780,26 +749,10 @@ static unsigned char *fx_v1(const ro_sgns_factors *x, size_t *size)
         unsigned char hb[52];
         memcpy(hb, b, 12);
         memcpy(hb + 12, b + 16, 40);
-        h = 0x84222325CBF29CE4ull;
-        for (i = 0; i < 52; i += 8) {
-            uint64_t xw = 0;
-            size_t j;
-            for (j = 0; j < 8 && i + j < 52; ++j) xw |= (uint64_t)hb[i + j] << (8 * j);
-            h = (h ^ xw) * 0x100000001B3ull;
-        }
-        hc = (h ^ 52) * 0x100000001B3ull;
-        tcf_put32(b + 12, (uint32_t)(hc >> 32) ^ (uint32_t)hc);
+        h = tcf_v1_hash(hb, 52);
+        tcf_put32(b + 12, (uint32_t)(h >> 32) ^ (uint32_t)h);
     }
-    len = n - 8;
-    h = 0x84222325CBF29CE4ull;
-    for (i = 0; i < len; i += 8) {
-        uint64_t xw = 0;
-        size_t j;
-        for (j = 0; j < 8 && i + j < len; ++j) xw |= (uint64_t)b[i + j] << (8 * j);
-        h = (h ^ xw) * 0x100000001B3ull;
-    }
-    h = (h ^ (uint64_t)len) * 0x100000001B3ull;
-    tcf_put64(b + len, h);
+    tcf_put64(b + n - 8, tcf_v1_hash(b, n - 8));
     *size = n;
     return b;
 }
@@ -821,7 +774,7 @@ static void test_checkpoints(void)
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     ro_sgns_error err;
     const char *path = tu_path("files.fx");
-    grow g;
+    tu_grow g;
     if (!c || !other) {
         CHECK(0);
         return;

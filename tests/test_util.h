@@ -75,6 +75,39 @@ static TU_MAYBE_UNUSED size_t tu_read(void *user, void *buf, size_t size)
     return m;
 }
 
+/* A reader over n bytes at p, chunk bytes a call, never failing. */
+static TU_MAYBE_UNUSED tu_reader tu_reader_of(const unsigned char *p, size_t n, size_t chunk)
+{
+    tu_reader r;
+    r.p = p;
+    r.size = n;
+    r.at = 0;
+    r.chunk = chunk;
+    r.fail_after = -1;
+    return r;
+}
+
+/* A writer (ro_sgns_write_fn) into a growing memory block; free(p) after. */
+typedef struct tu_grow {
+    unsigned char *p;
+    size_t len, cap;
+} tu_grow;
+
+static TU_MAYBE_UNUSED int tu_grow_write(void *user, const void *data, size_t size)
+{
+    tu_grow *g = (tu_grow *)user;
+    if (g->len + size > g->cap) {
+        size_t cap = (g->len + size) * 2;
+        unsigned char *q = (unsigned char *)realloc(g->p, cap);
+        if (!q) return 1;
+        g->p = q;
+        g->cap = cap;
+    }
+    memcpy(g->p + g->len, data, size);
+    g->len += size;
+    return 0;
+}
+
 #ifdef RO_SGNS_H /* helpers on the library's types, where ro_sgns.h came first */
 /* Bitwise equality of everything two counts objects hold. */
 static TU_MAYBE_UNUSED int tu_same_counts(const ro_sgns_counts *a, const ro_sgns_counts *b)
