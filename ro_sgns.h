@@ -4369,7 +4369,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_count_path(const char *path,
     ro_sgns_result rc;
     if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
     f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%s' for reading", path);
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s' for reading: %s", path,
+                             strerror(errno));
     rc = ro_sgns__count_run(NULL, 0, ro_sgns__fread_fn, f, config, out, alloc, err);
     if (rc == RO_SGNS_ERR_IO && err)
         ro_sgns__fail(err, RO_SGNS_ERR_IO, "reading '%s' failed", path);
@@ -9491,7 +9493,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
     if (!path)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load_path: path is NULL");
     f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s': %s", path,
+                             strerror(errno));
     rc = ro_sgns_vectors_load_file(f, format, limit, out, alloc, err);
     fclose(f);
     if (rc != RO_SGNS_OK && err) { /* prefix the file name */
@@ -10013,7 +10017,9 @@ static ro_sgns_result ro_sgns__eval_load(const char *path, ro_sgns__eval_text_re
     size_t plen;
     if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "load: path is NULL");
     f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s': %s", path,
+                             strerror(errno));
     rc = ro_sgns__eval_in_cb(&in, ro_sgns__eval_file_read, f, alloc, err);
     if (rc == RO_SGNS_OK) rc = reader(&in, out, alloc, err);
     ro_sgns__free(alloc, in.own);
@@ -11416,7 +11422,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
     ro_sgns_result rc;
     if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
     f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s': %s", path,
+                             strerror(errno));
     rc = ro_sgns__sgd_run(NULL, 0, ro_sgns__fread_fn, f, vocab, cfg, W, C, alloc, err);
     fclose(f);
     return rc;

@@ -31,6 +31,7 @@
 #include "test_util.h"
 #include "counts_file.h"
 
+#include <errno.h>
 #include <string.h>
 
 typedef ro_sgns_real real;
@@ -892,7 +893,36 @@ static void test_named(void)
     CHECK(ro_sgns_counts_load_path(path, &d, NULL, &err) == RO_SGNS_ERR_FORMAT && !d &&
           strstr(err.message, path) && strstr(err.message, "offset"));
     CHECK(ro_sgns_counts_load_path("/nonexistent/c.counts", &d, NULL, &err) == RO_SGNS_ERR_IO &&
-          strstr(err.message, "/nonexistent/c.counts") && strstr(err.message, "No such file"));
+          strstr(err.message, "/nonexistent/c.counts") && strstr(err.message, strerror(ENOENT)));
+    /* every path reader says why the OS refused, and names the path once */
+    {
+        ro_sgns_vectors *v = NULL;
+        ro_sgns_pairs *p = NULL;
+        ro_sgns_analogies *q = NULL;
+        ro_sgns_factors *x = NULL;
+        const char *bad = "/nonexistent/f.txt";
+        const char *msg[5];
+        char m[5][RO_SGNS_MESSAGE_SIZE];
+        int k;
+        CHECK(ro_sgns_vectors_load_path(bad, RO_SGNS_W2V_TEXT, 0, &v, NULL, &err) ==
+              RO_SGNS_ERR_IO);
+        memcpy(m[0], err.message, sizeof err.message);
+        CHECK(ro_sgns_pairs_load_path(bad, &p, NULL, &err) == RO_SGNS_ERR_IO);
+        memcpy(m[1], err.message, sizeof err.message);
+        CHECK(ro_sgns_analogies_load_path(bad, &q, NULL, &err) == RO_SGNS_ERR_IO);
+        memcpy(m[2], err.message, sizeof err.message);
+        CHECK(ro_sgns_factors_load_path(bad, &x, NULL, &err) == RO_SGNS_ERR_IO);
+        memcpy(m[3], err.message, sizeof err.message);
+        CHECK(ro_sgns_count_path(bad, NULL, &d, NULL, &err) == RO_SGNS_ERR_IO);
+        memcpy(m[4], err.message, sizeof err.message);
+        for (k = 0; k < 5; ++k) {
+            const char *at;
+            msg[k] = m[k];
+            at = strstr(msg[k], bad);
+            CHECKF(at && !strstr(at + 1, bad) && strstr(msg[k], strerror(ENOENT)),
+                   "reader %d: '%s'", k, msg[k]);
+        }
+    }
     remove(path);
     free(f);
     ro_sgns_counts_free(c);
