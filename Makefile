@@ -1,7 +1,8 @@
 # ro_sgns.h - build, test and bench.
 #   make           ./ro-sgns, the command-line program (needs only gcc and make)
 #   make check     everything CI runs (README's test command): test, asan, lapacke,
-#                  cross and valgrind (mk/cross.mk), two at a time; mpi-test
+#                  cross and valgrind (mk/cross.mk), a few seconds of each fuzz
+#                  target (fuzz-check), two at a time; mpi-test
 #   make test      the suite with portable flags (-O2, no -march=native), float and
 #                  double, gcc + OpenMP, clang without OpenMP, g++ as C++, and the
 #                  AVX-512 and AVX2+FMA kernels when this CPU has them
@@ -32,9 +33,10 @@ BENCHFLAGS := -O3 -march=native -fopenmp
 BLASLIBS := -llapacke -lopenblas
 HAVE_AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
 HAVE_AVX2 := $(shell grep -w avx2 /proc/cpuinfo 2>/dev/null | grep -qw fma && echo yes)
+HAVE_SSE42 := $(shell grep -qw sse4_2 /proc/cpuinfo 2>/dev/null && echo yes)
 
-TESTS := linalg count sppmi ro eval sgd robust
-TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h
+TESTS := linalg count sppmi ro eval sgd robust files
+TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h tests/counts_file.h
 
 VARIANTS := f d cxx clang
 ifeq ($(HAVE_AVX512),yes)
@@ -45,10 +47,15 @@ VARIANTS += avx2_f avx2_d
 endif
 TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) \
              $(B)/static_f $(B)/alloc_f $(B)/alloc_cxx $(B)/nostdio_f
+# the CRC-32C of the files by the SSE4.2 instruction (what -march=native
+# builds use), against the same reference as the table-driven one
+ifeq ($(HAVE_SSE42),yes)
+TEST_BINS += $(B)/test_files_sse42
+endif
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus
+.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus fuzz-check
 # `make` builds the program a newcomer wants; the tests are `make test`
 all: ro-sgns
 
@@ -60,14 +67,14 @@ all: ro-sgns
 # the cores)
 check:
 	@$(MAKE) --no-print-directory -j2 bins cross-bins
-	@$(MAKE) --no-print-directory -j2 --output-sync=target asan test cross-mingw valgrind lapacke cross
+	@$(MAKE) --no-print-directory -j2 --output-sync=target asan test cross-mingw valgrind lapacke cross fuzz-check
 	@$(MAKE) --no-print-directory mpi-test
 
 bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/example_train
 
 test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/example_train
 	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test" "sh tests/interop_gensim.sh" \
-	    "sh tests/robust_coverage.sh"
+	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh"
 
 asan: export RO_SGNS_TEST_TMP := $(B)/asan
 asan: $(ASAN_BINS)
@@ -92,6 +99,7 @@ V_simd_f   := $(CC) $(WARN) $(OPT) -mavx512f -mfma -fopenmp
 V_simd_d   := $(V_simd_f) -DRO_SGNS_REAL=double
 V_avx2_f   := $(CC) $(WARN) $(OPT) -mavx2 -mfma -fopenmp
 V_avx2_d   := $(V_avx2_f) -DRO_SGNS_REAL=double
+V_sse42    := $(CC) $(WARN) $(OPT) -msse4.2 -fopenmp
 V_asan_f   := $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 V_asan_d   := $(V_asan_f) -DRO_SGNS_REAL=double
 V_lapacke_f := $(V_f) -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE
@@ -102,7 +110,7 @@ define test_rule
 $$(B)/test_%_$(1): tests/test_%.c $$(TEST_DEPS) | $$(B)
 	$$(V_$(1)) $$< -o $$@ $$(L_$(1)) -lm
 endef
-$(foreach v,f d cxx clang simd_f simd_d avx2_f avx2_d asan_f asan_d lapacke_f lapacke_d,$(eval $(call test_rule,$(v))))
+$(foreach v,f d cxx clang simd_f simd_d avx2_f avx2_d sse42 asan_f asan_d lapacke_f lapacke_d,$(eval $(call test_rule,$(v))))
 
 # compile tests: two RO_SGNS_STATIC copies in one program; allocator macros in C
 # and C++; RO_SGNS_NO_STDIO
@@ -164,12 +172,34 @@ bench-corpus: $(B)/bench_count $(B)/bench_svd $(B)/bench_ro $(B)/bench_ro_d $(B)
 	head -c 100000000 $(CORPUS) > $(B)/corpus17m.txt
 	$(B)/bench_sgd $(B)/corpus17m.txt 50 1,2
 
+# What the counts files' CRC-32C costs: the CRC by the SSE4.2 instruction
+# (-march=native) and by tables (RO_SGNS_NO_SIMD) against a byte at a time;
+# the corpus's counts (COUNTS, version 1 as counted before) loaded whole and
+# by 1/64 of the rows, then the same after converting it to version 2.
+COUNTS ?= /work/cache/corpus_w5_m200.counts
+.PHONY: bench-files
+$(B)/bench_files_table: bench/files.c ro_sgns.h | $(B)
+	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -DRO_SGNS_NO_SIMD $< -o $@ -lm
+bench-files: $(B)/bench_files $(B)/bench_files_table
+	@echo "flags: $(CC) $(BENCHFLAGS); $$(grep -m1 'model name' /proc/cpuinfo)"
+	$(B)/bench_files crc
+	$(B)/bench_files_table crc
+	$(B)/bench_files load $(COUNTS) 64
+	$(B)/bench_files convert $(COUNTS) $(B)/bench_v2.counts
+	$(B)/bench_files load $(B)/bench_v2.counts 64
+
 # The pipeline at 22k and 81k words (bench/scale.sh; ~30 min, ~3 GB).
 .PHONY: bench-scale
 bench-scale: ro-sgns $(B)/bench_scale
 	sh bench/scale.sh
 
-# libFuzzer targets for every parser (not in the default run): FUZZ_SECONDS each
+# libFuzzer targets for every parser: make check runs each FUZZ_CHECK_SECONDS
+# (tests/fuzz_check.sh); make fuzz runs them FUZZ_SECONDS each
+FUZZ_CHECK_SECONDS ?= 3
+fuzz-check: export RO_SGNS_TEST_TMP := $(B)/fuzz
+fuzz-check: | $(B)
+	@mkdir -p $(B)/fuzz
+	@sh tests/run.sh "sh tests/fuzz_check.sh $(FUZZ_CHECK_SECONDS)"
 FUZZERS := count counts_load w2v_text w2v_bin glove pairs
 FUZZ_SECONDS ?= 20
 fuzz: | $(B)

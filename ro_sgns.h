@@ -66,14 +66,17 @@
      Declarations, then the implementation (behind RO_SGNS_IMPLEMENTATION),
      under the same banners, in the order the paper uses them; the public
      functions of each:
-       0. Basics: result codes, errors, allocator, byte-stream callbacks
-            ro_sgns_result_string
+       0. Basics: result codes, errors, allocator, byte-stream callbacks,
+          how a save to a path works
+            ro_sgns_result_string, ro_sgns_check_output_path
        1. Counting: tokens, vocabulary, windowed counts #(w,c), marginals,
           the counts file                                      [paper 2.1]
             ro_sgns_count_config_default, ro_sgns_count_{memory, callback,
             file, path}, ro_sgns_counts_free, ro_sgns_vocab_find,
             ro_sgns_estimate_memory, ro_sgns_counts_saved_size,
-            ro_sgns_counts_{save, load}_{memory, callback, path}
+            ro_sgns_counts_{save, load}_{memory, callback, path},
+            ro_sgns_counts_load_rows_{memory, file, path},
+            ro_sgns_counts_fingerprint
        2. SPPMI and the start X_0 = U S V^T                      [paper 5]
             ro_sgns_csr_{create, free, transpose, mm}, ro_sgns_sppmi,
             ro_sgns_factors_{create, free}, ro_sgns_tsvd_config_default,
@@ -85,7 +88,7 @@
           checkpoints                                   [paper 3.1-3.2]
             ro_sgns_ro_config_default, ro_sgns_ro_train,
             ro_sgns_ro_step_naive, ro_sgns_factors_{save, load}_{callback,
-            path}
+            path}, ro_sgns_factors_check_resume
        5. Embeddings from the point (Step 2)          [paper 2.3, Alg. 1]
             ro_sgns_factors_embeddings
        6. Shards: the step over rows spread across processes (MPI or any
@@ -294,6 +297,45 @@ typedef struct ro_sgns_allocator {
 typedef size_t (*ro_sgns_read_fn)(void *user, void *buf, size_t size);
 typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
 
+/* SAVING TO A PATH: every *_save_path (counts, checkpoints, vectors) writes
+   the same way, by what the path names now:
+     a regular file, or nothing yet: the data go into a new file in the
+       same folder, created exclusively (a name no file has, "<path>.<16
+       hex digits>.tmp", so no file of the user's is ever touched), with
+       the old file's permission bits; it is written, flushed to the disk
+       (fsync), closed, renamed over the path (atomic on POSIX; on
+       Windows MoveFileEx with REPLACE_EXISTING and WRITE_THROUGH), and
+       the folder is flushed (POSIX; best effort: not every file system
+       can). The path holds the old file or the whole new one, never a
+       mixture. On an error (a full disk, a failed write, no permission)
+       the save returns RO_SGNS_ERR_IO with the OS's reason and the
+       user's path in the message, the temporary file is removed and the
+       old file is as it was. A crash or a kill at any point leaves the
+       old file or the new one intact under the path, and possibly the
+       temporary file beside it (remove it by hand); after a power loss
+       the new file is whole once the save has returned.
+     a symbolic link: the file it points to is replaced as above (the link
+       stays a link; a chain of links is followed, at most 40 deep).
+     a character device, a FIFO, a socket's or terminal's name, or "-"
+       (standard output): written directly, in place, no temporary file and
+       no rename (/dev/null stays a device). A crash or a full disk there
+       leaves what was written so far; the error is reported as above.
+     a directory: RO_SGNS_ERR_IO, nothing written.
+   Without POSIX or Windows (neither defined) plain C cannot create a file
+   exclusively: the temporary name is used only when fopen cannot open a
+   file by it, and rename() (after remove() where rename does not
+   replace) is atomic where the C library's is. */
+#ifndef RO_SGNS_NO_STDIO
+/* Can a save to path work? Checks what saving checks, before any long work
+   that ends in a save: a regular file or a missing one gets its temporary
+   file created (exclusively, in the path's folder) and removed again; a
+   device or FIFO must be writable (it is not opened); "-" is fine; a
+   directory, a missing folder or one without write permission is
+   RO_SGNS_ERR_IO with the OS's reason and the path. Nothing the path names
+   is changed. A later save can still fail (a disk that fills up). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_error *err);
+#endif
+
 /* ======================================================================
    1. Counting: tokens -> vocabulary -> windowed co-occurrence counts
       #(w,c), the marginals #(w), #(c) and |D| [paper 2.1]
@@ -337,10 +379,14 @@ typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
      the vocabulary are serial.
 
    TOKENS
-     A token is a maximal run of bytes other than ' ', '\t' and '\n'. A '\r'
-     is dropped wherever it is (so CRLF files read like LF files). Every other
-     byte is taken as it is: no case folding, no Unicode normalisation, NUL
-     bytes allowed (hence vocab.len). A token longer than
+     A token is a maximal run of bytes above 0x20: every byte from 0x00 to
+     0x20 (space, tab, '\r', '\v', '\f', NUL and the other control bytes)
+     separates tokens, and '\n' also ends a line (so CRLF files read like
+     LF files). This one definition holds for counting, the SGD baseline,
+     the counts file, and the words of ro_sgns_vectors and of every vectors
+     format, so whatever counting finds can be written and read back.
+     Every byte above 0x20 is taken as it is: no case folding, no Unicode
+     normalisation (UTF-8 is bytes >= 0x80). A token longer than
      RO_SGNS_MAX_WORD_BYTES bytes is cut to its first RO_SGNS_MAX_WORD_BYTES
      bytes, moved back to the start of a UTF-8 character when the cut would
      fall inside one (at most 3 bytes back, so valid UTF-8 is never split);
@@ -437,7 +483,7 @@ typedef struct ro_sgns_count_config {
 typedef struct ro_sgns_vocab {
     size_t n;
     char **word;     /* word[i]: the bytes of word i, NUL-terminated, in one arena */
-    uint32_t *len;   /* byte length of word i (a word may contain NUL bytes) */
+    uint32_t *len;   /* byte length of word i */
     uint64_t *count; /* how often word i occurs in the corpus (exact, the
                         unigram count, before subsampling) */
     /* private */
@@ -457,17 +503,29 @@ typedef struct ro_sgns_vocab {
    counts are exact up to 2^24 = 16,777,216 a pair; larger or fractional
    ones (the weighted window's) are rounded to the nearest float (relative
    error <= 6e-8). The marginals and |D| are doubles summed from the
-   unrounded values (see "Exactness" in section 1), not from val. */
+   unrounded values (see "Exactness" in section 1), not from val.
+   A row range (ro_sgns_counts_load_rows_*: one process's share of the
+   words) holds only the pairs of rows [row_begin, row_end): row_ptr then
+   has row_end - row_begin + 1 entries, from 0, row_ptr[i] for word
+   row_begin + i, and col keeps global context ids; the vocabulary, the
+   marginals and |D| are always the whole matrix's. The functions that
+   take counts handle a range (ro_sgns_sppmi: the range's rows;
+   ro_sgns_problem_create: a shard problem; ro_sgns_counts_fingerprint:
+   the whole matrix's) or refuse it with RO_SGNS_ERR_INVALID_ARGUMENT
+   (saving: only a whole matrix makes a counts file). */
 typedef struct ro_sgns_counts {
     ro_sgns_vocab vocab;     /* words = contexts */
     size_t n;                /* rows = columns = vocab.n */
-    uint64_t nnz;            /* number of stored pairs */
-    uint64_t *row_ptr;       /* n + 1 offsets, row_ptr[0] = 0, row_ptr[n] = nnz */
+    uint64_t nnz;            /* number of stored pairs (of the rows held) */
+    uint64_t *row_ptr;       /* rows held + 1 offsets, row_ptr[0] = 0, the
+                                last = nnz (n + 1 for the whole matrix) */
     uint32_t *col;           /* nnz context ids */
     float *val;              /* nnz counts #(w, c), rounded to float */
     double *word_count;      /* n: #(w) = sum_c #(w, c) */
     double *ctx_count;       /* n: #(c) = sum_w #(w, c) */
     double total;            /* |D| = sum of all #(w, c) */
+    size_t row_begin;        /* the rows held: [row_begin, row_end); 0 and */
+    size_t row_end;          /* n for the whole matrix */
     uint64_t corpus_tokens;  /* tokens read, all words */
     uint64_t distinct_words; /* distinct words read, before min_count/max_vocab */
     ro_sgns_count_config config; /* the settings that made these counts */
@@ -541,8 +599,9 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
                 ro  = 7 n d R (U, V, five thin blocks) + 2 * 256 n R (row
                       blocks of M) + 32 d^2
      peak     = max(counting, training)
-     file     = 112 + n (12 + w) + 8 (n + 1) + 12 nnz + 16 n + 8 (the counts
-                file; ro_sgns_counts_saved_size gives the exact size) */
+     file     = D + 4 ceil(D / 65536) + 4, D = 120 + n (12 + w) + 8 (n + 1)
+                + 12 nnz + 16 n (the counts file; ro_sgns_counts_saved_size
+                gives the exact size) */
 typedef struct ro_sgns_memory_estimate {
     uint64_t counts;     /* the ro_sgns_counts object */
     uint64_t counting;   /* peak while counting */
@@ -555,11 +614,11 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
                                                             uint64_t n_distinct);
 
 /* ---------------------------------------------------------------------
-   The counts file (format version 1). All integers little-endian, doubles
+   The counts file, format version 2. All integers little-endian, doubles
    IEEE 754 binary64 little-endian, written byte by byte (right on any
    host). Offsets in bytes:
         0  8   magic "ROSGNSCT"
-        8  4   u32 format version = 1
+        8  4   u32 format version = 2
        12  4   u32 flags = 0 (reserved)
        16  8   u64 n (vocabulary size, 1 .. 2^32 - 3)
        24  8   u64 nnz
@@ -571,30 +630,50 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
        80  8   f64 sample            88  4  u32 cross_lines
        92  4   u32 close_gaps        96  8  u64 seed
       104  8   f64 total (|D|)
-      112      vocabulary, n records: u32 len (1..RO_SGNS_MAX_WORD_BYTES),
-               len bytes of the word, u64 unigram count
+      112  4   u32 g: the chunks below have 2^g bytes (16 as written:
+               64 KiB; a reader takes 8 .. 30)
+      116  4   u32 CRC-32C of bytes 0-115 (so a corrupt size is caught
+               before anything is allocated or sought)
+      120      vocabulary, n records: u32 len (1..RO_SGNS_MAX_WORD_BYTES),
+               len bytes of the word (each > 0x20: a token, section 1),
+               u64 unigram count (>= 1)
        ..      row_ptr: n + 1 u64;  col: nnz u32;  val: nnz f64;
                word_count: n f64;  ctx_count: n f64
-       ..  8   u64 checksum of every byte before it: h = 0x84222325CBF29CE4,
-               for each 8-byte little-endian word x of the data (the last
-               one padded with zero bytes): h = (h XOR x) * 0x100000001B3
-               (mod 2^64); then h = (h XOR byte_count) * 0x100000001B3.
+        D      (the end of the data, from the header: D = 120 + 12 n +
+               word_bytes + 8 (n + 1) + 12 nnz + 16 n)
+        D      the chunk table: C = ceil(D / 2^g) u32, the CRC-32C of
+               bytes [i 2^g, min((i + 1) 2^g, D)) for chunk i
+   D + 4C  4   u32 CRC-32C of the chunk table; the file ends here.
+   Any byte range of the data is verified by the chunks it touches (a
+   reader of a row range reads and checks only those); CRC-32C finds every
+   error of up to 3 bits and every burst of up to 32 bits in a chunk, the
+   table's own CRC any in the table, and anything else but for a chance of
+   2^-32 a chunk.
    val is kept in f64 although ro_sgns_counts holds floats: saving widens
-   them exactly, and loading rounds each value to the nearest float (so
-   files saved before val became float, with unrounded weighted-window
-   values, load too). A value that is not positive and finite, exceeds
-   FLT_MAX or rounds to 0 is an error.
-   A loader checks everything (structure, ranges, column order, finite and
-   positive values, unique words, the checksum) and reports
-   RO_SGNS_ERR_FORMAT with the byte offset of the first bad or missing byte.
-   Saving to a path writes "<path>.tmp" and renames it over <path>, so a
-   crash never leaves a half-written file under the final name. On Windows,
-   where rename() fails if the target exists, the old file is removed first:
-   between the two calls no file has the final name (the complete new one
-   is still there as <path>.tmp).
+   them exactly, and loading rounds each value to the nearest float. A
+   value that is not positive and finite, exceeds FLT_MAX or rounds to 0
+   is an error.
+   Version 1 (written before version 2) still loads: the same layout
+   without bytes 112-119 (the vocabulary at 112), and instead of the chunk
+   table a u64 checksum of every byte before it (h = 0x84222325CBF29CE4,
+   for each 8-byte little-endian word x of the data, the last padded with
+   zero bytes: h = (h XOR x) * 0x100000001B3 mod 2^64; then h = (h XOR
+   byte count) * 0x100000001B3), which a reader checks as before; it is
+   weaker (two flipped top bits 8 bytes apart cancel), so save such a file
+   again to convert it.
+   A loader checks everything and reports RO_SGNS_ERR_FORMAT with the byte
+   offset of the first bad or missing byte (and the file, for the path
+   functions): structure and ranges, column order, finite positive values,
+   unique words that are tokens (no byte <= 0x20; a version 1 file of an
+   older count may hold such words: count the corpus again), the
+   checksums, and the marginals against the pairs: |#(w) - sum of row w|
+   and |#(c) - sum of column c| at most 1.2e-7 of the sum plus the double
+   rounding of the sums (what rounding the values to float can explain),
+   and |D| against the sum of the #(w) and of the #(c) within (n + 2) eps.
    --------------------------------------------------------------------- */
 
-/* The exact size in bytes of the file ro_sgns_counts_save_* writes. */
+/* The exact size in bytes of the file ro_sgns_counts_save_* writes (0 for
+   a NULL or incomplete object or a row range). */
 RO_SGNS_DEF uint64_t ro_sgns_counts_saved_size(const ro_sgns_counts *counts);
 /* Save into a new buffer of ro_sgns_counts_saved_size bytes: *out receives
    it, allocated through alloc (NULL: RO_SGNS_MALLOC), and *size its size;
@@ -603,6 +682,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_memory(const ro_sgns_counts *coun
                                                       size_t *size,
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err);
+/* Save through a write callback, in pieces of at most 8 KiB. Allocates
+   the chunk table (4 bytes a 64 KiB). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *counts,
                                                         ro_sgns_write_fn write, void *user,
                                                         ro_sgns_error *err);
@@ -617,12 +698,51 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_callback(ro_sgns_read_fn read, vo
                                                         ro_sgns_counts **out,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err);
+/* Rows [r0, r1) of a counts file (0 <= r0 < r1 <= n; 0, n is the whole
+   matrix, as ro_sgns_counts_load_* gives it): the header, the whole
+   vocabulary, row_ptr, the marginals and |D|, and only the pairs of those
+   rows (see ro_sgns_counts). A version 2 file is read by seeking: the
+   header, the chunk table, and the chunks that hold the vocabulary,
+   row_ptr, the rows' pairs and the marginals, each verified by its
+   CRC-32C before it is used; chunks outside are never read, so a corrupt
+   byte there goes unnoticed. Time O(n + nnz of the rows + 2^g per
+   section), memory O(n + nnz of the rows). Checked: everything the whole
+   loader checks on what is read, #(w) of the rows held against their
+   pairs, |D| against the sums of the marginals (the column sums need
+   every row: not checked). A version 1 file, or a FILE* that cannot seek
+   (a pipe), is read from start to end, checked as a whole load is, with
+   the same O(n + nnz of the rows) memory. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_memory(const void *data, size_t size,
+                                                           size_t r0, size_t r1,
+                                                           ro_sgns_counts **out,
+                                                           const ro_sgns_allocator *alloc,
+                                                           ro_sgns_error *err);
+/* A fingerprint of the matrix the counts describe: a 64-bit hash of n,
+   the words, their unigram counts, #(w), #(c) and |D| (never 0). The same
+   for a whole matrix and any row range of it, loaded or counted, on any
+   host; two different counts share one by a chance of about 2^-64.
+   Checkpoints store it (section 4). 0 for NULL or incomplete counts. */
+RO_SGNS_DEF uint64_t ro_sgns_counts_fingerprint(const ro_sgns_counts *counts);
 #ifndef RO_SGNS_NO_STDIO
+/* Saving: see SAVING TO A PATH in section 0. On a crash the path holds
+   the old file or the whole new one; on a full disk RO_SGNS_ERR_IO, the
+   old file unchanged and no temporary file left. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_path(const ro_sgns_counts *counts,
                                                     const char *path, ro_sgns_error *err);
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_path(const char *path, ro_sgns_counts **out,
                                                     const ro_sgns_allocator *alloc,
                                                     ro_sgns_error *err);
+/* Row ranges (as ro_sgns_counts_load_rows_memory) from a FILE*, the file
+   starting at its current position (f is left somewhere after it), and
+   from a path. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_file(FILE *f, size_t r0, size_t r1,
+                                                         ro_sgns_counts **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_t r0,
+                                                         size_t r1, ro_sgns_counts **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err);
 #endif
 
 /* ======================================================================
@@ -666,8 +786,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
    (Levy, Goldberg and Dagan 2015) P(c) = #(c)^cds / sum_c' #(c')^cds
    (they use cds = 0.75; 1 = off, the default of ro_sgns_train). k is the
    number of negative samples, the same k as in the SGNS objective.
-   Entries that come out <= 0 are dropped. Errors: k <= 0 or cds <= 0
-   (INVALID_ARGUMENT), no positive entry at all (EMPTY). */
+   Entries that come out <= 0 are dropped. Counts that hold a row range
+   give the SPPMI rows of that range (row_end - row_begin rows, n columns;
+   an empty one is fine). Errors: k <= 0 or cds <= 0 (INVALID_ARGUMENT),
+   no positive entry at all in a whole matrix (EMPTY). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *counts, double k, double cds,
                                          ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                          ro_sgns_error *err);
@@ -682,6 +804,15 @@ typedef struct ro_sgns_factors {
     uint64_t iteration; /* RO steps taken from the start point */
     double next_step;   /* the safeguarded step size to try next (0 = the
                            configured one); kept so a resumed run matches */
+    /* What the point was trained for, kept in checkpoints so that a resume
+       can be checked against the run (ro_sgns_factors_check_resume); 0 =
+       not recorded. ro_sgns_ro_train and ro_sgns_ro_step_naive set all
+       four from the problem at every step taken (ro_sgns_factors_create
+       starts cds at 1). */
+    uint64_t counts_fingerprint; /* ro_sgns_counts_fingerprint of the counts */
+    double k;                    /* negative samples */
+    int window;                  /* the counts' window L */
+    double cds;                  /* context distribution smoothing (1 = none) */
     /* private */
     ro_sgns_allocator alloc_;
     int has_alloc_;
@@ -759,7 +890,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
 /* The SGNS problem: the counts (borrowed: they must outlive the problem)
    with k negative samples, prepared for the blocked passes (the marginal
    factors of B and the transposed counts). Words and contexts may differ
-   in number (n x m).
+   in number (n x m). Counts that hold a row range
+   (ro_sgns_counts_load_rows_*) make a shard of those rows, as
+   ro_sgns_problem_create_shard does with their #(c) and |D| (section 6);
+   the problem remembers the counts' fingerprint and window, which
+   training records in the factors (checkpoints).
    The weight of the negative terms is B_wc = k #(w) P(c), P(c) the
    distribution negatives are drawn from:
        P(c) = #(c)^cds / sum_c' #(c')^cds
@@ -935,18 +1070,26 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *problem,
                                                  ro_sgns_factors *x, ro_sgns_direction dir,
                                                  double lambda, ro_sgns_error *err);
 
-/* Checkpoints: the point (U, S, V), the steps taken and the next step size,
-   so that training resumed from a checkpoint gives bitwise the same result
-   as running straight through. Layout (version 1), little-endian:
-        0  8  magic "ROSGNSFX"        8  4  u32 version = 1
-       12  4  u32 header check: the checksum of bytes 0-11 and 16-55, its
-              two 32-bit halves xor-ed, so a corrupted size is caught
-              before any allocation                16  8  u64 n     24  8  u64 m
+/* Checkpoints: the point (U, S, V), the steps taken, the next step size
+   and what the point was trained for, so that training resumed from a
+   checkpoint gives bitwise the same result as running straight through,
+   and a resume with other counts or settings can be refused. Layout
+   (version 2), little-endian:
+        0  8  magic "ROSGNSFX"        8  4  u32 version = 2
+       12  4  u32 flags = 0          16  8  u64 n     24  8  u64 m
        32  8  u64 d                  40  8  u64 iteration
        48  8  f64 next step (0 = the configured one)
-       56     U (n d), S (d d), V (m d) as f64 (exact for float and double)
-       ..  8  u64 checksum of everything before (as the counts file's)
-   Saving to a path writes "<path>.tmp" and renames it over <path>. */
+       56  8  u64 counts fingerprint 64  8  f64 k     72  8  f64 cds
+       80  4  u32 window             (the four: 0 = not recorded)
+       84  4  u32 g: chunks of 2^g bytes (16 as written)
+       88  4  u32 0 (reserved)       92  4  u32 CRC-32C of bytes 0-91
+       96     U (n d), S (d d), V (m d) as f64 (exact for float and double)
+        D     the chunk table and its CRC, as in the counts file (section
+              1); the file ends there (trailing bytes are an error).
+   Version 1 still loads (its fields after next step read as 0): the
+   56-byte header of bytes 0-55 above with a u32 header check at 12 (the
+   counts v1 checksum of bytes 0-11 and 16-55, its 32-bit halves xor-ed),
+   the values, and the counts v1 u64 checksum of all before it. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err);
@@ -954,7 +1097,20 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, v
                                                          ro_sgns_factors **out,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
+/* Does a checkpoint fit the run about to resume from it: the same counts
+   (their fingerprint), k, window, cds and d, and n = m = the counts' n?
+   RO_SGNS_OK, or RO_SGNS_ERR_INVALID_ARGUMENT with a message that names
+   every field that differs ("k 5 here, 10 in the checkpoint; ..."). A
+   field the checkpoint did not record (0, as in version 1 files) is not
+   compared. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_check_resume(const ro_sgns_factors *checkpoint,
+                                                        const ro_sgns_counts *counts, double k,
+                                                        double cds, size_t d,
+                                                        ro_sgns_error *err);
 #ifndef RO_SGNS_NO_STDIO
+/* Saving: see SAVING TO A PATH in section 0. On a crash the path holds
+   the old checkpoint or the whole new one; on a full disk RO_SGNS_ERR_IO,
+   the old one unchanged and no temporary file left. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
                                                      const char *path, ro_sgns_error *err);
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_factors **out,
@@ -1129,8 +1285,8 @@ typedef enum ro_sgns_vectors_format {
 /* A vocabulary and its n x d matrix of vectors, row i the vector of
    words[i], rows in the order of the file or of the constructor (for our
    training results and for most published files: descending frequency).
-   Invariants: n >= 1, 1 <= d <= RO_SGNS_FILE_MAX_DIM, every word non-empty,
-   unique, free of ASCII whitespace (space, \t, \n, \v, \f, \r) and NUL;
+   Invariants: n >= 1, 1 <= d <= RO_SGNS_FILE_MAX_DIM, every word a token
+   (non-empty, every byte above 0x20: section 1's TOKENS) and unique;
    every value finite. Words are bytes: UTF-8 is kept as it is.
    Read the public fields; the ones ending in _ are private. Lookups of a
    word cost O(length) through a private hash table (FNV-1a, open
@@ -1151,9 +1307,10 @@ typedef struct ro_sgns_vectors {
 
 /* Make a vectors object from our training results (or any words + matrix):
    copies the n words and the n x d matrix data (leading dimension ldd >= d;
-   data NULL gives zeros to be filled in (*out)->data). Words that are
-   empty, contain whitespace or repeat give RO_SGNS_ERR_INVALID_ARGUMENT, a
-   NaN or Inf in data RO_SGNS_ERR_NUMERIC. On failure *out is untouched. */
+   data NULL gives zeros to be filled in (*out)->data). A word that is not
+   a token (empty, or a byte <= 0x20: the message gives its index and the
+   word, escaped) or repeats gives RO_SGNS_ERR_INVALID_ARGUMENT, a NaN or
+   Inf in data RO_SGNS_ERR_NUMERIC. On failure *out is untouched. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char *const *words,
                                                   const ro_sgns_real *data, size_t ldd,
                                                   ro_sgns_vectors **out,
@@ -1171,8 +1328,8 @@ RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v,
    rest of the file is then not looked at). Malformed input -- a header
    that disagrees with the body, a short or long line, a non-number, NaN or
    Inf, a truncated binary record, zero or absurd (> RO_SGNS_FILE_MAX_DIM)
-   dimensions, a duplicate word, a word with a NUL byte or longer than
-   RO_SGNS_FILE_MAX_WORD -- gives RO_SGNS_ERR_FORMAT with the line (text) or
+   dimensions, a duplicate word, a word with a control byte (below 0x20:
+   not a token) or longer than RO_SGNS_FILE_MAX_WORD -- gives RO_SGNS_ERR_FORMAT with the line (text) or
    byte offset (binary) in err->message; a file without any vector gives
    RO_SGNS_ERR_EMPTY. On failure *out is untouched: there is never a partial
    object.
@@ -1196,7 +1353,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_callback(ro_sgns_read_fn read_fn
                                                          size_t limit, ro_sgns_vectors **out,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
-/* Writers. Words with whitespace cannot be written (the object's
+/* Writers. Words that are not tokens cannot be written (the object's
    invariants exclude them). In the double build a value beyond the float32
    range cannot go into the binary format: RO_SGNS_ERR_NUMERIC.
    ro_sgns_vectors_save_memory returns the whole file in a new buffer *out
@@ -1216,11 +1373,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_memory(const ro_sgns_vectors *v,
 /* FILE* and path variants. The file is read as a stream (64 KiB at a
    time), never slurped; ro_sgns_vectors_load_file starts at f's position
    and may read up to 64 KiB beyond what a limited read needs.
-   ro_sgns_vectors_save_path writes "<path>.tmp" and renames it over path,
-   so path holds the old file or the whole new one, never half of one; on
-   Windows, where rename() fails when the target exists, the old file is
-   removed first (a crash between the two leaves only "<path>.tmp"). Files
-   are opened in binary mode. */
+   ro_sgns_vectors_save_path: see SAVING TO A PATH in section 0 (on a
+   crash the path holds the old file or the whole new one; on a full disk
+   RO_SGNS_ERR_IO, the old file unchanged and no temporary file left).
+   Files are opened in binary mode. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_file(FILE *f, ro_sgns_vectors_format format,
                                                      size_t limit, ro_sgns_vectors **out,
                                                      const ro_sgns_allocator *alloc,
@@ -1778,6 +1934,43 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng);
 #include <stdarg.h> /* va_list for error messages */
 #include <stdio.h>  /* vsnprintf (also used with RO_SGNS_NO_STDIO) */
 #include <float.h>  /* DBL_EPSILON, FLT_EPSILON */
+#include <limits.h> /* LONG_MAX */
+#include <errno.h>  /* errno for strerror in messages from the OS */
+#ifndef RO_SGNS_NO_STDIO
+/* saving to a path: descriptors, exclusive creation, fsync, rename */
+#if defined(_WIN32)
+#include <io.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <process.h>
+#define RO_SGNS__WIN_IO 1
+#define RO_SGNS__IS_DIR(m) (((m) & _S_IFMT) == _S_IFDIR)
+#define RO_SGNS__IS_REG(m) (((m) & _S_IFMT) == _S_IFREG)
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* declared here instead of including <windows.h> */
+__declspec(dllimport) int __stdcall MoveFileExA(const char *from, const char *to,
+                                                unsigned long flags);
+__declspec(dllimport) unsigned long __stdcall GetLastError(void);
+#ifdef __cplusplus
+}
+#endif
+#elif defined(__unix__) || defined(__unix) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#define RO_SGNS__POSIX_IO 1
+#define RO_SGNS__IS_DIR(m) S_ISDIR(m)
+#define RO_SGNS__IS_REG(m) S_ISREG(m)
+#ifndef __cplusplus
+/* POSIX, hidden by <unistd.h> under -std=c99 without feature macros (C++
+   compilers define them); a repeated declaration is harmless in C */
+ssize_t readlink(const char *path, char *buf, size_t size);
+#endif
+#endif
+#endif
 #include <time.h>   /* clock() for progress timings without OpenMP */
 
 #if defined(RO_SGNS_MALLOC) && defined(RO_SGNS_REALLOC) && defined(RO_SGNS_FREE)
@@ -2001,6 +2194,161 @@ static int ro_sgns__num_threads(void)
 #endif
 }
 
+/* ---- CRC-32C: the checksum of the counts files and checkpoints ----------
+   The CRC with Castagnoli's polynomial 0x1EDC6F41 (bit-reflected
+   0x82F63B78), initial value and final xor 0xFFFFFFFF: the CRC of iSCSI,
+   ext4, and of the crc32 instruction of SSE4.2; CRC-32C("123456789") =
+   0xE3069283. On a message of up to 2^31 bits it detects every error of
+   1, 2 or 3 bits and every burst of up to 32 bits (its Hamming distance
+   there is 4), and any other corruption but for a chance of 2^-32.
+   Eight bytes a step with eight tables of 256 entries ("slicing by 8"):
+   table j maps a byte to its CRC followed by j zero bytes, so the eight
+   bytes' contributions are looked up independently and xor-ed. The tables
+   (8 KiB) are built per use, in the object that needs them: the library
+   keeps no global state. With SSE4.2 the instruction does the same in one
+   step (the tables are still built: the tests compare both ways). */
+#if defined(__SSE4_2__) && (defined(__x86_64__) || defined(_M_X64)) && !defined(RO_SGNS_NO_SIMD)
+#include <nmmintrin.h>
+#define RO_SGNS__CRC_HW 1
+#endif
+
+typedef struct ro_sgns__crc {
+    uint32_t t[8][256];
+} ro_sgns__crc;
+
+static void ro_sgns__crc_init(ro_sgns__crc *c)
+{
+    uint32_t i, j, x;
+    for (i = 0; i < 256; ++i) {
+        x = i;
+        for (j = 0; j < 8; ++j) x = (x >> 1) ^ (0x82F63B78u & (0u - (x & 1u)));
+        c->t[0][i] = x;
+    }
+    for (j = 1; j < 8; ++j)
+        for (i = 0; i < 256; ++i)
+            c->t[j][i] = (c->t[j - 1][i] >> 8) ^ c->t[0][c->t[j - 1][i] & 0xFFu];
+}
+
+/* The plain way, a byte at a time with table 0: the reference. */
+static RO_SGNS__MAYBE_UNUSED uint32_t ro_sgns__crc_bytes(const ro_sgns__crc *c, uint32_t crc,
+                                                         const unsigned char *p, size_t len)
+{
+    crc = ~crc;
+    while (len--) crc = (crc >> 8) ^ c->t[0][(crc ^ *p++) & 0xFFu];
+    return ~crc;
+}
+
+/* The CRC-32C of A followed by the len bytes at p, given crc = the CRC-32C
+   of A (0 for nothing), so a stream is checksummed in pieces of any size. */
+static uint32_t ro_sgns__crc_update(const ro_sgns__crc *c, uint32_t crc, const unsigned char *p,
+                                    size_t len)
+{
+#ifdef RO_SGNS__CRC_HW
+    uint64_t x = ~crc & 0xFFFFFFFFu;
+    (void)c;
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8); /* x86: little-endian, as the CRC wants */
+        x = _mm_crc32_u64(x, w);
+    }
+    crc = (uint32_t)x;
+    while (len--) crc = _mm_crc32_u8(crc, *p++);
+    return ~crc;
+#else
+    crc = ~crc;
+    for (; len >= 8; p += 8, len -= 8) {
+        uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                             (uint32_t)p[3] << 24);
+        uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 |
+                      (uint32_t)p[7] << 24;
+        crc = c->t[7][lo & 0xFFu] ^ c->t[6][(lo >> 8) & 0xFFu] ^ c->t[5][(lo >> 16) & 0xFFu] ^
+              c->t[4][lo >> 24] ^ c->t[3][hi & 0xFFu] ^ c->t[2][(hi >> 8) & 0xFFu] ^
+              c->t[1][(hi >> 16) & 0xFFu] ^ c->t[0][hi >> 24];
+    }
+    while (len--) crc = (crc >> 8) ^ c->t[0][(crc ^ *p++) & 0xFFu];
+    return ~crc;
+#endif
+}
+
+/* The CRC-32C of each chunk of 2^log2 bytes of a stream (the last chunk
+   may be shorter), the stream fed in pieces of any size: the chunk table
+   of the counts files and checkpoints. sum grows as chunks end (4 bytes a
+   chunk, so 64 KiB a GiB at 64 KiB chunks); oom is set, and feeding goes
+   on uselessly, when it cannot. */
+typedef struct ro_sgns__chunks {
+    ro_sgns__crc crc;
+    uint64_t size;      /* bytes a chunk */
+    uint64_t fill;      /* bytes of the current chunk so far */
+    uint32_t cur;       /* their CRC */
+    uint32_t *sum;      /* the CRCs of the chunks ended so far */
+    size_t n, cap;
+    int oom;
+    const ro_sgns_allocator *al;
+} ro_sgns__chunks;
+
+static void ro_sgns__chunks_init(ro_sgns__chunks *ch, unsigned log2, size_t reserve,
+                                 const ro_sgns_allocator *al)
+{
+    ro_sgns__crc_init(&ch->crc);
+    ch->size = (uint64_t)1 << log2;
+    ch->fill = 0;
+    ch->cur = 0;
+    ch->n = 0;
+    ch->cap = 0;
+    ch->oom = 0;
+    ch->al = al;
+    ch->sum = NULL;
+    if (reserve) {
+        ch->sum = (uint32_t *)ro_sgns__alloc_array(al, reserve, sizeof(uint32_t), 1);
+        if (ch->sum) ch->cap = reserve;
+        else ch->oom = 1;
+    }
+}
+
+static void ro_sgns__chunks_push(ro_sgns__chunks *ch)
+{
+    if (ch->oom) return;
+    if (ch->n == ch->cap) {
+        size_t cap = ch->cap ? 2 * ch->cap : 64;
+        uint32_t *q = cap > (size_t)-1 / 8 ? NULL
+                      : (uint32_t *)ro_sgns__realloc(ch->al, ch->sum, cap * sizeof(uint32_t));
+        if (!q) {
+            ch->oom = 1;
+            return;
+        }
+        ch->sum = q;
+        ch->cap = cap;
+    }
+    ch->sum[ch->n++] = ch->cur;
+    ch->cur = 0;
+    ch->fill = 0;
+}
+
+static void ro_sgns__chunks_feed(ro_sgns__chunks *ch, const unsigned char *p, size_t len)
+{
+    while (len) {
+        size_t take = ch->size - ch->fill < len ? (size_t)(ch->size - ch->fill) : len;
+        ch->cur = ro_sgns__crc_update(&ch->crc, ch->cur, p, take);
+        ch->fill += take;
+        p += take;
+        len -= take;
+        if (ch->fill == ch->size) ro_sgns__chunks_push(ch);
+    }
+}
+
+/* End the last, shorter chunk (if any). */
+static void ro_sgns__chunks_end(ro_sgns__chunks *ch)
+{
+    if (ch->fill) ro_sgns__chunks_push(ch);
+}
+
+static void ro_sgns__chunks_free(ro_sgns__chunks *ch)
+{
+    ro_sgns__free(ch->al, ch->sum);
+    ch->sum = NULL;
+    ch->n = ch->cap = 0;
+}
+
 #ifndef RO_SGNS_NO_STDIO
 static RO_SGNS__MAYBE_UNUSED size_t ro_sgns__fread_fn(void *user, void *buf, size_t size)
 {
@@ -2015,50 +2363,424 @@ static RO_SGNS__MAYBE_UNUSED int ro_sgns__fwrite_fn(void *user, const void *data
     return fwrite(data, 1, size, (FILE *)user) == size ? 0 : 1;
 }
 
-/* Write a file the safe way: emit(obj) into "<path>.tmp", close, then
-   rename over path. A crash or a failed write never leaves a partial file
-   under the final name; the temporary one is removed on failure. Windows'
-   rename() does not replace an existing file, so there the old file is
-   removed first (between the two calls only <path>.tmp exists). */
+/* Put "'<path>': " before err's message: the file a load error is about
+   (a long path keeps its last 100 bytes). */
+static RO_SGNS__MAYBE_UNUSED void ro_sgns__name_file(ro_sgns_error *err, const char *path)
+{
+    char msg[RO_SGNS_MESSAGE_SIZE];
+    size_t plen;
+    if (!err || !path) return;
+    plen = strlen(path);
+    memcpy(msg, err->message, sizeof msg);
+    snprintf(err->message, sizeof err->message, "'%s%s': %.140s", plen > 100 ? "..." : "",
+             plen > 100 ? path + plen - 100 : path, msg);
+}
+
+/* ---- saving to a path (SAVING TO A PATH in the declarations) ------------
+   One routine behind every *_save_path: what the path names decides how
+   (a temporary file renamed over a regular file; a device, FIFO or "-"
+   written in place; a directory refused). The OS calls are POSIX or
+   Windows ones, each under its #if; a C library with neither gets the
+   plain-C version (fopen, rename). */
+
 typedef ro_sgns_result (*ro_sgns__emit_fn)(const void *obj, ro_sgns_write_fn write, void *user,
                                            ro_sgns_error *err);
+
+/* What a save writes into: a descriptor (POSIX, Windows) or a FILE*. */
+typedef struct ro_sgns__sink {
+    int fd;    /* >= 0: write() to it */
+    FILE *f;   /* else fwrite() to it */
+    int errnum; /* errno of the first failed write, 0 if unknown */
+} ro_sgns__sink;
+
+static int ro_sgns__sink_write(void *user, const void *data, size_t size)
+{
+    ro_sgns__sink *s = (ro_sgns__sink *)user;
+    const unsigned char *p = (const unsigned char *)data;
+    if (s->fd < 0) {
+        errno = 0;
+        if (fwrite(p, 1, size, s->f) == size) return 0;
+        s->errnum = errno;
+        return 1;
+    }
+#if defined(RO_SGNS__POSIX_IO) || defined(RO_SGNS__WIN_IO)
+    while (size) {
+        unsigned piece = size > 0x40000000u ? 0x40000000u : (unsigned)size;
+#ifdef RO_SGNS__POSIX_IO
+        ssize_t w = write(s->fd, p, piece);
+        if (w < 0 && errno == EINTR) continue;
+#else
+        int w = _write(s->fd, p, piece);
+#endif
+        if (w <= 0) {
+            s->errnum = w < 0 ? errno : ENOSPC;
+            return 1;
+        }
+        p += w;
+        size -= (size_t)w;
+    }
+#endif
+    return 0;
+}
+
+/* emit(obj) into the sink; on a failed write, the message names the
+   user's path and the OS's reason. */
+static ro_sgns_result ro_sgns__emit_to(ro_sgns__sink *s, ro_sgns__emit_fn emit, const void *obj,
+                                       const char *path, ro_sgns_error *err)
+{
+    ro_sgns_result rc = emit(obj, ro_sgns__sink_write, s, err);
+    if (rc == RO_SGNS_ERR_IO)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot write '%.200s': %s", path,
+                           s->errnum ? strerror(s->errnum) : "the write failed");
+    return rc;
+}
+
+/* A copy of n bytes of s plus a NUL, with room for extra more bytes. */
+static char *ro_sgns__strndup(const ro_sgns_allocator *al, const char *s, size_t n, size_t extra)
+{
+    char *p = (char *)ro_sgns__malloc(al, n + extra + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+/* The name of a temporary file beside target, made of attempt and what is
+   at hand (the process id, the time, an address), so two processes
+   saving beside each other rarely try the same name; exclusive creation
+   settles it when they do. buf has room for target + 22 bytes. */
+static void ro_sgns__tmp_name(char *buf, const char *target, unsigned attempt, uint64_t salt)
+{
+    uint64_t x = salt + 0x9E3779B97F4A7C15ull * (attempt + 1);
+    size_t len = strlen(target), i;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    memcpy(buf, target, len);
+    buf[len] = '.';
+    for (i = 0; i < 16; ++i) buf[len + 1 + i] = "0123456789abcdef"[(x >> (60 - 4 * i)) & 15u];
+    memcpy(buf + len + 17, ".tmp", 5);
+}
+
+#if defined(RO_SGNS__POSIX_IO)
+/* The file a save to path replaces: path, or the end of its chain of
+   symbolic links (a relative link read from the link's folder). *out is
+   allocated with al. */
+static ro_sgns_result ro_sgns__resolve(const char *path, char **out,
+                                       const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    char link[4096];
+    char *cur = ro_sgns__strndup(al, path, strlen(path), 0), *next;
+    int hops;
+    if (!cur) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a file name");
+    for (hops = 0;; ++hops) {
+        ssize_t len = readlink(cur, link, sizeof link);
+        size_t dir = 0, i;
+        if (len < 0) break; /* not a link (or not there): the end */
+        if ((size_t)len >= sizeof link || hops == 40) {
+            ro_sgns__free(al, cur);
+            return ro_sgns__fail(err, RO_SGNS_ERR_IO, "'%.200s': %s", path,
+                                 hops == 40 ? "too many levels of symbolic links"
+                                            : "a symbolic link too long to follow");
+        }
+        if (link[0] != '/')
+            for (i = 0; cur[i]; ++i)
+                if (cur[i] == '/') dir = i + 1;
+        next = ro_sgns__strndup(al, cur, dir, (size_t)len);
+        if (!next) {
+            ro_sgns__free(al, cur);
+            return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a file name");
+        }
+        memcpy(next + dir, link, (size_t)len);
+        next[dir + (size_t)len] = '\0';
+        ro_sgns__free(al, cur);
+        cur = next;
+    }
+    *out = cur;
+    return RO_SGNS_OK;
+}
+#endif
+
+/* What a path names, for a save. */
+enum { RO_SGNS__TO_FILE, RO_SGNS__TO_DEVICE, RO_SGNS__TO_STDOUT };
+
+/* Classify path (a directory is an error); for a file, the target to
+   replace (*target, allocated) and its permission bits (*mode, -1 when
+   there is no file yet). */
+static ro_sgns_result ro_sgns__save_kind(const char *path, int *kind, char **target, int *mode,
+                                         const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    *target = NULL;
+    *mode = -1;
+    *kind = RO_SGNS__TO_FILE;
+    if (!path || !*path)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "the path is NULL or empty");
+    if (strcmp(path, "-") == 0) {
+        *kind = RO_SGNS__TO_STDOUT;
+        return RO_SGNS_OK;
+    }
+#if defined(RO_SGNS__POSIX_IO) || defined(RO_SGNS__WIN_IO)
+    {
+#ifdef RO_SGNS__POSIX_IO
+        struct stat st;
+        int there = stat(path, &st) == 0;
+#else
+        struct _stat st;
+        int there = _stat(path, &st) == 0;
+#endif
+        if (there && RO_SGNS__IS_DIR(st.st_mode))
+            return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot write '%.200s': it is a directory",
+                                 path);
+        if (there && !RO_SGNS__IS_REG(st.st_mode)) {
+            *kind = RO_SGNS__TO_DEVICE;
+            return RO_SGNS_OK;
+        }
+        if (there) *mode = (int)(st.st_mode & 07777);
+    }
+#endif
+#ifdef RO_SGNS__POSIX_IO
+    return ro_sgns__resolve(path, target, al, err);
+#else
+    *target = ro_sgns__strndup(al, path, strlen(path), 0);
+    return *target ? RO_SGNS_OK
+                   : ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a file name");
+#endif
+}
+
+/* Create a new temporary file beside target, exclusively: its name in
+   *tmp (allocated) and, with descriptors, its descriptor in *fd, else
+   the FILE in *f. */
+static ro_sgns_result ro_sgns__tmp_create(const char *path, const char *target, char **tmp,
+                                          int *fd, FILE **f, const ro_sgns_allocator *al,
+                                          ro_sgns_error *err)
+{
+    char *name = (char *)ro_sgns__malloc(al, strlen(target) + 22);
+    uint64_t salt = (uint64_t)time(NULL) * 0x100000001B3ull ^ (uint64_t)clock() ^
+                    (uint64_t)(size_t)name;
+    unsigned attempt;
+    int errnum = 0;
+    *fd = -1;
+    *f = NULL;
+    if (!name) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a file name");
+#ifdef RO_SGNS__POSIX_IO
+    salt ^= (uint64_t)getpid() << 32;
+#elif defined(RO_SGNS__WIN_IO)
+    salt ^= (uint64_t)_getpid() << 32;
+#endif
+    for (attempt = 0; attempt < 100; ++attempt) {
+        ro_sgns__tmp_name(name, target, attempt, salt);
+#ifdef RO_SGNS__POSIX_IO
+        *fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
+#elif defined(RO_SGNS__WIN_IO)
+        *fd = _open(name, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY, _S_IREAD | _S_IWRITE);
+#else
+        { /* plain C: create only where nothing can be opened by the name */
+            FILE *probe = fopen(name, "rb");
+            if (probe) {
+                fclose(probe);
+                continue;
+            }
+            *f = fopen(name, "wb");
+        }
+#endif
+        if (*fd >= 0 || *f) {
+            *tmp = name;
+            return RO_SGNS_OK;
+        }
+        errnum = errno;
+#if defined(RO_SGNS__POSIX_IO) || defined(RO_SGNS__WIN_IO)
+        if (errnum != EEXIST) break;
+#else
+        break;
+#endif
+    }
+    ro_sgns__free(al, name);
+    return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot create a file in the folder of '%.200s': %s",
+                         path, errnum ? strerror(errnum) : "every name tried is taken");
+}
+
+/* Flush the folder of target to the disk (POSIX; best effort: some file
+   systems cannot, and the data are already safe there). */
+static void ro_sgns__sync_folder(const char *target)
+{
+#ifdef RO_SGNS__POSIX_IO
+    char dir[4096];
+    size_t i, cut = 0;
+    int fd;
+    for (i = 0; target[i]; ++i)
+        if (target[i] == '/') cut = i;
+    if (cut == 0 && target[0] != '/') {
+        dir[0] = '.';
+        cut = 1;
+    } else {
+        if (cut == 0) cut = 1; /* the root */
+        if (cut >= sizeof dir) return;
+        memcpy(dir, target, cut);
+    }
+    dir[cut] = '\0';
+    fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+#else
+    (void)target;
+#endif
+}
+
+/* Write a regular file the safe way (see SAVING TO A PATH). */
+static ro_sgns_result ro_sgns__save_file(const char *path, const char *target, int mode,
+                                         ro_sgns__emit_fn emit, const void *obj,
+                                         const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    ro_sgns__sink s;
+    char *tmp = NULL;
+    ro_sgns_result rc = ro_sgns__tmp_create(path, target, &tmp, &s.fd, &s.f, al, err);
+    if (rc != RO_SGNS_OK) return rc;
+    s.errnum = 0;
+#ifdef RO_SGNS__POSIX_IO
+    if (mode >= 0) (void)chmod(tmp, (mode_t)mode); /* the old file's permissions */
+#else
+    (void)mode;
+#endif
+    rc = ro_sgns__emit_to(&s, emit, obj, path, err);
+#if defined(RO_SGNS__POSIX_IO) || defined(RO_SGNS__WIN_IO)
+#ifdef RO_SGNS__POSIX_IO
+    if (rc == RO_SGNS_OK && fsync(s.fd) != 0)
+#else
+    if (rc == RO_SGNS_OK && _commit(s.fd) != 0)
+#endif
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot write '%.200s' to the disk: %s", path,
+                           strerror(errno));
+#ifdef RO_SGNS__POSIX_IO
+    if (close(s.fd) != 0 && rc == RO_SGNS_OK)
+#else
+    if (_close(s.fd) != 0 && rc == RO_SGNS_OK)
+#endif
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot write '%.200s': %s", path,
+                           strerror(errno));
+#else
+    if (fclose(s.f) != 0 && rc == RO_SGNS_OK)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot write '%.200s'", path);
+#endif
+    if (rc == RO_SGNS_OK) {
+#ifdef RO_SGNS__WIN_IO
+        if (!MoveFileExA(tmp, target, 0x1 | 0x8)) /* REPLACE_EXISTING | WRITE_THROUGH */
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot replace '%.200s' (Windows error %lu)",
+                               path, (unsigned long)GetLastError());
+#else
+        if (rename(tmp, target) != 0) {
+#if !defined(RO_SGNS__POSIX_IO)
+            /* a rename() that does not replace: the old file first */
+            if (remove(target) != 0 || rename(tmp, target) != 0)
+#endif
+                rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot replace '%.200s': %s", path,
+                                   strerror(errno));
+        }
+#endif
+    }
+    if (rc == RO_SGNS_OK) ro_sgns__sync_folder(target);
+    else remove(tmp);
+    ro_sgns__free(al, tmp);
+    return rc;
+}
+
+/* Write to a device, a FIFO or standard output, in place. */
+static ro_sgns_result ro_sgns__save_in_place(const char *path, int kind, ro_sgns__emit_fn emit,
+                                             const void *obj, ro_sgns_error *err)
+{
+    ro_sgns__sink s;
+    ro_sgns_result rc;
+    s.fd = -1;
+    s.f = NULL;
+    s.errnum = 0;
+    if (kind == RO_SGNS__TO_STDOUT) {
+#ifdef RO_SGNS__WIN_IO
+        int old = _setmode(_fileno(stdout), _O_BINARY); /* no CR before each LF */
+#endif
+        s.f = stdout;
+        rc = ro_sgns__emit_to(&s, emit, obj, "-", err);
+        errno = 0;
+        if (fflush(stdout) != 0 && rc == RO_SGNS_OK)
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot write to standard output: %s",
+                               errno ? strerror(errno) : "the write failed");
+#ifdef RO_SGNS__WIN_IO
+        if (old != -1) _setmode(_fileno(stdout), old);
+#endif
+        return rc;
+    }
+#if defined(RO_SGNS__POSIX_IO)
+    s.fd = open(path, O_WRONLY);
+#elif defined(RO_SGNS__WIN_IO)
+    s.fd = _open(path, _O_WRONLY | _O_BINARY);
+#endif
+    if (s.fd < 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s' for writing: %s", path,
+                             strerror(errno));
+    rc = ro_sgns__emit_to(&s, emit, obj, path, err);
+#if defined(RO_SGNS__POSIX_IO)
+    if (close(s.fd) != 0 && rc == RO_SGNS_OK)
+#elif defined(RO_SGNS__WIN_IO)
+    if (_close(s.fd) != 0 && rc == RO_SGNS_OK)
+#endif
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot write '%.200s': %s", path,
+                           strerror(errno));
+    return rc;
+}
+
 static RO_SGNS__MAYBE_UNUSED ro_sgns_result ro_sgns__save_atomic(const char *path,
                                                                  ro_sgns__emit_fn emit,
                                                                  const void *obj,
                                                                  const ro_sgns_allocator *al,
                                                                  ro_sgns_error *err)
 {
-    size_t plen;
-    char *tmp;
-    FILE *f;
-    ro_sgns_result rc;
-    if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
-    plen = strlen(path);
-    tmp = (char *)ro_sgns__malloc(al, plen + 5);
-    if (!tmp) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a file name");
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
-    f = fopen(tmp, "wb");
-    if (!f) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s' for writing", tmp);
-        ro_sgns__free(al, tmp);
-        return rc;
-    }
-    rc = emit(obj, ro_sgns__fwrite_fn, f, err);
-    if (fclose(f) != 0 && rc == RO_SGNS_OK)
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "closing '%.200s' failed", tmp);
-    else if (rc == RO_SGNS_ERR_IO)
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "writing '%.200s' failed", tmp);
-    if (rc == RO_SGNS_OK) {
-#ifdef _WIN32
-        remove(path);
-#endif
-        if (rename(tmp, path) != 0)
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot rename '%.200s' to '%.200s'", tmp, path);
-    }
-    if (rc != RO_SGNS_OK) remove(tmp);
-    ro_sgns__free(al, tmp);
+    char *target = NULL;
+    int kind, mode;
+    ro_sgns_result rc = ro_sgns__save_kind(path, &kind, &target, &mode, al, err);
+    if (rc != RO_SGNS_OK) return rc;
+    if (kind == RO_SGNS__TO_FILE) rc = ro_sgns__save_file(path, target, mode, emit, obj, al, err);
+    else rc = ro_sgns__save_in_place(path, kind, emit, obj, err);
+    ro_sgns__free(al, target);
+    if (rc == RO_SGNS_OK) ro_sgns__ok(err);
     return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_error *err)
+{
+    char *target = NULL, *tmp = NULL;
+    int kind, mode, fd = -1;
+    FILE *f = NULL;
+    ro_sgns_result rc = ro_sgns__save_kind(path, &kind, &target, &mode, NULL, err);
+    if (rc != RO_SGNS_OK) return rc;
+    if (kind == RO_SGNS__TO_FILE) {
+        rc = ro_sgns__tmp_create(path, target, &tmp, &fd, &f, NULL, err);
+        if (rc == RO_SGNS_OK) {
+#if defined(RO_SGNS__POSIX_IO)
+            close(fd);
+#elif defined(RO_SGNS__WIN_IO)
+            _close(fd);
+#else
+            fclose(f);
+#endif
+            remove(tmp);
+        }
+    } else if (kind == RO_SGNS__TO_DEVICE) {
+#if defined(RO_SGNS__POSIX_IO)
+        if (access(path, W_OK) != 0)
+#elif defined(RO_SGNS__WIN_IO)
+        if (_access(path, 2) != 0)
+#else
+        if (0)
+#endif
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot write '%.200s': %s", path,
+                               strerror(errno));
+    }
+    (void)fd;
+    (void)f;
+    ro_sgns__free(NULL, tmp);
+    ro_sgns__free(NULL, target);
+    return rc == RO_SGNS_OK ? ro_sgns__ok(err) : rc;
 }
 #endif
 
@@ -2434,6 +3156,8 @@ static ro_sgns_counts *ro_sgns__counts_new(ro_sgns__mem *m, ro_sgns_error *err,
     c->word_count = NULL;
     c->ctx_count = NULL;
     c->total = 0;
+    c->row_begin = 0;
+    c->row_end = 0;
     c->corpus_tokens = 0;
     c->distinct_words = 0;
     c->config = ro_sgns_count_config_default();
@@ -2706,7 +3430,8 @@ static ro_sgns_result ro_sgns__line_break(ro_sgns__counter *k)
     return RO_SGNS_OK;
 }
 
-/* Feed size bytes of text. Separators: ' ', '\t', '\n'; '\r' is skipped. */
+/* Feed size bytes of text. Every byte <= ' ' separates tokens; '\n' also
+   ends a line (section 1's TOKENS). */
 static ro_sgns_result ro_sgns__feed(ro_sgns__counter *k, const unsigned char *data, size_t size)
 {
     size_t i = 0;
@@ -2745,18 +3470,13 @@ static ro_sgns_result ro_sgns__feed(ro_sgns__counter *k, const unsigned char *da
             continue;
         }
         ++i;
-        if (ch == ' ' || ch == '\t' || ch == '\n') {
-            if (k->cur) {
-                rc = ro_sgns__end_word(k);
-                if (rc != RO_SGNS_OK) return rc;
-            }
-            if (ch == '\n') {
-                rc = ro_sgns__line_break(k);
-                if (rc != RO_SGNS_OK) return rc;
-            }
-        } else if (ch != '\r') {
-            /* another control byte: part of the word, as it is */
-            if (k->cur <= RO_SGNS_MAX_WORD_BYTES) k->bbuf[k->bused + k->cur++] = (unsigned char)ch;
+        if (k->cur) {
+            rc = ro_sgns__end_word(k);
+            if (rc != RO_SGNS_OK) return rc;
+        }
+        if (ch == '\n') {
+            rc = ro_sgns__line_break(k);
+            if (rc != RO_SGNS_OK) return rc;
         }
     }
     return RO_SGNS_OK;
@@ -3651,6 +4371,7 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     if (rc != RO_SGNS_OK) goto fail;
     ro_sgns__counter_free_table(k);
     c->n = c->vocab.n;
+    c->row_end = c->n; /* the whole matrix */
     occ = (uint32_t *)ro_sgns__mem_alloc(&k->mem, c->n, sizeof(uint32_t), "word positions",
                                          err, &rc);
     if (!occ) goto fail;
@@ -3739,7 +4460,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_count_path(const char *path,
     ro_sgns_result rc;
     if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
     f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%s' for reading", path);
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s' for reading: %s", path,
+                             strerror(errno));
     rc = ro_sgns__count_run(NULL, 0, ro_sgns__fread_fn, f, config, out, alloc, err);
     if (rc == RO_SGNS_ERR_IO && err)
         ro_sgns__fail(err, RO_SGNS_ERR_IO, "reading '%s' failed", path);
@@ -3777,8 +4500,9 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
         e.training = e.counts + (svd > ro ? svd : ro);
     }
     e.peak = e.counting > e.training ? e.counting : e.training;
-    e.file_bytes = 112 + 12 * n + 8 * n /* words, ~8 bytes each */ + 8 * (n + 1) +
-                   12 * nnz + 16 * n + 8;
+    e.file_bytes = 120 + 12 * n + 8 * n /* words, ~8 bytes each */ + 8 * (n + 1) +
+                   12 * nnz + 16 * n;
+    e.file_bytes += 4 * ((e.file_bytes + 65535) / 65536) + 4; /* the chunk table */
     return e;
 }
 
@@ -3786,10 +4510,15 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
 
 #define RO_SGNS__CK_INIT 0x84222325CBF29CE4ull
 #define RO_SGNS__CK_MUL 0x100000001B3ull
-#define RO_SGNS__COUNTS_VERSION 1u
-#define RO_SGNS__COUNTS_HEADER 112u
+#define RO_SGNS__COUNTS_VERSION 2u
+#define RO_SGNS__COUNTS_HEADER 120u    /* version 2 */
+#define RO_SGNS__COUNTS_HEADER_V1 112u /* version 1 */
+#define RO_SGNS__CHUNK_LOG2 16u        /* 64 KiB chunks, as written */
+#define RO_SGNS__CHUNK_LOG2_MIN 8u     /* what a reader takes */
+#define RO_SGNS__CHUNK_LOG2_MAX 24u
 
-/* The checksum over a byte stream, fed in pieces of any size. */
+/* The checksum of version 1 files (counts and checkpoints), kept to read
+   them: over a byte stream fed in pieces of any size. */
 typedef struct ro_sgns__ck {
     uint64_t h, word, count;
     unsigned fill; /* bytes in word */
@@ -3877,7 +4606,8 @@ static void ro_sgns__put_u64(unsigned char *p, uint64_t x)
     ro_sgns__put_u32(p + 4, (uint32_t)(x >> 32));
 }
 
-/* A buffered writer that checksums what it writes. */
+/* A buffered writer that feeds what it writes to the chunk CRCs (while
+   ch is set). */
 #define RO_SGNS__IO_BUF 8192
 typedef struct ro_sgns__writer {
     ro_sgns_write_fn fn;
@@ -3885,13 +4615,13 @@ typedef struct ro_sgns__writer {
     unsigned char buf[RO_SGNS__IO_BUF];
     size_t len;
     int failed;
-    ro_sgns__ck ck;
+    ro_sgns__chunks *ch;
 } ro_sgns__writer;
 
 static void ro_sgns__w_flush(ro_sgns__writer *wr)
 {
     if (wr->len && !wr->failed) {
-        ro_sgns__ck_update(&wr->ck, wr->buf, wr->len);
+        if (wr->ch) ro_sgns__chunks_feed(wr->ch, wr->buf, wr->len);
         if (wr->fn(wr->user, wr->buf, wr->len) != 0) wr->failed = 1;
     }
     wr->len = 0;
@@ -3933,6 +4663,77 @@ static void ro_sgns__w_bytes(ro_sgns__writer *wr, const void *data, size_t len)
     }
 }
 
+/* The chunk table of the data just written (wr->ch ended), then its CRC:
+   the tail of a version 2 counts file or checkpoint. */
+static void ro_sgns__w_chunk_table(ro_sgns__writer *wr)
+{
+    ro_sgns__chunks *ch = wr->ch;
+    uint32_t t = 0;
+    size_t i;
+    unsigned char b[4];
+    ro_sgns__w_flush(wr);
+    wr->ch = NULL; /* the table is not part of the data */
+    for (i = 0; i < ch->n; ++i) {
+        ro_sgns__put_u32(b, ch->sum[i]);
+        t = ro_sgns__crc_update(&ch->crc, t, b, 4);
+        ro_sgns__w_u32(wr, ch->sum[i]);
+    }
+    ro_sgns__w_u32(wr, t);
+    ro_sgns__w_flush(wr);
+}
+
+/* A new writer (allocated) of data_bytes of data whose CRCs it keeps by
+   chunks of 2^log2 bytes: the start of a counts file or checkpoint. NULL
+   (and *rc, an error naming what) when memory is short. */
+static ro_sgns__writer *ro_sgns__writer_new(ro_sgns_write_fn write, void *user,
+                                            uint64_t data_bytes, unsigned log2,
+                                            const ro_sgns_allocator *al, const char *what,
+                                            ro_sgns_error *err, ro_sgns_result *rc)
+{
+    uint64_t nch = (data_bytes + ((uint64_t)1 << log2) - 1) >> log2;
+    ro_sgns__writer *wr;
+    ro_sgns__chunks *ch;
+    if (nch > (size_t)-1 / 8) {
+        *rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "%s: %llu chunks", what,
+                            (unsigned long long)nch);
+        return NULL;
+    }
+    wr = (ro_sgns__writer *)ro_sgns__malloc(al, sizeof *wr);
+    ch = (ro_sgns__chunks *)ro_sgns__malloc(al, sizeof *ch);
+    if (ch) ro_sgns__chunks_init(ch, log2, (size_t)nch, al);
+    if (!wr || !ch || ch->oom) {
+        if (ch) ro_sgns__chunks_free(ch);
+        ro_sgns__free(al, ch);
+        ro_sgns__free(al, wr);
+        *rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                            "%s: no memory for the writer and %llu chunk CRCs", what,
+                            (unsigned long long)nch);
+        return NULL;
+    }
+    wr->fn = write;
+    wr->user = user;
+    wr->len = 0;
+    wr->failed = 0;
+    wr->ch = ch;
+    return wr;
+}
+
+/* The data are written: end the last chunk, write the chunk table and its
+   CRC, free the writer. Non-zero when a write failed. */
+static int ro_sgns__writer_finish(ro_sgns__writer *wr, const ro_sgns_allocator *al)
+{
+    ro_sgns__chunks *ch = wr->ch;
+    int failed;
+    ro_sgns__w_flush(wr);
+    ro_sgns__chunks_end(ch);
+    ro_sgns__w_chunk_table(wr);
+    failed = wr->failed;
+    ro_sgns__chunks_free(ch);
+    ro_sgns__free(al, ch);
+    ro_sgns__free(al, wr);
+    return failed;
+}
+
 static uint64_t ro_sgns__word_bytes(const ro_sgns_counts *c)
 {
     uint64_t s = 0;
@@ -3941,42 +4742,78 @@ static uint64_t ro_sgns__word_bytes(const ro_sgns_counts *c)
     return s;
 }
 
-RO_SGNS_DEF uint64_t ro_sgns_counts_saved_size(const ro_sgns_counts *c)
+/* Bytes of a version 2 file's data (before the chunk table), and the
+   size of the whole file with chunks of 2^log2 bytes. */
+static uint64_t ro_sgns__counts_data_bytes(uint64_t n, uint64_t nnz, uint64_t word_bytes)
 {
-    uint64_t n;
-    if (!c) return 0;
-    n = c->n;
-    return RO_SGNS__COUNTS_HEADER + 12 * n + ro_sgns__word_bytes(c) + 8 * (n + 1) +
-           12 * c->nnz + 16 * n + 8;
+    return RO_SGNS__COUNTS_HEADER + 12 * n + word_bytes + 8 * (n + 1) + 12 * nnz + 16 * n;
+}
+
+static uint64_t ro_sgns__chunked_size(uint64_t data, unsigned log2)
+{
+    return data + 4 * ((data + ((uint64_t)1 << log2) - 1) >> log2) + 4;
+}
+
+/* Does c hold a row range rather than the whole matrix? */
+static int ro_sgns__counts_ranged(const ro_sgns_counts *c)
+{
+    return c->row_begin != 0 || c->row_end != c->n;
 }
 
 static ro_sgns_result ro_sgns__check_counts_arg(const ro_sgns_counts *c, ro_sgns_error *err)
 {
     if (!c) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "counts is NULL");
-    if (c->n == 0 || c->n != c->vocab.n || !c->row_ptr || (c->nnz && (!c->col || !c->val)))
+    if (c->n == 0 || c->n != c->vocab.n || !c->row_ptr || (c->nnz && (!c->col || !c->val)) ||
+        c->row_begin >= c->row_end || c->row_end > c->n)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "counts object is incomplete");
     return RO_SGNS_OK;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *c,
-                                                        ro_sgns_write_fn write, void *user,
-                                                        ro_sgns_error *err)
+/* The same, and a whole matrix (what saving needs). */
+static ro_sgns_result ro_sgns__check_counts_whole(const ro_sgns_counts *c, const char *what,
+                                                  ro_sgns_error *err)
 {
-    ro_sgns__writer wr;
+    ro_sgns_result rc = ro_sgns__check_counts_arg(c, err);
+    if (rc == RO_SGNS_OK && ro_sgns__counts_ranged(c))
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                           "%s: the counts hold rows %llu..%llu of %llu, not the whole matrix",
+                           what, (unsigned long long)c->row_begin,
+                           (unsigned long long)c->row_end, (unsigned long long)c->n);
+    return rc;
+}
+
+RO_SGNS_DEF uint64_t ro_sgns_counts_saved_size(const ro_sgns_counts *c)
+{
+    if (ro_sgns__check_counts_whole(c, "", NULL) != RO_SGNS_OK) return 0;
+    return ro_sgns__chunked_size(ro_sgns__counts_data_bytes(c->n, c->nnz, ro_sgns__word_bytes(c)),
+                                 RO_SGNS__CHUNK_LOG2);
+}
+
+/* Save with chunks of 2^log2 bytes (16 in files; the tests use small
+   chunks to have many in a small file). */
+static ro_sgns_result ro_sgns__counts_save(const ro_sgns_counts *c, ro_sgns_write_fn write,
+                                           void *user, unsigned log2, ro_sgns_error *err)
+{
+    ro_sgns__writer *wr;
+    ro_sgns_allocator al;
+    const ro_sgns_allocator *a = NULL;
     const ro_sgns_count_config *g;
     unsigned char *h;
     size_t i;
     uint64_t k;
-    ro_sgns_result rc = ro_sgns__check_counts_arg(c, err);
+    ro_sgns_result rc = ro_sgns__check_counts_whole(c, "counts_save", err);
     if (rc != RO_SGNS_OK) return rc;
     if (!write) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "write is NULL");
+    if (c->has_alloc_) {
+        al = c->alloc_;
+        a = &al;
+    }
     g = &c->config;
-    wr.fn = write;
-    wr.user = user;
-    wr.len = 0;
-    wr.failed = 0;
-    ro_sgns__ck_init(&wr.ck);
-    h = ro_sgns__w_room(&wr, RO_SGNS__COUNTS_HEADER);
+    wr = ro_sgns__writer_new(write, user,
+                             ro_sgns__counts_data_bytes(c->n, c->nnz, ro_sgns__word_bytes(c)),
+                             log2, a, "counts_save", err, &rc);
+    if (!wr) return rc;
+    h = ro_sgns__w_room(wr, RO_SGNS__COUNTS_HEADER);
     memcpy(h, "ROSGNSCT", 8);
     ro_sgns__put_u32(h + 8, RO_SGNS__COUNTS_VERSION);
     ro_sgns__put_u32(h + 12, 0);
@@ -3994,24 +4831,28 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *c,
     ro_sgns__put_u32(h + 92, g->close_gaps ? 1u : 0u);
     ro_sgns__put_u64(h + 96, g->seed);
     ro_sgns__put_u64(h + 104, ro_sgns__f64_bits(c->total));
+    ro_sgns__put_u32(h + 112, log2);
+    ro_sgns__put_u32(h + 116, ro_sgns__crc_update(&wr->ch->crc, 0, h, 116));
     for (i = 0; i < c->n; ++i) {
-        ro_sgns__w_u32(&wr, c->vocab.len[i]);
-        ro_sgns__w_bytes(&wr, c->vocab.word[i], c->vocab.len[i]);
-        ro_sgns__w_u64(&wr, c->vocab.count[i]);
+        ro_sgns__w_u32(wr, c->vocab.len[i]);
+        ro_sgns__w_bytes(wr, c->vocab.word[i], c->vocab.len[i]);
+        ro_sgns__w_u64(wr, c->vocab.count[i]);
     }
-    for (i = 0; i <= c->n; ++i) ro_sgns__w_u64(&wr, c->row_ptr[i]);
-    for (k = 0; k < c->nnz; ++k) ro_sgns__w_u32(&wr, c->col[k]);
-    for (k = 0; k < c->nnz; ++k) ro_sgns__w_f64(&wr, c->val[k]);
-    for (i = 0; i < c->n; ++i) ro_sgns__w_f64(&wr, c->word_count[i]);
-    for (i = 0; i < c->n; ++i) ro_sgns__w_f64(&wr, c->ctx_count[i]);
-    ro_sgns__w_flush(&wr);
-    if (!wr.failed) {
-        unsigned char t[8];
-        ro_sgns__put_u64(t, ro_sgns__ck_final(&wr.ck));
-        if (write(user, t, 8) != 0) wr.failed = 1;
-    }
-    if (wr.failed) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "writing the counts failed");
+    for (i = 0; i <= c->n; ++i) ro_sgns__w_u64(wr, c->row_ptr[i]);
+    for (k = 0; k < c->nnz; ++k) ro_sgns__w_u32(wr, c->col[k]);
+    for (k = 0; k < c->nnz; ++k) ro_sgns__w_f64(wr, c->val[k]);
+    for (i = 0; i < c->n; ++i) ro_sgns__w_f64(wr, c->word_count[i]);
+    for (i = 0; i < c->n; ++i) ro_sgns__w_f64(wr, c->ctx_count[i]);
+    if (ro_sgns__writer_finish(wr, a))
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "writing the counts failed");
     return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *c,
+                                                        ro_sgns_write_fn write, void *user,
+                                                        ro_sgns_error *err)
+{
+    return ro_sgns__counts_save(c, write, user, RO_SGNS__CHUNK_LOG2, err);
 }
 
 typedef struct ro_sgns__membuf {
@@ -4035,7 +4876,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_memory(const ro_sgns_counts *c, v
 {
     ro_sgns__membuf m;
     uint64_t need;
-    ro_sgns_result rc = ro_sgns__check_counts_arg(c, err);
+    ro_sgns_result rc = ro_sgns__check_counts_whole(c, "counts_save_memory", err);
     if (rc != RO_SGNS_OK) return rc;
     if (!out || !size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out or size is NULL");
@@ -4060,31 +4901,192 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_memory(const ro_sgns_counts *c, v
     return rc;
 }
 
-/* A buffered reader that tracks the byte offset and the checksum. With
-   mem set it reads from memory and knows how much is left. */
+/* A buffered reader of a counts file that tracks the byte offset and the
+   checksum. Its source is a read callback (a stream, read once from start
+   to end), a buffer (mem), or for row ranges also a seekable FILE. What a
+   stream or a buffer gives is checksummed as it is taken (version 1: the
+   old checksum; version 2: the chunk CRCs, compared with the table at the
+   end). In chunk mode (version 2 row ranges from a buffer or a seekable
+   FILE) the table is read first and every byte comes out of a chunk that
+   was verified as it was read; the reader may then skip ahead. */
 typedef struct ro_sgns__reader {
     ro_sgns_read_fn fn;
     void *user;
     const unsigned char *mem;
     size_t mem_size;
+#ifndef RO_SGNS_NO_STDIO
+    FILE *file;        /* a seekable FILE (row ranges), or NULL */
+    uint64_t file_pos; /* its position, counted from the start of the counts */
+#endif
     unsigned char buf[RO_SGNS__IO_BUF];
-    size_t pos, len;     /* unread bytes are buf[pos, len) (or mem[offset..]) */
-    uint64_t offset;     /* bytes consumed */
-    ro_sgns__ck ck;
+    size_t pos, len;   /* stream: unread bytes are buf[pos, len) */
+    uint64_t offset;   /* bytes consumed */
+    unsigned version;
+    ro_sgns__ck ck;     /* version 1 */
+    ro_sgns__chunks ch; /* version 2: the CRC tables; the chunks taken so far */
+    /* chunk mode */
+    int chunked;
+    uint32_t *table;              /* the file's chunk CRCs */
+    uint64_t nchunks, data_bytes; /* and the bytes they cover */
+    unsigned char *chunk_buf;     /* a chunk read from a FILE */
+    const unsigned char *chunk;   /* the last chunk verified, */
+    uint64_t chunk_index;         /* its index (nchunks: none) */
+    uint64_t buf_at;              /* buf holds bytes [buf_at, buf_at + len) */
+    const ro_sgns_allocator *al;
+    const char *name;             /* "counts" or "checkpoint", for messages */
     ro_sgns_error *err;
 } ro_sgns__reader;
+
+/* A new reader (allocated: it holds 16 KiB of buffer and tables). */
+static ro_sgns__reader *ro_sgns__reader_new(const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    ro_sgns__reader *r = (ro_sgns__reader *)ro_sgns__malloc(al, sizeof *r);
+    if (!r) {
+        ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a reader");
+        return NULL;
+    }
+    memset(r, 0, sizeof *r);
+    ro_sgns__chunks_init(&r->ch, RO_SGNS__CHUNK_LOG2, 0, al);
+    r->al = al;
+    r->name = "counts";
+    r->err = err;
+    return r;
+}
+
+static void ro_sgns__reader_free(ro_sgns__reader *r)
+{
+    const ro_sgns_allocator *al;
+    if (!r) return;
+    al = r->al;
+    ro_sgns__chunks_free(&r->ch);
+    ro_sgns__free(al, r->table);
+    ro_sgns__free(al, r->chunk_buf);
+    ro_sgns__free(al, r);
+}
+
+static ro_sgns_result ro_sgns__truncated(ro_sgns__reader *r, uint64_t at, const char *what,
+                                         uint64_t need, uint64_t end)
+{
+    return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                         "truncated at offset %llu: %s needs %llu bytes, the input ends at %llu",
+                         (unsigned long long)at, what, (unsigned long long)need,
+                         (unsigned long long)end);
+}
+
+#ifndef RO_SGNS_NO_STDIO
+/* Move f, now at *pos, to offset to, in steps a long holds. 0 on success. */
+static int ro_sgns__fseek_to(FILE *f, uint64_t *pos, uint64_t to)
+{
+    while (*pos != to) {
+        uint64_t gap = to > *pos ? to - *pos : *pos - to;
+        long step = gap > (uint64_t)LONG_MAX ? LONG_MAX : (long)gap;
+        if (fseek(f, to > *pos ? step : -step, SEEK_CUR) != 0) return 1;
+        if (to > *pos) *pos += (uint64_t)step;
+        else *pos -= (uint64_t)step;
+    }
+    return 0;
+}
+#endif
+
+/* len bytes at offset off of a buffer or FILE source, past the reader's
+   buffer and checksums: the chunk table and the chunks of chunk mode. */
+static ro_sgns_result ro_sgns__r_raw(ro_sgns__reader *r, uint64_t off, unsigned char *dst,
+                                     size_t len, const char *what)
+{
+    if (r->mem) {
+        if (off > r->mem_size || len > r->mem_size - off)
+            return ro_sgns__truncated(r, off, what, len, r->mem_size);
+        memcpy(dst, r->mem + off, len);
+        return RO_SGNS_OK;
+    }
+#ifndef RO_SGNS_NO_STDIO
+    if (r->file) {
+        size_t got;
+        if (ro_sgns__fseek_to(r->file, &r->file_pos, off))
+            return ro_sgns__fail(r->err, RO_SGNS_ERR_IO, "cannot seek to offset %llu: %s",
+                                 (unsigned long long)off, strerror(errno));
+        got = fread(dst, 1, len, r->file);
+        r->file_pos += got;
+        if (got < len) {
+            if (ferror(r->file))
+                return ro_sgns__fail(r->err, RO_SGNS_ERR_IO, "read failed at offset %llu: %s",
+                                     (unsigned long long)(off + got), strerror(errno));
+            return ro_sgns__truncated(r, off, what, len, off + got);
+        }
+        return RO_SGNS_OK;
+    }
+#endif
+    return ro_sgns__fail(r->err, RO_SGNS_ERR_INVALID_ARGUMENT, "this source cannot seek");
+}
+
+/* Chunk mode: make chunk i the current one, read and verified. */
+static ro_sgns_result ro_sgns__r_chunk(ro_sgns__reader *r, uint64_t i)
+{
+    uint64_t at = i * r->ch.size;
+    size_t len = (size_t)(r->data_bytes - at < r->ch.size ? r->data_bytes - at : r->ch.size);
+    uint32_t crc;
+    ro_sgns_result rc;
+    if (i == r->chunk_index) return RO_SGNS_OK;
+    r->chunk_index = r->nchunks;
+    if (r->mem) {
+        if (at + len > r->mem_size) return ro_sgns__truncated(r, at, "a chunk", len, r->mem_size);
+        r->chunk = r->mem + at;
+    } else {
+        rc = ro_sgns__r_raw(r, at, r->chunk_buf, len, "a chunk");
+        if (rc != RO_SGNS_OK) return rc;
+        r->chunk = r->chunk_buf;
+    }
+    crc = ro_sgns__crc_update(&r->ch.crc, 0, r->chunk, len);
+    if (crc != r->table[i])
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "corrupt %s: chunk %llu (offsets %llu to %llu) has CRC-32C "
+                             "%08lx, the chunk table says %08lx", r->name, (unsigned long long)i,
+                             (unsigned long long)at, (unsigned long long)(at + len - 1),
+                             (unsigned long)crc, (unsigned long)r->table[i]);
+    r->chunk_index = i;
+    return RO_SGNS_OK;
+}
 
 /* Make m (<= RO_SGNS__IO_BUF) bytes available and return them, or NULL
    (and an error) when the input ends first. Consume them with _take. */
 static const unsigned char *ro_sgns__r_peek(ro_sgns__reader *r, size_t m, const char *what,
                                             ro_sgns_result *rc)
 {
+    if (r->chunked) {
+        if (r->offset < r->buf_at || r->offset + m > r->buf_at + r->len) {
+            /* refill the window from the verified chunks */
+            uint64_t o = r->offset;
+            size_t want, got = 0;
+            if (o > r->data_bytes || m > r->data_bytes - o) {
+                *rc = ro_sgns__truncated(r, o, what, m, r->data_bytes);
+                return NULL;
+            }
+            /* up to the end of the chunk of the last byte asked for: no
+               chunk is read that the caller does not need */
+            {
+                uint64_t last = (o + m - 1) / r->ch.size, stop = (last + 1) * r->ch.size;
+                if (stop > r->data_bytes) stop = r->data_bytes;
+                want = (size_t)(stop - o < RO_SGNS__IO_BUF ? stop - o : RO_SGNS__IO_BUF);
+            }
+            while (got < want) {
+                uint64_t i = (o + got) / r->ch.size, in = (o + got) - i * r->ch.size;
+                size_t take;
+                *rc = ro_sgns__r_chunk(r, i);
+                if (*rc != RO_SGNS_OK) return NULL;
+                take = (size_t)(r->ch.size - in);
+                if (take > r->data_bytes - (o + got)) take = (size_t)(r->data_bytes - (o + got));
+                if (take > want - got) take = want - got;
+                memcpy(r->buf + got, r->chunk + in, take);
+                got += take;
+            }
+            r->buf_at = o;
+            r->len = want;
+        }
+        return r->buf + (size_t)(r->offset - r->buf_at);
+    }
     if (r->mem) {
         if (r->mem_size - r->offset < m) {
-            *rc = ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
-                                "truncated at offset %llu: %s needs %llu bytes, the input "
-                                "ends at %llu", (unsigned long long)r->offset, what,
-                                (unsigned long long)m, (unsigned long long)r->mem_size);
+            *rc = ro_sgns__truncated(r, r->offset, what, m, r->mem_size);
             return NULL;
         }
         return r->mem + r->offset;
@@ -4103,11 +5105,7 @@ static const unsigned char *ro_sgns__r_peek(ro_sgns__reader *r, size_t m, const 
                 return NULL;
             }
             if (got == 0) {
-                *rc = ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
-                                    "truncated at offset %llu: %s needs %llu bytes, the "
-                                    "input ends at %llu", (unsigned long long)r->offset,
-                                    what, (unsigned long long)m,
-                                    (unsigned long long)(r->offset + r->len));
+                *rc = ro_sgns__truncated(r, r->offset, what, m, r->offset + r->len);
                 return NULL;
             }
             r->len += got;
@@ -4119,8 +5117,11 @@ static const unsigned char *ro_sgns__r_peek(ro_sgns__reader *r, size_t m, const 
 static void ro_sgns__r_take(ro_sgns__reader *r, size_t m, int checksum)
 {
     const unsigned char *p = r->mem ? r->mem + r->offset : r->buf + r->pos;
-    if (checksum) ro_sgns__ck_update(&r->ck, p, m);
-    if (!r->mem) r->pos += m;
+    if (!r->chunked) {
+        if (checksum && r->version == 1) ro_sgns__ck_update(&r->ck, p, m);
+        if (checksum && r->version == 2) ro_sgns__chunks_feed(&r->ch, p, m);
+        if (!r->mem) r->pos += m;
+    }
     r->offset += m;
 }
 
@@ -4165,33 +5166,219 @@ static ro_sgns_result ro_sgns__bad(ro_sgns__reader *r, uint64_t at, const char *
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT, "corrupt counts at offset %llu: %s",
+    return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT, "corrupt %s at offset %llu: %s", r->name,
                          (unsigned long long)at, what);
 }
 
+/* The start of a counts file or checkpoint (what: "counts file" or
+   "checkpoint"): v1_bytes of header, the magic, the version (1 or 2, into
+   r->version); *h points at the header. */
+static ro_sgns_result ro_sgns__r_magic(ro_sgns__reader *r, const char *magic, const char *what,
+                                       size_t v1_bytes, const unsigned char **h)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    ro_sgns__ck_init(&r->ck);
+    *h = ro_sgns__r_peek(r, v1_bytes, "the header", &rc);
+    if (!*h) return rc;
+    if (memcmp(*h, magic, 8) != 0)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "not a %s: bad magic at offset 0 (want \"%s\")", what, magic);
+    r->version = ro_sgns__get_u32(*h + 8);
+    if (r->version != 1 && r->version != 2)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "unsupported %s version %lu at offset 8 (this library reads "
+                             "versions 1 and 2)", what, (unsigned long)r->version);
+    return RO_SGNS_OK;
+}
+
+/* A version 2 header of bytes bytes (*h), its CRC-32C in the last 4. */
+static ro_sgns_result ro_sgns__r_header_v2(ro_sgns__reader *r, size_t bytes,
+                                           const unsigned char **h)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    uint32_t want;
+    *h = ro_sgns__r_peek(r, bytes, "the header", &rc);
+    if (!*h) return rc;
+    want = ro_sgns__crc_update(&r->ch.crc, 0, *h, bytes - 4);
+    if (ro_sgns__get_u32(*h + bytes - 4) != want)
+        return ro_sgns__bad(r, bytes - 4, "the header's CRC-32C is %08lx, its bytes give %08lx",
+                            (unsigned long)ro_sgns__get_u32(*h + bytes - 4),
+                            (unsigned long)want);
+    return RO_SGNS_OK;
+}
+
+/* Enter chunk mode (the header taken, r->data_bytes and the chunk size
+   set): read the chunk table at the end of the data, check its CRC. */
+static ro_sgns_result ro_sgns__r_enter_chunks(ro_sgns__reader *r)
+{
+    uint64_t nch = (r->data_bytes + r->ch.size - 1) / r->ch.size, got = 0;
+    size_t cap = 0;
+    uint32_t t = 0;
+    unsigned char b[4];
+    ro_sgns_result rc;
+    if (nch > (size_t)-1 / 8)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_SIZE_OVERFLOW, "%llu chunks",
+                             (unsigned long long)nch);
+    if (r->mem && (r->mem_size < r->data_bytes ||
+                   (r->mem_size - r->data_bytes) / 4 < nch + 1))
+        return ro_sgns__truncated(r, r->data_bytes, "the chunk table", 4 * (nch + 1),
+                                  r->mem_size);
+    /* in pieces, growing: a truncated file ends the growth early */
+    while (got < nch) {
+        size_t piece = (size_t)(nch - got < 2048 ? nch - got : 2048), j;
+        if (got + piece > cap) {
+            size_t nc = cap * 2 > got + piece ? cap * 2 : (size_t)(got + piece);
+            uint32_t *q;
+            if (nc > nch) nc = (size_t)nch;
+            q = (uint32_t *)ro_sgns__realloc(r->al, r->table, nc * sizeof(uint32_t));
+            if (!q)
+                return ro_sgns__fail(r->err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                     "no memory for the chunk table (%llu chunks)",
+                                     (unsigned long long)nch);
+            r->table = q;
+            cap = nc;
+        }
+        rc = ro_sgns__r_raw(r, r->data_bytes + 4 * got, r->buf, 4 * piece, "the chunk table");
+        if (rc != RO_SGNS_OK) return rc;
+        t = ro_sgns__crc_update(&r->ch.crc, t, r->buf, 4 * piece);
+        for (j = 0; j < piece; ++j) r->table[got + j] = ro_sgns__get_u32(r->buf + 4 * j);
+        got += piece;
+    }
+    rc = ro_sgns__r_raw(r, r->data_bytes + 4 * nch, b, 4, "the chunk table's CRC");
+    if (rc != RO_SGNS_OK) return rc;
+    if (ro_sgns__get_u32(b) != t)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "corrupt %s: the chunk table's CRC-32C at offset %llu is "
+                             "%08lx, the table gives %08lx", r->name,
+                             (unsigned long long)(r->data_bytes + 4 * nch),
+                             (unsigned long)ro_sgns__get_u32(b), (unsigned long)t);
+    if (!r->mem) {
+        r->chunk_buf = (unsigned char *)ro_sgns__malloc(
+            r->al, (size_t)(r->data_bytes < r->ch.size ? r->data_bytes : r->ch.size));
+        if (!r->chunk_buf)
+            return ro_sgns__fail(r->err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a chunk");
+    }
+    r->nchunks = nch;
+    r->chunk_index = nch;
+    r->buf_at = r->offset;
+    r->len = 0;
+    r->chunked = 1;
+    return RO_SGNS_OK;
+}
+
+/* Version 2, read as a stream: the chunk table after the data must match
+   the CRCs of the chunks taken. */
+static ro_sgns_result ro_sgns__r_check_table(ro_sgns__reader *r)
+{
+    uint64_t i, bad, at = r->offset;
+    uint32_t t = 0, stored, badsum = 0;
+    ro_sgns_result rc = RO_SGNS_OK;
+    const unsigned char *p;
+    ro_sgns__chunks_end(&r->ch);
+    bad = r->ch.n; /* none yet */
+    if (r->ch.oom)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for the chunk CRCs");
+    for (i = 0; i < r->ch.n;) {
+        size_t piece = (size_t)(r->ch.n - i < 2048 ? r->ch.n - i : 2048), j;
+        p = ro_sgns__r_peek(r, 4 * piece, "the chunk table", &rc);
+        if (!p) return rc;
+        t = ro_sgns__crc_update(&r->ch.crc, t, p, 4 * piece);
+        for (j = 0; j < piece; ++j)
+            if (bad == r->ch.n && ro_sgns__get_u32(p + 4 * j) != r->ch.sum[i + j]) {
+                bad = i + j;
+                badsum = ro_sgns__get_u32(p + 4 * j);
+            }
+        ro_sgns__r_take(r, 4 * piece, 0);
+        i += piece;
+    }
+    p = ro_sgns__r_peek(r, 4, "the chunk table's CRC", &rc);
+    if (!p) return rc;
+    stored = ro_sgns__get_u32(p);
+    if (stored != t)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "corrupt %s: the chunk table's CRC-32C at offset %llu is "
+                             "%08lx, the table gives %08lx", r->name,
+                             (unsigned long long)r->offset, (unsigned long)stored,
+                             (unsigned long)t);
+    ro_sgns__r_take(r, 4, 0);
+    if (bad < r->ch.n) {
+        uint64_t from = bad * r->ch.size, to = from + r->ch.size;
+        if (to > at) to = at;
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "corrupt %s: chunk %llu (offsets %llu to %llu) has CRC-32C "
+                             "%08lx, the chunk table says %08lx", r->name,
+                             (unsigned long long)bad,
+                             (unsigned long long)from, (unsigned long long)(to - 1),
+                             (unsigned long)r->ch.sum[bad], (unsigned long)badsum);
+    }
+    return RO_SGNS_OK;
+}
+
+/* Does a marginal agree with the sum of its terms values rounded to
+   float? Each rounding moves a value by at most 2^-24 of it, and the two
+   sums in double by at most (terms + 2) eps of the total. */
+static int ro_sgns__marginal_ok(double marginal, double sum, uint64_t terms)
+{
+    double big = marginal > sum ? marginal : sum;
+    return RO_SGNS_FABS(marginal - sum) <= (1.2e-7 + (double)(terms + 2) * DBL_EPSILON) * big;
+}
+
+/* A word for a message: printable ASCII as it is, every other byte as
+   \xHH, at most about 40 bytes of the word. */
+static void ro_sgns__escape_word(char *out, size_t size, const unsigned char *w, size_t len)
+{
+    size_t o = 0, i;
+    for (i = 0; i < len && o + 8 < size; ++i) {
+        unsigned ch = w[i];
+        if (o >= 40) {
+            memcpy(out + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (ch > 0x20 && ch < 0x7F && ch != '\\' && ch != '\'') {
+            out[o++] = (char)ch;
+        } else {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = "0123456789abcdef"[ch >> 4];
+            out[o++] = "0123456789abcdef"[ch & 15u];
+        }
+    }
+    out[o] = '\0';
+}
+
+/* Load a counts file, whole (ranged = 0) or rows [r0, r1). */
 static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
-                                    const ro_sgns_allocator *alloc)
+                                    const ro_sgns_allocator *alloc, int ranged, size_t r0,
+                                    size_t r1)
 {
     ro_sgns__mem m;
     ro_sgns_counts *c = NULL;
     ro_sgns_result rc = RO_SGNS_OK;
     const unsigned char *h;
-    uint64_t n, nnz, word_bytes, sum = 0, k, prev;
+    uint64_t n, nnz, word_bytes, sum = 0, k, prev, base = 0, end = 0, lo = 0, hi = 0, start;
+    uint64_t marg_at = 0;
     size_t i, cap_w = 0, cap_l = 0, cap_c = 0, cap_a = 0, cap_r = 0, cap_col = 0, cap_val = 0,
-              cap_wc = 0, cap_cc = 0, dup = 0;
-    uint32_t wnd, dyn, cl, cg, flags, version;
-    double sample, total;
+              cap_wc = 0, cap_cc = 0, dup = 0, hsize, row, w0, w1;
+    uint32_t wnd, dyn, cl, cg, flags, version, log2 = 0;
+    double sample, total, *rowsum = NULL, *colsum = NULL, swc = 0, scc = 0;
     ro_sgns_error *err = r->err;
 
     memset(&m, 0, sizeof m);
     m.al = alloc;
-    ro_sgns__ck_init(&r->ck);
-    h = ro_sgns__r_peek(r, RO_SGNS__COUNTS_HEADER, "the header", &rc);
-    if (!h) return rc;
-    if (memcmp(h, "ROSGNSCT", 8) != 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "not a counts file: bad magic at offset 0 (want \"ROSGNSCT\")");
-    version = ro_sgns__get_u32(h + 8);
+    rc = ro_sgns__r_magic(r, "ROSGNSCT", "counts file", RO_SGNS__COUNTS_HEADER_V1, &h);
+    if (rc != RO_SGNS_OK) return rc;
+    version = r->version;
+    hsize = version == 1 ? RO_SGNS__COUNTS_HEADER_V1 : RO_SGNS__COUNTS_HEADER;
+    if (version == 2) {
+        rc = ro_sgns__r_header_v2(r, hsize, &h);
+        if (rc != RO_SGNS_OK) return rc;
+        log2 = ro_sgns__get_u32(h + 112);
+        if (log2 < RO_SGNS__CHUNK_LOG2_MIN || log2 > RO_SGNS__CHUNK_LOG2_MAX)
+            return ro_sgns__bad(r, 112, "chunks of 2^%lu bytes, want 2^%u to 2^%u",
+                                (unsigned long)log2, RO_SGNS__CHUNK_LOG2_MIN,
+                                RO_SGNS__CHUNK_LOG2_MAX);
+    }
     flags = ro_sgns__get_u32(h + 12);
     n = ro_sgns__get_u64(h + 16);
     nnz = ro_sgns__get_u64(h + 24);
@@ -4202,11 +5389,7 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
     cl = ro_sgns__get_u32(h + 88);
     cg = ro_sgns__get_u32(h + 92);
     total = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 104));
-    if (version != RO_SGNS__COUNTS_VERSION)
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "unsupported counts format version %u at offset 8 (this "
-                             "library reads version %u)", version, RO_SGNS__COUNTS_VERSION);
-    if (flags) return ro_sgns__bad(r, 12, "flags %u, want 0", flags);
+    if (flags) return ro_sgns__bad(r, 12, "flags %lu, want 0", (unsigned long)flags);
     if (n == 0 || n > RO_SGNS__MAX_IDS || n > (size_t)-1 / 16)
         return ro_sgns__bad(r, 16, "vocabulary size n = %llu out of range 1..%u",
                             (unsigned long long)n, RO_SGNS__MAX_IDS);
@@ -4216,19 +5399,23 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
     if (word_bytes < n || word_bytes > n * RO_SGNS_MAX_WORD_BYTES)
         return ro_sgns__bad(r, 48, "word bytes %llu, want n .. %d x n",
                             (unsigned long long)word_bytes, RO_SGNS_MAX_WORD_BYTES);
-    if (wnd < 1 || wnd > 65535) return ro_sgns__bad(r, 56, "window %u", wnd);
-    if (dyn > 2) return ro_sgns__bad(r, 60, "dynamic_window %u", dyn);
+    if (wnd < 1 || wnd > 65535) return ro_sgns__bad(r, 56, "window %lu", (unsigned long)wnd);
+    if (dyn > 2) return ro_sgns__bad(r, 60, "dynamic_window %lu", (unsigned long)dyn);
     if (!(sample >= 0) || !ro_sgns__is_finite(sample))
         return ro_sgns__bad(r, 80, "sample is negative or not finite");
-    if (cl > 1) return ro_sgns__bad(r, 88, "cross_lines %u", cl);
-    if (cg > 1) return ro_sgns__bad(r, 92, "close_gaps %u", cg);
+    if (cl > 1) return ro_sgns__bad(r, 88, "cross_lines %lu", (unsigned long)cl);
+    if (cg > 1) return ro_sgns__bad(r, 92, "close_gaps %lu", (unsigned long)cg);
     if (!(total > 0) || !ro_sgns__is_finite(total))
         return ro_sgns__bad(r, 104, "total is not a positive finite number");
+    if (ranged && (r0 >= r1 || r1 > n))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "rows %llu..%llu are not a range of the %llu rows (want 0 <= r0 "
+                             "< r1 <= n)", (unsigned long long)r0, (unsigned long long)r1,
+                             (unsigned long long)n);
 
     c = ro_sgns__counts_new(&m, err, &rc);
     if (!c) return rc;
     c->n = (size_t)n;
-    c->nnz = nnz;
     c->corpus_tokens = ro_sgns__get_u64(h + 32);
     c->distinct_words = ro_sgns__get_u64(h + 40);
     c->config.window = (int)wnd;
@@ -4241,7 +5428,21 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
     c->config.seed = ro_sgns__get_u64(h + 96);
     c->config.memory_budget = 0;
     c->total = total;
-    ro_sgns__r_take(r, RO_SGNS__COUNTS_HEADER, 1);
+    if (version == 2) {
+        r->ch.size = (uint64_t)1 << log2;
+        r->data_bytes = ro_sgns__counts_data_bytes(n, nnz, word_bytes);
+    }
+    ro_sgns__r_take(r, hsize, 1);
+    /* a version 2 row range from a buffer or a seekable file: by chunks */
+#ifndef RO_SGNS_NO_STDIO
+    if (r->file) r->file_pos = r->offset + (r->len - r->pos);
+    if (ranged && version == 2 && (r->mem || r->file)) {
+#else
+    if (ranged && version == 2 && r->mem) {
+#endif
+        rc = ro_sgns__r_enter_chunks(r);
+        if (rc != RO_SGNS_OK) goto fail;
+    }
 
     /* vocabulary */
     rc = ro_sgns__r_need(r, n, 12, "the vocabulary");
@@ -4249,12 +5450,13 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
     if (rc != RO_SGNS_OK) goto fail;
     for (i = 0; i < n; ++i) {
         uint64_t at = r->offset;
-        uint32_t len;
+        uint32_t len, j;
         const unsigned char *p = ro_sgns__r_peek(r, 4, "a word length", &rc);
         if (!p) goto fail;
         len = ro_sgns__get_u32(p);
         if (len < 1 || len > RO_SGNS_MAX_WORD_BYTES) {
-            rc = ro_sgns__bad(r, at, "word %llu has length %u", (unsigned long long)i, len);
+            rc = ro_sgns__bad(r, at, "word %llu has length %lu", (unsigned long long)i,
+                              (unsigned long)len);
             goto fail;
         }
         if (sum + len > word_bytes) {
@@ -4265,6 +5467,18 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
         ro_sgns__r_take(r, 4, 1);
         p = ro_sgns__r_peek(r, (size_t)len + 8, "a word", &rc);
         if (!p) goto fail;
+        for (j = 0; j < len; ++j)
+            if (p[j] <= 0x20) {
+                char shown[64];
+                ro_sgns__escape_word(shown, sizeof shown, p, len);
+                rc = ro_sgns__bad(r, at + 4 + j,
+                                  "word %llu '%s' has the byte 0x%02x, which separates tokens "
+                                  "(no byte <= 0x20 is part of a word)%s",
+                                  (unsigned long long)i, shown, (unsigned)p[j],
+                                  version == 1 ? "; a version 1 file from an older count: "
+                                                 "count the corpus again" : "");
+                goto fail;
+            }
         c->vocab.word = (char **)ro_sgns__r_grow(r, &m, c->vocab.word, &cap_w, i + 1,
                                                  (size_t)n, sizeof(char *), "vocabulary", &rc);
         if (!c->vocab.word) goto fail;
@@ -4304,13 +5518,13 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
     }
     rc = ro_sgns__vocab_index(&c->vocab, &m, &dup, err);
     if (rc == RO_SGNS_ERR_FORMAT) {
-        uint64_t at = RO_SGNS__COUNTS_HEADER + 12 * (uint64_t)dup +
+        uint64_t at = hsize + 12 * (uint64_t)dup +
                       (uint64_t)(c->vocab.word[dup] - c->vocab.arena_) - dup;
         rc = ro_sgns__bad(r, at, "word %llu repeats an earlier word", (unsigned long long)dup);
     }
     if (rc != RO_SGNS_OK) goto fail;
 
-    /* row_ptr */
+    /* row_ptr, all of it (a range needs its bounds) */
     rc = ro_sgns__r_need(r, n + 1, 8, "row_ptr");
     if (rc != RO_SGNS_OK) goto fail;
     prev = 0;
@@ -4335,45 +5549,76 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
         ro_sgns__r_take(r, 8 * m8, 1);
         i += m8;
     }
+    /* the pairs kept: entries [base, end); those read: [lo, hi) (all of
+       them unless the reader can skip) */
+    w0 = ranged ? r0 : 0;
+    w1 = ranged ? r1 : (size_t)n;
+    base = c->row_ptr[w0];
+    end = c->row_ptr[w1];
+    lo = r->chunked ? base : 0;
+    hi = r->chunked ? end : nnz;
+    start = r->offset; /* col[0] */
+    marg_at = start + 12 * nnz;
 
     /* col, checked row by row */
     rc = ro_sgns__r_need(r, nnz, 12, "col and val");
     if (rc != RO_SGNS_OK) goto fail;
+    if (r->chunked) r->offset = start + 4 * lo;
+    row = 0;
     {
-        size_t row = 0;
-        for (k = 0; k < nnz;) {
-            size_t j, m4 = nnz - k < RO_SGNS__IO_BUF / 4 ? (size_t)(nnz - k)
-                                                         : RO_SGNS__IO_BUF / 4;
+        uint32_t prev_col = 0;
+        for (k = lo; k < hi;) {
+            size_t j, m4 = hi - k < RO_SGNS__IO_BUF / 4 ? (size_t)(hi - k) : RO_SGNS__IO_BUF / 4;
             const unsigned char *p = ro_sgns__r_peek(r, 4 * m4, "col", &rc);
             if (!p) goto fail;
-            c->col = (uint32_t *)ro_sgns__r_grow(r, &m, c->col, &cap_col, (size_t)k + m4,
-                                                 (size_t)nnz, 4, "col", &rc);
-            if (!c->col) goto fail;
+            if (k + m4 > base && k < end) {
+                size_t need = (size_t)((k + m4 < end ? k + m4 : end) - base);
+                c->col = (uint32_t *)ro_sgns__r_grow(r, &m, c->col, &cap_col, need,
+                                                     (size_t)(end - base), 4, "col", &rc);
+                if (!c->col) goto fail;
+            }
             for (j = 0; j < m4; ++j) {
                 uint64_t kk = k + j;
                 uint32_t x = ro_sgns__get_u32(p + 4 * j);
                 while (c->row_ptr[row + 1] <= kk) ++row;
-                if (x >= n || (kk > c->row_ptr[row] && x <= c->col[kk - 1])) {
+                if (x >= n || (kk > c->row_ptr[row] && x <= prev_col)) {
                     rc = ro_sgns__bad(r, r->offset + 4 * j,
-                                      "col[%llu] = %u is out of range or order",
-                                      (unsigned long long)kk, x);
+                                      "col[%llu] = %lu is out of range or order",
+                                      (unsigned long long)kk, (unsigned long)x);
                     goto fail;
                 }
-                c->col[kk] = x;
+                prev_col = x;
+                if (kk >= base && kk < end) c->col[kk - base] = x;
             }
             ro_sgns__r_take(r, 4 * m4, 1);
             k += m4;
         }
     }
-    /* val (f64 in the file, float in memory), word_count, ctx_count */
-    for (k = 0; k < nnz;) {
-        size_t j, m8 = nnz - k < RO_SGNS__IO_BUF / 8 ? (size_t)(nnz - k) : RO_SGNS__IO_BUF / 8;
+    /* val (f64 in the file, float in memory), summed by row (and column,
+       when every column is known) for the check of the marginals */
+    rowsum = (double *)ro_sgns__mem_alloc(&m, (size_t)n, sizeof(double), "row sums", err, &rc);
+    if (!rowsum) goto fail;
+    memset(rowsum, 0, (size_t)n * sizeof(double));
+    if (!ranged) {
+        colsum = (double *)ro_sgns__mem_alloc(&m, (size_t)n, sizeof(double), "column sums",
+                                              err, &rc);
+        if (!colsum) goto fail;
+        memset(colsum, 0, (size_t)n * sizeof(double));
+    }
+    if (r->chunked) r->offset = start + 4 * nnz + 8 * lo;
+    row = 0;
+    for (k = lo; k < hi;) {
+        size_t j, m8 = hi - k < RO_SGNS__IO_BUF / 8 ? (size_t)(hi - k) : RO_SGNS__IO_BUF / 8;
         const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "val", &rc);
         if (!p) goto fail;
-        c->val = (float *)ro_sgns__r_grow(r, &m, c->val, &cap_val, (size_t)k + m8,
-                                          (size_t)nnz, sizeof(float), "val", &rc);
-        if (!c->val) goto fail;
+        if (k + m8 > base && k < end) {
+            size_t need = (size_t)((k + m8 < end ? k + m8 : end) - base);
+            c->val = (float *)ro_sgns__r_grow(r, &m, c->val, &cap_val, need,
+                                              (size_t)(end - base), sizeof(float), "val", &rc);
+            if (!c->val) goto fail;
+        }
         for (j = 0; j < m8; ++j) {
+            uint64_t kk = k + j;
             double x = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
             /* range first: converting a double beyond FLT_MAX is undefined */
             float f = x > 0 && x <= FLT_MAX ? (float)x : 0.0f;
@@ -4381,14 +5626,19 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
                 rc = ro_sgns__bad(r, r->offset + 8 * j,
                                   "val[%llu] = %g is not a positive finite number a float "
                                   "holds (0 < val <= %g, not rounding to 0)",
-                                  (unsigned long long)(k + j), x, (double)FLT_MAX);
+                                  (unsigned long long)kk, x, (double)FLT_MAX);
                 goto fail;
             }
-            c->val[k + j] = f;
+            while (c->row_ptr[row + 1] <= kk) ++row;
+            rowsum[row] += (double)f;
+            if (colsum) colsum[c->col[kk]] += (double)f;
+            if (kk >= base && kk < end) c->val[kk - base] = f;
         }
         ro_sgns__r_take(r, 8 * m8, 1);
         k += m8;
     }
+    /* word_count, ctx_count */
+    if (r->chunked) r->offset = marg_at;
     rc = ro_sgns__r_need(r, 2 * n + 1, 8, "the marginals");
     if (rc != RO_SGNS_OK) goto fail;
     for (k = 0; k < 2 * n;) {
@@ -4424,7 +5674,22 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
         k += m8;
     }
     /* checksum */
-    {
+    if (r->chunked) {
+        /* every byte used came from a verified chunk; a buffer must end
+           where the file does */
+        uint64_t size = ro_sgns__chunked_size(r->data_bytes, log2);
+        if (r->mem && r->mem_size != size) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                               "%llu trailing bytes after the counts at offset %llu",
+                               (unsigned long long)(r->mem_size - size),
+                               (unsigned long long)size);
+            goto fail;
+        }
+        r->offset = size;
+    } else if (version == 2) {
+        rc = ro_sgns__r_check_table(r);
+        if (rc != RO_SGNS_OK) goto fail;
+    } else {
         uint64_t want = ro_sgns__ck_final(&r->ck), got;
         const unsigned char *p = ro_sgns__r_peek(r, 8, "the checksum", &rc);
         if (!p) goto fail;
@@ -4445,11 +5710,78 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
                            (unsigned long long)r->offset);
         goto fail;
     }
+    /* the marginals against the pairs read (a file can be intact and
+       still wrong: #(w) = 0 for a word with pairs would end in a NaN) */
+    if (r->chunked) {
+        w0 = r0;
+        w1 = r1;
+    } else {
+        w0 = 0;
+        w1 = (size_t)n;
+    }
+    for (i = w0; i < w1; ++i)
+        if (!ro_sgns__marginal_ok(c->word_count[i], rowsum[i],
+                                  c->row_ptr[i + 1] - c->row_ptr[i])) {
+            rc = ro_sgns__bad(r, marg_at + 8 * (uint64_t)i,
+                              "#(w) of word %llu is %.9g, its pairs sum to %.9g",
+                              (unsigned long long)i, c->word_count[i], rowsum[i]);
+            goto fail;
+        }
+    for (i = 0; colsum && i < n; ++i)
+        if (!ro_sgns__marginal_ok(c->ctx_count[i], colsum[i], nnz)) {
+            rc = ro_sgns__bad(r, marg_at + 8 * (n + (uint64_t)i),
+                              "#(c) of context %llu is %.9g, its pairs sum to %.9g",
+                              (unsigned long long)i, c->ctx_count[i], colsum[i]);
+            goto fail;
+        }
+    for (i = 0; i < n; ++i) {
+        swc += c->word_count[i];
+        scc += c->ctx_count[i];
+    }
+    if (RO_SGNS_FABS(swc - total) > (double)(n + 2) * DBL_EPSILON * total ||
+        RO_SGNS_FABS(scc - total) > (double)(n + 2) * DBL_EPSILON * total) {
+        rc = ro_sgns__bad(r, 104, "|D| = %.17g, but the #(w) sum to %.17g and the #(c) to %.17g",
+                          total, swc, scc);
+        goto fail;
+    }
+    ro_sgns__mem_free(&m, rowsum, (size_t)n, sizeof(double));
+    ro_sgns__mem_free(&m, colsum, (size_t)n, sizeof(double));
+    rowsum = colsum = NULL;
+    /* a range: row_ptr from 0 for the rows held */
+    if (ranged) {
+        for (i = 0; i <= r1 - r0; ++i) c->row_ptr[i] = c->row_ptr[r0 + i] - base;
+        c->row_begin = r0;
+        c->row_end = r1;
+    } else {
+        c->row_begin = 0;
+        c->row_end = (size_t)n;
+    }
+    c->nnz = end - base;
     c->peak_bytes = 0;
     *out = c;
     return ro_sgns__ok(err);
 fail:
+    ro_sgns__mem_free(&m, rowsum, (size_t)n, sizeof(double));
+    ro_sgns__mem_free(&m, colsum, (size_t)n, sizeof(double));
     ro_sgns_counts_free(c);
+    return rc;
+}
+
+/* Load from memory, whole (ranged = 0) or rows [r0, r1). */
+static ro_sgns_result ro_sgns__load_memory(const void *data, size_t size, int ranged, size_t r0,
+                                           size_t r1, ro_sgns_counts **out,
+                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__reader *r;
+    ro_sgns_result rc;
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
+    if (!data && size) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "data is NULL");
+    r = ro_sgns__reader_new(alloc, err);
+    if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
+    r->mem = data ? (const unsigned char *)data : (const unsigned char *)"";
+    r->mem_size = size;
+    rc = ro_sgns__load(r, out, alloc, ranged, r0, r1);
+    ro_sgns__reader_free(r);
     return rc;
 }
 
@@ -4458,19 +5790,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_memory(const void *data, size_t s
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err)
 {
-    ro_sgns__reader *r;
-    ro_sgns_result rc;
-    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
-    if (!data && size) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "data is NULL");
-    r = (ro_sgns__reader *)ro_sgns__malloc(alloc, sizeof *r);
-    if (!r) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a reader");
-    memset(r, 0, sizeof *r);
-    r->mem = data ? (const unsigned char *)data : (const unsigned char *)"";
-    r->mem_size = size;
-    r->err = err;
-    rc = ro_sgns__load(r, out, alloc);
-    ro_sgns__free(alloc, r);
-    return rc;
+    return ro_sgns__load_memory(data, size, 0, 0, 0, out, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_memory(const void *data, size_t size,
+                                                           size_t r0, size_t r1,
+                                                           ro_sgns_counts **out,
+                                                           const ro_sgns_allocator *alloc,
+                                                           ro_sgns_error *err)
+{
+    return ro_sgns__load_memory(data, size, 1, r0, r1, out, alloc, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_callback(ro_sgns_read_fn read, void *user,
@@ -4482,15 +5811,32 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_callback(ro_sgns_read_fn read, vo
     ro_sgns_result rc;
     if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
     if (!read) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "read is NULL");
-    r = (ro_sgns__reader *)ro_sgns__malloc(alloc, sizeof *r);
-    if (!r) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a reader");
-    memset(r, 0, sizeof *r);
+    r = ro_sgns__reader_new(alloc, err);
+    if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
     r->fn = read;
     r->user = user;
-    r->err = err;
-    rc = ro_sgns__load(r, out, alloc);
-    ro_sgns__free(alloc, r);
+    rc = ro_sgns__load(r, out, alloc, 0, 0, 0);
+    ro_sgns__reader_free(r);
     return rc;
+}
+
+RO_SGNS_DEF uint64_t ro_sgns_counts_fingerprint(const ro_sgns_counts *c)
+{
+    uint64_t h;
+    size_t i;
+    if (ro_sgns__check_counts_arg(c, NULL) != RO_SGNS_OK || !c->word_count || !c->ctx_count ||
+        !c->vocab.word || !c->vocab.len || !c->vocab.count)
+        return 0;
+    h = ro_sgns__hash_mix(0x726F5F73676E7366ull, (uint64_t)c->n);
+    for (i = 0; i < c->n; ++i) {
+        h = ro_sgns__hash_mix(h, ro_sgns__hash_bytes((const unsigned char *)c->vocab.word[i],
+                                                     c->vocab.len[i]));
+        h = ro_sgns__hash_mix(h, c->vocab.count[i]);
+        h = ro_sgns__hash_mix(h, ro_sgns__f64_bits(c->word_count[i]));
+        h = ro_sgns__hash_mix(h, ro_sgns__f64_bits(c->ctx_count[i]));
+    }
+    h = ro_sgns__hash_final(ro_sgns__hash_mix(h, ro_sgns__f64_bits(c->total)));
+    return h ? h : 1;
 }
 
 #ifndef RO_SGNS_NO_STDIO
@@ -4504,35 +5850,90 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_path(const ro_sgns_counts *c, con
                                                     ro_sgns_error *err)
 {
     ro_sgns_allocator al;
-    ro_sgns_result rc = ro_sgns__check_counts_arg(c, err);
+    ro_sgns_result rc = ro_sgns__check_counts_whole(c, "counts_save_path", err);
     if (rc != RO_SGNS_OK) return rc;
     al = c->alloc_;
-    /* "<path>.tmp", then renamed over path (see ro_sgns__save_atomic) */
     return ro_sgns__save_atomic(path, ro_sgns__counts_emit, c, c->has_alloc_ ? &al : NULL, err);
+}
+
+/* Rows of a counts file from f (ranged = 0: the whole file). With
+   whole_file, bytes after the counts are an error. */
+static ro_sgns_result ro_sgns__load_stdio(FILE *f, int ranged, size_t r0, size_t r1,
+                                          int whole_file, ro_sgns_counts **out,
+                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__reader *r = ro_sgns__reader_new(alloc, err);
+    ro_sgns_counts *c = NULL;
+    ro_sgns_result rc;
+    if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
+    r->fn = ro_sgns__fread_fn;
+    r->user = f;
+    if (ranged && fseek(f, 0, SEEK_CUR) == 0) r->file = f; /* it can seek */
+    rc = ro_sgns__load(r, &c, alloc, ranged, r0, r1);
+    if (rc == RO_SGNS_OK && whole_file) {
+        int more;
+        if (r->chunked) {
+            unsigned char b;
+            more = !ro_sgns__fseek_to(f, &r->file_pos, r->offset) && fread(&b, 1, 1, f) == 1;
+        } else {
+            more = fgetc(f) != EOF;
+        }
+        if (more) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                               "trailing bytes after the counts at offset %llu",
+                               (unsigned long long)r->offset);
+            ro_sgns_counts_free(c);
+            c = NULL;
+        }
+    }
+    ro_sgns__reader_free(r);
+    if (rc == RO_SGNS_OK) *out = c;
+    return rc;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_file(FILE *f, size_t r0, size_t r1,
+                                                         ro_sgns_counts **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err)
+{
+    if (!f || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "f or out is NULL");
+    return ro_sgns__load_stdio(f, 1, r0, r1, 0, out, alloc, err);
+}
+
+/* Open path, load whole or a range, and name the file in any error. */
+static ro_sgns_result ro_sgns__load_counts_path(const char *path, int ranged, size_t r0,
+                                                size_t r1, ro_sgns_counts **out,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err)
+{
+    FILE *f;
+    ro_sgns_result rc;
+    if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
+    f = fopen(path, "rb");
+    if (!f) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open for reading: %s", strerror(errno));
+    } else {
+        rc = ro_sgns__load_stdio(f, ranged, r0, r1, 1, out, alloc, err);
+        fclose(f);
+    }
+    if (rc != RO_SGNS_OK) ro_sgns__name_file(err, path);
+    return rc;
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_path(const char *path, ro_sgns_counts **out,
                                                     const ro_sgns_allocator *alloc,
                                                     ro_sgns_error *err)
 {
-    FILE *f;
-    ro_sgns_result rc;
-    ro_sgns_counts *c = NULL;
-    if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
-    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
-    f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%s' for reading", path);
-    rc = ro_sgns_counts_load_callback(ro_sgns__fread_fn, f, &c, alloc, err);
-    if (rc == RO_SGNS_OK && fgetc(f) != EOF) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                           "'%s': trailing bytes after the counts at offset %llu", path,
-                           (unsigned long long)ro_sgns_counts_saved_size(c));
-        ro_sgns_counts_free(c);
-        c = NULL;
-    }
-    fclose(f);
-    if (rc == RO_SGNS_OK) *out = c;
-    return rc;
+    return ro_sgns__load_counts_path(path, 0, 0, 0, out, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_t r0,
+                                                         size_t r1, ro_sgns_counts **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err)
+{
+    return ro_sgns__load_counts_path(path, 1, r0, r1, out, alloc, err);
 }
 #endif
 
@@ -4716,11 +6117,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, doub
     ro_sgns_csr *A;
     double *logpc, norm = 0, logk;
     uint64_t kept = 0, e;
-    size_t w;
+    size_t w, rows;
     ro_sgns_result res;
     if (!c || !out || !(k > 0) || !(cds > 0))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "sppmi: need counts, k > 0 and cds > 0 (k = %g, cds = %g)", k, cds);
+    res = ro_sgns__check_counts_arg(c, err);
+    if (res != RO_SGNS_OK) return res;
+    /* the rows held (all of them, or a row range: row w of it is word
+       row_begin + w; P(c) needs only the global #(c)) */
+    rows = c->row_end - c->row_begin;
     logk = RO_SGNS_LOG(k);
     logpc = (double *)ro_sgns__alloc_array(alloc, c->n, sizeof(double), 1);
     if (!logpc) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "sppmi: out of memory");
@@ -4730,24 +6136,24 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, doub
     for (w = 0; w < c->n; ++w)
         logpc[w] = c->ctx_count[w] > 0 ? cds * RO_SGNS_LOG(c->ctx_count[w]) - RO_SGNS_LOG(norm) : 0;
     /* first pass: how many entries stay positive */
-    for (w = 0; w < c->n; ++w) {
-        double lw = RO_SGNS_LOG(c->word_count[w]);
+    for (w = 0; w < rows; ++w) {
+        double lw = RO_SGNS_LOG(c->word_count[c->row_begin + w]);
         for (e = c->row_ptr[w]; e < c->row_ptr[w + 1]; ++e)
             if (RO_SGNS_LOG((double)c->val[e]) - lw - logpc[c->col[e]] - logk > 0) ++kept;
     }
-    if (kept == 0) {
+    if (kept == 0 && !ro_sgns__counts_ranged(c)) {
         ro_sgns__free(alloc, logpc);
         return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY,
                              "sppmi: no positive entry (every PMI <= log k = %g)", logk);
     }
-    res = ro_sgns_csr_create(c->n, c->n, kept, &A, alloc, err);
+    res = ro_sgns_csr_create(rows, c->n, kept, &A, alloc, err);
     if (res != RO_SGNS_OK) {
         ro_sgns__free(alloc, logpc);
         return res;
     }
     kept = 0;
-    for (w = 0; w < c->n; ++w) {
-        double lw = RO_SGNS_LOG(c->word_count[w]);
+    for (w = 0; w < rows; ++w) {
+        double lw = RO_SGNS_LOG(c->word_count[c->row_begin + w]);
         for (e = c->row_ptr[w]; e < c->row_ptr[w + 1]; ++e) {
             double v = RO_SGNS_LOG((double)c->val[e]) - lw - logpc[c->col[e]] - logk;
             if (v > 0) {
@@ -4790,6 +6196,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
                              (unsigned long)m, (unsigned long)d);
     }
     memset(f->S, 0, d * d * sizeof(ro_sgns_real));
+    f->cds = 1;
     *out = f;
     return ro_sgns__ok(err);
 }
@@ -5475,6 +6882,8 @@ struct ro_sgns_problem {
     uint64_t *t_row_ptr;  /* owned transpose, or NULL when bwd is fwd itself */
     uint32_t *t_col;      /* (symmetric counts) or borrowed */
     float *t_val;
+    uint64_t fingerprint; /* of the counts it was made from (0: unknown) */
+    int window;           /* their window (0: unknown) */
     ro_sgns_allocator alloc_;
     int has_alloc_;
 };
@@ -5689,9 +7098,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err)
 {
-    if (!c) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "problem: counts is NULL");
-    return ro_sgns_problem_create_csr(c->n, c->n, c->row_ptr, c->col, c->val, k, cds, out,
-                                      alloc, err);
+    ro_sgns_result res = ro_sgns__check_counts_arg(c, err);
+    if (res != RO_SGNS_OK) return res;
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "problem: out is NULL");
+    if (ro_sgns__counts_ranged(c)) /* a row range: a shard, with the global #(c) and |D| */
+        res = ro_sgns_problem_create_shard(c->n, c->n, c->row_begin, c->row_end, c->row_ptr,
+                                           c->col, c->val, c->ctx_count, c->total, k, cds, out,
+                                           alloc, err);
+    else
+        res = ro_sgns_problem_create_csr(c->n, c->n, c->row_ptr, c->col, c->val, k, cds, out, alloc,
+                                         err);
+    if (res == RO_SGNS_OK) {
+        (*out)->fingerprint = ro_sgns_counts_fingerprint(c);
+        (*out)->window = c->config.window;
+    }
+    return res;
 }
 
 #define RO_SGNS__BR 288
@@ -6106,6 +7527,16 @@ static ro_sgns_result ro_sgns__ro_work_alloc(ro_sgns__ro_work *w, size_t n, size
                          (unsigned long)n, (unsigned long)d);
 }
 
+/* The point is now one of p's: record what it was trained for (what a
+   checkpoint stores, ro_sgns_factors_check_resume compares). */
+static void ro_sgns__stamp(const ro_sgns_problem *p, ro_sgns_factors *x)
+{
+    x->counts_fingerprint = p->fingerprint;
+    x->k = p->k;
+    x->window = p->window;
+    x->cds = p->cds;
+}
+
 /* The progress callback after an accepted step; 1 when any shard asks to
    stop. */
 static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro_config *cfg,
@@ -6203,6 +7634,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
         w.DV = w.DV1;
         w.DV1 = swap;
         ++x->iteration;
+        ro_sgns__stamp(p, x);
         /* the step size of the next step: grow back after an accepted one */
         if (cfg->safeguard) x->next_step = lambda * cfg->grow > cfg->step ? cfg->step
                                                                         : lambda * cfg->grow;
@@ -6298,6 +7730,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *p, ro_sg
     for (w = 0; w < d; ++w)
         for (c = 0; c < d; ++c) x->S[w * d + c] = R[c * d + w];
     ++x->iteration;
+    ro_sgns__stamp(p, x);
 done:
     ro_sgns__free(al, US);
     ro_sgns__free(al, M);
@@ -6309,37 +7742,15 @@ done:
 
 /* ---------------------------------------------------------------------
    Checkpoints (layout in the declarations). Values go through f64 bits,
-   byte by byte, so a file reads back identically on any host.
+   byte by byte, so a file reads back identically on any host; the writer,
+   the reader and the chunk table are the counts file's (section 1).
    --------------------------------------------------------------------- */
 
 #define RO_SGNS__FX_MAGIC "ROSGNSFX"
+#define RO_SGNS__FX_HEADER 96u    /* version 2 */
+#define RO_SGNS__FX_HEADER_V1 56u /* version 1 */
 
-typedef struct ro_sgns__fx_out {
-    unsigned char buf[4096];
-    size_t len;
-    int failed;
-    ro_sgns__ck ck;
-    ro_sgns_write_fn fn;
-    void *user;
-} ro_sgns__fx_out;
-
-static void ro_sgns__fx_flush(ro_sgns__fx_out *o)
-{
-    if (o->len && !o->failed) {
-        ro_sgns__ck_update(&o->ck, o->buf, o->len);
-        if (o->fn(o->user, o->buf, o->len) != 0) o->failed = 1;
-    }
-    o->len = 0;
-}
-
-static void ro_sgns__fx_u64(ro_sgns__fx_out *o, uint64_t x)
-{
-    if (o->len + 8 > sizeof o->buf) ro_sgns__fx_flush(o);
-    ro_sgns__put_u64(o->buf + o->len, x);
-    o->len += 8;
-}
-
-/* the check of a 56-byte checkpoint header (bytes 12-15 excluded) */
+/* Version 1's check of its 56-byte header (bytes 12-15 excluded). */
 static uint32_t ro_sgns__fx_header_check(const unsigned char *h)
 {
     ro_sgns__ck ck;
@@ -6351,49 +7762,147 @@ static uint32_t ro_sgns__fx_header_check(const unsigned char *h)
     return (uint32_t)(ro_sgns__ck_final(&ck) >> 32) ^ (uint32_t)ro_sgns__ck_final(&ck);
 }
 
+/* Save with chunks of 2^log2 bytes (16 in files). */
+static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, ro_sgns_write_fn write,
+                                            void *user, unsigned log2, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al;
+    ro_sgns__writer *wr;
+    unsigned char *h;
+    size_t i;
+    ro_sgns_result rc = RO_SGNS_OK;
+    if (!f || !write || !f->U || !f->S || !f->V)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
+    al = f->has_alloc_ ? &f->alloc_ : NULL;
+    wr = ro_sgns__writer_new(write, user,
+                             RO_SGNS__FX_HEADER + 8 * ((uint64_t)f->n * f->d +
+                                                       (uint64_t)f->d * f->d +
+                                                       (uint64_t)f->m * f->d),
+                             log2, al, "factors_save", err, &rc);
+    if (!wr) return rc;
+    h = ro_sgns__w_room(wr, RO_SGNS__FX_HEADER);
+    memcpy(h, RO_SGNS__FX_MAGIC, 8);
+    ro_sgns__put_u32(h + 8, 2);
+    ro_sgns__put_u32(h + 12, 0);
+    ro_sgns__put_u64(h + 16, f->n);
+    ro_sgns__put_u64(h + 24, f->m);
+    ro_sgns__put_u64(h + 32, f->d);
+    ro_sgns__put_u64(h + 40, f->iteration);
+    ro_sgns__put_u64(h + 48, ro_sgns__f64_bits(f->next_step));
+    ro_sgns__put_u64(h + 56, f->counts_fingerprint);
+    ro_sgns__put_u64(h + 64, ro_sgns__f64_bits(f->k));
+    ro_sgns__put_u64(h + 72, ro_sgns__f64_bits(f->cds));
+    ro_sgns__put_u32(h + 80, f->window > 0 ? (uint32_t)f->window : 0u);
+    ro_sgns__put_u32(h + 84, log2);
+    ro_sgns__put_u32(h + 88, 0);
+    ro_sgns__put_u32(h + 92, ro_sgns__crc_update(&wr->ch->crc, 0, h, 92));
+    for (i = 0; i < f->n * f->d; ++i) ro_sgns__w_f64(wr, (double)f->U[i]);
+    for (i = 0; i < f->d * f->d; ++i) ro_sgns__w_f64(wr, (double)f->S[i]);
+    for (i = 0; i < f->m * f->d; ++i) ro_sgns__w_f64(wr, (double)f->V[i]);
+    if (ro_sgns__writer_finish(wr, al))
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "factors_save: a write failed");
+    return ro_sgns__ok(err);
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err)
 {
-    ro_sgns__fx_out o;
-    size_t i;
-    uint64_t sum;
-    if (!f || !write) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
-    memset(&o, 0, sizeof o);
-    ro_sgns__ck_init(&o.ck);
-    o.fn = write;
-    o.user = user;
-    memcpy(o.buf, RO_SGNS__FX_MAGIC, 8);
-    ro_sgns__put_u32(o.buf + 8, 1);
-    ro_sgns__put_u32(o.buf + 12, 0);
-    o.len = 16;
-    ro_sgns__fx_u64(&o, f->n);
-    ro_sgns__fx_u64(&o, f->m);
-    ro_sgns__fx_u64(&o, f->d);
-    ro_sgns__fx_u64(&o, f->iteration);
-    ro_sgns__fx_u64(&o, ro_sgns__f64_bits(f->next_step));
-    ro_sgns__put_u32(o.buf + 12, ro_sgns__fx_header_check(o.buf));
-    for (i = 0; i < f->n * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->U[i]));
-    for (i = 0; i < f->d * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->S[i]));
-    for (i = 0; i < f->m * f->d; ++i) ro_sgns__fx_u64(&o, ro_sgns__f64_bits((double)f->V[i]));
-    ro_sgns__fx_flush(&o);
-    sum = ro_sgns__ck_final(&o.ck);
-    ro_sgns__put_u64(o.buf, sum);
-    if (!o.failed && write(user, o.buf, 8) != 0) o.failed = 1;
-    if (o.failed) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "factors_save: a write failed");
-    return ro_sgns__ok(err);
+    return ro_sgns__factors_save(f, write, user, RO_SGNS__CHUNK_LOG2, err);
 }
 
-/* Read exactly len bytes (into p) through the callback; 0 on success. */
-static int ro_sgns__read_exact(ro_sgns_read_fn read, void *user, unsigned char *p, size_t len)
+/* Read a checkpoint, version 1 or 2, through the counts file's reader. */
+static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors **out,
+                                            const ro_sgns_allocator *alloc)
 {
-    while (len) {
-        size_t got = read(user, p, len);
-        if (got == 0 || got == (size_t)-1 || got > len) return 1;
-        p += got;
-        len -= got;
+    const unsigned char *h;
+    ro_sgns_factors *f = NULL;
+    uint64_t n, m, d, idx, total;
+    uint32_t version, window = 0, log2 = 0;
+    double step, k = 0, cds = 0;
+    size_t hsize;
+    ro_sgns_result res = RO_SGNS_OK;
+    ro_sgns_error *err = r->err;
+    r->name = "checkpoint";
+    res = ro_sgns__r_magic(r, RO_SGNS__FX_MAGIC, "checkpoint", RO_SGNS__FX_HEADER_V1, &h);
+    if (res != RO_SGNS_OK) return res;
+    version = r->version;
+    if (version == 1) {
+        hsize = RO_SGNS__FX_HEADER_V1;
+        if (ro_sgns__get_u32(h + 12) != ro_sgns__fx_header_check(h))
+            return ro_sgns__bad(r, 12, "the header check does not match the header");
+    } else {
+        hsize = RO_SGNS__FX_HEADER;
+        res = ro_sgns__r_header_v2(r, hsize, &h);
+        if (res != RO_SGNS_OK) return res;
+        if (ro_sgns__get_u32(h + 12) != 0 || ro_sgns__get_u32(h + 88) != 0)
+            return ro_sgns__bad(r, 12, "reserved bytes are not 0");
+        k = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 64));
+        cds = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 72));
+        window = ro_sgns__get_u32(h + 80);
+        log2 = ro_sgns__get_u32(h + 84);
+        if (!(k >= 0) || !ro_sgns__is_finite(k) || !(cds >= 0) || !ro_sgns__is_finite(cds) ||
+            window > 65535)
+            return ro_sgns__bad(r, 64, "k %g, cds %g or window %lu out of range", k, cds,
+                                (unsigned long)window);
+        if (log2 < RO_SGNS__CHUNK_LOG2_MIN || log2 > RO_SGNS__CHUNK_LOG2_MAX)
+            return ro_sgns__bad(r, 84, "chunks of 2^%lu bytes, want 2^%u to 2^%u",
+                                (unsigned long)log2, RO_SGNS__CHUNK_LOG2_MIN,
+                                RO_SGNS__CHUNK_LOG2_MAX);
+        r->ch.size = (uint64_t)1 << log2;
     }
-    return 0;
+    n = ro_sgns__get_u64(h + 16);
+    m = ro_sgns__get_u64(h + 24);
+    d = ro_sgns__get_u64(h + 32);
+    step = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 48));
+    if (d == 0 || n < d || m < d || n > 0xFFFFFFFFu || m > 0xFFFFFFFFu || d > 100000 ||
+        !(step >= 0) || !ro_sgns__is_finite(step))
+        return ro_sgns__bad(r, 16, "sizes n = %llu, m = %llu, d = %llu or next step %g out of "
+                            "range", (unsigned long long)n, (unsigned long long)m,
+                            (unsigned long long)d, step);
+    res = ro_sgns_factors_create((size_t)n, (size_t)m, (size_t)d, &f, alloc, err);
+    if (res != RO_SGNS_OK) return res;
+    f->iteration = ro_sgns__get_u64(h + 40);
+    f->next_step = step;
+    f->counts_fingerprint = version == 2 ? ro_sgns__get_u64(h + 56) : 0;
+    f->k = k;
+    f->cds = cds;
+    f->window = (int)window;
+    ro_sgns__r_take(r, hsize, 1);
+    total = n * d + d * d + m * d;
+    for (idx = 0; idx < total;) {
+        size_t j, m8 = total - idx < RO_SGNS__IO_BUF / 8 ? (size_t)(total - idx)
+                                                         : RO_SGNS__IO_BUF / 8;
+        const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "the factors", &res);
+        if (!p) goto fail;
+        for (j = 0; j < m8; ++j) {
+            uint64_t e = idx + j;
+            double v = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
+            if (!ro_sgns__is_finite(v)) {
+                res = ro_sgns__bad(r, r->offset + 8 * j, "NaN or Inf");
+                goto fail;
+            }
+            if (e < n * d) f->U[e] = (ro_sgns_real)v;
+            else if (e < n * d + d * d) f->S[e - n * d] = (ro_sgns_real)v;
+            else f->V[e - n * d - d * d] = (ro_sgns_real)v;
+        }
+        ro_sgns__r_take(r, 8 * m8, 1);
+        idx += m8;
+    }
+    if (version == 2) {
+        res = ro_sgns__r_check_table(r);
+    } else {
+        const unsigned char *p = ro_sgns__r_peek(r, 8, "the checksum", &res);
+        if (p && ro_sgns__get_u64(p) != ro_sgns__ck_final(&r->ck))
+            res = ro_sgns__bad(r, r->offset, "the checksum does not match the data");
+        if (p) ro_sgns__r_take(r, 8, 0);
+    }
+    if (res != RO_SGNS_OK) goto fail;
+    *out = f;
+    return ro_sgns__ok(err);
+fail:
+    ro_sgns_factors_free(f);
+    return res;
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, void *user,
@@ -6401,64 +7910,57 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, v
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err)
 {
-    unsigned char h[56], b[8];
-    ro_sgns__ck ck;
-    ro_sgns_factors *f = NULL;
-    uint64_t n, m, d, it, off = 56, total, idx;
-    double step;
+    ro_sgns__reader *r;
     ro_sgns_result res;
     if (!read || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_load: NULL");
-    if (ro_sgns__read_exact(read, user, h, sizeof h))
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: truncated header (56 bytes)");
-    if (memcmp(h, RO_SGNS__FX_MAGIC, 8) != 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: bad magic at offset 0");
-    if (ro_sgns__get_u32(h + 8) != 1)
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: unknown version %lu at offset 8",
-                             (unsigned long)ro_sgns__get_u32(h + 8));
-    if (ro_sgns__get_u32(h + 12) != ro_sgns__fx_header_check(h))
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "checkpoint: header check mismatch at offset 12 (corrupted header)");
-    n = ro_sgns__get_u64(h + 16);
-    m = ro_sgns__get_u64(h + 24);
-    d = ro_sgns__get_u64(h + 32);
-    it = ro_sgns__get_u64(h + 40);
-    step = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 48));
-    if (d == 0 || n < d || m < d || n > 0xFFFFFFFFu || m > 0xFFFFFFFFu || d > 100000 ||
-        !(step >= 0) || !ro_sgns__is_finite(step))
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "checkpoint: bad sizes n = %.0f, m = %.0f, d = %.0f at offset 16",
-                             (double)n, (double)m, (double)d);
-    res = ro_sgns_factors_create((size_t)n, (size_t)m, (size_t)d, &f, alloc, err);
-    if (res != RO_SGNS_OK) return res;
-    f->iteration = it;
-    f->next_step = step;
-    ro_sgns__ck_init(&ck);
-    ro_sgns__ck_update(&ck, h, sizeof h);
-    total = n * d + d * d + m * d;
-    for (idx = 0; idx < total; ++idx, off += 8) {
-        double v;
-        if (ro_sgns__read_exact(read, user, b, 8)) {
-            ro_sgns_factors_free(f);
-            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: truncated at offset %.0f",
-                                 (double)off);
-        }
-        ro_sgns__ck_update(&ck, b, 8);
-        v = ro_sgns__f64_from_bits(ro_sgns__get_u64(b));
-        if (!ro_sgns__is_finite(v)) {
-            ro_sgns_factors_free(f);
-            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "checkpoint: NaN/Inf at offset %.0f",
-                                 (double)off);
-        }
-        if (idx < n * d) f->U[idx] = (ro_sgns_real)v;
-        else if (idx < n * d + d * d) f->S[idx - n * d] = (ro_sgns_real)v;
-        else f->V[idx - n * d - d * d] = (ro_sgns_real)v;
-    }
-    if (ro_sgns__read_exact(read, user, b, 8) || ro_sgns__get_u64(b) != ro_sgns__ck_final(&ck)) {
-        ro_sgns_factors_free(f);
-        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                             "checkpoint: missing or wrong checksum at offset %.0f", (double)off);
-    }
-    *out = f;
+    r = ro_sgns__reader_new(alloc, err);
+    if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
+    r->fn = read;
+    r->user = user;
+    res = ro_sgns__factors_load(r, out, alloc);
+    ro_sgns__reader_free(r);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_check_resume(const ro_sgns_factors *x,
+                                                        const ro_sgns_counts *counts, double k,
+                                                        double cds, size_t d,
+                                                        ro_sgns_error *err)
+{
+    char msg[RO_SGNS_MESSAGE_SIZE];
+    size_t len = 0;
+    uint64_t fp;
+    if (!x || !counts)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "check_resume: NULL argument");
+    fp = ro_sgns_counts_fingerprint(counts);
+    msg[0] = '\0';
+#define RO_SGNS__DIFF(...)                                                                    \
+    do {                                                                                      \
+        if (len < sizeof msg) {                                                               \
+            int w_ = snprintf(msg + len, sizeof msg - len, __VA_ARGS__);                      \
+            len = w_ < 0 ? sizeof msg : len + (size_t)w_;                                     \
+        }                                                                                     \
+    } while (0)
+    if (x->counts_fingerprint && x->counts_fingerprint != fp)
+        RO_SGNS__DIFF("; other counts (fingerprint %016llx here, %016llx in the checkpoint)",
+                      (unsigned long long)fp, (unsigned long long)x->counts_fingerprint);
+    if (x->n != counts->n || x->m != counts->n)
+        RO_SGNS__DIFF("; %llu words here, %llu x %llu in the checkpoint",
+                      (unsigned long long)counts->n, (unsigned long long)x->n,
+                      (unsigned long long)x->m);
+    if (x->k != 0 && x->k != k) RO_SGNS__DIFF("; k %g here, %g in the checkpoint", k, x->k);
+    if (x->window != 0 && x->window != counts->config.window)
+        RO_SGNS__DIFF("; window %d here, %d in the checkpoint", counts->config.window,
+                      x->window);
+    if (x->cds != 0 && x->cds != cds)
+        RO_SGNS__DIFF("; cds %g here, %g in the checkpoint", cds, x->cds);
+    if (x->d != d)
+        RO_SGNS__DIFF("; d %llu here, %llu in the checkpoint", (unsigned long long)d,
+                      (unsigned long long)x->d);
+#undef RO_SGNS__DIFF
+    if (msg[0])
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "the checkpoint does not fit this run: %.220s", msg + 2);
     return ro_sgns__ok(err);
 }
 
@@ -6483,11 +7985,25 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
 {
     FILE *fp;
     ro_sgns_result res;
+    ro_sgns_factors *f = NULL;
     if (!path || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_load: NULL");
     fp = fopen(path, "rb");
-    if (!fp) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%s' for reading", path);
-    res = ro_sgns_factors_load_callback(ro_sgns__fread_fn, fp, out, alloc, err);
-    fclose(fp);
+    if (!fp) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open for reading: %s", strerror(errno));
+    } else {
+        res = ro_sgns_factors_load_callback(ro_sgns__fread_fn, fp, &f, alloc, err);
+        if (res == RO_SGNS_OK && fgetc(fp) != EOF) {
+            res = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "trailing bytes after the checkpoint");
+            ro_sgns_factors_free(f);
+            f = NULL;
+        }
+        fclose(fp);
+    }
+    if (res != RO_SGNS_OK) {
+        ro_sgns__name_file(err, path);
+        return res;
+    }
+    *out = f;
     return res;
 }
 #endif
@@ -6603,6 +8119,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *p,
     if (!s) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem_create_rows: out of memory");
     /* a row range of each side, borrowed: indices stay absolute into col / val */
     s->total = p->total;
+    s->fingerprint = p->fingerprint;
+    s->window = p->window;
     s->fwd = p->fwd;
     s->fwd.rows = r1 - r0;
     s->fwd.row_ptr = p->fwd.row_ptr + r0;
@@ -6852,7 +8370,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *p,
    buffer. A 25,000 x 500 binary file loads in ~0.2 s, the text file in
    ~1.4 s (bench/eval.c; bench/RESULTS.md).
    Invariants of a ro_sgns_vectors: see its declaration (n >= 1, d in
-   [1, RO_SGNS_FILE_MAX_DIM], words unique, non-empty, whitespace-free; values
+   [1, RO_SGNS_FILE_MAX_DIM], words unique tokens (bytes above 0x20); values
    finite); the hash table is at most half full, so probes end.
    ====================================================================== */
 
@@ -7048,15 +8566,39 @@ static int ro_sgns__eval_vfind(const ro_sgns_vectors *v, const char *key, size_t
     return 1;
 }
 
-/* Can this word be written to (and read back from) every format? */
-static int ro_sgns__eval_word_ok(const char *w)
+/* Is w a token (section 1's TOKENS: non-empty, every byte above 0x20), so
+   that every format can write it and read it back? *at gets the first
+   byte that is not (0 for an empty word). */
+static int ro_sgns__eval_word_ok(const char *w, size_t *at)
 {
-    const char *p;
+    const unsigned char *p = (const unsigned char *)w;
+    size_t i;
+    *at = 0;
     if (!w || !*w) return 0;
-    for (p = w; *p; ++p)
-        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\v' || *p == '\f' || *p == '\r')
+    for (i = 0; p[i]; ++i)
+        if (p[i] <= 0x20) {
+            *at = i;
             return 0;
+        }
     return 1;
+}
+
+/* The message for a word that is not a token: its index and the word,
+   escaped. */
+static ro_sgns_result ro_sgns__eval_bad_word(ro_sgns_error *err, const char *who, size_t i,
+                                             const char *w, size_t at)
+{
+    char shown[64];
+    if (!w) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: word %llu is NULL", who,
+                                 (unsigned long long)i);
+    if (!*w) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: word %llu is empty",
+                                  who, (unsigned long long)i);
+    ro_sgns__escape_word(shown, sizeof shown, (const unsigned char *)w, strlen(w));
+    return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                         "%s: word %llu '%s' has the byte 0x%02x at %llu; words are runs of "
+                         "bytes above 0x20 (no blank or control byte)", who,
+                         (unsigned long long)i, shown, (unsigned)(unsigned char)w[at],
+                         (unsigned long long)at);
 }
 
 /* ---- the builder: rows appended by readers and the constructor --------- */
@@ -7216,10 +8758,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
                              "vectors_create: %llu x %llu overflows", (ro_sgns__ull)n,
                              (ro_sgns__ull)d);
     for (i = 0; i < n; ++i)
-        if (!ro_sgns__eval_word_ok(words[i]))
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "vectors_create: word %llu is NULL, empty or has whitespace",
-                                 (ro_sgns__ull)i);
+        if (!ro_sgns__eval_word_ok(words[i], &j))
+            return ro_sgns__eval_bad_word(err, "vectors_create", i, words[i], j);
     if (data)
         for (i = 0; i < n; ++i)
             for (j = 0; j < d; ++j)
@@ -7360,18 +8900,20 @@ static void ro_sgns__eval_skip_line(ro_sgns__eval_in *in)
 }
 
 #define RO_SGNS__EVAL_TOO_LONG 1
-#define RO_SGNS__EVAL_HAS_NUL 2
+#define RO_SGNS__EVAL_HAS_CTRL 2
 
 /* Read one field (up to a blank, '\n' or the end, which stay unread) into
    tok (room for cap bytes, NUL-terminated, truncated if longer). Returns
-   its full length; *flags gets TOO_LONG / HAS_NUL. */
+   its full length; *flags gets TOO_LONG / HAS_CTRL (a byte below 0x20
+   that is not a blank: NUL and the other control bytes, which no word
+   has: section 1's TOKENS). */
 static size_t ro_sgns__eval_field(ro_sgns__eval_in *in, char *tok, size_t cap, int *flags)
 {
     size_t len = 0;
     int c;
     *flags = 0;
     while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n' && !ro_sgns__eval_blank(c)) {
-        if (c == 0) *flags |= RO_SGNS__EVAL_HAS_NUL;
+        if (c < 0x20) *flags |= RO_SGNS__EVAL_HAS_CTRL;
         if (len + 1 < cap) tok[len] = (char)c;
         ++len;
     }
@@ -7483,7 +9025,7 @@ static ro_sgns_result ro_sgns__eval_read_number(ro_sgns__eval_in *in, const ro_s
     if (flags & RO_SGNS__EVAL_TOO_LONG)
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a number longer than %d bytes",
                              line, RO_SGNS__EVAL_TOK);
-    code = (flags & RO_SGNS__EVAL_HAS_NUL)
+    code = (flags & RO_SGNS__EVAL_HAS_CTRL)
                ? RO_SGNS__EVAL_NUM_SYNTAX
                : ro_sgns__eval_number(tok, len, nf, !RO_SGNS__IS_DOUBLE, x);
     if (code != RO_SGNS__EVAL_NUM_OK)
@@ -7570,8 +9112,13 @@ static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eva
                                *line, (int)RO_SGNS_FILE_MAX_WORD);
             break;
         }
-        if (flags & RO_SGNS__EVAL_HAS_NUL) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a NUL byte in the word", *line);
+        if (flags & RO_SGNS__EVAL_HAS_CTRL) {
+            char shown[64];
+            ro_sgns__escape_word(shown, sizeof shown, (const unsigned char *)word,
+                                 len < sizeof word ? len : sizeof word - 1);
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                               "line %llu: the word '%s' has a control byte (words are runs of "
+                               "bytes above 0x20)", *line, shown);
             break;
         }
         if (b->d == 0) { /* GloVe's first line sets d */
@@ -7686,7 +9233,7 @@ static ro_sgns_result ro_sgns__eval_binary_body(ro_sgns__eval_in *in, ro_sgns__e
         if (c < 0) goto truncated;
         len = 0;
         while (c >= 0 && c != ' ') {
-            if (c == 0 || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r')
+            if (c < 0x20) /* no word has one (section 1's TOKENS) */
                 return ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT, "byte %llu: a control byte 0x%02x in word %llu",
                     ro_sgns__eval_offset(in) - 1, (unsigned)c, (ro_sgns__ull)b->words.n + 1);
@@ -7937,10 +9484,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
                              (int)format);
     /* check everything first, so a failed write leaves nothing behind */
     for (i = 0; i < v->n; ++i) {
-        if (!ro_sgns__eval_word_ok(v->words[i]))
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "vectors writer: word %llu is empty or has whitespace",
-                                 (ro_sgns__ull)i);
+        if (!ro_sgns__eval_word_ok(v->words[i], &j))
+            return ro_sgns__eval_bad_word(err, "vectors writer", i, v->words[i], j);
         for (j = 0; j < v->d; ++j) {
             double x = (double)v->data[i * v->d + j];
             if (!ro_sgns__is_finite(x) ||
@@ -8075,7 +9620,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
     if (!path)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load_path: path is NULL");
     f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s': %s", path,
+                             strerror(errno));
     rc = ro_sgns_vectors_load_file(f, format, limit, out, alloc, err);
     fclose(f);
     if (rc != RO_SGNS_OK && err) { /* prefix the file name */
@@ -8102,42 +9649,34 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_file(const ro_sgns_vectors *v,
     return rc;
 }
 
+/* What ro_sgns__save_atomic hands to the vectors writer. */
+typedef struct ro_sgns__vec_save {
+    const ro_sgns_vectors *v;
+    ro_sgns_vectors_format format;
+    const ro_sgns_allocator *alloc;
+} ro_sgns__vec_save;
+
+static ro_sgns_result ro_sgns__vectors_emit(const void *obj, ro_sgns_write_fn write, void *user,
+                                            ro_sgns_error *err)
+{
+    const ro_sgns__vec_save *s = (const ro_sgns__vec_save *)obj;
+    return ro_sgns_vectors_save_callback(s->v, s->format, write, user, s->alloc, err);
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
                                                      ro_sgns_vectors_format format,
                                                      const char *path,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err)
 {
-    char *tmp;
-    size_t plen;
-    FILE *f;
-    ro_sgns_result rc;
+    ro_sgns__vec_save s;
     if (!path)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_save_path: path is NULL");
-    plen = strlen(path);
-    tmp = (char *)ro_sgns__malloc(alloc, plen + 5);
-    if (!tmp) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_save_path: no memory");
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
-    f = fopen(tmp, "wb");
-    if (!f) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot create '%.200s'", tmp);
-    } else {
-        rc = ro_sgns_vectors_save_file(v, format, f, alloc, err);
-        if (fclose(f) != 0 && rc == RO_SGNS_OK)
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot close '%.200s'", tmp);
-        if (rc == RO_SGNS_OK) {
-#ifdef _WIN32
-            remove(path); /* rename() does not replace an existing file on Windows */
-#endif
-            if (rename(tmp, path) != 0)
-                rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot rename '%.120s' to '%.120s'", tmp,
-                                   path);
-        }
-        if (rc != RO_SGNS_OK) remove(tmp);
-    }
-    ro_sgns__free(alloc, tmp);
-    return rc;
+    /* (the writer checks the whole object before its first byte) */
+    s.v = v;
+    s.format = format;
+    s.alloc = alloc;
+    return ro_sgns__save_atomic(path, ro_sgns__vectors_emit, &s, alloc, err);
 }
 #endif /* RO_SGNS_NO_STDIO */
 
@@ -8336,7 +9875,7 @@ static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns__eval_in *in, ro_sgns_pai
             if (flags[i]) {
                 rc = ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
-                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a NUL byte");
+                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a control byte");
                 goto done;
             }
         code = flags[2] ? RO_SGNS__EVAL_NUM_SYNTAX
@@ -8477,7 +10016,7 @@ static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns
             if (flags[i]) {
                 rc = ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
-                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a NUL byte");
+                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a control byte");
                 goto done;
             }
         if (ns == 0) { /* questions before any section: section "" */
@@ -8605,7 +10144,9 @@ static ro_sgns_result ro_sgns__eval_load(const char *path, ro_sgns__eval_text_re
     size_t plen;
     if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "load: path is NULL");
     f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s': %s", path,
+                             strerror(errno));
     rc = ro_sgns__eval_in_cb(&in, ro_sgns__eval_file_read, f, alloc, err);
     if (rc == RO_SGNS_OK) rc = reader(&in, out, alloc, err);
     ro_sgns__free(alloc, in.own);
@@ -9365,8 +10906,8 @@ static ro_sgns_result ro_sgns__sgd_end_word(ro_sgns__sgd_reader *r)
     return ro_sgns__sgd_push(r, (uint32_t)id);
 }
 
-/* Feed size bytes. Separators ' ', '\t', '\n'; '\r' is skipped anywhere;
-   every other byte belongs to the token (section 1's TOKENS). */
+/* Feed size bytes. Every byte <= ' ' separates tokens, '\n' also ends a
+   line; every other byte belongs to the token (section 1's TOKENS). */
 static ro_sgns_result ro_sgns__sgd_feed(ro_sgns__sgd_reader *r, const unsigned char *data,
                                         size_t size)
 {
@@ -9374,7 +10915,7 @@ static ro_sgns_result ro_sgns__sgd_feed(ro_sgns__sgd_reader *r, const unsigned c
     ro_sgns_result rc;
     for (i = 0; i < size; ++i) {
         unsigned ch = data[i];
-        if (ch == ' ' || ch == '\t' || ch == '\n') {
+        if (ch <= ' ') {
             if (r->cur) {
                 rc = ro_sgns__sgd_end_word(r);
                 if (rc != RO_SGNS_OK) return rc;
@@ -9383,7 +10924,7 @@ static ro_sgns_result ro_sgns__sgd_feed(ro_sgns__sgd_reader *r, const unsigned c
                 rc = ro_sgns__sgd_push(r, RO_SGNS__SGD_LINE);
                 if (rc != RO_SGNS_OK) return rc;
             }
-        } else if (ch != '\r') {
+        } else {
             if (r->cur <= RO_SGNS_MAX_WORD_BYTES) r->word[r->cur++] = (unsigned char)ch;
         }
     }
@@ -10008,7 +11549,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
     ro_sgns_result rc;
     if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "path is NULL");
     f = fopen(path, "rb");
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
+    if (!f)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s': %s", path,
+                             strerror(errno));
     rc = ro_sgns__sgd_run(NULL, 0, ro_sgns__fread_fn, f, vocab, cfg, W, C, alloc, err);
     fclose(f);
     return rc;

@@ -681,7 +681,7 @@ static void test_wordsim_files(void)
         f = fopen(path, "rb");
     }
     if (!f) {
-        printf("eval: note: ../shared/data/wordsim not found, pair files not checked\n");
+        tu_skip("eval", "../shared/data/wordsim not found (the pair files)", 1);
         return;
     }
     fclose(f);
@@ -904,7 +904,7 @@ static void test_malformed(void)
     FAIL_TEXT("negative dimension", "1 -2\na 1 2\n", T, "line 1");
     FAIL_TEXT("empty file", "", T, "line 1");
     FAIL_TEXT("duplicate word", "2 2\na 1 2\na 3 4\n", T, "line 3: duplicate word 'a'");
-    expect_fail("NUL in word", "1 1\na\0b 1\n", 10, T, 0, RO_SGNS_ERR_FORMAT, "NUL");
+    expect_fail("NUL in word", "1 1\na\0b 1\n", 10, T, 0, RO_SGNS_ERR_FORMAT, "control byte");
     expect_fail("NUL in number", "1 1\nab 1\0\n", 10, T, 0, RO_SGNS_ERR_FORMAT, "line 2");
     big = (char *)malloc(20000);
     memcpy(big, "1 1\n", 4);
@@ -1026,7 +1026,7 @@ static void test_files(void)
     CHECK(ro_sgns_vectors_create(3, 2, w, d, 2, &v, NULL, &err) == RO_SGNS_OK);
     f = fopen(tu_path(".probe"), "wb");
     if (!f) {
-        printf("eval: note: no build/ directory here, file tests skipped\n");
+        tu_skip("eval", "no build/ directory here (the file tests)", 1);
         ro_sgns_vectors_free(v);
         return;
     }
@@ -1128,7 +1128,8 @@ static void test_allocator(void)
 
 static void test_locale(void)
 {
-    const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "de_DE", "fr_FR.UTF-8", "ru_RU.UTF-8"};
+    const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "de_DE", "fr_FR.UTF-8", "ru_RU.UTF-8",
+                           "German_Germany.1252", "de-DE"};
     const char *w[] = {"a"};
     ro_sgns_real x[] = {(ro_sgns_real)0.5, (ro_sgns_real)-1.25};
     ro_sgns_vectors *v = NULL, *u = NULL;
@@ -1136,10 +1137,15 @@ static void test_locale(void)
     void *buf;
     size_t len, i;
     const char *got = NULL;
-    for (i = 0; i < 5 && !got; ++i) got = setlocale(LC_NUMERIC, names[i]);
+    for (i = 0; i < sizeof names / sizeof names[0] && !got; ++i)
+        got = setlocale(LC_NUMERIC, names[i]);
     if (got) got = names[i - 1]; /* setlocale's string dies with the next call */
     if (!got || localeconv()->decimal_point[0] == '.') {
-        printf("eval: note: no locale with a decimal comma installed; locale check skipped\n");
+        /* .ci/run installs de_DE.UTF-8: under CI=true its absence fails,
+           but for the emulated and Windows runs (RO_SGNS_TEST_QUICK), whose
+           C libraries cannot read the host's locales */
+        tu_skip("eval", "no locale with a decimal comma installed (the locale check)",
+                !tu_quick());
         setlocale(LC_NUMERIC, "C");
         return;
     }

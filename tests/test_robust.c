@@ -21,19 +21,27 @@
 
    CRASH SAFETY. Saving counts, a checkpoint or vectors (three formats) over
    an existing file, when
-     - the write fails halfway (POSIX: "<path>.tmp" is a link to /dev/full),
-     - the saving process is killed halfway (POSIX: a child writes into
-       "<path>.tmp" made a FIFO; the parent reads the first bytes, checks
-       they are the new file's, and sends SIGKILL),
-     - the temporary file cannot be created (a directory by that name),
+     - the disk fills up halfway (POSIX: a child process whose files may
+       not grow past 4096 bytes, RLIMIT_FSIZE, with SIGXFSZ ignored),
+     - the saving process is killed halfway (the same limit's SIGXFSZ
+       ends the child in the middle of a write),
+     - the folder does not exist, or the path is a directory,
      - an allocation fails (the sweeps above),
    leaves the old file under its name, byte for byte, and, where the save
-   returned an error, no "<path>.tmp". A write callback that fails at its
-   k-th call, for every k, gives RO_SGNS_ERR_IO and is never called again.
-   A save that succeeds replaces the old file and leaves no "<path>.tmp". */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* fork, mkfifo, symlink, kill */
+   returned an error, no temporary file beside it (a kill leaves exactly
+   one); errors name the user's path and the OS's reason, never the
+   temporary name. A file of the user's named "<path>.tmp" is never
+   touched. A symbolic link's target is replaced and the link stays; a
+   FIFO, a character device (a /dev/null of the test's own, made with
+   mknod when root) and "-" are written in place and stay what they are;
+   /dev/full gives an I/O error. ro_sgns_check_output_path says the same
+   before any work. A write callback that fails at its k-th call, for
+   every k, gives RO_SGNS_ERR_IO and is never called again. A save that
+   succeeds replaces the old file and leaves no temporary file. */
+#if !defined(_WIN32) && !defined(_XOPEN_SOURCE)
+#define _XOPEN_SOURCE 700 /* fork, mkfifo, mknod, symlink, kill, setrlimit */
 #endif
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,6 +62,8 @@ static void oom_macro_free(void *c, void *p);
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 #define HAVE_POSIX 1
@@ -294,12 +304,49 @@ static int file_exists(const char *path)
 #endif
 }
 
-static const char *tmp_of(const char *path)
+/* How many temporary files of a save to path lie beside it ("<name>.<16
+   hex digits>.tmp" in its folder); -1 where the folder cannot be listed
+   (not POSIX). remove_them: delete them too. */
+static int leftovers(const char *path, int remove_them)
 {
-    static char b[600];
-    snprintf(b, sizeof b, "%s.tmp", path);
-    return b;
+#ifdef HAVE_POSIX
+    char dir[600], name[600], full[1300];
+    const char *slash = strrchr(path, '/');
+    size_t nl;
+    int count = 0;
+    DIR *d;
+    struct dirent *e;
+    if (slash) {
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+        snprintf(name, sizeof name, "%s.", slash + 1);
+    } else {
+        snprintf(dir, sizeof dir, ".");
+        snprintf(name, sizeof name, "%s.", path);
+    }
+    nl = strlen(name);
+    d = opendir(dir);
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) {
+        size_t el = strlen(e->d_name);
+        if (el == nl + 20 && strncmp(e->d_name, name, nl) == 0 &&
+            strcmp(e->d_name + el - 4, ".tmp") == 0) {
+            ++count;
+            snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+            if (remove_them) remove(full);
+        }
+    }
+    closedir(d);
+    return count;
+#else
+    (void)path;
+    (void)remove_them;
+    return -1;
+#endif
 }
+
+/* No temporary file of a save to path is left (true where this cannot be
+   seen). */
+static int no_leftovers(const char *path) { return leftovers(path, 0) <= 0; }
 
 /* a growing memory "file" for the write callbacks; fail_at: the write call
    that fails (-1: none); writes after a failure are counted */
@@ -644,6 +691,55 @@ static int k_counts_as(ro_sgns_result rc, const unsigned char *file, size_t size
 static int k_counts(ro_sgns_result rc) { return k_counts_as(rc, C0_FILE, C0_SIZE); }
 static int k_counts2(ro_sgns_result rc) { return k_counts_as(rc, C2_FILE, C2_SIZE); }
 
+/* rows [R0, R1) of C0: the vocabulary and marginals whole, the pairs of
+   those rows */
+#define R0 2
+#define R1 7
+static int rows_are(const ro_sgns_counts *c, const ro_sgns_counts *w, size_t r0, size_t r1)
+{
+    uint64_t base = w->row_ptr[r0], nnz = w->row_ptr[r1] - base;
+    size_t i;
+    if (c->n != w->n || c->row_begin != r0 || c->row_end != r1 || c->nnz != nnz ||
+        c->total != w->total)
+        return 0;
+    for (i = 0; i < w->n; ++i)
+        if (c->vocab.len[i] != w->vocab.len[i] || strcmp(c->vocab.word[i], w->vocab.word[i]) ||
+            c->vocab.count[i] != w->vocab.count[i] || c->word_count[i] != w->word_count[i] ||
+            c->ctx_count[i] != w->ctx_count[i])
+            return 0;
+    for (i = 0; i <= r1 - r0; ++i)
+        if (c->row_ptr[i] != w->row_ptr[r0 + i] - base) return 0;
+    return nnz == 0 || (memcmp(c->col, w->col + base, (size_t)nnz * sizeof *c->col) == 0 &&
+                        memcmp(c->val, w->val + base, (size_t)nnz * sizeof *c->val) == 0);
+}
+static ro_sgns_result c_counts_load_rows_memory(void)
+{
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_counts_load_rows_memory(C0_FILE, C0_SIZE, R0, R1, &g_counts, &RA, &g_err);
+}
+static ro_sgns_result c_counts_load_rows_file(void)
+{
+    FILE *f = fopen(P_COUNTS, "rb");
+    ro_sgns_result rc;
+    g_counts = (ro_sgns_counts *)SENT;
+    if (!f) return RO_SGNS_ERR_IO;
+    rc = ro_sgns_counts_load_rows_file(f, R0, R1, &g_counts, NULL, &g_err);
+    fclose(f);
+    return rc;
+}
+static ro_sgns_result c_counts_load_rows_path(void)
+{
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_counts_load_rows_path(P_COUNTS, R0, R1, &g_counts, &RA, &g_err);
+}
+static int k_rows(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_counts == (ro_sgns_counts *)SENT;
+    ok = g_counts != (ro_sgns_counts *)SENT && rows_are(g_counts, C0, R0, R1);
+    if (g_counts != (ro_sgns_counts *)SENT) ro_sgns_counts_free(g_counts);
+    return ok;
+}
 static void *g_saved;
 static size_t g_saved_size;
 static ro_sgns_result c_counts_save_memory(void)
@@ -665,7 +761,10 @@ static ro_sgns_result c_counts_save_callback(void)
     mb_reset(&g_mb);
     return ro_sgns_counts_save_callback(C0, mb_write, &g_mb, &g_err);
 }
-static int k_counts_saved(ro_sgns_result rc) { return rc == RO_SGNS_OK && same_bytes(&g_mb, C0_FILE, C0_SIZE); }
+static int k_counts_saved(ro_sgns_result rc)
+{
+    return rc == RO_SGNS_OK ? same_bytes(&g_mb, C0_FILE, C0_SIZE) : g_mb.len == 0;
+}
 
 static ro_sgns_result c_counts_load_memory(void)
 {
@@ -694,7 +793,7 @@ static int old_in_place(void) { return write_all(P_OUT, OLD, sizeof OLD); }
 static int k_saved_over(ro_sgns_result rc, const unsigned char *ref, size_t size)
 {
     int ok = rc == RO_SGNS_OK ? file_is(P_OUT, ref, size) : file_is(P_OUT, OLD, sizeof OLD);
-    return ok && !file_exists(tmp_of(P_OUT));
+    return ok && no_leftovers(P_OUT);
 }
 static ro_sgns_result c_counts_save_path(void)
 {
@@ -702,6 +801,17 @@ static ro_sgns_result c_counts_save_path(void)
     return ro_sgns_counts_save_path(C0, P_OUT, &g_err);
 }
 static int k_counts_save_path(ro_sgns_result rc) { return k_saved_over(rc, C0_FILE, C0_SIZE); }
+static ro_sgns_result c_check_output_path(void)
+{
+    if (!old_in_place()) return RO_SGNS_ERR_IO;
+    return ro_sgns_check_output_path(P_OUT, &g_err);
+}
+static int k_check_output_path(ro_sgns_result rc)
+{
+    (void)rc;
+    return file_is(P_OUT, OLD, sizeof OLD) && no_leftovers(P_OUT);
+}
+
 
 static void test_counting(void)
 {
@@ -745,6 +855,10 @@ static void test_counting(void)
     sweep("ro_sgns_counts_load_callback", c_counts_load_callback, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_load_path", c_counts_load_path, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_save_path", c_counts_save_path, k_counts_save_path, RO_SGNS_OK, 1);
+    sweep("ro_sgns_counts_load_rows_memory", c_counts_load_rows_memory, k_rows, RO_SGNS_OK, 5);
+    sweep("ro_sgns_counts_load_rows_file", c_counts_load_rows_file, k_rows, RO_SGNS_OK, 5);
+    sweep("ro_sgns_counts_load_rows_path", c_counts_load_rows_path, k_rows, RO_SGNS_OK, 5);
+    sweep("ro_sgns_check_output_path", c_check_output_path, k_check_output_path, RO_SGNS_OK, 1);
 }
 
 /* ==================================================== 2. SPPMI, SVD */
@@ -966,7 +1080,8 @@ static ro_sgns_result c_factors_save_callback(void)
 }
 static int k_fx_saved(ro_sgns_result rc)
 {
-    return rc == RO_SGNS_OK && same_bytes(&g_mb, X0_FILE, X0_SIZE) && inputs_intact();
+    return (rc == RO_SGNS_OK ? same_bytes(&g_mb, X0_FILE, X0_SIZE) : g_mb.len == 0) &&
+           inputs_intact();
 }
 static ro_sgns_result c_factors_load_callback(void)
 {
@@ -1648,9 +1763,9 @@ static void test_same_bytes(void)
 {
     static const char *const names[6] = {"counts", "checkpoint", "word2vec text",
                                          "word2vec binary", "GloVe", "counts (sampled)"};
-    static const uint64_t expect[6] = {0x0f1ab2ddf53f29e3ull, 0xcc8fc284e3b9a9dbull,
+    static const uint64_t expect[6] = {0xfe6e0123fdabecdeull, 0x07943680b7dfc11eull,
                                        0xc814466ec527f8edull, 0xbed7921a64978551ull,
-                                       0x635e11a8f5fd6868ull, 0xb0f2112a3aaa6b4bull};
+                                       0x635e11a8f5fd6868ull, 0x866a466e15637739ull};
     const char *w[5] = {"alpha", "beta", "gamma", "delta", "\xc3\xa9t\xc3\xa9"};
     unsigned char *file[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     size_t size[6] = {0, 0, 0, 0, 0, 0}, i;
@@ -1733,7 +1848,12 @@ static void n_lookups(void)
 static void n_sizes(void)
 {
     ro_sgns_memory_estimate e = ro_sgns_estimate_memory(1000, 50000, 100, 1000000, 5000);
-    g_sink = (double)e.peak + (double)ro_sgns_counts_saved_size(C0);
+    g_sink = (double)e.peak + (double)ro_sgns_counts_saved_size(C0) +
+             (double)ro_sgns_counts_fingerprint(C0);
+}
+static void n_check_resume(void)
+{
+    g_sink = (double)ro_sgns_factors_check_resume(X0, C0, 5, 1, D, NULL);
 }
 static void n_math(void)
 {
@@ -1767,7 +1887,8 @@ static void test_no_alloc(void)
     no_alloc("ro_sgns_gemm_naive", n_gemm_naive);
     no_alloc("ro_sgns_*_config_default", n_configs);
     no_alloc("ro_sgns_vocab_find, ro_sgns_vectors_find/get", n_lookups);
-    no_alloc("ro_sgns_estimate_memory, ro_sgns_counts_saved_size", n_sizes);
+    no_alloc("ro_sgns_estimate_memory, ro_sgns_counts_saved_size, _fingerprint", n_sizes);
+    no_alloc("ro_sgns_factors_check_resume", n_check_resume);
     no_alloc("ro_sgns_cosine, ro_sgns_pearson", n_math);
     no_alloc("ro_sgns_*_describe", n_describe);
     no_alloc("ro_sgns_*_free", n_frees);
@@ -1890,23 +2011,38 @@ static void test_failing_writer(void)
     }
 }
 
-/* saving over an existing file: success replaces it; a temporary name that
-   cannot be created leaves it */
+/* saving over an existing file: success replaces it and leaves no
+   temporary file; a file of the user's named like a temporary one, even
+   "<path>.tmp", is never touched; a directory, or a missing folder, is
+   an error that names the path and gives the reason */
 static void test_save_over(void)
 {
+    static const unsigned char MINE[] = "the user's own file";
+    char mine[600], missing[600];
     int k;
+    snprintf(mine, sizeof mine, "%s.tmp", P_OUT);
+    snprintf(missing, sizeof missing, "%s.nodir/x", P_OUT);
     for (k = 0; k < NSAVERS; ++k) {
         ro_sgns_error err;
-        CHECK(old_in_place());
-        CHECKF(save_to(k, P_OUT, &err) == RO_SGNS_OK && file_is(P_OUT, BIG_FILE[k], BIG_SIZE[k]) &&
-                   !file_exists(tmp_of(P_OUT)),
+        ro_sgns_result rc;
+        CHECK(old_in_place() && write_all(mine, MINE, sizeof MINE));
+        rc = save_to(k, P_OUT, &err);
+        CHECKF(rc == RO_SGNS_OK && file_is(P_OUT, BIG_FILE[k], BIG_SIZE[k]) &&
+                   no_leftovers(P_OUT) && file_is(mine, MINE, sizeof MINE),
                "%s: saving over a file: %s", SAVERS[k].name, err.message);
+        rc = save_to(k, missing, &err);
+        CHECKF(rc == RO_SGNS_ERR_IO && strstr(err.message, missing) &&
+                   !strstr(err.message, ".tmp") && strstr(err.message, strerror(ENOENT)),
+               "%s: a missing folder: %s (%s)", SAVERS[k].name, ro_sgns_result_string(rc),
+               err.message);
+        remove(mine);
 #if defined(HAVE_POSIX) || defined(_WIN32)
-        CHECK(old_in_place());
-        if (make_dir(tmp_of(P_OUT)) == 0) {
-            CHECKF(save_to(k, P_OUT, &err) == RO_SGNS_ERR_IO && file_is(P_OUT, OLD, sizeof OLD),
-                   "%s: a directory in the way of the temporary file", SAVERS[k].name);
-            remove_dir(tmp_of(P_OUT));
+        if (make_dir(mine) == 0) {
+            rc = save_to(k, mine, &err);
+            CHECKF(rc == RO_SGNS_ERR_IO && strstr(err.message, "directory") &&
+                       strstr(err.message, mine) && file_exists(mine),
+                   "%s: a directory as the path: %s", SAVERS[k].name, err.message);
+            remove_dir(mine);
         }
 #endif
     }
@@ -1914,85 +2050,247 @@ static void test_save_over(void)
 }
 
 #ifdef HAVE_POSIX
-/* the write fails halfway: "<path>.tmp" is a link to /dev/full (ENOSPC) */
-static void test_disk_full(void)
+/* In a child process: limit the files it writes to 4096 bytes (a full
+   disk, as far as the save can tell) and save over the old file; with
+   killed, the limit's signal ends the child halfway, as a crash would.
+   Returns the child's wait status. */
+static int save_in_child(int k, int killed, const char *path)
 {
-    FILE *f = fopen("/dev/full", "wb");
-    int k;
-    if (!f) {
-        printf("robust: no /dev/full: disk-full test skipped\n");
-        return;
-    }
-    fclose(f);
-    for (k = 0; k < NSAVERS; ++k) {
+    int status = 0;
+    pid_t pid;
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        struct rlimit lim;
         ro_sgns_error err;
         ro_sgns_result rc;
-        CHECK(old_in_place());
-        if (symlink("/dev/full", tmp_of(P_OUT)) != 0) {
-            CHECKF(0, "cannot link %s to /dev/full", tmp_of(P_OUT));
-            continue;
-        }
-        rc = save_to(k, P_OUT, &err);
-        CHECKF(rc == RO_SGNS_ERR_IO && file_is(P_OUT, OLD, sizeof OLD) &&
-                   !file_exists(tmp_of(P_OUT)),
-               "%s: disk full: %s (%s); old file %s, temporary %s", SAVERS[k].name,
-               ro_sgns_result_string(rc), err.message,
-               file_is(P_OUT, OLD, sizeof OLD) ? "intact" : "CHANGED",
-               file_exists(tmp_of(P_OUT)) ? "LEFT" : "removed");
-        remove(tmp_of(P_OUT));
+        lim.rlim_cur = lim.rlim_max = 0;
+        setrlimit(RLIMIT_CORE, &lim); /* no core file when killed */
+        lim.rlim_cur = lim.rlim_max = 4096;
+        if (!killed) signal(SIGXFSZ, SIG_IGN); /* then write() fails with EFBIG */
+        if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(3);
+        rc = save_to(k, path, &err);
+        /* not killed: a clean error that names the path and the reason */
+        _exit(rc == RO_SGNS_ERR_IO && strstr(err.message, path) && !strstr(err.message, ".tmp") &&
+                      strstr(err.message, strerror(EFBIG))
+                  ? 0
+                  : 1);
     }
-    remove(P_OUT);
+    if (pid < 0) return -1;
+    waitpid(pid, &status, 0);
+    return status;
 }
 
-/* killed halfway: a child saves over the old file into "<path>.tmp", which
-   is a FIFO; the parent reads the first 4 KiB (the child is then writing, and
-   blocks when the pipe is full) and kills it with SIGKILL */
+/* the disk fills up halfway: an I/O error with the reason; the old file
+   as it was, no temporary file left. Writing to a full device in place
+   (/dev/full) is an I/O error too, and the device stays a device. */
+static void test_disk_full(void)
+{
+    struct stat st;
+    int k;
+    for (k = 0; k < NSAVERS; ++k) {
+        int status;
+        CHECK(old_in_place());
+        status = save_in_child(k, 0, P_OUT);
+        CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0 && file_is(P_OUT, OLD, sizeof OLD) &&
+                   no_leftovers(P_OUT),
+               "%s: disk full: child status %d; old file %s, temporary %s", SAVERS[k].name,
+               status, file_is(P_OUT, OLD, sizeof OLD) ? "intact" : "CHANGED",
+               no_leftovers(P_OUT) ? "removed" : "LEFT");
+        leftovers(P_OUT, 1);
+    }
+    remove(P_OUT);
+    if (stat("/dev/full", &st) != 0 || !S_ISCHR(st.st_mode)) {
+        printf("robust: no /dev/full: the full device test skipped\n");
+        return;
+    }
+    for (k = 0; k < NSAVERS; ++k) {
+        ro_sgns_error err;
+        ro_sgns_result rc = save_to(k, "/dev/full", &err);
+        CHECKF(rc == RO_SGNS_ERR_IO && strstr(err.message, "/dev/full") &&
+                   strstr(err.message, strerror(ENOSPC)) && stat("/dev/full", &st) == 0 &&
+                   S_ISCHR(st.st_mode),
+               "%s: /dev/full: %s (%s)", SAVERS[k].name, ro_sgns_result_string(rc), err.message);
+    }
+}
+
+/* killed halfway (by the file size limit's signal, as SIGKILL would): the
+   old file as it was; the temporary file is what a crash leaves beside
+   it, holding the start of the new file */
 static void test_killed(void)
 {
     int k;
     for (k = 0; k < NSAVERS; ++k) {
-        unsigned char head[4096];
-        size_t got = 0;
-        int fd, status = 0;
-        pid_t pid;
+        int status, left;
         CHECK(old_in_place());
-        remove(tmp_of(P_OUT));
-        if (mkfifo(tmp_of(P_OUT), 0600) != 0) {
-            printf("robust: mkfifo failed: kill test skipped\n");
-            return;
-        }
-        fflush(NULL);
-        pid = fork();
-        if (pid == 0) {
-            save_to(k, P_OUT, NULL);
-            _exit(0); /* only if the save got through: the parent fails then */
-        }
-        if (pid < 0) {
-            CHECKF(0, "fork failed");
-            remove(tmp_of(P_OUT));
-            return;
-        }
-        fd = open(tmp_of(P_OUT), O_RDONLY); /* waits for the child to open it */
-        while (fd >= 0 && got < sizeof head) {
-            ssize_t r = read(fd, head + got, sizeof head - got);
-            if (r <= 0) break;
-            got += (size_t)r;
-        }
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        if (fd >= 0) close(fd);
-        CHECKF(got == sizeof head && memcmp(head, BIG_FILE[k], got) == 0,
-               "%s: the child wrote %lu bytes, not the start of the file", SAVERS[k].name,
-               (unsigned long)got);
-        CHECKF(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-               "%s: the child was not killed halfway", SAVERS[k].name);
+        status = save_in_child(k, 1, P_OUT);
+        CHECKF(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ,
+               "%s: the child was not killed halfway (status %d)", SAVERS[k].name, status);
         CHECKF(file_is(P_OUT, OLD, sizeof OLD), "%s: killed halfway, the old file changed",
                SAVERS[k].name);
-        remove(tmp_of(P_OUT));
+        left = leftovers(P_OUT, 1);
+        CHECKF(left == 1, "%s: %d temporary files beside the old one", SAVERS[k].name, left);
     }
     remove(P_OUT);
 }
+
+/* what the path names decides: a symbolic link's target is replaced (the
+   link stays); a FIFO, a character device and "-" are written in place */
+static void test_save_kinds(void)
+{
+    char link[600], target[600], fifo[600], dev[600];
+    struct stat st, null_st;
+    int k;
+    snprintf(target, sizeof target, "%s.target", P_OUT);
+    snprintf(link, sizeof link, "%s.link", P_OUT);
+    snprintf(fifo, sizeof fifo, "%s.fifo", P_OUT);
+    snprintf(dev, sizeof dev, "%s.null", P_OUT);
+    for (k = 0; k < NSAVERS; ++k) {
+        ro_sgns_error err;
+        ro_sgns_result rc;
+        int i;
+        /* a link, absolute then relative (to the link's folder), and a
+           link to a link */
+        for (i = 0; i < 3; ++i) {
+            char rel[600], link2[700];
+            const char *slash = strrchr(target, '/');
+            snprintf(rel, sizeof rel, "%s", slash ? slash + 1 : target);
+            snprintf(link2, sizeof link2, "%s2", link);
+            remove(link);
+            remove(link2);
+            CHECK(write_all(target, OLD, sizeof OLD));
+            if (symlink(i == 1 ? rel : target, link) != 0) continue;
+            if (i == 2 && symlink(rel, link2) != 0) continue;
+            if (i == 0 && target[0] != '/') { /* an absolute link */
+                char abs[1300], cwd[600];
+                remove(link);
+                if (!getcwd(cwd, sizeof cwd)) continue;
+                snprintf(abs, sizeof abs, "%s/%s", cwd, target);
+                if (symlink(abs, link) != 0) continue;
+            }
+            rc = save_to(k, i == 2 ? link2 : link, &err);
+            CHECKF(rc == RO_SGNS_OK && file_is(target, BIG_FILE[k], BIG_SIZE[k]) &&
+                       lstat(link, &st) == 0 && S_ISLNK(st.st_mode) && no_leftovers(target),
+                   "%s: through a symbolic link (%d): %s", SAVERS[k].name, i, err.message);
+            remove(link2);
+        }
+        remove(link);
+        remove(target);
+        /* a FIFO: a child reads it all */
+        remove(fifo);
+        if (mkfifo(fifo, 0600) == 0) {
+            pid_t pid;
+            int status = 0;
+            fflush(NULL);
+            pid = fork();
+            if (pid == 0) _exit(save_to(k, fifo, NULL) == RO_SGNS_OK ? 0 : 1);
+            if (pid > 0) {
+                size_t got = 0;
+                unsigned char *all = (unsigned char *)malloc(BIG_SIZE[k] + 1);
+                int fd = open(fifo, O_RDONLY);
+                while (fd >= 0 && all) {
+                    ssize_t r = read(fd, all + got, BIG_SIZE[k] + 1 - got);
+                    if (r <= 0) break;
+                    got += (size_t)r;
+                }
+                if (fd >= 0) close(fd);
+                waitpid(pid, &status, 0);
+                CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0 && got == BIG_SIZE[k] &&
+                           memcmp(all, BIG_FILE[k], got) == 0 && lstat(fifo, &st) == 0 &&
+                           S_ISFIFO(st.st_mode),
+                       "%s: into a FIFO: %lu bytes", SAVERS[k].name, (unsigned long)got);
+                free(all);
+            }
+            remove(fifo);
+        }
+        /* a character device: a /dev/null of our own where we may make
+           one (root), else /dev/null itself (which a non-root process
+           cannot replace anyway) */
+        if (stat("/dev/null", &null_st) == 0) {
+            const char *p = dev;
+            remove(dev);
+            if (mknod(dev, S_IFCHR | 0666, null_st.st_rdev) != 0) p = "/dev/null";
+            rc = save_to(k, p, &err);
+            CHECKF(rc == RO_SGNS_OK && stat(p, &st) == 0 && S_ISCHR(st.st_mode) &&
+                       st.st_rdev == null_st.st_rdev && no_leftovers(p),
+                   "%s: into %s: %s", SAVERS[k].name, p, err.message);
+            remove(dev);
+        }
+        /* "-": standard output, here a pipe to the parent */
+        {
+            int fds[2], status = 0;
+            pid_t pid;
+            if (pipe(fds) != 0) continue;
+            fflush(NULL);
+            pid = fork();
+            if (pid == 0) {
+                close(fds[0]);
+                dup2(fds[1], 1);
+                _exit(save_to(k, "-", NULL) == RO_SGNS_OK ? 0 : 1);
+            }
+            close(fds[1]);
+            if (pid > 0) {
+                size_t got = 0;
+                unsigned char *all = (unsigned char *)malloc(BIG_SIZE[k] + 1);
+                while (all) {
+                    ssize_t r = read(fds[0], all + got, BIG_SIZE[k] + 1 - got);
+                    if (r <= 0) break;
+                    got += (size_t)r;
+                }
+                waitpid(pid, &status, 0);
+                CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0 && got == BIG_SIZE[k] &&
+                           memcmp(all, BIG_FILE[k], got) == 0,
+                       "%s: to standard output: %lu bytes", SAVERS[k].name,
+                       (unsigned long)got);
+                free(all);
+            }
+            close(fds[0]);
+        }
+    }
+}
 #endif
+
+/* ro_sgns_check_output_path: fine for a new file, an existing one (left
+   as it was), "-" and a device; an error naming the path and the reason
+   for a directory and a missing folder; never a file left behind */
+static void test_check_output_path(void)
+{
+    char missing[600];
+    ro_sgns_error err;
+    snprintf(missing, sizeof missing, "%s.nodir/x", P_OUT);
+    remove(P_OUT);
+    CHECKF(ro_sgns_check_output_path(P_OUT, &err) == RO_SGNS_OK && !file_exists(P_OUT) &&
+               no_leftovers(P_OUT),
+           "a new file: %s", err.message);
+    CHECK(old_in_place());
+    CHECKF(ro_sgns_check_output_path(P_OUT, &err) == RO_SGNS_OK &&
+               file_is(P_OUT, OLD, sizeof OLD) && no_leftovers(P_OUT),
+           "an existing file: %s", err.message);
+    CHECK(ro_sgns_check_output_path("-", &err) == RO_SGNS_OK);
+    CHECKF(ro_sgns_check_output_path(missing, &err) == RO_SGNS_ERR_IO &&
+               strstr(err.message, missing) && strstr(err.message, strerror(ENOENT)),
+           "a missing folder: %s", err.message);
+#if defined(HAVE_POSIX) || defined(_WIN32)
+    {
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s.dir", P_OUT);
+        if (make_dir(dir) == 0) {
+            CHECKF(ro_sgns_check_output_path(dir, &err) == RO_SGNS_ERR_IO &&
+                       strstr(err.message, "directory") && strstr(err.message, dir),
+                   "a directory: %s", err.message);
+            remove_dir(dir);
+        }
+    }
+#endif
+#ifdef HAVE_POSIX
+    CHECK(ro_sgns_check_output_path("/dev/null", &err) == RO_SGNS_OK);
+    if (geteuid() != 0) /* root may write anywhere */
+        CHECKF(ro_sgns_check_output_path("/proc/version", &err) == RO_SGNS_ERR_IO,
+               "/proc/version: %s", err.message);
+#endif
+    CHECK(ro_sgns_check_output_path(NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    remove(P_OUT);
+}
 
 static void test_crash_safety(void)
 {
@@ -2002,11 +2300,13 @@ static void test_crash_safety(void)
     } else {
         test_failing_writer();
         test_save_over();
+        test_check_output_path();
 #ifdef HAVE_POSIX
         test_disk_full();
         test_killed();
+        test_save_kinds();
 #else
-        printf("robust: not POSIX: disk-full and kill tests skipped\n");
+        printf("robust: not POSIX: the disk-full, kill and link/FIFO/device tests skipped\n");
 #endif
     }
     for (k = 0; k < NSAVERS; ++k) free(BIG_FILE[k]);
