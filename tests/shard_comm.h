@@ -1,6 +1,6 @@
-/* shard_comm.h - an in-process transport for ro_sgns_ro_train_shard (section
-   6): P shards run as the P threads of one OpenMP parallel region and
-   exchange through shared memory. Sums go in shard order, element by
+/* shard_comm.h - an in-process transport for ro_sgns_ro_train_shard and
+   ro_sgns_tsvd_shard (section 6): P shards run as the P threads of one
+   OpenMP parallel region and exchange through shared memory. Sums go in shard order, element by
    element (shard 0 + shard 1 + ...), as examples/ro_sgns_mpi.c does, so a
    run here gives the bits of an MPI run with P ranks. Needs OpenMP (the
    callbacks synchronize with orphaned barriers); include after ro_sgns.h. */
@@ -12,6 +12,11 @@
 #include <string.h>
 
 #define SHM_MAX 16
+#if defined(__GNUC__) || defined(__clang__)
+#define SHM_UNUSED __attribute__((unused)) /* a test may use one runner only */
+#else
+#define SHM_UNUSED
+#endif
 
 typedef struct {
     int size;
@@ -59,11 +64,54 @@ static int shm_allgather(void *user, const ro_sgns_real *send, size_t count, ro_
 SHM_SUM(shm_sum_real, ro_sgns_real)
 SHM_SUM(shm_sum_double, double)
 
+/* shard r's comm on the hub */
+static void shm_comm(shm_hub *hub, shm_user *u, int r, ro_sgns_comm *c)
+{
+    u->hub = hub;
+    u->rank = r;
+    c->rank = r;
+    c->size = hub->size;
+    c->allgather = shm_allgather;
+    c->sum = shm_sum_real;
+    c->sum_double = shm_sum_double;
+    c->user = u;
+}
+
+/* ro_sgns_tsvd_shard on P shards: rows[q] is shard q's block of rows (NULL
+   allowed: the error path), ds[q] the d it asks for; out[q] and res[q]
+   its result. Returns 0, or -1 when OpenMP did not give P threads. */
+static SHM_UNUSED int shm_tsvd(ro_sgns_csr *const *rows, int P, const size_t *ds,
+                    const ro_sgns_tsvd_config *cfg, ro_sgns_factors **out, ro_sgns_result *res)
+{
+    shm_hub hub;
+    int ok = 1, dyn = omp_get_dynamic();
+    if (P < 1 || P > SHM_MAX) return -1;
+    memset(&hub, 0, sizeof hub);
+    hub.size = P;
+    omp_set_dynamic(0);
+#pragma omp parallel num_threads(P)
+    {
+        if (omp_get_num_threads() != P) {
+#pragma omp single
+            ok = 0;
+        } else {
+            int r = omp_get_thread_num();
+            shm_user u;
+            ro_sgns_comm c;
+            shm_comm(&hub, &u, r, &c);
+            out[r] = NULL;
+            res[r] = ro_sgns_tsvd_shard(rows[r], &c, ds[r], cfg, &out[r], NULL, NULL);
+        }
+    }
+    omp_set_dynamic(dyn);
+    return ok ? 0 : -1;
+}
+
 /* ro_sgns_ro_train_shard on P shards of the problem, rows [q n / P,
    (q + 1) n / P) for shard q: xs[q] is shard q's point (its rows of U, all
    of S and V), res[q] its result. Returns 0, or -1 when the shards could
    not be made or OpenMP did not give P threads. */
-static int shm_train(const ro_sgns_problem *p, size_t n, int P, ro_sgns_factors **xs,
+static SHM_UNUSED int shm_train(const ro_sgns_problem *p, size_t n, int P, ro_sgns_factors **xs,
                      const ro_sgns_ro_config *cfg, ro_sgns_result *res)
 {
     shm_hub hub;
@@ -87,14 +135,7 @@ static int shm_train(const ro_sgns_problem *p, size_t n, int P, ro_sgns_factors 
                 int r = omp_get_thread_num();
                 shm_user u;
                 ro_sgns_comm c;
-                u.hub = &hub;
-                u.rank = r;
-                c.rank = r;
-                c.size = P;
-                c.allgather = shm_allgather;
-                c.sum = shm_sum_real;
-                c.sum_double = shm_sum_double;
-                c.user = &u;
+                shm_comm(&hub, &u, r, &c);
                 res[r] = ro_sgns_ro_train_shard(sh[r], &c, xs[r], cfg, NULL);
             }
         }
