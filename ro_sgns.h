@@ -6728,9 +6728,9 @@ static ro_sgns_result ro_sgns__tsqr_combine(size_t P, size_t d, ro_sgns_real *Rs
     return ro_sgns_qr(rows, d, Rs, d, R, d, alloc, err);
 }
 
-static ro_sgns_result ro_sgns__tsqr_apply_ld(size_t rows, size_t d, ro_sgns_real *Q, size_t ldq,
-                                             const ro_sgns_real *Qs,
-                                             const ro_sgns_allocator *alloc, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q, size_t ldq,
+                                          const ro_sgns_real *Qs,
+                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     const size_t blk = 256; /* rows at a time: workspace blk x d */
     ro_sgns_real *T, *ws;
@@ -6761,13 +6761,6 @@ static ro_sgns_result ro_sgns__tsqr_apply_ld(size_t rows, size_t d, ro_sgns_real
     return ro_sgns__ok(err);
 }
 
-static ro_sgns_result ro_sgns__tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q,
-                                          const ro_sgns_real *Qs,
-                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
-{
-    return ro_sgns__tsqr_apply_ld(rows, d, Q, d, Qs, alloc, err);
-}
-
 /* QR of the n x d matrix A (leading dimension lda) whose rows are spread
    over the shards (n rows here): A = Q R with Q in place of A (this
    shard's rows) and R (d x d) the same on every shard. One machine:
@@ -6789,7 +6782,7 @@ static ro_sgns_result ro_sgns__qr_rows_ld(const ro_sgns_comm *comm, ro_sgns_resu
         res = ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (allgather)");
     if (res == RO_SGNS_OK) res = ro_sgns__tsqr_combine(P, d, Rs, R, al, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__tsqr_apply_ld(n, d, A, lda, Rs + (size_t)comm->rank * dd, al, err);
+        res = ro_sgns__tsqr_apply(n, d, A, lda, Rs + (size_t)comm->rank * dd, al, err);
     ro_sgns__free(al, Rs);
     return res;
 }

@@ -4,12 +4,16 @@
        mpi_check diff A.fx B.fx
            relative differences of two factor files (for docs/SCALING.md)
        mpi_check compare COUNTS d K P1:FILE1 [P2:FILE2 ...]
-           the single-process library call (SVD-SPPMI start, K default
+           the single-process library calls (SVD-SPPMI start, K default
            RO-SGNS steps, k = 5) against factors written by
-           examples/ro_sgns_mpi.c with P ranks: every P within 1e-5
-           (float; 1e-12 double) relative, P = 1 bitwise; with OpenMP also
-           the same P shards run as threads (tests/shard_comm.h), which must
+           examples/ro_sgns_mpi.c with P ranks (the start computed over the
+           P ranks too): every P within 1e-5 (float; 1e-12 double)
+           relative, P = 1 bitwise; with OpenMP also the same P shards run
+           as threads (tests/shard_comm.h), start and steps, which must
            match the MPI run bit for bit.
+       mpi_check vectors COUNTS FACTORS OUT [binary]
+           the word vectors of a factors file (alpha 0.5) as one process
+           writes them (ro_sgns_vectors_save), word2vec text or binary
    Prints "mpi: N passed, N failed" like the other test programs. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
@@ -41,54 +45,41 @@ static int same_bits(const ro_sgns_factors *a, const ro_sgns_factors *b)
            memcmp(a->V, b->V, a->m * a->d * sizeof(real)) == 0;
 }
 
-static ro_sgns_factors *copy_factors(const ro_sgns_factors *x)
-{
-    ro_sgns_factors *y = NULL;
-    if (ro_sgns_factors_create(x->n, x->m, x->d, &y, NULL, NULL) != RO_SGNS_OK) return NULL;
-    memcpy(y->U, x->U, x->n * x->d * sizeof(real));
-    memcpy(y->S, x->S, x->d * x->d * sizeof(real));
-    memcpy(y->V, x->V, x->m * x->d * sizeof(real));
-    y->iteration = x->iteration;
-    y->next_step = x->next_step;
-    return y;
-}
-
 #ifdef _OPENMP
-/* the P-shard run in this process (threads), gathered into one point */
-static ro_sgns_factors *threaded(const ro_sgns_problem *p, const ro_sgns_factors *x0, int P,
-                                 const ro_sgns_ro_config *cfg)
+/* the P-shard run in this process (threads), gathered into one point: the
+   start over the shards (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard), then
+   the steps, as examples/ro_sgns_mpi.c does with P ranks */
+static ro_sgns_factors *threaded(const ro_sgns_counts *c, const ro_sgns_problem *p, double k,
+                                 size_t d, int P, const ro_sgns_ro_config *cfg)
 {
-    ro_sgns_factors *xs[SHM_MAX], *out = copy_factors(x0);
+    ro_sgns_csr *rows[SHM_MAX];
+    ro_sgns_factors *xs[SHM_MAX], *out = NULL;
     ro_sgns_result res[SHM_MAX];
-    size_t n = x0->n, d = x0->d, q;
-    int ok = out != NULL;
+    size_t n = c->n, q, ds[SHM_MAX];
+    int ok = 1;
     for (q = 0; q < (size_t)P; ++q) {
         size_t r0 = q * n / (size_t)P, r1 = (q + 1) * n / (size_t)P;
+        ds[q] = d;
         xs[q] = NULL;
-        if (ro_sgns_factors_create(r1 - r0, x0->m, d, &xs[q], NULL, NULL) != RO_SGNS_OK) {
-            ok = 0;
-            continue;
-        }
-        memcpy(xs[q]->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
-        memcpy(xs[q]->S, x0->S, d * d * sizeof(real));
-        memcpy(xs[q]->V, x0->V, x0->m * d * sizeof(real));
+        rows[q] = NULL;
+        ok &= ro_sgns_sppmi_rows(c, r0, r1, k, 1.0, &rows[q], NULL, NULL) == RO_SGNS_OK;
     }
-    if (ok && shm_train(p, n, P, xs, cfg, res) == 0) {
-        for (q = 0; q < (size_t)P; ++q) {
-            ok &= res[q] == RO_SGNS_OK;
+    if (ok) ok = shm_tsvd(rows, P, ds, NULL, xs, res) == 0;
+    for (q = 0; ok && q < (size_t)P; ++q) ok &= res[q] == RO_SGNS_OK;
+    if (ok) ok = shm_train(p, n, P, xs, cfg, res) == 0;
+    for (q = 0; ok && q < (size_t)P; ++q) ok &= res[q] == RO_SGNS_OK;
+    if (ok) ok = ro_sgns_factors_create(n, c->n, d, &out, NULL, NULL) == RO_SGNS_OK;
+    if (ok) {
+        for (q = 0; q < (size_t)P; ++q)
             memcpy(out->U + q * n / (size_t)P * d, xs[q]->U, xs[q]->n * d * sizeof(real));
-        }
         memcpy(out->S, xs[0]->S, d * d * sizeof(real));
-        memcpy(out->V, xs[0]->V, x0->m * d * sizeof(real));
+        memcpy(out->V, xs[0]->V, out->m * d * sizeof(real));
         out->iteration = xs[0]->iteration;
         out->next_step = xs[0]->next_step;
-    } else {
-        ok = 0;
     }
-    for (q = 0; q < (size_t)P; ++q) ro_sgns_factors_free(xs[q]);
-    if (!ok) {
-        ro_sgns_factors_free(out);
-        return NULL;
+    for (q = 0; q < (size_t)P; ++q) {
+        ro_sgns_factors_free(xs[q]);
+        ro_sgns_csr_free(rows[q]);
     }
     return out;
 }
@@ -125,7 +116,7 @@ int main(int argc, char **argv)
         ro_sgns_counts *c = NULL;
         ro_sgns_csr *A = NULL;
         ro_sgns_problem *p = NULL;
-        ro_sgns_factors *x0 = NULL, *ref = NULL;
+        ro_sgns_factors *ref = NULL;
         ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
         int a;
         cfg.iterations = atoi(argv[4]);
@@ -133,9 +124,8 @@ int main(int argc, char **argv)
         if (!c) return tu_finish("mpi");
         /* the single-process call, as examples/ro_sgns_mpi.c's defaults */
         CHECK(ro_sgns_sppmi(c, k, 1.0, &A, NULL, &err) == RO_SGNS_OK);
-        CHECK(ro_sgns_tsvd(A, d, NULL, &x0, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_tsvd(A, d, NULL, &ref, NULL, &err) == RO_SGNS_OK);
         CHECK(ro_sgns_problem_create(c, k, &p, NULL, &err) == RO_SGNS_OK);
-        if (x0 && p) ref = copy_factors(x0);
         if (ref) CHECKF(ro_sgns_ro_train(p, ref, &cfg, &err) == RO_SGNS_OK, "%s", err.message);
         for (a = 5; a < argc && ref; ++a) {
             int P = atoi(argv[a]);
@@ -163,7 +153,7 @@ int main(int argc, char **argv)
             if (P == 1) CHECKF(same_bits(got, ref), "np 1 is not bitwise ro_sgns_ro_train");
 #ifdef _OPENMP
             {
-                ro_sgns_factors *thr = threaded(p, x0, P, &cfg);
+                ro_sgns_factors *thr = threaded(c, p, k, d, P, &cfg);
                 CHECKF(thr != NULL, "the %d-shard run in threads failed", P);
                 if (thr) {
                     printf("np %d vs %d shards as threads: %s\n", P, P,
@@ -176,14 +166,37 @@ int main(int argc, char **argv)
             ro_sgns_factors_free(got);
         }
         ro_sgns_factors_free(ref);
-        ro_sgns_factors_free(x0);
         ro_sgns_problem_free(p);
         ro_sgns_csr_free(A);
+        ro_sgns_counts_free(c);
+    } else if ((argc == 5 || argc == 6) && strcmp(argv[1], "vectors") == 0) {
+        ro_sgns_counts *c = NULL;
+        ro_sgns_factors *f = NULL;
+        ro_sgns_vectors v;
+        real *W = NULL;
+        CHECKF(ro_sgns_counts_load_path(argv[2], &c, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+        CHECKF(ro_sgns_factors_load_path(argv[3], &f, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+        if (c && f) W = (real *)malloc(f->n * f->d * sizeof(real));
+        if (W) {
+            CHECK(ro_sgns_factors_embeddings(f, 0.5, RO_SGNS_EMBED_W, W, f->d, NULL, &err) ==
+                  RO_SGNS_OK);
+            CHECK(ro_sgns_vectors_create(&v, f->n, f->d, (const char *const *)c->vocab.word, W,
+                                         f->d, NULL, &err) == RO_SGNS_OK);
+            CHECKF(ro_sgns_vectors_save(&v, argv[4], argc == 6 && strcmp(argv[5], "binary") == 0
+                                                         ? RO_SGNS_W2V_BINARY
+                                                         : RO_SGNS_W2V_TEXT,
+                                        NULL, &err) == RO_SGNS_OK,
+                   "%s", err.message);
+            ro_sgns_vectors_free(&v);
+        }
+        free(W);
+        ro_sgns_factors_free(f);
         ro_sgns_counts_free(c);
     } else {
         fprintf(stderr, "usage: mpi_check count CORPUS OUT.counts\n"
                         "       mpi_check diff A.fx B.fx\n"
-                        "       mpi_check compare COUNTS d K P:FACTORS ...\n");
+                        "       mpi_check compare COUNTS d K P:FACTORS ...\n"
+                        "       mpi_check vectors COUNTS FACTORS OUT [binary]\n");
         CHECK(0);
     }
     return tu_finish("mpi");

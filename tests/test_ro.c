@@ -738,8 +738,8 @@ static void test_shards(void)
               RO_SGNS_OK);
     CHECK(ro_sgns__tsqr_combine(P, d, Rs, R, NULL, &err) == RO_SGNS_OK);
     for (q = 0; q < P; ++q)
-        CHECK(ro_sgns__tsqr_apply(cut[q + 1] - cut[q], d, Q + cut[q] * d, Rs + q * d * d, NULL,
-                                  &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__tsqr_apply(cut[q + 1] - cut[q], d, Q + cut[q] * d, d, Rs + q * d * d,
+                                  NULL, &err) == RO_SGNS_OK);
     CHECK(orth_err(n, d, Q) <= (IS_D ? 1e-12 : 1e-5));
     memcpy(DV, U1, n * d * sizeof(real));
     ro_sgns_qr(n, d, DV, d, Rref, d, NULL, NULL);

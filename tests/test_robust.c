@@ -1123,7 +1123,7 @@ static int k_tsqr_combine(ro_sgns_result rc)
 static ro_sgns_result c_tsqr_apply(void)
 {
     memcpy(g_Qt, g_Qtin, TQ * D * sizeof(real));
-    return ro_sgns__tsqr_apply(TQ, D, g_Qt, g_Qs, NULL, &g_err);
+    return ro_sgns__tsqr_apply(TQ, D, g_Qt, D, g_Qs, NULL, &g_err);
 }
 static int k_tsqr_apply(ro_sgns_result rc)
 {
