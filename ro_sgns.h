@@ -4769,6 +4769,17 @@ static ro_sgns_result ro_sgns__sum_shards_doubles(const ro_sgns_comm *comm, ro_s
                                                   double *buf, size_t count,
                                                   ro_sgns_error *err);
 
+/* The QR of a block of rows spread over the shards, its result the same on
+   every shard (TSQR's last local steps can fail on one shard alone), so
+   that every shard takes the same branch after it. One machine: a QR. */
+static ro_sgns_result ro_sgns__tsvd_qr(const ro_sgns_comm *cm, ro_sgns_result res, size_t n,
+                                       size_t w, ro_sgns_real *Y, size_t ldy, ro_sgns_real *R,
+                                       const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    res = ro_sgns__qr_rows_ld(cm, res, n, w, Y, ldy, R, alloc, err);
+    return cm ? ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err) : res;
+}
+
 /* Randomized subspace iteration (see ro_sgns_tsvd_method) into f: l
    columns, q power iterations. At is A^T, or NULL when A is symmetric.
    On a shard (comm set) A holds the shard's rows: Q and U are its rows,
@@ -4797,19 +4808,20 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
     /* Q = qr(A Omega) */
     ro_sgns__gaussian(m, l, Z, seed);
     res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
-    res = ro_sgns__qr_rows_ld(cm, res, n, l, Q, l, R, alloc, err);
+    res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
     /* q power iterations, re-orthonormalized on both sides */
     for (it = 0; it < q && res == RO_SGNS_OK; ++it) {
         res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
         res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
         if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
         if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
-        res = ro_sgns__qr_rows_ld(cm, res, n, l, Q, l, R, alloc, err);
+        res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
     }
     /* B^T = A^T Q = Q2 R2;  R2^T = Ub Sigma Vb^T */
     if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
     res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
     if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
+    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
     if (res != RO_SGNS_OK) goto done;
     for (i = 0; i < l; ++i) { /* R <- R^T in place */
         size_t j;
@@ -4853,10 +4865,13 @@ static ro_sgns_result ro_sgns__project_out(const ro_sgns_comm *cm, size_t n, siz
 {
     int pass;
     ro_sgns_result res = RO_SGNS_OK;
-    for (pass = 0; pass < 2 && k > 0 && res == RO_SGNS_OK; ++pass) {
+    /* both passes run on every shard whatever failed where: a failure
+       reaches the others at the next sum (or the caller's QR) */
+    for (pass = 0; pass < 2 && k > 0; ++pass) {
         if (pass > 0 || !have_first) {
-            res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, n, 1, Q, ldq, Y, ldy, 0, C,
-                               ldc, alloc, err);
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, n, 1, Q, ldq, Y, ldy, 0,
+                                   C, ldc, alloc, err);
             res = ro_sgns__sum_shards_ld(cm, res, C, k, w, ldc, err);
         }
         if (res == RO_SGNS_OK)
@@ -4898,7 +4913,7 @@ static ro_sgns_result ro_sgns__krylov_block(const ro_sgns_comm *cm, size_t r0, s
         if (res == RO_SGNS_OK)
             res = ro_sgns__project_out(cm, n, k, Q, ldq, w, Y, ldy, C, ldc,
                                        have_first && attempt == 0, alloc, err);
-        res = ro_sgns__qr_rows_ld(cm, res, n, w, Y, ldy, R, alloc, err);
+        res = ro_sgns__tsvd_qr(cm, res, n, w, Y, ldy, R, alloc, err);
         if (res != RO_SGNS_OK) return res;
         for (j = 0; j < w; ++j) {
             double ratio = nu[j] > 0 ? RO_SGNS_FABS((double)R[j * w + j]) / RO_SGNS_SQRT(nu[j]) : 0;
@@ -4939,7 +4954,7 @@ static ro_sgns_result ro_sgns__orthonormalize_keep_sign(const ro_sgns_comm *cm, 
                                                         ro_sgns_error *err)
 {
     size_t i, j;
-    ro_sgns_result res = ro_sgns__qr_rows_ld(cm, RO_SGNS_OK, n, d, X, d, R, alloc, err);
+    ro_sgns_result res = ro_sgns__tsvd_qr(cm, RO_SGNS_OK, n, d, X, d, R, alloc, err);
     if (res != RO_SGNS_OK) return res;
     for (j = 0; j < d; ++j)
         if (R[j * d + j] < 0)
@@ -5130,6 +5145,7 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
         res = ro_sgns__orthonormalize_keep_sign(cm, n, d, f->U, Rb, alloc, err);
     if (res == RO_SGNS_OK)
         res = ro_sgns__orthonormalize_keep_sign(NULL, m, d, f->V, Rb, alloc, err);
+    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err); /* V's QR was local */
 done:
     ro_sgns__free(alloc, Q);
     ro_sgns__free(alloc, S1);
@@ -6838,8 +6854,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
     ro_sgns_tsvd_config cfg = config ? *config : ro_sgns_tsvd_config_default();
     const ro_sgns_comm *cm = comm && comm->size > 1 ? comm : NULL; /* NULL: one shard */
     size_t P, q, n = 0, r0 = 0, need = 0, fewest = (size_t)-1, l, b;
-    double *sz;
-    int bad;
+    double *sz, chk[4];
     ro_sgns_result res;
     if (!cm) {
         if (!A || !out)
@@ -6849,21 +6864,32 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
     if (cm->rank < 0 || cm->rank >= cm->size || !cm->allgather || !cm->sum || !cm->sum_double)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "tsvd_shard: comm needs 0 <= rank < size and three callbacks");
-    /* every shard's rows, m and d, and whether its arguments are good: the
-       shards learn the whole's size and their first rows, and agree on
-       any mistake */
+    /* first (a fixed-size sum) whether every shard's arguments are good,
+       its memory for the next sum there, and m and d the same everywhere;
+       then each shard's rows: the whole's n and the shards' first rows */
     P = (size_t)cm->size;
-    sz = (double *)ro_sgns__alloc_array(alloc, P + 3, sizeof(double), 1);
-    if (!sz) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsvd_shard: out of memory");
-    memset(sz, 0, (P + 3) * sizeof(double));
-    bad = !A || !out;
-    if (!bad) {
-        sz[cm->rank] = (double)A->rows;
-        sz[P] = (double)A->cols;
-        sz[P + 1] = (double)d;
+    sz = (double *)ro_sgns__alloc_array(alloc, P, sizeof(double), 1);
+    chk[0] = !A || !out;
+    chk[1] = !sz;
+    chk[2] = A ? (double)A->cols : 0;
+    chk[3] = (double)d;
+    if (cm->sum_double(cm->user, chk, 4) != 0) {
+        ro_sgns__free(alloc, sz);
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "tsvd_shard: the transport failed (sum)");
     }
-    sz[P + 2] = bad;
-    if (cm->sum_double(cm->user, sz, P + 3) != 0) {
+    if (chk[0] != 0 || chk[1] != 0 || chk[2] != (double)P * (double)A->cols ||
+        chk[3] != (double)P * (double)d) {
+        ro_sgns__free(alloc, sz);
+        if (chk[0] == 0 && chk[1] != 0)
+            return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                 "tsvd_shard: out of memory (on %.0f shard(s))", chk[1]);
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             chk[0] != 0 ? "tsvd_shard: NULL argument on a shard"
+                                         : "tsvd_shard: the shards disagree on m or d");
+    }
+    memset(sz, 0, P * sizeof(double));
+    sz[cm->rank] = (double)A->rows;
+    if (cm->sum_double(cm->user, sz, P) != 0) {
         ro_sgns__free(alloc, sz);
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "tsvd_shard: the transport failed (sum)");
     }
@@ -6872,14 +6898,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
         n += (size_t)sz[q];
         if ((size_t)sz[q] < fewest) fewest = (size_t)sz[q];
     }
-    bad = sz[P + 2] != 0;
-    if (!bad && (sz[P] != (double)P * (double)A->cols || sz[P + 1] != (double)P * (double)d))
-        bad = 2;
     ro_sgns__free(alloc, sz);
-    if (bad)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             bad == 2 ? "tsvd_shard: the shards disagree on m or d"
-                                      : "tsvd_shard: NULL argument on a shard");
     res = ro_sgns__tsvd_sizes(&cfg, n, A->cols, d, &l, &b, err);
     if (res != RO_SGNS_OK) return res;
     need = cfg.method == RO_SGNS_TSVD_SUBSPACE || l == ro_sgns__min(n, A->cols) ? l

@@ -64,7 +64,7 @@ static ro_sgns_factors *threaded(const ro_sgns_counts *c, const ro_sgns_problem 
         rows[q] = NULL;
         ok &= ro_sgns_sppmi_rows(c, r0, r1, k, 1.0, &rows[q], NULL, NULL) == RO_SGNS_OK;
     }
-    if (ok) ok = shm_tsvd(rows, P, ds, NULL, xs, res) == 0;
+    if (ok) ok = shm_tsvd(rows, P, ds, NULL, NULL, xs, res, NULL) == 0;
     for (q = 0; ok && q < (size_t)P; ++q) ok &= res[q] == RO_SGNS_OK;
     if (ok) ok = shm_train(p, n, P, xs, cfg, res) == 0;
     for (q = 0; ok && q < (size_t)P; ++q) ok &= res[q] == RO_SGNS_OK;

@@ -78,10 +78,13 @@ static void shm_comm(shm_hub *hub, shm_user *u, int r, ro_sgns_comm *c)
 }
 
 /* ro_sgns_tsvd_shard on P shards: rows[q] is shard q's block of rows (NULL
-   allowed: the error path), ds[q] the d it asks for; out[q] and res[q]
-   its result. Returns 0, or -1 when OpenMP did not give P threads. */
+   allowed: the error path), ds[q] the d it asks for, alloc every shard's
+   allocator; out[q] (as the caller set it unless the call succeeds),
+   res[q] and errs[q] (errs may be NULL) its result. Returns 0, or -1 when
+   OpenMP did not give P threads. */
 static SHM_UNUSED int shm_tsvd(ro_sgns_csr *const *rows, int P, const size_t *ds,
-                    const ro_sgns_tsvd_config *cfg, ro_sgns_factors **out, ro_sgns_result *res)
+                               const ro_sgns_tsvd_config *cfg, const ro_sgns_allocator *alloc,
+                               ro_sgns_factors **out, ro_sgns_result *res, ro_sgns_error *errs)
 {
     shm_hub hub;
     int ok = 1, dyn = omp_get_dynamic();
@@ -99,8 +102,8 @@ static SHM_UNUSED int shm_tsvd(ro_sgns_csr *const *rows, int P, const size_t *ds
             shm_user u;
             ro_sgns_comm c;
             shm_comm(&hub, &u, r, &c);
-            out[r] = NULL;
-            res[r] = ro_sgns_tsvd_shard(rows[r], &c, ds[r], cfg, &out[r], NULL, NULL);
+            res[r] = ro_sgns_tsvd_shard(rows[r], &c, ds[r], cfg, &out[r], alloc,
+                                        errs ? &errs[r] : NULL);
         }
     }
     omp_set_dynamic(dyn);

@@ -449,8 +449,9 @@ static double check_tsvd_shards(const ro_sgns_csr *A, ro_sgns_csr **parts, size_
         if (!parts) own[q] = csr_rows(A, cut[q], cut[q + 1]);
         ds[q] = d;
     }
-    CHECK(shm_tsvd(rows, P, ds, cfg, out, res) == 0);
-    CHECK(shm_tsvd(rows, P, ds, cfg, again, res2) == 0);
+    for (q = 0; q < (size_t)P; ++q) out[q] = again[q] = NULL;
+    CHECK(shm_tsvd(rows, P, ds, cfg, NULL, out, res, NULL) == 0);
+    CHECK(shm_tsvd(rows, P, ds, cfg, NULL, again, res2, NULL) == 0);
     for (q = 0; q < (size_t)P; ++q) {
         ok &= res[q] == RO_SGNS_OK && res2[q] == RO_SGNS_OK && out[q] && again[q];
         if (ok) same &= same_factors(out[q], again[q]);
@@ -609,16 +610,19 @@ static void test_tsvd_shards(void)
         ro_sgns_result res[3];
         size_t ds[3] = {30, 30, 30}, cut[] = {0, 150, 280, 300}, q;
         for (q = 0; q < 3; ++q) parts[q] = csr_rows(A, cut[q], cut[q + 1]);
-        CHECK(shm_tsvd(parts, 3, ds, &cfg, out, res) == 0);
+        out[0] = out[1] = out[2] = NULL;
+        CHECK(shm_tsvd(parts, 3, ds, &cfg, NULL, out, res, NULL) == 0);
         for (q = 0; q < 3; ++q) CHECK(res[q] == RO_SGNS_ERR_INVALID_ARGUMENT && !out[q]);
         ds[0] = ds[1] = ds[2] = 10;
         ro_sgns_csr_free(parts[1]);
         parts[1] = NULL;
-        CHECK(shm_tsvd(parts, 3, ds, &cfg, out, res) == 0);
+        out[0] = out[1] = out[2] = NULL;
+        CHECK(shm_tsvd(parts, 3, ds, &cfg, NULL, out, res, NULL) == 0);
         for (q = 0; q < 3; ++q) CHECK(res[q] == RO_SGNS_ERR_INVALID_ARGUMENT && !out[q]);
         parts[1] = csr_rows(A, cut[1], cut[2]);
         ds[2] = 11;
-        CHECK(shm_tsvd(parts, 3, ds, &cfg, out, res) == 0);
+        out[0] = out[1] = out[2] = NULL;
+        CHECK(shm_tsvd(parts, 3, ds, &cfg, NULL, out, res, NULL) == 0);
         for (q = 0; q < 3; ++q) CHECK(res[q] == RO_SGNS_ERR_INVALID_ARGUMENT && !out[q]);
         for (q = 0; q < 3; ++q) ro_sgns_csr_free(parts[q]);
     }
