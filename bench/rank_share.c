@@ -161,12 +161,12 @@ int main(int argc, char **argv)
     int steps = argc > 5 ? atoi(argv[5]) : 1, threads = 1;
     double t0, c0, t_load, t_start, t_train, c_load, c_start, c_train, g_load, g_start, g_train;
     double nnz_s, flops, elem, model_s, sweep_mean = 0;
-    ro_sgns_counts *c = NULL;
-    ro_sgns_problem *shard = NULL;
-    ro_sgns_csr *A = NULL;
-    ro_sgns_factors *x = NULL;
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     ro_sgns_comm comm;
+    ro_sgns_counts *c = NULL;
+    ro_sgns_csr *A = NULL;
+    ro_sgns_problem *shard = NULL;
+    ro_sgns_factors *x = NULL;
     ro_sgns_error err;
     sim s;
     steps_seen seen;
@@ -226,11 +226,12 @@ int main(int argc, char **argv)
     memset(&s, 0, sizeof s);
     s.P = P;
     s.rank = q;
+    {
+        ro_sgns_comm sc = {0, 0, sim_allgather, sim_sum, sim_sum_double, NULL};
+        comm = sc;
+    }
     comm.rank = q;
     comm.size = P;
-    comm.allgather = sim_allgather;
-    comm.sum = sim_sum;
-    comm.sum_double = sim_sum_double;
     comm.user = &s;
     memset(&seen, 0, sizeof seen);
     seen.s = &s;

@@ -658,11 +658,12 @@ int main(int argc, char **argv)
     memset(&tr, 0, sizeof tr);
     memset(&st, 0, sizeof st);
     st.tr = &tr;
+    {
+        ro_sgns_comm mc = {0, 0, c_allgather, c_sum, c_sum_double, NULL};
+        comm = mc;
+    }
     comm.rank = g_rank;
     comm.size = g_size;
-    comm.allgather = c_allgather;
-    comm.sum = c_sum;
-    comm.sum_double = c_sum_double;
     comm.user = &tr;
 
     /* 1. this rank's rows of the counts; #(c) and |D| summed over the ranks */

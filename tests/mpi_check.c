@@ -25,17 +25,6 @@
 typedef ro_sgns_real real;
 static const int IS_D = sizeof(real) == sizeof(double);
 
-static double rel_diff(size_t len, const real *a, const real *b)
-{
-    double num = 0, den = 0;
-    size_t i;
-    for (i = 0; i < len; ++i) {
-        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        den += (double)b[i] * b[i];
-    }
-    return sqrt(num / (den > 0 ? den : 1));
-}
-
 static int same_bits(const ro_sgns_factors *a, const ro_sgns_factors *b)
 {
     return a->n == b->n && a->m == b->m && a->d == b->d && a->iteration == b->iteration &&
@@ -104,8 +93,8 @@ int main(int argc, char **argv)
             CHECK(a->n == b->n && a->m == b->m && a->d == b->d);
             if (a->n == b->n && a->m == b->m && a->d == b->d)
                 printf("|dU|/|U| %.2e  |dS|/|S| %.2e  |dV|/|V| %.2e  (%s)\n",
-                       rel_diff(a->n * a->d, a->U, b->U), rel_diff(a->d * a->d, a->S, b->S),
-                       rel_diff(a->m * a->d, a->V, b->V),
+                       tu_rel_diff(a->n * a->d, a->U, b->U), tu_rel_diff(a->d * a->d, a->S, b->S),
+                       tu_rel_diff(a->m * a->d, a->V, b->V),
                        same_bits(a, b) ? "bitwise equal" : "not bitwise");
         }
         ro_sgns_factors_free(a);
@@ -143,9 +132,9 @@ int main(int argc, char **argv)
                 continue;
             }
             CHECK(got->iteration == ref->iteration && got->iteration == (uint64_t)cfg.iterations);
-            dU = rel_diff(ref->n * d, got->U, ref->U);
-            dS = rel_diff(d * d, got->S, ref->S);
-            dV = rel_diff(ref->m * d, got->V, ref->V);
+            dU = tu_rel_diff(ref->n * d, got->U, ref->U);
+            dS = tu_rel_diff(d * d, got->S, ref->S);
+            dV = tu_rel_diff(ref->m * d, got->V, ref->V);
             printf("np %d vs one process: |dU|/|U| %.2e  |dS|/|S| %.2e  |dV|/|V| %.2e  (%s)\n", P,
                    dU, dS, dV, same_bits(got, ref) ? "bitwise equal" : "not bitwise");
             CHECKF(dU <= tol && dS <= tol && dV <= tol, "np %d: relative differences above %.0e",

@@ -1301,31 +1301,29 @@ static int k_tsvd_shards(ro_sgns_result rc)
 static ro_sgns_problem *SHP[SHARDS];
 static ro_sgns_factors *TX[SHARDS], *TX0[SHARDS], *TXS[3][SHARDS]; /* start, steps 1, 2 */
 
+typedef struct {
+    ro_sgns_factors **xs;
+    ro_sgns_ro_config cfg;
+    ro_sgns_result *res;
+    ro_sgns_error *errs;
+} train_args;
+
+static void train_body(const ro_sgns_comm *c, int r, void *ctx)
+{
+    train_args *a = (train_args *)ctx;
+    a->res[r] = ro_sgns_ro_train_shard(SHP[r], c, a->xs[r], &a->cfg, &a->errs[r]);
+}
+
 static int train_shards(ro_sgns_factors **xs, int iterations, ro_sgns_result *res,
                         ro_sgns_error *errs)
 {
-    ro_sgns_ro_config cfg = ro_cfg();
-    shm_hub hub;
-    int ok = 1, dyn = omp_get_dynamic();
-    cfg.iterations = iterations;
-    memset(&hub, 0, sizeof hub);
-    hub.size = SHARDS;
-    omp_set_dynamic(0);
-#pragma omp parallel num_threads(SHARDS)
-    {
-        if (omp_get_num_threads() != SHARDS) {
-#pragma omp single
-            ok = 0;
-        } else {
-            int r = omp_get_thread_num();
-            shm_user u;
-            ro_sgns_comm c;
-            shm_comm(&hub, &u, r, &c);
-            res[r] = ro_sgns_ro_train_shard(SHP[r], &c, xs[r], &cfg, &errs[r]);
-        }
-    }
-    omp_set_dynamic(dyn);
-    return ok;
+    train_args a;
+    a.xs = xs;
+    a.cfg = ro_cfg();
+    a.cfg.iterations = iterations;
+    a.res = res;
+    a.errs = errs;
+    return shm_run(SHARDS, train_body, &a) == 0;
 }
 
 static ro_sgns_result c_train_shards(void)

@@ -417,18 +417,6 @@ static int same_factors(const ro_sgns_factors *a, const ro_sgns_factors *b)
 }
 
 #ifdef _OPENMP
-/* sqrt(sum (a - b)^2 / sum b^2) */
-static double rel_diff(size_t len, const real *a, const real *b)
-{
-    double num = 0, den = 0;
-    size_t i;
-    for (i = 0; i < len; ++i) {
-        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        den += (double)b[i] * b[i];
-    }
-    return sqrt(num / (den > 0 ? den : 1));
-}
-
 /* ro_sgns_tsvd_shard on P shards (shard q: rows cut[q]..cut[q+1] of A, or
    parts[q] when given) against ro_sgns_tsvd of A: S, U and V within tol
    relative (the top `good` singular triplets; all d when 0), X = U S V^T
@@ -482,9 +470,9 @@ static double check_tsvd_shards(const ro_sgns_csr *A, ro_sgns_csr **parts, size_
                 Vr[i * g + j] = ref->V[i * d + j];
             }
         }
-        dS = rel_diff(g, sg, sr);
-        dU = rel_diff(n * g, Ug, Ur);
-        dV = rel_diff(m * g, Vg, Vr);
+        dS = tu_rel_diff(g, sg, sr);
+        dU = tu_rel_diff(n * g, Ug, Ur);
+        dV = tu_rel_diff(m * g, Vg, Vr);
         for (i = 0; i < n; ++i) /* X of the top g, dense */
             for (j = 0; j < m; ++j) {
                 double a = 0, b = 0;

@@ -67,6 +67,21 @@ static TU_MAYBE_UNUSED const char *tu_path(const char *name)
     return p;
 }
 
+#ifdef RO_SGNS_H
+/* sqrt(sum (a - b)^2 / sum b^2): the relative Frobenius distance of two
+   blocks of len values (a to the reference b), summed in double */
+static TU_MAYBE_UNUSED double tu_rel_diff(size_t len, const ro_sgns_real *a, const ro_sgns_real *b)
+{
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        den += (double)b[i] * b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+#endif
+
 static int tu_finish(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, tu_passed, tu_failed);
