@@ -1,4 +1,4 @@
-/* ro_sgns.h - v0.1.0 - Riemannian optimization for Skip-Gram Negative Sampling
+/* ro_sgns.h - v0.2.0 - Riemannian optimization for Skip-Gram Negative Sampling
    word embeddings, in one C99/C++ header - public domain or MIT, see end of file.
 
    WHAT IT IS
@@ -23,7 +23,7 @@
    QUICK START: text -> counts -> SVD-SPPMI -> RO-SGNS -> word vectors
          ro_sgns_count_config cc = ro_sgns_count_config_default();
          ro_sgns_counts *counts;  ro_sgns_csr *sppmi;  ro_sgns_factors *x;
-         ro_sgns_problem *problem;  ro_sgns_vectors vec;  ro_sgns_error err;
+         ro_sgns_problem *problem;  ro_sgns_vectors *vec;  ro_sgns_error err;
          ro_sgns_similarity_result sim;
          ro_sgns_real *W;
          cc.window = 5;  cc.min_count = 200;
@@ -34,16 +34,33 @@
          if (ro_sgns_ro_train(problem, x, NULL, &err)) goto fail;          // 10 steps
          W = malloc(counts->n * 100 * sizeof *W);
          ro_sgns_factors_embeddings(x, 0.5, RO_SGNS_EMBED_W, W, 100, NULL, &err);
-         ro_sgns_vectors_create(&vec, counts->n, 100,
-                                (const char *const *)counts->vocab.word, W, 100, NULL, &err);
-         ro_sgns_vectors_save(&vec, "vectors.bin", RO_SGNS_W2V_BINARY, NULL, &err);
-         if (ro_sgns_similarity_eval_file(&vec, "ws353.txt", NULL, &sim, NULL, &err) == 0)
+         if (ro_sgns_vectors_create(counts->n, 100, (const char *const *)counts->vocab.word,
+                                    W, 100, &vec, NULL, &err)) goto fail;
+         ro_sgns_vectors_save_path(vec, RO_SGNS_W2V_BINARY, "vectors.bin", NULL, &err);
+         if (ro_sgns_similarity_eval_path(vec, "ws353.txt", NULL, &sim, NULL, &err) == 0)
              printf("ws353 %.3f (%lu pairs used)\n", sim.spearman, (unsigned long)sim.pairs_used);
          ... free with ro_sgns_*_free ...
        fail: fprintf(stderr, "%s\n", err.message);
      More in each section's comment: counting (1), neighbours and analogies
      (8), checkpoints (4). examples/train.c is this as a whole program;
      examples/ro_sgns_cli.c, the ro-sgns program, is a larger user.
+
+   NAMING (every public call follows it)
+     ro_sgns_<object>_<verb> for calls on an object (ro_sgns_counts_load_path,
+     ro_sgns_vectors_save_file), ro_sgns_<verb> for the pipeline's steps
+     (ro_sgns_count_*, ro_sgns_sppmi, ro_sgns_tsvd, ...); ro_sgns__* is private.
+     load/save read and write file formats; count_* and sgd_train_* a corpus.
+     The last word says where the bytes are: _path a file name (saved to
+     "<path>.tmp", then renamed); _file an open FILE* (from or at its position,
+     never closed); _memory a buffer (loading: data, size; saving: a new buffer
+     in *out, *size, allocated with alloc, NULL = RO_SGNS_MALLOC, which the
+     caller frees); _callback a ro_sgns_read_fn or ro_sgns_write_fn and its user
+     pointer. Objects the library allocates come back in T **out (untouched on
+     failure) and go with ro_sgns_T_free(T *) (NULL is fine); results that own
+     no memory fill the caller's struct; arrays of a size the caller knows are
+     the caller's. Settings: const ro_sgns_<x>_config * (NULL = the defaults of
+     ro_sgns_<x>_config_default()). Arguments: inputs, settings, outputs,
+     allocator, ro_sgns_error *err (NULL ok); fallible calls return ro_sgns_result.
 
    CONTENTS
      Declarations, then the implementation (behind RO_SGNS_IMPLEMENTATION),
@@ -181,9 +198,9 @@
 #define RO_SGNS_H
 
 #define RO_SGNS_VERSION_MAJOR 0
-#define RO_SGNS_VERSION_MINOR 1
+#define RO_SGNS_VERSION_MINOR 2
 #define RO_SGNS_VERSION_PATCH 0
-#define RO_SGNS_VERSION_STRING "0.1.0"
+#define RO_SGNS_VERSION_STRING "0.2.0"
 
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint64_t, uint32_t */
@@ -463,7 +480,7 @@ RO_SGNS_DEF ro_sgns_count_config ro_sgns_count_config_default(void);
    RO_SGNS_ERR_EMPTY (no tokens, no word reaching min_count, or no pair at
    all), RO_SGNS_ERR_BUDGET, RO_SGNS_ERR_OUT_OF_MEMORY, RO_SGNS_ERR_IO (a read
    failed), RO_SGNS_ERR_SIZE_OVERFLOW (more than about 4.29e9 tokens). */
-RO_SGNS_DEF ro_sgns_result ro_sgns_count_buffer(const void *text, size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_memory(const void *text, size_t size,
                                                 const ro_sgns_count_config *config,
                                                 ro_sgns_counts **out,
                                                 const ro_sgns_allocator *alloc,
@@ -518,7 +535,7 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
                       blocks of M) + 32 d^2
      peak     = max(counting, training)
      file     = 112 + n (12 + w) + 8 (n + 1) + 12 nnz + 16 n + 8 (the counts
-                file; ro_sgns_counts_file_size gives the exact size) */
+                file; ro_sgns_counts_saved_size gives the exact size) */
 typedef struct ro_sgns_memory_estimate {
     uint64_t counts;     /* the ro_sgns_counts object */
     uint64_t counting;   /* peak while counting */
@@ -570,12 +587,14 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
    is still there as <path>.tmp).
    --------------------------------------------------------------------- */
 
-/* The exact size of the file ro_sgns_counts_save_* writes. */
-RO_SGNS_DEF uint64_t ro_sgns_counts_file_size(const ro_sgns_counts *counts);
-/* Write into buf (capacity bytes, at least ro_sgns_counts_file_size);
-   *written receives the size (may be NULL). */
-RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_buffer(const ro_sgns_counts *counts, void *buf,
-                                                      size_t capacity, size_t *written,
+/* The exact size in bytes of the file ro_sgns_counts_save_* writes. */
+RO_SGNS_DEF uint64_t ro_sgns_counts_saved_size(const ro_sgns_counts *counts);
+/* Save into a new buffer of ro_sgns_counts_saved_size bytes: *out receives
+   it, allocated through alloc (NULL: RO_SGNS_MALLOC), and *size its size;
+   release it with the matching free. Both untouched on failure. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_memory(const ro_sgns_counts *counts, void **out,
+                                                      size_t *size,
+                                                      const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err);
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *counts,
                                                         ro_sgns_write_fn write, void *user,
@@ -583,7 +602,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *co
 /* Load; *out untouched on failure. The buffer must hold exactly one file
    (trailing bytes are an error); the callback reader stops after the
    checksum. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_buffer(const void *buf, size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_memory(const void *data, size_t size,
                                                       ro_sgns_counts **out,
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err);
@@ -994,31 +1013,31 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
 
    Vectors -> a table of Spearman scores that says what it did:
 
-       ro_sgns_vectors v;
+       ro_sgns_vectors *v;
        ro_sgns_similarity_result r;
        ro_sgns_error err;
        char line[320];
        const char *sets[] = {"ws353.txt", "simlex999.txt", "men.txt"};
        size_t i;
-       if (ro_sgns_vectors_load(&v, "vectors.bin", RO_SGNS_W2V_BINARY, 0, NULL, &err) != RO_SGNS_OK)
+       if (ro_sgns_vectors_load_path("vectors.bin", RO_SGNS_W2V_BINARY, 0, &v, NULL, &err))
            return fprintf(stderr, "%s\n", err.message), 1;
        for (i = 0; i < 3; ++i) {
-           if (ro_sgns_similarity_eval_file(&v, sets[i], NULL, &r, NULL, &err) == RO_SGNS_OK)
+           if (ro_sgns_similarity_eval_path(v, sets[i], NULL, &r, NULL, &err) == RO_SGNS_OK)
                ro_sgns_similarity_describe(&r, line, sizeof line);
            else
                snprintf(line, sizeof line, "error: %s", err.message);
            printf("%-14s %s\n", sets[i], line);
        }   // e.g. "ws353.txt  spearman 0.6812 pearson 0.6433 | 344 of 353 pairs used,
            //        9 skipped (out of vocabulary) | case folding off | all 24292 rows"
-       ro_sgns_vectors_free(&v);
+       ro_sgns_vectors_free(v);
 
    Word -> its nearest neighbours:
 
        ro_sgns_neighbor nb[10];
        size_t i, found;
-       if (ro_sgns_neighbors_of_word(&v, "king", 10, nb, &found, NULL, &err) == RO_SGNS_OK)
+       if (ro_sgns_neighbors_of_word(v, "king", 10, nb, &found, NULL, &err) == RO_SGNS_OK)
            for (i = 0; i < found; ++i)
-               printf("%-20s %.4f\n", v.words[nb[i].row], nb[i].similarity);
+               printf("%-20s %.4f\n", v->words[nb[i].row], nb[i].similarity);
    ====================================================================== */
 
 
@@ -1070,7 +1089,9 @@ typedef enum ro_sgns_vectors_format {
    every value finite. Words are bytes: UTF-8 is kept as it is.
    Read the public fields; the ones ending in _ are private. Lookups of a
    word cost O(length) through a private hash table (FNV-1a, open
-   addressing, at most half full). Free with ro_sgns_vectors_free(). */
+   addressing, at most half full). The library allocates every one (create
+   and the loaders return it through **out); free it with
+   ro_sgns_vectors_free(). */
 typedef struct ro_sgns_vectors {
     size_t n;           /* number of words (rows) */
     size_t d;           /* dimension (columns) */
@@ -1085,15 +1106,15 @@ typedef struct ro_sgns_vectors {
 
 /* Make a vectors object from our training results (or any words + matrix):
    copies the n words and the n x d matrix data (leading dimension ldd >= d;
-   data NULL gives zeros to be filled in v->data). Words that are empty,
-   contain whitespace or repeat give RO_SGNS_ERR_INVALID_ARGUMENT, a NaN or
-   Inf in data RO_SGNS_ERR_NUMERIC. On failure *v is untouched. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(ro_sgns_vectors *v, size_t n, size_t d,
-                                                  const char *const *words,
+   data NULL gives zeros to be filled in (*out)->data). Words that are
+   empty, contain whitespace or repeat give RO_SGNS_ERR_INVALID_ARGUMENT, a
+   NaN or Inf in data RO_SGNS_ERR_NUMERIC. On failure *out is untouched. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char *const *words,
                                                   const ro_sgns_real *data, size_t ldd,
+                                                  ro_sgns_vectors **out,
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err);
-/* Free what v holds and zero it; NULL and zeroed objects are fine. */
+/* Free v and everything it owns; NULL is fine. */
 RO_SGNS_DEF void ro_sgns_vectors_free(ro_sgns_vectors *v);
 /* The row of a word: 1 and *row set when found, 0 otherwise. Exact bytes. */
 RO_SGNS_DEF int ro_sgns_vectors_find(const ro_sgns_vectors *v, const char *word, size_t *row);
@@ -1108,7 +1129,7 @@ RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v,
    dimensions, a duplicate word, a word with a NUL byte or longer than
    RO_SGNS_FILE_MAX_WORD -- gives RO_SGNS_ERR_FORMAT with the line (text) or
    byte offset (binary) in err->message; a file without any vector gives
-   RO_SGNS_ERR_EMPTY. On failure *v is untouched: there is never a partial
+   RO_SGNS_ERR_EMPTY. On failure *out is untouched: there is never a partial
    object.
    A UTF-8 byte-order mark is not skipped: it stays part of the first word
    (or spoils the header), as in gensim, so a file reads back as written.
@@ -1120,57 +1141,59 @@ RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v,
    it, and the writers put '.' back after snprintf, so files are the same
    under a "de_DE" locale. This reads localeconv(): do not call setlocale()
    in another thread while reading or writing. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_memory(ro_sgns_vectors *v, const void *data,
-                                                       size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_memory(const void *data, size_t size,
                                                        ro_sgns_vectors_format format,
-                                                       size_t limit,
+                                                       size_t limit, ro_sgns_vectors **out,
                                                        const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_cb(ro_sgns_vectors *v, ro_sgns_read_fn read_fn,
-                                                   void *user, ro_sgns_vectors_format format,
-                                                   size_t limit, const ro_sgns_allocator *alloc,
-                                                   ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_callback(ro_sgns_read_fn read_fn, void *user,
+                                                         ro_sgns_vectors_format format,
+                                                         size_t limit, ro_sgns_vectors **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err);
 /* Writers. Words with whitespace cannot be written (the object's
    invariants exclude them). In the double build a value beyond the float32
    range cannot go into the binary format: RO_SGNS_ERR_NUMERIC.
-   ro_sgns_vectors_write_memory returns the whole file in *out, allocated
-   through alloc (NULL: RO_SGNS_MALLOC, i.e. malloc); release it with the
-   matching free function. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_cb(const ro_sgns_vectors *v,
-                                                    ro_sgns_vectors_format format,
-                                                    ro_sgns_write_fn write_fn, void *user,
-                                                    const ro_sgns_allocator *alloc,
-                                                    ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_memory(const ro_sgns_vectors *v,
-                                                        ro_sgns_vectors_format format,
-                                                        void **out, size_t *out_size,
-                                                        const ro_sgns_allocator *alloc,
-                                                        ro_sgns_error *err);
+   ro_sgns_vectors_save_memory returns the whole file in a new buffer *out
+   of *size bytes, allocated through alloc (NULL: RO_SGNS_MALLOC, i.e.
+   malloc); release it with the matching free function. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *v,
+                                                         ro_sgns_vectors_format format,
+                                                         ro_sgns_write_fn write_fn, void *user,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_memory(const ro_sgns_vectors *v,
+                                                       ro_sgns_vectors_format format,
+                                                       void **out, size_t *size,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err);
 #ifndef RO_SGNS_NO_STDIO
 /* FILE* and path variants. The file is read as a stream (64 KiB at a
-   time), never slurped; read_file starts at f's position and may read up
-   to 64 KiB beyond what a limited read needs. ro_sgns_vectors_save writes "<path>.tmp" and
-   renames it over path, so path holds the old file or the whole new one,
-   never half of one; on Windows, where rename() fails when the target
-   exists, the old file is removed first (a crash between the two leaves
-   only "<path>.tmp"). Files are opened in binary mode. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_file(ro_sgns_vectors *v, FILE *f,
-                                                     ro_sgns_vectors_format format,
-                                                     size_t limit,
+   time), never slurped; ro_sgns_vectors_load_file starts at f's position
+   and may read up to 64 KiB beyond what a limited read needs.
+   ro_sgns_vectors_save_path writes "<path>.tmp" and renames it over path,
+   so path holds the old file or the whole new one, never half of one; on
+   Windows, where rename() fails when the target exists, the old file is
+   removed first (a crash between the two leaves only "<path>.tmp"). Files
+   are opened in binary mode. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_file(FILE *f, ro_sgns_vectors_format format,
+                                                     size_t limit, ro_sgns_vectors **out,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load(ro_sgns_vectors *v, const char *path,
-                                                ro_sgns_vectors_format format, size_t limit,
-                                                const ro_sgns_allocator *alloc,
-                                                ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_file(const ro_sgns_vectors *v, FILE *f,
-                                                      ro_sgns_vectors_format format,
-                                                      const ro_sgns_allocator *alloc,
-                                                      ro_sgns_error *err);
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save(const ro_sgns_vectors *v, const char *path,
-                                                ro_sgns_vectors_format format,
-                                                const ro_sgns_allocator *alloc,
-                                                ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
+                                                     ro_sgns_vectors_format format,
+                                                     size_t limit, ro_sgns_vectors **out,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_file(const ro_sgns_vectors *v,
+                                                     ro_sgns_vectors_format format, FILE *f,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
+                                                     ro_sgns_vectors_format format,
+                                                     const char *path,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err);
 #endif
 
 /* ======================================================================
@@ -1211,16 +1234,18 @@ typedef struct ro_sgns_pairs {
     ro_sgns_allocator alloc_;
 } ro_sgns_pairs;
 
-/* RO_SGNS_ERR_FORMAT (with the line) for a line that is not two words and a
-   finite number, RO_SGNS_ERR_EMPTY when there is no pair. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_read_memory(ro_sgns_pairs *p, const void *data,
-                                                     size_t size,
+/* Load into a new object (*out untouched on failure; free it with
+   ro_sgns_pairs_free, NULL is fine). RO_SGNS_ERR_FORMAT (with the line) for
+   a line that is not two words and a finite number, RO_SGNS_ERR_EMPTY when
+   there is no pair. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_memory(const void *data, size_t size,
+                                                     ro_sgns_pairs **out,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err);
 #ifndef RO_SGNS_NO_STDIO
-RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load(ro_sgns_pairs *p, const char *path,
-                                              const ro_sgns_allocator *alloc,
-                                              ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_path(const char *path, ro_sgns_pairs **out,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err);
 #endif
 RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p);
 
@@ -1265,8 +1290,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval(const ro_sgns_vectors *v,
                                                    const ro_sgns_allocator *alloc,
                                                    ro_sgns_error *err);
 #ifndef RO_SGNS_NO_STDIO
-/* Load a pair file and evaluate it (ro_sgns_pairs_load + _similarity_eval). */
-RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval_file(const ro_sgns_vectors *v,
+/* Load a pair file and evaluate it (ro_sgns_pairs_load_path +
+   ro_sgns_similarity_eval). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval_path(const ro_sgns_vectors *v,
                                                         const char *path,
                                                         const ro_sgns_similarity_config *cfg,
                                                         ro_sgns_similarity_result *res,
@@ -1326,14 +1352,18 @@ typedef struct ro_sgns_analogies {
     ro_sgns_allocator alloc_;
 } ro_sgns_analogies;
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_read_memory(ro_sgns_analogies *q,
-                                                         const void *data, size_t size,
+/* Load into a new object (*out untouched on failure; free it with
+   ro_sgns_analogies_free, NULL is fine). RO_SGNS_ERR_FORMAT (with the line)
+   for a malformed line, RO_SGNS_ERR_EMPTY when there is no question. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_memory(const void *data, size_t size,
+                                                         ro_sgns_analogies **out,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
 #ifndef RO_SGNS_NO_STDIO
-RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load(ro_sgns_analogies *q, const char *path,
-                                                  const ro_sgns_allocator *alloc,
-                                                  ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_path(const char *path,
+                                                       ro_sgns_analogies **out,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err);
 #endif
 RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q);
 
@@ -1377,8 +1407,7 @@ typedef struct ro_sgns_analogy_result {
     ro_sgns_analogy_section *sections; /* per section, file order */
     ro_sgns_analogy_config config;     /* the policy it was computed under */
     size_t vocab_rows;                 /* rows that counted as vocabulary */
-    /* private */
-    void *mem_;
+    /* private: the result, its sections and their names are one block */
     ro_sgns_allocator alloc_;
 } ro_sgns_analogy_result;
 
@@ -1387,12 +1416,13 @@ typedef struct ro_sgns_analogy_result {
    compare it with d. Questions are batched: 3CosAdd multiplies 512 query
    vectors b^ - a^ + c^ at a time with the matrix, 3CosMul 3 x 512 unit
    vectors, through ro_sgns_gemm: O(questions x rows x d) flops, O(rows +
-   512 x 3 x (d + 1024)) workspace. Free the result with
-   ro_sgns_analogy_result_free(). cfg NULL = defaults. */
+   512 x 3 x (d + 1024)) workspace. The result owns memory (its sections):
+   it comes back as a new object in *out (untouched on failure); free it
+   with ro_sgns_analogy_result_free() (NULL is fine). cfg NULL = defaults. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
                                                 const ro_sgns_analogies *q,
                                                 const ro_sgns_analogy_config *cfg,
-                                                ro_sgns_analogy_result *res,
+                                                ro_sgns_analogy_result **out,
                                                 const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err);
 RO_SGNS_DEF void ro_sgns_analogy_result_free(ro_sgns_analogy_result *res);
@@ -1414,7 +1444,7 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
        ro_sgns_count_config cc = ro_sgns_count_config_default();
        ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
        ro_sgns_counts *co = NULL;
-       ro_sgns_vectors v;
+       ro_sgns_vectors *v = NULL;
        ro_sgns_real *W, *C;
        ro_sgns_error err;
        cc.min_count = 50;
@@ -1423,8 +1453,8 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
        C = malloc(co->n * sc.size * sizeof *C);
        if (ro_sgns_sgd_train_path("corpus.txt", &co->vocab, &sc, W, C, NULL, &err)
            != RO_SGNS_OK) ...
-       ro_sgns_vectors_create(&v, co->n, sc.size, (const char *const *)co->vocab.word,
-                              W, sc.size, NULL, &err);
+       ro_sgns_vectors_create(co->n, (size_t)sc.size, (const char *const *)co->vocab.word,
+                              W, (size_t)sc.size, &v, NULL, &err);
 
    WHAT IT DOES (word2vec -cbow 0 -hs 0, one step per pair)
      The corpus is read once into a stream of vocabulary ids; words not in
@@ -1559,7 +1589,7 @@ RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
    RO_SGNS_ERR_SIZE_OVERFLOW; RO_SGNS_ERR_IO (a read failed);
    RO_SGNS_ERR_NUMERIC (a NaN or Inf appeared: an absurd alpha). W and C
    are untouched on every error. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_buffer(const void *text, size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_memory(const void *text, size_t size,
                                                     const ro_sgns_vocab *vocab,
                                                     const ro_sgns_sgd_config *cfg,
                                                     ro_sgns_real *W, ro_sgns_real *C,
@@ -3609,7 +3639,7 @@ fail:
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_count_buffer(const void *text, size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_count_memory(const void *text, size_t size,
                                                 const ro_sgns_count_config *config,
                                                 ro_sgns_counts **out,
                                                 const ro_sgns_allocator *alloc,
@@ -3850,7 +3880,7 @@ static uint64_t ro_sgns__word_bytes(const ro_sgns_counts *c)
     return s;
 }
 
-RO_SGNS_DEF uint64_t ro_sgns_counts_file_size(const ro_sgns_counts *c)
+RO_SGNS_DEF uint64_t ro_sgns_counts_saved_size(const ro_sgns_counts *c)
 {
     uint64_t n;
     if (!c) return 0;
@@ -3937,24 +3967,35 @@ static int ro_sgns__membuf_write(void *user, const void *data, size_t size)
     return 0;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_buffer(const ro_sgns_counts *c, void *buf,
-                                                      size_t capacity, size_t *written,
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_memory(const ro_sgns_counts *c, void **out,
+                                                      size_t *size,
+                                                      const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err)
 {
     ro_sgns__membuf m;
     uint64_t need;
     ro_sgns_result rc = ro_sgns__check_counts_arg(c, err);
     if (rc != RO_SGNS_OK) return rc;
-    need = ro_sgns_counts_file_size(c);
-    if (!buf || capacity < need)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "buffer of %llu bytes too small: the counts need %llu",
-                             (unsigned long long)capacity, (unsigned long long)need);
-    m.p = (unsigned char *)buf;
+    if (!out || !size)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out or size is NULL");
+    need = ro_sgns_counts_saved_size(c);
+    if (need > (uint64_t)(size_t)-1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                             "the counts need %llu bytes, more than size_t holds",
+                             (unsigned long long)need);
+    m.p = (unsigned char *)ro_sgns__malloc(alloc, (size_t)need);
+    if (!m.p)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for %llu bytes",
+                             (unsigned long long)need);
     m.len = 0;
-    m.cap = capacity;
+    m.cap = (size_t)need;
     rc = ro_sgns_counts_save_callback(c, ro_sgns__membuf_write, &m, err);
-    if (rc == RO_SGNS_OK && written) *written = m.len;
+    if (rc != RO_SGNS_OK) {
+        ro_sgns__free(alloc, m.p);
+        return rc;
+    }
+    *out = m.p;
+    *size = m.len;
     return rc;
 }
 
@@ -4351,7 +4392,7 @@ fail:
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_buffer(const void *buf, size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_memory(const void *data, size_t size,
                                                       ro_sgns_counts **out,
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err)
@@ -4359,11 +4400,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_buffer(const void *buf, size_t si
     ro_sgns__reader *r;
     ro_sgns_result rc;
     if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
-    if (!buf && size) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "buf is NULL");
+    if (!data && size) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "data is NULL");
     r = (ro_sgns__reader *)ro_sgns__malloc(alloc, sizeof *r);
     if (!r) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a reader");
     memset(r, 0, sizeof *r);
-    r->mem = buf ? (const unsigned char *)buf : (const unsigned char *)"";
+    r->mem = data ? (const unsigned char *)data : (const unsigned char *)"";
     r->mem_size = size;
     r->err = err;
     rc = ro_sgns__load(r, out, alloc);
@@ -4424,7 +4465,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_path(const char *path, ro_sgns_co
     if (rc == RO_SGNS_OK && fgetc(f) != EOF) {
         rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                            "'%s': trailing bytes after the counts at offset %llu", path,
-                           (unsigned long long)ro_sgns_counts_file_size(c));
+                           (unsigned long long)ro_sgns_counts_saved_size(c));
         ro_sgns_counts_free(c);
         c = NULL;
     }
@@ -4560,7 +4601,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_c
                                                  const ro_sgns_allocator *alloc,
                                                  ro_sgns_error *err)
 {
-    ro_sgns_csr *T;
+    ro_sgns_csr *T = NULL;
     uint64_t *next;
     ro_sgns_result res;
     if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_transpose: NULL");
@@ -7241,16 +7282,21 @@ static ro_sgns_result ro_sgns__eval_build_reserve(ro_sgns__eval_build *b, size_t
     return RO_SGNS_OK;
 }
 
-/* Turn a complete builder into *v (the builder is emptied). */
-static ro_sgns_result ro_sgns__eval_build_finish(ro_sgns__eval_build *b, ro_sgns_vectors *v,
+/* Turn a complete builder into a new object *out (the builder is
+   emptied; *out untouched on failure). */
+static ro_sgns_result ro_sgns__eval_build_finish(ro_sgns__eval_build *b, ro_sgns_vectors **out,
                                                  ro_sgns_error *err)
 {
     size_t n = b->words.n, i;
+    ro_sgns_vectors *v = (ro_sgns_vectors *)ro_sgns__malloc(b->al, sizeof *v);
     char **words = (char **)ro_sgns__alloc_array(b->al, n, 1, sizeof(char *));
     void *q;
-    if (!words)
+    if (!v || !words) {
+        ro_sgns__free(b->al, v);
+        ro_sgns__free(b->al, words);
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "cannot allocate %llu word pointers",
                              (ro_sgns__ull)n);
+    }
     for (i = 0; i < n; ++i) words[i] = b->words.pool + b->words.offs[i];
     if (b->cap > n) { /* give back the slack of the doubling */
         q = ro_sgns__realloc(b->al, b->data, n * b->d * sizeof(ro_sgns_real));
@@ -7269,12 +7315,13 @@ static ro_sgns_result ro_sgns__eval_build_finish(ro_sgns__eval_build *b, ro_sgns
     memset(&b->words, 0, sizeof b->words);
     b->data = NULL;
     b->slots = NULL;
+    *out = v;
     return ro_sgns__ok(err);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(ro_sgns_vectors *v, size_t n, size_t d,
-                                                  const char *const *words,
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char *const *words,
                                                   const ro_sgns_real *data, size_t ldd,
+                                                  ro_sgns_vectors **out,
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err)
 {
@@ -7283,9 +7330,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(ro_sgns_vectors *v, size_t n, 
     size_t i, j, dup = 0;
     ro_sgns_real *row;
     int of = 0;
-    if (!v || !words || n == 0 || d == 0)
+    if (!out || !words || n == 0 || d == 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "vectors_create: need v, words, n >= 1 and d >= 1");
+                             "vectors_create: need out, words, n >= 1 and d >= 1");
     if (data && ldd < d)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_create: ldd %llu < d %llu",
                              (ro_sgns__ull)ldd, (ro_sgns__ull)d);
@@ -7329,7 +7376,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(ro_sgns_vectors *v, size_t n, 
         else
             for (j = 0; j < d; ++j) row[j] = 0;
     }
-    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, v, err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, out, err);
     ro_sgns__eval_build_free(&b);
     return rc;
 }
@@ -7343,7 +7390,7 @@ RO_SGNS_DEF void ro_sgns_vectors_free(ro_sgns_vectors *v)
     ro_sgns__free(&al, v->data);
     ro_sgns__free(&al, v->pool_);
     ro_sgns__free(&al, v->slots_);
-    memset(v, 0, sizeof *v);
+    ro_sgns__free(&al, v);
 }
 
 RO_SGNS_DEF int ro_sgns_vectors_find(const ro_sgns_vectors *v, const char *word, size_t *row)
@@ -7838,8 +7885,8 @@ truncated:
 
 /* ---- the reader all entry points share ---------------------------------- */
 
-static ro_sgns_result ro_sgns__eval_read(ro_sgns_vectors *v, ro_sgns__eval_in *in,
-                                         ro_sgns_vectors_format format, size_t limit,
+static ro_sgns_result ro_sgns__eval_read(ro_sgns__eval_in *in, ro_sgns_vectors_format format,
+                                         size_t limit, ro_sgns_vectors **out,
                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     ro_sgns__eval_build b;
@@ -7847,7 +7894,8 @@ static ro_sgns_result ro_sgns__eval_read(ro_sgns_vectors *v, ro_sgns__eval_in *i
     ro_sgns_result rc = RO_SGNS_OK;
     size_t V = 0, d = 0, target, reserve;
     ro_sgns__ull line = 1;
-    if (!v) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors reader: v is NULL");
+    if (!out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors reader: out is NULL");
     if (format != RO_SGNS_W2V_TEXT && format != RO_SGNS_W2V_BINARY && format != RO_SGNS_GLOVE_TEXT)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors reader: unknown format %d",
                              (int)format);
@@ -7904,24 +7952,25 @@ static ro_sgns_result ro_sgns__eval_read(ro_sgns_vectors *v, ro_sgns__eval_in *i
     if (rc == RO_SGNS_OK && in->ioerr)
         rc =
             ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
-    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, v, err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, out, err);
     ro_sgns__eval_build_free(&b);
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_memory(ro_sgns_vectors *v, const void *data,
-                                                       size_t size, ro_sgns_vectors_format format,
-                                                       size_t limit, const ro_sgns_allocator *alloc,
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_memory(const void *data, size_t size,
+                                                       ro_sgns_vectors_format format, size_t limit,
+                                                       ro_sgns_vectors **out,
+                                                       const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err)
 {
     ro_sgns__eval_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "vectors_read_memory: data is NULL");
+                             "vectors_load_memory: data is NULL");
     memset(&in, 0, sizeof in);
     in.buf = (const unsigned char *)data;
     in.len = size;
-    return ro_sgns__eval_read(v, &in, format, limit, alloc, err);
+    return ro_sgns__eval_read(&in, format, limit, out, alloc, err);
 }
 
 /* Set up a callback input with its refill buffer. */
@@ -7940,15 +7989,16 @@ static ro_sgns_result ro_sgns__eval_in_cb(ro_sgns__eval_in *in, ro_sgns_read_fn 
     return RO_SGNS_OK;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_cb(ro_sgns_vectors *v, ro_sgns_read_fn read_fn,
-                                                   void *user, ro_sgns_vectors_format format,
-                                                   size_t limit, const ro_sgns_allocator *alloc,
-                                                   ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_callback(ro_sgns_read_fn read_fn, void *user,
+                                                         ro_sgns_vectors_format format,
+                                                         size_t limit, ro_sgns_vectors **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err)
 {
     ro_sgns__eval_in in;
     ro_sgns_result rc = ro_sgns__eval_in_cb(&in, read_fn, user, alloc, err);
     if (rc != RO_SGNS_OK) return rc;
-    rc = ro_sgns__eval_read(v, &in, format, limit, alloc, err);
+    rc = ro_sgns__eval_read(&in, format, limit, out, alloc, err);
     ro_sgns__free(alloc, in.own);
     return rc;
 }
@@ -7998,11 +8048,11 @@ static size_t ro_sgns__eval_format(char *s, size_t cap, double x, const ro_sgns_
     return len;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_cb(const ro_sgns_vectors *v,
-                                                    ro_sgns_vectors_format format,
-                                                    ro_sgns_write_fn write_fn, void *user,
-                                                    const ro_sgns_allocator *alloc,
-                                                    ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *v,
+                                                         ro_sgns_vectors_format format,
+                                                         ro_sgns_write_fn write_fn, void *user,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err)
 {
     ro_sgns__eval_out o;
     ro_sgns__eval_num nf;
@@ -8094,28 +8144,28 @@ static int ro_sgns__eval_mem_write(void *user, const void *src, size_t size)
     return 0;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_memory(const ro_sgns_vectors *v,
-                                                        ro_sgns_vectors_format format, void **out,
-                                                        size_t *out_size,
-                                                        const ro_sgns_allocator *alloc,
-                                                        ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_memory(const ro_sgns_vectors *v,
+                                                       ro_sgns_vectors_format format, void **out,
+                                                       size_t *size,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err)
 {
     ro_sgns__eval_membuf m;
     ro_sgns_result rc;
-    if (!out || !out_size)
+    if (!out || !size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "vectors_write_memory: out is NULL");
+                             "vectors_save_memory: out or size is NULL");
     memset(&m, 0, sizeof m);
     m.al = alloc;
-    rc = ro_sgns_vectors_write_cb(v, format, ro_sgns__eval_mem_write, &m, alloc, err);
+    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__eval_mem_write, &m, alloc, err);
     if (rc == RO_SGNS_ERR_IO)
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_write_memory: out of memory");
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_save_memory: out of memory");
     if (rc != RO_SGNS_OK) {
         ro_sgns__free(alloc, m.p);
         return rc;
     }
     *out = m.p;
-    *out_size = m.len;
+    *size = m.len;
     return rc;
 }
 
@@ -8133,27 +8183,30 @@ static int ro_sgns__eval_file_write(void *user, const void *src, size_t size)
     return fwrite(src, 1, size, (FILE *)user) != size;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_read_file(ro_sgns_vectors *v, FILE *f,
-                                                     ro_sgns_vectors_format format, size_t limit,
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_file(FILE *f, ro_sgns_vectors_format format,
+                                                     size_t limit, ro_sgns_vectors **out,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err)
 {
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_read_file: f is NULL");
-    return ro_sgns_vectors_read_cb(v, ro_sgns__eval_file_read, f, format, limit, alloc, err);
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load_file: f is NULL");
+    return ro_sgns_vectors_load_callback(ro_sgns__eval_file_read, f, format, limit, out, alloc,
+                                         err);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load(ro_sgns_vectors *v, const char *path,
-                                                ro_sgns_vectors_format format, size_t limit,
-                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
+                                                     ro_sgns_vectors_format format, size_t limit,
+                                                     ro_sgns_vectors **out,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err)
 {
     FILE *f;
     ro_sgns_result rc;
     size_t plen;
     if (!path)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load: path is NULL");
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load_path: path is NULL");
     f = fopen(path, "rb");
     if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
-    rc = ro_sgns_vectors_read_file(v, f, format, limit, alloc, err);
+    rc = ro_sgns_vectors_load_file(f, format, limit, out, alloc, err);
     fclose(f);
     if (rc != RO_SGNS_OK && err) { /* prefix the file name */
         char msg[RO_SGNS_MESSAGE_SIZE];
@@ -8165,40 +8218,42 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load(ro_sgns_vectors *v, const char *
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_write_file(const ro_sgns_vectors *v, FILE *f,
-                                                      ro_sgns_vectors_format format,
-                                                      const ro_sgns_allocator *alloc,
-                                                      ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_file(const ro_sgns_vectors *v,
+                                                     ro_sgns_vectors_format format, FILE *f,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err)
 {
     ro_sgns_result rc;
     if (!f)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_write_file: f is NULL");
-    rc = ro_sgns_vectors_write_cb(v, format, ro_sgns__eval_file_write, f, alloc, err);
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_save_file: f is NULL");
+    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__eval_file_write, f, alloc, err);
     if (rc == RO_SGNS_OK && fflush(f) != 0)
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "vectors_write_file: flush failed");
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "vectors_save_file: flush failed");
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save(const ro_sgns_vectors *v, const char *path,
-                                                ro_sgns_vectors_format format,
-                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
+                                                     ro_sgns_vectors_format format,
+                                                     const char *path,
+                                                     const ro_sgns_allocator *alloc,
+                                                     ro_sgns_error *err)
 {
     char *tmp;
     size_t plen;
     FILE *f;
     ro_sgns_result rc;
     if (!path)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_save: path is NULL");
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_save_path: path is NULL");
     plen = strlen(path);
     tmp = (char *)ro_sgns__malloc(alloc, plen + 5);
-    if (!tmp) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_save: no memory");
+    if (!tmp) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_save_path: no memory");
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
     f = fopen(tmp, "wb");
     if (!f) {
         rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot create '%.200s'", tmp);
     } else {
-        rc = ro_sgns_vectors_write_file(v, f, format, alloc, err);
+        rc = ro_sgns_vectors_save_file(v, format, f, alloc, err);
         if (fclose(f) != 0 && rc == RO_SGNS_OK)
             rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot close '%.200s'", tmp);
         if (rc == RO_SGNS_OK) {
@@ -8373,7 +8428,7 @@ static size_t ro_sgns__eval_fields(ro_sgns__eval_in *in, char *buf, size_t maxf,
     return nf;
 }
 
-static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns_pairs *p, ro_sgns__eval_in *in,
+static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns__eval_in *in, ro_sgns_pairs **out,
                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     ro_sgns__eval_strs s;
@@ -8381,12 +8436,13 @@ static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns_pairs *p, ro_sgns__eval_i
     char *buf = NULL;
     double *score = NULL, x;
     char **w = NULL;
+    ro_sgns_pairs *p;
     size_t scap = 0, nfld, lens[4], i, n = 0;
     int flags[4], c, code;
     ro_sgns__ull line = 1;
     ro_sgns_result rc = RO_SGNS_OK;
     void *q;
-    if (!p) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs reader: p is NULL");
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs reader: out is NULL");
     memset(&s, 0, sizeof s);
     ro_sgns__eval_num_init(&nf);
     buf = (char *)ro_sgns__alloc_array(alloc, 4, RO_SGNS_FILE_MAX_WORD + 1, 1);
@@ -8441,7 +8497,10 @@ static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns_pairs *p, ro_sgns__eval_i
         goto done;
     }
     w = (char **)ro_sgns__alloc_array(alloc, n, 2, sizeof(char *));
-    if (!w) {
+    p = (ro_sgns_pairs *)ro_sgns__malloc(alloc, sizeof *p);
+    if (!w || !p) {
+        ro_sgns__free(alloc, w);
+        ro_sgns__free(alloc, p);
         rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
         goto done;
     }
@@ -8455,6 +8514,7 @@ static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns_pairs *p, ro_sgns__eval_i
     if (alloc) p->alloc_ = *alloc;
     s.pool = NULL;
     score = NULL;
+    *out = p;
     rc = ro_sgns__ok(err);
 done:
     ro_sgns__eval_strs_free(alloc, &s);
@@ -8463,17 +8523,18 @@ done:
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_read_memory(ro_sgns_pairs *p, const void *data,
-                                                     size_t size, const ro_sgns_allocator *alloc,
+RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_memory(const void *data, size_t size,
+                                                     ro_sgns_pairs **out,
+                                                     const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err)
 {
     ro_sgns__eval_in in;
     if (!data && size)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_read_memory: data is NULL");
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load_memory: data is NULL");
     memset(&in, 0, sizeof in);
     in.buf = (const unsigned char *)data;
     in.len = size;
-    return ro_sgns__eval_pairs_read(p, &in, alloc, err);
+    return ro_sgns__eval_pairs_read(&in, out, alloc, err);
 }
 
 RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p)
@@ -8484,13 +8545,14 @@ RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p)
     ro_sgns__free(&al, p->word1); /* word2 lives in the same block */
     ro_sgns__free(&al, p->score);
     ro_sgns__free(&al, p->pool_);
-    memset(p, 0, sizeof *p);
+    ro_sgns__free(&al, p);
 }
 
-static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns_analogies *out, ro_sgns__eval_in *in,
+static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns_analogies **out,
                                                    const ro_sgns_allocator *alloc,
                                                    ro_sgns_error *err)
 {
+    ro_sgns_analogies *a;
     ro_sgns__eval_strs s;
     char *buf = NULL;
     size_t *first = NULL, *names = NULL, *sect = NULL, fcap = 0, ncap = 0, scap = 0;
@@ -8501,7 +8563,7 @@ static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns_analogies *out, ro_sg
     ro_sgns_result rc = RO_SGNS_OK;
     void *q;
     if (!out)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogies reader: q is NULL");
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogies reader: out is NULL");
     memset(&s, 0, sizeof s);
     buf = (char *)ro_sgns__alloc_array(alloc, 5, RO_SGNS_FILE_MAX_WORD + 1, 1);
     if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
@@ -8583,25 +8645,28 @@ static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns_analogies *out, ro_sg
     }
     words = (char **)ro_sgns__alloc_array(alloc, nq, 4, sizeof(char *));
     snames = (char **)ro_sgns__alloc_array(alloc, ns, 1, sizeof(char *));
-    if (!words || !snames) {
+    a = (ro_sgns_analogies *)ro_sgns__malloc(alloc, sizeof *a);
+    if (!words || !snames || !a) {
         ro_sgns__free(alloc, words);
         ro_sgns__free(alloc, snames);
+        ro_sgns__free(alloc, a);
         rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
         goto done;
     }
     for (i = 0; i < nq; ++i)
         for (j = 0; j < 4; ++j) words[4 * i + j] = s.pool + s.offs[first[i] + j];
     for (i = 0; i < ns; ++i) snames[i] = s.pool + s.offs[names[i]];
-    memset(out, 0, sizeof *out);
-    out->n = nq;
-    out->words = words;
-    out->section = sect;
-    out->nsections = ns;
-    out->section_names = snames;
-    out->pool_ = s.pool;
-    if (alloc) out->alloc_ = *alloc;
+    memset(a, 0, sizeof *a);
+    a->n = nq;
+    a->words = words;
+    a->section = sect;
+    a->nsections = ns;
+    a->section_names = snames;
+    a->pool_ = s.pool;
+    if (alloc) a->alloc_ = *alloc;
     s.pool = NULL;
     sect = NULL;
+    *out = a;
     rc = ro_sgns__ok(err);
 done:
     ro_sgns__eval_strs_free(alloc, &s);
@@ -8612,19 +8677,19 @@ done:
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_read_memory(ro_sgns_analogies *q, const void *data,
-                                                         size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_memory(const void *data, size_t size,
+                                                         ro_sgns_analogies **out,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err)
 {
     ro_sgns__eval_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "analogies_read_memory: data is NULL");
+                             "analogies_load_memory: data is NULL");
     memset(&in, 0, sizeof in);
     in.buf = (const unsigned char *)data;
     in.len = size;
-    return ro_sgns__eval_analogies_read(q, &in, alloc, err);
+    return ro_sgns__eval_analogies_read(&in, out, alloc, err);
 }
 
 RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q)
@@ -8636,32 +8701,33 @@ RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q)
     ro_sgns__free(&al, q->section);
     ro_sgns__free(&al, q->section_names);
     ro_sgns__free(&al, q->pool_);
-    memset(q, 0, sizeof *q);
+    ro_sgns__free(&al, q);
 }
 
 #ifndef RO_SGNS_NO_STDIO
 /* Open path and run a reader over it as a stream; the file name goes in
    front of any message. */
-typedef ro_sgns_result (*ro_sgns__eval_text_reader)(void *obj, ro_sgns__eval_in *in,
+typedef ro_sgns_result (*ro_sgns__eval_text_reader)(ro_sgns__eval_in *in, void *out,
                                                     const ro_sgns_allocator *alloc,
                                                     ro_sgns_error *err);
 
-static ro_sgns_result ro_sgns__eval_pairs_reader(void *obj, ro_sgns__eval_in *in,
+static ro_sgns_result ro_sgns__eval_pairs_reader(ro_sgns__eval_in *in, void *out,
                                                  const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
-    return ro_sgns__eval_pairs_read((ro_sgns_pairs *)obj, in, alloc, err);
+    return ro_sgns__eval_pairs_read(in, (ro_sgns_pairs **)out, alloc, err);
 }
 
-static ro_sgns_result ro_sgns__eval_analogies_reader(void *obj, ro_sgns__eval_in *in,
+static ro_sgns_result ro_sgns__eval_analogies_reader(ro_sgns__eval_in *in, void *out,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err)
 {
-    return ro_sgns__eval_analogies_read((ro_sgns_analogies *)obj, in, alloc, err);
+    return ro_sgns__eval_analogies_read(in, (ro_sgns_analogies **)out, alloc, err);
 }
 
-static ro_sgns_result ro_sgns__eval_load(void *obj, const char *path,
-                                         ro_sgns__eval_text_reader reader,
-                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
+/* out is the T ** of the reader. */
+static ro_sgns_result ro_sgns__eval_load(const char *path, ro_sgns__eval_text_reader reader,
+                                         void *out, const ro_sgns_allocator *alloc,
+                                         ro_sgns_error *err)
 {
     ro_sgns__eval_in in;
     FILE *f;
@@ -8671,7 +8737,7 @@ static ro_sgns_result ro_sgns__eval_load(void *obj, const char *path,
     f = fopen(path, "rb");
     if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s'", path);
     rc = ro_sgns__eval_in_cb(&in, ro_sgns__eval_file_read, f, alloc, err);
-    if (rc == RO_SGNS_OK) rc = reader(obj, &in, alloc, err);
+    if (rc == RO_SGNS_OK) rc = reader(&in, out, alloc, err);
     ro_sgns__free(alloc, in.own);
     fclose(f);
     if (rc != RO_SGNS_OK && err) {
@@ -8684,19 +8750,24 @@ static ro_sgns_result ro_sgns__eval_load(void *obj, const char *path,
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load(ro_sgns_pairs *p, const char *path,
-                                              const ro_sgns_allocator *alloc, ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_path(const char *path, ro_sgns_pairs **out,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err)
 {
-    if (!p) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load: p is NULL");
-    return ro_sgns__eval_load(p, path, ro_sgns__eval_pairs_reader, alloc, err);
+    if (!out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load_path: out is NULL");
+    return ro_sgns__eval_load(path, ro_sgns__eval_pairs_reader, out, alloc, err);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load(ro_sgns_analogies *q, const char *path,
-                                                  const ro_sgns_allocator *alloc,
-                                                  ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_path(const char *path,
+                                                       ro_sgns_analogies **out,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err)
 {
-    if (!q) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogies_load: q is NULL");
-    return ro_sgns__eval_load(q, path, ro_sgns__eval_analogies_reader, alloc, err);
+    if (!out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "analogies_load_path: out is NULL");
+    return ro_sgns__eval_load(path, ro_sgns__eval_analogies_reader, out, alloc, err);
 }
 #endif /* RO_SGNS_NO_STDIO */
 
@@ -8874,17 +8945,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval(
 }
 
 #ifndef RO_SGNS_NO_STDIO
-RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval_file(const ro_sgns_vectors *v, const char *path,
+RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval_path(const ro_sgns_vectors *v, const char *path,
                                                         const ro_sgns_similarity_config *cfg,
                                                         ro_sgns_similarity_result *res,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err)
 {
-    ro_sgns_pairs p;
-    ro_sgns_result rc = ro_sgns_pairs_load(&p, path, alloc, err);
+    ro_sgns_pairs *p;
+    ro_sgns_result rc = ro_sgns_pairs_load_path(path, &p, alloc, err);
     if (rc != RO_SGNS_OK) return rc;
-    rc = ro_sgns_similarity_eval(v, &p, cfg, res, alloc, err);
-    ro_sgns_pairs_free(&p);
+    rc = ro_sgns_similarity_eval(v, p, cfg, res, alloc, err);
+    ro_sgns_pairs_free(p);
     return rc;
 }
 #endif
@@ -9104,7 +9175,7 @@ RO_SGNS_DEF ro_sgns_analogy_config ro_sgns_analogy_config_default(void)
 RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
                                                 const ro_sgns_analogies *q,
                                                 const ro_sgns_analogy_config *cfg,
-                                                ro_sgns_analogy_result *res,
+                                                ro_sgns_analogy_result **out,
                                                 const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     ro_sgns_analogy_config c = cfg ? *cfg : ro_sgns_analogy_config_default();
@@ -9118,9 +9189,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
     ro_sgns_result rc;
     memset(&L, 0, sizeof L);
     if ((rc = ro_sgns__eval_check_vectors(v, "analogy_eval", err)) != RO_SGNS_OK) return rc;
-    if (!q || !res || (q->n && (!q->words || !q->section)) || (q->nsections && !q->section_names))
+    if (!q || !out || (q->n && (!q->words || !q->section)) || (q->nsections && !q->section_names))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "analogy_eval: NULL questions or res");
+                             "analogy_eval: NULL questions or out");
     if (c.method != RO_SGNS_3COSADD && c.method != RO_SGNS_3COSMUL)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogy_eval: unknown method");
     if (c.method == RO_SGNS_3COSMUL && !(c.epsilon > 0 && ro_sgns__is_finite(c.epsilon)))
@@ -9138,21 +9209,22 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
     r.config = c;
     r.total = q->n;
     r.nsections = q->nsections;
-    /* the result's own block: sections, then their names */
+    /* the result's own block: the struct, its sections, their names */
     for (i = 0; i < q->nsections; ++i) names += strlen(q->section_names[i]) + 1;
     {
         int of = 0;
         size_t bytes = ro_sgns__mul(q->nsections, sizeof(ro_sgns_analogy_section), &of);
-        if (of || bytes > (size_t)-1 - names) {
+        if (of || bytes > (size_t)-1 - names - sizeof r) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "analogy_eval: too many sections");
             goto done;
         }
+        bytes += sizeof r; /* the sections start after the struct, aligned as it is */
         mem = (unsigned char *)ro_sgns__malloc(alloc, bytes + names);
         if (!mem) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogy_eval: no memory");
             goto done;
         }
-        r.sections = (ro_sgns_analogy_section *)(void *)mem;
+        r.sections = (ro_sgns_analogy_section *)(void *)(mem + sizeof r);
         names = bytes;
         for (i = 0; i < q->nsections; ++i) {
             size_t len = strlen(q->section_names[i]) + 1;
@@ -9243,10 +9315,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
     }
     r.skipped = r.total - r.seen;
     r.accuracy = r.seen ? (double)r.correct / (double)r.seen : 0.0;
-    r.mem_ = mem;
     if (alloc) r.alloc_ = *alloc;
+    memcpy(mem, &r, sizeof r);
+    *out = (ro_sgns_analogy_result *)(void *)mem;
     mem = NULL;
-    *res = r;
     rc = ro_sgns__ok(err);
 done:
     ro_sgns__eval_lookup_free(&L, alloc);
@@ -9267,8 +9339,7 @@ RO_SGNS_DEF void ro_sgns_analogy_result_free(ro_sgns_analogy_result *res)
     ro_sgns_allocator al;
     if (!res) return;
     al = res->alloc_;
-    ro_sgns__free(&al, res->mem_);
-    memset(res, 0, sizeof *res);
+    ro_sgns__free(&al, res); /* one block with its sections */
 }
 
 RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char *buf, size_t size)
@@ -10025,7 +10096,7 @@ done:
     return rc;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_buffer(const void *text, size_t size,
+RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_memory(const void *text, size_t size,
                                                     const ro_sgns_vocab *vocab,
                                                     const ro_sgns_sgd_config *cfg,
                                                     ro_sgns_real *W, ro_sgns_real *C,

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("save              %.2f s (%llu bytes)\n", t1 - t0,
-               (unsigned long long)ro_sgns_counts_file_size(c));
+               (unsigned long long)ro_sgns_counts_saved_size(c));
         ro_sgns_counts_free(c);
         c = NULL;
         t0 = now();

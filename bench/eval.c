@@ -81,11 +81,11 @@ int main(int argc, char **argv)
     char path[512], cpu[256], line[512], lines[5][512];
     char **words = (char **)malloc(N_WORDS * sizeof(char *));
     ro_sgns_real *x = (ro_sgns_real *)malloc((size_t)N_WORDS * DIM * sizeof(ro_sgns_real));
-    ro_sgns_vectors v, u;
-    ro_sgns_pairs p;
-    ro_sgns_analogies q;
+    ro_sgns_vectors *v = NULL, *u = NULL;
+    ro_sgns_pairs *p = NULL;
+    ro_sgns_analogies *q = NULL;
     ro_sgns_similarity_result sr;
-    ro_sgns_analogy_result ar;
+    ro_sgns_analogy_result *ar = NULL;
     ro_sgns_analogy_config ac;
     ro_sgns_error err;
     ro_sgns_rng rng;
@@ -101,11 +101,11 @@ int main(int argc, char **argv)
     /* 1. vocabulary: the similarity sets' words, then made-up ones */
     for (k = 0; k < 5; ++k) {
         snprintf(path, sizeof path, "%s/%s", dir, sets[k]);
-        if (ro_sgns_pairs_load(&p, path, NULL, &err) != RO_SGNS_OK) DIE("pair file");
-        for (i = 0; i < p.n; ++i) {
+        if (ro_sgns_pairs_load_path(path, &p, NULL, &err) != RO_SGNS_OK) DIE("pair file");
+        for (i = 0; i < p->n; ++i) {
             const char *w[2];
-            w[0] = p.word1[i];
-            w[1] = p.word2[i];
+            w[0] = p->word1[i];
+            w[1] = p->word2[i];
             for (j = 0; j < 2; ++j) {
                 size_t r, dup = 0;
                 for (r = 0; r < n && !dup; ++r) dup = strcmp(words[r], w[j]) == 0;
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
                 }
             }
         }
-        ro_sgns_pairs_free(&p);
+        ro_sgns_pairs_free(p);
     }
     nsim = n;
     printf("bench_eval: %lu words from the similarity sets\n", (unsigned long)nsim);
@@ -125,36 +125,37 @@ int main(int argc, char **argv)
     }
     ro_sgns_rng_seed(&rng, 12345, 0);
     for (i = 0; i < (size_t)N_WORDS * DIM; ++i) x[i] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
-    if (ro_sgns_vectors_create(&v, N_WORDS, DIM, (const char *const *)words, x, DIM, NULL, &err) !=
+    if (ro_sgns_vectors_create(N_WORDS, DIM, (const char *const *)words, x, DIM, &v, NULL, &err) !=
         RO_SGNS_OK)
         DIE("create");
 
     /* 2. write and load both formats */
     t = now();
-    if (ro_sgns_vectors_save(&v, bin_path, RO_SGNS_W2V_BINARY, NULL, &err) != RO_SGNS_OK)
+    if (ro_sgns_vectors_save_path(v, RO_SGNS_W2V_BINARY, bin_path, NULL, &err) != RO_SGNS_OK)
         DIE("save bin");
     t_wbin = now() - t;
     t = now();
-    if (ro_sgns_vectors_save(&v, txt_path, RO_SGNS_W2V_TEXT, NULL, &err) != RO_SGNS_OK)
+    if (ro_sgns_vectors_save_path(v, RO_SGNS_W2V_TEXT, txt_path, NULL, &err) != RO_SGNS_OK)
         DIE("save txt");
     t_wtxt = now() - t;
     for (k = 0; k < 3; ++k) {
         t = now();
-        if (ro_sgns_vectors_load(&u, bin_path, RO_SGNS_W2V_BINARY, 0, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_vectors_load_path(bin_path, RO_SGNS_W2V_BINARY, 0, &u, NULL, &err) !=
+            RO_SGNS_OK)
             DIE("load bin");
         t = now() - t;
         if (t < t_lbin) t_lbin = t;
         if (k == 0 &&
-            (u.n != v.n || (sizeof(ro_sgns_real) == sizeof(float) &&
-                            memcmp(u.data, v.data, v.n * v.d * sizeof(ro_sgns_real)) != 0)))
+            (u->n != v->n || (sizeof(ro_sgns_real) == sizeof(float) &&
+                              memcmp(u->data, v->data, v->n * v->d * sizeof(ro_sgns_real)) != 0)))
             fprintf(stderr, "bench_eval: binary round trip differs\n");
-        ro_sgns_vectors_free(&u);
+        ro_sgns_vectors_free(u);
         t = now();
-        if (ro_sgns_vectors_load(&u, txt_path, RO_SGNS_W2V_TEXT, 0, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_vectors_load_path(txt_path, RO_SGNS_W2V_TEXT, 0, &u, NULL, &err) != RO_SGNS_OK)
             DIE("load txt");
         t = now() - t;
         if (t < t_ltxt) t_ltxt = t;
-        ro_sgns_vectors_free(&u);
+        ro_sgns_vectors_free(u);
     }
     printf("bench_eval: write bin %.3f s, text %.3f s; load bin %.3f s, text %.3f s\n", t_wbin,
            t_wtxt, t_lbin, t_ltxt);
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
         pairs_total = 0;
         for (i = 0; i < 5; ++i) {
             snprintf(path, sizeof path, "%s/%s", dir, sets[i]);
-            if (ro_sgns_similarity_eval_file(&v, path, NULL, &sr, NULL, &err) != RO_SGNS_OK)
+            if (ro_sgns_similarity_eval_path(v, path, NULL, &sr, NULL, &err) != RO_SGNS_OK)
                 DIE("similarity");
             ro_sgns_similarity_describe(&sr, lines[i], sizeof lines[i]);
             pairs_total += sr.pairs_total;
@@ -186,34 +187,34 @@ int main(int argc, char **argv)
         qlen += (size_t)sprintf(qfile + qlen, "%s %s %s %s\n", words[r[0]], words[r[1]],
                                 words[r[2]], words[r[3]]);
     }
-    if (ro_sgns_analogies_read_memory(&q, qfile, qlen, NULL, &err) != RO_SGNS_OK) DIE("questions");
+    if (ro_sgns_analogies_load_memory(qfile, qlen, &q, NULL, &err) != RO_SGNS_OK) DIE("questions");
     ac = ro_sgns_analogy_config_default();
     t = now();
-    if (ro_sgns_analogy_eval(&v, &q, &ac, &ar, NULL, &err) != RO_SGNS_OK) DIE("3CosAdd");
+    if (ro_sgns_analogy_eval(v, q, &ac, &ar, NULL, &err) != RO_SGNS_OK) DIE("3CosAdd");
     t_add = now() - t;
-    ro_sgns_analogy_describe(&ar, line, sizeof line);
+    ro_sgns_analogy_describe(ar, line, sizeof line);
     printf("bench_eval: %s\nbench_eval: 3CosAdd %.2f s\n", line, t_add);
-    ro_sgns_analogy_result_free(&ar);
+    ro_sgns_analogy_result_free(ar);
     ac.method = RO_SGNS_3COSMUL;
     t = now();
-    if (ro_sgns_analogy_eval(&v, &q, &ac, &ar, NULL, &err) != RO_SGNS_OK) DIE("3CosMul");
+    if (ro_sgns_analogy_eval(v, q, &ac, &ar, NULL, &err) != RO_SGNS_OK) DIE("3CosMul");
     t_mul = now() - t;
     printf("bench_eval: 3CosMul %.2f s\n", t_mul);
-    ro_sgns_analogy_result_free(&ar);
+    ro_sgns_analogy_result_free(ar);
 
     /* 5. neighbours: 1000 words in one call, and one word at a time */
     queries = (ro_sgns_real *)malloc(nq_nb * DIM * sizeof(ro_sgns_real));
     nb = (ro_sgns_neighbor *)malloc(nq_nb * 10 * sizeof(ro_sgns_neighbor));
     for (i = 0; i < nq_nb; ++i)
-        memcpy(queries + i * DIM, v.data + (i * 7) * DIM, DIM * sizeof(ro_sgns_real));
+        memcpy(queries + i * DIM, v->data + (i * 7) * DIM, DIM * sizeof(ro_sgns_real));
     t = now();
-    if (ro_sgns_neighbors_of_vectors(&v, nq_nb, queries, DIM, NULL, 10, nb, NULL, NULL, &err) !=
+    if (ro_sgns_neighbors_of_vectors(v, nq_nb, queries, DIM, NULL, 10, nb, NULL, NULL, &err) !=
         RO_SGNS_OK)
         DIE("neighbors");
     t_nb = now() - t;
     t = now();
     for (i = 0; i < 20; ++i)
-        if (ro_sgns_neighbors_of_word(&v, words[i], 10, nb, &found, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_neighbors_of_word(v, words[i], 10, nb, &found, NULL, &err) != RO_SGNS_OK)
             DIE("neighbors");
     t_nb1 = (now() - t) / 20;
     printf("bench_eval: neighbours: 1000 queries %.3f s, one word %.4f s\n", t_nb, t_nb1);
@@ -271,8 +272,8 @@ int main(int argc, char **argv)
     free(qfile);
     free(queries);
     free(nb);
-    ro_sgns_analogies_free(&q);
-    ro_sgns_vectors_free(&v);
+    ro_sgns_analogies_free(q);
+    ro_sgns_vectors_free(v);
     for (i = 0; i < N_WORDS; ++i) free(words[i]);
     free(words);
     free(x);

@@ -94,7 +94,7 @@ static int ws353(const ro_sgns_vectors *v, const char *path, double *rho, size_t
 {
     ro_sgns_similarity_result r;
     ro_sgns_error err;
-    if (ro_sgns_similarity_eval_file(v, path, NULL, &r, NULL, &err) != RO_SGNS_OK) {
+    if (ro_sgns_similarity_eval_path(v, path, NULL, &r, NULL, &err) != RO_SGNS_OK) {
         fprintf(stderr, "ws353: %s\n", err.message);
         return 1;
     }
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
         int th = atoi(tp);
         ro_sgns_sgd_config cfg = ro_sgns_sgd_config_default();
         progress_log lg;
-        ro_sgns_vectors v;
+        ro_sgns_vectors *v = NULL;
         row r;
         if (th < 1) continue;
         cfg.size = 100;
@@ -243,10 +243,10 @@ int main(int argc, char **argv)
         r.train_rate = lg.last.words_per_sec / lg.last.threads;
         r.rho = 0;
         r.used = 0;
-        if (ro_sgns_vectors_create(&v, co->n, 100, (const char *const *)co->vocab.word, W, 100,
+        if (ro_sgns_vectors_create(co->n, 100, (const char *const *)co->vocab.word, W, 100, &v,
                                    NULL, &err) == RO_SGNS_OK) {
-            ws353(&v, wsp, &r.rho, &r.used);
-            ro_sgns_vectors_free(&v);
+            ws353(v, wsp, &r.rho, &r.used);
+            ro_sgns_vectors_free(v);
         } else {
             fprintf(stderr, "vectors: %s\n", err.message);
         }
@@ -276,10 +276,10 @@ int main(int argc, char **argv)
             r.train_rate = w2v_rate("build/sgd/w2v.log");
             r.rho = 0;
             r.used = 0;
-            if (ro_sgns_vectors_load(&v, "build/sgd/w2v.bin", RO_SGNS_W2V_BINARY, 0, NULL,
-                                     &err) == RO_SGNS_OK) {
-                ws353(&v, wsp, &r.rho, &r.used);
-                ro_sgns_vectors_free(&v);
+            if (ro_sgns_vectors_load_path("build/sgd/w2v.bin", RO_SGNS_W2V_BINARY, 0, &v, NULL,
+                                          &err) == RO_SGNS_OK) {
+                ws353(v, wsp, &r.rho, &r.used);
+                ro_sgns_vectors_free(v);
             } else {
                 fprintf(stderr, "word2vec vectors: %s\n", err.message);
             }

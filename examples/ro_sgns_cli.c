@@ -281,7 +281,7 @@ typedef struct {
 
 /* embeddings W (or C) of a point as a vectors object */
 static int point_vectors_kind(const ro_sgns_factors *x, const ro_sgns_counts *c, double alpha,
-                              ro_sgns_embedding_kind kind, ro_sgns_vectors *v, ro_sgns_error *err)
+                              ro_sgns_embedding_kind kind, ro_sgns_vectors **v, ro_sgns_error *err)
 {
     const char **words;
     size_t i;
@@ -296,14 +296,14 @@ static int point_vectors_kind(const ro_sgns_factors *x, const ro_sgns_counts *c,
     }
     for (i = 0; i < c->n; ++i) words[i] = c->vocab.word[i];
     rc = ro_sgns_factors_embeddings(x, alpha, kind, W, x->d, NULL, err);
-    if (rc == RO_SGNS_OK) rc = ro_sgns_vectors_create(v, c->n, x->d, words, W, x->d, NULL, err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns_vectors_create(c->n, x->d, words, W, x->d, v, NULL, err);
     free(W);
     free((void *)words);
     return rc;
 }
 
 static int point_vectors(const ro_sgns_factors *x, const ro_sgns_counts *c, double alpha,
-                         ro_sgns_vectors *v, ro_sgns_error *err)
+                         ro_sgns_vectors **v, ro_sgns_error *err)
 {
     return point_vectors_kind(x, c, alpha, RO_SGNS_EMBED_W, v, err);
 }
@@ -317,7 +317,7 @@ static void score_sets(const ro_sgns_vectors *v, const char *dir, double out[5])
         ro_sgns_similarity_result r;
         out[s] = NAN;
         snprintf(path, sizeof path, "%s/%s", dir, EVAL_SETS[s]);
-        if (ro_sgns_similarity_eval_file(v, path, NULL, &r, NULL, NULL) == RO_SGNS_OK)
+        if (ro_sgns_similarity_eval_path(v, path, NULL, &r, NULL, NULL) == RO_SGNS_OK)
             out[s] = r.spearman;
     }
 }
@@ -329,10 +329,10 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
     ro_sgns_error err;
     int s;
     if (t->eval_dir) {
-        ro_sgns_vectors v;
+        ro_sgns_vectors *v;
         if (point_vectors(x, t->counts, t->alpha, &v, &err) == RO_SGNS_OK) {
-            score_sets(&v, t->eval_dir, sc);
-            ro_sgns_vectors_free(&v);
+            score_sets(v, t->eval_dir, sc);
+            ro_sgns_vectors_free(v);
         }
     }
     if (!t->quiet) {
@@ -355,12 +355,12 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
     return 0;
 }
 
-static ro_sgns_vectors load_vectors_or_die(flags_t *f, const char *path, ro_sgns_vectors_format fmt)
+static ro_sgns_vectors *load_vectors_or_die(flags_t *f, const char *path,
+                                            ro_sgns_vectors_format fmt)
 {
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
-    memset(&v, 0, sizeof v);
-    if (ro_sgns_vectors_load(&v, path, fmt, 0, NULL, &err) != RO_SGNS_OK)
+    if (ro_sgns_vectors_load_path(path, fmt, 0, &v, NULL, &err) != RO_SGNS_OK)
         die(f->cmd, "%s", err.message);
     return v;
 }
@@ -407,7 +407,7 @@ static int cmd_train(flags_t *f)
     ro_sgns_counts *c = NULL;
     ro_sgns_factors *x = NULL;
     ro_sgns_problem *p = NULL;
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
     double t0 = now(), t_svd = 0, t_ro = 0;
     int is_ro;
@@ -441,7 +441,7 @@ static int cmd_train(flags_t *f)
         ro_sgns_real *W = (ro_sgns_real *)malloc(c->n * d * sizeof(ro_sgns_real));
         ro_sgns_real *C = (ro_sgns_real *)malloc(c->n * d * sizeof(ro_sgns_real));
         const char **words = (const char **)malloc(c->n * sizeof(char *));
-        ro_sgns_vectors wv;
+        ro_sgns_vectors *wv = NULL;
         size_t i;
         if (!W || !C || !words) die(f->cmd, "out of memory");
         sc.size = (int)d;
@@ -453,17 +453,17 @@ static int cmd_train(flags_t *f)
         if (ro_sgns_sgd_train_path(train_text, &c->vocab, &sc, W, C, NULL, &err) != RO_SGNS_OK)
             die(f->cmd, "%s", err.message);
         for (i = 0; i < c->n; ++i) words[i] = c->vocab.word[i];
-        if (ro_sgns_vectors_create(&wv, c->n, d, words, W, d, NULL, &err) != RO_SGNS_OK ||
-            ro_sgns_vectors_save(&wv, output, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, NULL,
-                                 &err) != RO_SGNS_OK)
+        if (ro_sgns_vectors_create(c->n, d, words, W, d, &wv, NULL, &err) != RO_SGNS_OK ||
+            ro_sgns_vectors_save_path(wv, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, output,
+                                      NULL, &err) != RO_SGNS_OK)
             die(f->cmd, "%s", err.message);
-        ro_sgns_vectors_free(&wv);
+        ro_sgns_vectors_free(wv);
         if (out_ctx) {
-            if (ro_sgns_vectors_create(&wv, c->n, d, words, C, d, NULL, &err) != RO_SGNS_OK ||
-                ro_sgns_vectors_save(&wv, out_ctx, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT,
-                                     NULL, &err) != RO_SGNS_OK)
+            if (ro_sgns_vectors_create(c->n, d, words, C, d, &wv, NULL, &err) != RO_SGNS_OK ||
+                ro_sgns_vectors_save_path(wv, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT,
+                                          out_ctx, NULL, &err) != RO_SGNS_OK)
                 die(f->cmd, "%s", err.message);
-            ro_sgns_vectors_free(&wv);
+            ro_sgns_vectors_free(wv);
         }
         if (!t.quiet)
             fprintf(stderr, "train: sgd d = %lu, %d epoch(s): %.1f s -> %s\n", (unsigned long)d,
@@ -481,12 +481,12 @@ static int cmd_train(flags_t *f)
                 (unsigned long)x->n, (unsigned long)x->d, (unsigned long)c->n, (unsigned long)d);
     } else if (init && strcmp(init, "svd") != 0) {
         ro_sgns_vectors_format fmt = vectors_format(f, init);
-        ro_sgns_vectors w = load_vectors_or_die(f, init, fmt), cv;
-        ro_sgns_real *W = aligned_matrix(f, &w, c, d), *C;
+        ro_sgns_vectors *w = load_vectors_or_die(f, init, fmt), *cv;
+        ro_sgns_real *W = aligned_matrix(f, w, c, d), *C;
         if (init_ctx) {
             cv = load_vectors_or_die(f, init_ctx, vectors_format(f, init_ctx));
-            C = aligned_matrix(f, &cv, c, d);
-            ro_sgns_vectors_free(&cv);
+            C = aligned_matrix(f, cv, c, d);
+            ro_sgns_vectors_free(cv);
         } else {
             C = W;
         }
@@ -494,7 +494,7 @@ static int cmd_train(flags_t *f)
             die(f->cmd, "%s", err.message);
         if (C != W) free(C);
         free(W);
-        ro_sgns_vectors_free(&w);
+        ro_sgns_vectors_free(w);
     } else {
         ro_sgns_csr *A = NULL;
         ro_sgns_tsvd_config sc = ro_sgns_tsvd_config_default();
@@ -534,8 +534,9 @@ static int cmd_train(flags_t *f)
             double sc[5] = {NAN, NAN, NAN, NAN, NAN};
             ro_sgns_objective(p, x, &F0, NULL);
             if (t.eval_dir && point_vectors(x, c, t.alpha, &v, &err) == RO_SGNS_OK) {
-                score_sets(&v, t.eval_dir, sc);
-                ro_sgns_vectors_free(&v);
+                score_sets(v, t.eval_dir, sc);
+                ro_sgns_vectors_free(v);
+                v = NULL;
             }
             if (!t.quiet) {
                 int s;
@@ -557,22 +558,22 @@ static int cmd_train(flags_t *f)
         if (t.curve) fclose(t.curve);
     }
     if (point_vectors(x, c, t.alpha, &v, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
-    if (ro_sgns_vectors_save(&v, output, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, NULL,
-                             &err) != RO_SGNS_OK)
+    if (ro_sgns_vectors_save_path(v, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, output, NULL,
+                                  &err) != RO_SGNS_OK)
         die(f->cmd, "%s", err.message);
     if (out_ctx) {
-        ro_sgns_vectors cv;
+        ro_sgns_vectors *cv;
         if (point_vectors_kind(x, c, t.alpha, RO_SGNS_EMBED_C, &cv, &err) != RO_SGNS_OK ||
-            ro_sgns_vectors_save(&cv, out_ctx, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, NULL,
-                                 &err) != RO_SGNS_OK)
+            ro_sgns_vectors_save_path(cv, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, out_ctx,
+                                      NULL, &err) != RO_SGNS_OK)
             die(f->cmd, "%s", err.message);
-        ro_sgns_vectors_free(&cv);
+        ro_sgns_vectors_free(cv);
     }
     if (!t.quiet)
         fprintf(stderr, "train: %s d = %lu: SVD %.1f s, RO %.1f s (%llu steps), total %.1f s -> %s\n",
                 method, (unsigned long)d, t_svd, t_ro, (unsigned long long)x->iteration,
                 now() - t0, output);
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     ro_sgns_problem_free(p);
     ro_sgns_factors_free(x);
     ro_sgns_counts_free(c);
@@ -586,7 +587,7 @@ static int cmd_eval(flags_t *f)
     const char *path = flag_str(f, "vectors"), *analogy = flag_str(f, "analogy");
     int fold = (int)flag_num(f, "fold-case", 0, 0, 1);
     ro_sgns_vectors_format fmt;
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v;
     char *pos[256];
     int npos, i, failed = 0;
     (void)flag_present(f, "quiet");
@@ -603,7 +604,7 @@ static int cmd_eval(flags_t *f)
         ro_sgns_error err;
         const char *base = strrchr(pos[i], '/') ? strrchr(pos[i], '/') + 1 : pos[i];
         cfg.fold_case = fold;
-        if (ro_sgns_similarity_eval_file(&v, pos[i], &cfg, &r, NULL, &err) != RO_SGNS_OK) {
+        if (ro_sgns_similarity_eval_path(v, pos[i], &cfg, &r, NULL, &err) != RO_SGNS_OK) {
             fprintf(stderr, "ro-sgns eval: %s: %s\n", pos[i], err.message);
             failed = 1;
             continue;
@@ -612,25 +613,25 @@ static int cmd_eval(flags_t *f)
                (unsigned long)r.pairs_used, (unsigned long)r.pairs_total,
                (unsigned long)(r.config.oov == RO_SGNS_OOV_SKIP ? r.pairs_oov : 0));
     }
-    printf("(out-of-vocabulary pairs skipped; case folding %s; all %lu rows)\n", fold ? "on" : "off",
-           (unsigned long)v.n);
+    printf("(out-of-vocabulary pairs skipped; case folding %s; all %lu rows)\n",
+           fold ? "on" : "off", (unsigned long)v->n);
     if (analogy) {
-        ro_sgns_analogies q;
-        ro_sgns_analogy_result r;
+        ro_sgns_analogies *q = NULL;
+        ro_sgns_analogy_result *r = NULL;
         ro_sgns_error err;
         char line[512];
-        if (ro_sgns_analogies_load(&q, analogy, NULL, &err) != RO_SGNS_OK ||
-            ro_sgns_analogy_eval(&v, &q, NULL, &r, NULL, &err) != RO_SGNS_OK) {
+        if (ro_sgns_analogies_load_path(analogy, &q, NULL, &err) != RO_SGNS_OK ||
+            ro_sgns_analogy_eval(v, q, NULL, &r, NULL, &err) != RO_SGNS_OK) {
             fprintf(stderr, "ro-sgns eval: %s: %s\n", analogy, err.message);
             failed = 1;
         } else {
-            ro_sgns_analogy_describe(&r, line, sizeof line);
+            ro_sgns_analogy_describe(r, line, sizeof line);
             printf("analogies %s: %s\n", analogy, line);
-            ro_sgns_analogy_result_free(&r);
-            ro_sgns_analogies_free(&q);
         }
+        ro_sgns_analogy_result_free(r);
+        ro_sgns_analogies_free(q);
     }
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     return failed;
 }
 
@@ -638,7 +639,7 @@ static int cmd_neighbors(flags_t *f)
 {
     const char *path = flag_str(f, "vectors");
     size_t k = (size_t)flag_num(f, "k", 10, 1, 10000), j, found;
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v;
     ro_sgns_neighbor *nb;
     char *pos[256];
     int npos, i, failed = 0;
@@ -654,16 +655,16 @@ static int cmd_neighbors(flags_t *f)
     if (!nb) die(f->cmd, "out of memory");
     for (i = 0; i < npos; ++i) {
         ro_sgns_error err;
-        if (ro_sgns_neighbors_of_word(&v, pos[i], k, nb, &found, NULL, &err) != RO_SGNS_OK) {
+        if (ro_sgns_neighbors_of_word(v, pos[i], k, nb, &found, NULL, &err) != RO_SGNS_OK) {
             fprintf(stderr, "ro-sgns neighbors: %s: %s\n", pos[i], err.message);
             failed = 1;
             continue;
         }
         printf("%s:\n", pos[i]);
-        for (j = 0; j < found; ++j) printf("  %-20s %.4f\n", v.words[nb[j].row], nb[j].similarity);
+        for (j = 0; j < found; ++j) printf("  %-20s %.4f\n", v->words[nb[j].row], nb[j].similarity);
     }
     free(nb);
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     return failed;
 }
 
@@ -674,7 +675,7 @@ static int cmd_objective(flags_t *f)
     double k = flag_num(f, "negative", 5, 1e-9, 1e9), F;
     ro_sgns_counts *c = NULL;
     ro_sgns_problem *p = NULL;
-    ro_sgns_vectors w, cv;
+    ro_sgns_vectors *w, *cv;
     ro_sgns_real *W, *C;
     ro_sgns_error err;
     ro_sgns_vectors_format fw, fc;
@@ -685,22 +686,22 @@ static int cmd_objective(flags_t *f)
     finish_flags(f, NULL);
     if (ro_sgns_counts_load_path(counts_path, &c, NULL, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
     w = load_vectors_or_die(f, wpath, fw);
-    W = aligned_matrix(f, &w, c, w.d);
+    W = aligned_matrix(f, w, c, w->d);
     if (cpath) {
         cv = load_vectors_or_die(f, cpath, fc);
-        C = aligned_matrix(f, &cv, c, w.d);
-        ro_sgns_vectors_free(&cv);
+        C = aligned_matrix(f, cv, c, w->d);
+        ro_sgns_vectors_free(cv);
     } else {
         C = W;
     }
     if (ro_sgns_problem_create(c, k, &p, NULL, &err) != RO_SGNS_OK ||
-        ro_sgns_objective_wc(p, W, C, w.d, &F, &err) != RO_SGNS_OK)
+        ro_sgns_objective_wc(p, W, C, w->d, &F, &err) != RO_SGNS_OK)
         die(f->cmd, "%s", err.message);
     printf("F = %.6f e9 (k = %g, %lu words, d = %lu, contexts %s)\n", F * 1e-9, k,
-           (unsigned long)c->n, (unsigned long)w.d, cpath ? cpath : "= words");
+           (unsigned long)c->n, (unsigned long)w->d, cpath ? cpath : "= words");
     if (C != W) free(C);
     free(W);
-    ro_sgns_vectors_free(&w);
+    ro_sgns_vectors_free(w);
     ro_sgns_problem_free(p);
     ro_sgns_counts_free(c);
     return 0;

@@ -519,25 +519,24 @@ static size_t counts_file_words(const char *path)
    get zero rows (rank 0 only) */
 static real *vectors_in_order(const char *path, const ro_sgns_counts *c, size_t d, int binary)
 {
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
     size_t i, row, found = 0, len = strlen(path);
     real *W = (real *)calloc(c->n * d, sizeof(real));
     /* as ro-sgns: -binary when given, else binary for a name ending .bin */
     int bin = binary >= 0 ? binary : len > 4 && strcmp(path + len - 4, ".bin") == 0;
     if (!W) die("memory", "initial vectors");
-    memset(&v, 0, sizeof v);
-    if (ro_sgns_vectors_load(&v, path, bin ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, 0, NULL, &err) !=
-        RO_SGNS_OK)
+    if (ro_sgns_vectors_load_path(path, bin ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, 0, &v, NULL,
+                                  &err) != RO_SGNS_OK)
         die(path, err.message);
-    if (v.d != d) die(path, "the vectors' dimension is not -size");
+    if (v->d != d) die(path, "the vectors' dimension is not -size");
     for (i = 0; i < c->n; ++i)
-        if (ro_sgns_vectors_find(&v, c->vocab.word[i], &row)) {
-            memcpy(W + i * d, v.data + row * d, d * sizeof(real));
+        if (ro_sgns_vectors_find(v, c->vocab.word[i], &row)) {
+            memcpy(W + i * d, v->data + row * d, d * sizeof(real));
             ++found;
         }
     if (found == 0) die(path, "no word of the counts is in these vectors");
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     return W;
 }
 
@@ -581,7 +580,7 @@ static int body_write(void *user, const void *data, size_t size)
 static void write_vectors(const char *path, const ro_sgns_factors *x, const ro_sgns_counts *c,
                           size_t r0, double alpha, int binary)
 {
-    ro_sgns_vectors vec;
+    ro_sgns_vectors *vec = NULL;
     ro_sgns_error err;
     body_buf b;
     char head[64], *tmp;
@@ -592,16 +591,16 @@ static void write_vectors(const char *path, const ro_sgns_factors *x, const ro_s
     real *W = (real *)malloc(x->n * d * sizeof(real));
     if (!W) die("memory", "vectors");
     if (ro_sgns_factors_embeddings(x, alpha, RO_SGNS_EMBED_W, W, d, NULL, &err) != RO_SGNS_OK ||
-        ro_sgns_vectors_create(&vec, x->n, d, (const char *const *)c->vocab.word + r0, W, d, NULL,
+        ro_sgns_vectors_create(x->n, d, (const char *const *)c->vocab.word + r0, W, d, &vec, NULL,
                                &err) != RO_SGNS_OK)
         die("vectors", err.message);
     free(W);
     memset(&b, 0, sizeof b);
     b.in_header = 1;
-    if (ro_sgns_vectors_write_cb(&vec, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, body_write,
-                                 &b, NULL, &err) != RO_SGNS_OK)
+    if (ro_sgns_vectors_save_callback(vec, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT,
+                                      body_write, &b, NULL, &err) != RO_SGNS_OK)
         die("vectors", err.message);
-    ro_sgns_vectors_free(&vec);
+    ro_sgns_vectors_free(vec);
     if (g_rank == 0) hlen = snprintf(head, sizeof head, "%lu %lu\n", (unsigned long)c->n, (unsigned long)d);
     size = (long long)b.len + hlen;
     MPI_Exscan(&size, &offset, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -766,16 +765,16 @@ int main(int argc, char **argv)
     }
     if (o.output) write_vectors(o.output, x, c, r0, o.alpha, o.binary == 1);
     if (o.output_ctx && g_rank == 0) { /* V is whole on every rank */
-        ro_sgns_vectors vec;
+        ro_sgns_vectors *vec = NULL;
         real *C = (real *)malloc(n * d * sizeof(real));
         if (!C) die("memory", "context vectors");
         if (ro_sgns_factors_embeddings(x, o.alpha, RO_SGNS_EMBED_C, C, d, NULL, &err) != RO_SGNS_OK ||
-            ro_sgns_vectors_create(&vec, n, d, (const char *const *)c->vocab.word, C, d, NULL,
+            ro_sgns_vectors_create(n, d, (const char *const *)c->vocab.word, C, d, &vec, NULL,
                                    &err) != RO_SGNS_OK ||
-            ro_sgns_vectors_save(&vec, o.output_ctx, o.binary == 1 ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT,
-                                 NULL, &err) != RO_SGNS_OK)
+            ro_sgns_vectors_save_path(vec, o.binary == 1 ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT,
+                                      o.output_ctx, NULL, &err) != RO_SGNS_OK)
             die(o.output_ctx, err.message);
-        ro_sgns_vectors_free(&vec);
+        ro_sgns_vectors_free(vec);
         free(C);
     }
     MPI_Barrier(MPI_COMM_WORLD);

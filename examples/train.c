@@ -7,7 +7,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -16,13 +15,12 @@ int main(int argc, char **argv)
     ro_sgns_csr *sppmi = NULL;
     ro_sgns_factors *x = NULL;
     ro_sgns_problem *problem = NULL;
-    ro_sgns_vectors vec;
+    ro_sgns_vectors *vec = NULL;
     ro_sgns_similarity_result sim;
     ro_sgns_error err;
     ro_sgns_real *W = NULL;
     size_t d = argc > 4 ? (size_t)atoi(argv[4]) : 100;
     int rc = 1;
-    memset(&vec, 0, sizeof vec); /* a zeroed object is safe to free */
     if (argc < 3) {
         fprintf(stderr, "usage: %s corpus.txt vectors.bin [min_count] [d] [pairs_file]\n", argv[0]);
         return 2;
@@ -37,19 +35,19 @@ int main(int argc, char **argv)
     W = (ro_sgns_real *)malloc(counts->n * d * sizeof *W);
     if (!W) goto fail;
     if (ro_sgns_factors_embeddings(x, 0.5, RO_SGNS_EMBED_W, W, d, NULL, &err)) goto fail;
-    if (ro_sgns_vectors_create(&vec, counts->n, d, (const char *const *)counts->vocab.word, W, d,
+    if (ro_sgns_vectors_create(counts->n, d, (const char *const *)counts->vocab.word, W, d, &vec,
                                NULL, &err))
         goto fail;
-    if (ro_sgns_vectors_save(&vec, argv[2], RO_SGNS_W2V_BINARY, NULL, &err)) goto fail;
-    printf("%lu words x %lu -> %s\n", (unsigned long)vec.n, (unsigned long)d, argv[2]);
-    if (argc > 5 && ro_sgns_similarity_eval_file(&vec, argv[5], NULL, &sim, NULL, &err) == 0)
+    if (ro_sgns_vectors_save_path(vec, RO_SGNS_W2V_BINARY, argv[2], NULL, &err)) goto fail;
+    printf("%lu words x %lu -> %s\n", (unsigned long)vec->n, (unsigned long)d, argv[2]);
+    if (argc > 5 && ro_sgns_similarity_eval_path(vec, argv[5], NULL, &sim, NULL, &err) == 0)
         printf("%s: spearman %.3f (%lu of %lu pairs used)\n", argv[5], sim.spearman,
                (unsigned long)sim.pairs_used, (unsigned long)sim.pairs_total);
     rc = 0;
 fail:
     if (rc) fprintf(stderr, "train: %s\n", err.message);
     free(W);
-    ro_sgns_vectors_free(&vec);
+    ro_sgns_vectors_free(vec);
     ro_sgns_problem_free(problem);
     ro_sgns_factors_free(x);
     ro_sgns_csr_free(sppmi);

@@ -11,70 +11,30 @@
    run agree bit for bit; the counts survive a save/load round trip. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-#define FUZZ_ASSERT(x) \
-    do {               \
-        if (!(x)) abort(); \
-    } while (0)
-
-typedef struct fz_reader {
-    const unsigned char *p;
-    size_t size, at, chunk;
-} fz_reader;
-
-static size_t fz_read(void *user, void *buf, size_t size)
-{
-    fz_reader *r = (fz_reader *)user;
-    size_t m = r->size - r->at;
-    if (m > size) m = size;
-    if (m > r->chunk) m = r->chunk;
-    memcpy(buf, r->p + r->at, m);
-    r->at += m;
-    return m;
-}
-
-static int fz_same(const ro_sgns_counts *a, const ro_sgns_counts *b)
-{
-    size_t i;
-    if (a->n != b->n || a->nnz != b->nnz) return 0;
-    if (memcmp(&a->total, &b->total, sizeof(double)) != 0) return 0;
-    for (i = 0; i < a->n; ++i)
-        if (a->vocab.len[i] != b->vocab.len[i] || a->vocab.count[i] != b->vocab.count[i] ||
-            memcmp(a->vocab.word[i], b->vocab.word[i], a->vocab.len[i]) != 0)
-            return 0;
-    if (memcmp(a->row_ptr, b->row_ptr, (a->n + 1) * 8) != 0) return 0;
-    if (memcmp(a->col, b->col, (size_t)a->nnz * 4) != 0) return 0;
-    if (memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val) != 0) return 0;
-    if (memcmp(a->word_count, b->word_count, a->n * 8) != 0) return 0;
-    if (memcmp(a->ctx_count, b->ctx_count, a->n * 8) != 0) return 0;
-    return 1;
-}
+#include "test_util.h"
 
 static void fz_invariants(const ro_sgns_counts *c)
 {
     size_t w;
     uint64_t k;
-    FUZZ_ASSERT(c->n >= 1 && c->nnz >= 1 && c->row_ptr[0] == 0 && c->row_ptr[c->n] == c->nnz);
+    FUZZ_REQUIRE(c->n >= 1 && c->nnz >= 1 && c->row_ptr[0] == 0 && c->row_ptr[c->n] == c->nnz);
     for (w = 0; w < c->n; ++w) {
-        FUZZ_ASSERT(c->vocab.len[w] >= 1 && c->vocab.len[w] <= RO_SGNS_MAX_WORD_BYTES);
-        FUZZ_ASSERT(ro_sgns_vocab_find(&c->vocab, c->vocab.word[w], c->vocab.len[w]) ==
-                    (int64_t)w);
-        if (w) FUZZ_ASSERT(c->vocab.count[w] <= c->vocab.count[w - 1]);
-        FUZZ_ASSERT(c->row_ptr[w] <= c->row_ptr[w + 1]);
+        FUZZ_REQUIRE(c->vocab.len[w] >= 1 && c->vocab.len[w] <= RO_SGNS_MAX_WORD_BYTES);
+        FUZZ_REQUIRE(ro_sgns_vocab_find(&c->vocab, c->vocab.word[w], c->vocab.len[w]) ==
+                     (int64_t)w);
+        if (w) FUZZ_REQUIRE(c->vocab.count[w] <= c->vocab.count[w - 1]);
+        FUZZ_REQUIRE(c->row_ptr[w] <= c->row_ptr[w + 1]);
         for (k = c->row_ptr[w]; k < c->row_ptr[w + 1]; ++k) {
-            FUZZ_ASSERT(c->col[k] < c->n && c->val[k] > 0);
-            if (k > c->row_ptr[w]) FUZZ_ASSERT(c->col[k] > c->col[k - 1]);
+            FUZZ_REQUIRE(c->col[k] < c->n && c->val[k] > 0);
+            if (k > c->row_ptr[w]) FUZZ_REQUIRE(c->col[k] > c->col[k - 1]);
         }
         /* no separator byte inside a word, no '\r' */
-        FUZZ_ASSERT(memchr(c->vocab.word[w], ' ', c->vocab.len[w]) == NULL);
-        FUZZ_ASSERT(memchr(c->vocab.word[w], '\n', c->vocab.len[w]) == NULL);
-        FUZZ_ASSERT(memchr(c->vocab.word[w], '\t', c->vocab.len[w]) == NULL);
-        FUZZ_ASSERT(memchr(c->vocab.word[w], '\r', c->vocab.len[w]) == NULL);
+        FUZZ_REQUIRE(memchr(c->vocab.word[w], ' ', c->vocab.len[w]) == NULL);
+        FUZZ_REQUIRE(memchr(c->vocab.word[w], '\n', c->vocab.len[w]) == NULL);
+        FUZZ_REQUIRE(memchr(c->vocab.word[w], '\t', c->vocab.len[w]) == NULL);
+        FUZZ_REQUIRE(memchr(c->vocab.word[w], '\r', c->vocab.len[w]) == NULL);
     }
-    FUZZ_ASSERT(c->total > 0);
+    FUZZ_REQUIRE(c->total > 0);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
@@ -83,7 +43,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     ro_sgns_counts *a = NULL, *b = NULL;
     ro_sgns_error err;
     ro_sgns_result rc, rc2;
-    fz_reader r;
+    tu_reader r;
     if (size < 8) return 0;
     cfg.window = 1 + data[0] % 8;
     cfg.min_count = data[1] % 4;
@@ -94,38 +54,39 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     cfg.max_vocab = (data[3] >> 3) & 1 ? data[4] % 8 : 0;
     cfg.seed = data[5];
     r.chunk = 1 + data[6] % 64;
+    r.fail_after = -1;
     data += 8;
     size -= 8;
-    rc = ro_sgns_count_buffer(data, size, &cfg, &a, NULL, &err);
-    FUZZ_ASSERT(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_EMPTY);
-    FUZZ_ASSERT((rc == RO_SGNS_OK) == (a != NULL));
+    rc = ro_sgns_count_memory(data, size, &cfg, &a, NULL, &err);
+    FUZZ_REQUIRE(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_EMPTY);
+    FUZZ_REQUIRE((rc == RO_SGNS_OK) == (a != NULL));
     r.p = data;
     r.size = size;
     r.at = 0;
-    rc2 = ro_sgns_count_callback(fz_read, &r, &cfg, &b, NULL, &err);
-    FUZZ_ASSERT(rc2 == rc);
+    rc2 = ro_sgns_count_callback(tu_read, &r, &cfg, &b, NULL, &err);
+    FUZZ_REQUIRE(rc2 == rc);
     if (rc != RO_SGNS_OK) return 0;
     fz_invariants(a);
-    FUZZ_ASSERT(fz_same(a, b));
+    FUZZ_REQUIRE(tu_same_counts(a, b));
     ro_sgns_counts_free(b);
     b = NULL;
     /* a budget a little under the unbudgeted peak: same counts or BUDGET */
     cfg.memory_budget = a->peak_bytes - a->peak_bytes / 4;
-    rc2 = ro_sgns_count_buffer(data, size, &cfg, &b, NULL, &err);
-    FUZZ_ASSERT(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_BUDGET);
+    rc2 = ro_sgns_count_memory(data, size, &cfg, &b, NULL, &err);
+    FUZZ_REQUIRE(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_BUDGET);
     if (rc2 == RO_SGNS_OK) {
-        FUZZ_ASSERT(fz_same(a, b) && b->peak_bytes <= cfg.memory_budget);
+        FUZZ_REQUIRE(tu_same_counts(a, b) && b->peak_bytes <= cfg.memory_budget);
         ro_sgns_counts_free(b);
         b = NULL;
     }
     /* save / load */
     {
-        size_t fsize = (size_t)ro_sgns_counts_file_size(a), w = 0;
-        unsigned char *buf = (unsigned char *)malloc(fsize);
-        FUZZ_ASSERT(ro_sgns_counts_save_buffer(a, buf, fsize, &w, &err) == RO_SGNS_OK);
-        FUZZ_ASSERT(w == fsize);
-        FUZZ_ASSERT(ro_sgns_counts_load_buffer(buf, fsize, &b, NULL, &err) == RO_SGNS_OK);
-        FUZZ_ASSERT(fz_same(a, b));
+        void *buf = NULL;
+        size_t fsize = 0;
+        FUZZ_REQUIRE(ro_sgns_counts_save_memory(a, &buf, &fsize, NULL, &err) == RO_SGNS_OK);
+        FUZZ_REQUIRE(fsize == (size_t)ro_sgns_counts_saved_size(a));
+        FUZZ_REQUIRE(ro_sgns_counts_load_memory(buf, fsize, &b, NULL, &err) == RO_SGNS_OK);
+        FUZZ_REQUIRE(tu_same_counts(a, b));
         ro_sgns_counts_free(b);
         free(buf);
     }

@@ -12,30 +12,7 @@
    loads saves back to exactly the input bytes. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-#define FUZZ_ASSERT(x) \
-    do {               \
-        if (!(x)) abort(); \
-    } while (0)
-
-typedef struct fz_reader {
-    const unsigned char *p;
-    size_t size, at, chunk;
-} fz_reader;
-
-static size_t fz_read(void *user, void *buf, size_t size)
-{
-    fz_reader *r = (fz_reader *)user;
-    size_t m = r->size - r->at;
-    if (m > size) m = size;
-    if (m > r->chunk) m = r->chunk;
-    memcpy(buf, r->p + r->at, m);
-    r->at += m;
-    return m;
-}
+#include "test_util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -55,7 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         cfg.min_count = 1;
         cfg.window = 1 + i;
         cfg.dynamic_window = i % 3;
-        if (ro_sgns_count_buffer(texts[i], strlen(texts[i]), &cfg, &c, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_count_memory(texts[i], strlen(texts[i]), &cfg, &c, NULL, &err) != RO_SGNS_OK)
             continue;
         snprintf(path, sizeof path, "%s/seed%d.counts", dir, i);
         ro_sgns_counts_save_path(c, path, &err);
@@ -69,26 +46,27 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     ro_sgns_counts *a = NULL, *b = NULL;
     ro_sgns_error err;
     ro_sgns_result rc, rc2;
-    fz_reader r;
-    rc = ro_sgns_counts_load_buffer(data, size, &a, NULL, &err);
-    FUZZ_ASSERT(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_FORMAT);
-    FUZZ_ASSERT((rc == RO_SGNS_OK) == (a != NULL));
-    if (rc == RO_SGNS_ERR_FORMAT) FUZZ_ASSERT(strstr(err.message, "offset") != NULL);
+    tu_reader r;
+    rc = ro_sgns_counts_load_memory(data, size, &a, NULL, &err);
+    FUZZ_REQUIRE(rc == RO_SGNS_OK || rc == RO_SGNS_ERR_FORMAT);
+    FUZZ_REQUIRE((rc == RO_SGNS_OK) == (a != NULL));
+    if (rc == RO_SGNS_ERR_FORMAT) FUZZ_REQUIRE(strstr(err.message, "offset") != NULL);
     r.p = data;
     r.size = size;
     r.at = 0;
     r.chunk = 1 + (size ? data[size - 1] % 100 : 0);
-    rc2 = ro_sgns_counts_load_callback(fz_read, &r, &b, NULL, &err);
+    r.fail_after = -1;
+    rc2 = ro_sgns_counts_load_callback(tu_read, &r, &b, NULL, &err);
     /* a stream stops at the checksum, so trailing bytes are not its error */
-    FUZZ_ASSERT(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_FORMAT);
-    if (rc == RO_SGNS_OK) FUZZ_ASSERT(rc2 == RO_SGNS_OK);
+    FUZZ_REQUIRE(rc2 == RO_SGNS_OK || rc2 == RO_SGNS_ERR_FORMAT);
+    if (rc == RO_SGNS_OK) FUZZ_REQUIRE(rc2 == RO_SGNS_OK);
     ro_sgns_counts_free(b);
     if (rc == RO_SGNS_OK) {
-        size_t fsize = (size_t)ro_sgns_counts_file_size(a), w = 0;
-        unsigned char *buf = (unsigned char *)malloc(fsize ? fsize : 1);
-        FUZZ_ASSERT(fsize == size);
-        FUZZ_ASSERT(ro_sgns_counts_save_buffer(a, buf, fsize, &w, &err) == RO_SGNS_OK);
-        FUZZ_ASSERT(w == size && memcmp(buf, data, size) == 0);
+        void *buf = NULL;
+        size_t w = 0;
+        FUZZ_REQUIRE((size_t)ro_sgns_counts_saved_size(a) == size);
+        FUZZ_REQUIRE(ro_sgns_counts_save_memory(a, &buf, &w, NULL, &err) == RO_SGNS_OK);
+        FUZZ_REQUIRE(w == size && memcmp(buf, data, size) == 0);
         free(buf);
         ro_sgns_counts_free(a);
     }

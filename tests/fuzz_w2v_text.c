@@ -10,18 +10,11 @@
    a rejected file gives an error code and a message. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "test_util.h"
 
 #ifndef FUZZ_FORMAT
 #define FUZZ_FORMAT RO_SGNS_W2V_TEXT
 #endif
-
-#define FUZZ_REQUIRE(x)                                                                            \
-    do {                                                                                           \
-        if (!(x)) abort();                                                                         \
-    } while (0)
 
 static void fuzz_check_object(const ro_sgns_vectors *v)
 {
@@ -41,37 +34,36 @@ static void fuzz_check_object(const ro_sgns_vectors *v)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-    ro_sgns_vectors v, u;
+    ro_sgns_vectors *v = NULL, *u = NULL;
     ro_sgns_error err;
     ro_sgns_result rc;
     void *buf;
     size_t len, limit;
-    rc = ro_sgns_vectors_read_memory(&v, data, size, FUZZ_FORMAT, 0, NULL, &err);
+    rc = ro_sgns_vectors_load_memory(data, size, FUZZ_FORMAT, 0, &v, NULL, &err);
     if (rc != RO_SGNS_OK) {
         FUZZ_REQUIRE(rc < 0 && err.code == rc && err.message[0] != '\0');
         FUZZ_REQUIRE(memchr(err.message, '\0', sizeof err.message) != NULL);
         return 0;
     }
-    fuzz_check_object(&v);
+    fuzz_check_object(v);
     /* write, read back: the same words and bits */
-    FUZZ_REQUIRE(ro_sgns_vectors_write_memory(&v, FUZZ_FORMAT, &buf, &len, NULL, &err) ==
+    FUZZ_REQUIRE(ro_sgns_vectors_save_memory(v, FUZZ_FORMAT, &buf, &len, NULL, &err) == RO_SGNS_OK);
+    FUZZ_REQUIRE(ro_sgns_vectors_load_memory(buf, len, FUZZ_FORMAT, 0, &u, NULL, &err) ==
                  RO_SGNS_OK);
-    FUZZ_REQUIRE(ro_sgns_vectors_read_memory(&u, buf, len, FUZZ_FORMAT, 0, NULL, &err) ==
-                 RO_SGNS_OK);
-    FUZZ_REQUIRE(u.n == v.n && u.d == v.d);
-    FUZZ_REQUIRE(memcmp(u.data, v.data, v.n * v.d * sizeof(ro_sgns_real)) == 0);
-    for (len = 0; len < v.n; ++len) FUZZ_REQUIRE(strcmp(u.words[len], v.words[len]) == 0);
-    ro_sgns_vectors_free(&u);
+    FUZZ_REQUIRE(u->n == v->n && u->d == v->d);
+    FUZZ_REQUIRE(memcmp(u->data, v->data, v->n * v->d * sizeof(ro_sgns_real)) == 0);
+    for (len = 0; len < v->n; ++len) FUZZ_REQUIRE(strcmp(u->words[len], v->words[len]) == 0);
+    ro_sgns_vectors_free(u);
     free(buf);
     /* a limited read of the same input is a prefix */
     limit = 1 + size % 3;
-    if (ro_sgns_vectors_read_memory(&u, data, size, FUZZ_FORMAT, limit, NULL, &err) == RO_SGNS_OK) {
-        FUZZ_REQUIRE(u.n == (v.n < limit ? v.n : limit) && u.d == v.d);
-        FUZZ_REQUIRE(memcmp(u.data, v.data, u.n * u.d * sizeof(ro_sgns_real)) == 0);
-        ro_sgns_vectors_free(&u);
+    if (ro_sgns_vectors_load_memory(data, size, FUZZ_FORMAT, limit, &u, NULL, &err) == RO_SGNS_OK) {
+        FUZZ_REQUIRE(u->n == (v->n < limit ? v->n : limit) && u->d == v->d);
+        FUZZ_REQUIRE(memcmp(u->data, v->data, u->n * u->d * sizeof(ro_sgns_real)) == 0);
+        ro_sgns_vectors_free(u);
     } else {
         abort(); /* a prefix of an accepted file is accepted */
     }
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     return 0;
 }

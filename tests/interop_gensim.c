@@ -1,7 +1,7 @@
 /* interop_gensim.c - the C side of tests/interop_gensim.sh.
      interop_gensim write PATH FORMAT   write a fixed set of vectors (UTF-8 words,
-                                        awkward values) with ro_sgns_vectors_save
-     interop_gensim dump PATH FORMAT    read a file with ro_sgns_vectors_load and
+                                        awkward values) with ro_sgns_vectors_save_path
+     interop_gensim dump PATH FORMAT    read a file with ro_sgns_vectors_load_path and
                                         print "n d", then per row the word and the
                                         float32 bits of each value in hex
    FORMAT is text, bin or glove. The script prints the same dump from gensim's
@@ -27,7 +27,7 @@ static int parse_format(const char *s, ro_sgns_vectors_format *f)
 
 int main(int argc, char **argv)
 {
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     ro_sgns_vectors_format fmt;
     ro_sgns_error err;
     if (argc != 4 || !parse_format(argv[3], &fmt)) {
@@ -59,22 +59,22 @@ int main(int argc, char **argv)
         x[3] = (ro_sgns_real)3e38;
         x[4] = (ro_sgns_real)1.4e-45;
         x[5] = (ro_sgns_real)(1.0 / 3.0);
-        if (ro_sgns_vectors_create(&v, N, D, words, x, D, NULL, &err) != RO_SGNS_OK ||
-            ro_sgns_vectors_save(&v, argv[2], fmt, NULL, &err) != RO_SGNS_OK) {
+        if (ro_sgns_vectors_create(N, D, words, x, D, &v, NULL, &err) != RO_SGNS_OK ||
+            ro_sgns_vectors_save_path(v, fmt, argv[2], NULL, &err) != RO_SGNS_OK) {
             fprintf(stderr, "write: %s\n", err.message);
             return 1;
         }
     } else if (strcmp(argv[1], "dump") == 0) {
         size_t i, j;
-        if (ro_sgns_vectors_load(&v, argv[2], fmt, 0, NULL, &err) != RO_SGNS_OK) {
+        if (ro_sgns_vectors_load_path(argv[2], fmt, 0, &v, NULL, &err) != RO_SGNS_OK) {
             fprintf(stderr, "dump: %s\n", err.message);
             return 1;
         }
-        printf("%lu %lu\n", (unsigned long)v.n, (unsigned long)v.d);
-        for (i = 0; i < v.n; ++i) {
-            printf("%s", v.words[i]);
-            for (j = 0; j < v.d; ++j) {
-                float f = (float)v.data[i * v.d + j];
+        printf("%lu %lu\n", (unsigned long)v->n, (unsigned long)v->d);
+        for (i = 0; i < v->n; ++i) {
+            printf("%s", v->words[i]);
+            for (j = 0; j < v->d; ++j) {
+                float f = (float)v->data[i * v->d + j];
                 uint32_t u;
                 memcpy(&u, &f, 4);
                 printf(" %08lx", (unsigned long)u);
@@ -85,6 +85,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s write|dump PATH text|bin|glove\n", argv[0]);
         return 2;
     }
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     return 0;
 }

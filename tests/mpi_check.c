@@ -2,7 +2,9 @@
        mpi_check count CORPUS OUT.counts
            the counts the test trains on (window 2, min_count 30)
        mpi_check diff A.fx B.fx
-           relative differences of two factor files (for docs/SCALING.md)
+           relative differences of two factor files (for docs/SCALING.md):
+           of X = U S V^T (which does not depend on the basis chosen within
+           nearly equal singular values), and of U, S and V themselves
        mpi_check compare COUNTS d K P1:FILE1 [P2:FILE2 ...]
            the single-process library calls (SVD-SPPMI start, K default
            RO-SGNS steps, k = 5) against factors written by
@@ -24,6 +26,41 @@
 
 typedef ro_sgns_real real;
 static const int IS_D = sizeof(real) == sizeof(double);
+
+/* <X_a, X_b> = tr(S_a^T (U_a^T U_b) S_b (V_b^T V_a)) for X = U S V^T,
+   summed in double, without forming X */
+static double x_dot(const ro_sgns_factors *a, const ro_sgns_factors *b)
+{
+    size_t d = a->d, i, j, k;
+    double *G = (double *)calloc(4 * d * d, sizeof(double)), *H = G + d * d, *T = H + d * d,
+           *T2 = T + d * d, t = 0;
+    if (!G) return 0;
+    for (k = 0; k < a->n; ++k) /* G = U_a^T U_b */
+        for (i = 0; i < d; ++i)
+            for (j = 0; j < d; ++j) G[i * d + j] += (double)a->U[k * d + i] * b->U[k * d + j];
+    for (k = 0; k < a->m; ++k) /* H = V_b^T V_a */
+        for (i = 0; i < d; ++i)
+            for (j = 0; j < d; ++j) H[i * d + j] += (double)b->V[k * d + i] * a->V[k * d + j];
+    for (i = 0; i < d; ++i) /* T = S_a^T G */
+        for (j = 0; j < d; ++j)
+            for (k = 0; k < d; ++k) T[i * d + j] += (double)a->S[k * d + i] * G[k * d + j];
+    for (i = 0; i < d; ++i) /* T2 = T S_b */
+        for (j = 0; j < d; ++j)
+            for (k = 0; k < d; ++k) T2[i * d + j] += T[i * d + k] * b->S[k * d + j];
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) t += T2[i * d + j] * H[j * d + i];
+    free(G);
+    return t;
+}
+
+/* |X_a - X_b|_F / |X_b|_F from <X_a, X_a> + <X_b, X_b> - 2 <X_a, X_b>: unlike
+   U, S and V alone, X does not depend on the basis chosen within (nearly)
+   equal singular values */
+static double x_rel_diff(const ro_sgns_factors *a, const ro_sgns_factors *b)
+{
+    double aa = x_dot(a, a), bb = x_dot(b, b), ab = x_dot(a, b), d2 = aa + bb - 2 * ab;
+    return sqrt((d2 > 0 ? d2 : 0) / (bb > 0 ? bb : 1));
+}
 
 static int same_bits(const ro_sgns_factors *a, const ro_sgns_factors *b)
 {
@@ -92,9 +129,9 @@ int main(int argc, char **argv)
         if (a && b) {
             CHECK(a->n == b->n && a->m == b->m && a->d == b->d);
             if (a->n == b->n && a->m == b->m && a->d == b->d)
-                printf("|dU|/|U| %.2e  |dS|/|S| %.2e  |dV|/|V| %.2e  (%s)\n",
-                       tu_rel_diff(a->n * a->d, a->U, b->U), tu_rel_diff(a->d * a->d, a->S, b->S),
-                       tu_rel_diff(a->m * a->d, a->V, b->V),
+                printf("|dX|/|X| %.2e  |dU|/|U| %.2e  |dS|/|S| %.2e  |dV|/|V| %.2e  (%s)\n",
+                       x_rel_diff(a, b), tu_rel_diff(a->n * a->d, a->U, b->U),
+                       tu_rel_diff(a->d * a->d, a->S, b->S), tu_rel_diff(a->m * a->d, a->V, b->V),
                        same_bits(a, b) ? "bitwise equal" : "not bitwise");
         }
         ro_sgns_factors_free(a);
@@ -120,7 +157,7 @@ int main(int argc, char **argv)
             int P = atoi(argv[a]);
             const char *path = strchr(argv[a], ':');
             ro_sgns_factors *got = NULL;
-            double dU, dS, dV;
+            double dU, dS, dV, dX;
             CHECKF(P >= 1 && path, "argument %s is not P:FILE", argv[a]);
             if (!(P >= 1 && path)) continue;
             CHECKF(ro_sgns_factors_load_path(path + 1, &got, NULL, &err) == RO_SGNS_OK, "%s",
@@ -135,10 +172,12 @@ int main(int argc, char **argv)
             dU = tu_rel_diff(ref->n * d, got->U, ref->U);
             dS = tu_rel_diff(d * d, got->S, ref->S);
             dV = tu_rel_diff(ref->m * d, got->V, ref->V);
-            printf("np %d vs one process: |dU|/|U| %.2e  |dS|/|S| %.2e  |dV|/|V| %.2e  (%s)\n", P,
-                   dU, dS, dV, same_bits(got, ref) ? "bitwise equal" : "not bitwise");
-            CHECKF(dU <= tol && dS <= tol && dV <= tol, "np %d: relative differences above %.0e",
-                   P, tol);
+            dX = x_rel_diff(got, ref);
+            printf("np %d vs one process: |dX|/|X| %.2e  |dU|/|U| %.2e  |dS|/|S| %.2e  "
+                   "|dV|/|V| %.2e  (%s)\n",
+                   P, dX, dU, dS, dV, same_bits(got, ref) ? "bitwise equal" : "not bitwise");
+            CHECKF(dX <= tol && dU <= tol && dS <= tol && dV <= tol,
+                   "np %d: relative differences above %.0e", P, tol);
             if (P == 1) CHECKF(same_bits(got, ref), "np 1 is not bitwise ro_sgns_ro_train");
 #ifdef _OPENMP
             {
@@ -161,7 +200,7 @@ int main(int argc, char **argv)
     } else if ((argc == 5 || argc == 6) && strcmp(argv[1], "vectors") == 0) {
         ro_sgns_counts *c = NULL;
         ro_sgns_factors *f = NULL;
-        ro_sgns_vectors v;
+        ro_sgns_vectors *v = NULL;
         real *W = NULL;
         CHECKF(ro_sgns_counts_load_path(argv[2], &c, NULL, &err) == RO_SGNS_OK, "%s", err.message);
         CHECKF(ro_sgns_factors_load_path(argv[3], &f, NULL, &err) == RO_SGNS_OK, "%s", err.message);
@@ -169,14 +208,14 @@ int main(int argc, char **argv)
         if (W) {
             CHECK(ro_sgns_factors_embeddings(f, 0.5, RO_SGNS_EMBED_W, W, f->d, NULL, &err) ==
                   RO_SGNS_OK);
-            CHECK(ro_sgns_vectors_create(&v, f->n, f->d, (const char *const *)c->vocab.word, W,
-                                         f->d, NULL, &err) == RO_SGNS_OK);
-            CHECKF(ro_sgns_vectors_save(&v, argv[4], argc == 6 && strcmp(argv[5], "binary") == 0
+            CHECK(ro_sgns_vectors_create(f->n, f->d, (const char *const *)c->vocab.word, W, f->d,
+                                         &v, NULL, &err) == RO_SGNS_OK);
+            CHECKF(v && ro_sgns_vectors_save_path(v, argc == 6 && strcmp(argv[5], "binary") == 0
                                                          ? RO_SGNS_W2V_BINARY
                                                          : RO_SGNS_W2V_TEXT,
-                                        NULL, &err) == RO_SGNS_OK,
+                                                 argv[4], NULL, &err) == RO_SGNS_OK,
                    "%s", err.message);
-            ro_sgns_vectors_free(&v);
+            ro_sgns_vectors_free(v);
         }
         free(W);
         ro_sgns_factors_free(f);

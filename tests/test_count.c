@@ -31,9 +31,19 @@ static ro_sgns_counts *count_str(const char *text, const ro_sgns_count_config *c
 {
     ro_sgns_counts *c = NULL;
     ro_sgns_error err;
-    ro_sgns_result rc = ro_sgns_count_buffer(text, strlen(text), cfg, &c, NULL, &err);
+    ro_sgns_result rc = ro_sgns_count_memory(text, strlen(text), cfg, &c, NULL, &err);
     CHECKF(rc == RO_SGNS_OK, "%s: %s", ro_sgns_result_string(rc), err.message);
     return rc == RO_SGNS_OK ? c : NULL;
+}
+
+/* The counts file in a new buffer (free() it), *size its size; NULL on failure. */
+static unsigned char *save_to_memory(const ro_sgns_counts *c, size_t *size)
+{
+    void *buf = NULL;
+    ro_sgns_error err;
+    ro_sgns_result rc = ro_sgns_counts_save_memory(c, &buf, size, NULL, &err);
+    CHECKF(rc == RO_SGNS_OK, "%s: %s", ro_sgns_result_string(rc), err.message);
+    return (unsigned char *)buf;
 }
 
 static int64_t id_of(const ro_sgns_counts *c, const char *w)
@@ -87,25 +97,6 @@ static void check_invariants(const ro_sgns_counts *c)
     free(cs);
 }
 
-/* Bitwise equality of everything two counts objects hold. */
-static int same_counts(const ro_sgns_counts *a, const ro_sgns_counts *b)
-{
-    size_t i;
-    if (a->n != b->n || a->nnz != b->nnz) return 0;
-    if (memcmp(&a->total, &b->total, sizeof(double)) != 0) return 0;
-    if (a->corpus_tokens != b->corpus_tokens || a->distinct_words != b->distinct_words) return 0;
-    for (i = 0; i < a->n; ++i)
-        if (a->vocab.len[i] != b->vocab.len[i] || a->vocab.count[i] != b->vocab.count[i] ||
-            memcmp(a->vocab.word[i], b->vocab.word[i], a->vocab.len[i] + 1) != 0)
-            return 0;
-    if (memcmp(a->row_ptr, b->row_ptr, (a->n + 1) * sizeof(uint64_t)) != 0) return 0;
-    if (a->nnz && memcmp(a->col, b->col, (size_t)a->nnz * sizeof(uint32_t)) != 0) return 0;
-    if (a->nnz && memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val) != 0) return 0;
-    if (memcmp(a->word_count, b->word_count, a->n * sizeof(double)) != 0) return 0;
-    if (memcmp(a->ctx_count, b->ctx_count, a->n * sizeof(double)) != 0) return 0;
-    return 1;
-}
-
 static char *read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -155,26 +146,6 @@ static void ta_free(void *user, void *ptr)
     test_alloc *t = (test_alloc *)user;
     if (ptr) --t->live;
     free(ptr);
-}
-
-/* Reader callbacks over a memory block, handing out chunk bytes at a time. */
-typedef struct chunk_reader {
-    const unsigned char *p;
-    size_t size, at, chunk;
-    int fail_after; /* return an error after this many calls; < 0 never */
-} chunk_reader;
-
-static size_t chunk_read(void *user, void *buf, size_t size)
-{
-    chunk_reader *r = (chunk_reader *)user;
-    size_t m = r->size - r->at;
-    if (r->fail_after == 0) return (size_t)-1;
-    if (r->fail_after > 0) --r->fail_after;
-    if (m > size) m = size;
-    if (m > r->chunk) m = r->chunk;
-    memcpy(buf, r->p + r->at, m);
-    r->at += m;
-    return m;
 }
 
 /* ---- hand-made corpora ---------------------------------------------------- */
@@ -365,7 +336,7 @@ static void test_repeats_and_min_count(void)
     CHECK(c->val[0] == 4);
     ro_sgns_counts_free(c);
     cfg.min_count = 4;
-    rc = ro_sgns_count_buffer("a a b b b c", 11, &cfg, &c, NULL, &err);
+    rc = ro_sgns_count_memory("a a b b b c", 11, &cfg, &c, NULL, &err);
     CHECK(rc == RO_SGNS_ERR_EMPTY && strstr(err.message, "min_count") != NULL);
     cfg.min_count = 0; /* acts as 1 */
     c = count_str("a a b b b c", &cfg);
@@ -377,7 +348,7 @@ static void test_repeats_and_min_count(void)
        leaves the a's 2 apart: nothing within window 1 */
     cfg = cfg_min(1, 2);
     c = NULL;
-    rc = ro_sgns_count_buffer("a c a", 5, &cfg, &c, NULL, &err);
+    rc = ro_sgns_count_memory("a c a", 5, &cfg, &c, NULL, &err);
     CHECK(rc == RO_SGNS_ERR_EMPTY && c == NULL);
     /* ... with close_gaps the a's become neighbours: #(a,a) = 2 */
     cfg.close_gaps = 1;
@@ -503,7 +474,7 @@ static void test_long_words(void)
     /* the same through a reader that hands out 7 bytes at a time (words
        straddle the blocks) */
     {
-        chunk_reader r;
+        tu_reader r;
         ro_sgns_counts *c2 = NULL, *c1;
         ro_sgns_error err;
         c1 = count_str(text, &cfg);
@@ -512,8 +483,8 @@ static void test_long_words(void)
         r.at = 0;
         r.chunk = 7;
         r.fail_after = -1;
-        CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
-        CHECK(c1 && c2 && same_counts(c1, c2));
+        CHECK(ro_sgns_count_callback(tu_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
+        CHECK(c1 && c2 && tu_same_counts(c1, c2));
         ro_sgns_counts_free(c1);
         ro_sgns_counts_free(c2);
     }
@@ -527,38 +498,37 @@ static void test_bad_input(void)
     unsigned char garbage[4096];
     unsigned x = 12345;
     size_t i;
-    chunk_reader r;
-    CHECK(ro_sgns_count_buffer("", 0, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
-    CHECK(ro_sgns_count_buffer(NULL, 0, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
-    CHECK(ro_sgns_count_buffer(" \n\t\r\n ", 6, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY);
+    tu_reader r;
+    CHECK(ro_sgns_count_memory("", 0, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
+    CHECK(ro_sgns_count_memory(NULL, 0, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
+    CHECK(ro_sgns_count_memory(" \n\t\r\n ", 6, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY);
     /* one token: a vocabulary but no pair */
-    CHECK(ro_sgns_count_buffer("lonely", 6, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
+    CHECK(ro_sgns_count_memory("lonely", 6, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY && !c);
     CHECK(strstr(err.message, "pairs") != NULL);
     /* words only on separate lines: no pair either */
-    CHECK(ro_sgns_count_buffer("a\nb\na\nb\n", 8, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY);
+    CHECK(ro_sgns_count_memory("a\nb\na\nb\n", 8, &cfg, &c, NULL, &err) == RO_SGNS_ERR_EMPTY);
     /* binary garbage: no word repeats 5 times */
     for (i = 0; i < sizeof garbage; ++i) {
         x = x * 1103515245u + 12345u;
         garbage[i] = (unsigned char)(x >> 16);
     }
     cfg.min_count = 5;
-    CHECK(ro_sgns_count_buffer(garbage, sizeof garbage, &cfg, &c, NULL, &err) ==
+    CHECK(ro_sgns_count_memory(garbage, sizeof garbage, &cfg, &c, NULL, &err) ==
               RO_SGNS_ERR_EMPTY && !c);
     /* bad settings */
     cfg = cfg_min(0, 1);
-    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_memory("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
     cfg = cfg_min(65536, 1);
-    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_memory("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
     cfg = cfg_min(2, 1);
     cfg.dynamic_window = 3;
-    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_memory("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
     cfg = cfg_min(2, 1);
     cfg.sample = -1;
-    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_memory("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
     cfg.sample = 0;
-    CHECK(ro_sgns_count_buffer("a b", 3, &cfg, NULL, NULL, &err) ==
-          RO_SGNS_ERR_INVALID_ARGUMENT);
-    CHECK(ro_sgns_count_buffer(NULL, 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_memory("a b", 3, &cfg, NULL, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_count_memory(NULL, 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
     CHECK(ro_sgns_count_callback(NULL, NULL, &cfg, &c, NULL, &err) ==
           RO_SGNS_ERR_INVALID_ARGUMENT);
     CHECK(ro_sgns_count_path("/nonexistent/dir/x.txt", &cfg, &c, NULL, &err) == RO_SGNS_ERR_IO);
@@ -569,10 +539,10 @@ static void test_bad_input(void)
     r.at = 0;
     r.chunk = 2;
     r.fail_after = 2;
-    CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c, NULL, &err) == RO_SGNS_ERR_IO);
+    CHECK(ro_sgns_count_callback(tu_read, &r, &cfg, &c, NULL, &err) == RO_SGNS_ERR_IO);
     CHECK(c == NULL);
     /* NULL config = defaults (window 5, min_count 5) */
-    CHECK(ro_sgns_count_buffer("a b a b a b a b a b", 19, NULL, &c, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_memory("a b a b a b a b a b", 19, NULL, &c, NULL, &err) == RO_SGNS_OK);
     if (c) {
         CHECK(c->config.window == 5 && c->config.min_count == 5 && c->n == 2);
         ro_sgns_counts_free(c);
@@ -581,7 +551,7 @@ static void test_bad_input(void)
     {
         ro_sgns_counts *z = NULL;
         cfg = cfg_min(1, 1);
-        CHECK(ro_sgns_count_buffer("a\0b q a\0b", 9, &cfg, &z, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_count_memory("a\0b q a\0b", 9, &cfg, &z, NULL, &err) == RO_SGNS_OK);
         if (z) {
             CHECK(z->n == 2 && ro_sgns_vocab_find(&z->vocab, "a\0b", 3) == 0);
             CHECK(ro_sgns_vocab_find(&z->vocab, "a", 1) == -1);
@@ -614,15 +584,15 @@ static void test_empty_rows(void)
         cfg.sample = 1.2e-4;
         cfg.close_gaps = 1;
         cfg.seed = seed;
-        if (ro_sgns_count_buffer(text, len, &cfg, &c, NULL, &err) != RO_SGNS_OK) continue;
+        if (ro_sgns_count_memory(text, len, &cfg, &c, NULL, &err) != RO_SGNS_OK) continue;
         r = id_of(c, "rare");
         if (r >= 0 && c->row_ptr[r] == c->row_ptr[r + 1]) {
             found = 1;
             CHECK(c->word_count[r] == 0 && c->ctx_count[r] == 0);
             check_invariants(c);
             cfg.memory_budget = c->peak_bytes;
-            CHECK(ro_sgns_count_buffer(text, len, &cfg, &d, NULL, &err) == RO_SGNS_OK);
-            CHECK(d && same_counts(c, d));
+            CHECK(ro_sgns_count_memory(text, len, &cfg, &d, NULL, &err) == RO_SGNS_OK);
+            CHECK(d && tu_same_counts(c, d));
             ro_sgns_counts_free(d);
         }
         ro_sgns_counts_free(c);
@@ -783,7 +753,7 @@ static void test_reference(void)
         cfg.sample = RND() % 3 == 0 ? 0.01 : 0;
         cfg.seed = RND();
         D = ref_count(text, &cfg, &n, vw);
-        rc = ro_sgns_count_buffer(text, len, &cfg, &c, NULL, &err);
+        rc = ro_sgns_count_memory(text, len, &cfg, &c, NULL, &err);
         ++runs;
         if (rc != RO_SGNS_OK) {
             /* then the reference must have no pair (or no vocabulary) */
@@ -819,16 +789,16 @@ static void test_reference(void)
             check_invariants(c);
             /* a reader with tiny blocks and a tight budget agree bit for bit */
             {
-                chunk_reader r;
+                tu_reader r;
                 r.p = (const unsigned char *)text;
                 r.size = len;
                 r.at = 0;
                 r.chunk = 1 + RND() % 5;
                 r.fail_after = -1;
                 cfg.memory_budget = c->peak_bytes * 3 / 4 + 4096;
-                rc = ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err);
+                rc = ro_sgns_count_callback(tu_read, &r, &cfg, &c2, NULL, &err);
                 if (rc == RO_SGNS_OK) {
-                    if (!same_counts(c, c2)) {
+                    if (!tu_same_counts(c, c2)) {
                         ++fails;
                         fprintf(stderr, "trial %d: reader/budget run differs\n", trial);
                     }
@@ -861,10 +831,10 @@ static uint64_t check_tight_budgets(const char *text, size_t len,
         ro_sgns_error err;
         ro_sgns_result rc;
         cfg.memory_budget = mid;
-        rc = ro_sgns_count_buffer(text, len, &cfg, &c, NULL, &err);
+        rc = ro_sgns_count_memory(text, len, &cfg, &c, NULL, &err);
         if (rc == RO_SGNS_OK) {
             hi = mid;
-            if (!same_counts(ref, c) || c->peak_bytes > mid) ++bad;
+            if (!tu_same_counts(ref, c) || c->peak_bytes > mid) ++bad;
             ro_sgns_counts_free(c);
         } else {
             if (rc != RO_SGNS_ERR_BUDGET || !strstr(err.message, "at least")) ++bad;
@@ -904,13 +874,13 @@ static void test_big_vocab(void)
         b[lb] = 0;
         a[len] = 0;
     }
-    CHECK(ro_sgns_count_buffer(a, strlen(a), &cfg, &ca, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_count_buffer(b, strlen(b), &cfg, &cb, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_memory(a, strlen(a), &cfg, &ca, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_memory(b, strlen(b), &cfg, &cb, NULL, &err) == RO_SGNS_OK);
     if (ca && cb) {
         CHECK(ca->distinct_words == 70050 && ca->n == 50 && cb->n == 50);
         cb->corpus_tokens = ca->corpus_tokens;
         cb->distinct_words = ca->distinct_words;
-        CHECK(same_counts(ca, cb));
+        CHECK(tu_same_counts(ca, cb));
     }
     ro_sgns_counts_free(ca);
     ro_sgns_counts_free(cb);
@@ -923,7 +893,7 @@ static void test_big_vocab(void)
     for (i = 0; i < 140000; ++i) len += (size_t)sprintf(a + len, "w%u ", (unsigned)(i % 70000));
     a[len] = 0;
     cfg = cfg_min(1, 2);
-    CHECK(ro_sgns_count_buffer(a, len, &cfg, &ca, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_memory(a, len, &cfg, &ca, NULL, &err) == RO_SGNS_OK);
     if (ca) {
         CHECK(ca->n == 70000 && ca->nnz == 2 * 69999 + 2 && ca->total == 4 * 69999 + 2);
         CHECK(pair(ca, "w5", "w6") == 2 && pair(ca, "w6", "w5") == 2);
@@ -958,7 +928,7 @@ static void test_sample(void)
     uint64_t k;
     CHECKF(text != NULL, "cannot read %s", SAMPLE_PATH);
     if (!text) return;
-    rc = ro_sgns_count_buffer(text, size, &cfg, &ref, NULL, &err);
+    rc = ro_sgns_count_memory(text, size, &cfg, &ref, NULL, &err);
     CHECKF(rc == RO_SGNS_OK, "%s", err.message);
     if (rc != RO_SGNS_OK) {
         free(text);
@@ -985,16 +955,16 @@ static void test_sample(void)
 
     /* the same through FILE*, path and a reader of 1000-byte blocks */
     {
-        chunk_reader r;
+        tu_reader r;
         FILE *f = fopen(SAMPLE_PATH, "rb");
         ro_sgns_counts *c2 = NULL;
         CHECK(ro_sgns_count_file(f, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
-        CHECK(c2 && same_counts(ref, c2));
+        CHECK(c2 && tu_same_counts(ref, c2));
         ro_sgns_counts_free(c2);
         c2 = NULL;
         fclose(f);
         CHECK(ro_sgns_count_path(SAMPLE_PATH, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
-        CHECK(c2 && same_counts(ref, c2));
+        CHECK(c2 && tu_same_counts(ref, c2));
         ro_sgns_counts_free(c2);
         c2 = NULL;
         r.p = (const unsigned char *)text;
@@ -1002,8 +972,8 @@ static void test_sample(void)
         r.at = 0;
         r.chunk = 1000;
         r.fail_after = -1;
-        CHECK(ro_sgns_count_callback(chunk_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
-        CHECK(c2 && same_counts(ref, c2));
+        CHECK(ro_sgns_count_callback(tu_read, &r, &cfg, &c2, NULL, &err) == RO_SGNS_OK);
+        CHECK(c2 && tu_same_counts(ref, c2));
         ro_sgns_counts_free(c2);
     }
 
@@ -1013,9 +983,9 @@ static void test_sample(void)
     for (budget = ref->peak_bytes * 2; budget > 4096; budget = budget * 3 / 4) {
         cfg.memory_budget = budget;
         c = NULL;
-        rc = ro_sgns_count_buffer(text, size, &cfg, &c, NULL, &err);
+        rc = ro_sgns_count_memory(text, size, &cfg, &c, NULL, &err);
         if (rc == RO_SGNS_OK) {
-            CHECKF(same_counts(ref, c), "budget %llu", (unsigned long long)budget);
+            CHECKF(tu_same_counts(ref, c), "budget %llu", (unsigned long long)budget);
             CHECK(c->peak_bytes <= budget);
             ++ok_runs;
             ro_sgns_counts_free(c);
@@ -1043,7 +1013,7 @@ static void test_sample(void)
     /* window 2 (the authors' setting) and min_count 5: fewer pairs */
     cfg.window = 2;
     c = NULL;
-    CHECK(ro_sgns_count_buffer(text, size, &cfg, &c, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_memory(text, size, &cfg, &c, NULL, &err) == RO_SGNS_OK);
     if (c) {
         CHECK(c->nnz < ref->nnz && c->total <= 4.0 * (double)c->corpus_tokens);
         check_invariants(c);
@@ -1056,14 +1026,14 @@ static void test_sample(void)
     {
         ro_sgns_counts *s1 = NULL, *s2 = NULL, *s3 = NULL;
         cfg.dynamic_window = RO_SGNS_WINDOW_SAMPLED;
-        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
-        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s2, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_count_memory(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_count_memory(text, size, &cfg, &s2, NULL, &err) == RO_SGNS_OK);
         cfg.seed = 99;
-        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s3, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_count_memory(text, size, &cfg, &s3, NULL, &err) == RO_SGNS_OK);
         if (s1 && s2 && s3) {
             int below = 1;
-            CHECK(same_counts(s1, s2));
-            CHECK(!same_counts(s1, s3));
+            CHECK(tu_same_counts(s1, s2));
+            CHECK(!tu_same_counts(s1, s3));
             for (w = 0; w < s1->n; ++w)
                 if (s1->word_count[w] > ref->word_count[w]) below = 0;
             CHECK(below);
@@ -1077,7 +1047,7 @@ static void test_sample(void)
         cfg.dynamic_window = RO_SGNS_WINDOW_WEIGHTED;
         cfg.seed = 1;
         s1 = NULL;
-        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_count_memory(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
         if (s1) {
             /* expected weights: the same 3/5 on average, exactly for the nnz */
             CHECK(s1->nnz == ref->nnz);
@@ -1091,7 +1061,7 @@ static void test_sample(void)
     {
         ro_sgns_counts *s1 = NULL;
         cfg.sample = 1e-3;
-        CHECK(ro_sgns_count_buffer(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_count_memory(text, size, &cfg, &s1, NULL, &err) == RO_SGNS_OK);
         if (s1) {
             CHECK(s1->n == ref->n && s1->vocab.count[0] == ref->vocab.count[0]);
             CHECK(s1->total < ref->total);
@@ -1119,15 +1089,15 @@ static void test_threads(void)
         cfg.dynamic_window = mode;
         cfg.sample = mode == 1 ? 1e-3 : 0;
         omp_set_num_threads(1);
-        if (ro_sgns_count_buffer(text, size, &cfg, &ref, NULL, &err) != RO_SGNS_OK) {
+        if (ro_sgns_count_memory(text, size, &cfg, &ref, NULL, &err) != RO_SGNS_OK) {
             ++bad;
             continue;
         }
         for (t = 2; t <= 4; ++t) {
             ro_sgns_counts *c = NULL;
             omp_set_num_threads(t);
-            if (ro_sgns_count_buffer(text, size, &cfg, &c, NULL, &err) != RO_SGNS_OK ||
-                !same_counts(ref, c))
+            if (ro_sgns_count_memory(text, size, &cfg, &c, NULL, &err) != RO_SGNS_OK ||
+                !tu_same_counts(ref, c))
                 ++bad;
             ro_sgns_counts_free(c);
         }
@@ -1163,7 +1133,7 @@ static void test_alloc_failures(void)
         t.calls = 0;
         t.fail_at = k;
         c = NULL;
-        rc = ro_sgns_count_buffer(text, strlen(text), &cfg, &c, &al, &err);
+        rc = ro_sgns_count_memory(text, strlen(text), &cfg, &c, &al, &err);
         if (rc == RO_SGNS_OK) break;
         ++oom;
         if (rc != RO_SGNS_ERR_OUT_OF_MEMORY || t.live != 0 || c != NULL) ++bad;
@@ -1172,9 +1142,8 @@ static void test_alloc_failures(void)
     CHECK(c != NULL);
     if (!c) return;
     check_invariants(c);
-    fsize = (size_t)ro_sgns_counts_file_size(c);
-    file = (unsigned char *)malloc(fsize);
-    CHECK(ro_sgns_counts_save_buffer(c, file, fsize, NULL, &err) == RO_SGNS_OK);
+    file = save_to_memory(c, &fsize);
+    CHECK(file && fsize == (size_t)ro_sgns_counts_saved_size(c));
     ro_sgns_counts_free(c); /* with its own allocator */
     CHECK(t.live == 0);
     /* the same for loading */
@@ -1184,7 +1153,7 @@ static void test_alloc_failures(void)
         t.calls = 0;
         t.fail_at = k;
         c = NULL;
-        rc = ro_sgns_counts_load_buffer(file, fsize, &c, &al, &err);
+        rc = ro_sgns_counts_load_memory(file, fsize, &c, &al, &err);
         if (rc == RO_SGNS_OK) break;
         ++oom;
         if (rc != RO_SGNS_ERR_OUT_OF_MEMORY || t.live != 0 || c != NULL) ++bad;
@@ -1237,19 +1206,22 @@ static void test_files(void)
     cfg.seed = 42;
     c = count_str(text, &cfg);
     if (!c) return;
-    size = (size_t)ro_sgns_counts_file_size(c);
-    buf = (unsigned char *)malloc(size);
-    CHECK(ro_sgns_counts_save_buffer(c, buf, size - 1, &written, &err) ==
+    size = (size_t)ro_sgns_counts_saved_size(c);
+    CHECK(ro_sgns_counts_save_memory(c, NULL, &written, NULL, &err) ==
           RO_SGNS_ERR_INVALID_ARGUMENT);
-    CHECK(ro_sgns_counts_save_buffer(c, buf, size, &written, &err) == RO_SGNS_OK);
+    buf = save_to_memory(c, &written);
+    if (!buf) {
+        ro_sgns_counts_free(c);
+        return;
+    }
     CHECK(written == size);
     CHECK(memcmp(buf, "ROSGNSCT\x01\0\0\0", 12) == 0);
     /* n at offset 16, little-endian */
     CHECK(buf[16] == (unsigned char)c->n && buf[17] == 0);
     /* buffer round trip: everything bit for bit, settings included */
-    CHECK(ro_sgns_counts_load_buffer(buf, size, &d, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_counts_load_memory(buf, size, &d, NULL, &err) == RO_SGNS_OK);
     if (d) {
-        CHECK(same_counts(c, d));
+        CHECK(tu_same_counts(c, d));
         CHECK(d->config.window == 2 && d->config.dynamic_window == 2 &&
               d->config.sample == 0.5 && d->config.seed == 42 && d->config.min_count == 1);
         CHECK(ro_sgns_vocab_find(&d->vocab, "\xc3\xa9t\xc3\xa9", 5) >= 0);
@@ -1262,19 +1234,19 @@ static void test_files(void)
     CHECK(ro_sgns_counts_save_callback(c, grow_write, &g, &err) == RO_SGNS_OK);
     CHECK(g.len == size && memcmp(g.p, buf, size) == 0);
     {
-        chunk_reader r;
+        tu_reader r;
         r.p = g.p;
         r.size = g.len;
         r.at = 0;
         r.chunk = 3;
         r.fail_after = -1;
-        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) == RO_SGNS_OK);
-        CHECK(d && same_counts(c, d));
+        CHECK(ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) == RO_SGNS_OK);
+        CHECK(d && tu_same_counts(c, d));
         ro_sgns_counts_free(d);
         d = NULL;
         r.at = 0;
         r.fail_after = 3;
-        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) == RO_SGNS_ERR_IO);
+        CHECK(ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) == RO_SGNS_ERR_IO);
     }
     free(g.p);
     CHECK(ro_sgns_counts_save_callback(c, fail_write, NULL, &err) == RO_SGNS_ERR_IO);
@@ -1287,7 +1259,7 @@ static void test_files(void)
     }
     CHECK(ro_sgns_counts_save_path(c, path, &err) == RO_SGNS_OK); /* replaces */
     CHECK(ro_sgns_counts_load_path(path, &d, NULL, &err) == RO_SGNS_OK);
-    CHECK(d && same_counts(c, d));
+    CHECK(d && tu_same_counts(c, d));
     ro_sgns_counts_free(d);
     d = NULL;
     CHECK(ro_sgns_counts_save_path(c, "/nonexistent/dir/c.bin", &err) == RO_SGNS_ERR_IO);
@@ -1303,19 +1275,19 @@ static void test_files(void)
     }
     /* every truncation: RO_SGNS_ERR_FORMAT, with an offset */
     for (i = 0; i < size; ++i) {
-        ro_sgns_result rc = ro_sgns_counts_load_buffer(buf, i, &d, NULL, &err);
+        ro_sgns_result rc = ro_sgns_counts_load_memory(buf, i, &d, NULL, &err);
         if (rc != RO_SGNS_ERR_FORMAT || d) ++bad_trunc;
         if (!strstr(err.message, "offset")) ++no_offset;
     }
     /* ... also through a reader */
     for (i = 0; i < size; i += 7) {
-        chunk_reader r;
+        tu_reader r;
         r.p = buf;
         r.size = i;
         r.at = 0;
         r.chunk = 5;
         r.fail_after = -1;
-        if (ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) != RO_SGNS_ERR_FORMAT)
+        if (ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) != RO_SGNS_ERR_FORMAT)
             ++bad_trunc;
     }
     /* every single-byte corruption: RO_SGNS_ERR_FORMAT (structure checks or
@@ -1325,36 +1297,35 @@ static void test_files(void)
         ro_sgns_result rc;
         memcpy(bad, buf, size);
         bad[i] ^= (unsigned char)(1u << (i % 8));
-        rc = ro_sgns_counts_load_buffer(bad, size, &d, NULL, &err);
+        rc = ro_sgns_counts_load_memory(bad, size, &d, NULL, &err);
         if (rc != RO_SGNS_ERR_FORMAT || d) ++bad_flip;
         if (!strstr(err.message, "offset")) ++no_offset;
     }
     memcpy(bad, buf, size);
     bad[size] = 0;
-    CHECK(ro_sgns_counts_load_buffer(bad, size + 1, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
-    CHECK(ro_sgns_counts_load_buffer("ROSGNSCT", 8, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
-    CHECK(ro_sgns_counts_load_buffer("hello world, this is not a counts file at all, no", 49,
-                                     &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_counts_load_memory(bad, size + 1, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_counts_load_memory("ROSGNSCT", 8, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_counts_load_memory("hello world, this is not a counts file at all, no", 49, &d,
+                                     NULL, &err) == RO_SGNS_ERR_FORMAT);
     CHECK(strstr(err.message, "offset 0") != NULL);
-    CHECK(ro_sgns_counts_load_buffer(NULL, 0, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_counts_load_memory(NULL, 0, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
     /* a different version */
     memcpy(bad, buf, size);
     bad[8] = 2;
-    CHECK(ro_sgns_counts_load_buffer(bad, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_counts_load_memory(bad, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
     CHECK(strstr(err.message, "version 2") != NULL);
     /* a huge n in the header must not make the loader allocate it */
     memcpy(bad, buf, size);
     bad[16 + 3] = 0x7F;
-    CHECK(ro_sgns_counts_load_buffer(bad, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_counts_load_memory(bad, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
     {
-        chunk_reader r;
+        tu_reader r;
         r.p = bad;
         r.size = size;
         r.at = 0;
         r.chunk = 4096;
         r.fail_after = -1;
-        CHECK(ro_sgns_counts_load_callback(chunk_read, &r, &d, NULL, &err) ==
-              RO_SGNS_ERR_FORMAT);
+        CHECK(ro_sgns_counts_load_callback(tu_read, &r, &d, NULL, &err) == RO_SGNS_ERR_FORMAT);
     }
     free(bad);
     CHECKF(bad_trunc == 0, "%d truncations not reported as format errors", bad_trunc);
@@ -1388,19 +1359,21 @@ static void test_file_values(void)
     size_t size, i;
     const double bad[] = {1e39, 1e-50, 0.0, -1.0, HUGE_VAL, -HUGE_VAL, NAN};
     if (!c) return;
-    size = (size_t)ro_sgns_counts_file_size(c);
-    buf = (unsigned char *)malloc(size);
-    CHECK(ro_sgns_counts_save_buffer(c, buf, size, NULL, &err) == RO_SGNS_OK);
+    buf = save_to_memory(c, &size);
+    if (!buf) {
+        ro_sgns_counts_free(c);
+        return;
+    }
     /* the helper writes where the writer does */
     put_file_val(buf, size, c, 1, (double)c->val[1]);
-    CHECK(ro_sgns_counts_load_buffer(buf, size, &d, NULL, &err) == RO_SGNS_OK);
-    CHECK(d && same_counts(c, d));
+    CHECK(ro_sgns_counts_load_memory(buf, size, &d, NULL, &err) == RO_SGNS_OK);
+    CHECK(d && tu_same_counts(c, d));
     ro_sgns_counts_free(d);
     d = NULL;
     /* a value no float holds exactly: the nearest float; FLT_MAX fits */
     put_file_val(buf, size, c, 1, 1.0 / 3);
     put_file_val(buf, size, c, 2, (double)FLT_MAX);
-    CHECK(ro_sgns_counts_load_buffer(buf, size, &d, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_counts_load_memory(buf, size, &d, NULL, &err) == RO_SGNS_OK);
     if (d) {
         CHECK(d->val[1] == (float)(1.0 / 3) && d->val[2] == FLT_MAX && d->val[0] == c->val[0]);
         ro_sgns_counts_free(d);
@@ -1412,10 +1385,12 @@ static void test_file_values(void)
         double x = bad[i];
         char want[64];
         sprintf(want, "offset %lu", (unsigned long)(size - 8 - 16 * c->n - 8 * (c->nnz - 3)));
-        CHECK(ro_sgns_counts_save_buffer(c, buf, size, NULL, &err) == RO_SGNS_OK);
+        free(buf);
+        buf = save_to_memory(c, &size);
+        if (!buf) break;
         put_file_val(buf, size, c, 3, x);
-        CHECKF(ro_sgns_counts_load_buffer(buf, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT &&
-                   !d && strstr(err.message, "val[3]") && strstr(err.message, want),
+        CHECKF(ro_sgns_counts_load_memory(buf, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT && !d &&
+                   strstr(err.message, "val[3]") && strstr(err.message, want),
                "val = %g: %s", x, err.message);
     }
     free(buf);
@@ -1437,8 +1412,8 @@ static void test_estimate(void)
                 ro_sgns_estimate_memory(c->n, c->nnz, 10, c->corpus_tokens, c->distinct_words);
             /* exact file size for 1-byte words is 112 + 12n + n + 8(n+1) +
                12 nnz + 16 n + 8; the estimate assumes 8-byte words */
-            CHECK(ro_sgns_counts_file_size(c) == 112 + 12 * 3 + 3 + 8 * 4 + 12 * 6 + 16 * 3 + 8);
-            CHECK(f.file_bytes >= ro_sgns_counts_file_size(c));
+            CHECK(ro_sgns_counts_saved_size(c) == 112 + 12 * 3 + 3 + 8 * 4 + 12 * 6 + 16 * 3 + 8);
+            CHECK(f.file_bytes >= ro_sgns_counts_saved_size(c));
             ro_sgns_counts_free(c);
         }
     }

@@ -121,34 +121,32 @@ static size_t chunky_read(void *user, void *dst, size_t size)
     return n;
 }
 
-/* Read must fail with code, leave v untouched, and name the place. */
+/* Read must fail with code, leave *out untouched, and name the place. */
 static void expect_fail(const char *what, const char *text, size_t len, ro_sgns_vectors_format f,
                         size_t limit, ro_sgns_result code, const char *where)
 {
-    ro_sgns_vectors v;
+    ro_sgns_vectors untouched, *v = &untouched;
     ro_sgns_error err;
     ro_sgns_result rc;
-    memset(&v, 0xAB, sizeof v);
-    rc = ro_sgns_vectors_read_memory(&v, text, len, f, limit, NULL, &err);
+    rc = ro_sgns_vectors_load_memory(text, len, f, limit, &v, NULL, &err);
     CHECKF(rc == code, "%s: got %d (%s), want %d", what, (int)rc, err.message, (int)code);
     CHECKF(err.code == code, "%s: err.code %d", what, (int)err.code);
-    CHECKF(v.n == (size_t)0xABABABABABABABABull && v.words == (char **)v.data, "%s: v was touched",
-           what);
+    CHECKF(v == &untouched, "%s: *out was touched", what);
     if (where)
         CHECKF(strstr(err.message, where) != NULL, "%s: message '%s' lacks '%s'", what, err.message,
                where);
-    if (rc == RO_SGNS_OK) ro_sgns_vectors_free(&v);
+    if (rc == RO_SGNS_OK) ro_sgns_vectors_free(v);
     { /* the same bytes through the callback reader, 1..7 at a time: same code, same message */
         chunky ch;
         ro_sgns_error err2;
         ch.p = (const unsigned char *)text;
         ch.len = len;
         ch.pos = ch.step = 0;
-        memset(&v, 0xAB, sizeof v);
-        rc = ro_sgns_vectors_read_cb(&v, chunky_read, &ch, f, limit, NULL, &err2);
+        v = &untouched;
+        rc = ro_sgns_vectors_load_callback(chunky_read, &ch, f, limit, &v, NULL, &err2);
         CHECKF(rc == code && strcmp(err.message, err2.message) == 0, "%s (callback): %d '%s'", what,
                (int)rc, err2.message);
-        if (rc == RO_SGNS_OK) ro_sgns_vectors_free(&v);
+        if (rc == RO_SGNS_OK) ro_sgns_vectors_free(v);
     }
 }
 
@@ -294,7 +292,7 @@ static void test_neighbors(void)
     size_t *count = (size_t *)malloc(nq * sizeof(size_t)),
            *ex = (size_t *)malloc(nq * sizeof(size_t));
     scored *all = (scored *)malloc(n * sizeof(scored));
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
     ro_sgns_rng rng;
     size_t i, j, bad = 0, badsim = 0;
@@ -306,9 +304,9 @@ static void test_neighbors(void)
         if (i % 3 == 0) ex[i] = RO_SGNS_NO_ROW;
         else ex[i] = (i * 7) % n;
     }
-    CHECK(ro_sgns_vectors_create(&v, n, d, (const char *const *)words, data, d, NULL, &err) ==
+    CHECK(ro_sgns_vectors_create(n, d, (const char *const *)words, data, d, &v, NULL, &err) ==
           RO_SGNS_OK);
-    CHECK(ro_sgns_neighbors_of_vectors(&v, nq, qv, d, ex, k, out, count, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_neighbors_of_vectors(v, nq, qv, d, ex, k, out, count, NULL, &err) == RO_SGNS_OK);
     /* RO_SGNS_TEST_QUICK: every fourth query (all blocks, both exclusion kinds) */
     for (i = 0; i < nq; i += tu_quick() ? 4u : 1u) {
         size_t m = 0;
@@ -339,31 +337,31 @@ static void test_neighbors(void)
     { /* by word: excludes itself; the nearest of a word's copy is the word */
         ro_sgns_neighbor nb[4];
         size_t cnt = 99;
-        CHECK(ro_sgns_neighbors_of_word(&v, "w17", 4, nb, &cnt, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_neighbors_of_word(v, "w17", 4, nb, &cnt, NULL, &err) == RO_SGNS_OK);
         CHECK(cnt == 4);
         for (j = 0; j < 4; ++j) CHECK(nb[j].row != 17);
-        CHECK(ro_sgns_neighbors_of_word(&v, "nope", 4, nb, &cnt, NULL, &err) ==
+        CHECK(ro_sgns_neighbors_of_word(v, "nope", 4, nb, &cnt, NULL, &err) ==
               RO_SGNS_ERR_NOT_FOUND);
         CHECK(strstr(err.message, "nope") != NULL);
-        CHECK(ro_sgns_neighbors_of_vectors(&v, 1, data + 17 * d, d, NULL, 1, nb, &cnt, NULL,
-                                           &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_neighbors_of_vectors(v, 1, data + 17 * d, d, NULL, 1, nb, &cnt, NULL, &err) ==
+              RO_SGNS_OK);
         CHECK(nb[0].row == 17 && fabs(nb[0].similarity - 1) < 1e-5);
     }
     { /* k larger than the vocabulary: n - 1 filled, the rest NO_ROW */
         const char *w[] = {"a", "b", "c"};
         ro_sgns_real x[] = {1, 0, 0, 1, 1, 1};
-        ro_sgns_vectors s;
+        ro_sgns_vectors *s = NULL;
         ro_sgns_neighbor nb[5];
         size_t cnt = 0;
-        CHECK(ro_sgns_vectors_create(&s, 3, 2, w, x, 2, NULL, &err) == RO_SGNS_OK);
-        CHECK(ro_sgns_neighbors_of_word(&s, "a", 5, nb, &cnt, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_vectors_create(3, 2, w, x, 2, &s, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_neighbors_of_word(s, "a", 5, nb, &cnt, NULL, &err) == RO_SGNS_OK);
         CHECK(cnt == 2 && nb[0].row == 2 && nb[1].row == 1 && nb[2].row == RO_SGNS_NO_ROW &&
               nb[4].row == RO_SGNS_NO_ROW);
         CHECK_NEAR(nb[0].similarity, sqrt(0.5), 1e-6);
         CHECK_NEAR(nb[1].similarity, 0.0, 1e-12);
-        ro_sgns_vectors_free(&s);
+        ro_sgns_vectors_free(s);
     }
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     free_words(words);
     free(data);
     free(qv);
@@ -399,101 +397,101 @@ static void test_analogy_hand(void)
                        "paris france rome italy\r\n"
                        "france paris italy rome\n"
                        "MAN WOMAN KING QUEEN\n";
-    ro_sgns_vectors v;
-    ro_sgns_analogies q;
-    ro_sgns_analogy_result r;
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_analogies *q = NULL;
+    ro_sgns_analogy_result *r = NULL;
     ro_sgns_analogy_config c = ro_sgns_analogy_config_default();
     ro_sgns_error err;
     char line[512];
     CHECK(c.method == RO_SGNS_3COSADD && c.epsilon == (double)0.001 && c.exclude_query_words == 1 &&
           c.fold_case == 0 && c.restrict_vocab == 0);
-    CHECK(ro_sgns_vectors_create(&v, 10, 7, w, x, 7, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_analogies_read_memory(&q, file, strlen(file), NULL, &err) == RO_SGNS_OK);
-    CHECK(q.n == 6 && q.nsections == 2);
-    CHECK(strcmp(q.section_names[0], "gender") == 0 &&
-          strcmp(q.section_names[1], "capital-country") == 0);
-    CHECK(strcmp(q.words[4 * 3 + 3], "italy") == 0 && q.section[3] == 1);
+    CHECK(ro_sgns_vectors_create(10, 7, w, x, 7, &v, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_analogies_load_memory(file, strlen(file), &q, NULL, &err) == RO_SGNS_OK);
+    CHECK(q->n == 6 && q->nsections == 2);
+    CHECK(strcmp(q->section_names[0], "gender") == 0 &&
+          strcmp(q->section_names[1], "capital-country") == 0);
+    CHECK(strcmp(q->words[4 * 3 + 3], "italy") == 0 && q->section[3] == 1);
 
-    CHECK(ro_sgns_analogy_eval(&v, &q, NULL, &r, NULL, &err) == RO_SGNS_OK);
-    CHECKF(r.total == 6 && r.seen == 4 && r.skipped == 2 && r.correct == 4, "seen %lu correct %lu",
-           (unsigned long)r.seen, (unsigned long)r.correct);
-    CHECK(r.nsections == 2 && r.sections[0].total == 3 && r.sections[0].seen == 2 &&
-          r.sections[0].correct == 2 && r.sections[1].total == 3 && r.sections[1].seen == 2);
-    CHECK(strcmp(r.sections[1].name, "capital-country") == 0);
-    CHECK_NEAR(r.accuracy, 1.0, 0);
-    ro_sgns_analogy_describe(&r, line, sizeof line);
+    CHECK(ro_sgns_analogy_eval(v, q, NULL, &r, NULL, &err) == RO_SGNS_OK);
+    CHECKF(r->total == 6 && r->seen == 4 && r->skipped == 2 && r->correct == 4,
+           "seen %lu correct %lu", (unsigned long)r->seen, (unsigned long)r->correct);
+    CHECK(r->nsections == 2 && r->sections[0].total == 3 && r->sections[0].seen == 2 &&
+          r->sections[0].correct == 2 && r->sections[1].total == 3 && r->sections[1].seen == 2);
+    CHECK(strcmp(r->sections[1].name, "capital-country") == 0);
+    CHECK_NEAR(r->accuracy, 1.0, 0);
+    ro_sgns_analogy_describe(r, line, sizeof line);
     CHECKF(strstr(line, "3CosAdd") && strstr(line, "2 skipped") && strstr(line, "excluded") &&
                strstr(line, "case folding off"),
            "%s", line);
-    ro_sgns_analogy_result_free(&r);
+    ro_sgns_analogy_result_free(r);
 
     c.method = RO_SGNS_3COSMUL;
-    CHECK(ro_sgns_analogy_eval(&v, &q, &c, &r, NULL, &err) == RO_SGNS_OK);
-    CHECK(r.seen == 4 && r.correct == 4);
-    ro_sgns_analogy_describe(&r, line, sizeof line);
+    CHECK(ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_OK);
+    CHECK(r->seen == 4 && r->correct == 4);
+    ro_sgns_analogy_describe(r, line, sizeof line);
     CHECKF(strstr(line, "3CosMul (epsilon 0.001)") != NULL, "%s", line);
-    ro_sgns_analogy_result_free(&r);
+    ro_sgns_analogy_result_free(r);
 
     /* case folding: "MAN WOMAN KING QUEEN" is answered, boy finds Boy (girl still missing) */
     c.fold_case = 1;
-    CHECK(ro_sgns_analogy_eval(&v, &q, &c, &r, NULL, &err) == RO_SGNS_OK);
-    CHECK(r.seen == 5 && r.correct == 5 && r.sections[1].seen == 3);
-    ro_sgns_analogy_result_free(&r);
+    CHECK(ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_OK);
+    CHECK(r->seen == 5 && r->correct == 5 && r->sections[1].seen == 3);
+    ro_sgns_analogy_result_free(r);
 
     /* query words allowed: "apple apple man ?" is man itself (b^ - a^ + c^ = man^);
        excluded, it is Boy, the nearest other word */
     {
-        ro_sgns_analogies q2;
-        CHECK(ro_sgns_analogies_read_memory(&q2, "apple apple man man\n", 20, NULL, &err) ==
+        ro_sgns_analogies *q2 = NULL;
+        CHECK(ro_sgns_analogies_load_memory("apple apple man man\n", 20, &q2, NULL, &err) ==
               RO_SGNS_OK);
         c = ro_sgns_analogy_config_default();
         c.exclude_query_words = 0;
-        CHECK(ro_sgns_analogy_eval(&v, &q2, &c, &r, NULL, &err) == RO_SGNS_OK);
-        CHECK(r.seen == 1 && r.correct == 1);
-        ro_sgns_analogy_describe(&r, line, sizeof line);
+        CHECK(ro_sgns_analogy_eval(v, q2, &c, &r, NULL, &err) == RO_SGNS_OK);
+        CHECK(r->seen == 1 && r->correct == 1);
+        ro_sgns_analogy_describe(r, line, sizeof line);
         CHECK(strstr(line, "query words allowed") != NULL);
-        ro_sgns_analogy_result_free(&r);
+        ro_sgns_analogy_result_free(r);
         c.method = RO_SGNS_3COSMUL;
-        CHECK(ro_sgns_analogy_eval(&v, &q2, &c, &r, NULL, &err) == RO_SGNS_OK);
-        CHECK(r.seen == 1 && r.correct == 1);
-        ro_sgns_analogy_result_free(&r);
+        CHECK(ro_sgns_analogy_eval(v, q2, &c, &r, NULL, &err) == RO_SGNS_OK);
+        CHECK(r->seen == 1 && r->correct == 1);
+        ro_sgns_analogy_result_free(r);
         c.exclude_query_words = 1;
-        CHECK(ro_sgns_analogy_eval(&v, &q2, &c, &r, NULL, &err) == RO_SGNS_OK);
-        CHECK(r.seen == 1 && r.correct == 0);
-        ro_sgns_analogy_result_free(&r);
-        ro_sgns_analogies_free(&q2);
+        CHECK(ro_sgns_analogy_eval(v, q2, &c, &r, NULL, &err) == RO_SGNS_OK);
+        CHECK(r->seen == 1 && r->correct == 0);
+        ro_sgns_analogy_result_free(r);
+        ro_sgns_analogies_free(q2);
     }
 
     /* the first 4 rows only: the capital questions fall out */
     c = ro_sgns_analogy_config_default();
     c.restrict_vocab = 4;
-    CHECK(ro_sgns_analogy_eval(&v, &q, &c, &r, NULL, &err) == RO_SGNS_OK);
-    CHECK(r.seen == 2 && r.correct == 2 && r.sections[1].seen == 0 && r.vocab_rows == 4);
-    ro_sgns_analogy_describe(&r, line, sizeof line);
+    CHECK(ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_OK);
+    CHECK(r->seen == 2 && r->correct == 2 && r->sections[1].seen == 0 && r->vocab_rows == 4);
+    ro_sgns_analogy_describe(r, line, sizeof line);
     CHECKF(strstr(line, "first 4 rows") != NULL, "%s", line);
-    ro_sgns_analogy_result_free(&r);
+    ro_sgns_analogy_result_free(r);
 
     c.method = (ro_sgns_analogy_method)g_seven; /* not a method (through an int for C++) */
-    CHECK(ro_sgns_analogy_eval(&v, &q, &c, &r, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
     c = ro_sgns_analogy_config_default();
     c.method = RO_SGNS_3COSMUL;
     c.epsilon = 0;
-    CHECK(ro_sgns_analogy_eval(&v, &q, &c, &r, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
 
-    ro_sgns_analogies_free(&q);
-    ro_sgns_vectors_free(&v);
+    ro_sgns_analogies_free(q);
+    ro_sgns_vectors_free(v);
 
     /* malformed question files */
-    CHECK(ro_sgns_analogies_read_memory(&q, "a b c\n", 6, NULL, &err) == RO_SGNS_ERR_FORMAT &&
+    CHECK(ro_sgns_analogies_load_memory("a b c\n", 6, &q, NULL, &err) == RO_SGNS_ERR_FORMAT &&
           strstr(err.message, "line 1"));
-    CHECK(ro_sgns_analogies_read_memory(&q, ": s\na b c d\na b c d e\n", 22, NULL, &err) ==
+    CHECK(ro_sgns_analogies_load_memory(": s\na b c d\na b c d e\n", 22, &q, NULL, &err) ==
               RO_SGNS_ERR_FORMAT &&
           strstr(err.message, "line 3"));
-    CHECK(ro_sgns_analogies_read_memory(&q, ": s\n# only a comment\n", 20, NULL, &err) ==
+    CHECK(ro_sgns_analogies_load_memory(": s\n# only a comment\n", 20, &q, NULL, &err) ==
           RO_SGNS_ERR_EMPTY);
-    CHECK(ro_sgns_analogies_read_memory(&q, "a b c d\n", 8, NULL, &err) == RO_SGNS_OK &&
-          q.nsections == 1 && q.section_names[0][0] == '\0');
-    ro_sgns_analogies_free(&q);
+    CHECK(ro_sgns_analogies_load_memory("a b c d\n", 8, &q, NULL, &err) == RO_SGNS_OK &&
+          q->nsections == 1 && q->section_names[0][0] == '\0');
+    ro_sgns_analogies_free(q);
 }
 
 /* Brute-force analogy answer in double over all rows, query rows excluded;
@@ -531,15 +529,15 @@ static void test_analogy_random(void)
     char *file = (char *)malloc(nq * 64 + 64);
     size_t len = 0, i, t, expect[2] = {0, 0};
     int mul;
-    ro_sgns_vectors v;
-    ro_sgns_analogies q;
-    ro_sgns_analogy_result r;
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_analogies *q = NULL;
+    ro_sgns_analogy_result *r = NULL;
     ro_sgns_analogy_config c = ro_sgns_analogy_config_default();
     ro_sgns_error err;
     ro_sgns_rng rng;
     ro_sgns_rng_seed(&rng, 99, 0);
     fill_normal(&rng, x, n * d);
-    CHECK(ro_sgns_vectors_create(&v, n, d, (const char *const *)words, x, d, NULL, &err) ==
+    CHECK(ro_sgns_vectors_create(n, d, (const char *const *)words, x, d, &v, NULL, &err) ==
           RO_SGNS_OK);
     for (mul = 0; mul < 2; ++mul) {
         len = (size_t)sprintf(file, ": random\n");
@@ -557,16 +555,16 @@ static void test_analogy_random(void)
             len += (size_t)sprintf(file + len, "%s %s %s %s\n", words[rw[0]], words[rw[1]],
                                    words[rw[2]], words[rw[3]]);
         }
-        CHECK(ro_sgns_analogies_read_memory(&q, file, len, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_analogies_load_memory(file, len, &q, NULL, &err) == RO_SGNS_OK);
         c.method = mul ? RO_SGNS_3COSMUL : RO_SGNS_3COSADD;
-        CHECK(ro_sgns_analogy_eval(&v, &q, &c, &r, NULL, &err) == RO_SGNS_OK);
-        CHECKF(r.seen == nq && r.correct == expect[mul], "%s: %lu correct, brute force %lu",
-               mul ? "3CosMul" : "3CosAdd", (unsigned long)r.correct, (unsigned long)expect[mul]);
+        CHECK(ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_OK);
+        CHECKF(r->seen == nq && r->correct == expect[mul], "%s: %lu correct, brute force %lu",
+               mul ? "3CosMul" : "3CosAdd", (unsigned long)r->correct, (unsigned long)expect[mul]);
         CHECK(expect[mul] > nq / 4);
-        ro_sgns_analogy_result_free(&r);
-        ro_sgns_analogies_free(&q);
+        ro_sgns_analogy_result_free(r);
+        ro_sgns_analogies_free(q);
     }
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     free_words(words);
     free(x);
     free(file);
@@ -587,21 +585,21 @@ static void test_similarity(void)
                         "dog tree 3.5\n"
                         "tiger cat 7\n" /* tiger only with case folding */
                         "cat unicorn 5\n";
-    ro_sgns_vectors v;
-    ro_sgns_pairs p;
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_pairs *p = NULL;
     ro_sgns_similarity_result r;
     ro_sgns_similarity_config c = ro_sgns_similarity_config_default();
     ro_sgns_error err;
     double h[6], s[6], rho;
     char line[512];
     CHECK(c.oov == RO_SGNS_OOV_SKIP && c.fold_case == 0 && c.restrict_vocab == 0);
-    CHECK(ro_sgns_vectors_create(&v, 8, 3, w, x, 3, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_pairs_read_memory(&p, pairs, strlen(pairs), NULL, &err) == RO_SGNS_OK);
-    CHECK(p.n == 6 && strcmp(p.word1[1], "car") == 0 && strcmp(p.word2[5], "unicorn") == 0 &&
-          p.score[1] == 8.5);
+    CHECK(ro_sgns_vectors_create(8, 3, w, x, 3, &v, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_pairs_load_memory(pairs, strlen(pairs), &p, NULL, &err) == RO_SGNS_OK);
+    CHECK(p->n == 6 && strcmp(p->word1[1], "car") == 0 && strcmp(p->word2[5], "unicorn") == 0 &&
+          p->score[1] == 8.5);
 
     /* skip: 4 pairs */
-    CHECK(ro_sgns_similarity_eval(&v, &p, NULL, &r, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_similarity_eval(v, p, NULL, &r, NULL, &err) == RO_SGNS_OK);
     CHECK(r.pairs_total == 6 && r.pairs_used == 4 && r.pairs_oov == 2 && r.vocab_rows == 8);
     h[0] = 9, s[0] = ref_cos(x + 0, x + 3, 3);
     h[1] = 8.5, s[1] = ref_cos(x + 6, x + 9, 3);
@@ -615,7 +613,7 @@ static void test_similarity(void)
 
     /* zero: 6 pairs, the missing ones at cosine 0 */
     c.oov = RO_SGNS_OOV_ZERO;
-    CHECK(ro_sgns_similarity_eval(&v, &p, &c, &r, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_similarity_eval(v, p, &c, &r, NULL, &err) == RO_SGNS_OK);
     CHECK(r.pairs_used == 6 && r.pairs_oov == 2);
     h[4] = 7, s[4] = 0;
     h[5] = 5, s[5] = 0;
@@ -626,7 +624,7 @@ static void test_similarity(void)
     /* folding: tiger -> Tiger; "cat" -> row 0 (the first of cat/Cat) */
     c = ro_sgns_similarity_config_default();
     c.fold_case = 1;
-    CHECK(ro_sgns_similarity_eval(&v, &p, &c, &r, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_similarity_eval(v, p, &c, &r, NULL, &err) == RO_SGNS_OK);
     CHECK(r.pairs_used == 5 && r.pairs_oov == 1);
     h[4] = 7, s[4] = ref_cos(x + 18, x + 0, 3);
     CHECK_NEAR(r.spearman, ref_spearman(5, h, s), 1e-12);
@@ -637,34 +635,33 @@ static void test_similarity(void)
     c = ro_sgns_similarity_config_default();
     c.restrict_vocab = 2;
     memset(&r, 0x5A, sizeof r);
-    CHECK(ro_sgns_similarity_eval(&v, &p, &c, &r, NULL, &err) == RO_SGNS_ERR_EMPTY);
+    CHECK(ro_sgns_similarity_eval(v, p, &c, &r, NULL, &err) == RO_SGNS_ERR_EMPTY);
     CHECKF(strstr(err.message, "5 of 6 pairs out of vocabulary") != NULL, "%s", err.message);
     CHECK(r.pairs_total == (size_t)0x5A5A5A5A5A5A5A5Aull); /* untouched */
     c.restrict_vocab = 4;
-    CHECK(ro_sgns_similarity_eval(&v, &p, &c, &r, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_similarity_eval(v, p, &c, &r, NULL, &err) == RO_SGNS_OK);
     CHECK(r.pairs_used == 3 && r.vocab_rows == 4);
     ro_sgns_similarity_describe(&r, line, sizeof line);
     CHECKF(strstr(line, "first 4 rows") != NULL, "%s", line);
-    ro_sgns_pairs_free(&p);
+    ro_sgns_pairs_free(p);
 
     /* malformed pair files */
-    CHECK(ro_sgns_pairs_read_memory(&p, "a b 1\na b\n", 10, NULL, &err) == RO_SGNS_ERR_FORMAT &&
+    CHECK(ro_sgns_pairs_load_memory("a b 1\na b\n", 10, &p, NULL, &err) == RO_SGNS_ERR_FORMAT &&
           strstr(err.message, "line 2"));
-    CHECK(ro_sgns_pairs_read_memory(&p, "a b x\n", 6, NULL, &err) == RO_SGNS_ERR_FORMAT &&
+    CHECK(ro_sgns_pairs_load_memory("a b x\n", 6, &p, NULL, &err) == RO_SGNS_ERR_FORMAT &&
           strstr(err.message, "not a number"));
-    CHECK(ro_sgns_pairs_read_memory(&p, "a b nan\n", 8, NULL, &err) == RO_SGNS_ERR_FORMAT &&
+    CHECK(ro_sgns_pairs_load_memory("a b nan\n", 8, &p, NULL, &err) == RO_SGNS_ERR_FORMAT &&
           strstr(err.message, "NaN"));
-    CHECK(ro_sgns_pairs_read_memory(&p, "a b 1 2\n", 8, NULL, &err) == RO_SGNS_ERR_FORMAT);
-    CHECK(ro_sgns_pairs_read_memory(&p, "# nothing\n\n", 11, NULL, &err) == RO_SGNS_ERR_EMPTY);
-    CHECK(ro_sgns_pairs_read_memory(&p, "", 0, NULL, &err) == RO_SGNS_ERR_EMPTY);
-    CHECK(ro_sgns_pairs_read_memory(&p, "a\0 b 1\n", 7, NULL, &err) == RO_SGNS_ERR_FORMAT);
-    CHECK(ro_sgns_pairs_read_memory(&p,
-                                    "\xEF\xBB\xBF"
+    CHECK(ro_sgns_pairs_load_memory("a b 1 2\n", 8, &p, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_pairs_load_memory("# nothing\n\n", 11, &p, NULL, &err) == RO_SGNS_ERR_EMPTY);
+    CHECK(ro_sgns_pairs_load_memory("", 0, &p, NULL, &err) == RO_SGNS_ERR_EMPTY);
+    CHECK(ro_sgns_pairs_load_memory("a\0 b 1\n", 7, &p, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_pairs_load_memory("\xEF\xBB\xBF"
                                     "a b 1\n",
-                                    9, NULL, &err) == RO_SGNS_OK &&
-          strcmp(p.word1[0], "a") == 0); /* a byte order mark is skipped */
-    ro_sgns_pairs_free(&p);
-    ro_sgns_vectors_free(&v);
+                                    9, &p, NULL, &err) == RO_SGNS_OK &&
+          strcmp(p->word1[0], "a") == 0); /* a byte order mark is skipped */
+    ro_sgns_pairs_free(p);
+    ro_sgns_vectors_free(v);
 }
 
 /* The shipped word-similarity files load, with the pair counts of SOURCES.md. */
@@ -676,7 +673,7 @@ static void test_wordsim_files(void)
     const size_t count[] = {353, 203, 252, 999, 3000};
     char path[256];
     size_t i, k;
-    ro_sgns_pairs p;
+    ro_sgns_pairs *p = NULL;
     ro_sgns_error err;
     FILE *f = NULL;
     for (k = 0; k < 2 && !f; ++k) {
@@ -691,11 +688,11 @@ static void test_wordsim_files(void)
     --k;
     for (i = 0; i < 5; ++i) {
         snprintf(path, sizeof path, "%s%s", dir[k], name[i]);
-        CHECKF(ro_sgns_pairs_load(&p, path, NULL, &err) == RO_SGNS_OK, "%s", err.message);
-        CHECKF(p.n == count[i], "%s: %lu pairs", name[i], (unsigned long)p.n);
-        ro_sgns_pairs_free(&p);
+        CHECKF(ro_sgns_pairs_load_path(path, &p, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+        CHECKF(p->n == count[i], "%s: %lu pairs", name[i], (unsigned long)p->n);
+        ro_sgns_pairs_free(p);
     }
-    CHECK(ro_sgns_pairs_load(&p, "no/such/file.txt", NULL, &err) == RO_SGNS_ERR_IO);
+    CHECK(ro_sgns_pairs_load_path("no/such/file.txt", &p, NULL, &err) == RO_SGNS_ERR_IO);
 }
 
 /* ---- formats: round trips ------------------------------------------------- */
@@ -705,7 +702,7 @@ static void test_round_trips(void)
     const size_t n = 60, d = 7;
     char **words = make_words(n);
     ro_sgns_real *x = (ro_sgns_real *)malloc(n * d * sizeof(ro_sgns_real));
-    ro_sgns_vectors v, u;
+    ro_sgns_vectors *v = NULL, *u = NULL;
     ro_sgns_error err;
     ro_sgns_rng rng;
     void *buf = NULL;
@@ -730,50 +727,50 @@ static void test_round_trips(void)
     strcpy(words[3], "stra\xc3\x9f"
                      "e");                /* strasse with sharp s */
     strcpy(words[4], "\xf0\x9f\x98\x80"); /* an emoji, 4 bytes */
-    CHECK(ro_sgns_vectors_create(&v, n, d, (const char *const *)words, x, d, NULL, &err) ==
+    CHECK(ro_sgns_vectors_create(n, d, (const char *const *)words, x, d, &v, NULL, &err) ==
           RO_SGNS_OK);
-    CHECK(ro_sgns_vectors_get(&v, "\xe6\x97\xa5\xe6\x9c\xac") == v.data + 2 * d);
-    CHECK(ro_sgns_vectors_get(&v, "nope") == NULL);
+    CHECK(ro_sgns_vectors_get(v, "\xe6\x97\xa5\xe6\x9c\xac") == v->data + 2 * d);
+    CHECK(ro_sgns_vectors_get(v, "nope") == NULL);
     for (f = 0; f < 3; ++f) {
-        CHECK(ro_sgns_vectors_write_memory(&v, fmts[f], &buf, &len, NULL, &err) == RO_SGNS_OK);
-        CHECK(ro_sgns_vectors_read_memory(&u, buf, len, fmts[f], 0, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_vectors_save_memory(v, fmts[f], &buf, &len, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_vectors_load_memory(buf, len, fmts[f], 0, &u, NULL, &err) == RO_SGNS_OK);
         if (fmts[f] == RO_SGNS_W2V_BINARY && IS_DOUBLE) { /* binary holds float32 */
-            int ok = u.n == n && u.d == d;
-            for (i = 0; ok && i < n * d; ++i) ok = u.data[i] == (ro_sgns_real)(float)x[i];
+            int ok = u->n == n && u->d == d;
+            for (i = 0; ok && i < n * d; ++i) ok = u->data[i] == (ro_sgns_real)(float)x[i];
             CHECK(ok);
         } else {
-            CHECKF(same_vectors(&v, &u), "format %d not bit-exact", f);
+            CHECKF(same_vectors(v, u), "format %d not bit-exact", f);
         }
-        CHECK(u.data[1] == 0 && 1 / u.data[1] < 0); /* -0 stays -0 */
+        CHECK(u->data[1] == 0 && 1 / u->data[1] < 0); /* -0 stays -0 */
         { /* the same bytes in 1..7-byte chunks through the callback reader */
             chunky ch;
-            ro_sgns_vectors w;
+            ro_sgns_vectors *w = NULL;
             ch.p = (const unsigned char *)buf;
             ch.len = len;
             ch.pos = ch.step = 0;
-            CHECK(ro_sgns_vectors_read_cb(&w, chunky_read, &ch, fmts[f], 0, NULL, &err) ==
+            CHECK(ro_sgns_vectors_load_callback(chunky_read, &ch, fmts[f], 0, &w, NULL, &err) ==
                   RO_SGNS_OK);
-            CHECK(same_vectors(&u, &w));
-            ro_sgns_vectors_free(&w);
+            CHECK(same_vectors(u, w));
+            ro_sgns_vectors_free(w);
         }
         { /* limit: the first 10 */
-            ro_sgns_vectors w;
-            CHECK(ro_sgns_vectors_read_memory(&w, buf, len, fmts[f], 10, NULL, &err) == RO_SGNS_OK);
-            CHECK(w.n == 10 && w.d == d &&
-                  memcmp(w.data, u.data, 10 * d * sizeof(ro_sgns_real)) == 0 &&
-                  strcmp(w.words[9], u.words[9]) == 0);
-            ro_sgns_vectors_free(&w);
-            CHECK(ro_sgns_vectors_read_memory(&w, buf, len, fmts[f], n + 5, NULL, &err) ==
+            ro_sgns_vectors *w = NULL;
+            CHECK(ro_sgns_vectors_load_memory(buf, len, fmts[f], 10, &w, NULL, &err) == RO_SGNS_OK);
+            CHECK(w->n == 10 && w->d == d &&
+                  memcmp(w->data, u->data, 10 * d * sizeof(ro_sgns_real)) == 0 &&
+                  strcmp(w->words[9], u->words[9]) == 0);
+            ro_sgns_vectors_free(w);
+            CHECK(ro_sgns_vectors_load_memory(buf, len, fmts[f], n + 5, &w, NULL, &err) ==
                   RO_SGNS_OK);
-            CHECK(w.n == n);
-            ro_sgns_vectors_free(&w);
+            CHECK(w->n == n);
+            ro_sgns_vectors_free(w);
         }
         if (fmts[f] == RO_SGNS_W2V_BINARY) {
             /* gensim's layout, no newline after a vector, reads the same */
             unsigned char *g = (unsigned char *)malloc(len);
             const unsigned char *b = (const unsigned char *)buf;
             size_t gl = 0, p = 0, row = 0;
-            ro_sgns_vectors w;
+            ro_sgns_vectors *w = NULL;
             while (b[p] != '\n') g[gl++] = b[p++];
             g[gl++] = b[p++];
             for (row = 0; row < n; ++row) {
@@ -782,29 +779,29 @@ static void test_round_trips(void)
                 CHECK(b[p] == '\n');
                 ++p;
             }
-            CHECK(ro_sgns_vectors_read_memory(&w, g, gl, RO_SGNS_W2V_BINARY, 0, NULL, &err) ==
+            CHECK(ro_sgns_vectors_load_memory(g, gl, RO_SGNS_W2V_BINARY, 0, &w, NULL, &err) ==
                   RO_SGNS_OK);
-            CHECK(same_vectors(&u, &w));
-            ro_sgns_vectors_free(&w);
+            CHECK(same_vectors(u, w));
+            ro_sgns_vectors_free(w);
             free(g);
         }
-        ro_sgns_vectors_free(&u);
+        ro_sgns_vectors_free(u);
         free(buf);
     }
     { /* a text file's exact bytes */
         const char *wd[] = {"a", "b"};
         ro_sgns_real y[] = {1, (ro_sgns_real)-2.5, (ro_sgns_real)0.25, 0};
-        ro_sgns_vectors s;
-        CHECK(ro_sgns_vectors_create(&s, 2, 2, wd, y, 2, NULL, &err) == RO_SGNS_OK);
-        CHECK(ro_sgns_vectors_write_memory(&s, RO_SGNS_W2V_TEXT, &buf, &len, NULL, &err) ==
+        ro_sgns_vectors *s = NULL;
+        CHECK(ro_sgns_vectors_create(2, 2, wd, y, 2, &s, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_vectors_save_memory(s, RO_SGNS_W2V_TEXT, &buf, &len, NULL, &err) ==
               RO_SGNS_OK);
         CHECK(len == 22 && memcmp(buf, "2 2\na 1 -2.5\nb 0.25 0\n", 22) == 0);
         free(buf);
-        CHECK(ro_sgns_vectors_write_memory(&s, RO_SGNS_GLOVE_TEXT, &buf, &len, NULL, &err) ==
+        CHECK(ro_sgns_vectors_save_memory(s, RO_SGNS_GLOVE_TEXT, &buf, &len, NULL, &err) ==
               RO_SGNS_OK);
         CHECK(len == 18 && memcmp(buf, "a 1 -2.5\nb 0.25 0\n", 18) == 0);
         free(buf);
-        CHECK(ro_sgns_vectors_write_memory(&s, RO_SGNS_W2V_BINARY, &buf, &len, NULL, &err) ==
+        CHECK(ro_sgns_vectors_save_memory(s, RO_SGNS_W2V_BINARY, &buf, &len, NULL, &err) ==
               RO_SGNS_OK);
         CHECK(
             len == 4 + 2 * (2 + 8 + 1) &&
@@ -812,9 +809,9 @@ static void test_round_trips(void)
                    "2 2\na \x00\x00\x80\x3f\x00\x00\x20\xc0\nb \x00\x00\x80\x3e\x00\x00\x00\x00\n",
                    len) == 0);
         free(buf);
-        ro_sgns_vectors_free(&s);
+        ro_sgns_vectors_free(s);
     }
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     free_words(words);
     free(x);
 }
@@ -834,17 +831,17 @@ static void test_binary_by_hand(void)
         0x00, 0x00, 0x00, 0x80                   /* -0.0f */
         /* no final newline, as gensim writes it */
     };
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
-    CHECK(ro_sgns_vectors_read_memory(&v, file, sizeof file, RO_SGNS_W2V_BINARY, 0, NULL, &err) ==
+    CHECK(ro_sgns_vectors_load_memory(file, sizeof file, RO_SGNS_W2V_BINARY, 0, &v, NULL, &err) ==
           RO_SGNS_OK);
-    CHECK(v.n == 2 && v.d == 3);
-    CHECK(strcmp(v.words[0], "one") == 0 && strcmp(v.words[1], "\xc3\xa9t\xc3\xa9") == 0);
-    CHECK(v.data[0] == 1.0f && v.data[1] == -2.5f && v.data[2] == 0.15625f);
-    CHECK(v.data[3] == (ro_sgns_real)ldexp(1.0, -149) && v.data[4] == (ro_sgns_real)FLT_MAX);
-    CHECK(v.data[5] == 0 && 1 / v.data[5] < 0);
-    CHECK(ro_sgns_vectors_find(&v, "\xc3\xa9t\xc3\xa9", NULL) == 1);
-    ro_sgns_vectors_free(&v);
+    CHECK(v->n == 2 && v->d == 3);
+    CHECK(strcmp(v->words[0], "one") == 0 && strcmp(v->words[1], "\xc3\xa9t\xc3\xa9") == 0);
+    CHECK(v->data[0] == 1.0f && v->data[1] == -2.5f && v->data[2] == 0.15625f);
+    CHECK(v->data[3] == (ro_sgns_real)ldexp(1.0, -149) && v->data[4] == (ro_sgns_real)FLT_MAX);
+    CHECK(v->data[5] == 0 && 1 / v->data[5] < 0);
+    CHECK(ro_sgns_vectors_find(v, "\xc3\xa9t\xc3\xa9", NULL) == 1);
+    ro_sgns_vectors_free(v);
 }
 
 static void test_text_tolerance(void)
@@ -852,23 +849,23 @@ static void test_text_tolerance(void)
     const char crlf[] = "2 3\r\nalpha 1 2 3\r\nbeta\t4\t5 6  \r\n\r\n";
     const char glove[] = "\xEF\xBB\xBFx 0.5 -1e-3 +2\ny .25 5. 1E2\n";
     const char tail[] = "1 2\nw 1 2"; /* no final newline */
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
-    CHECK(ro_sgns_vectors_read_memory(&v, crlf, sizeof crlf - 1, RO_SGNS_W2V_TEXT, 0, NULL, &err) ==
+    CHECK(ro_sgns_vectors_load_memory(crlf, sizeof crlf - 1, RO_SGNS_W2V_TEXT, 0, &v, NULL, &err) ==
           RO_SGNS_OK);
-    CHECK(v.n == 2 && v.d == 3 && strcmp(v.words[1], "beta") == 0 && v.data[5] == 6);
-    ro_sgns_vectors_free(&v);
-    CHECK(ro_sgns_vectors_read_memory(&v, glove, sizeof glove - 1, RO_SGNS_GLOVE_TEXT, 0, NULL,
+    CHECK(v->n == 2 && v->d == 3 && strcmp(v->words[1], "beta") == 0 && v->data[5] == 6);
+    ro_sgns_vectors_free(v);
+    CHECK(ro_sgns_vectors_load_memory(glove, sizeof glove - 1, RO_SGNS_GLOVE_TEXT, 0, &v, NULL,
                                       &err) == RO_SGNS_OK);
-    CHECK(v.n == 2 && v.d == 3 &&
-          strcmp(v.words[0], "\xEF\xBB\xBFx") == 0 && /* BOM kept, as gensim */
-          v.data[1] == (ro_sgns_real)-1e-3 && v.data[3] == 0.25 && v.data[4] == 5 &&
-          v.data[5] == 100);
-    ro_sgns_vectors_free(&v);
-    CHECK(ro_sgns_vectors_read_memory(&v, tail, sizeof tail - 1, RO_SGNS_W2V_TEXT, 0, NULL, &err) ==
+    CHECK(v->n == 2 && v->d == 3 &&
+          strcmp(v->words[0], "\xEF\xBB\xBFx") == 0 && /* BOM kept, as gensim */
+          v->data[1] == (ro_sgns_real)-1e-3 && v->data[3] == 0.25 && v->data[4] == 5 &&
+          v->data[5] == 100);
+    ro_sgns_vectors_free(v);
+    CHECK(ro_sgns_vectors_load_memory(tail, sizeof tail - 1, RO_SGNS_W2V_TEXT, 0, &v, NULL, &err) ==
           RO_SGNS_OK);
-    CHECK(v.n == 1 && v.data[1] == 2);
-    ro_sgns_vectors_free(&v);
+    CHECK(v->n == 1 && v->data[1] == 2);
+    ro_sgns_vectors_free(v);
 }
 
 /* ---- formats: malformed input --------------------------------------------- */
@@ -958,53 +955,52 @@ static void test_malformed(void)
     expect_fail("binary header only", BIN("3 4\n"), B, 0, RO_SGNS_ERR_FORMAT, "truncated");
     /* with a limit the rest is not looked at */
     {
-        ro_sgns_vectors v;
+        ro_sgns_vectors *v = NULL;
         ro_sgns_error err;
-        CHECK(ro_sgns_vectors_read_memory(&v, BIN("2 1\na \x00\x00\x80\x3f\nb\tjunk"), B, 1, NULL,
+        CHECK(ro_sgns_vectors_load_memory(BIN("2 1\na \x00\x00\x80\x3f\nb\tjunk"), B, 1, &v, NULL,
                                           &err) == RO_SGNS_OK);
-        CHECK(v.n == 1 && v.data[0] == 1);
-        ro_sgns_vectors_free(&v);
-        CHECK(ro_sgns_vectors_read_memory(&v, BIN("3 2\na 1 2\nb 3\n"), T, 1, NULL, &err) ==
+        CHECK(v->n == 1 && v->data[0] == 1);
+        ro_sgns_vectors_free(v);
+        CHECK(ro_sgns_vectors_load_memory(BIN("3 2\na 1 2\nb 3\n"), T, 1, &v, NULL, &err) ==
               RO_SGNS_OK);
-        CHECK(v.n == 1);
-        ro_sgns_vectors_free(&v);
+        CHECK(v->n == 1);
+        ro_sgns_vectors_free(v);
     }
 #undef BIN
     /* bad arguments */
     {
-        ro_sgns_vectors v;
+        ro_sgns_vectors *v = NULL;
         ro_sgns_error err;
         const char *w2[] = {"a", "a"}, *ws[] = {"a b"}, *we[] = {""}, *wab[] = {"a", "b"};
         ro_sgns_real x[2] = {1, 2};
         x[1] = (ro_sgns_real)sqrt(-1.0 + 0 * x[0]);
-        CHECK(ro_sgns_vectors_read_memory(&v, "1 1\na 1\n", 8, (ro_sgns_vectors_format)g_nine, 0,
+        CHECK(ro_sgns_vectors_load_memory("1 1\na 1\n", 8, (ro_sgns_vectors_format)g_nine, 0, &v,
                                           NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
-        CHECK(ro_sgns_vectors_create(&v, 2, 1, w2, NULL, 1, NULL, &err) ==
+        CHECK(ro_sgns_vectors_create(2, 1, w2, NULL, 1, &v, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
         CHECK(strstr(err.message, "both 'a'") != NULL);
-        CHECK(ro_sgns_vectors_create(&v, 1, 1, ws, NULL, 1, NULL, &err) ==
+        CHECK(ro_sgns_vectors_create(1, 1, ws, NULL, 1, &v, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
-        CHECK(ro_sgns_vectors_create(&v, 1, 1, we, NULL, 1, NULL, &err) ==
+        CHECK(ro_sgns_vectors_create(1, 1, we, NULL, 1, &v, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
-        CHECK(ro_sgns_vectors_create(&v, 1, 2, ws, x, 2, NULL, &err) ==
+        CHECK(ro_sgns_vectors_create(1, 2, ws, x, 2, &v, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
-        CHECK(ro_sgns_vectors_create(&v, 1, 2, w2, x, 2, NULL, &err) == RO_SGNS_ERR_NUMERIC);
-        CHECK(ro_sgns_vectors_create(&v, 1, 2, w2, x, 1, NULL, &err) ==
+        CHECK(ro_sgns_vectors_create(1, 2, w2, x, 2, &v, NULL, &err) == RO_SGNS_ERR_NUMERIC);
+        CHECK(ro_sgns_vectors_create(1, 2, w2, x, 1, &v, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
-        CHECK(ro_sgns_vectors_create(&v, 0, 2, w2, x, 2, NULL, &err) ==
+        CHECK(ro_sgns_vectors_create(0, 2, w2, x, 2, &v, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
-        CHECK(ro_sgns_vectors_create(&v, 2, 1, wab, NULL, 1, NULL, &err) == RO_SGNS_OK);
-        CHECK(v.n == 2 && v.data[0] == 0 && v.data[1] == 0 && v.words[1] != wab[1]);
-        ro_sgns_vectors_free(&v);
-        ro_sgns_vectors_free(&v); /* freeing twice is fine: zeroed */
+        CHECK(ro_sgns_vectors_create(2, 1, wab, NULL, 1, &v, NULL, &err) == RO_SGNS_OK);
+        CHECK(v->n == 2 && v->data[0] == 0 && v->data[1] == 0 && v->words[1] != wab[1]);
+        ro_sgns_vectors_free(v);
         ro_sgns_vectors_free(NULL);
     }
     { /* a read error in the middle is an I/O error, not a format error */
-        ro_sgns_vectors v;
+        ro_sgns_vectors *v = NULL;
         ro_sgns_error err;
         size_t calls = 0;
-        CHECK(ro_sgns_vectors_read_cb(&v, failing_read, &calls, RO_SGNS_W2V_TEXT, 0, NULL, &err) ==
-              RO_SGNS_ERR_IO);
+        CHECK(ro_sgns_vectors_load_callback(failing_read, &calls, RO_SGNS_W2V_TEXT, 0, &v, NULL,
+                                            &err) == RO_SGNS_ERR_IO);
     }
 }
 
@@ -1024,49 +1020,50 @@ static void test_files(void)
     ro_sgns_real d[] = {1, 2, 3, 4, 5, 6};
     const char *path = tu_path("eval_test_vectors.bin");
     char tmp[300];
-    ro_sgns_vectors v, u;
+    ro_sgns_vectors *v = NULL, *u = NULL;
     ro_sgns_error err;
     FILE *f;
-    CHECK(ro_sgns_vectors_create(&v, 3, 2, w, d, 2, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_vectors_create(3, 2, w, d, 2, &v, NULL, &err) == RO_SGNS_OK);
     f = fopen(tu_path(".probe"), "wb");
     if (!f) {
         printf("eval: note: no build/ directory here, file tests skipped\n");
-        ro_sgns_vectors_free(&v);
+        ro_sgns_vectors_free(v);
         return;
     }
     fclose(f);
     remove(tu_path(".probe"));
     /* save twice: the second replaces the first; no temp file is left */
-    CHECK(ro_sgns_vectors_save(&v, path, RO_SGNS_W2V_TEXT, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_vectors_save(&v, path, RO_SGNS_W2V_BINARY, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_vectors_save_path(v, RO_SGNS_W2V_TEXT, path, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_vectors_save_path(v, RO_SGNS_W2V_BINARY, path, NULL, &err) == RO_SGNS_OK);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     f = fopen(tmp, "rb");
     CHECK(f == NULL);
     if (f) fclose(f);
-    CHECK(ro_sgns_vectors_load(&u, path, RO_SGNS_W2V_BINARY, 0, NULL, &err) == RO_SGNS_OK);
-    CHECK(same_vectors(&v, &u));
-    ro_sgns_vectors_free(&u);
+    CHECK(ro_sgns_vectors_load_path(path, RO_SGNS_W2V_BINARY, 0, &u, NULL, &err) == RO_SGNS_OK);
+    CHECK(same_vectors(v, u));
+    ro_sgns_vectors_free(u);
     /* reading a binary file as text fails with the file's name in the message */
-    CHECK(ro_sgns_vectors_load(&u, path, RO_SGNS_W2V_TEXT, 0, NULL, &err) == RO_SGNS_ERR_FORMAT);
+    CHECK(ro_sgns_vectors_load_path(path, RO_SGNS_W2V_TEXT, 0, &u, NULL, &err) ==
+          RO_SGNS_ERR_FORMAT);
     CHECKF(strstr(err.message, "eval_test_vectors.bin: line 2") != NULL, "%s", err.message);
     f = fopen(path, "rb");
-    CHECK(f && ro_sgns_vectors_read_file(&u, f, RO_SGNS_W2V_BINARY, 2, NULL, &err) == RO_SGNS_OK);
-    CHECK(u.n == 2);
+    CHECK(f && ro_sgns_vectors_load_file(f, RO_SGNS_W2V_BINARY, 2, &u, NULL, &err) == RO_SGNS_OK);
+    CHECK(u->n == 2);
     if (f) fclose(f);
-    ro_sgns_vectors_free(&u);
+    ro_sgns_vectors_free(u);
     f = fopen(path, "wb");
-    CHECK(f && ro_sgns_vectors_write_file(&v, f, RO_SGNS_GLOVE_TEXT, NULL, &err) == RO_SGNS_OK);
+    CHECK(f && ro_sgns_vectors_save_file(v, RO_SGNS_GLOVE_TEXT, f, NULL, &err) == RO_SGNS_OK);
     if (f) fclose(f);
-    CHECK(ro_sgns_vectors_load(&u, path, RO_SGNS_GLOVE_TEXT, 0, NULL, &err) == RO_SGNS_OK);
-    CHECK(same_vectors(&v, &u));
-    ro_sgns_vectors_free(&u);
+    CHECK(ro_sgns_vectors_load_path(path, RO_SGNS_GLOVE_TEXT, 0, &u, NULL, &err) == RO_SGNS_OK);
+    CHECK(same_vectors(v, u));
+    ro_sgns_vectors_free(u);
     remove(path);
-    CHECK(ro_sgns_vectors_load(&u, path, RO_SGNS_GLOVE_TEXT, 0, NULL, &err) == RO_SGNS_ERR_IO);
-    CHECK(ro_sgns_vectors_save(&v, "build/no/such/dir/v.txt", RO_SGNS_W2V_TEXT, NULL, &err) ==
+    CHECK(ro_sgns_vectors_load_path(path, RO_SGNS_GLOVE_TEXT, 0, &u, NULL, &err) == RO_SGNS_ERR_IO);
+    CHECK(ro_sgns_vectors_save_path(v, RO_SGNS_W2V_TEXT, "build/no/such/dir/v.txt", NULL, &err) ==
           RO_SGNS_ERR_IO);
-    CHECK(ro_sgns_vectors_write_cb(&v, RO_SGNS_W2V_TEXT, write_fail, NULL, NULL, &err) ==
+    CHECK(ro_sgns_vectors_save_callback(v, RO_SGNS_W2V_TEXT, write_fail, NULL, NULL, &err) ==
           RO_SGNS_ERR_IO);
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
 }
 
 static void test_allocator(void)
@@ -1076,11 +1073,11 @@ static void test_allocator(void)
     const char quest[] = ": s\nthe of and to\nof the to and\n";
     counting c;
     ro_sgns_allocator al;
-    ro_sgns_vectors v;
-    ro_sgns_pairs p;
-    ro_sgns_analogies q;
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_pairs *p = NULL;
+    ro_sgns_analogies *q = NULL;
     ro_sgns_similarity_result sr;
-    ro_sgns_analogy_result ar;
+    ro_sgns_analogy_result *ar = NULL;
     ro_sgns_neighbor nb[3];
     ro_sgns_error err;
     void *buf;
@@ -1096,31 +1093,31 @@ static void test_allocator(void)
         ro_sgns_result rc;
         c.live = c.calls = 0;
         c.budget = budget;
-        rc = ro_sgns_vectors_read_memory(&v, text, sizeof text - 1, RO_SGNS_W2V_TEXT, 0, &al, &err);
+        rc = ro_sgns_vectors_load_memory(text, sizeof text - 1, RO_SGNS_W2V_TEXT, 0, &v, &al, &err);
         if (rc == RO_SGNS_OK) {
-            rc = ro_sgns_pairs_read_memory(&p, pairs, sizeof pairs - 1, &al, &err);
+            rc = ro_sgns_pairs_load_memory(pairs, sizeof pairs - 1, &p, &al, &err);
             if (rc == RO_SGNS_OK) {
-                rc = ro_sgns_analogies_read_memory(&q, quest, sizeof quest - 1, &al, &err);
+                rc = ro_sgns_analogies_load_memory(quest, sizeof quest - 1, &q, &al, &err);
                 if (rc == RO_SGNS_OK) {
-                    rc = ro_sgns_similarity_eval(&v, &p, NULL, &sr, &al, &err);
+                    rc = ro_sgns_similarity_eval(v, p, NULL, &sr, &al, &err);
                     if (rc == RO_SGNS_OK)
-                        rc = ro_sgns_neighbors_of_word(&v, "the", 3, nb, NULL, &al, &err);
+                        rc = ro_sgns_neighbors_of_word(v, "the", 3, nb, NULL, &al, &err);
                     if (rc == RO_SGNS_OK)
-                        rc = ro_sgns_vectors_write_memory(&v, RO_SGNS_W2V_BINARY, &buf, &len, &al,
-                                                          &err);
+                        rc = ro_sgns_vectors_save_memory(v, RO_SGNS_W2V_BINARY, &buf, &len, &al,
+                                                         &err);
                     if (rc == RO_SGNS_OK) {
                         al.free_fn(al.user, buf);
-                        rc = ro_sgns_analogy_eval(&v, &q, NULL, &ar, &al, &err);
+                        rc = ro_sgns_analogy_eval(v, q, NULL, &ar, &al, &err);
                         if (rc == RO_SGNS_OK) {
-                            ro_sgns_analogy_result_free(&ar);
+                            ro_sgns_analogy_result_free(ar);
                             done = 1;
                         }
                     }
-                    ro_sgns_analogies_free(&q);
+                    ro_sgns_analogies_free(q);
                 }
-                ro_sgns_pairs_free(&p);
+                ro_sgns_pairs_free(p);
             }
-            ro_sgns_vectors_free(&v);
+            ro_sgns_vectors_free(v);
         }
         if (!done && rc != RO_SGNS_ERR_OUT_OF_MEMORY) failures_ok = 0;
         if (c.live != 0) failures_ok = 0;
@@ -1134,7 +1131,7 @@ static void test_locale(void)
     const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "de_DE", "fr_FR.UTF-8", "ru_RU.UTF-8"};
     const char *w[] = {"a"};
     ro_sgns_real x[] = {(ro_sgns_real)0.5, (ro_sgns_real)-1.25};
-    ro_sgns_vectors v, u;
+    ro_sgns_vectors *v = NULL, *u = NULL;
     ro_sgns_error err;
     void *buf;
     size_t len, i;
@@ -1146,18 +1143,18 @@ static void test_locale(void)
         setlocale(LC_NUMERIC, "C");
         return;
     }
-    CHECK(ro_sgns_vectors_create(&v, 1, 2, w, x, 2, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_vectors_write_memory(&v, RO_SGNS_W2V_TEXT, &buf, &len, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_vectors_create(1, 2, w, x, 2, &v, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_vectors_save_memory(v, RO_SGNS_W2V_TEXT, &buf, &len, NULL, &err) == RO_SGNS_OK);
     CHECKF(len == 16 && memcmp(buf, "1 2\na 0.5 -1.25\n", 16) == 0, "under %s: %.*s", got, (int)len,
            (const char *)buf);
-    CHECK(ro_sgns_vectors_read_memory(&u, buf, len, RO_SGNS_W2V_TEXT, 0, NULL, &err) == RO_SGNS_OK);
-    CHECK(same_vectors(&u, &v));
-    ro_sgns_vectors_free(&u);
+    CHECK(ro_sgns_vectors_load_memory(buf, len, RO_SGNS_W2V_TEXT, 0, &u, NULL, &err) == RO_SGNS_OK);
+    CHECK(same_vectors(u, v));
+    ro_sgns_vectors_free(u);
     /* a decimal comma in the file is not a number */
-    CHECK(ro_sgns_vectors_read_memory(&u, "1 1\na 0,5\n", 10, RO_SGNS_W2V_TEXT, 0, NULL, &err) ==
+    CHECK(ro_sgns_vectors_load_memory("1 1\na 0,5\n", 10, RO_SGNS_W2V_TEXT, 0, &u, NULL, &err) ==
           RO_SGNS_ERR_FORMAT);
     free(buf);
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     setlocale(LC_NUMERIC, "C");
     printf("eval: locale check ran under %s\n", got);
 }

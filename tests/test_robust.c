@@ -371,10 +371,10 @@ static unsigned char *X0_FILE;  /* ... as a checkpoint */
 static size_t X0_SIZE;
 static ro_sgns_problem *P0;     /* the problem of C0, k = 5 (RA) */
 static real *W0, *CC0;          /* embeddings of X0, n x D */
-static ro_sgns_vectors V0;      /* words and W0 (RA) */
+static ro_sgns_vectors *V0;     /* words and W0 (RA) */
 static unsigned char *V0_FILE[3]; /* V0 in each format */
 static size_t V0_SIZE[3];
-static ro_sgns_vectors V0_READ[3]; /* V0_FILE read back */
+static ro_sgns_vectors *V0_READ[3]; /* V0_FILE read back */
 static size_t g_n;
 
 static const char PAIRS[] = "# word pairs\nthe cat 7.5\ndog cat 6\nKing queen 9\nman woman 8\n"
@@ -468,14 +468,13 @@ static int vec_equal(const ro_sgns_vectors *a, const ro_sgns_vectors *b)
 
 static int counts_are(const ro_sgns_counts *c, const unsigned char *file, size_t size)
 {
-    unsigned char *b;
+    void *b = NULL;
     size_t got = 0;
     int same;
-    if ((size_t)ro_sgns_counts_file_size(c) != size) return 0;
-    b = (unsigned char *)malloc(size);
-    same = ro_sgns_counts_save_buffer(c, b, size, &got, NULL) == RO_SGNS_OK && got == size &&
+    if ((size_t)ro_sgns_counts_saved_size(c) != size) return 0;
+    same = ro_sgns_counts_save_memory(c, &b, &got, NULL, NULL) == RO_SGNS_OK && got == size &&
            memcmp(b, file, size) == 0;
-    free(b);
+    oom_macro_free(NULL, b);
     return same;
 }
 
@@ -492,7 +491,7 @@ static int filled(const void *p, size_t size, unsigned char byte)
 static ro_sgns_factors *X0_COPY;
 static int inputs_intact(void)
 {
-    return fx_equal(X0, X0_COPY) && vec_equal(&V0, &V0_READ[0]);
+    return fx_equal(X0, X0_COPY) && vec_equal(V0, V0_READ[0]);
 }
 
 /* ==================================================== A. dense algebra */
@@ -604,15 +603,15 @@ static ro_sgns_counts *g_counts;
 static FILE *g_corpus_file;
 static membuf g_mb;
 
-static ro_sgns_result c_count_buffer(void)
+static ro_sgns_result c_count_memory(void)
 {
     g_counts = (ro_sgns_counts *)SENT;
-    return ro_sgns_count_buffer(g_text, g_text_len, &g_cc, &g_counts, &RA, &g_err);
+    return ro_sgns_count_memory(g_text, g_text_len, &g_cc, &g_counts, &RA, &g_err);
 }
-static ro_sgns_result c_count_buffer2(void)
+static ro_sgns_result c_count_memory2(void)
 {
     g_counts = (ro_sgns_counts *)SENT;
-    return ro_sgns_count_buffer(g_text, g_text_len, &g_cc2, &g_counts, NULL, &g_err);
+    return ro_sgns_count_memory(g_text, g_text_len, &g_cc2, &g_counts, NULL, &g_err);
 }
 static ro_sgns_result c_count_callback(void)
 {
@@ -646,15 +645,21 @@ static int k_counts_as(ro_sgns_result rc, const unsigned char *file, size_t size
 static int k_counts(ro_sgns_result rc) { return k_counts_as(rc, C0_FILE, C0_SIZE); }
 static int k_counts2(ro_sgns_result rc) { return k_counts_as(rc, C2_FILE, C2_SIZE); }
 
-static ro_sgns_result c_counts_save_buffer(void)
+static void *g_saved;
+static size_t g_saved_size;
+static ro_sgns_result c_counts_save_memory(void)
 {
-    memset(g_mb.p, 0x5a, C0_SIZE);
-    return ro_sgns_counts_save_buffer(C0, g_mb.p, C0_SIZE, NULL, &g_err);
+    g_saved = SENT;
+    g_saved_size = 12345;
+    return ro_sgns_counts_save_memory(C0, &g_saved, &g_saved_size, &RA, &g_err);
 }
-static int k_counts_save_buffer(ro_sgns_result rc)
+static int k_counts_save_memory(ro_sgns_result rc)
 {
-    (void)rc;
-    return memcmp(g_mb.p, C0_FILE, C0_SIZE) == 0;
+    int ok;
+    if (rc != RO_SGNS_OK) return g_saved == SENT && g_saved_size == 12345;
+    ok = g_saved_size == C0_SIZE && memcmp(g_saved, C0_FILE, C0_SIZE) == 0;
+    RA.free_fn(RA.user, g_saved); /* "the matching free" */
+    return ok;
 }
 static ro_sgns_result c_counts_save_callback(void)
 {
@@ -663,10 +668,10 @@ static ro_sgns_result c_counts_save_callback(void)
 }
 static int k_counts_saved(ro_sgns_result rc) { return rc == RO_SGNS_OK && same_bytes(&g_mb, C0_FILE, C0_SIZE); }
 
-static ro_sgns_result c_counts_load_buffer(void)
+static ro_sgns_result c_counts_load_memory(void)
 {
     g_counts = (ro_sgns_counts *)SENT;
-    return ro_sgns_counts_load_buffer(C0_FILE, C0_SIZE, &g_counts, NULL, &g_err);
+    return ro_sgns_counts_load_memory(C0_FILE, C0_SIZE, &g_counts, NULL, &g_err);
 }
 static ro_sgns_result c_counts_load_callback(void)
 {
@@ -702,8 +707,9 @@ static int k_counts_save_path(ro_sgns_result rc) { return k_saved_over(rc, C0_FI
 static void test_counting(void)
 {
     ro_sgns_counts *c = NULL;
+    void *buf = NULL;
     uint64_t lo = 256, hi;
-    CHECK(ro_sgns_count_buffer(g_text, g_text_len, &g_cc2, &c, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_memory(g_text, g_text_len, &g_cc2, &c, NULL, &g_err) == RO_SGNS_OK);
     if (!c) return;
     /* the tightest budget that works (a budgeted count takes more passes) */
     hi = c->peak_bytes;
@@ -711,7 +717,7 @@ static void test_counting(void)
         uint64_t mid = lo + (hi - lo) / 2;
         ro_sgns_counts *t = NULL;
         g_cc2.memory_budget = mid;
-        if (ro_sgns_count_buffer(g_text, g_text_len, &g_cc2, &t, NULL, &g_err) == RO_SGNS_OK) {
+        if (ro_sgns_count_memory(g_text, g_text_len, &g_cc2, &t, NULL, &g_err) == RO_SGNS_OK) {
             hi = mid;
             ro_sgns_counts_free(t);
         } else {
@@ -721,21 +727,22 @@ static void test_counting(void)
     g_cc2.memory_budget = hi;
     ro_sgns_counts_free(c);
     c = NULL;
-    CHECK(ro_sgns_count_buffer(g_text, g_text_len, &g_cc2, &c, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_memory(g_text, g_text_len, &g_cc2, &c, NULL, &g_err) == RO_SGNS_OK);
     if (!c) return;
-    C2_SIZE = (size_t)ro_sgns_counts_file_size(c);
+    CHECK(ro_sgns_counts_save_memory(c, &buf, &C2_SIZE, NULL, &g_err) == RO_SGNS_OK);
     C2_FILE = (unsigned char *)malloc(C2_SIZE);
-    CHECK(ro_sgns_counts_save_buffer(c, C2_FILE, C2_SIZE, NULL, &g_err) == RO_SGNS_OK);
+    if (buf) memcpy(C2_FILE, buf, C2_SIZE);
+    oom_macro_free(NULL, buf);
     ro_sgns_counts_free(c);
 
-    sweep("ro_sgns_count_buffer", c_count_buffer, k_counts, RO_SGNS_OK, 5);
-    sweep("ro_sgns_count_buffer (sample, budget)", c_count_buffer2, k_counts2, RO_SGNS_OK, 5);
+    sweep("ro_sgns_count_memory", c_count_memory, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_count_memory (sample, budget)", c_count_memory2, k_counts2, RO_SGNS_OK, 5);
     sweep("ro_sgns_count_callback", c_count_callback, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_count_file", c_count_file, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_count_path", c_count_path, k_counts, RO_SGNS_OK, 5);
-    sweep("ro_sgns_counts_save_buffer", c_counts_save_buffer, k_counts_save_buffer, RO_SGNS_OK, 0);
+    sweep("ro_sgns_counts_save_memory", c_counts_save_memory, k_counts_save_memory, RO_SGNS_OK, 1);
     sweep("ro_sgns_counts_save_callback", c_counts_save_callback, k_counts_saved, RO_SGNS_OK, 0);
-    sweep("ro_sgns_counts_load_buffer", c_counts_load_buffer, k_counts, RO_SGNS_OK, 5);
+    sweep("ro_sgns_counts_load_memory", c_counts_load_memory, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_load_callback", c_counts_load_callback, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_load_path", c_counts_load_path, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_save_path", c_counts_save_path, k_counts_save_path, RO_SGNS_OK, 1);
@@ -1430,7 +1437,7 @@ static void test_start_shards(void)
 
 /* ========================================================= 6. vectors */
 
-static ro_sgns_vectors g_v, g_v_pattern;
+static ro_sgns_vectors *g_v;
 static int g_fmt;
 static void *g_buf;
 static size_t g_buf_size;
@@ -1439,69 +1446,69 @@ static const ro_sgns_vectors_format FMT[3] = {RO_SGNS_W2V_TEXT, RO_SGNS_W2V_BINA
 
 static ro_sgns_result c_vectors_create(void)
 {
-    memset(&g_v, 0x5a, sizeof g_v);
-    return ro_sgns_vectors_create(&g_v, g_n, D, (const char *const *)C0->vocab.word, W0, D, &RA,
+    g_v = (ro_sgns_vectors *)SENT;
+    return ro_sgns_vectors_create(g_n, D, (const char *const *)C0->vocab.word, W0, D, &g_v, &RA,
                                   &g_err);
 }
 static int k_vec_as(ro_sgns_result rc, const ro_sgns_vectors *ref)
 {
     int ok;
-    if (rc != RO_SGNS_OK) return memcmp(&g_v, &g_v_pattern, sizeof g_v) == 0 && inputs_intact();
-    ok = vec_equal(&g_v, ref);
-    ro_sgns_vectors_free(&g_v);
+    if (rc != RO_SGNS_OK) return g_v == (ro_sgns_vectors *)SENT && inputs_intact();
+    ok = vec_equal(g_v, ref);
+    ro_sgns_vectors_free(g_v);
     return ok && inputs_intact();
 }
-static int k_vectors_create(ro_sgns_result rc) { return k_vec_as(rc, &V0); }
-static int k_vec_read(ro_sgns_result rc) { return k_vec_as(rc, &V0_READ[g_fmt]); }
-static ro_sgns_result c_read_memory(void)
+static int k_vectors_create(ro_sgns_result rc) { return k_vec_as(rc, V0); }
+static int k_vec_read(ro_sgns_result rc) { return k_vec_as(rc, V0_READ[g_fmt]); }
+static ro_sgns_result c_load_memory(void)
 {
-    memset(&g_v, 0x5a, sizeof g_v);
-    return ro_sgns_vectors_read_memory(&g_v, V0_FILE[g_fmt], V0_SIZE[g_fmt], FMT[g_fmt], 0, &RA,
+    g_v = (ro_sgns_vectors *)SENT;
+    return ro_sgns_vectors_load_memory(V0_FILE[g_fmt], V0_SIZE[g_fmt], FMT[g_fmt], 0, &g_v, &RA,
                                        &g_err);
 }
-static ro_sgns_result c_read_cb(void)
+static ro_sgns_result c_load_callback(void)
 {
     membuf r;
     memset(&r, 0, sizeof r);
     r.p = V0_FILE[g_fmt];
     r.len = V0_SIZE[g_fmt];
     r.chunk = 30;
-    memset(&g_v, 0x5a, sizeof g_v);
-    return ro_sgns_vectors_read_cb(&g_v, mb_read, &r, FMT[g_fmt], 0, NULL, &g_err);
+    g_v = (ro_sgns_vectors *)SENT;
+    return ro_sgns_vectors_load_callback(mb_read, &r, FMT[g_fmt], 0, &g_v, NULL, &g_err);
 }
-static ro_sgns_result c_read_file(void)
+static ro_sgns_result c_load_file(void)
 {
     FILE *f = fopen(P_VEC[g_fmt], "rb");
     ro_sgns_result rc;
-    memset(&g_v, 0x5a, sizeof g_v);
+    g_v = (ro_sgns_vectors *)SENT;
     if (!f) return RO_SGNS_ERR_IO;
-    rc = ro_sgns_vectors_read_file(&g_v, f, FMT[g_fmt], 0, &RA, &g_err);
+    rc = ro_sgns_vectors_load_file(f, FMT[g_fmt], 0, &g_v, &RA, &g_err);
     fclose(f);
     return rc;
 }
-static ro_sgns_result c_load(void)
+static ro_sgns_result c_load_path(void)
 {
-    memset(&g_v, 0x5a, sizeof g_v);
-    return ro_sgns_vectors_load(&g_v, P_VEC[g_fmt], FMT[g_fmt], 0, NULL, &g_err);
+    g_v = (ro_sgns_vectors *)SENT;
+    return ro_sgns_vectors_load_path(P_VEC[g_fmt], FMT[g_fmt], 0, &g_v, NULL, &g_err);
 }
-static ro_sgns_result c_write_cb(void)
+static ro_sgns_result c_save_callback(void)
 {
     mb_reset(&g_mb);
-    return ro_sgns_vectors_write_cb(&V0, FMT[g_fmt], mb_write, &g_mb, &RA, &g_err);
+    return ro_sgns_vectors_save_callback(V0, FMT[g_fmt], mb_write, &g_mb, &RA, &g_err);
 }
-static int k_write_cb(ro_sgns_result rc)
+static int k_save_callback(ro_sgns_result rc)
 {
     if (rc != RO_SGNS_OK) return inputs_intact();
     return same_bytes(&g_mb, V0_FILE[g_fmt], V0_SIZE[g_fmt]) &&
            inputs_intact();
 }
-static ro_sgns_result c_write_memory(void)
+static ro_sgns_result c_save_memory(void)
 {
     g_buf = SENT;
     g_buf_size = 12345;
-    return ro_sgns_vectors_write_memory(&V0, FMT[g_fmt], &g_buf, &g_buf_size, &RA, &g_err);
+    return ro_sgns_vectors_save_memory(V0, FMT[g_fmt], &g_buf, &g_buf_size, &RA, &g_err);
 }
-static int k_write_memory(ro_sgns_result rc)
+static int k_save_memory(ro_sgns_result rc)
 {
     int ok;
     if (rc != RO_SGNS_OK) return g_buf == SENT && g_buf_size == 12345 && inputs_intact();
@@ -1509,54 +1516,56 @@ static int k_write_memory(ro_sgns_result rc)
     RA.free_fn(RA.user, g_buf); /* "the matching free function" */
     return ok && inputs_intact();
 }
-static ro_sgns_result c_write_file(void)
+static ro_sgns_result c_save_file(void)
 {
     FILE *f = fopen(P_OUT, "wb");
     ro_sgns_result rc;
     if (!f) return RO_SGNS_ERR_IO;
-    rc = ro_sgns_vectors_write_file(&V0, f, FMT[g_fmt], &RA, &g_err);
+    rc = ro_sgns_vectors_save_file(V0, FMT[g_fmt], f, &RA, &g_err);
     fclose(f);
     return rc;
 }
-static int k_write_file(ro_sgns_result rc)
+static int k_save_file(ro_sgns_result rc)
 {
     return rc != RO_SGNS_OK || file_is(P_OUT, V0_FILE[g_fmt], V0_SIZE[g_fmt]);
 }
-static ro_sgns_result c_save(void)
+static ro_sgns_result c_save_path(void)
 {
     if (!old_in_place()) return RO_SGNS_ERR_IO;
-    return ro_sgns_vectors_save(&V0, P_OUT, FMT[g_fmt], g_fmt == 1 ? &RA : NULL, &g_err);
+    return ro_sgns_vectors_save_path(V0, FMT[g_fmt], P_OUT, g_fmt == 1 ? &RA : NULL, &g_err);
 }
-static int k_save(ro_sgns_result rc) { return k_saved_over(rc, V0_FILE[g_fmt], V0_SIZE[g_fmt]); }
+static int k_save_path(ro_sgns_result rc)
+{
+    return k_saved_over(rc, V0_FILE[g_fmt], V0_SIZE[g_fmt]);
+}
 
 static void test_vectors(void)
 {
     static const char *const fname[3] = {"word2vec text", "word2vec binary", "GloVe"};
     char name[120];
-    memset(&g_v_pattern, 0x5a, sizeof g_v_pattern);
     sweep("ro_sgns_vectors_create", c_vectors_create, k_vectors_create, RO_SGNS_OK, 1);
     for (g_fmt = 0; g_fmt < 3; ++g_fmt) {
 #define SWEEP_FMT(label, c, k, min)                                                          \
     snprintf(name, sizeof name, "%s (%s)", label, fname[g_fmt]);                             \
     sweep(name, c, k, RO_SGNS_OK, min)
-        SWEEP_FMT("ro_sgns_vectors_read_memory", c_read_memory, k_vec_read, 1);
-        SWEEP_FMT("ro_sgns_vectors_read_cb", c_read_cb, k_vec_read, 1);
-        SWEEP_FMT("ro_sgns_vectors_read_file", c_read_file, k_vec_read, 1);
-        SWEEP_FMT("ro_sgns_vectors_load", c_load, k_vec_read, 1);
-        SWEEP_FMT("ro_sgns_vectors_write_cb", c_write_cb, k_write_cb, 0);
-        SWEEP_FMT("ro_sgns_vectors_write_memory", c_write_memory, k_write_memory, 1);
-        SWEEP_FMT("ro_sgns_vectors_write_file", c_write_file, k_write_file, 0);
-        SWEEP_FMT("ro_sgns_vectors_save", c_save, k_save, 1);
+        SWEEP_FMT("ro_sgns_vectors_load_memory", c_load_memory, k_vec_read, 1);
+        SWEEP_FMT("ro_sgns_vectors_load_callback", c_load_callback, k_vec_read, 1);
+        SWEEP_FMT("ro_sgns_vectors_load_file", c_load_file, k_vec_read, 1);
+        SWEEP_FMT("ro_sgns_vectors_load_path", c_load_path, k_vec_read, 1);
+        SWEEP_FMT("ro_sgns_vectors_save_callback", c_save_callback, k_save_callback, 0);
+        SWEEP_FMT("ro_sgns_vectors_save_memory", c_save_memory, k_save_memory, 1);
+        SWEEP_FMT("ro_sgns_vectors_save_file", c_save_file, k_save_file, 0);
+        SWEEP_FMT("ro_sgns_vectors_save_path", c_save_path, k_save_path, 1);
 #undef SWEEP_FMT
     }
 }
 
 /* ====================================================== 7. evaluation */
 
-static ro_sgns_pairs g_pairs, g_pairs_pattern, PAIRS0;
-static ro_sgns_analogies g_q, g_q_pattern, Q0;
+static ro_sgns_pairs *g_pairs, *PAIRS0;
+static ro_sgns_analogies *g_q, *Q0;
 static ro_sgns_similarity_result g_sim, g_sim_pattern, SIM0;
-static ro_sgns_analogy_result g_ar, g_ar_pattern, AR0[2];
+static ro_sgns_analogy_result *g_ar, *AR0[2];
 static ro_sgns_neighbor g_nb[12], NB0[12];
 static size_t g_count[3], COUNT0[3];
 static double g_rho, RHO0;
@@ -1593,40 +1602,40 @@ static ro_sgns_result c_spearman(void)
     return ro_sgns_spearman(10, SX, SY, &g_rho, &RA, &g_err);
 }
 static int k_spearman(ro_sgns_result rc) { return rc == RO_SGNS_OK ? g_rho == RHO0 : g_rho == -2; }
-static ro_sgns_result c_pairs_read(void)
+static ro_sgns_result c_pairs_load_memory(void)
 {
-    memset(&g_pairs, 0x5a, sizeof g_pairs);
-    return ro_sgns_pairs_read_memory(&g_pairs, PAIRS, sizeof PAIRS - 1, &RA, &g_err);
+    g_pairs = (ro_sgns_pairs *)SENT;
+    return ro_sgns_pairs_load_memory(PAIRS, sizeof PAIRS - 1, &g_pairs, &RA, &g_err);
 }
-static ro_sgns_result c_pairs_load(void)
+static ro_sgns_result c_pairs_load_path(void)
 {
-    memset(&g_pairs, 0x5a, sizeof g_pairs);
-    return ro_sgns_pairs_load(&g_pairs, P_PAIRS, NULL, &g_err);
+    g_pairs = (ro_sgns_pairs *)SENT;
+    return ro_sgns_pairs_load_path(P_PAIRS, &g_pairs, NULL, &g_err);
 }
 static int k_pairs(ro_sgns_result rc)
 {
     int ok;
-    if (rc != RO_SGNS_OK) return memcmp(&g_pairs, &g_pairs_pattern, sizeof g_pairs) == 0;
-    ok = pairs_equal(&g_pairs, &PAIRS0);
-    ro_sgns_pairs_free(&g_pairs);
+    if (rc != RO_SGNS_OK) return g_pairs == (ro_sgns_pairs *)SENT;
+    ok = pairs_equal(g_pairs, PAIRS0);
+    ro_sgns_pairs_free(g_pairs);
     return ok;
 }
-static ro_sgns_result c_quest_read(void)
+static ro_sgns_result c_quest_load_memory(void)
 {
-    memset(&g_q, 0x5a, sizeof g_q);
-    return ro_sgns_analogies_read_memory(&g_q, QUEST, sizeof QUEST - 1, NULL, &g_err);
+    g_q = (ro_sgns_analogies *)SENT;
+    return ro_sgns_analogies_load_memory(QUEST, sizeof QUEST - 1, &g_q, NULL, &g_err);
 }
-static ro_sgns_result c_quest_load(void)
+static ro_sgns_result c_quest_load_path(void)
 {
-    memset(&g_q, 0x5a, sizeof g_q);
-    return ro_sgns_analogies_load(&g_q, P_QUEST, &RA, &g_err);
+    g_q = (ro_sgns_analogies *)SENT;
+    return ro_sgns_analogies_load_path(P_QUEST, &g_q, &RA, &g_err);
 }
 static int k_quest(ro_sgns_result rc)
 {
     int ok;
-    if (rc != RO_SGNS_OK) return memcmp(&g_q, &g_q_pattern, sizeof g_q) == 0;
-    ok = quest_equal(&g_q, &Q0);
-    ro_sgns_analogies_free(&g_q);
+    if (rc != RO_SGNS_OK) return g_q == (ro_sgns_analogies *)SENT;
+    ok = quest_equal(g_q, Q0);
+    ro_sgns_analogies_free(g_q);
     return ok;
 }
 static ro_sgns_similarity_config sim_cfg(void)
@@ -1639,13 +1648,13 @@ static ro_sgns_result c_similarity(void)
 {
     ro_sgns_similarity_config c = sim_cfg();
     memset(&g_sim, 0x5a, sizeof g_sim);
-    return ro_sgns_similarity_eval(&V0, &PAIRS0, &c, &g_sim, &RA, &g_err);
+    return ro_sgns_similarity_eval(V0, PAIRS0, &c, &g_sim, &RA, &g_err);
 }
-static ro_sgns_result c_similarity_file(void)
+static ro_sgns_result c_similarity_path(void)
 {
     ro_sgns_similarity_config c = sim_cfg();
     memset(&g_sim, 0x5a, sizeof g_sim);
-    return ro_sgns_similarity_eval_file(&V0, P_PAIRS, &c, &g_sim, NULL, &g_err);
+    return ro_sgns_similarity_eval_path(V0, P_PAIRS, &c, &g_sim, NULL, &g_err);
 }
 static int k_similarity(ro_sgns_result rc)
 {
@@ -1667,7 +1676,7 @@ static ro_sgns_result c_nb_word(void)
 {
     memset(g_nb, 0x5a, sizeof g_nb);
     memset(g_count, 0x5a, sizeof g_count);
-    return ro_sgns_neighbors_of_word(&V0, "cat", 5, g_nb, g_count, &RA, &g_err);
+    return ro_sgns_neighbors_of_word(V0, "cat", 5, g_nb, g_count, &RA, &g_err);
 }
 static ro_sgns_result c_nb_vectors(void)
 {
@@ -1677,7 +1686,7 @@ static ro_sgns_result c_nb_vectors(void)
     ex[2] = 2;
     memset(g_nb, 0x5a, sizeof g_nb);
     memset(g_count, 0x5a, sizeof g_count);
-    return ro_sgns_neighbors_of_vectors(&V0, 3, W0, D, ex, 4, g_nb, g_count, NULL, &g_err);
+    return ro_sgns_neighbors_of_vectors(V0, 3, W0, D, ex, 4, g_nb, g_count, NULL, &g_err);
 }
 static int k_nb(ro_sgns_result rc)
 {
@@ -1697,22 +1706,22 @@ static ro_sgns_analogy_config an_cfg(void)
 static ro_sgns_result c_analogy(void)
 {
     ro_sgns_analogy_config c = an_cfg();
-    memset(&g_ar, 0x5a, sizeof g_ar);
-    return ro_sgns_analogy_eval(&V0, &Q0, &c, &g_ar, g_method ? NULL : &RA, &g_err);
+    g_ar = (ro_sgns_analogy_result *)SENT;
+    return ro_sgns_analogy_eval(V0, Q0, &c, &g_ar, g_method ? NULL : &RA, &g_err);
 }
 static int k_analogy(ro_sgns_result rc)
 {
-    const ro_sgns_analogy_result *r = &AR0[g_method];
+    const ro_sgns_analogy_result *r = AR0[g_method];
     size_t i;
     int ok;
-    if (rc != RO_SGNS_OK) return memcmp(&g_ar, &g_ar_pattern, sizeof g_ar) == 0 && inputs_intact();
-    ok = g_ar.total == r->total && g_ar.seen == r->seen && g_ar.correct == r->correct &&
-         g_ar.nsections == r->nsections;
+    if (rc != RO_SGNS_OK) return g_ar == (ro_sgns_analogy_result *)SENT && inputs_intact();
+    ok = g_ar->total == r->total && g_ar->seen == r->seen && g_ar->correct == r->correct &&
+         g_ar->nsections == r->nsections;
     for (i = 0; ok && i < r->nsections; ++i)
-        ok = strcmp(g_ar.sections[i].name, r->sections[i].name) == 0 &&
-             g_ar.sections[i].seen == r->sections[i].seen &&
-             g_ar.sections[i].correct == r->sections[i].correct;
-    ro_sgns_analogy_result_free(&g_ar);
+        ok = strcmp(g_ar->sections[i].name, r->sections[i].name) == 0 &&
+             g_ar->sections[i].seen == r->sections[i].seen &&
+             g_ar->sections[i].correct == r->sections[i].correct;
+    ro_sgns_analogy_result_free(g_ar);
     return ok && inputs_intact();
 }
 
@@ -1722,35 +1731,32 @@ static void test_eval(void)
     size_t ex[3];
     CHECK(ro_sgns_spearman(10, SX, SY, &RHO0, NULL, &g_err) == RO_SGNS_OK);
     sweep("ro_sgns_spearman", c_spearman, k_spearman, RO_SGNS_OK, 1);
-    memset(&g_pairs_pattern, 0x5a, sizeof g_pairs_pattern);
-    memset(&g_q_pattern, 0x5a, sizeof g_q_pattern);
     memset(&g_sim_pattern, 0x5a, sizeof g_sim_pattern);
-    memset(&g_ar_pattern, 0x5a, sizeof g_ar_pattern);
-    CHECK(ro_sgns_pairs_read_memory(&PAIRS0, PAIRS, sizeof PAIRS - 1, NULL, &g_err) == RO_SGNS_OK);
-    sweep("ro_sgns_pairs_read_memory", c_pairs_read, k_pairs, RO_SGNS_OK, 1);
-    sweep("ro_sgns_pairs_load", c_pairs_load, k_pairs, RO_SGNS_OK, 1);
-    CHECK(ro_sgns_analogies_read_memory(&Q0, QUEST, sizeof QUEST - 1, NULL, &g_err) == RO_SGNS_OK);
-    sweep("ro_sgns_analogies_read_memory", c_quest_read, k_quest, RO_SGNS_OK, 1);
-    sweep("ro_sgns_analogies_load", c_quest_load, k_quest, RO_SGNS_OK, 1);
-    CHECK(ro_sgns_similarity_eval(&V0, &PAIRS0, &sc, &SIM0, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_pairs_load_memory(PAIRS, sizeof PAIRS - 1, &PAIRS0, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_pairs_load_memory", c_pairs_load_memory, k_pairs, RO_SGNS_OK, 1);
+    sweep("ro_sgns_pairs_load_path", c_pairs_load_path, k_pairs, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_analogies_load_memory(QUEST, sizeof QUEST - 1, &Q0, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_analogies_load_memory", c_quest_load_memory, k_quest, RO_SGNS_OK, 1);
+    sweep("ro_sgns_analogies_load_path", c_quest_load_path, k_quest, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_similarity_eval(V0, PAIRS0, &sc, &SIM0, NULL, &g_err) == RO_SGNS_OK);
     CHECK(SIM0.pairs_used == 8 && SIM0.pairs_oov == 1); /* King folded; zebra unknown */
     sweep("ro_sgns_similarity_eval", c_similarity, k_similarity, RO_SGNS_OK, 1);
-    sweep("ro_sgns_similarity_eval_file", c_similarity_file, k_similarity, RO_SGNS_OK, 1);
-    CHECK(ro_sgns_neighbors_of_word(&V0, "cat", 5, NB0, COUNT0, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_similarity_eval_path", c_similarity_path, k_similarity, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_neighbors_of_word(V0, "cat", 5, NB0, COUNT0, NULL, &g_err) == RO_SGNS_OK);
     memset(COUNT0 + 1, 0x5a, sizeof COUNT0 - sizeof COUNT0[0]);
     g_nb_filled = 5;
     sweep("ro_sgns_neighbors_of_word", c_nb_word, k_nb, RO_SGNS_OK, 1);
     ex[0] = 0;
     ex[1] = RO_SGNS_NO_ROW;
     ex[2] = 2;
-    CHECK(ro_sgns_neighbors_of_vectors(&V0, 3, W0, D, ex, 4, NB0, COUNT0, NULL, &g_err) ==
+    CHECK(ro_sgns_neighbors_of_vectors(V0, 3, W0, D, ex, 4, NB0, COUNT0, NULL, &g_err) ==
           RO_SGNS_OK);
     g_nb_filled = 12;
     sweep("ro_sgns_neighbors_of_vectors", c_nb_vectors, k_nb, RO_SGNS_OK, 1);
     for (g_method = 0; g_method < 2; ++g_method) {
         ro_sgns_analogy_config ac = an_cfg();
-        CHECK(ro_sgns_analogy_eval(&V0, &Q0, &ac, &AR0[g_method], NULL, &g_err) == RO_SGNS_OK);
-        CHECK(AR0[g_method].total == 6 && AR0[g_method].seen == 5); /* Man King folded */
+        CHECK(ro_sgns_analogy_eval(V0, Q0, &ac, &AR0[g_method], NULL, &g_err) == RO_SGNS_OK);
+        CHECK(AR0[g_method]->total == 6 && AR0[g_method]->seen == 5); /* Man King folded */
         sweep(g_method ? "ro_sgns_analogy_eval (3CosMul)" : "ro_sgns_analogy_eval (3CosAdd)",
               c_analogy, k_analogy, RO_SGNS_OK, 1);
     }
@@ -1762,12 +1768,12 @@ static real *SW, *SC, *SW0[2], *SC0[2];
 static int g_sample;
 static size_t g_sgd_len;
 
-static ro_sgns_result c_sgd_buffer(void)
+static ro_sgns_result c_sgd_memory(void)
 {
     ro_sgns_sgd_config c = sgd_cfg(g_sample ? 1e-2 : 0);
     memset(SW, 0x5a, g_sgd_len);
     memset(SC, 0x5a, g_sgd_len);
-    return ro_sgns_sgd_train_buffer(g_text, g_text_len, &C0->vocab, &c, SW, SC,
+    return ro_sgns_sgd_train_memory(g_text, g_text_len, &C0->vocab, &c, SW, SC,
                                     g_sample ? NULL : &RA, &g_err);
 }
 static ro_sgns_result c_sgd_callback(void)
@@ -1813,13 +1819,13 @@ static void test_sgd(void)
         ro_sgns_sgd_config c = sgd_cfg(s ? 1e-2 : 0);
         SW0[s] = (real *)malloc(g_sgd_len);
         SC0[s] = (real *)malloc(g_sgd_len);
-        CHECK(ro_sgns_sgd_train_buffer(g_text, g_text_len, &C0->vocab, &c, SW0[s], SC0[s], NULL,
+        CHECK(ro_sgns_sgd_train_memory(g_text, g_text_len, &C0->vocab, &c, SW0[s], SC0[s], NULL,
                                        &g_err) == RO_SGNS_OK);
     }
     CHECK(memcmp(SW0[0], SW0[1], g_sgd_len) != 0); /* sampling changes something */
     for (g_sample = 0; g_sample < 2; ++g_sample)
-        sweep(g_sample ? "ro_sgns_sgd_train_buffer (sample)" : "ro_sgns_sgd_train_buffer",
-              c_sgd_buffer, k_sgd, RO_SGNS_OK, 2);
+        sweep(g_sample ? "ro_sgns_sgd_train_memory (sample)" : "ro_sgns_sgd_train_memory",
+              c_sgd_memory, k_sgd, RO_SGNS_OK, 2);
     g_sample = 0;
     sweep("ro_sgns_sgd_train_callback", c_sgd_callback, k_sgd, RO_SGNS_OK, 2);
     sweep("ro_sgns_sgd_train_file", c_sgd_file, k_sgd, RO_SGNS_OK, 2);
@@ -1857,7 +1863,7 @@ static void test_same_bytes(void)
     unsigned char *file[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     size_t size[6] = {0, 0, 0, 0, 0, 0}, i;
     ro_sgns_factors *f = NULL;
-    ro_sgns_vectors v;
+    ro_sgns_vectors *v = NULL;
     real x[5 * 4];
     int k;
     membuf m;
@@ -1880,16 +1886,16 @@ static void test_same_bytes(void)
         size[1] = m.len;
         ro_sgns_factors_free(f);
     }
-    CHECK(ro_sgns_vectors_create(&v, 5, 4, w, x, 4, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(ro_sgns_vectors_create(5, 4, w, x, 4, &v, NULL, &g_err) == RO_SGNS_OK);
     for (k = 0; k < 3; ++k) {
         void *buf = NULL;
-        CHECK(ro_sgns_vectors_write_memory(&v, FMT[k], &buf, &size[2 + k], NULL, &g_err) ==
+        CHECK(ro_sgns_vectors_save_memory(v, FMT[k], &buf, &size[2 + k], NULL, &g_err) ==
               RO_SGNS_OK);
         file[2 + k] = (unsigned char *)malloc(size[2 + k] + 1);
         if (buf) memcpy(file[2 + k], buf, size[2 + k]);
         oom_macro_free(NULL, buf);
     }
-    ro_sgns_vectors_free(&v);
+    ro_sgns_vectors_free(v);
     for (k = 0; k < 6; ++k) {
         uint64_t h = file[k] ? fnv(file[k], size[k]) : 0;
         CHECKF(h == expect[k], "the %s file differs from x86-64's: %lu bytes, FNV-1a 0x%08lx%08lxull",
@@ -1929,13 +1935,13 @@ static void n_lookups(void)
 {
     size_t row = 0;
     g_sink = (double)ro_sgns_vocab_find(&C0->vocab, "cat", 3) +
-             (double)ro_sgns_vectors_find(&V0, "cat", &row) +
-             (ro_sgns_vectors_get(&V0, "dog") ? 1.0 : 0.0) + (double)row;
+             (double)ro_sgns_vectors_find(V0, "cat", &row) +
+             (ro_sgns_vectors_get(V0, "dog") ? 1.0 : 0.0) + (double)row;
 }
 static void n_sizes(void)
 {
     ro_sgns_memory_estimate e = ro_sgns_estimate_memory(1000, 50000, 100, 1000000, 5000);
-    g_sink = (double)e.peak + (double)ro_sgns_counts_file_size(C0);
+    g_sink = (double)e.peak + (double)ro_sgns_counts_saved_size(C0);
 }
 static void n_math(void)
 {
@@ -1948,26 +1954,18 @@ static void n_describe(void)
 {
     char line[400];
     g_sink = (double)ro_sgns_similarity_describe(&SIM0, line, sizeof line) +
-             (double)ro_sgns_analogy_describe(&AR0[0], line, sizeof line);
+             (double)ro_sgns_analogy_describe(AR0[0], line, sizeof line);
 }
 static void n_frees(void)
 {
-    ro_sgns_vectors v;
-    ro_sgns_pairs p;
-    ro_sgns_analogies q;
-    ro_sgns_analogy_result r;
-    memset(&v, 0, sizeof v);
-    memset(&p, 0, sizeof p);
-    memset(&q, 0, sizeof q);
-    memset(&r, 0, sizeof r);
     ro_sgns_counts_free(NULL);
     ro_sgns_csr_free(NULL);
     ro_sgns_factors_free(NULL);
     ro_sgns_problem_free(NULL);
-    ro_sgns_vectors_free(&v);
-    ro_sgns_pairs_free(&p);
-    ro_sgns_analogies_free(&q);
-    ro_sgns_analogy_result_free(&r);
+    ro_sgns_vectors_free(NULL);
+    ro_sgns_pairs_free(NULL);
+    ro_sgns_analogies_free(NULL);
+    ro_sgns_analogy_result_free(NULL);
 }
 
 static void test_no_alloc(void)
@@ -1977,7 +1975,7 @@ static void test_no_alloc(void)
     no_alloc("ro_sgns_gemm_naive", n_gemm_naive);
     no_alloc("ro_sgns_*_config_default", n_configs);
     no_alloc("ro_sgns_vocab_find, ro_sgns_vectors_find/get", n_lookups);
-    no_alloc("ro_sgns_estimate_memory, ro_sgns_counts_file_size", n_sizes);
+    no_alloc("ro_sgns_estimate_memory, ro_sgns_counts_saved_size", n_sizes);
     no_alloc("ro_sgns_cosine, ro_sgns_pearson", n_math);
     no_alloc("ro_sgns_*_describe", n_describe);
     no_alloc("ro_sgns_*_free", n_frees);
@@ -1996,7 +1994,7 @@ static const saver SAVERS[] = {{"counts", 0},          {"checkpoint", 1}, {"vect
 /* big objects, so that a save cannot fit in a pipe and a stdio buffer */
 static ro_sgns_counts *BIG_C;
 static ro_sgns_factors *BIG_X;
-static ro_sgns_vectors BIG_V;
+static ro_sgns_vectors *BIG_V;
 static unsigned char *BIG_FILE[NSAVERS];
 static size_t BIG_SIZE[NSAVERS];
 
@@ -2004,13 +2002,13 @@ static ro_sgns_result save_to(int kind, const char *path, ro_sgns_error *err)
 {
     if (kind == 0) return ro_sgns_counts_save_path(BIG_C, path, err);
     if (kind == 1) return ro_sgns_factors_save_path(BIG_X, path, err);
-    return ro_sgns_vectors_save(&BIG_V, path, FMT[kind - 2], NULL, err);
+    return ro_sgns_vectors_save_path(BIG_V, FMT[kind - 2], path, NULL, err);
 }
 static ro_sgns_result emit_to(int kind, ro_sgns_write_fn fn, void *user, ro_sgns_error *err)
 {
     if (kind == 0) return ro_sgns_counts_save_callback(BIG_C, fn, user, err);
     if (kind == 1) return ro_sgns_factors_save_callback(BIG_X, fn, user, err);
-    return ro_sgns_vectors_write_cb(&BIG_V, FMT[kind - 2], fn, user, NULL, err);
+    return ro_sgns_vectors_save_callback(BIG_V, FMT[kind - 2], fn, user, NULL, err);
 }
 
 static int make_big(void)
@@ -2031,7 +2029,7 @@ static int make_big(void)
     }
     cc.window = 2;
     cc.min_count = 2;
-    ok = ro_sgns_count_buffer(text, len, &cc, &BIG_C, NULL, &err) == RO_SGNS_OK;
+    ok = ro_sgns_count_memory(text, len, &cc, &BIG_C, NULL, &err) == RO_SGNS_OK;
     free(text);
     if (!ok) return 0;
     W = (real *)malloc(BIG_C->n * 32 * sizeof(real));
@@ -2039,8 +2037,8 @@ static int make_big(void)
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         W[i] = (real)((double)((s >> 33) % 17) / 8 - 1); /* short in text: quick to write */
     }
-    ok = ro_sgns_vectors_create(&BIG_V, BIG_C->n, 32, (const char *const *)BIG_C->vocab.word, W,
-                                32, NULL, &err) == RO_SGNS_OK &&
+    ok = ro_sgns_vectors_create(BIG_C->n, 32, (const char *const *)BIG_C->vocab.word, W, 32, &BIG_V,
+                                NULL, &err) == RO_SGNS_OK &&
          ro_sgns_factors_from_wc(BIG_C->n, BIG_C->n, 32, W, W, &BIG_X, NULL, &err) == RO_SGNS_OK;
     free(W);
     for (k = 0; ok && k < NSAVERS; ++k) {
@@ -2222,7 +2220,7 @@ static void test_crash_safety(void)
     for (k = 0; k < NSAVERS; ++k) free(BIG_FILE[k]);
     ro_sgns_counts_free(BIG_C);
     ro_sgns_factors_free(BIG_X);
-    ro_sgns_vectors_free(&BIG_V);
+    ro_sgns_vectors_free(BIG_V);
 }
 
 /* ================================================================ main */
@@ -2230,6 +2228,7 @@ static void test_crash_safety(void)
 static int setup(void)
 {
     ro_sgns_tsvd_config t = tsvd_cfg();
+    void *saved = NULL;
     size_t n;
     int f;
     P_CORPUS = "robust_corpus.txt"; /* names under tu_path, copied: its buffers rotate */
@@ -2264,14 +2263,15 @@ static int setup(void)
     g_cc2.dynamic_window = RO_SGNS_WINDOW_SAMPLED;
     g_cc2.sample = 0.05;
     g_cc2.close_gaps = 1;
-    if (ro_sgns_count_buffer(g_text, g_text_len, &g_cc, &C0, &RA, &g_err) != RO_SGNS_OK) return 0;
+    if (ro_sgns_count_memory(g_text, g_text_len, &g_cc, &C0, &RA, &g_err) != RO_SGNS_OK) return 0;
     g_n = n = C0->n;
-    C0_SIZE = (size_t)ro_sgns_counts_file_size(C0);
+    if (ro_sgns_counts_save_memory(C0, &saved, &C0_SIZE, NULL, &g_err) != RO_SGNS_OK) return 0;
     C0_FILE = (unsigned char *)malloc(C0_SIZE);
+    memcpy(C0_FILE, saved, C0_SIZE);
+    oom_macro_free(NULL, saved);
     g_mb.cap = C0_SIZE + 100000;
     g_mb.p = (unsigned char *)malloc(g_mb.cap);
-    if (ro_sgns_counts_save_buffer(C0, C0_FILE, C0_SIZE, NULL, &g_err) != RO_SGNS_OK ||
-        !write_all(P_COUNTS, C0_FILE, C0_SIZE) ||
+    if (!write_all(P_COUNTS, C0_FILE, C0_SIZE) ||
         ro_sgns_sppmi(C0, 1.0, 1.0, &A0, NULL, &g_err) != RO_SGNS_OK ||
         ro_sgns_tsvd(A0, D, &t, &X0, &RA, &g_err) != RO_SGNS_OK ||
         ro_sgns_factors_create(n, n, D, &X0_COPY, NULL, &g_err) != RO_SGNS_OK ||
@@ -2290,21 +2290,21 @@ static int setup(void)
     g_ref = (real *)malloc(n * n * sizeof(real));
     if (ro_sgns_factors_embeddings(X0, 0.5, RO_SGNS_EMBED_W, W0, D, NULL, &g_err) != RO_SGNS_OK ||
         ro_sgns_factors_embeddings(X0, 0.5, RO_SGNS_EMBED_C, CC0, D, NULL, &g_err) != RO_SGNS_OK ||
-        ro_sgns_vectors_create(&V0, n, D, (const char *const *)C0->vocab.word, W0, D, &RA,
+        ro_sgns_vectors_create(n, D, (const char *const *)C0->vocab.word, W0, D, &V0, &RA,
                                &g_err) != RO_SGNS_OK)
         return 0;
     for (f = 0; f < 3; ++f) {
         void *buf = NULL;
         size_t size = 0;
-        if (ro_sgns_vectors_write_memory(&V0, FMT[f], &buf, &size, NULL, &g_err) != RO_SGNS_OK)
+        if (ro_sgns_vectors_save_memory(V0, FMT[f], &buf, &size, NULL, &g_err) != RO_SGNS_OK)
             return 0;
         V0_FILE[f] = (unsigned char *)malloc(size);
         memcpy(V0_FILE[f], buf, size);
         V0_SIZE[f] = size;
         oom_macro_free(NULL, buf);
         if (!write_all(P_VEC[f], V0_FILE[f], size) ||
-            ro_sgns_vectors_read_memory(&V0_READ[f], V0_FILE[f], size, FMT[f], 0, NULL,
-                                        &g_err) != RO_SGNS_OK)
+            ro_sgns_vectors_load_memory(V0_FILE[f], size, FMT[f], 0, &V0_READ[f], NULL, &g_err) !=
+                RO_SGNS_OK)
             return 0;
     }
     return write_all(P_PAIRS, PAIRS, sizeof PAIRS - 1) && write_all(P_QUEST, QUEST, sizeof QUEST - 1);
@@ -2346,13 +2346,13 @@ int main(int argc, char **argv)
     ro_sgns_factors_free(X0);
     ro_sgns_factors_free(X0_COPY);
     ro_sgns_problem_free(P0);
-    ro_sgns_vectors_free(&V0);
-    ro_sgns_pairs_free(&PAIRS0);
-    ro_sgns_analogies_free(&Q0);
-    ro_sgns_analogy_result_free(&AR0[0]);
-    ro_sgns_analogy_result_free(&AR0[1]);
+    ro_sgns_vectors_free(V0);
+    ro_sgns_pairs_free(PAIRS0);
+    ro_sgns_analogies_free(Q0);
+    ro_sgns_analogy_result_free(AR0[0]);
+    ro_sgns_analogy_result_free(AR0[1]);
     for (i = 0; i < 3; ++i) {
-        ro_sgns_vectors_free(&V0_READ[i]);
+        ro_sgns_vectors_free(V0_READ[i]);
         free(V0_FILE[i]);
         remove(P_VEC[i]);
     }

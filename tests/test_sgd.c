@@ -43,7 +43,7 @@ static ro_sgns_counts *count_text(const char *text, size_t size, int window, uin
     ro_sgns_error err;
     cc.window = window;
     cc.min_count = min_count;
-    if (ro_sgns_count_buffer(text, size, &cc, &co, NULL, &err) != RO_SGNS_OK) {
+    if (ro_sgns_count_memory(text, size, &cc, &co, NULL, &err) != RO_SGNS_OK) {
         fprintf(stderr, "count: %s\n", err.message);
         return NULL;
     }
@@ -352,7 +352,7 @@ static void test_train(void)
     cfg.report_words = 5000;
     memset(&cs, 0, sizeof cs);
     cs.monotone = 1;
-    rc = ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, W, C, NULL, &err);
+    rc = ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err);
     CHECKF(rc == RO_SGNS_OK, "%s", err.message);
 
     /* planted structure */
@@ -392,11 +392,11 @@ static void test_train(void)
         Wr = (real *)malloc(n * d * sizeof(real));
         Cr = (real *)malloc(n * d * sizeof(real));
         cfg.epochs = 1;
-        rc = ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, Wr, Cr, NULL, &err);
+        rc = ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, Wr, Cr, NULL, &err);
         CHECK(rc == RO_SGNS_OK);
     }
     cfg.callback = NULL;
-    rc = ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
+    rc = ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
     CHECK(rc == RO_SGNS_OK);
     CHECK(memcmp(Wr, W2, n * d * sizeof(real)) == 0 && memcmp(Cr, C2, n * d * sizeof(real)) == 0);
     /* ... through the reader, in odd-sized pieces */
@@ -434,7 +434,7 @@ static void test_train(void)
 #endif
     /* another seed, other numbers */
     cfg.seed = 12;
-    rc = ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
+    rc = ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
     CHECK(rc == RO_SGNS_OK && memcmp(Wr, W2, n * d * sizeof(real)) != 0);
     if (Wr != W) {
         free(Wr);
@@ -447,7 +447,7 @@ static void test_train(void)
        the same product the run drifts to, and with 20 words racing threads
        sometimes drift far.) */
     cfg.threads = 2;
-    rc = ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
+    rc = ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
     CHECK(rc == RO_SGNS_OK);
     within = mean_x(W2, C2, d, &co->vocab, 1);
     across = mean_x(W2, C2, d, &co->vocab, 0);
@@ -460,7 +460,7 @@ static void test_train(void)
     cfg.callback = progress_cb;
     memset(&cs, 0, sizeof cs);
     cs.monotone = 1;
-    rc = ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
+    rc = ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
     CHECK(rc == RO_SGNS_OK);
     CHECK(cs.last_words == 3 * co->corpus_tokens);
     CHECK(memcmp(W, W2, n * d * sizeof(real)) != 0);
@@ -474,7 +474,7 @@ static void test_train(void)
     cs.monotone = 1;
     cs.stop_at = 2;
     memset(W2, 0, n * d * sizeof(real));
-    rc = ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
+    rc = ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W2, C2, NULL, &err);
     CHECKF(rc == RO_SGNS_STOPPED, "%d %s", (int)rc, err.message);
     CHECK(err.code == RO_SGNS_STOPPED);
     CHECK(cs.calls == 2 && cs.last_words < cs.total);
@@ -556,51 +556,50 @@ static void test_errors(void)
 
     bad = cfg;
     bad.size = 0;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     bad = cfg;
     bad.negative = 0;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     bad = cfg;
     bad.window = 0;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     bad = cfg;
     bad.epochs = 0;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     bad = cfg;
     bad.alpha = 0;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     bad.alpha = NAN;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     bad = cfg;
     bad.sample = -1;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     bad = cfg;
     bad.threads = -1;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, NULL, &cfg, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, NULL, &cfg, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
-    EXPECT(ro_sgns_sgd_train_buffer(NULL, 5, &co->vocab, &cfg, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(NULL, 5, &co->vocab, &cfg, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, NULL, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, NULL, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     EXPECT(ro_sgns_sgd_train_callback(NULL, NULL, &co->vocab, &cfg, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     /* empty corpora: nothing, blanks only, no vocabulary word */
-    EXPECT(ro_sgns_sgd_train_buffer("", 0, &co->vocab, &cfg, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory("", 0, &co->vocab, &cfg, W, C, NULL, &err), RO_SGNS_ERR_EMPTY);
+    EXPECT(ro_sgns_sgd_train_memory(NULL, 0, &co->vocab, &cfg, W, C, NULL, &err),
            RO_SGNS_ERR_EMPTY);
-    EXPECT(ro_sgns_sgd_train_buffer(NULL, 0, &co->vocab, &cfg, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(" \n\r\n\t", 5, &co->vocab, &cfg, W, C, NULL, &err),
            RO_SGNS_ERR_EMPTY);
-    EXPECT(ro_sgns_sgd_train_buffer(" \n\r\n\t", 5, &co->vocab, &cfg, W, C, NULL, &err),
-           RO_SGNS_ERR_EMPTY);
-    EXPECT(ro_sgns_sgd_train_buffer("foo bar\nbaz", 11, &co->vocab, &cfg, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory("foo bar\nbaz", 11, &co->vocab, &cfg, W, C, NULL, &err),
            RO_SGNS_ERR_EMPTY);
     /* a failing reader */
     {
@@ -616,18 +615,17 @@ static void test_errors(void)
     bad = cfg;
     bad.alpha = 1e30;
     bad.epochs = 2;
-    EXPECT(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &bad, W, C, NULL, &err),
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_NUMERIC);
     /* a custom allocator: used, and everything returned */
     al.malloc_fn = t_malloc;
     al.realloc_fn = t_realloc;
     al.free_fn = t_free;
     al.user = &as;
-    CHECK(ro_sgns_sgd_train_buffer(text, size, &co->vocab, &cfg, W, C, &al, &err) ==
-          RO_SGNS_OK);
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, &al, &err) == RO_SGNS_OK);
     CHECK(as.calls > 5 && as.live == 0);
     as.calls = 0;
-    CHECK(ro_sgns_sgd_train_buffer("zzz", 3, &co->vocab, &cfg, W, C, &al, &err) ==
+    CHECK(ro_sgns_sgd_train_memory("zzz", 3, &co->vocab, &cfg, W, C, &al, &err) ==
           RO_SGNS_ERR_EMPTY);
     CHECK(as.live == 0);
     /* NULL config = the defaults (d = 100: W and C must be n x 100) */
@@ -636,7 +634,7 @@ static void test_errors(void)
         ro_sgns_sgd_config def = ro_sgns_sgd_config_default();
         CHECK(def.size == 100 && def.window == 5 && def.negative == 5 && def.alpha == (double)0.025 &&
               def.sample == 0 && def.epochs == 5 && def.threads == 0 && def.callback == NULL);
-        CHECK(ro_sgns_sgd_train_buffer(text, size, &co->vocab, NULL, Wb, Cb, NULL, NULL) ==
+        CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, NULL, Wb, Cb, NULL, NULL) ==
               RO_SGNS_OK);
         free(Wb);
         free(Cb);

@@ -37,7 +37,7 @@ static void test_sppmi_by_hand(void)
     ro_sgns_error err;
     cfg.window = 1;
     cfg.min_count = 1;
-    CHECK(ro_sgns_count_buffer(text, strlen(text), &cfg, &c, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_count_memory(text, strlen(text), &cfg, &c, NULL, &err) == RO_SGNS_OK);
     if (!c) return;
     CHECK(c->n == 3 && c->total == 8);
     /* k = 1: every PMI here is positive */
@@ -356,7 +356,7 @@ static ro_sgns_counts *zipf_counts(size_t tokens, size_t vocab)
     char *text = zipf_text(tokens, vocab, &len);
     cc.window = 2;
     cc.min_count = 3;
-    ro_sgns_count_buffer(text, len, &cc, &c, NULL, NULL);
+    ro_sgns_count_memory(text, len, &cc, &c, NULL, NULL);
     free(text);
     return c;
 }

@@ -1,15 +1,23 @@
-/* test_util.h - the few assert macros the tests share; no framework.
+/* test_util.h - what the tests and the fuzz targets share; no framework.
    Each test program counts its checks and ends with
        <name>: N passed, N failed
-   and exits non-zero when anything failed. */
+   and exits non-zero when anything failed. A fuzz target aborts instead
+   (FUZZ_REQUIRE), which libFuzzer reports with the input. */
 #ifndef RO_SGNS_TEST_UTIL_H
 #define RO_SGNS_TEST_UTIL_H
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static int tu_passed = 0, tu_failed = 0;
+#if defined(__GNUC__) || defined(__clang__)
+#define TU_MAYBE_UNUSED __attribute__((unused))
+#else
+#define TU_MAYBE_UNUSED
+#endif
+
+static TU_MAYBE_UNUSED int tu_passed = 0, tu_failed = 0;
 
 #define CHECK(cond)                                                                       \
     do {                                                                                  \
@@ -39,13 +47,70 @@ static int tu_passed = 0, tu_failed = 0;
     CHECKF(fabs((double)(a) - (double)(b)) <= (double)(tol), "%.17g vs %.17g (tol %.3g)", \
            (double)(a), (double)(b), (double)(tol))
 
+/* A fuzz target's check: abort() when false. */
+#define FUZZ_REQUIRE(x)                                                                            \
+    do {                                                                                           \
+        if (!(x)) abort();                                                                         \
+    } while (0)
+
+/* A reader (ro_sgns_read_fn) over a memory block, handing out at most chunk
+   bytes a call; after fail_after calls it reports an error ((size_t)-1),
+   never when fail_after < 0. */
+typedef struct tu_reader {
+    const unsigned char *p;
+    size_t size, at, chunk;
+    int fail_after;
+} tu_reader;
+
+static TU_MAYBE_UNUSED size_t tu_read(void *user, void *buf, size_t size)
+{
+    tu_reader *r = (tu_reader *)user;
+    size_t m = r->size - r->at;
+    if (r->fail_after == 0) return (size_t)-1;
+    if (r->fail_after > 0) --r->fail_after;
+    if (m > size) m = size;
+    if (m > r->chunk) m = r->chunk;
+    memcpy(buf, r->p + r->at, m);
+    r->at += m;
+    return m;
+}
+
+#ifdef RO_SGNS_H /* helpers on the library's types, where ro_sgns.h came first */
+/* Bitwise equality of everything two counts objects hold. */
+static TU_MAYBE_UNUSED int tu_same_counts(const ro_sgns_counts *a, const ro_sgns_counts *b)
+{
+    size_t i;
+    if (a->n != b->n || a->nnz != b->nnz) return 0;
+    if (memcmp(&a->total, &b->total, sizeof(double)) != 0) return 0;
+    if (a->corpus_tokens != b->corpus_tokens || a->distinct_words != b->distinct_words) return 0;
+    for (i = 0; i < a->n; ++i)
+        if (a->vocab.len[i] != b->vocab.len[i] || a->vocab.count[i] != b->vocab.count[i] ||
+            memcmp(a->vocab.word[i], b->vocab.word[i], a->vocab.len[i] + 1) != 0)
+            return 0;
+    if (memcmp(a->row_ptr, b->row_ptr, (a->n + 1) * sizeof(uint64_t)) != 0) return 0;
+    if (a->nnz && memcmp(a->col, b->col, (size_t)a->nnz * sizeof(uint32_t)) != 0) return 0;
+    if (a->nnz && memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val) != 0) return 0;
+    if (memcmp(a->word_count, b->word_count, a->n * sizeof(double)) != 0) return 0;
+    if (memcmp(a->ctx_count, b->ctx_count, a->n * sizeof(double)) != 0) return 0;
+    return 1;
+}
+
+/* sqrt(sum (a - b)^2 / sum b^2): the relative Frobenius distance of two
+   blocks of len values (a to the reference b), summed in double */
+static TU_MAYBE_UNUSED double tu_rel_diff(size_t len, const ro_sgns_real *a, const ro_sgns_real *b)
+{
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        den += (double)b[i] * b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+#endif
+
 /* RO_SGNS_TEST_QUICK=1 (set and not "0"): skip the largest sizes, for slow
    runs (qemu, wine, valgrind; see mk/cross.mk). */
-#if defined(__GNUC__) || defined(__clang__)
-#define TU_MAYBE_UNUSED __attribute__((unused))
-#else
-#define TU_MAYBE_UNUSED
-#endif
 static TU_MAYBE_UNUSED int tu_quick(void)
 {
     const char *q = getenv("RO_SGNS_TEST_QUICK");
@@ -67,22 +132,7 @@ static TU_MAYBE_UNUSED const char *tu_path(const char *name)
     return p;
 }
 
-#ifdef RO_SGNS_H
-/* sqrt(sum (a - b)^2 / sum b^2): the relative Frobenius distance of two
-   blocks of len values (a to the reference b), summed in double */
-static TU_MAYBE_UNUSED double tu_rel_diff(size_t len, const ro_sgns_real *a, const ro_sgns_real *b)
-{
-    double num = 0, den = 0;
-    size_t i;
-    for (i = 0; i < len; ++i) {
-        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        den += (double)b[i] * b[i];
-    }
-    return sqrt(num / (den > 0 ? den : 1));
-}
-#endif
-
-static int tu_finish(const char *name)
+static TU_MAYBE_UNUSED int tu_finish(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, tu_passed, tu_failed);
     return tu_failed ? 1 : 0;
