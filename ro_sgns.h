@@ -91,10 +91,11 @@
             path}, ro_sgns_factors_check_resume
        5. Embeddings from the point (Step 2)          [paper 2.3, Alg. 1]
             ro_sgns_factors_embeddings
-       6. Shards: the step over rows spread across processes (MPI or any
-          transport; examples/ro_sgns_mpi.c, docs/SCALING.md)
+       6. Shards: the start and the step over rows spread across
+          processes (MPI or any transport; examples/ro_sgns_mpi.c,
+          docs/SCALING.md)
             ro_sgns_problem_create_rows, ro_sgns_problem_create_shard,
-            ro_sgns_ro_train_shard
+            ro_sgns_ro_train_shard, ro_sgns_sppmi_rows, ro_sgns_tsvd_shard
        7. File formats: word2vec text and binary, GloVe
             ro_sgns_vectors_{create, free, find, get},
             ro_sgns_vectors_{load, save}_{memory, callback, file, path}
@@ -1153,7 +1154,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
                                                       ro_sgns_error *err);
 
 /* ======================================================================
-   6. Shards: the step over rows spread across processes
+   6. Shards: the start and the step over rows spread across processes
    ====================================================================== */
 
 /* A problem may hold only the rows [r0, r1) of the words (a shard), with
@@ -1205,6 +1206,36 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *shard,
                                                   const ro_sgns_comm *comm, ro_sgns_factors *x,
                                                   const ro_sgns_ro_config *config,
                                                   ro_sgns_error *err);
+
+/* The start X_0 over shards: each shard makes the SPPMI of its own rows
+   (ro_sgns_sppmi_rows) and all run ro_sgns_tsvd_shard together; no shard
+   holds more than its rows of the SPPMI, of U and of the Krylov basis,
+   plus V. Then each has the x that ro_sgns_ro_train_shard takes. */
+
+/* The SPPMI (ro_sgns_sppmi) of the words' rows [r0, r1) only, as an
+   (r1 - r0) x n matrix (column ids global). It needs only those rows of
+   the counts and the global marginals, so the counts may be a row range
+   (ro_sgns_counts_load_rows_path) that contains [r0, r1). Unlike the
+   whole matrix, rows without any positive entry are no error. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi_rows(const ro_sgns_counts *counts, size_t r0,
+                                              size_t r1, double k, double cds,
+                                              ro_sgns_csr **out, const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err);
+/* ro_sgns_tsvd of the matrix whose rows the shards hold, shard q holding
+   the q-th block of rows (rows, rows x m): *out gets U's rows of this
+   shard and all of S and V (the same bits on every shard). Every shard
+   calls it with the same d and config. With comm NULL (or size 1) rows is
+   the whole matrix and the result is ro_sgns_tsvd's, bit for bit. On P
+   shards the result agrees with ro_sgns_tsvd's to rounding (the sums run
+   in another order) and repeats bit for bit for the same P. Each shard
+   needs at least d rows and at least the block width b (Krylov) or l
+   (subspace) rows; INVALID_ARGUMENT on every shard otherwise. Errors
+   reach every shard, as in ro_sgns_ro_train_shard. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_sgns_comm *comm,
+                                              size_t d, const ro_sgns_tsvd_config *config,
+                                              ro_sgns_factors **out,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err);
 
 /* ======================================================================
    7. File formats: word vectors in memory, word2vec text/binary, GloVe
@@ -5971,6 +6002,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
    doubles).
    Determinism: every product is summed row by row in column order; the
    Gaussian matrix is drawn in fixed blocks of rows from per-block streams.
+   Shards (section 6) run these same functions on rows spread over
+   processes: the products with A^T, the projections and the QRs of the
+   basis go through the transport there; on one machine they are plain.
    ====================================================================== */
 
 #define RO_SGNS__RNG_BLOCK 1024 /* rows per random stream */
@@ -6110,23 +6144,34 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
     return ro_sgns__ok(err);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, double cds,
-                                         ro_sgns_csr **out, const ro_sgns_allocator *alloc,
-                                         ro_sgns_error *err)
+/* The SPPMI of words [r0, r1), as an (r1 - r0) x n matrix (column ids
+   global): each row needs only its own counts and the global marginals
+   (#(w), #(c), and the sum of #(c)^cds over every context), so a shard
+   makes its rows alone. The counts may hold a row range themselves
+   (row_begin..row_end: row w of them is word row_begin + w); [r0, r1)
+   must lie within it. whole: the caller asked for the whole matrix,
+   where no positive entry at all is an error (a shard's rows may have
+   none). */
+static ro_sgns_result ro_sgns__sppmi_rows(const ro_sgns_counts *c, size_t r0, size_t r1,
+                                          double k, double cds, int whole, ro_sgns_csr **out,
+                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     ro_sgns_csr *A;
     double *logpc, norm = 0, logk;
     uint64_t kept = 0, e;
-    size_t w, rows;
+    size_t w, b;
     ro_sgns_result res;
     if (!c || !out || !(k > 0) || !(cds > 0))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "sppmi: need counts, k > 0 and cds > 0 (k = %g, cds = %g)", k, cds);
     res = ro_sgns__check_counts_arg(c, err);
     if (res != RO_SGNS_OK) return res;
-    /* the rows held (all of them, or a row range: row w of it is word
-       row_begin + w; P(c) needs only the global #(c)) */
-    rows = c->row_end - c->row_begin;
+    b = c->row_begin; /* row w of the counts is word b + w */
+    if (r0 > r1 || r0 < b || r1 > c->row_end)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "sppmi: rows %lu..%lu are not within the counts' rows %lu..%lu",
+                             (unsigned long)r0, (unsigned long)r1, (unsigned long)b,
+                             (unsigned long)c->row_end);
     logk = RO_SGNS_LOG(k);
     logpc = (double *)ro_sgns__alloc_array(alloc, c->n, sizeof(double), 1);
     if (!logpc) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "sppmi: out of memory");
@@ -6136,25 +6181,25 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, doub
     for (w = 0; w < c->n; ++w)
         logpc[w] = c->ctx_count[w] > 0 ? cds * RO_SGNS_LOG(c->ctx_count[w]) - RO_SGNS_LOG(norm) : 0;
     /* first pass: how many entries stay positive */
-    for (w = 0; w < rows; ++w) {
-        double lw = RO_SGNS_LOG(c->word_count[c->row_begin + w]);
-        for (e = c->row_ptr[w]; e < c->row_ptr[w + 1]; ++e)
+    for (w = r0; w < r1; ++w) {
+        double lw = RO_SGNS_LOG(c->word_count[w]);
+        for (e = c->row_ptr[w - b]; e < c->row_ptr[w - b + 1]; ++e)
             if (RO_SGNS_LOG((double)c->val[e]) - lw - logpc[c->col[e]] - logk > 0) ++kept;
     }
-    if (kept == 0 && !ro_sgns__counts_ranged(c)) {
+    if (kept == 0 && whole) {
         ro_sgns__free(alloc, logpc);
         return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY,
                              "sppmi: no positive entry (every PMI <= log k = %g)", logk);
     }
-    res = ro_sgns_csr_create(rows, c->n, kept, &A, alloc, err);
+    res = ro_sgns_csr_create(r1 - r0, c->n, kept, &A, alloc, err);
     if (res != RO_SGNS_OK) {
         ro_sgns__free(alloc, logpc);
         return res;
     }
     kept = 0;
-    for (w = 0; w < rows; ++w) {
-        double lw = RO_SGNS_LOG(c->word_count[c->row_begin + w]);
-        for (e = c->row_ptr[w]; e < c->row_ptr[w + 1]; ++e) {
+    for (w = r0; w < r1; ++w) {
+        double lw = RO_SGNS_LOG(c->word_count[w]);
+        for (e = c->row_ptr[w - b]; e < c->row_ptr[w - b + 1]; ++e) {
             double v = RO_SGNS_LOG((double)c->val[e]) - lw - logpc[c->col[e]] - logk;
             if (v > 0) {
                 A->col[kept] = c->col[e];
@@ -6162,11 +6207,20 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, doub
                 ++kept;
             }
         }
-        A->row_ptr[w + 1] = kept;
+        A->row_ptr[w - r0 + 1] = kept;
     }
     ro_sgns__free(alloc, logpc);
     *out = A;
     return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, double cds,
+                                         ro_sgns_csr **out, const ro_sgns_allocator *alloc,
+                                         ro_sgns_error *err)
+{
+    if (!c) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "sppmi: counts is NULL");
+    return ro_sgns__sppmi_rows(c, c->row_begin, c->row_end, k, cds, !ro_sgns__counts_ranged(c),
+                               out, alloc, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
@@ -6243,43 +6297,75 @@ static void ro_sgns__gaussian(size_t rows, size_t l, ro_sgns_real *G, uint64_t s
 static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
                                       ro_sgns_error *err);
 
+/* What the truncated SVD needs from other shards when the rows of A are
+   spread over processes (section 6, ro_sgns_tsvd_shard; the step shares
+   them, section 4): with comm NULL (one machine) the first is ro_sgns_qr
+   and the others do nothing, so the arithmetic is that of one process.
+   Each takes the result so far; on shards an error anywhere reaches every
+   shard there, and every shard returns the same code. */
+static ro_sgns_result ro_sgns__qr_rows_ld(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
+                                          size_t d, ro_sgns_real *A, size_t lda, ro_sgns_real *R,
+                                          const ro_sgns_allocator *al, ro_sgns_error *err);
+static ro_sgns_result ro_sgns__sum_shards_ld(const ro_sgns_comm *comm, ro_sgns_result res,
+                                             ro_sgns_real *buf, size_t rows, size_t cols,
+                                             size_t ld, ro_sgns_error *err);
+static ro_sgns_result ro_sgns__sum_shards_doubles(const ro_sgns_comm *comm, ro_sgns_result res,
+                                                  double *buf, size_t count,
+                                                  ro_sgns_error *err);
+
+/* The QR of a block of rows spread over the shards, its result the same on
+   every shard (TSQR's last local steps can fail on one shard alone), so
+   that every shard takes the same branch after it. One machine: a QR. */
+static ro_sgns_result ro_sgns__tsvd_qr(const ro_sgns_comm *cm, ro_sgns_result res, size_t n,
+                                       size_t w, ro_sgns_real *Y, size_t ldy, ro_sgns_real *R,
+                                       const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    res = ro_sgns__qr_rows_ld(cm, res, n, w, Y, ldy, R, alloc, err);
+    return cm ? ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err) : res;
+}
+
 /* Randomized subspace iteration (see ro_sgns_tsvd_method) into f: l
-   columns, q power iterations. At is A^T, or NULL when A is symmetric. */
+   columns, q power iterations. At is A^T, or NULL when A is symmetric.
+   On a shard (comm set) A holds the shard's rows: Q and U are its rows,
+   A^T Q is summed over the shards and Q is orthonormalized by TSQR. */
 static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns_csr *At,
-                                             size_t d, size_t l, int q, uint64_t seed,
-                                             ro_sgns_factors *f, const ro_sgns_allocator *alloc,
-                                             ro_sgns_error *err)
+                                             const ro_sgns_comm *cm, size_t d, size_t l, int q,
+                                             uint64_t seed, ro_sgns_factors *f,
+                                             const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     size_t n = A->rows, m = A->cols, i;
     ro_sgns_real *Q, *Z, *R, *Ub, *Vb, *sb;
     int it;
-    ro_sgns_result res;
+    ro_sgns_result res = RO_SGNS_OK;
     Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, l, sizeof(ro_sgns_real));
     Z = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m > n ? m : n, l, sizeof(ro_sgns_real));
     R = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
     Ub = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
     Vb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, l, sizeof(ro_sgns_real));
     sb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, 1, sizeof(ro_sgns_real));
-    if (!Q || !Z || !R || !Ub || !Vb || !sb) {
+    if (!Q || !Z || !R || !Ub || !Vb || !sb)
         res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                             "tsvd: cannot allocate the %lu x %lu blocks", (unsigned long)n,
                             (unsigned long)l);
-        goto done;
-    }
+    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
+    if (res != RO_SGNS_OK) goto done;
     /* Q = qr(A Omega) */
     ro_sgns__gaussian(m, l, Z, seed);
     res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
-    if (res == RO_SGNS_OK) res = ro_sgns_qr(n, l, Q, l, R, l, alloc, err);
+    res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
     /* q power iterations, re-orthonormalized on both sides */
     for (it = 0; it < q && res == RO_SGNS_OK; ++it) {
         res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
+        res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
         if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
         if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
-        if (res == RO_SGNS_OK) res = ro_sgns_qr(n, l, Q, l, R, l, alloc, err);
+        res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
     }
     /* B^T = A^T Q = Q2 R2;  R2^T = Ub Sigma Vb^T */
     if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
+    res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
     if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
+    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
     if (res != RO_SGNS_OK) goto done;
     for (i = 0; i < l; ++i) { /* R <- R^T in place */
         size_t j;
@@ -6299,6 +6385,7 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
                            alloc, err);
     if (res == RO_SGNS_OK)
         for (i = 0; i < d; ++i) f->S[i * d + i] = sb[i];
+    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err); /* U's GEMM was local */
 done:
     ro_sgns__free(alloc, Q);
     ro_sgns__free(alloc, Z);
@@ -6312,18 +6399,25 @@ done:
 /* Y (n x w, leading dimension ldy) <- its part orthogonal to the k columns
    of Q (ld ldq), projected twice (classical Gram-Schmidt twice is enough:
    Giraud et al. 2005). C (k x w, ld ldc) holds the coefficients; with
-   have_first the first pass's, Q^T Y, are already in it. */
-static ro_sgns_result ro_sgns__project_out(size_t n, size_t k, const ro_sgns_real *Q, size_t ldq,
-                                           size_t w, ro_sgns_real *Y, size_t ldy, ro_sgns_real *C,
+   have_first the first pass's, Q^T Y, are already in it (summed over the
+   shards). On a shard Q and Y are its rows and C = Q^T Y is summed. */
+static ro_sgns_result ro_sgns__project_out(const ro_sgns_comm *cm, size_t n, size_t k,
+                                           const ro_sgns_real *Q, size_t ldq, size_t w,
+                                           ro_sgns_real *Y, size_t ldy, ro_sgns_real *C,
                                            size_t ldc, int have_first,
                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     int pass;
     ro_sgns_result res = RO_SGNS_OK;
-    for (pass = 0; pass < 2 && k > 0 && res == RO_SGNS_OK; ++pass) {
-        if (pass > 0 || !have_first)
-            res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, n, 1, Q, ldq, Y, ldy, 0, C,
-                               ldc, alloc, err);
+    /* both passes run on every shard whatever failed where: a failure
+       reaches the others at the next sum (or the caller's QR) */
+    for (pass = 0; pass < 2 && k > 0; ++pass) {
+        if (pass > 0 || !have_first) {
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, n, 1, Q, ldq, Y, ldy, 0,
+                                   C, ldc, alloc, err);
+            res = ro_sgns__sum_shards_ld(cm, res, C, k, w, ldc, err);
+        }
         if (res == RO_SGNS_OK)
             res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, w, k, -1, Q, ldq, C, ldc, 1, Y,
                                ldy, alloc, err);
@@ -6338,13 +6432,17 @@ static ro_sgns_result ro_sgns__project_out(size_t n, size_t k, const ro_sgns_rea
    space has stopped growing in that direction: an invariant subspace, a
    rank-deficient A) is replaced by a Gaussian column from stream
    (seed, tag + ...), so the basis still grows; any orthonormal basis is a
-   valid search space. R (w x w) and nu (w) are scratch. */
-static ro_sgns_result ro_sgns__krylov_block(size_t n, size_t k, const ro_sgns_real *Q, size_t ldq,
+   valid search space. R (w x w) and nu (w) are scratch. res: the result
+   so far (an error is passed on). On a shard (comm set) Y and Q are the
+   shard's rows, the first of them row r0 of the whole: the sums and the QR
+   run over the shards, and a Gaussian column is the whole one's rows. */
+static ro_sgns_result ro_sgns__krylov_block(const ro_sgns_comm *cm, size_t r0, size_t n,
+                                            size_t k, const ro_sgns_real *Q, size_t ldq,
                                             size_t w, ro_sgns_real *Y, size_t ldy,
                                             ro_sgns_real *C, size_t ldc, int have_first,
                                             ro_sgns_real *R, double *nu, uint64_t seed,
-                                            uint64_t tag, const ro_sgns_allocator *alloc,
-                                            ro_sgns_error *err)
+                                            uint64_t tag, ro_sgns_result res,
+                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     const double tiny = RO_SGNS__IS_DOUBLE ? 1.5e-8 : 2.5e-4; /* sqrt(epsilon) */
     int attempt, again = 0;
@@ -6352,19 +6450,22 @@ static ro_sgns_result ro_sgns__krylov_block(size_t n, size_t k, const ro_sgns_re
     for (attempt = 0; attempt < 4; ++attempt) {
         double worst = 1;
         int bad = 0;
-        ro_sgns_result res;
         for (j = 0; j < w; ++j) nu[j] = 0;
-        for (i = 0; i < n; ++i)
+        for (i = 0; i < n && res == RO_SGNS_OK; ++i)
             for (j = 0; j < w; ++j) nu[j] += (double)Y[i * ldy + j] * Y[i * ldy + j];
-        res = ro_sgns__project_out(n, k, Q, ldq, w, Y, ldy, C, ldc, have_first && attempt == 0,
-                                   alloc, err);
-        if (res == RO_SGNS_OK) res = ro_sgns_qr(n, w, Y, ldy, R, w, alloc, err);
+        res = ro_sgns__sum_shards_doubles(cm, res, nu, w, err);
+        if (res == RO_SGNS_OK)
+            res = ro_sgns__project_out(cm, n, k, Q, ldq, w, Y, ldy, C, ldc,
+                                       have_first && attempt == 0, alloc, err);
+        res = ro_sgns__tsvd_qr(cm, res, n, w, Y, ldy, R, alloc, err);
         if (res != RO_SGNS_OK) return res;
         for (j = 0; j < w; ++j) {
             double ratio = nu[j] > 0 ? RO_SGNS_FABS((double)R[j * w + j]) / RO_SGNS_SQRT(nu[j]) : 0;
             if (!(ratio > tiny)) { /* rounding noise: a fresh direction */
                 ro_sgns_rng rng;
                 ro_sgns_rng_seed(&rng, seed, tag + (uint64_t)attempt * 0x10000u + j);
+                /* a shard's rows start r0 rows in: one normal is two draws */
+                for (i = 0; i < 2 * r0; ++i) (void)ro_sgns_rng_next(&rng);
                 for (i = 0; i < n; ++i) Y[i * ldy + j] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
                 bad = 1;
             } else if (ratio < worst) {
@@ -6388,14 +6489,16 @@ static ro_sgns_result ro_sgns__krylov_block(size_t n, size_t k, const ro_sgns_re
 /* X (n x d, contiguous) <- the Q of its Householder QR, each column's sign
    chosen so that Q stays close to X (R's diagonal made >= 0). Columns of X
    that are orthonormal come back (nearly) unchanged; zero columns are
-   replaced by unit vectors orthogonal to the rest. R (d x d) is scratch. */
-static ro_sgns_result ro_sgns__orthonormalize_keep_sign(size_t n, size_t d, ro_sgns_real *X,
+   replaced by unit vectors orthogonal to the rest. R (d x d) is scratch.
+   On a shard (comm set) X is the shard's rows and the QR is TSQR. */
+static ro_sgns_result ro_sgns__orthonormalize_keep_sign(const ro_sgns_comm *cm, size_t n,
+                                                        size_t d, ro_sgns_real *X,
                                                         ro_sgns_real *R,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err)
 {
     size_t i, j;
-    ro_sgns_result res = ro_sgns_qr(n, d, X, d, R, d, alloc, err);
+    ro_sgns_result res = ro_sgns__tsvd_qr(cm, RO_SGNS_OK, n, d, X, d, R, alloc, err);
     if (res != RO_SGNS_OK) return res;
     for (j = 0; j < d; ++j)
         if (R[j * d + j] < 0)
@@ -6419,11 +6522,15 @@ static ro_sgns_result ro_sgns__orthonormalize_keep_sign(size_t n, size_t d, ro_s
    on R^T, whose left singular vectors are P^T Ub (no rotations need to be
    kept). Forming H squares the condition: singular values far below
    sqrt(epsilon) s_1 (float: 2e-4 s_1) lose relative accuracy this way,
-   which the subspace method keeps. */
+   which the subspace method keeps.
+   On a shard (comm set; section 6) A, Q and U are the shard's n rows, the
+   first of them row r0 of the whole: A^T Q_i, Q^T Y and A^T U are summed
+   over the shards (m x b, l x b and m x d), each block is orthogonalized
+   by TSQR, and H, V and S come out the same on every shard. */
 static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_csr *At,
-                                           size_t d, size_t l, size_t b, uint64_t seed,
-                                           ro_sgns_factors *f, const ro_sgns_allocator *alloc,
-                                           ro_sgns_error *err)
+                                           const ro_sgns_comm *cm, size_t r0, size_t d,
+                                           size_t l, size_t b, uint64_t seed, ro_sgns_factors *f,
+                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     const size_t n = A->rows, m = A->cols, nm = n > m ? n : m;
     const size_t s = (l + b - 1) / b; /* blocks; the last one may be narrower */
@@ -6441,21 +6548,20 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
     H = (double *)ro_sgns__alloc_array(alloc, l, l, sizeof(double));
     nu = (double *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(double), 1);
     piv = (size_t *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(size_t), 1);
-    if (!Q || !S1 || !S2 || !C || !Rb || !Ud || !H || !nu || !piv) {
+    if (!Q || !S1 || !S2 || !C || !Rb || !Ud || !H || !nu || !piv)
         res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                             "tsvd: cannot allocate the Krylov basis (%lu x %lu)", (unsigned long)n,
                             (unsigned long)l);
-        goto done;
-    }
+    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
+    if (res != RO_SGNS_OK) goto done;
     sig = nu + l;
     order = piv + l;
 
     /* Q_0 = orth(A Omega) */
     ro_sgns__gaussian(m, b, S1, seed);
     res = ro_sgns_csr_mm(A, b, S1, b, S2, b, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__krylov_block(n, 0, Q, l, b, S2, b, C, b, 0, Rb, nu, seed,
-                                    0x100000000ull, alloc, err);
+    res = ro_sgns__krylov_block(cm, r0, n, 0, Q, l, b, S2, b, C, b, 0, Rb, nu, seed,
+                                0x100000000ull, res, alloc, err);
     for (i = 0; i < n && res == RO_SGNS_OK; ++i) memcpy(Q + i * l, S2 + i * b, b * sizeof(ro_sgns_real));
     for (blk = 1; blk <= s && res == RO_SGNS_OK; ++blk) {
         const size_t o0 = (blk - 1) * b, w0 = ro_sgns__min(b, l - o0), kq = o0 + w0;
@@ -6463,11 +6569,13 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
            products read their input rows in random order) */
         for (i = 0; i < n; ++i) memcpy(S1 + i * w0, Q + i * l + o0, w0 * sizeof(ro_sgns_real));
         res = ro_sgns_csr_mm(At ? At : A, w0, S1, w0, S2, w0, err);
+        res = ro_sgns__sum_shards_ld(cm, res, S2, m, w0, w0, err);
         if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, w0, S2, w0, S1, w0, err);
         /* C = Q^T Y over the kq columns so far: H's entries (Q_i^T A)(A^T Q_{blk-1}) */
         if (res == RO_SGNS_OK)
             res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, kq, w0, n, 1, Q, l, S1, w0, 0, C, w0,
                                alloc, err);
+        res = ro_sgns__sum_shards_ld(cm, res, C, kq, w0, w0, err);
         if (res != RO_SGNS_OK) break;
         for (i = 0; i < kq; ++i)
             for (j = 0; j < w0; ++j)
@@ -6478,8 +6586,8 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
         if (blk == s) break;
         {   /* Q_blk = the first w1 columns of Y, orthogonalized */
             const size_t o1 = blk * b, w1 = ro_sgns__min(b, l - o1);
-            res = ro_sgns__krylov_block(n, kq, Q, l, w1, S1, w0, C, w0, 1, Rb, nu, seed,
-                                        0x100000000ull * (blk + 1), alloc, err);
+            res = ro_sgns__krylov_block(cm, r0, n, kq, Q, l, w1, S1, w0, C, w0, 1, Rb, nu, seed,
+                                        0x100000000ull * (blk + 1), res, alloc, err);
             for (i = 0; i < n && res == RO_SGNS_OK; ++i)
                 memcpy(Q + i * l + o1, S1 + i * w0, w1 * sizeof(ro_sgns_real));
         }
@@ -6568,6 +6676,7 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
     res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, Q, l, Ud, d, 0, f->U, d,
                        alloc, err);
     if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, d, f->U, d, f->V, d, err);
+    res = ro_sgns__sum_shards_ld(cm, res, f->V, m, d, d, err);
     if (res == RO_SGNS_OK)
         for (j = 0; j < d; ++j) {
             const double sj = sig[order[j]];
@@ -6576,8 +6685,11 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
         }
     /* U and V orthonormal to working precision, zero-sigma columns completed:
        Householder QR (its Q is orthogonal whatever the rank), signs kept */
-    if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(n, d, f->U, Rb, alloc, err);
-    if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(m, d, f->V, Rb, alloc, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__orthonormalize_keep_sign(cm, n, d, f->U, Rb, alloc, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__orthonormalize_keep_sign(NULL, m, d, f->V, Rb, alloc, err);
+    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err); /* V's QR was local */
 done:
     ro_sgns__free(alloc, Q);
     ro_sgns__free(alloc, S1);
@@ -6591,61 +6703,72 @@ done:
     return res;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
-                                        const ro_sgns_tsvd_config *config,
-                                        ro_sgns_factors **out, const ro_sgns_allocator *alloc,
-                                        ro_sgns_error *err)
+/* The search space's width l and block b for rank d of an n x m matrix. */
+static ro_sgns_result ro_sgns__tsvd_sizes(const ro_sgns_tsvd_config *cfg, size_t n, size_t m,
+                                          size_t d, size_t *l_out, size_t *b_out,
+                                          ro_sgns_error *err)
 {
-    ro_sgns_tsvd_config cfg = config ? *config : ro_sgns_tsvd_config_default();
-    ro_sgns_csr *At = NULL;
-    ro_sgns_factors *f = NULL;
-    size_t n, m, l, p, b;
-    ro_sgns_result res;
-    if (!A || !out)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: NULL argument");
-    n = A->rows;
-    m = A->cols;
+    size_t l, p, b;
     if (d == 0 || d > ro_sgns__min(n, m))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "tsvd: d = %lu must be in 1..min(rows, cols) = %lu (d larger than "
                              "the vocabulary?)",
                              (unsigned long)d, (unsigned long)ro_sgns__min(n, m));
-    if (cfg.power_iters < 0 ||
-        (cfg.method != RO_SGNS_TSVD_KRYLOV && cfg.method != RO_SGNS_TSVD_SUBSPACE))
+    if (cfg->power_iters < 0 ||
+        (cfg->method != RO_SGNS_TSVD_KRYLOV && cfg->method != RO_SGNS_TSVD_SUBSPACE))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "tsvd: power_iters < 0 or an unknown method (%d)", cfg.method);
+                             "tsvd: power_iters < 0 or an unknown method (%d)", cfg->method);
     /* The error of the i-th singular value shrinks with (s_{l+1} / s_i)^(2q+1)
        under subspace iteration, and with a Chebyshev polynomial of degree
        2l/b - 1 in the gap under block Krylov: for the tail (i near d) only
        l well beyond d helps, and for a spectrum that decays like a power of
        i (SPPMI's does) that ratio depends on l / d, so p grows with d.
        Measured on the bundled corpus (bench/RESULTS.md). */
-    p = cfg.oversample;
+    p = cfg->oversample;
     if (p == 0)
-        p = cfg.method == RO_SGNS_TSVD_KRYLOV ? 2 * d : (d / 2 > 50 ? d / 2 : 50);
+        p = cfg->method == RO_SGNS_TSVD_KRYLOV ? 2 * d : (d / 2 > 50 ? d / 2 : 50);
     l = ro_sgns__min(d + p, ro_sgns__min(n, m));
     if (l < d) l = d; /* oversample overflowed */
-    b = cfg.block ? cfg.block : l / 16;
-    if (!cfg.block) b = b < 8 ? 8 : b > 50 ? 50 : b;
+    b = cfg->block ? cfg->block : l / 16;
+    if (!cfg->block) b = b < 8 ? 8 : b > 50 ? 50 : b;
     if (b > l) b = l;
+    *l_out = l;
+    *b_out = b;
+    return RO_SGNS_OK;
+}
 
+/* The truncated SVD of A, whole (comm NULL) or a shard's rows of it (the
+   first is row r0 of the whole, which has n rows; section 6), into a new
+   factors object that holds A's rows of U. */
+static ro_sgns_result ro_sgns__tsvd_run(const ro_sgns_csr *A, const ro_sgns_comm *cm, size_t r0,
+                                        size_t n, size_t d, const ro_sgns_tsvd_config *cfg,
+                                        ro_sgns_factors **out, const ro_sgns_allocator *alloc,
+                                        ro_sgns_error *err)
+{
+    ro_sgns_csr *At = NULL;
+    ro_sgns_factors *f = NULL;
+    size_t m = A->cols, l, b;
+    ro_sgns_result res = ro_sgns__tsvd_sizes(cfg, n, m, d, &l, &b, err);
+    if (res != RO_SGNS_OK) return res;
     /* A^T for the products with A^T; a symmetric A (SPPMI of symmetric
-       counts) is its own transpose and is not copied */
+       counts) is its own transpose and is not copied (a shard's rows are
+       transposed by the same test: a square block equal to its transpose
+       is its transpose) */
     if (A->rows != A->cols ||
-        ro_sgns__csr_symmetric(A->rows, A->row_ptr, A->col, A->val, sizeof(ro_sgns_real), alloc) != 1) {
+        ro_sgns__csr_symmetric(A->rows, A->row_ptr, A->col, A->val, sizeof(ro_sgns_real), alloc) != 1)
         res = ro_sgns_csr_transpose(A, &At, alloc, err);
-        if (res != RO_SGNS_OK) return res;
-    }
-    res = ro_sgns_factors_create(n, m, d, &f, alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns_factors_create(A->rows, m, d, &f, alloc, err);
+    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
     if (res == RO_SGNS_OK) {
         /* a search space as large as the matrix holds all of it: one
            subspace step is exact */
-        if (cfg.method == RO_SGNS_TSVD_SUBSPACE || l == ro_sgns__min(n, m))
-            res = ro_sgns__tsvd_subspace(A, At, d, l,
-                                         cfg.method == RO_SGNS_TSVD_SUBSPACE ? cfg.power_iters : 1,
-                                         cfg.seed, f, alloc, err);
+        if (cfg->method == RO_SGNS_TSVD_SUBSPACE || l == ro_sgns__min(n, m))
+            res = ro_sgns__tsvd_subspace(A, At, cm, d, l,
+                                         cfg->method == RO_SGNS_TSVD_SUBSPACE ? cfg->power_iters
+                                                                              : 1,
+                                         cfg->seed, f, alloc, err);
         else
-            res = ro_sgns__tsvd_krylov(A, At, d, l, b, cfg.seed, f, alloc, err);
+            res = ro_sgns__tsvd_krylov(A, At, cm, r0, d, l, b, cfg->seed, f, alloc, err);
     }
     if (res == RO_SGNS_OK) {
         *out = f;
@@ -6655,6 +6778,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
     ro_sgns_csr_free(At);
     ro_sgns_factors_free(f);
     return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
+                                        const ro_sgns_tsvd_config *config,
+                                        ro_sgns_factors **out, const ro_sgns_allocator *alloc,
+                                        ro_sgns_error *err)
+{
+    ro_sgns_tsvd_config cfg = config ? *config : ro_sgns_tsvd_config_default();
+    if (!A || !out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: NULL argument");
+    return ro_sgns__tsvd_run(A, NULL, 0, A->rows, d, &cfg, out, alloc, err);
 }
 
 /* A start point from any W0, C0 (the SGD baseline's, or the caller's). */
@@ -8070,7 +8204,7 @@ done:
 }
 
 /* ======================================================================
-   6. Shards: the step over rows spread across processes [Algorithm 1]
+   6. Shards: the start and the step over rows spread across processes
 
    What: the step of section 4 cut along the rows of the words, so that P
    processes, each holding a shard (rows [r0, r1) of the counts and of U,
@@ -8100,6 +8234,22 @@ done:
    (P + 6) d^2 reals.
    Invariants: U'_s stacked is orthonormal; S, V, lambda, the iteration
    and every decision of the safeguard are the same on every shard.
+   The start X_0 on shards (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard): a
+   shard's rows of SPPMI need only its rows of the counts and the global
+   marginals; section 2's block Krylov SVD then runs with the same three
+   kinds of exchange (A_s, Q_s, U_s the shard's rows; l = d + p, blocks
+   of b, 2 l / b products):
+     A^T Q_i    each shard's A_s^T Q_{i,s}, summed          (m b)
+     Q^T Y      the projection coefficients and H, summed   (l b, twice)
+     orth       column norms summed, then TSQR of the block (b^2 + b)
+     V          A_s^T U_s, summed; its QR repeated on every shard (m d)
+   so a shard holds its rows of the SPPMI (and their transpose), of the
+   Krylov basis (n_s l) and of U, plus two m x b blocks, V and H (l x l
+   doubles): nothing of size n. Work per shard: the sparse products on
+   its rows (2 l columns, 2 nnz_s flops each), ~4 n_s l^2 flops of
+   orthogonalization, and, the same on every shard, the l x l
+   eigenproblem and the QR of V (~4 m d^2). Sent by each shard in all:
+   about (l + d) m reals.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *p, size_t r0,
@@ -8218,13 +8368,13 @@ static ro_sgns_result ro_sgns__agree(const ro_sgns_comm *c, ro_sgns_result res, 
     buf[0] = v && res == RO_SGNS_OK ? *v : 0;
     if (res < 0 && res >= -11) buf[-res] = 1; /* one count per error code */
     if (c->sum_double(c->user, buf, 12) != 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (sum)");
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (sum)");
     if (v) *v = buf[0];
     for (j = 1; j <= 11; ++j)
         if (buf[j] != 0) break;
     if (j > 11) return res;
     if ((ro_sgns_result)-j != res)
-        ro_sgns__fail(err, (ro_sgns_result)-j, "ro_train_shard: %s on %.0f other shard(s)",
+        ro_sgns__fail(err, (ro_sgns_result)-j, "shards: %s on %.0f other shard(s)",
                       ro_sgns_result_string((ro_sgns_result)-j), buf[j]);
     return (ro_sgns_result)-j;
 }
@@ -8240,15 +8390,39 @@ static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_resu
 {
     res = ro_sgns__agree(comm, res, NULL, err);
     if (res == RO_SGNS_OK && comm && comm->sum(comm->user, buf, count) != 0)
-        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (sum)");
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (sum)");
+    return res;
+}
+
+/* The sum of a rows x cols block with leading dimension ld: packed to ld =
+   cols in place for the transport (one call), then spread back. */
+static ro_sgns_result ro_sgns__sum_shards_ld(const ro_sgns_comm *comm, ro_sgns_result res,
+                                             ro_sgns_real *buf, size_t rows, size_t cols,
+                                             size_t ld, ro_sgns_error *err)
+{
+    size_t i;
+    if (!comm || ld == cols || rows == 0) return ro_sgns__sum_shards(comm, res, buf, rows * cols, err);
+    for (i = 1; i < rows; ++i) memmove(buf + i * cols, buf + i * ld, cols * sizeof *buf);
+    res = ro_sgns__sum_shards(comm, res, buf, rows * cols, err);
+    for (i = rows - 1; i > 0; --i) memmove(buf + i * ld, buf + i * cols, cols * sizeof *buf);
+    return res;
+}
+
+/* The agreement on res, then (count > 0) the sum of count doubles. */
+static ro_sgns_result ro_sgns__sum_shards_doubles(const ro_sgns_comm *comm, ro_sgns_result res,
+                                                  double *buf, size_t count, ro_sgns_error *err)
+{
+    res = ro_sgns__agree(comm, res, NULL, err);
+    if (res == RO_SGNS_OK && comm && count > 0 && comm->sum_double(comm->user, buf, count) != 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (sum)");
     return res;
 }
 
 /* The tall-skinny QR's two small steps. Combine: the P stacked d x d R
    factors Rs (P d x d) -> their R (d x d), and Rs becomes the QR's Q, one
-   d x d block per shard. Apply: a shard's local Q (rows x d) times its
-   block Qs, in place, 256 rows at a time (Q untouched on failure: all
-   workspace is taken first). */
+   d x d block per shard. Apply: a shard's local Q (rows x d, leading
+   dimension ldq) times its block Qs, in place, 256 rows at a time (Q
+   untouched on failure: all workspace is taken first). */
 static ro_sgns_result ro_sgns__tsqr_combine(size_t P, size_t d, ro_sgns_real *Rs,
                                             ro_sgns_real *R, const ro_sgns_allocator *alloc,
                                             ro_sgns_error *err)
@@ -8260,7 +8434,7 @@ static ro_sgns_result ro_sgns__tsqr_combine(size_t P, size_t d, ro_sgns_real *Rs
     return ro_sgns_qr(rows, d, Rs, d, R, d, alloc, err);
 }
 
-static ro_sgns_result ro_sgns__tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q,
+static ro_sgns_result ro_sgns__tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q, size_t ldq,
                                           const ro_sgns_real *Qs,
                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
@@ -8279,39 +8453,51 @@ static ro_sgns_result ro_sgns__tsqr_apply(size_t rows, size_t d, ro_sgns_real *Q
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr: out of memory");
     }
     for (i0 = 0; i0 < rows; i0 += blk) {
-        size_t b = ro_sgns__min(blk, rows - i0);
-        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * d, d, Qs, d, 0,
-                            T, d, ws);
-        memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
+        size_t b = ro_sgns__min(blk, rows - i0), i;
+        ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, b, d, d, 1, Q + i0 * ldq, ldq, Qs,
+                            d, 0, T, d, ws);
+        if (ldq == d)
+            memcpy(Q + i0 * d, T, b * d * sizeof(ro_sgns_real));
+        else
+            for (i = 0; i < b; ++i)
+                memcpy(Q + (i0 + i) * ldq, T + i * d, d * sizeof(ro_sgns_real));
     }
     ro_sgns__free(alloc, T);
     ro_sgns__free(alloc, ws);
     return ro_sgns__ok(err);
 }
 
-/* QR of the n x d matrix A whose rows are spread over the shards (n rows
-   here): A = Q R with Q in place of A (this shard's rows) and R the same
-   on every shard. One machine: ro_sgns_qr. */
-static ro_sgns_result ro_sgns__qr_rows(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
-                                       size_t d, ro_sgns_real *A, ro_sgns_real *R,
-                                       const ro_sgns_allocator *al, ro_sgns_error *err)
+/* QR of the n x d matrix A (leading dimension lda) whose rows are spread
+   over the shards (n rows here): A = Q R with Q in place of A (this
+   shard's rows) and R (d x d) the same on every shard. One machine:
+   ro_sgns_qr. */
+static ro_sgns_result ro_sgns__qr_rows_ld(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
+                                          size_t d, ro_sgns_real *A, size_t lda, ro_sgns_real *R,
+                                          const ro_sgns_allocator *al, ro_sgns_error *err)
 {
     ro_sgns_real *Rs;
     size_t dd = d * d, P;
     if (res != RO_SGNS_OK) return ro_sgns__agree(comm, res, NULL, err);
-    if (!comm) return ro_sgns_qr(n, d, A, d, R, d, al, err);
+    if (!comm) return ro_sgns_qr(n, d, A, lda, R, d, al, err);
     P = (size_t)comm->size;
     Rs = (ro_sgns_real *)ro_sgns__alloc_array(al, P * d, d, sizeof(ro_sgns_real));
-    res = Rs ? ro_sgns_qr(n, d, A, d, R, d, al, err)
+    res = Rs ? ro_sgns_qr(n, d, A, lda, R, d, al, err)
              : ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsqr: out of memory");
     res = ro_sgns__agree(comm, res, NULL, err);
     if (res == RO_SGNS_OK && comm->allgather(comm->user, R, dd, Rs) != 0)
-        res = ro_sgns__fail(err, RO_SGNS_ERR_IO, "ro_train_shard: the transport failed (allgather)");
+        res = ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (allgather)");
     if (res == RO_SGNS_OK) res = ro_sgns__tsqr_combine(P, d, Rs, R, al, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__tsqr_apply(n, d, A, Rs + (size_t)comm->rank * dd, al, err);
+        res = ro_sgns__tsqr_apply(n, d, A, lda, Rs + (size_t)comm->rank * dd, al, err);
     ro_sgns__free(al, Rs);
     return res;
+}
+
+static ro_sgns_result ro_sgns__qr_rows(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
+                                       size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                       const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    return ro_sgns__qr_rows_ld(comm, res, n, d, A, d, R, al, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *p,
@@ -8339,6 +8525,81 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *p,
     res = ro_sgns__check_config(&cfg, err);
     if (res != RO_SGNS_OK) return res;
     return ro_sgns__ro_run(p, cm, x, &cfg, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi_rows(const ro_sgns_counts *c, size_t r0, size_t r1,
+                                              double k, double cds, ro_sgns_csr **out,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    return ro_sgns__sppmi_rows(c, r0, r1, k, cds, 0, out, alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgns_comm *comm,
+                                              size_t d, const ro_sgns_tsvd_config *config,
+                                              ro_sgns_factors **out,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    ro_sgns_tsvd_config cfg = config ? *config : ro_sgns_tsvd_config_default();
+    const ro_sgns_comm *cm = comm && comm->size > 1 ? comm : NULL; /* NULL: one shard */
+    size_t P, q, n = 0, r0 = 0, need = 0, fewest = (size_t)-1, l, b;
+    double *sz, chk[4];
+    ro_sgns_result res;
+    if (!cm) {
+        if (!A || !out)
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd_shard: NULL argument");
+        return ro_sgns__tsvd_run(A, NULL, 0, A->rows, d, &cfg, out, alloc, err);
+    }
+    if (cm->rank < 0 || cm->rank >= cm->size || !cm->allgather || !cm->sum || !cm->sum_double)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "tsvd_shard: comm needs 0 <= rank < size and three callbacks");
+    /* first (a fixed-size sum) whether every shard's arguments are good,
+       its memory for the next sum there, and m and d the same everywhere;
+       then each shard's rows: the whole's n and the shards' first rows */
+    P = (size_t)cm->size;
+    sz = (double *)ro_sgns__alloc_array(alloc, P, sizeof(double), 1);
+    chk[0] = !A || !out;
+    chk[1] = !sz;
+    chk[2] = A ? (double)A->cols : 0;
+    chk[3] = (double)d;
+    if (cm->sum_double(cm->user, chk, 4) != 0) {
+        ro_sgns__free(alloc, sz);
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "tsvd_shard: the transport failed (sum)");
+    }
+    if (chk[0] != 0 || chk[1] != 0 || chk[2] != (double)P * (double)A->cols ||
+        chk[3] != (double)P * (double)d) {
+        ro_sgns__free(alloc, sz);
+        if (chk[0] == 0 && chk[1] != 0)
+            return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                 "tsvd_shard: out of memory (on %.0f shard(s))", chk[1]);
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             chk[0] != 0 ? "tsvd_shard: NULL argument on a shard"
+                                         : "tsvd_shard: the shards disagree on m or d");
+    }
+    memset(sz, 0, P * sizeof(double));
+    sz[cm->rank] = (double)A->rows;
+    if (cm->sum_double(cm->user, sz, P) != 0) {
+        ro_sgns__free(alloc, sz);
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "tsvd_shard: the transport failed (sum)");
+    }
+    for (q = 0; q < P; ++q) {
+        if ((int)q < cm->rank) r0 += (size_t)sz[q];
+        n += (size_t)sz[q];
+        if ((size_t)sz[q] < fewest) fewest = (size_t)sz[q];
+    }
+    ro_sgns__free(alloc, sz);
+    res = ro_sgns__tsvd_sizes(&cfg, n, A->cols, d, &l, &b, err);
+    if (res != RO_SGNS_OK) return res;
+    need = cfg.method == RO_SGNS_TSVD_SUBSPACE || l == ro_sgns__min(n, A->cols) ? l
+                                                                                : (b > d ? b : d);
+    if (fewest < need)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "tsvd_shard: a shard holds %lu rows; each needs %lu (d = %lu, "
+                             "l = %lu, b = %lu): use fewer shards",
+                             (unsigned long)fewest, (unsigned long)need, (unsigned long)d,
+                             (unsigned long)l, (unsigned long)b);
+    return ro_sgns__tsvd_run(A, cm, r0, n, d, &cfg, out, alloc, err);
 }
 
 /* ======================================================================

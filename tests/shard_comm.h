@@ -1,6 +1,6 @@
-/* shard_comm.h - an in-process transport for ro_sgns_ro_train_shard (section
-   6): P shards run as the P threads of one OpenMP parallel region and
-   exchange through shared memory. Sums go in shard order, element by
+/* shard_comm.h - an in-process transport for ro_sgns_ro_train_shard and
+   ro_sgns_tsvd_shard (section 6): P shards run as the P threads of one
+   OpenMP parallel region and exchange through shared memory. Sums go in shard order, element by
    element (shard 0 + shard 1 + ...), as examples/ro_sgns_mpi.c does, so a
    run here gives the bits of an MPI run with P ranks. Needs OpenMP (the
    callbacks synchronize with orphaned barriers); include after ro_sgns.h. */
@@ -12,6 +12,11 @@
 #include <string.h>
 
 #define SHM_MAX 16
+#if defined(__GNUC__) || defined(__clang__)
+#define SHM_UNUSED __attribute__((unused)) /* a test may use one runner only */
+#else
+#define SHM_UNUSED
+#endif
 
 typedef struct {
     int size;
@@ -59,49 +64,112 @@ static int shm_allgather(void *user, const ro_sgns_real *send, size_t count, ro_
 SHM_SUM(shm_sum_real, ro_sgns_real)
 SHM_SUM(shm_sum_double, double)
 
+/* body(c, r, ctx) on P shards at once, shard r a thread with its comm c.
+   Returns 0, or -1 when OpenMP did not give P threads (no body ran). */
+typedef void (*shm_body)(const ro_sgns_comm *c, int r, void *ctx);
+static SHM_UNUSED int shm_run(int P, shm_body body, void *ctx)
+{
+    shm_hub hub;
+    int ok = 1, dyn = omp_get_dynamic();
+    if (P < 1 || P > SHM_MAX) return -1;
+    memset(&hub, 0, sizeof hub);
+    hub.size = P;
+    omp_set_dynamic(0);
+#pragma omp parallel num_threads(P)
+    {
+        if (omp_get_num_threads() != P) { /* the whole team takes this path */
+#pragma omp single
+            ok = 0;
+        } else {
+            shm_user u;
+            ro_sgns_comm c;
+            u.hub = &hub;
+            u.rank = omp_get_thread_num();
+            c.rank = u.rank;
+            c.size = P;
+            c.allgather = shm_allgather;
+            c.sum = shm_sum_real;
+            c.sum_double = shm_sum_double;
+            c.user = &u;
+            body(&c, u.rank, ctx);
+        }
+    }
+    omp_set_dynamic(dyn);
+    return ok ? 0 : -1;
+}
+
+typedef struct {
+    ro_sgns_csr *const *rows;
+    const size_t *ds;
+    const ro_sgns_tsvd_config *cfg;
+    const ro_sgns_allocator *alloc;
+    ro_sgns_factors **out;
+    ro_sgns_result *res;
+    ro_sgns_error *errs;
+} shm_tsvd_args;
+
+static void shm_tsvd_body(const ro_sgns_comm *c, int r, void *ctx)
+{
+    shm_tsvd_args *a = (shm_tsvd_args *)ctx;
+    a->res[r] = ro_sgns_tsvd_shard(a->rows[r], c, a->ds[r], a->cfg, &a->out[r], a->alloc,
+                                   a->errs ? &a->errs[r] : NULL);
+}
+
+/* ro_sgns_tsvd_shard on P shards: rows[q] is shard q's block of rows (NULL
+   allowed: the error path), ds[q] the d it asks for, alloc every shard's
+   allocator; out[q] (as the caller set it unless the call succeeds),
+   res[q] and errs[q] (errs may be NULL) its result. Returns 0, or -1 when
+   OpenMP did not give P threads. */
+static SHM_UNUSED int shm_tsvd(ro_sgns_csr *const *rows, int P, const size_t *ds,
+                               const ro_sgns_tsvd_config *cfg, const ro_sgns_allocator *alloc,
+                               ro_sgns_factors **out, ro_sgns_result *res, ro_sgns_error *errs)
+{
+    shm_tsvd_args a;
+    a.rows = rows;
+    a.ds = ds;
+    a.cfg = cfg;
+    a.alloc = alloc;
+    a.out = out;
+    a.res = res;
+    a.errs = errs;
+    return shm_run(P, shm_tsvd_body, &a);
+}
+
+typedef struct {
+    ro_sgns_problem **sh;
+    ro_sgns_factors **xs;
+    const ro_sgns_ro_config *cfg;
+    ro_sgns_result *res;
+} shm_train_args;
+
+static void shm_train_body(const ro_sgns_comm *c, int r, void *ctx)
+{
+    shm_train_args *a = (shm_train_args *)ctx;
+    a->res[r] = ro_sgns_ro_train_shard(a->sh[r], c, a->xs[r], a->cfg, NULL);
+}
+
 /* ro_sgns_ro_train_shard on P shards of the problem, rows [q n / P,
    (q + 1) n / P) for shard q: xs[q] is shard q's point (its rows of U, all
    of S and V), res[q] its result. Returns 0, or -1 when the shards could
    not be made or OpenMP did not give P threads. */
-static int shm_train(const ro_sgns_problem *p, size_t n, int P, ro_sgns_factors **xs,
-                     const ro_sgns_ro_config *cfg, ro_sgns_result *res)
+static SHM_UNUSED int shm_train(const ro_sgns_problem *p, size_t n, int P, ro_sgns_factors **xs,
+                                const ro_sgns_ro_config *cfg, ro_sgns_result *res)
 {
-    shm_hub hub;
     ro_sgns_problem *sh[SHM_MAX];
-    int q, made = 0, ok = 1, dyn = omp_get_dynamic();
+    shm_train_args a;
+    int q, made = 0, ok = -1;
     if (P < 1 || P > SHM_MAX) return -1;
-    memset(&hub, 0, sizeof hub);
-    hub.size = P;
     for (q = 0; q < P; ++q, ++made)
         if (ro_sgns_problem_create_rows(p, (size_t)q * n / (size_t)P, (size_t)(q + 1) * n / (size_t)P,
-                                 &sh[q], NULL, NULL) != RO_SGNS_OK)
+                                        &sh[q], NULL, NULL) != RO_SGNS_OK)
             break;
-    omp_set_dynamic(0);
-    if (made == P) {
-#pragma omp parallel num_threads(P)
-        {
-            if (omp_get_num_threads() != P) { /* the whole team takes this path */
-#pragma omp single
-                ok = 0;
-            } else {
-                int r = omp_get_thread_num();
-                shm_user u;
-                ro_sgns_comm c;
-                u.hub = &hub;
-                u.rank = r;
-                c.rank = r;
-                c.size = P;
-                c.allgather = shm_allgather;
-                c.sum = shm_sum_real;
-                c.sum_double = shm_sum_double;
-                c.user = &u;
-                res[r] = ro_sgns_ro_train_shard(sh[r], &c, xs[r], cfg, NULL);
-            }
-        }
-    }
-    omp_set_dynamic(dyn);
+    a.sh = sh;
+    a.xs = xs;
+    a.cfg = cfg;
+    a.res = res;
+    if (made == P) ok = shm_run(P, shm_train_body, &a);
     for (q = 0; q < made; ++q) ro_sgns_problem_free(sh[q]);
-    return made == P && ok ? 0 : -1;
+    return ok;
 }
 
 #endif /* _OPENMP */

@@ -1,8 +1,13 @@
 #!/bin/sh
-# test_mpi.sh - examples/ro_sgns_mpi.c with 1, 2 and 3 ranks (3 oversubscribe
-# a 2-core machine) on the sample corpus, against the single-process
-# library call (tests/mpi_check.c): within 1e-5 relative in float, np 1
-# bitwise, and each np bitwise equal to the same shards run as threads.
+# test_mpi.sh - examples/ro_sgns_mpi.c with 1, 2, 3 and 4 ranks (3 and 4
+# oversubscribe a 2-core machine) on the sample corpus, against the
+# single-process library calls (tests/mpi_check.c): the start computed over
+# the ranks (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard) and after 4 steps,
+# within 1e-5 relative in float, np 1 bitwise, and each np bitwise equal to
+# the same shards run as threads. Also: -resume from a checkpoint = the
+# straight run, the -checkpoint after the last step = the final factors,
+# and the vectors file written in rank order = one process's writer, in
+# binary and text; with 4 ranks each rank reads only its rows of the counts.
 #   sh tests/test_mpi.sh [build/ro_sgns_mpi] [build/mpi_check]   (from the root)
 MPI_BIN=${1:-build/ro_sgns_mpi}
 CHECKER=${2:-build/mpi_check}
@@ -28,30 +33,74 @@ export OMP_NUM_THREADS=1 # one thread a rank: 3 ranks already fill 2 cores
 # into a failure
 TIMEOUT=
 command -v timeout > /dev/null 2>&1 && TIMEOUT="timeout 120"
+run() { # run P LOG ARGS...: mpirun -np P the example, its output in LOG
+    p=$1 log=$2
+    shift 2
+    $TIMEOUT mpirun $OVER -np "$p" "$MPI_BIN" -counts "$T/s.counts" -size $D -quiet "$@" \
+        >> "$log" 2>&1 || fail "mpirun -np $p $*: $(tail -n 5 "$log")"
+}
 "$CHECKER" count "$SAMPLE" "$T/s.counts" > "$T/count.log" 2>&1 ||
     fail "counting the sample: $(tail -n 3 "$T/count.log")"
 files=
-for P in 1 2 3; do
-    $TIMEOUT mpirun $OVER -np $P "$MPI_BIN" -counts "$T/s.counts" -size $D -iter $K \
-        -factors "$T/np$P.fx" -quiet > "$T/np$P.log" 2>&1 ||
-        fail "mpirun -np $P: $(tail -n 5 "$T/np$P.log")"
+starts=
+for P in 1 2 3 4; do
+    run $P "$T/np$P.log" -iter $K -factors "$T/np$P.fx" -output "$T/np$P.bin" -binary 1
     files="$files $P:$T/np$P.fx"
+    if [ $P -ge 3 ]; then # the start alone (-iter 0 writes it)
+        run $P "$T/np$P.log" -iter 0 -factors "$T/start$P.fx"
+        starts="$starts $P:$T/start$P.fx"
+    fi
 done
-# np 2: half the steps, a checkpoint, -resume for the rest = the straight run
+# np 2: half the steps, a checkpoint, -resume for the rest = the straight
+# run; np 3: the checkpoint after the last step = the final factors
 H=$((K / 2))
-$TIMEOUT mpirun $OVER -np 2 "$MPI_BIN" -counts "$T/s.counts" -size $D -iter $H \
-    -factors "$T/half.fx" -quiet > "$T/half.log" 2>&1 &&
-    $TIMEOUT mpirun $OVER -np 2 "$MPI_BIN" -counts "$T/s.counts" -size $D -iter $((K - H)) \
-        -resume "$T/half.fx" -factors "$T/resumed.fx" -quiet >> "$T/half.log" 2>&1 ||
-    fail "mpirun -np 2 with -resume: $(tail -n 5 "$T/half.log")"
-if cmp -s "$T/resumed.fx" "$T/np2.fx"; then resumed=1; else resumed=0; echo "FAIL: np 2 resumed differs from the straight run" >&2; fi
-"$CHECKER" compare "$T/s.counts" $D $K $files > "$T/compare.log" 2>&1
+run 2 "$T/half.log" -iter $H -factors "$T/half.fx"
+run 2 "$T/half.log" -iter $K -resume "$T/half.fx" -factors "$T/resumed.fx" -output "$T/np2.txt"
+run 3 "$T/ck.log" -iter $K -checkpoint "$T/ck3.fx"
+extra=0
+extra_fail=0
+same() { # same A B WHAT: one more check, cmp
+    extra=$((extra + 1))
+    if ! cmp -s "$1" "$2"; then
+        extra_fail=$((extra_fail + 1))
+        echo "FAIL: $3" >&2
+    fi
+}
+# row-range loading: with 4 ranks each holds only its own rows of the
+# (version 2) counts file, and the pairs held add up to the file's
+$TIMEOUT mpirun $OVER -np 4 "$MPI_BIN" -counts "$T/s.counts" -size $D -iter 0 > "$T/rows.log" 2>&1 ||
+    fail "mpirun -np 4 -iter 0: $(tail -n 5 "$T/rows.log")"
+extra=$((extra + 1))
+held=$(sed -n 's/^rank [0-9]*: rows \([0-9]*\)\.\.\([0-9]*\); counts held: rows \([0-9]*\)\.\.\([0-9]*\), \([0-9]*\) pairs$/\1 \2 \3 \4 \5/p' "$T/rows.log")
+total=$("$CHECKER" pairs "$T/s.counts" 2> /dev/null)
+if [ "$(echo "$held" | grep -c .)" -ne 4 ] ||
+    echo "$held" | awk '$1 != $3 || $2 != $4 { bad = 1 } END { exit !bad }' ||
+    [ "$(echo "$held" | awk '{ s += $5 } END { print s }')" != "$total" ]; then
+    extra_fail=$((extra_fail + 1))
+    echo "FAIL: row-range loading: ranks held (r0 r1 held0 held1 pairs): $held; the file has ${total:-?} pairs" >&2
+fi
+same "$T/resumed.fx" "$T/np2.fx" "np 2 resumed differs from the straight run"
+same "$T/ck3.fx" "$T/np3.fx" "np 3: the last checkpoint differs from the final factors"
+# the vectors written in rank order (MPI-IO) = one process's writer
+for P in 1 3 4; do
+    "$CHECKER" vectors "$T/s.counts" "$T/np$P.fx" "$T/ref$P.bin" binary > /dev/null 2>&1
+    same "$T/ref$P.bin" "$T/np$P.bin" "np $P: the vectors file differs from ro_sgns_vectors_save's"
+done
+"$CHECKER" vectors "$T/s.counts" "$T/np2.fx" "$T/ref2.txt" > /dev/null 2>&1
+same "$T/ref2.txt" "$T/np2.txt" "np 2: the text vectors file differs from ro_sgns_vectors_save's"
+"$CHECKER" compare "$T/s.counts" $D 0 $starts > "$T/compare.log" 2>&1
+rc0=$?
+"$CHECKER" compare "$T/s.counts" $D $K $files >> "$T/compare.log" 2>&1
 rc=$?
 grep -v "^mpi: [0-9]* passed" "$T/compare.log"
-# the checker's summary line, with the resume check added
-line=$(grep "^mpi: [0-9]* passed" "$T/compare.log" | tail -n 1)
-[ -n "$line" ] || fail "the checker printed no summary (exit $rc)"
-p=$(echo "$line" | sed -E 's/^mpi: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
-f=$(echo "$line" | sed -E 's/^mpi: ([0-9]+) passed, ([0-9]+) failed.*/\2/')
-echo "mpi: $((p + resumed)) passed, $((f + 1 - resumed)) failed"
-[ "$rc" -eq 0 ] && [ "$resumed" -eq 1 ]
+# the checker's summary lines, with the checks above added
+p=$extra
+f=$extra_fail
+for line in $(grep "^mpi: [0-9]* passed" "$T/compare.log" | sed -E 's/^mpi: ([0-9]+) passed, ([0-9]+) failed.*/\1:\2/'); do
+    p=$((p + ${line%:*}))
+    f=$((f + ${line#*:}))
+done
+[ "$(grep -c "^mpi: [0-9]* passed" "$T/compare.log")" -eq 2 ] || fail "the checker printed no summary (exit $rc0, $rc)"
+p=$((p - extra_fail))
+echo "mpi: $p passed, $f failed"
+[ "$rc0" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$extra_fail" -eq 0 ]

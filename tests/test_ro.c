@@ -670,18 +670,6 @@ static void test_sample_corpus(void)
 
 /* ------------------------------- section 6: the step over row shards */
 
-/* relative Frobenius distance of two n x d blocks */
-static double rel_diff(size_t len, const real *a, const real *b)
-{
-    double num = 0, den = 0;
-    size_t i;
-    for (i = 0; i < len; ++i) {
-        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        den += (double)b[i] * b[i];
-    }
-    return sqrt(num / (den > 0 ? den : 1));
-}
-
 static void test_shards(void)
 {
     size_t n = 150, m = 120, d = 10, i, j, q, P = 3;
@@ -728,7 +716,7 @@ static void test_shards(void)
         Fsum += Fq;
     }
     CHECK_NEAR(Fsum, F, 1e-9 * fabs(F));
-    CHECKF(rel_diff(n * d, DVs, DV) <= tol, "shards' D V vs one sweep: %.3g", rel_diff(n * d, DVs, DV));
+    CHECKF(tu_rel_diff(n * d, DVs, DV) <= tol, "shards' D V vs one sweep: %.3g", tu_rel_diff(n * d, DVs, DV));
     /* the same shard from its CSR rows and the global marginals: same bits */
     CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
                                        c.csum, c.total, k, 1.0, &sc, NULL, &err) == RO_SGNS_OK);
@@ -804,15 +792,15 @@ static void test_shards(void)
               RO_SGNS_OK);
     CHECK(ro_sgns__tsqr_combine(P, d, Rs, R, NULL, &err) == RO_SGNS_OK);
     for (q = 0; q < P; ++q)
-        CHECK(ro_sgns__tsqr_apply(cut[q + 1] - cut[q], d, Q + cut[q] * d, Rs + q * d * d, NULL,
-                                  &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__tsqr_apply(cut[q + 1] - cut[q], d, Q + cut[q] * d, d, Rs + q * d * d,
+                                  NULL, &err) == RO_SGNS_OK);
     CHECK(orth_err(n, d, Q) <= (IS_D ? 1e-12 : 1e-5));
     memcpy(DV, U1, n * d * sizeof(real));
     ro_sgns_qr(n, d, DV, d, Rref, d, NULL, NULL);
-    CHECKF(rel_diff(d * d, R, Rref) <= (IS_D ? 1e-13 : 1e-6), "TSQR R vs QR R: %.3g",
-           rel_diff(d * d, R, Rref));
-    CHECKF(rel_diff(n * d, Q, DV) <= (IS_D ? 1e-12 : 1e-5), "TSQR Q vs QR Q: %.3g",
-           rel_diff(n * d, Q, DV));
+    CHECKF(tu_rel_diff(d * d, R, Rref) <= (IS_D ? 1e-13 : 1e-6), "TSQR R vs QR R: %.3g",
+           tu_rel_diff(d * d, R, Rref));
+    CHECKF(tu_rel_diff(n * d, Q, DV) <= (IS_D ? 1e-12 : 1e-5), "TSQR Q vs QR Q: %.3g",
+           tu_rel_diff(n * d, Q, DV));
 #ifdef _OPENMP
     { /* the whole iteration on 3 shards (threads, shared memory): close to
          one shard, every shard ends with the same S, V and step, and a
@@ -852,12 +840,12 @@ static void test_shards(void)
         CHECK(rerun);
         CHECK(xs[0]->next_step == ref->next_step);
         CHECK(orth_err(n, d, Ust) <= (IS_D ? 1e-12 : 1e-5));
-        CHECKF(rel_diff(n * d, Ust, ref->U) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: U %.3g",
-               rel_diff(n * d, Ust, ref->U));
-        CHECKF(rel_diff(m * d, xs[0]->V, ref->V) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: V %.3g",
-               rel_diff(m * d, xs[0]->V, ref->V));
-        CHECKF(rel_diff(d * d, xs[0]->S, ref->S) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: S %.3g",
-               rel_diff(d * d, xs[0]->S, ref->S));
+        CHECKF(tu_rel_diff(n * d, Ust, ref->U) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: U %.3g",
+               tu_rel_diff(n * d, Ust, ref->U));
+        CHECKF(tu_rel_diff(m * d, xs[0]->V, ref->V) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: V %.3g",
+               tu_rel_diff(m * d, xs[0]->V, ref->V));
+        CHECKF(tu_rel_diff(d * d, xs[0]->S, ref->S) <= (IS_D ? 1e-12 : 2e-5), "3 shards vs 1: S %.3g",
+               tu_rel_diff(d * d, xs[0]->S, ref->S));
         CHECK(shm_train(p, n, 1, &one, &cfg, rt) == 0 && rt[0] == RO_SGNS_OK);
         CHECK(memcmp(one->U, ref->U, n * d * sizeof(real)) == 0 &&
               memcmp(one->V, ref->V, m * d * sizeof(real)) == 0 &&

@@ -56,6 +56,7 @@ static void oom_macro_free(void *c, void *p);
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 #include "test_util.h"
+#include "shard_comm.h"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <signal.h>
@@ -1245,7 +1246,7 @@ static int k_tsqr_combine(ro_sgns_result rc)
 static ro_sgns_result c_tsqr_apply(void)
 {
     memcpy(g_Qt, g_Qtin, TQ * D * sizeof(real));
-    return ro_sgns__tsqr_apply(TQ, D, g_Qt, g_Qs, NULL, &g_err);
+    return ro_sgns__tsqr_apply(TQ, D, g_Qt, D, g_Qs, NULL, &g_err);
 }
 static int k_tsqr_apply(ro_sgns_result rc)
 {
@@ -1340,6 +1341,213 @@ static void test_shards(void)
     free(g_Qtin);
     free(g_Qtref);
     free(g_Qs);
+}
+
+/* ------------------------------------------- 6. the start on shards */
+
+static ro_sgns_csr *g_rows_ref;
+static size_t SR_A, SR_B; /* the rows of ro_sgns_sppmi_rows */
+
+static ro_sgns_result c_sppmi_rows(void)
+{
+    g_csr = (ro_sgns_csr *)SENT;
+    return ro_sgns_sppmi_rows(C0, SR_A, SR_B, 1.0, 0.75, &g_csr, &RA, &g_err);
+}
+static int k_sppmi_rows(ro_sgns_result rc) { return k_csr_as(rc, g_rows_ref); }
+static ro_sgns_result c_tsvd_shard(void)
+{
+    ro_sgns_tsvd_config t = tsvd_cfg();
+    g_fx = (ro_sgns_factors *)SENT;
+    return ro_sgns_tsvd_shard(A0, NULL, D, &t, &g_fx, &RA, &g_err);
+}
+
+#ifdef _OPENMP
+/* three shards of A0 as threads (tests/shard_comm.h), all allocating
+   through the counting allocator: a failure on any one of them must reach
+   all three, which return the same code with err filled in, hold nothing
+   and leave *out alone; no shard may be left waiting (an alarm ends a run
+   that hangs) */
+#define SHARDS 3
+static ro_sgns_csr *SHR[SHARDS];
+static ro_sgns_factors *SHX[SHARDS], *SHXREF[SHARDS];
+
+/* Krylov in 3 blocks of 2 columns (l = 6): every exchange of the loop */
+static ro_sgns_tsvd_config shards_cfg(void)
+{
+    ro_sgns_tsvd_config t = tsvd_cfg();
+    t.oversample = 3;
+    t.block = 2;
+    return t;
+}
+
+static ro_sgns_result c_tsvd_shards(void)
+{
+    ro_sgns_tsvd_config t = shards_cfg();
+    ro_sgns_result res[SHARDS];
+    ro_sgns_error errs[SHARDS];
+    size_t ds[SHARDS], q;
+    for (q = 0; q < SHARDS; ++q) {
+        ds[q] = D;
+        SHX[q] = (ro_sgns_factors *)SENT;
+        errs[q].code = (ro_sgns_result)g_no_code;
+        errs[q].message[0] = '\0';
+    }
+    if (shm_tsvd(SHR, SHARDS, ds, &t, &RA, SHX, res, errs) != 0) return (ro_sgns_result)g_no_code;
+    for (q = 0; q < SHARDS; ++q)
+        if (res[q] != res[0] || errs[q].code != res[0] || (res[0] != RO_SGNS_OK && !errs[q].message[0]))
+            return (ro_sgns_result)g_no_code; /* the shards disagree */
+    g_err = errs[0];
+    return res[0];
+}
+static int k_tsvd_shards(ro_sgns_result rc)
+{
+    size_t q;
+    int ok = 1;
+    for (q = 0; q < SHARDS; ++q) {
+        if (rc != RO_SGNS_OK) {
+            ok &= SHX[q] == (ro_sgns_factors *)SENT;
+            continue;
+        }
+        ok &= SHX[q] != (ro_sgns_factors *)SENT && fx_equal(SHX[q], SHXREF[q]);
+        if (SHX[q] != (ro_sgns_factors *)SENT) ro_sgns_factors_free(SHX[q]);
+    }
+    return ok && inputs_intact();
+}
+#endif
+
+#ifdef _OPENMP
+/* the steps on the same three shards: an allocation failure on any one
+   reaches all three, which return the same code and keep the same
+   iterate (the start or step 1, never a mix), that of the run without
+   failures */
+static ro_sgns_problem *SHP[SHARDS];
+static ro_sgns_factors *TX[SHARDS], *TX0[SHARDS], *TXS[3][SHARDS]; /* start, steps 1, 2 */
+
+typedef struct {
+    ro_sgns_factors **xs;
+    ro_sgns_ro_config cfg;
+    ro_sgns_result *res;
+    ro_sgns_error *errs;
+} train_args;
+
+static void train_body(const ro_sgns_comm *c, int r, void *ctx)
+{
+    train_args *a = (train_args *)ctx;
+    a->res[r] = ro_sgns_ro_train_shard(SHP[r], c, a->xs[r], &a->cfg, &a->errs[r]);
+}
+
+static int train_shards(ro_sgns_factors **xs, int iterations, ro_sgns_result *res,
+                        ro_sgns_error *errs)
+{
+    train_args a;
+    a.xs = xs;
+    a.cfg = ro_cfg();
+    a.cfg.iterations = iterations;
+    a.res = res;
+    a.errs = errs;
+    return shm_run(SHARDS, train_body, &a) == 0;
+}
+
+static ro_sgns_result c_train_shards(void)
+{
+    ro_sgns_result res[SHARDS];
+    ro_sgns_error errs[SHARDS];
+    size_t q;
+    for (q = 0; q < SHARDS; ++q) {
+        fx_copy(TX[q], TX0[q]);
+        errs[q].code = (ro_sgns_result)g_no_code;
+        errs[q].message[0] = '\0';
+    }
+    if (!train_shards(TX, 2, res, errs)) return (ro_sgns_result)g_no_code;
+    for (q = 0; q < SHARDS; ++q)
+        if (res[q] != res[0] || errs[q].code != res[0] || (res[0] != RO_SGNS_OK && !errs[q].message[0]))
+            return (ro_sgns_result)g_no_code;
+    g_err = errs[0];
+    return res[0];
+}
+
+static int k_train_shards(ro_sgns_result rc)
+{
+    uint64_t k = TX[0]->iteration - TX0[0]->iteration;
+    size_t q;
+    int ok = k <= 2 && (rc != RO_SGNS_OK || k == 2);
+    for (q = 0; q < SHARDS && ok; ++q) ok = fx_equal(TX[q], TXS[k][q]);
+    return ok && inputs_intact();
+}
+#endif
+
+static void test_start_shards(void)
+{
+    size_t n = g_n;
+    SR_A = n / 3;
+    SR_B = n - 2;
+    CHECK(ro_sgns_sppmi_rows(C0, SR_A, SR_B, 1.0, 0.75, &g_rows_ref, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_sppmi_rows", c_sppmi_rows, k_sppmi_rows, RO_SGNS_OK, 1);
+    ro_sgns_csr_free(g_rows_ref);
+    /* one shard: ro_sgns_tsvd's result */
+    sweep("ro_sgns_tsvd_shard", c_tsvd_shard, k_tsvd, RO_SGNS_OK, 1);
+#ifdef _OPENMP
+    {
+        ro_sgns_tsvd_config t = shards_cfg();
+        ro_sgns_result res[SHARDS];
+        ro_sgns_error errs[SHARDS];
+        size_t ds[SHARDS], q, i, r0, r1;
+        int made = 1;
+        for (q = 0; q < SHARDS; ++q) { /* A0's rows q n / 3 .. (q + 1) n / 3 */
+            r0 = q * n / SHARDS;
+            r1 = (q + 1) * n / SHARDS;
+            ds[q] = D;
+            SHXREF[q] = NULL;
+            SHR[q] = NULL;
+            if (ro_sgns_csr_create(r1 - r0, n, A0->row_ptr[r1] - A0->row_ptr[r0], &SHR[q], NULL,
+                                   &g_err) != RO_SGNS_OK) {
+                made = 0;
+                continue;
+            }
+            for (i = r0; i <= r1; ++i) SHR[q]->row_ptr[i - r0] = A0->row_ptr[i] - A0->row_ptr[r0];
+            memcpy(SHR[q]->col, A0->col + A0->row_ptr[r0], (size_t)SHR[q]->nnz * sizeof(uint32_t));
+            memcpy(SHR[q]->val, A0->val + A0->row_ptr[r0], (size_t)SHR[q]->nnz * sizeof(real));
+        }
+        CHECK(made && shm_tsvd(SHR, SHARDS, ds, &t, NULL, SHXREF, res, errs) == 0);
+        for (q = 0; q < SHARDS; ++q)
+            CHECKF(res[q] == RO_SGNS_OK, "shard %lu: %s", (unsigned long)q, errs[q].message);
+        if (made && res[0] == RO_SGNS_OK && res[1] == RO_SGNS_OK && res[2] == RO_SGNS_OK) {
+#ifdef HAVE_POSIX
+            alarm(300);
+#endif
+            sweep("ro_sgns_tsvd_shard on 3 shards", c_tsvd_shards, k_tsvd_shards, RO_SGNS_OK, 3);
+            /* the steps from that start, on P0's rows */
+            for (q = 0; q < SHARDS; ++q) {
+                size_t k;
+                made &= ro_sgns_problem_create_rows(P0, q * n / SHARDS, (q + 1) * n / SHARDS,
+                                                    &SHP[q], NULL, &g_err) == RO_SGNS_OK;
+                TX0[q] = SHXREF[q];
+                made &= ro_sgns_factors_create(SHXREF[q]->n, n, D, &TX[q], NULL, &g_err) ==
+                        RO_SGNS_OK;
+                for (k = 0; k < 3; ++k) {
+                    made &= ro_sgns_factors_create(SHXREF[q]->n, n, D, &TXS[k][q], NULL,
+                                                   &g_err) == RO_SGNS_OK;
+                    fx_copy(TXS[k][q], SHXREF[q]);
+                }
+            }
+            CHECK(made && train_shards(TXS[1], 1, res, errs) && train_shards(TXS[2], 2, res, errs));
+            if (made)
+                sweep("ro_sgns_ro_train_shard on 3 shards", c_train_shards, k_train_shards,
+                      RO_SGNS_OK, 3);
+#ifdef HAVE_POSIX
+            alarm(0);
+#endif
+        }
+        for (q = 0; q < SHARDS; ++q) {
+            size_t k;
+            ro_sgns_factors_free(SHXREF[q]);
+            ro_sgns_csr_free(SHR[q]);
+            ro_sgns_problem_free(SHP[q]);
+            ro_sgns_factors_free(TX[q]);
+            for (k = 0; k < 3; ++k) ro_sgns_factors_free(TXS[k][q]);
+        }
+    }
+#endif
 }
 
 /* ========================================================= 6. vectors */
@@ -2423,6 +2631,7 @@ int main(int argc, char **argv)
     test_sppmi_svd();
     test_ro();
     test_shards();
+    test_start_shards();
     test_vectors();
     test_eval();
     test_sgd();

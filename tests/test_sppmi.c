@@ -1,10 +1,13 @@
 /* test_sppmi.c - section 2: SPPMI, the sparse truncated SVD, embeddings from
-   factors. References: PMI values worked out by hand, matrices with a known
-   spectrum built from random orthonormal factors (independent Gram-Schmidt
-   in double), the dense Jacobi SVD of the same matrix. */
+   factors; and section 6's start over row shards. References: PMI values
+   worked out by hand, matrices with a known spectrum built from random
+   orthonormal factors (independent Gram-Schmidt in double), the dense
+   Jacobi SVD of the same matrix, the one-process SPPMI and SVD for the
+   shards (run as threads by tests/shard_comm.h). */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 #include "test_util.h"
+#include "shard_comm.h"
 
 #include <string.h>
 
@@ -419,6 +422,328 @@ static void test_embeddings(void)
     free(Vo);
 }
 
+/* ------------------------------------------- section 6: the start on shards */
+
+/* rows [r0, r1) of A as a matrix of their own */
+static TU_MAYBE_UNUSED ro_sgns_csr *csr_rows(const ro_sgns_csr *A, size_t r0, size_t r1)
+{
+    ro_sgns_csr *B = NULL;
+    uint64_t base = A->row_ptr[r0], nz = A->row_ptr[r1] - base;
+    size_t i;
+    if (ro_sgns_csr_create(r1 - r0, A->cols, nz, &B, NULL, NULL) != RO_SGNS_OK) return NULL;
+    for (i = r0; i <= r1; ++i) B->row_ptr[i - r0] = A->row_ptr[i] - base;
+    if (nz) {
+        memcpy(B->col, A->col + base, nz * sizeof(uint32_t));
+        memcpy(B->val, A->val + base, nz * sizeof(real));
+    }
+    return B;
+}
+
+/* rows [r0, r1) of A and B, the same bits */
+static int same_rows(const ro_sgns_csr *A, size_t r0, size_t r1, const ro_sgns_csr *B)
+{
+    uint64_t base = A->row_ptr[r0], nz = A->row_ptr[r1] - base;
+    size_t i;
+    if (B->rows != r1 - r0 || B->cols != A->cols || B->nnz != nz) return 0;
+    for (i = r0; i <= r1; ++i)
+        if (B->row_ptr[i - r0] != A->row_ptr[i] - base) return 0;
+    return nz == 0 || (memcmp(B->col, A->col + base, nz * sizeof(uint32_t)) == 0 &&
+                       memcmp(B->val, A->val + base, nz * sizeof(real)) == 0);
+}
+
+/* a text of `tokens` words w0 .. w{vocab-1}, word i drawn with weight
+   1 / (i + 1) (Zipf), lines of 20 words */
+static char *zipf_text(size_t tokens, size_t vocab, size_t *len)
+{
+    char *t = (char *)malloc(tokens * 8 + 1), *p = t;
+    double *cdf = (double *)malloc(vocab * sizeof(double)), sum = 0;
+    size_t i;
+    for (i = 0; i < vocab; ++i) cdf[i] = (sum += 1.0 / (double)(i + 1));
+    for (i = 0; i < tokens; ++i) {
+        double u = ro_sgns_rng_uniform(&g_rng) * sum;
+        size_t lo = 0, hi = vocab - 1;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (cdf[mid] < u) lo = mid + 1; else hi = mid;
+        }
+        p += sprintf(p, "w%lu%c", (unsigned long)lo, i % 20 == 19 ? '\n' : ' ');
+    }
+    *len = (size_t)(p - t);
+    free(cdf);
+    return t;
+}
+
+static ro_sgns_counts *zipf_counts(size_t tokens, size_t vocab)
+{
+    ro_sgns_count_config cc = ro_sgns_count_config_default();
+    ro_sgns_counts *c = NULL;
+    size_t len;
+    char *text = zipf_text(tokens, vocab, &len);
+    cc.window = 2;
+    cc.min_count = 3;
+    ro_sgns_count_memory(text, len, &cc, &c, NULL, NULL);
+    free(text);
+    return c;
+}
+
+/* the rows of the SPPMI, alone, are those rows of the whole one, bit for bit */
+static void test_sppmi_rows(void)
+{
+    ro_sgns_counts *c = zipf_counts(20000, 400);
+    ro_sgns_csr *A = NULL, *B = NULL;
+    ro_sgns_error err;
+    size_t n, cuts[][2] = {{0, 0}, {0, 1}, {0, 0}, {3, 57}, {0, 0}, {0, 0}};
+    int t, cds;
+    CHECK(c != NULL);
+    if (!c) return;
+    n = c->n;
+    cuts[0][1] = n;
+    cuts[2][0] = n / 3;
+    cuts[2][1] = 2 * n / 3;
+    cuts[4][0] = n - 1;
+    cuts[4][1] = n;
+    cuts[5][0] = cuts[5][1] = n / 2; /* no rows: a 0 x n matrix */
+    for (cds = 0; cds < 2; ++cds) {
+        double sm = cds ? 0.75 : 1;
+        CHECK(ro_sgns_sppmi(c, 5, sm, &A, NULL, &err) == RO_SGNS_OK);
+        if (!A) break;
+        for (t = 0; t < 6; ++t) {
+            CHECKF(ro_sgns_sppmi_rows(c, cuts[t][0], cuts[t][1], 5, sm, &B, NULL, &err) ==
+                       RO_SGNS_OK, "%s", err.message);
+            if (!B) continue;
+            CHECKF(same_rows(A, cuts[t][0], cuts[t][1], B), "sppmi_rows %lu..%lu (cds %g)",
+                   (unsigned long)cuts[t][0], (unsigned long)cuts[t][1], sm);
+            ro_sgns_csr_free(B);
+            B = NULL;
+        }
+        ro_sgns_csr_free(A);
+        A = NULL;
+    }
+    /* nothing positive: the whole is EMPTY, rows of it are an empty matrix */
+    CHECK(ro_sgns_sppmi(c, 1e12, 1, &A, NULL, &err) == RO_SGNS_ERR_EMPTY && !A);
+    CHECK(ro_sgns_sppmi_rows(c, 0, 10, 1e12, 1, &B, NULL, &err) == RO_SGNS_OK && B &&
+          B->nnz == 0 && B->rows == 10 && B->row_ptr[10] == 0);
+    ro_sgns_csr_free(B);
+    B = NULL;
+    CHECK(ro_sgns_sppmi_rows(c, 5, 4, 5, 1, &B, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT && !B);
+    CHECK(ro_sgns_sppmi_rows(c, 0, n + 1, 5, 1, &B, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_sppmi_rows(NULL, 0, 1, 5, 1, &B, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_sppmi_rows(c, 0, 1, 0, 1, &B, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(!B);
+    ro_sgns_counts_free(c);
+}
+
+static int same_factors(const ro_sgns_factors *a, const ro_sgns_factors *b)
+{
+    return a && b && a->n == b->n && a->m == b->m && a->d == b->d &&
+           memcmp(a->U, b->U, a->n * a->d * sizeof(real)) == 0 &&
+           memcmp(a->S, b->S, a->d * a->d * sizeof(real)) == 0 &&
+           memcmp(a->V, b->V, a->m * a->d * sizeof(real)) == 0;
+}
+
+#ifdef _OPENMP
+/* ro_sgns_tsvd_shard on P shards (shard q: rows cut[q]..cut[q+1] of A, or
+   parts[q] when given) against ro_sgns_tsvd of A: S, U and V within tol
+   relative (the top `good` singular triplets; all d when 0), X = U S V^T
+   too, the shards' U orthonormal together, S and V the same bits on every
+   shard, and a second run the same bits. Returns the largest difference. */
+static double check_tsvd_shards(const ro_sgns_csr *A, ro_sgns_csr **parts, size_t d,
+                                const ro_sgns_tsvd_config *cfg, const size_t *cut, int P,
+                                size_t good, double tol, const char *what)
+{
+    ro_sgns_csr *own[SHM_MAX], **rows = parts ? parts : own;
+    ro_sgns_factors *ref = NULL, *out[SHM_MAX], *again[SHM_MAX], *st = NULL;
+    ro_sgns_result res[SHM_MAX], res2[SHM_MAX];
+    size_t ds[SHM_MAX], n = A->rows, m = A->cols, i, j, q, g = good ? good : d;
+    double dS = 0, dU = 0, dV = 0, dX = 0, orth = 0, xs = 0;
+    int ok = 1, same = 1;
+    CHECK(ro_sgns_tsvd(A, d, cfg, &ref, NULL, NULL) == RO_SGNS_OK);
+    for (q = 0; q < (size_t)P; ++q) {
+        if (!parts) own[q] = csr_rows(A, cut[q], cut[q + 1]);
+        ds[q] = d;
+    }
+    for (q = 0; q < (size_t)P; ++q) out[q] = again[q] = NULL;
+    CHECK(shm_tsvd(rows, P, ds, cfg, NULL, out, res, NULL) == 0);
+    CHECK(shm_tsvd(rows, P, ds, cfg, NULL, again, res2, NULL) == 0);
+    for (q = 0; q < (size_t)P; ++q) {
+        ok &= res[q] == RO_SGNS_OK && res2[q] == RO_SGNS_OK && out[q] && again[q];
+        if (ok) same &= same_factors(out[q], again[q]);
+    }
+    CHECKF(ok, "%s: a shard failed", what);
+    if (ok && ref && ro_sgns_factors_create(n, m, d, &st, NULL, NULL) == RO_SGNS_OK) {
+        real *Ug = (real *)malloc(n * g * sizeof(real)), *Ur = (real *)malloc(n * g * sizeof(real));
+        real *Vg = (real *)malloc(m * g * sizeof(real)), *Vr = (real *)malloc(m * g * sizeof(real));
+        real sg[64], sr[64];
+        for (q = 0; q < (size_t)P; ++q) {
+            CHECK(out[q]->n == cut[q + 1] - cut[q] && out[q]->m == m && out[q]->d == d);
+            memcpy(st->U + cut[q] * d, out[q]->U, out[q]->n * d * sizeof(real));
+            same &= memcmp(out[q]->S, out[0]->S, d * d * sizeof(real)) == 0 &&
+                    memcmp(out[q]->V, out[0]->V, m * d * sizeof(real)) == 0;
+        }
+        memcpy(st->S, out[0]->S, d * d * sizeof(real));
+        memcpy(st->V, out[0]->V, m * d * sizeof(real));
+        /* the top g triplets; S is diagonal in both */
+        for (j = 0; j < g; ++j) {
+            sg[j] = st->S[j * d + j];
+            sr[j] = ref->S[j * d + j];
+            for (i = 0; i < n; ++i) {
+                Ug[i * g + j] = st->U[i * d + j];
+                Ur[i * g + j] = ref->U[i * d + j];
+            }
+            for (i = 0; i < m; ++i) {
+                Vg[i * g + j] = st->V[i * d + j];
+                Vr[i * g + j] = ref->V[i * d + j];
+            }
+        }
+        dS = tu_rel_diff(g, sg, sr);
+        dU = tu_rel_diff(n * g, Ug, Ur);
+        dV = tu_rel_diff(m * g, Vg, Vr);
+        for (i = 0; i < n; ++i) /* X of the top g, dense */
+            for (j = 0; j < m; ++j) {
+                double a = 0, b = 0;
+                size_t p;
+                for (p = 0; p < g; ++p) {
+                    a += (double)Ug[i * g + p] * sg[p] * Vg[j * g + p];
+                    b += (double)Ur[i * g + p] * sr[p] * Vr[j * g + p];
+                }
+                dX += (a - b) * (a - b);
+                xs += b * b;
+            }
+        dX = sqrt(dX / (xs > 0 ? xs : 1));
+        for (i = 0; i < d; ++i) /* U^T U = I over the shards' rows together */
+            for (j = 0; j < d; ++j) {
+                double s = 0;
+                size_t r;
+                for (r = 0; r < n; ++r) s += (double)st->U[r * d + i] * st->U[r * d + j];
+                s -= i == j ? 1 : 0;
+                if (fabs(s) > orth) orth = fabs(s);
+            }
+        CHECKF(dS <= tol && dU <= tol && dV <= tol && dX <= tol,
+               "%s: %d shards vs one: |dS| %.2e |dU| %.2e |dV| %.2e |dX| %.2e (tol %.0e)", what,
+               P, dS, dU, dV, dX, tol);
+        CHECKF(orth <= 50 * EPS * sqrt((double)n), "%s: U^T U - I %.2e", what, orth);
+        CHECKF(same, "%s: shards disagree on S or V, or a second run differs", what);
+        if (getenv("VERBOSE"))
+            printf("%s, %d shards: |dS| %.2e |dU| %.2e |dV| %.2e |dX| %.2e, U^T U - I %.1e\n",
+                   what, P, dS, dU, dV, dX, orth);
+        free(Ug);
+        free(Ur);
+        free(Vg);
+        free(Vr);
+    }
+    for (q = 0; q < (size_t)P; ++q) {
+        ro_sgns_factors_free(out[q]);
+        ro_sgns_factors_free(again[q]);
+        if (!parts) ro_sgns_csr_free(own[q]);
+    }
+    ro_sgns_factors_free(st);
+    ro_sgns_factors_free(ref);
+    return dX > dU ? dX : dU;
+}
+#endif
+
+static void test_tsvd_shards(void)
+{
+    double *Q1, sigma[200];
+    ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default(), sub = cfg;
+    ro_sgns_csr *A;
+    ro_sgns_factors *f = NULL, *g = NULL;
+    ro_sgns_comm one;
+    ro_sgns_error err;
+    size_t i;
+    sub.method = RO_SGNS_TSVD_SUBSPACE;
+    for (i = 0; i < 200; ++i) sigma[i] = 10 * pow(0.93, (double)i);
+    A = known_csr(300, 200, 200, sigma, &Q1);
+    /* one shard: ro_sgns_tsvd, bit for bit (comm NULL or of size 1) */
+    CHECK(ro_sgns_tsvd(A, 12, NULL, &f, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_tsvd_shard(A, NULL, 12, NULL, &g, NULL, &err) == RO_SGNS_OK);
+    CHECK(same_factors(f, g));
+    ro_sgns_factors_free(g);
+    g = NULL;
+    memset(&one, 0, sizeof one);
+    one.size = 1; /* the callbacks are never needed */
+    CHECK(ro_sgns_tsvd_shard(A, &one, 12, NULL, &g, NULL, &err) == RO_SGNS_OK);
+    CHECK(same_factors(f, g));
+    ro_sgns_factors_free(f);
+    ro_sgns_factors_free(g);
+    f = g = NULL;
+    CHECK(ro_sgns_tsvd_shard(NULL, NULL, 12, NULL, &g, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    one.size = 2; /* no callbacks */
+    CHECK(ro_sgns_tsvd_shard(A, &one, 12, NULL, &g, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(!g);
+#ifdef _OPENMP
+    {
+        double tol = sizeof(real) == sizeof(double) ? 1e-12 : 2e-5;
+        size_t even2[] = {0, 150, 300}, odd3[] = {0, 101, 170, 300}, four[] = {0, 75, 150, 225, 300};
+        ro_sgns_counts *c = zipf_counts(60000, 700);
+        check_tsvd_shards(A, NULL, 12, &cfg, even2, 2, 0, tol, "krylov, 300 x 200, d 12");
+        check_tsvd_shards(A, NULL, 12, &cfg, odd3, 3, 0, tol, "krylov, uneven");
+        check_tsvd_shards(A, NULL, 12, &sub, odd3, 3, 0, tol, "subspace, uneven");
+        check_tsvd_shards(A, NULL, 40, &cfg, four, 4, 0, tol, "krylov, d 40");
+        /* the SPPMI of counts, its rows made by each shard alone */
+        if (c) {
+            ro_sgns_csr *S = NULL, *parts[4];
+            size_t cut[5], q, P;
+            CHECK(ro_sgns_sppmi(c, 5, 1, &S, NULL, &err) == RO_SGNS_OK);
+            for (P = 2; P <= 4 && S; ++P) {
+                char what[64];
+                for (q = 0; q <= P; ++q) cut[q] = q * c->n / P;
+                for (q = 0; q < P; ++q)
+                    CHECK(ro_sgns_sppmi_rows(c, cut[q], cut[q + 1], 5, 1, &parts[q], NULL, &err) ==
+                          RO_SGNS_OK);
+                sprintf(what, "SPPMI %lu words, d 20", (unsigned long)c->n);
+                check_tsvd_shards(S, parts, 20, &cfg, cut, (int)P, 0, tol, what);
+                for (q = 0; q < P; ++q) ro_sgns_csr_free(parts[q]);
+            }
+            ro_sgns_csr_free(S);
+            ro_sgns_counts_free(c);
+        }
+    }
+    { /* rank 5 with d = 8: the basis is completed by Gaussian columns on
+         each shard; the 5 nonzero triplets as on one process */
+        ro_sgns_csr *D = NULL;
+        size_t n = 90, cut[] = {0, 40, 90};
+        uint64_t k = 0;
+        ro_sgns_csr_create(n, n, 5, &D, NULL, NULL);
+        for (i = 0; i < n; ++i) {
+            if (i % 18 == 3) {
+                D->col[k] = (uint32_t)(n - 1 - i);
+                D->val[k++] = (real)(1 + (double)i);
+            }
+            D->row_ptr[i + 1] = k;
+        }
+        check_tsvd_shards(D, NULL, 8, &cfg, cut, 2, 5, sizeof(real) == sizeof(double) ? 1e-12 : 2e-5,
+                          "rank 5, d 8");
+        ro_sgns_csr_free(D);
+    }
+    { /* errors reach every shard, none is left waiting: a shard with fewer
+         rows than d, a NULL matrix on one shard, shards asking for different d */
+        ro_sgns_csr *parts[3];
+        ro_sgns_factors *out[3];
+        ro_sgns_result res[3];
+        size_t ds[3] = {30, 30, 30}, cut[] = {0, 150, 280, 300}, q;
+        for (q = 0; q < 3; ++q) parts[q] = csr_rows(A, cut[q], cut[q + 1]);
+        out[0] = out[1] = out[2] = NULL;
+        CHECK(shm_tsvd(parts, 3, ds, &cfg, NULL, out, res, NULL) == 0);
+        for (q = 0; q < 3; ++q) CHECK(res[q] == RO_SGNS_ERR_INVALID_ARGUMENT && !out[q]);
+        ds[0] = ds[1] = ds[2] = 10;
+        ro_sgns_csr_free(parts[1]);
+        parts[1] = NULL;
+        out[0] = out[1] = out[2] = NULL;
+        CHECK(shm_tsvd(parts, 3, ds, &cfg, NULL, out, res, NULL) == 0);
+        for (q = 0; q < 3; ++q) CHECK(res[q] == RO_SGNS_ERR_INVALID_ARGUMENT && !out[q]);
+        parts[1] = csr_rows(A, cut[1], cut[2]);
+        ds[2] = 11;
+        out[0] = out[1] = out[2] = NULL;
+        CHECK(shm_tsvd(parts, 3, ds, &cfg, NULL, out, res, NULL) == 0);
+        for (q = 0; q < 3; ++q) CHECK(res[q] == RO_SGNS_ERR_INVALID_ARGUMENT && !out[q]);
+        for (q = 0; q < 3; ++q) ro_sgns_csr_free(parts[q]);
+    }
+#endif
+    ro_sgns_csr_free(A);
+    free(Q1);
+}
+
 int main(void)
 {
     ro_sgns_rng_seed(&g_rng, 777, 0);
@@ -427,5 +752,7 @@ int main(void)
     test_tsvd();
     test_tsvd_edges();
     test_embeddings();
+    test_sppmi_rows();
+    test_tsvd_shards();
     return tu_finish(sizeof(real) == sizeof(double) ? "sppmi(double)" : "sppmi(float)");
 }

@@ -129,6 +129,19 @@ static TU_MAYBE_UNUSED int tu_same_counts(const ro_sgns_counts *a, const ro_sgns
     if (memcmp(a->ctx_count, b->ctx_count, a->n * sizeof(double)) != 0) return 0;
     return 1;
 }
+
+/* sqrt(sum (a - b)^2 / sum b^2): the relative Frobenius distance of two
+   blocks of len values (a to the reference b), summed in double */
+static TU_MAYBE_UNUSED double tu_rel_diff(size_t len, const ro_sgns_real *a, const ro_sgns_real *b)
+{
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        den += (double)b[i] * b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
 #endif
 
 /* RO_SGNS_TEST_QUICK=1 (set and not "0"): skip the largest sizes, for slow

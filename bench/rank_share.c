@@ -1,0 +1,274 @@
+/* bench/rank_share.c - one rank's share of a P-rank run, measured on one
+   machine: its rows of the counts against all columns, the start and the
+   RO-SGNS steps exactly as that rank would run them, with the other P - 1
+   ranks simulated by the transport.
+
+   Build: make build/bench_rank_share
+   Run:   bench_rank_share COUNTS P q [d] [steps]   (defaults d = 300, 1 step)
+   COUNTS holds at least rows [q n / P, (q + 1) n / P), with the global
+   marginals: e.g. bench_gen_counts write -n 1000000 -ranks 64 -rank 32
+   -interleave 64 (only that rank's rows are generated; see gen_counts.c).
+
+   The simulated transport: the other ranks send zeros. Every exchange
+   still allocates, copies and adds exactly what the real one does on this
+   rank (examples/ro_sgns_mpi.c's sum: a receive buffer of P pieces, the
+   adds in rank order, the pieces put back; TSQR's P stacked d x d
+   factors), so the work and the memory are this rank's in a P-rank run;
+   only the network is missing, and the bytes it would carry are counted.
+   Zeros, rather than copies of this rank's values, keep the point a sane
+   one: the sums are this rank's own parts, U' stays orthonormal, and the
+   step never overflows, so no run ends early. The step runs with the
+   safeguard off, so every step is one try, as an accepted step is.
+   The start: ro_sgns_sppmi_rows of the rank's rows, then the block Krylov
+   SVD on them alone (comm NULL: the products, the orthogonalization of the
+   rank's n_s x l basis, the l x l eigenproblem and the QR of V are the
+   ones a shard does; the sums and TSQR's small combine are not).
+
+   Prints, per stage, wall and processor seconds and the peak resident
+   memory (getrusage), seconds per step, the bytes the transport would
+   carry per step, and the cost model of docs/SCALING.md beside them. */
+#define _POSIX_C_SOURCE 200809L
+#define RO_SGNS_IMPLEMENTATION
+#include "../ro_sgns.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef ro_sgns_real real;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double peak_gb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1048576.0;
+}
+
+/* ------------------------------------------------ the simulated ranks */
+
+typedef struct {
+    int P, rank;
+    double calls, sent, recv, seconds;
+} sim;
+
+static int sim_allgather(void *user, const real *send, size_t count, real *recv)
+{
+    sim *s = (sim *)user;
+    double t0 = now();
+    memset(recv, 0, (size_t)s->P * count * sizeof(real));
+    memcpy(recv + (size_t)s->rank * count, send, count * sizeof(real));
+    s->calls += 1;
+    s->sent += (double)count * sizeof(real) * (s->P - 1);
+    s->recv += (double)count * sizeof(real) * (s->P - 1);
+    s->seconds += now() - t0;
+    return 0;
+}
+
+/* the sum of examples/ro_sgns_mpi.c, the others' pieces zero */
+static int sim_sum_any(sim *s, void *buf, size_t count, size_t elem)
+{
+    size_t P = (size_t)s->P, q = (size_t)s->rank, i, j;
+    size_t lo = q * count / P, mine = (q + 1) * count / P - lo;
+    char *recv, *acc;
+    double t0 = now();
+    s->calls += 1;
+    if (P == 1 || count == 0) return 0;
+    recv = (char *)malloc(P * mine * elem + 1);
+    acc = (char *)malloc(mine * elem + 1);
+    if (!recv || !acc) return 1;
+    /* the alltoall: piece q of every rank (this rank's own, the others 0) */
+    memset(recv, 0, P * mine * elem);
+    memcpy(recv + q * mine * elem, (char *)buf + lo * elem, mine * elem);
+    if (elem == sizeof(double)) {
+        double *a = (double *)(void *)acc, *r = (double *)(void *)recv;
+        for (i = 0; i < mine; ++i) a[i] = r[i];
+        for (j = 1; j < P; ++j)
+            for (i = 0; i < mine; ++i) a[i] += r[j * mine + i];
+    } else {
+        real *a = (real *)(void *)acc, *r = (real *)(void *)recv;
+        for (i = 0; i < mine; ++i) a[i] = r[i];
+        for (j = 1; j < P; ++j)
+            for (i = 0; i < mine; ++i) a[i] += r[j * mine + i];
+    }
+    /* the allgather: this rank's piece back; the others' pieces would
+       arrive here (their sums of zeros are the values buf already has) */
+    memcpy((char *)buf + lo * elem, acc, mine * elem);
+    s->sent += (double)elem * ((double)(count - mine) + (double)mine * (double)(P - 1));
+    s->recv += (double)elem * ((double)mine * (double)(P - 1) + (double)(count - mine));
+    free(recv);
+    free(acc);
+    s->seconds += now() - t0;
+    return 0;
+}
+
+static int sim_sum(void *user, real *buf, size_t count)
+{
+    return sim_sum_any((sim *)user, buf, count, sizeof(real));
+}
+
+static int sim_sum_double(void *user, double *buf, size_t count)
+{
+    return sim_sum_any((sim *)user, buf, count, sizeof(double));
+}
+
+/* ------------------------------------------------------------ progress */
+
+typedef struct {
+    double seconds[64];
+    int steps;
+    const sim *s;
+    sim last, before; /* the transport's counters after the last two steps */
+} steps_seen;
+
+static int on_step(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void *user)
+{
+    steps_seen *s = (steps_seen *)user;
+    (void)x;
+    if (s->steps < 64) s->seconds[s->steps] = pr->seconds;
+    ++s->steps;
+    s->before = s->last;
+    s->last = *s->s;
+    printf("  step %lu: %.1f s (F of this rank's rows %.6e)\n", (unsigned long)pr->iteration,
+           pr->seconds, pr->objective);
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = argc > 3 ? argv[1] : NULL;
+    int P = argc > 3 ? atoi(argv[2]) : 0, q = argc > 3 ? atoi(argv[3]) : -1;
+    size_t d = argc > 4 ? (size_t)atol(argv[4]) : 300, n, r0, r1, ns;
+    int steps = argc > 5 ? atoi(argv[5]) : 1, threads = 1;
+    double t0, c0, t_load, t_start, t_train, c_load, c_start, c_train, g_load, g_start, g_train;
+    double nnz_s, flops, elem, model_s, sweep_mean = 0;
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    ro_sgns_comm comm;
+    ro_sgns_counts *c = NULL;
+    ro_sgns_csr *A = NULL;
+    ro_sgns_problem *shard = NULL;
+    ro_sgns_factors *x = NULL;
+    ro_sgns_error err;
+    sim s;
+    steps_seen seen;
+    int i;
+    if (!path || P < 1 || q < 0 || q >= P || d == 0 || steps < 1) {
+        fprintf(stderr, "usage: bench_rank_share COUNTS P q [d] [steps]\n");
+        return 1;
+    }
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    /* load: the counts and this rank's shard of the problem (its rows and
+       their transpose), with the file's marginals */
+    t0 = now();
+    c0 = cpu_now();
+    if (ro_sgns_counts_load_path(path, &c, NULL, &err) != RO_SGNS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return 1;
+    }
+    n = c->n;
+    r0 = (size_t)q * n / (size_t)P;
+    r1 = (size_t)(q + 1) * n / (size_t)P;
+    ns = r1 - r0;
+    nnz_s = (double)(c->row_ptr[r1] - c->row_ptr[r0]);
+    if (ro_sgns_problem_create_shard(n, n, r0, r1, c->row_ptr + r0, c->col, c->val, c->ctx_count,
+                                     c->total, 5.0, &shard, NULL, &err) != RO_SGNS_OK) {
+        fprintf(stderr, "shard: %s\n", err.message);
+        return 1;
+    }
+    t_load = now() - t0;
+    c_load = cpu_now() - c0;
+    g_load = peak_gb();
+    printf("rank %d of %d: rows %lu..%lu (n_s = %lu) of n = m = %lu, d = %lu, %.4g nonzeros in its "
+           "rows, %d thread(s)\n",
+           q, P, (unsigned long)r0, (unsigned long)r1, (unsigned long)ns, (unsigned long)n,
+           (unsigned long)d, nnz_s, threads);
+    printf("load   %8.1f s wall %8.1f s processor  peak %6.2f GB\n", t_load, c_load, g_load);
+    fflush(stdout);
+
+    /* start: SPPMI of the rows, the Krylov SVD on them */
+    t0 = now();
+    c0 = cpu_now();
+    if (ro_sgns_sppmi_rows(c, r0, r1, 5.0, 1.0, &A, NULL, &err) != RO_SGNS_OK ||
+        ro_sgns_tsvd_shard(A, NULL, d, NULL, &x, NULL, &err) != RO_SGNS_OK) {
+        fprintf(stderr, "start: %s\n", err.message);
+        return 1;
+    }
+    t_start = now() - t0;
+    c_start = cpu_now() - c0;
+    g_start = peak_gb();
+    printf("start  %8.1f s wall %8.1f s processor  peak %6.2f GB  (SPPMI rows: %.4g nonzeros)\n",
+           t_start, c_start, g_start, (double)A->nnz);
+    fflush(stdout);
+    ro_sgns_csr_free(A);
+
+    /* the steps on P ranks, the others simulated */
+    memset(&s, 0, sizeof s);
+    s.P = P;
+    s.rank = q;
+    {
+        ro_sgns_comm sc = {0, 0, sim_allgather, sim_sum, sim_sum_double, NULL};
+        comm = sc;
+    }
+    comm.rank = q;
+    comm.size = P;
+    comm.user = &s;
+    memset(&seen, 0, sizeof seen);
+    seen.s = &s;
+    cfg.iterations = steps;
+    cfg.safeguard = 0;
+    cfg.callback = on_step;
+    cfg.user = &seen;
+    t0 = now();
+    c0 = cpu_now();
+    if (ro_sgns_ro_train_shard(shard, &comm, x, &cfg, &err) != RO_SGNS_OK) {
+        fprintf(stderr, "train: %s\n", err.message);
+        return 1;
+    }
+    t_train = now() - t0;
+    c_train = cpu_now() - c0;
+    g_train = peak_gb();
+    for (i = 0; i < seen.steps && i < 64; ++i) sweep_mean += seen.seconds[i];
+    sweep_mean /= seen.steps;
+    printf("train  %8.1f s wall %8.1f s processor  peak %6.2f GB  (%d steps, the first sweep "
+           "%.1f s before them)\n",
+           t_train, c_train, g_train, steps, t_train - sweep_mean * steps);
+    printf("per step: %.1f s wall; transport in the last step: %.0f calls, %.2f MB sent, %.2f MB "
+           "received (%.2f s in the simulated exchanges in all)\n",
+           sweep_mean, seen.last.calls - seen.before.calls, (seen.last.sent - seen.before.sent) / 1e6,
+           (seen.last.recv - seen.before.recv) / 1e6, s.seconds);
+    /* docs/SCALING.md's model of a step on this rank */
+    flops = 8.0 * (double)ns * (double)n * (double)d + 10.0 * (double)n * (double)d * (double)d +
+            10.0 * (double)ns * (double)d * (double)d + 4.0 * P * (double)d * (double)d * (double)d;
+    elem = 2.0 * (double)ns * (double)n;
+    model_s = (double)ns * (double)n * (0.46e-9 * (double)d + 46e-9) / threads;
+    printf("model: %.4g flops (8 n_s m d = %.4g of them) and %.4g elementwise evaluations a step; "
+           "at the rates docs/SCALING.md took (0.46 ns a d-term, 46 ns an entry, per core) "
+           "%.0f s on %d core(s)\n",
+           flops, 8.0 * (double)ns * (double)n * (double)d, elem, model_s, threads);
+    printf("measured: %.3g flop/s a core counting the model's flops\n", flops / sweep_mean / threads);
+    ro_sgns_factors_free(x);
+    ro_sgns_problem_free(shard);
+    ro_sgns_counts_free(c);
+    return 0;
+}
