@@ -6747,7 +6747,7 @@ static ro_sgns_result ro_sgns__tsvd_run(const ro_sgns_csr *A, const ro_sgns_comm
 {
     ro_sgns_csr *At = NULL;
     ro_sgns_factors *f = NULL;
-    size_t m = A->cols, l, b;
+    size_t m = A->cols, l = 0, b = 0;
     ro_sgns_result res = ro_sgns__tsvd_sizes(cfg, n, m, d, &l, &b, err);
     if (res != RO_SGNS_OK) return res;
     /* A^T for the products with A^T; a symmetric A (SPPMI of symmetric
@@ -8543,7 +8543,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
 {
     ro_sgns_tsvd_config cfg = config ? *config : ro_sgns_tsvd_config_default();
     const ro_sgns_comm *cm = comm && comm->size > 1 ? comm : NULL; /* NULL: one shard */
-    size_t P, q, n = 0, r0 = 0, need = 0, fewest = (size_t)-1, l, b;
+    size_t P, q, n = 0, r0 = 0, need = 0, fewest = (size_t)-1, l = 0, b = 0;
     double *sz, chk[4];
     ro_sgns_result res;
     if (!cm) {

@@ -192,7 +192,7 @@ int main(int argc, char **argv)
     ns = r1 - r0;
     nnz_s = (double)(c->row_ptr[r1] - c->row_ptr[r0]);
     if (ro_sgns_problem_create_shard(n, n, r0, r1, c->row_ptr + r0, c->col, c->val, c->ctx_count,
-                                     c->total, 5.0, &shard, NULL, &err) != RO_SGNS_OK) {
+                                     c->total, 5.0, 1.0, &shard, NULL, &err) != RO_SGNS_OK) {
         fprintf(stderr, "shard: %s\n", err.message);
         return 1;
     }
