@@ -123,6 +123,11 @@ bench: $(B)/bench_gemm $(B)/bench_gemm_d
 	$(B)/bench_gemm
 	$(B)/bench_gemm_d
 
+# The pipeline at 22k and 81k words (bench/scale.sh; ~30 min, ~3 GB).
+.PHONY: bench-scale
+bench-scale: ro-sgns $(B)/bench_scale
+	sh bench/scale.sh
+
 # libFuzzer targets for every parser (not in the default run): FUZZ_SECONDS each
 FUZZERS := count counts_load w2v_text w2v_bin glove pairs
 FUZZ_SECONDS ?= 20

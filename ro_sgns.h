@@ -4568,7 +4568,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_c
                                                  const ro_sgns_allocator *alloc,
                                                  ro_sgns_error *err)
 {
-    ro_sgns_csr *T;
+    ro_sgns_csr *T = NULL;
     uint64_t *next;
     ro_sgns_result res;
     if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_transpose: NULL");
