@@ -1820,11 +1820,21 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (o.init_ctx) close_read(c, open_read(c, "init-contexts", o.init_ctx));
     if (o.resume) close_read(c, open_read(c, "resume", o.resume));
     scorer_init(c, &sc, &o, o.analogy);
-    if (o.curve) {
+    if (o.curve) { /* the header now: a full disk shows before any work */
         check_output(c, "curve", o.curve);
         curve = fopen(o.curve, o.resume ? "ab" : "wb");
         if (!curve) die(c, "-curve: cannot write '%s': %s", o.curve, strerror(errno));
         own(c, curve, close_file);
+        if (!o.resume) {
+            int i;
+            fprintf(curve, "iteration,F_e9,seconds");
+            for (i = 0; i < sc.nsets; ++i) fprintf(curve, ",%s", sc.name[i]);
+            if (sc.analogies) fprintf(curve, ",analogy");
+            if (sc.nsets || sc.analogies) fprintf(curve, ",mean");
+            fputc('\n', curve);
+        }
+        if (fflush(curve) != 0 || ferror(curve))
+            die(c, "-curve: cannot write '%s': %s", o.curve, strerror(errno));
     }
     set_threads(&o);
 
@@ -1932,22 +1942,7 @@ static int cmd_train(cli *c, int argc, char **argv)
         score_line(&t, score, mean, line, sizeof line);
         note(c, "iter %3llu/%llu  F %.5f e9 (start)%s", (unsigned long long)start_it,
              (unsigned long long)t.last, F0 * 1e-9, line);
-        if (t.curve) {
-            if (!o.resume) {
-                int i;
-                fprintf(t.curve, "iteration,F_e9,seconds");
-                for (i = 0; i < sc.nsets; ++i) fprintf(t.curve, ",%s", sc.name[i]);
-                if (sc.analogies) fprintf(t.curve, ",analogy");
-                if (sc.nsets || sc.analogies) fprintf(t.curve, ",mean");
-                fputc('\n', t.curve);
-            }
-            if ((!o.resume && curve_row(&t, start_it, F0, 0, score, mean)) || fflush(t.curve) != 0) {
-                if (!t.failure[0])
-                    snprintf(t.failure, sizeof t.failure, "-curve: cannot write '%s': %s", o.curve,
-                             strerror(errno));
-                die(c, "%s", t.failure);
-            }
-        }
+        if (t.curve && !o.resume && curve_row(&t, start_it, F0, 0, score, mean)) die(c, "%s", t.failure);
         keep_if_best(&t, x, mean);
         if (t.last > start_it) {
             rc.iterations = (int)(t.last - start_it);
