@@ -710,6 +710,20 @@ typedef enum ro_sgns_tsvd_method {
     RO_SGNS_TSVD_SUBSPACE = 1
 } ro_sgns_tsvd_method;
 
+/* What the truncated SVD's progress callback sees: after each block of the
+   Krylov space, or each pass of subspace iteration, and once when the
+   small SVD at the end is done (done = total). */
+typedef struct ro_sgns_tsvd_progress {
+    size_t done;    /* blocks (Krylov) or passes over A (subspace) finished */
+    size_t total;   /* of how many (the last one: the final small SVD) */
+    double seconds; /* wall seconds since the SVD began (CPU seconds
+                       without OpenMP) */
+} ro_sgns_tsvd_progress;
+
+/* Return non-zero to stop: ro_sgns_tsvd then returns RO_SGNS_STOPPED and
+   no factors. A callback that does not stop changes no bit of the result. */
+typedef int (*ro_sgns_tsvd_callback)(const ro_sgns_tsvd_progress *progress, void *user);
+
 typedef struct ro_sgns_tsvd_config {
     int method;        /* RO_SGNS_TSVD_KRYLOV (default) or _SUBSPACE */
     size_t oversample; /* p: the search space has l = d + p columns (at most
@@ -723,6 +737,8 @@ typedef struct ro_sgns_tsvd_config {
                           about 50 columns). */
     int power_iters;   /* subspace iteration: q. Default 5. */
     uint64_t seed;     /* the Gaussian test matrix. Default 1. */
+    ro_sgns_tsvd_callback callback; /* progress; default NULL */
+    void *user;                     /* passed to the callback */
 } ro_sgns_tsvd_config;
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void);
 
@@ -4722,7 +4738,23 @@ RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void)
     c.block = 0;      /* l / 16 in 8..50 */
     c.power_iters = 5;
     c.seed = 1;
+    c.callback = NULL;
+    c.user = NULL;
     return c;
+}
+
+static double ro_sgns__now(void);
+
+/* Report progress of the truncated SVD; non-zero: the caller asked to stop */
+static int ro_sgns__tsvd_tick(const ro_sgns_tsvd_config *cfg, size_t done, size_t total,
+                              double t0)
+{
+    ro_sgns_tsvd_progress p;
+    if (!cfg || !cfg->callback) return 0;
+    p.done = done;
+    p.total = total;
+    p.seconds = ro_sgns__now() - t0;
+    return cfg->callback(&p, cfg->user) != 0;
 }
 
 /* Fill the rows x l matrix G with standard normal values; rows are drawn in
@@ -4749,9 +4781,12 @@ static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
    columns, q power iterations. At is A^T, or NULL when A is symmetric. */
 static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns_csr *At,
                                              size_t d, size_t l, int q, uint64_t seed,
+                                             const ro_sgns_tsvd_config *cfg,
                                              ro_sgns_factors *f, const ro_sgns_allocator *alloc,
                                              ro_sgns_error *err)
 {
+    const double t0 = ro_sgns__now();
+    const size_t total = (size_t)q + 3; /* A Omega, q pairs of passes, A^T Q, the small SVD */
     size_t n = A->rows, m = A->cols, i;
     ro_sgns_real *Q, *Z, *R, *Ub, *Vb, *sb;
     int it;
@@ -4772,16 +4807,20 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
     ro_sgns__gaussian(m, l, Z, seed);
     res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
     if (res == RO_SGNS_OK) res = ro_sgns_qr(n, l, Q, l, R, l, alloc, err);
+    if (res == RO_SGNS_OK && ro_sgns__tsvd_tick(cfg, 1, total, t0)) res = RO_SGNS_STOPPED;
     /* q power iterations, re-orthonormalized on both sides */
     for (it = 0; it < q && res == RO_SGNS_OK; ++it) {
         res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
         if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
         if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
         if (res == RO_SGNS_OK) res = ro_sgns_qr(n, l, Q, l, R, l, alloc, err);
+        if (res == RO_SGNS_OK && ro_sgns__tsvd_tick(cfg, (size_t)it + 2, total, t0))
+            res = RO_SGNS_STOPPED;
     }
     /* B^T = A^T Q = Q2 R2;  R2^T = Ub Sigma Vb^T */
     if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
     if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
+    if (res == RO_SGNS_OK && ro_sgns__tsvd_tick(cfg, total - 1, total, t0)) res = RO_SGNS_STOPPED;
     if (res != RO_SGNS_OK) goto done;
     for (i = 0; i < l; ++i) { /* R <- R^T in place */
         size_t j;
@@ -4801,6 +4840,7 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
                            alloc, err);
     if (res == RO_SGNS_OK)
         for (i = 0; i < d; ++i) f->S[i * d + i] = sb[i];
+    if (res == RO_SGNS_OK && ro_sgns__tsvd_tick(cfg, total, total, t0)) res = RO_SGNS_STOPPED;
 done:
     ro_sgns__free(alloc, Q);
     ro_sgns__free(alloc, Z);
@@ -4924,9 +4964,11 @@ static ro_sgns_result ro_sgns__orthonormalize_keep_sign(size_t n, size_t d, ro_s
    which the subspace method keeps. */
 static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_csr *At,
                                            size_t d, size_t l, size_t b, uint64_t seed,
+                                           const ro_sgns_tsvd_config *cfg,
                                            ro_sgns_factors *f, const ro_sgns_allocator *alloc,
                                            ro_sgns_error *err)
 {
+    const double t0 = ro_sgns__now();
     const size_t n = A->rows, m = A->cols, nm = n > m ? n : m;
     const size_t s = (l + b - 1) / b; /* blocks; the last one may be narrower */
     ro_sgns_real *Q, *S1, *S2, *C, *Rb, *Ud;
@@ -4977,6 +5019,10 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
                     H[i * l + o0 + j] = (double)C[i * w0 + j];
                     H[(o0 + j) * l + i] = (double)C[i * w0 + j];
                 }
+        if (ro_sgns__tsvd_tick(cfg, blk, s + 1, t0)) {
+            res = RO_SGNS_STOPPED;
+            break;
+        }
         if (blk == s) break;
         {   /* Q_blk = the first w1 columns of Y, orthogonalized */
             const size_t o1 = blk * b, w1 = ro_sgns__min(b, l - o1);
@@ -5080,6 +5126,7 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
        Householder QR (its Q is orthogonal whatever the rank), signs kept */
     if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(n, d, f->U, Rb, alloc, err);
     if (res == RO_SGNS_OK) res = ro_sgns__orthonormalize_keep_sign(m, d, f->V, Rb, alloc, err);
+    if (res == RO_SGNS_OK && ro_sgns__tsvd_tick(cfg, s + 1, s + 1, t0)) res = RO_SGNS_STOPPED;
 done:
     ro_sgns__free(alloc, Q);
     ro_sgns__free(alloc, S1);
@@ -5145,9 +5192,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
         if (cfg.method == RO_SGNS_TSVD_SUBSPACE || l == ro_sgns__min(n, m))
             res = ro_sgns__tsvd_subspace(A, At, d, l,
                                          cfg.method == RO_SGNS_TSVD_SUBSPACE ? cfg.power_iters : 1,
-                                         cfg.seed, f, alloc, err);
+                                         cfg.seed, &cfg, f, alloc, err);
         else
-            res = ro_sgns__tsvd_krylov(A, At, d, l, b, cfg.seed, f, alloc, err);
+            res = ro_sgns__tsvd_krylov(A, At, d, l, b, cfg.seed, &cfg, f, alloc, err);
+        if (res == RO_SGNS_STOPPED) ro_sgns__fail(err, RO_SGNS_STOPPED, "tsvd: stopped by the callback");
     }
     if (res == RO_SGNS_OK) {
         *out = f;

@@ -1669,27 +1669,41 @@ static ro_sgns_problem *make_problem(cli *c, const ro_sgns_counts *cn, double k,
     return (ro_sgns_problem *)own(c, p, free_problem);
 }
 
+static int on_svd(const ro_sgns_tsvd_progress *p, void *user)
+{
+    cli *c = (cli *)user;
+    char eta[32];
+    status(c, p->done == p->total, "SVD-SPPMI: %s %lu of %lu  %.1f s  ETA %s",
+           p->done == p->total ? "done," : "block", (unsigned long)p->done, (unsigned long)p->total,
+           p->seconds,
+           fmt_secs(p->done ? p->seconds / (double)p->done * (double)(p->total - p->done) : -1, eta,
+                    sizeof eta));
+    return 0;
+}
+
 static ro_sgns_factors *svd_start(cli *c, const opts *o, const ro_sgns_counts *cn)
 {
     ro_sgns_csr *A = NULL;
     ro_sgns_factors *x = NULL;
     ro_sgns_tsvd_config tc = ro_sgns_tsvd_config_default();
     ro_sgns_error err;
-    double t0 = now();
     tc.power_iters = (int)o->power_iters;
     tc.oversample = (size_t)o->oversample;
     tc.block = (size_t)o->block;
     tc.seed = (uint64_t)o->seed;
+    tc.callback = on_svd;
+    tc.user = c;
     if (strcmp(o->svd, "subspace") == 0) tc.method = RO_SGNS_TSVD_SUBSPACE;
     else if (strcmp(o->svd, "krylov") == 0) tc.method = RO_SGNS_TSVD_KRYLOV;
     else die(c, "-svd %s: expected krylov or subspace", o->svd);
     note(c, "SVD-SPPMI: k = %g, cds = %g, d = %lld, %s ...", o->negative, o->cds, o->size, o->svd);
     if (ro_sgns_sppmi(cn, o->negative, o->cds, &A, NULL, &err) != RO_SGNS_OK) die(c, "%s", err.message);
     own(c, A, free_csr);
+    stage_start(c);
     if (ro_sgns_tsvd(A, (size_t)o->size, &tc, &x, NULL, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+    end_line(c);
     own(c, x, free_factors);
     release(c, A);
-    note(c, "SVD-SPPMI: %.1f s", now() - t0);
     return x;
 }
 
