@@ -22,7 +22,7 @@
    longjmp: they record the error and ask the library to stop. Progress
    goes to stderr (redrawn in place on a terminal, a line every 10 s
    otherwise, nothing with -quiet), results to stdout. */
-#define _POSIX_C_SOURCE 200809L /* stat, fileno, isatty, opendir */
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with XSI: stat, lstat, realpath, fileno, isatty, opendir */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 
@@ -627,37 +627,119 @@ static void close_read(cli *c, FILE *f)
    Nothing that exists is changed: an existing file is opened for
    appending (no byte written), a new one created and removed, and the
    folder must take the temporary file a save writes beside it. */
+/* the folder of path (".", "/" or its part before the last '/') */
+static void folder_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, size, ".");
+    else if (slash == path) snprintf(dir, size, "/");
+    else snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
 static void check_output(cli *c, const char *flag, const char *path)
 {
     struct stat st;
     FILE *f;
     char dir[4096];
-    const char *slash;
+    const char *p = path;
+    char *real = NULL;
     if (is_stdio(path)) return;
     if (!*path) die(c, "-%s: empty file name", flag);
-    if (stat(path, &st) == 0) {
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        real = realpath(path, NULL);
+        if (!real) { /* a dangling link: the write creates its target */
+            char target[4096];
+            ssize_t n = readlink(path, target, sizeof target - 1);
+            if (n <= 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+            target[n] = '\0';
+            if (target[0] == '/') {
+                folder_of(target, dir, sizeof dir);
+            } else {
+                char link_dir[4096], joined[8200];
+                folder_of(path, link_dir, sizeof link_dir);
+                snprintf(joined, sizeof joined, "%s/%s", link_dir, target);
+                folder_of(joined, dir, sizeof dir);
+            }
+            if (access(dir, W_OK | X_OK) != 0)
+                die(c, "-%s: cannot create '%s', the target of '%s': %s", flag, target, path,
+                    strerror(errno));
+            return;
+        }
+        own(c, real, free_mem);
+        p = real;
+    }
+    if (stat(p, &st) == 0) {
         if (S_ISDIR(st.st_mode)) die(c, "-%s: '%s' is a directory", flag, path);
-        f = fopen(path, "ab");
+        if (S_ISFIFO(st.st_mode)) { /* opening a FIFO would take its reader: only ask */
+            if (access(p, W_OK) != 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+            return;
+        }
+        f = fopen(p, "ab"); /* appends nothing: the file is unchanged */
         if (!f) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
         fclose(f);
-        if (!S_ISREG(st.st_mode)) return; /* a device or FIFO is written in place */
+        if (!S_ISREG(st.st_mode) || strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0)
+            return; /* written in place: no temporary file */
     } else {
         if (errno != ENOENT) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
-        f = fopen(path, "wb");
+        f = fopen(p, "wb");
         if (!f) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
         fclose(f);
-        remove(path);
+        remove(p);
     }
-    slash = strrchr(path, '/');
-    if (slash && (size_t)(slash - path) < sizeof dir) {
-        memcpy(dir, path, (size_t)(slash - path));
-        dir[slash - path] = '\0';
-        if (!dir[0]) strcpy(dir, "/");
-    } else {
-        strcpy(dir, ".");
-    }
+    folder_of(p, dir, sizeof dir);
     if (access(dir, W_OK | X_OK) != 0)
         die(c, "-%s: cannot write in the folder of '%s' (%s): %s", flag, path, dir, strerror(errno));
+    if (real) release(c, real);
+}
+
+/* Where a save goes. Written in place, never through a temporary file and a
+   rename (which would replace the path by a regular file): "-", anything
+   under /dev or /proc (/dev/null, /dev/stdout), an existing device or FIFO,
+   and a symbolic link that leads to one. A symbolic link to a regular file
+   is saved at its target (the link stays a link). Returns 1 with *f open
+   to write in place; 0 with *to the path the library saves to (path, or
+   its target: free it when it differs); -1 when the file cannot be opened
+   (errno says why). */
+static int output_target(const char *path, FILE **f, char **to)
+{
+    struct stat st;
+    int in_place = 0;
+    *f = NULL;
+    *to = (char *)path;
+    if (is_stdio(path)) {
+        *f = stdout;
+        return 1;
+    }
+    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) {
+        in_place = 1;
+    } else if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (real && strncmp(real, "/dev/", 5) != 0 && strncmp(real, "/proc/", 6) != 0 &&
+            stat(real, &st) == 0 && S_ISREG(st.st_mode)) {
+            *to = real;
+            return 0;
+        }
+        free(real);
+        in_place = 1;
+    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        in_place = 1;
+    }
+    if (!in_place) return 0;
+    *f = fopen(path, "wb");
+    return *f ? 1 : -1;
+}
+
+static int write_file_fn(void *user, const void *data, size_t size)
+{
+    return fwrite(data, 1, size, (FILE *)user) != size;
+}
+
+/* close what output_target opened; non-zero when the data did not all go */
+static int close_in_place(FILE *f)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    if (f != stdout && fclose(f) != 0) bad = 1;
+    return bad;
 }
 
 /* the whole of a file (or of standard input) in memory */
@@ -954,18 +1036,25 @@ static void write_vectors(cli *c, const opts *o, const char *flag, const char *p
     ro_sgns_error err;
     const char *why;
     ro_sgns_vectors_format fmt = vectors_format(c, o, path, &why);
+    FILE *f;
+    char *to;
     check_values(c, flag, M, cn->n, d);
     if (ro_sgns_vectors_create(cn->n, d, (const char *const *)cn->vocab.word, M, d, &v, NULL, &err) !=
         RO_SGNS_OK)
         die(c, "-%s: %s", flag, err.message);
     own(c, v, free_vectors);
-    if (is_stdio(path)) {
-        if (ro_sgns_vectors_save_file(v, fmt, stdout, NULL, &err) != RO_SGNS_OK)
-            die(c, "-%s -: %s", flag, err.message);
-        if (fflush(stdout) != 0 || ferror(stdout))
-            die(c, "cannot write to standard output: %s", strerror(errno));
-    } else if (ro_sgns_vectors_save_path(v, fmt, path, NULL, &err) != RO_SGNS_OK) {
-        die_lib(c, path, &err);
+    if (output_target(path, &f, &to) < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+    if (to != path) own(c, to, free_mem);
+    if (f) {
+        ro_sgns_result rc = ro_sgns_vectors_save_file(v, fmt, f, NULL, &err);
+        int e = errno, bad = ferror(f);
+        if (close_in_place(f) || rc != RO_SGNS_OK) {
+            const char *name = is_stdio(path) ? "standard output" : path;
+            if (rc != RO_SGNS_OK && !bad) die(c, "-%s %s: %s", flag, name, err.message);
+            die(c, "-%s: cannot write '%s': %s", flag, name, strerror(bad ? e : errno));
+        }
+    } else if (ro_sgns_vectors_save_path(v, fmt, to, NULL, &err) != RO_SGNS_OK) {
+        die_lib(c, to, &err);
     }
     release(c, v);
 }
@@ -1260,7 +1349,20 @@ static ro_sgns_counts *load_counts(cli *c, const char *path)
 static void save_counts(cli *c, const ro_sgns_counts *cn, const char *path)
 {
     ro_sgns_error err;
-    if (ro_sgns_counts_save_path(cn, path, &err) != RO_SGNS_OK) die_lib(c, path, &err);
+    char *to;
+    FILE *f;
+    if (output_target(path, &f, &to) < 0) die(c, "cannot write '%s': %s", path, strerror(errno));
+    if (to != path) own(c, to, free_mem);
+    if (f) {
+        ro_sgns_result rc = ro_sgns_counts_save_callback(cn, write_file_fn, f, &err);
+        int e = errno, bad = ferror(f);
+        if (close_in_place(f) || rc != RO_SGNS_OK) {
+            if (rc != RO_SGNS_OK && !bad) die(c, "%s: %s", path, err.message);
+            die(c, "cannot write '%s': %s", path, strerror(bad ? e : errno));
+        }
+    } else if (ro_sgns_counts_save_path(cn, to, &err) != RO_SGNS_OK) {
+        die_lib(c, to, &err);
+    }
     note(c, "counts saved to %s", path);
 }
 
@@ -1551,10 +1653,34 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
     }
     if (curve_row(t, p->iteration, p->objective, p->seconds, score, mean)) return t->failed = 1;
     keep_if_best(t, x, mean);
-    if (t->o->checkpoint && ro_sgns_factors_save_path(x, t->o->checkpoint, &err) != RO_SGNS_OK) {
-        snprintf(t->failure, sizeof t->failure, "-checkpoint after step %llu: %s",
-                 (unsigned long long)p->iteration, err.message);
-        return t->failed = 1;
+    if (t->o->checkpoint) {
+        char *to;
+        FILE *f;
+        ro_sgns_result rc;
+        if (output_target(t->o->checkpoint, &f, &to) < 0) {
+            snprintf(t->failure, sizeof t->failure, "-checkpoint: cannot write '%s': %s",
+                     t->o->checkpoint, strerror(errno));
+            return t->failed = 1;
+        }
+        if (f) {
+            int e, bad;
+            rc = ro_sgns_factors_save_callback(x, write_file_fn, f, &err);
+            e = errno;
+            bad = ferror(f);
+            if (close_in_place(f) || bad) {
+                rc = RO_SGNS_ERR_IO;
+                snprintf(err.message, sizeof err.message, "cannot write '%.200s': %s",
+                         t->o->checkpoint, strerror(bad ? e : errno));
+            }
+        } else {
+            rc = ro_sgns_factors_save_path(x, to, &err);
+        }
+        if (to != t->o->checkpoint) free(to);
+        if (rc != RO_SGNS_OK) {
+            snprintf(t->failure, sizeof t->failure, "-checkpoint after step %llu: %s",
+                     (unsigned long long)p->iteration, err.message);
+            return t->failed = 1;
+        }
     }
     return 0;
 }

@@ -394,10 +394,42 @@ fails "'$T/no_dir/x.txt'" train -counts "$T/small.counts" -size 10 -output "$T/n
 grep -q "\.tmp" "$T/err" && bad "the message names the temporary file" || ok
 fails "-checkpoint: cannot write '$T/no_dir/ck'" train -counts "$T/small.counts" -size 10 -checkpoint "$T/no_dir/ck" -output "$T/x.txt"
 fails "-curve: cannot write" train -counts "$T/small.counts" -size 10 -curve "$T/no_dir/c.csv" -output "$T/x.txt"
-if [ -w /dev/full ]; then
-    fails "-curve: cannot write '/dev/full': No space left" train -counts "$T/small.counts" -size 10 -curve /dev/full -output "$T/x.txt"
-fi
 fails "is a directory" train -counts "$T/small.counts" -size 10 -output "$T"
+# devices, FIFOs and links are written in place, never replaced by a rename.
+# Stand-ins inside $T, never the system's /dev entries: a regression must not
+# replace those (as root it could).
+run train -counts "$T/small.counts" -method svd -size 10 -output "$T/small_svd.txt" -quiet
+if mknod "$T/null" c 1 3 2>/dev/null; then
+    run train -counts "$T/small.counts" -method svd -size 10 -output "$T/null" -quiet
+    [ -c "$T/null" ] && ok || bad "a character device (a stand-in for /dev/null) was replaced"
+    run train -counts "$T/small.counts" -method svd -size 10 -output "$T/small_svd2.txt" -output-contexts "$T/null" -quiet
+    [ -c "$T/null" ] && ok || bad "-output-contexts replaced a character device"
+fi
+if [ -e /proc/self/fd/1 ] && ln -s /proc/self/fd/1 "$T/stdout_link"; then
+    run train -counts "$T/small.counts" -method svd -size 10 -output "$T/stdout_link" -quiet
+    same "$T/out" "$T/small_svd.txt"
+    [ -L "$T/stdout_link" ] && ok || bad "a link to /proc/self/fd/1 was replaced"
+fi
+ln -s small_target.txt "$T/link.txt"
+run train -counts "$T/small.counts" -method svd -size 10 -output "$T/link.txt" -quiet
+[ -L "$T/link.txt" ] && ok || bad "the link was replaced"
+same "$T/small_target.txt" "$T/small_svd.txt"
+if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mkfifo "$T/fifo"; then
+    cat "$T/fifo" > "$T/fifo_out" &
+    pid=$!
+    if timeout 60 "$BIN" train -counts "$T/small.counts" -method svd -size 10 -output "$T/fifo" -quiet; then ok; else bad "-output FIFO"; fi
+    wait $pid
+    [ -p "$T/fifo" ] && ok || bad "the FIFO was replaced"
+    same "$T/fifo_out" "$T/small_svd.txt"
+fi
+if mknod "$T/full" c 1 7 2>/dev/null; then # a stand-in for /dev/full
+    F="$T/full"
+    fails "-output: cannot write '$F': No space left" train -counts "$T/small.counts" -method svd -size 10 -output "$F"
+    fails "-checkpoint after step 1: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -iter 1 -checkpoint "$F" -output "$T/x.txt"
+    fails "cannot write '$F': No space left" train -train "$SAMPLE" -method svd -size 10 -min-count 40 -save-counts "$F" -output "$T/x.txt"
+    fails "-curve: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -curve "$F" -output "$T/x.txt"
+    [ -c "$F" ] && ok || bad "a character device (a stand-in for /dev/full) was replaced"
+fi
 fails "-output-contexts: cannot write" train -counts "$T/small.counts" -size 10 -output "$T/x.txt" -output-contexts "$T/no_dir/c.txt"
 fails "-save-counts: cannot write" train -train "$SAMPLE" -size 10 -output "$T/x.txt" -save-counts "$T/no_dir/c.counts"
 fails "-eval /nonexistent: No such file" train -counts "$T/small.counts" -size 10 -eval /nonexistent -output "$T/x.txt"
