@@ -1932,8 +1932,8 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (o.keep_best && !o.neval)
         die(c, "-keep-best needs -eval PAIRS (and may add -analogy FILE): the score it keeps the best of");
     if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
-    if (o.output_ctx && is_stdio(o.output) && is_stdio(o.output_ctx))
-        die(c, "-output and -output-contexts cannot both be standard output");
+    if (o.output_ctx && strcmp(o.output, o.output_ctx) == 0)
+        die(c, "-output and -output-contexts name the same file '%s'", o.output);
     if (o.save_counts && is_stdio(o.save_counts)) die(c, "-save-counts -: counts are binary; give a file name");
     if (strcmp(o.direction, "scaled") && strcmp(o.direction, "plain"))
         die(c, "-direction %s: expected scaled or plain", o.direction);

@@ -180,6 +180,7 @@ fails "needs -train TEXT" train -counts "$T/s.counts" -init sgd -output "$T/x.tx
 fails "given twice" train -train "$SAMPLE" -output "$T/x.txt" -size 10 -size 20
 fails "given twice" train -train "$SAMPLE" -output "$T/x.txt" -neg 5 -negative 5
 fails "-keep-best needs -eval" train -train "$SAMPLE" -output "$T/x.txt" -keep-best
+fails "name the same file" train -train "$SAMPLE" -output "$T/x.txt" -output-contexts "$T/x.txt"
 fails "unknown flag -bogus" count -train "$SAMPLE" -output "$T/x.counts" -bogus 1
 [ -e "$T/x.txt" ] && bad "a refused run wrote its output" || ok
 
