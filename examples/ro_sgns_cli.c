@@ -1223,6 +1223,10 @@ static ro_sgns_result scorer_run(const scorer *s, const ro_sgns_vectors *v, doub
 #define H_CROSS "let windows cross line breaks ({D})"
 #define H_THREADS "OpenMP threads (default: all cores)"
 #define H_BINARY_READ "1 word2vec binary, 0 text (default: by name)"
+/* how eval, neighbors and objective read vectors files */
+#define FLAGS_READ_FORMAT                                                                       \
+    F("binary", T_01, binary, 0, 0, 1, "0|1", H_BINARY_READ),                                  \
+        F("format", T_STR, format, 0, 0, 0, "FMT", "w2v, w2v-binary or glove (default: by name)")
 
 static const flag_spec COUNT_FLAGS[] = {
     G("flags:"),
@@ -2132,8 +2136,7 @@ static int cmd_train(cli *c, int argc, char **argv)
 static const flag_spec EVAL_FLAGS[] = {
     G("flags:"),
     F("vectors", T_STR, vectors, 0, 0, 0, "VECTORS", "the vectors (required); - = standard input"),
-    F("binary", T_01, binary, 0, 0, 1, "0|1", H_BINARY_READ),
-    F("format", T_STR, format, 0, 0, 0, "FMT", "w2v, w2v-binary or glove (default: by name)"),
+    FLAGS_READ_FORMAT,
     F("analogy", T_STR, analogy, 0, 0, 0, "FILE", "questions: accuracy per section and overall"),
     F("analogy-method", T_STR, analogy_method, 0, 0, 0, "add|mul",
       "3CosAdd ({D}; Mikolov et al.) or 3CosMul (Levy\nand Goldberg)"),
@@ -2248,8 +2251,7 @@ static int cmd_eval(cli *c, int argc, char **argv)
 static const flag_spec NEIGHBORS_FLAGS[] = {
     G("flags:"),
     F("vectors", T_STR, vectors, 0, 0, 0, "VECTORS", "the vectors (required); - = standard input"),
-    F("binary", T_01, binary, 0, 0, 1, "0|1", H_BINARY_READ),
-    F("format", T_STR, format, 0, 0, 0, "FMT", "w2v, w2v-binary or glove (default: by name)"),
+    FLAGS_READ_FORMAT,
     F("k", T_INT, k, 0, 1, 10000, "N", "neighbours of each query ({D})"),
     F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "accepted; neighbors prints no progress"),
     END};
@@ -2340,8 +2342,7 @@ static const flag_spec OBJECTIVE_FLAGS[] = {
     F("counts", T_STR, counts, 0, 0, 0, "COUNTS", "the counts (required)"),
     F("vectors", T_STR, vectors, 0, 0, 0, "W", "word vectors (required)"),
     F("contexts", T_STR, contexts, 0, 0, 0, "C", "context vectors (default: C = W)"),
-    F("binary", T_01, binary, 0, 0, 1, "0|1", H_BINARY_READ),
-    F("format", T_STR, format, 0, 0, 0, "FMT", "w2v, w2v-binary or glove (default: by name)"),
+    FLAGS_READ_FORMAT,
     {"negative", T_NUM, offsetof(opts, negative), 0, 1e-6, CLI_MAX_NEGATIVE, "K",
      "negative samples k ({D}; at most {NEG})", "neg", NULL},
     F("cds", T_NUM, cds, 0, 0.01, 1, "A", "context distribution smoothing ({D} = off)"),
