@@ -1,5 +1,7 @@
 # ro_sgns.h - build, test and bench.
 #   make           ./ro-sgns, the command-line program (needs only gcc and make)
+#   make install   the header, ro-sgns and a pkg-config file under PREFIX
+#                  (default /usr/local; DESTDIR for staging); make uninstall
 #   make check     everything CI runs (README's test command): test, asan, lapacke,
 #                  cross and valgrind (mk/cross.mk), a few seconds of each fuzz
 #                  target (fuzz-check), two at a time; mpi-test
@@ -55,7 +57,7 @@ endif
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus fuzz-check
+.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus fuzz-check install uninstall
 # `make` builds the program a newcomer wants; the tests are `make test`
 all: ro-sgns
 
@@ -70,10 +72,10 @@ check:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target asan test cross-mingw valgrind lapacke cross fuzz-check
 	@$(MAKE) --no-print-directory mpi-test
 
-bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/example_train
+bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train
 
-test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/example_train
-	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test" "sh tests/interop_gensim.sh" \
+test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train
+	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
 	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh"
 
 asan: export RO_SGNS_TEST_TMP := $(B)/asan
@@ -223,12 +225,34 @@ $(B)/example_train: examples/train.c ro_sgns.h | $(B)
 	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
 	$(CXX) $(CXXWARN) $(OPT) $< -o $@_cxx -lm
 
-# the CLI with the test suite's portable flags, for tests/test_cli.sh
+# the CLI with the test suite's portable flags, for tests/test_cli.sh, and
+# under ASan + UBSan (float-cast-overflow too) for its error cases
 $(B)/ro-sgns-test: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
+$(B)/ro-sgns-asan: examples/ro_sgns_cli.c ro_sgns.h | $(B)
+	$(V_asan_f) -fsanitize=float-cast-overflow $< -o $@ -lm
 
 ro-sgns: examples/ro_sgns_cli.c ro_sgns.h
 	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -fopenmp $< -o $@ -lm
+
+# make install PREFIX=... [DESTDIR=...]: the header, the program and a
+# pkg-config file (pkg-config --cflags --libs ro_sgns: -I... -lm; add
+# -fopenmp for threads). INSTALL_BIN names the program to install (the
+# tests install their own build).
+PREFIX ?= /usr/local
+INSTALL_BIN ?= ro-sgns
+RO_SGNS_VERSION := $(shell awk '/define RO_SGNS_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $$3 } END { print v }' ro_sgns.h)
+install: $(INSTALL_BIN)
+	mkdir -p "$(DESTDIR)$(PREFIX)/include" "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/lib/pkgconfig"
+	cp ro_sgns.h "$(DESTDIR)$(PREFIX)/include/ro_sgns.h"
+	cp $(INSTALL_BIN) "$(DESTDIR)$(PREFIX)/bin/ro-sgns"
+	chmod 755 "$(DESTDIR)$(PREFIX)/bin/ro-sgns"
+	printf 'prefix=%s\nincludedir=$${prefix}/include\n\nName: ro_sgns\nDescription: %s\nVersion: %s\nCflags: -I$${includedir}\nLibs: -lm\n' \
+	    "$(PREFIX)" "word embeddings by Riemannian optimization of SGNS (single header)" \
+	    "$(RO_SGNS_VERSION)" > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/ro_sgns.pc"
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/include/ro_sgns.h" "$(DESTDIR)$(PREFIX)/bin/ro-sgns" \
+	    "$(DESTDIR)$(PREFIX)/lib/pkgconfig/ro_sgns.pc"
 
 # RO-SGNS over MPI (section 6 of the header): the example and its test's checker, when
 # mpicc and mpirun exist (Debian: libopenmpi-dev openmpi-bin, or mpich);

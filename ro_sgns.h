@@ -850,6 +850,20 @@ typedef enum ro_sgns_tsvd_method {
     RO_SGNS_TSVD_SUBSPACE = 1
 } ro_sgns_tsvd_method;
 
+/* What the truncated SVD's progress callback sees: after each block of the
+   Krylov space, or each pass of subspace iteration, and once when the
+   small SVD at the end is done (done = total). */
+typedef struct ro_sgns_tsvd_progress {
+    size_t done;    /* blocks (Krylov) or passes over A (subspace) finished */
+    size_t total;   /* of how many (the last one: the final small SVD) */
+    double seconds; /* wall seconds since the SVD began (CPU seconds
+                       without OpenMP) */
+} ro_sgns_tsvd_progress;
+
+/* Return non-zero to stop: ro_sgns_tsvd then returns RO_SGNS_STOPPED and
+   no factors. A callback that does not stop changes no bit of the result. */
+typedef int (*ro_sgns_tsvd_callback)(const ro_sgns_tsvd_progress *progress, void *user);
+
 typedef struct ro_sgns_tsvd_config {
     int method;        /* RO_SGNS_TSVD_KRYLOV (default) or _SUBSPACE */
     size_t oversample; /* p: the search space has l = d + p columns (at most
@@ -863,6 +877,8 @@ typedef struct ro_sgns_tsvd_config {
                           about 50 columns). */
     int power_iters;   /* subspace iteration: q. Default 5. */
     uint64_t seed;     /* the Gaussian test matrix. Default 1. */
+    ro_sgns_tsvd_callback callback; /* progress; default NULL */
+    void *user;                     /* passed to the callback */
 } ro_sgns_tsvd_config;
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void);
 
@@ -6274,7 +6290,35 @@ RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void)
     c.block = 0;      /* l / 16 in 8..50 */
     c.power_iters = 5;
     c.seed = 1;
+    c.callback = NULL;
+    c.user = NULL;
     return c;
+}
+
+static double ro_sgns__now(void);
+
+/* Report progress of the truncated SVD after a stage that ended with res;
+   RO_SGNS_STOPPED when the callback asks to stop. On shards (cm set) every
+   shard calls it at the same points (the same config: a callback on all or
+   on none) and the stop is agreed: any shard's stop, or error, stops all. */
+static ro_sgns_result ro_sgns__sum_shards_doubles(const ro_sgns_comm *comm, ro_sgns_result res,
+                                                  double *buf, size_t count,
+                                                  ro_sgns_error *err);
+static ro_sgns_result ro_sgns__tsvd_tick(const ro_sgns_tsvd_config *cfg, const ro_sgns_comm *cm,
+                                         ro_sgns_result res, size_t done, size_t total,
+                                         double t0, ro_sgns_error *err)
+{
+    ro_sgns_tsvd_progress p;
+    double stop = 0;
+    if (!cfg || !cfg->callback) return res;
+    if (res == RO_SGNS_OK) {
+        p.done = done;
+        p.total = total;
+        p.seconds = ro_sgns__now() - t0;
+        stop = cfg->callback(&p, cfg->user) != 0;
+    }
+    if (cm) res = ro_sgns__sum_shards_doubles(cm, res, &stop, 1, err);
+    return res == RO_SGNS_OK && stop != 0 ? RO_SGNS_STOPPED : res;
 }
 
 /* Fill the rows x l matrix G with standard normal values; rows are drawn in
@@ -6330,9 +6374,12 @@ static ro_sgns_result ro_sgns__tsvd_qr(const ro_sgns_comm *cm, ro_sgns_result re
    A^T Q is summed over the shards and Q is orthonormalized by TSQR. */
 static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns_csr *At,
                                              const ro_sgns_comm *cm, size_t d, size_t l, int q,
-                                             uint64_t seed, ro_sgns_factors *f,
-                                             const ro_sgns_allocator *alloc, ro_sgns_error *err)
+                                             uint64_t seed, const ro_sgns_tsvd_config *cfg,
+                                             ro_sgns_factors *f, const ro_sgns_allocator *alloc,
+                                             ro_sgns_error *err)
 {
+    const double t0 = ro_sgns__now();
+    const size_t total = (size_t)q + 3; /* A Omega, q pairs of passes, A^T Q, the small SVD */
     size_t n = A->rows, m = A->cols, i;
     ro_sgns_real *Q, *Z, *R, *Ub, *Vb, *sb;
     int it;
@@ -6353,6 +6400,7 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
     ro_sgns__gaussian(m, l, Z, seed);
     res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
     res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
+    res = ro_sgns__tsvd_tick(cfg, cm, res, 1, total, t0, err);
     /* q power iterations, re-orthonormalized on both sides */
     for (it = 0; it < q && res == RO_SGNS_OK; ++it) {
         res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
@@ -6360,12 +6408,14 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
         if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
         if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
         res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
+        res = ro_sgns__tsvd_tick(cfg, cm, res, (size_t)it + 2, total, t0, err);
     }
     /* B^T = A^T Q = Q2 R2;  R2^T = Ub Sigma Vb^T */
     if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
     res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
     if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
+    res = ro_sgns__tsvd_tick(cfg, cm, res, total - 1, total, t0, err);
     if (res != RO_SGNS_OK) goto done;
     for (i = 0; i < l; ++i) { /* R <- R^T in place */
         size_t j;
@@ -6386,6 +6436,7 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
     if (res == RO_SGNS_OK)
         for (i = 0; i < d; ++i) f->S[i * d + i] = sb[i];
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err); /* U's GEMM was local */
+    res = ro_sgns__tsvd_tick(cfg, cm, res, total, total, t0, err);
 done:
     ro_sgns__free(alloc, Q);
     ro_sgns__free(alloc, Z);
@@ -6529,9 +6580,11 @@ static ro_sgns_result ro_sgns__orthonormalize_keep_sign(const ro_sgns_comm *cm, 
    by TSQR, and H, V and S come out the same on every shard. */
 static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_csr *At,
                                            const ro_sgns_comm *cm, size_t r0, size_t d,
-                                           size_t l, size_t b, uint64_t seed, ro_sgns_factors *f,
+                                           size_t l, size_t b, uint64_t seed,
+                                           const ro_sgns_tsvd_config *cfg, ro_sgns_factors *f,
                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
+    const double t0 = ro_sgns__now();
     const size_t n = A->rows, m = A->cols, nm = n > m ? n : m;
     const size_t s = (l + b - 1) / b; /* blocks; the last one may be narrower */
     ro_sgns_real *Q, *S1, *S2, *C, *Rb, *Ud;
@@ -6583,6 +6636,8 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
                     H[i * l + o0 + j] = (double)C[i * w0 + j];
                     H[(o0 + j) * l + i] = (double)C[i * w0 + j];
                 }
+        res = ro_sgns__tsvd_tick(cfg, cm, res, blk, s + 1, t0, err);
+        if (res != RO_SGNS_OK) break;
         if (blk == s) break;
         {   /* Q_blk = the first w1 columns of Y, orthogonalized */
             const size_t o1 = blk * b, w1 = ro_sgns__min(b, l - o1);
@@ -6690,6 +6745,7 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
     if (res == RO_SGNS_OK)
         res = ro_sgns__orthonormalize_keep_sign(NULL, m, d, f->V, Rb, alloc, err);
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err); /* V's QR was local */
+    res = ro_sgns__tsvd_tick(cfg, cm, res, s + 1, s + 1, t0, err);
 done:
     ro_sgns__free(alloc, Q);
     ro_sgns__free(alloc, S1);
@@ -6766,9 +6822,11 @@ static ro_sgns_result ro_sgns__tsvd_run(const ro_sgns_csr *A, const ro_sgns_comm
             res = ro_sgns__tsvd_subspace(A, At, cm, d, l,
                                          cfg->method == RO_SGNS_TSVD_SUBSPACE ? cfg->power_iters
                                                                               : 1,
-                                         cfg->seed, f, alloc, err);
+                                         cfg->seed, cfg, f, alloc, err);
         else
-            res = ro_sgns__tsvd_krylov(A, At, cm, r0, d, l, b, cfg->seed, f, alloc, err);
+            res = ro_sgns__tsvd_krylov(A, At, cm, r0, d, l, b, cfg->seed, cfg, f, alloc, err);
+        if (res == RO_SGNS_STOPPED)
+            ro_sgns__fail(err, RO_SGNS_STOPPED, "tsvd: stopped by the callback");
     }
     if (res == RO_SGNS_OK) {
         *out = f;

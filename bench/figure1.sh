@@ -5,6 +5,8 @@
 set -eu
 CSV=$1
 OUT=$2
+# the score columns: 4 up to the one before "mean" (ro-sgns train -curve)
+LAST=$(head -n 1 "$CSV" | awk -F, '{ print $NF == "mean" ? NF - 1 : NF }')
 command -v gnuplot >/dev/null 2>&1 || { echo "figure1.sh: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
 gnuplot <<GP
 set terminal svg size 900,420 font "sans,12"
@@ -15,10 +17,6 @@ set xlabel "RO-SGNS step (0 = SVD-SPPMI start)"
 set ylabel "Spearman correlation"
 set grid
 set title "Word similarity across RO-SGNS iterations ($(basename "$CSV" .csv))"
-plot "$CSV" using 1:4 skip 1 with linespoints title "ws-sim", \
-     "" using 1:5 skip 1 with linespoints title "ws-rel", \
-     "" using 1:6 skip 1 with linespoints title "ws-full", \
-     "" using 1:7 skip 1 with linespoints title "simlex", \
-     "" using 1:8 skip 1 with linespoints title "men"
+plot for [i=4:$LAST] "$CSV" using 1:i with linespoints title columnheader(i)
 GP
 echo "wrote $OUT" >&2

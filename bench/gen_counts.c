@@ -571,6 +571,8 @@ static int cmd_write(int argc, char **argv)
     /* a counts object from the public fields, saved by the library */
     memset(&c, 0, sizeof c);
     c.n = n;
+    c.row_begin = 0; /* the whole matrix (the rows not generated are empty) */
+    c.row_end = n;
     c.nnz = nnz;
     c.vocab.n = n;
     c.row_ptr = (uint64_t *)calloc(n + 1, sizeof(uint64_t));

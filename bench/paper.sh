@@ -6,7 +6,8 @@
 #
 #   sh bench/paper.sh [d ...]            (default: 100)
 #   environment: ITER (RO steps, 10), MIN_COUNT (200), WINDOW (5), OUT (build/paper),
-#                SGD=1 adds word2vec's SGD (1 epoch over the 90M tokens: ~8 min on 2 cores)
+#                SGD=1 adds word2vec's SGD (1 epoch over the 90M tokens: ~8 min on 2 cores),
+#                CORPUS (build/corpus.txt, decompressed from the bundled one when missing)
 #
 # make demo runs it for d = 100; make paper for 100 200 500 and writes
 # docs/RESULTS.md and docs/figure1.svg.
@@ -17,8 +18,11 @@ MIN_COUNT=${MIN_COUNT:-200}
 WINDOW=${WINDOW:-5}
 OUT=${OUT:-build/paper}
 SETS=../shared/data/wordsim
-CORPUS=build/corpus.txt
-BIN=./ro-sgns
+CORPUS=${CORPUS:-build/corpus.txt}
+BIN=${BIN:-./ro-sgns}
+# the paper's settings, whatever the defaults: W = U Sigma^0.5 (so the SVD
+# vectors, W and C, start RO-SGNS at X0 = U Sigma V^T), no smoothing
+PAPER="-eig 0.5 -embed w -cds 1"
 mkdir -p "$OUT"
 
 now() { date +%s.%N; }
@@ -67,15 +71,15 @@ TAB2=""
 TIMES=""
 for D in $DIMS; do
     S0=$(now)
-    $BIN train -counts "$COUNTS" -method svd -size "$D" -binary 1 -quiet \
+    $BIN train -counts "$COUNTS" -method svd -size "$D" $PAPER -binary 1 -quiet \
         -output "$OUT/svd$D.bin" -output-contexts "$OUT/svd${D}_ctx.bin"
     S1=$(now)
-    $BIN train -counts "$COUNTS" -method ro -size "$D" -iter "$ITER" -binary 1 \
+    $BIN train -counts "$COUNTS" -method ro -size "$D" -iter "$ITER" $PAPER -binary 1 \
         -init "$OUT/svd$D.bin" -init-contexts "$OUT/svd${D}_ctx.bin" -eval $SETS -curve "$OUT/curve$D.csv" \
         -output "$OUT/ro$D.bin" -output-contexts "$OUT/ro${D}_ctx.bin"
     S2=$(now)
     if [ "${SGD:-0}" = 1 ]; then
-        $BIN train -counts "$COUNTS" -method sgd -train "$CORPUS" -size "$D" -binary 1 -quiet \
+        $BIN train -counts "$COUNTS" -method sgd -train "$CORPUS" -size "$D" -iter 1 -embed w -binary 1 -quiet \
             -output "$OUT/sgd$D.bin" -output-contexts "$OUT/sgd${D}_ctx.bin"
         TAB1="$TAB1| SGD-SGNS (1 epoch) | $D | $(objective "$OUT/sgd$D.bin" "$OUT/sgd${D}_ctx.bin") |
 "
@@ -85,7 +89,9 @@ for D in $DIMS; do
     TAB1="$TAB1| SVD-SPPMI | $D | $(objective "$OUT/svd$D.bin" "$OUT/svd${D}_ctx.bin") |
 | RO-SGNS ($ITER steps) | $D | $(objective "$OUT/ro$D.bin" "$OUT/ro${D}_ctx.bin") |
 "
-    BEST=$(awk -F, 'NR > 2 && $6 != "nan" { if ($6 > b || b == "") { b = $6; i = $1 } } END { print i }' "$OUT/curve$D.csv")
+    BEST=$(awk -F, 'NR == 1 { for (j = 1; j <= NF; ++j) col[$j] = j; next }
+        NR > 2 && $col["ws353"] != "nan" { if ($col["ws353"] > b || b == "") { b = $col["ws353"]; i = $1 } }
+        END { print i }' "$OUT/curve$D.csv")
     TAB2="$TAB2| $D | SVD-SPPMI | $(scores "$OUT/svd$D.bin") |
 | $D | RO-SGNS, step $ITER | $(scores "$OUT/ro$D.bin") |
 "
@@ -112,7 +118,9 @@ for D in $DIMS; do
     echo
     echo "| step | F x 1e-9 | ws-sim | ws-rel | ws-full | simlex | men |"
     echo "|---|---|---|---|---|---|---|"
-    awk -F, 'NR > 1 { printf "| %s | %.4f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", $1, $2, $4, $5, $6, $7, $8 }' "$OUT/curve$D.csv"
+    awk -F, 'NR == 1 { for (j = 1; j <= NF; ++j) col[$j] = j; next }
+        { printf "| %s | %.4f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", $1, $2, $col["ws353_sim"],
+          $col["ws353_rel"], $col["ws353"], $col["simlex999"], $col["men"] }' "$OUT/curve$D.csv"
 done
 D=$(echo $DIMS | awk '{ print $1 }')
 echo

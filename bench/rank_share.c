@@ -182,18 +182,33 @@ int main(int argc, char **argv)
        their transpose), with the file's marginals */
     t0 = now();
     c0 = cpu_now();
-    if (ro_sgns_counts_load_path(path, &c, NULL, &err) != RO_SGNS_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.message);
-        return 1;
+    { /* n from the header (bytes 16-23, little-endian), then only this rank's rows */
+        unsigned char h[24];
+        FILE *f = fopen(path, "rb");
+        int b;
+        n = 0;
+        if (!f || fread(h, 1, 24, f) != 24 || memcmp(h, "ROSGNSCT", 8) != 0) {
+            fprintf(stderr, "%s: not a counts file (or cannot be read)\n", path);
+            return 1;
+        }
+        fclose(f);
+        for (b = 7; b >= 0; --b) n = n * 256 + h[16 + b];
     }
-    n = c->n;
     r0 = (size_t)q * n / (size_t)P;
     r1 = (size_t)(q + 1) * n / (size_t)P;
     ns = r1 - r0;
-    nnz_s = (double)(c->row_ptr[r1] - c->row_ptr[r0]);
-    if (ro_sgns_problem_create_shard(n, n, r0, r1, c->row_ptr + r0, c->col, c->val, c->ctx_count,
-                                     c->total, 5.0, 1.0, &shard, NULL, &err) != RO_SGNS_OK) {
+    if (ro_sgns_counts_load_rows_path(path, r0, r1, &c, NULL, &err) != RO_SGNS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return 1;
+    }
+    nnz_s = (double)(c->row_ptr[c->row_end - c->row_begin] - c->row_ptr[0]);
+    /* a version 2 file gives the rows alone: the problem is this rank's shard */
+    if (ro_sgns_problem_create(c, 5.0, 1.0, &shard, NULL, &err) != RO_SGNS_OK) {
         fprintf(stderr, "shard: %s\n", err.message);
+        return 1;
+    }
+    if (c->row_begin != r0 || c->row_end != r1) {
+        fprintf(stderr, "%s: a version 1 file (read whole): convert it to version 2\n", path);
         return 1;
     }
     t_load = now() - t0;

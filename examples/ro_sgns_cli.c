@@ -1,168 +1,73 @@
 /* ro_sgns_cli.c - the ro-sgns command-line program, built on the public API of
-   ro_sgns.h only. Flags in the spirit of word2vec's single-dash options.
+   ro_sgns.h only.
 
-     ro-sgns count     -train TEXT -output COUNTS [options]
-     ro-sgns train     -counts COUNTS -method ro|svd -size D -output VECTORS [options]
-     ro-sgns eval      -vectors VECTORS PAIRS_FILE... [-analogy FILE]
-     ro-sgns neighbors -vectors VECTORS WORD...
+     ro-sgns train     -train TEXT -output VECTORS [-method ro|svd|sgd] [flags]
+     ro-sgns count     -train TEXT -output COUNTS [flags]
+     ro-sgns eval      -vectors VECTORS [PAIRS_FILE|DIR ...] [-analogy FILE]
+     ro-sgns neighbors -vectors VECTORS WORD [-WORD +WORD ...]
      ro-sgns objective -counts COUNTS -vectors W [-contexts C]
 
-   Progress goes to stderr (silenced by -quiet), results to stdout. Every
-   error is one line on stderr and a non-zero exit status. */
+   Flags mean what they mean in word2vec where word2vec has them, and what
+   they mean in hyperwords otherwise; `ro-sgns COMMAND -help` lists each
+   command's flags with their defaults (taken from the library's
+   *_config_default() where it has one) and its file formats.
+
+   How the program is built: every command's flags are one table (name,
+   type, range, where it applies, help), so parsing, range checks, the
+   "does not apply to this method" errors and the help text come from the
+   same rows. Every allocation is registered with the `cli` object; an
+   error prints one line and longjmps back to main, which frees everything
+   registered, so no error path leaks (tests/test_cli.sh runs the error
+   cases under AddressSanitizer's leak checker). Library callbacks never
+   longjmp: they record the error and ask the library to stop. Progress
+   goes to stderr (redrawn in place on a terminal, a line every 10 s
+   otherwise, nothing with -quiet), results to stdout. */
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with XSI: stat, lstat, realpath, fileno, isatty, opendir */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-static const char *USAGE =
-    "ro-sgns " RO_SGNS_VERSION_STRING " - word embeddings by Riemannian optimization of SGNS\n"
-    "\n"
-    "usage: ro-sgns COMMAND [flags]\n"
-    "\n"
-    "  count      text -> co-occurrence counts\n"
-    "    -train TEXT        corpus: tokens separated by space, tab, newline (required)\n"
-    "    -output COUNTS     counts file to write (required)\n"
-    "    -window L          words on each side (default 5; the paper's code used 2)\n"
-    "    -min-count N       keep words seen >= N times (default 5; the paper: 201)\n"
-    "    -max-vocab N       keep at most the N most frequent words (default 0: all)\n"
-    "    -memory BYTES      memory budget for counting, e.g. 2G, 500M (default: none)\n"
-    "    -dynamic-window M  0 fixed (default), 1 sampled as word2vec, 2 weighted (L-dist+1)/L\n"
-    "    -sample T          subsample frequent words with threshold T (default 0: off)\n"
-    "    -cross-lines 0|1   let windows cross line breaks (default 0)\n"
-    "    -seed S            for -dynamic-window 1 and -sample (default 1)\n"
-    "\n"
-    "  train      counts -> word vectors\n"
-    "    -counts COUNTS     counts file from 'count' (required)\n"
-    "    -method ro|svd|sgd RO-SGNS (default), SVD-SPPMI alone, or word2vec's SGD\n"
-    "    -train TEXT        the corpus (sgd only; words as in the counts' vocabulary)\n"
-    "    -epochs E          SGD epochs (default 1); -alpha-sgd A start rate (0.025)\n"
-    "    -size D            dimension (default 100)\n"
-    "    -negative K        negative samples k (default 5)\n"
-    "    -iter K            RO steps (default 10)\n"
-    "    -eta L             step size: eta (scaled, default 1) or lambda (plain)\n"
-    "    -direction D       scaled (default) or plain (the paper's grad F)\n"
-    "    -safeguard 0|1     halve steps that lower F (default 1; 0 = the paper's fixed step)\n"
-    "    -init svd|FILE     start: SVD-SPPMI (default) or word vectors FILE (W0 = C0 unless\n"
-    "                       -init-contexts FILE gives C0)\n"
-    "    -alpha A           embeddings W = U P Sigma^A (default 0.5)\n"
-    "    -svd krylov|subspace  the truncated SVD's method (default krylov)\n"
-    "    -oversample P      extra columns of its search space (default 0 = the\n"
-    "                       library's: 2 d for krylov, max(50, d / 2) for subspace)\n"
-    "    -block B           krylov: columns per block (default 0 = the library's)\n"
-    "    -power-iters Q     subspace: power iterations (default 5)\n"
-    "    -threads N         OpenMP threads (default: all)\n"
-    "    -seed S            random seed of the truncated SVD (default 1)\n"
-    "    -checkpoint FILE   save the point after every RO step\n"
-    "    -resume FILE       continue from a checkpoint (same counts and flags)\n"
-    "    -eval DIR          score word similarity (DIR/*.txt of ws353, ws353_sim, ws353_rel,\n"
-    "                       simlex999, men) after every step\n"
-    "    -curve FILE.csv    write iteration, F and the scores per step to a CSV file\n"
-    "    -output VECTORS    vectors file to write (required)\n"
-    "    -output-contexts C write the context vectors C = V Q Sigma^A too (for 'objective')\n"
-    "    -binary 0|1        word2vec binary (1) or text (0, default)\n"
-    "\n"
-    "  eval       -vectors VECTORS [-binary 0|1] PAIRS_FILE... [-analogy FILE] [-fold-case 1]\n"
-    "  neighbors  -vectors VECTORS [-binary 0|1] [-k 10] WORD...\n"
-    "  objective  -counts COUNTS -vectors W [-contexts C] [-binary 0|1] [-negative 5]\n"
-    "\n"
-    "  Common: -quiet (no progress on stderr), -help.\n"
-    "  Vectors files ending in .bin are read as word2vec binary unless -binary 0.\n";
+/* The largest |value| written as a vector: entries of X = W C^T are
+   log-odds (a few tens at most), and with -eig <= 1 no row of W or C of
+   a sensible solution comes near this; beyond it the run has diverged. */
+#define CLI_MAX_ABS 1e6
+/* at least this many usable pairs (or questions) make a score */
+#define CLI_MIN_ITEMS 3
+#define CLI_MAX_OWNED 256
+#define CLI_MAX_SETS 64
+#define CLI_MAX_LIST 32
+#define CLI_MAX_NEGATIVE 1000.0
 
-/* ------------------------------------------------------------- flags */
+/* ============================================================ the cli */
 
-typedef struct {
-    int argc;
-    char **argv;
-    unsigned char *used;
-    const char *cmd;
-} flags_t;
+typedef void (*free_fn)(void *);
 
-static void die(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "ro-sgns %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
-
-/* the value of -name, or NULL; marks both as used */
-static const char *flag_str(flags_t *f, const char *name)
-{
-    int i;
-    for (i = 0; i < f->argc; ++i)
-        if (f->argv[i][0] == '-' && strcmp(f->argv[i] + 1, name) == 0) {
-            if (i + 1 >= f->argc) die(f->cmd, "flag -%s needs a value", name);
-            f->used[i] = f->used[i + 1] = 1;
-            return f->argv[i + 1];
-        }
-    return NULL;
-}
-
-static int flag_present(flags_t *f, const char *name)
-{
-    int i;
-    for (i = 0; i < f->argc; ++i)
-        if (f->argv[i][0] == '-' && strcmp(f->argv[i] + 1, name) == 0) {
-            f->used[i] = 1;
-            return 1;
-        }
-    return 0;
-}
-
-static double flag_num(flags_t *f, const char *name, double def, double lo, double hi)
-{
-    const char *s = flag_str(f, name);
-    char *end;
-    double v;
-    if (!s) return def;
-    errno = 0;
-    v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= lo && v <= hi))
-        die(f->cmd, "-%s %s: expected a number in [%g, %g]", name, s, lo, hi);
-    return v;
-}
-
-/* sizes like 2G, 500M, 64K */
-static double flag_bytes(flags_t *f, const char *name)
-{
-    const char *s = flag_str(f, name);
-    char *end;
-    double v, mul = 1;
-    if (!s) return 0;
-    v = strtod(s, &end);
-    if (*end == 'K' || *end == 'k') mul = 1024, ++end;
-    else if (*end == 'M' || *end == 'm') mul = 1048576, ++end;
-    else if (*end == 'G' || *end == 'g') mul = 1073741824, ++end;
-    if (end == s || *end || !(v > 0)) die(f->cmd, "-%s %s: expected a size like 500M or 2G", name, s);
-    return v * mul;
-}
-
-/* after all flags are read: anything left that starts with '-' is unknown;
-   the rest are positional arguments, collected into pos */
-static int finish_flags(flags_t *f, char **pos)
-{
-    int i, n = 0;
-    for (i = 0; i < f->argc; ++i) {
-        if (f->used[i]) continue;
-        if (f->argv[i][0] == '-' && f->argv[i][1] != '\0')
-            die(f->cmd, "unknown flag %s (see ro-sgns -help)", f->argv[i]);
-        if (pos) pos[n++] = f->argv[i];
-        else die(f->cmd, "unexpected argument '%s'", f->argv[i]);
-    }
-    return n;
-}
+typedef struct cli {
+    const char *cmd; /* for messages: "ro-sgns train: ..." */
+    jmp_buf fail;
+    void *owned[CLI_MAX_OWNED];
+    free_fn owned_free[CLI_MAX_OWNED];
+    int nowned;
+    int quiet, tty;
+    int line_open;   /* a progress line without its newline is on screen */
+    size_t line_len; /* its length, to blank it when redrawn shorter */
+    double last_draw, last_plain;
+} cli;
 
 static double now(void)
 {
@@ -173,567 +78,2412 @@ static double now(void)
 #endif
 }
 
-static ro_sgns_vectors_format vectors_format(flags_t *f, const char *path)
+static void end_line(cli *c)
 {
-    const char *b = flag_str(f, "binary");
-    size_t len = strlen(path);
-    if (b) return atoi(b) ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT;
-    return len > 4 && strcmp(path + len - 4, ".bin") == 0 ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT;
+    if (c->line_open) {
+        fputc('\n', stderr);
+        c->line_open = 0;
+        c->line_len = 0;
+    }
 }
 
-/* ------------------------------------------------------------- count */
-
-typedef struct {
-    FILE *f;
-    double size, done, t0, last;
-    int quiet;
-} progress_reader;
-
-/* read callback that draws a progress bar with rate and ETA on stderr */
-static size_t read_with_progress(void *user, void *buf, size_t size)
+/* one line on stderr, then back to main, which frees what is registered */
+static void die(cli *c, const char *fmt, ...)
 {
-    progress_reader *r = (progress_reader *)user;
+    va_list ap;
+    end_line(c);
+    fprintf(stderr, "ro-sgns%s%s: ", c->cmd ? " " : "", c->cmd ? c->cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    longjmp(c->fail, 1);
+}
+
+static void note(cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    if (c->quiet) return;
+    end_line(c);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* Progress: on a terminal one line redrawn in place (at most 5 times a
+   second); on a pipe or file a line every 10 s and the final one. */
+static void status(cli *c, int final, const char *fmt, ...)
+{
+    char line[400];
+    va_list ap;
+    double t = now();
+    size_t len;
+    if (c->quiet) return;
+    if (!final && t - (c->tty ? c->last_draw : c->last_plain) < (c->tty ? 0.2 : 10.0)) return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    len = strlen(line);
+    if (c->tty) {
+        fprintf(stderr, "\r%s", line);
+        while (c->line_len > len) { /* blank the rest of a longer old line */
+            fputc(' ', stderr);
+            --c->line_len;
+        }
+        c->line_len = len;
+        c->line_open = 1;
+        if (final) end_line(c);
+    } else {
+        fprintf(stderr, "%s\n", line);
+    }
+    fflush(stderr);
+    c->last_draw = c->last_plain = t;
+}
+
+/* the start of a stage: the first non-final pipe line comes 10 s later */
+static void stage_start(cli *c)
+{
+    c->last_plain = now();
+    c->last_draw = 0;
+}
+
+static const char *fmt_secs(double s, char *buf, size_t size)
+{
+    if (!(s >= 0) || s > 1e8) snprintf(buf, size, "?");
+    else if (s < 60) snprintf(buf, size, "%.0f s", s);
+    else if (s < 3600) snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    return buf;
+}
+
+static void *own(cli *c, void *p, free_fn fn)
+{
+    if (!p) die(c, "out of memory");
+    if (c->nowned == CLI_MAX_OWNED) {
+        fn(p);
+        die(c, "too many open objects");
+    }
+    c->owned[c->nowned] = p;
+    c->owned_free[c->nowned++] = fn;
+    return p;
+}
+
+/* free one registered object now */
+static void release(cli *c, void *p)
+{
+    int i;
+    if (!p) return;
+    for (i = c->nowned - 1; i >= 0; --i)
+        if (c->owned[i] == p) {
+            free_fn fn = c->owned_free[i];
+            memmove(c->owned + i, c->owned + i + 1, (size_t)(c->nowned - i - 1) * sizeof(void *));
+            memmove(c->owned_free + i, c->owned_free + i + 1,
+                    (size_t)(c->nowned - i - 1) * sizeof(free_fn));
+            --c->nowned;
+            fn(p);
+            return;
+        }
+}
+
+static void release_all(cli *c)
+{
+    while (c->nowned > 0) {
+        --c->nowned;
+        c->owned_free[c->nowned](c->owned[c->nowned]);
+    }
+}
+
+static void free_mem(void *p) { free(p); }
+static void free_counts(void *p) { ro_sgns_counts_free((ro_sgns_counts *)p); }
+static void free_factors(void *p) { ro_sgns_factors_free((ro_sgns_factors *)p); }
+static void free_vectors(void *p) { ro_sgns_vectors_free((ro_sgns_vectors *)p); }
+static void free_problem(void *p) { ro_sgns_problem_free((ro_sgns_problem *)p); }
+static void free_csr(void *p) { ro_sgns_csr_free((ro_sgns_csr *)p); }
+static void free_pairs(void *p) { ro_sgns_pairs_free((ro_sgns_pairs *)p); }
+static void free_analogies(void *p) { ro_sgns_analogies_free((ro_sgns_analogies *)p); }
+static void free_analogy_result(void *p)
+{
+    ro_sgns_analogy_result_free((ro_sgns_analogy_result *)p);
+}
+static void close_file(void *p) { fclose((FILE *)p); }
+static void close_dir(void *p) { closedir((DIR *)p); }
+
+/* n x size bytes, registered; the product checked before it is formed */
+static void *alloc_array(cli *c, size_t n, size_t size)
+{
+    if (size && n > (size_t)-1 / size) die(c, "out of memory (%lu x %lu bytes)", (unsigned long)n, (unsigned long)size);
+    return own(c, malloc(n && size ? n * size : 1), free_mem);
+}
+
+/* realloc a registered block to n x size bytes */
+static void *regrow(cli *c, void *p, size_t n, size_t size)
+{
+    int i;
+    void *q;
+    if (size && n > (size_t)-1 / size) die(c, "out of memory");
+    for (i = c->nowned - 1; i >= 0 && c->owned[i] != p; --i) {
+    }
+    q = realloc(p, n && size ? n * size : 1);
+    if (!q) die(c, "out of memory");
+    if (i >= 0) c->owned[i] = q;
+    return q;
+}
+
+static char *dup_str(cli *c, const char *s)
+{
+    char *d = (char *)alloc_array(c, strlen(s) + 1, 1);
+    memcpy(d, s, strlen(s) + 1);
+    return d;
+}
+
+static const char *display(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* "PATH: message", without printing the path twice when the library's
+   message already names it */
+static void die_lib(cli *c, const char *path, const ro_sgns_error *err)
+{
+    if (path && !strstr(err->message, path)) die(c, "%s: %s", path, err->message);
+    die(c, "%s", err->message);
+}
+
+/* ============================================================ flags */
+
+enum { T_GROUP, T_STR, T_INT, T_NUM, T_BYTES, T_01, T_SWITCH, T_LIST };
+
+/* where a train flag applies (0: always) */
+enum {
+    W_RO = 1,        /* -method ro */
+    W_SVD = 2,       /* -method svd */
+    W_SGD = 4,       /* SGD runs: -method sgd or -init sgd */
+    W_COUNT = 8,     /* the vocabulary comes from -train TEXT (no -counts) */
+    W_PAIRS = 16,    /* pairs are counted and used or saved */
+    W_SVDSTART = 32, /* the SVD-SPPMI start runs */
+    W_SGDINIT = 64   /* -init sgd */
+};
+
+typedef struct opts {
+    const char *train, *counts, *save_counts, *output, *output_ctx, *format, *method, *embed;
+    const char *vectors, *contexts, *analogy, *analogy_method;
+    const char *init, *init_ctx, *resume, *checkpoint, *curve, *direction, *svd;
+    const char *eval[CLI_MAX_LIST];
+    int neval;
+    int binary; /* -1: by extension */
+    long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
+        oversample, block, power_iters, k, restrict_vocab;
+    int cross_lines, safeguard, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help;
+    unsigned long long memory;
+    double negative, eig, cds, sample, alpha, eta, init_coverage;
+} opts;
+
+typedef struct flag_spec {
+    const char *name; /* without the dash; a T_GROUP row's title */
+    int type;
+    size_t off;       /* the field of opts */
+    unsigned where;   /* train: W_* bits where it applies, 0 = always */
+    double lo, hi;    /* T_INT, T_NUM */
+    const char *arg;  /* its value in the help, e.g. "D" */
+    const char *help; /* NULL: not listed; {D} = the default, {X} see help_token */
+    const char *alias; /* a second name (hyperwords' -neg for -negative) */
+    const char *hint;  /* said when it does not apply */
+} flag_spec;
+
+#define F(name, type, field, where, lo, hi, arg, help)                                         \
+    { name, type, offsetof(opts, field), where, lo, hi, arg, help, NULL, NULL }
+#define G(title) { title, T_GROUP, 0, 0, 0, 0, NULL, NULL, NULL, NULL }
+#define END { NULL, T_GROUP, 0, 0, 0, 0, NULL, NULL, NULL, NULL }
+
+/* defaults of the flags that have a library config behind them */
+static void opts_default(opts *o)
+{
+    ro_sgns_count_config cc = ro_sgns_count_config_default();
+    ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
+    ro_sgns_tsvd_config tc = ro_sgns_tsvd_config_default();
+    ro_sgns_ro_config rc = ro_sgns_ro_config_default();
+    memset(o, 0, sizeof *o);
+    o->method = "ro";
+    o->embed = "w";
+    o->init = "svd";
+    o->direction = rc.direction == RO_SGNS_DIRECTION_PLAIN ? "plain" : "scaled";
+    o->svd = tc.method == RO_SGNS_TSVD_SUBSPACE ? "subspace" : "krylov";
+    o->analogy_method = "add";
+    o->binary = -1;
+    o->size = sc.size;
+    o->negative = sc.negative;
+    o->seed = (long long)cc.seed;
+    o->window = cc.window;
+    o->min_count = (long long)cc.min_count;
+    o->max_vocab = (long long)cc.max_vocab;
+    o->dynamic_window = cc.dynamic_window;
+    o->sample = cc.sample;
+    o->cross_lines = cc.cross_lines;
+    o->memory = cc.memory_budget;
+    o->iter = -1; /* the method's: rc.iterations or sc.epochs */
+    o->init_iter = sc.epochs;
+    o->alpha = sc.alpha;
+    o->eta = 0; /* the direction's: rc.step, or 5e-5 for plain */
+    o->safeguard = rc.safeguard;
+    o->oversample = (long long)tc.oversample;
+    o->block = (long long)tc.block;
+    o->power_iters = tc.power_iters;
+    o->eig = 0.5;
+    o->cds = 1.0;
+    o->init_coverage = 0.5;
+    o->k = 10;
+}
+
+/* {NAME} in a help line: a default that is not the flag's own field */
+static void help_token(const char *name, size_t len, char *out, size_t size)
+{
+    ro_sgns_ro_config rc = ro_sgns_ro_config_default();
+    ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
+    if (len == 2 && memcmp(name, "RO", 2) == 0) snprintf(out, size, "%d", rc.iterations);
+    else if (len == 3 && memcmp(name, "SGD", 3) == 0) snprintf(out, size, "%d", sc.epochs);
+    else if (len == 3 && memcmp(name, "ETA", 3) == 0) snprintf(out, size, "%g", rc.step);
+    else if (len == 3 && memcmp(name, "MAX", 3) == 0) snprintf(out, size, "%g", CLI_MAX_ABS);
+    else if (len == 3 && memcmp(name, "NEG", 3) == 0) snprintf(out, size, "%g", CLI_MAX_NEGATIVE);
+    else snprintf(out, size, "?");
+}
+
+static void flag_default(const flag_spec *s, const opts *o, char *out, size_t size)
+{
+    const char *p = (const char *)o + s->off;
+    switch (s->type) {
+    case T_STR: {
+        const char *v = *(const char *const *)(const void *)p;
+        snprintf(out, size, "%s", v ? v : "none");
+        break;
+    }
+    case T_INT: snprintf(out, size, "%lld", *(const long long *)(const void *)p); break;
+    case T_NUM: snprintf(out, size, "%g", *(const double *)(const void *)p); break;
+    case T_01: snprintf(out, size, "%d", *(const int *)(const void *)p); break;
+    case T_BYTES: {
+        unsigned long long v = *(const unsigned long long *)(const void *)p;
+        if (v) snprintf(out, size, "%llu", v);
+        else snprintf(out, size, "none");
+        break;
+    }
+    default: snprintf(out, size, "?");
+    }
+}
+
+/* text with {D} (the flag's default) and {NAME} tokens expanded; a newline
+   continues at the help column when indent is set */
+static void put_expanded(FILE *f, const char *h, const flag_spec *s, const opts *def, int indent)
+{
+    char tok[64];
+    for (; *h; ++h) {
+        const char *e = *h == '{' ? strchr(h, '}') : NULL;
+        if (*h == '\n' && indent) {
+            fputs("\n                        ", f);
+        } else if (e) {
+            if (s && e == h + 2 && h[1] == 'D') flag_default(s, def, tok, sizeof tok);
+            else help_token(h + 1, (size_t)(e - h - 1), tok, sizeof tok);
+            fputs(tok, f);
+            h = e;
+        } else {
+            fputc(*h, f);
+        }
+    }
+}
+
+/* one flag's help: "  -name ARG          text" */
+static void print_flag(FILE *f, const flag_spec *s, const opts *def)
+{
+    char head[64];
+    size_t col;
+    snprintf(head, sizeof head, "  -%s%s%s%s%s", s->name, s->arg ? " " : "", s->arg ? s->arg : "",
+             s->alias ? ", -" : "", s->alias ? s->alias : "");
+    fputs(head, f);
+    col = strlen(head);
+    if (col >= 24) {
+        fputc('\n', f);
+        col = 0;
+    }
+    for (; col < 24; ++col) fputc(' ', f);
+    put_expanded(f, s->help, s, def, 1);
+    fputc('\n', f);
+}
+
+typedef struct cmd_desc {
+    const char *name;
+    const char *usage; /* lines */
+    const char *about;
+    const flag_spec *flags;
+    const char *files;
+    int words; /* positional words may start with '-' (neighbors) */
+} cmd_desc;
+
+static void print_cmd_help(const cmd_desc *cd, FILE *f)
+{
+    const flag_spec *s;
+    opts def;
+    opts_default(&def);
+    fprintf(f, "%s\n%s\n", cd->usage, cd->about);
+    for (s = cd->flags; s->name; ++s) {
+        if (s->type == T_GROUP) fprintf(f, "\n%s\n", s->name);
+        else if (s->help) print_flag(f, s, &def);
+    }
+    fputc('\n', f);
+    put_expanded(f, cd->files, NULL, &def, 0);
+}
+
+/* flags of other programs, and our own old names: said, never guessed */
+static const char *const REFUSED[][2] = {
+    {"classes", "not supported: word classes by k-means (word2vec -classes); cluster the vectors with another tool"},
+    {"read-vocab", "not supported: a counts file holds the vocabulary: -counts COUNTS"},
+    {"save-vocab", "not supported: a counts file holds the vocabulary: -save-counts FILE"},
+    {"debug", "not supported: progress is on by default; -quiet turns it off"},
+    {"alpha-sgd", "renamed: the SGD learning rate is -alpha, as in word2vec"},
+    {"epochs", "renamed: SGD epochs are -iter, as in word2vec"},
+    {"input", "fastText's -input is -train here"},
+    {"dim", "fastText's -dim is -size here"},
+    {"epoch", "fastText's -epoch is -iter here"},
+    {"lr", "fastText's -lr is -alpha here"},
+    {"ws", "fastText's -ws is -window here"},
+    {"minCount", "fastText's -minCount is -min-count here"},
+    {"thread", "fastText's -thread is -threads here"},
+    {NULL, NULL}};
+
+static const flag_spec *find_flag(const flag_spec *tab, const char *name)
+{
+    for (; tab->name; ++tab)
+        if (tab->type != T_GROUP &&
+            (strcmp(tab->name, name) == 0 || (tab->alias && strcmp(tab->alias, name) == 0)))
+            return tab;
+    return NULL;
+}
+
+/* a whole number: digits only (no sign, fraction, exponent or junk) */
+static int parse_whole(const char *s, unsigned long long *v)
+{
+    unsigned long long u = 0;
+    if (!*s) return 0;
+    for (; *s; ++s) {
+        unsigned d;
+        if (*s < '0' || *s > '9') return 0;
+        d = (unsigned)(*s - '0');
+        if (u > (~0ull - d) / 10) return 0;
+        u = u * 10 + d;
+    }
+    *v = u;
+    return 1;
+}
+
+/* a decimal number: [+-] digits [. digits] [e [+-] digits]; no hex, inf,
+   nan or trailing junk (strtod would take them) */
+static int parse_decimal(const char *s, double *v)
+{
+    const char *p = s;
+    char *end;
+    int digits = 0;
+    if (*p == '+' || *p == '-') ++p;
+    while (*p >= '0' && *p <= '9') ++p, ++digits;
+    if (*p == '.') {
+        ++p;
+        while (*p >= '0' && *p <= '9') ++p, ++digits;
+    }
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        ++p;
+        if (*p == '+' || *p == '-') ++p;
+        if (*p < '0' || *p > '9') return 0;
+        while (*p >= '0' && *p <= '9') ++p;
+    }
+    if (*p) return 0;
+    errno = 0;
+    *v = strtod(s, &end);
+    return *end == '\0' && isfinite(*v);
+}
+
+static void set_value(cli *c, const flag_spec *s, const char *v, opts *o)
+{
+    char *p = (char *)o + s->off;
+    switch (s->type) {
+    case T_STR: *(const char **)(void *)p = v; break;
+    case T_LIST:
+        if (o->neval == CLI_MAX_LIST) die(c, "-%s given more than %d times", s->name, CLI_MAX_LIST);
+        o->eval[o->neval++] = v;
+        break;
+    case T_01:
+        if (strcmp(v, "0") && strcmp(v, "1")) die(c, "-%s %s: expected 0 or 1", s->name, v);
+        *(int *)(void *)p = v[0] == '1';
+        break;
+    case T_INT: {
+        unsigned long long u;
+        if (!parse_whole(v, &u) || (double)u < s->lo || (double)u > s->hi)
+            die(c, "-%s %s: expected a whole number in [%.0f, %.0f]", s->name, v, s->lo, s->hi);
+        *(long long *)(void *)p = (long long)u;
+        break;
+    }
+    case T_NUM: {
+        double x;
+        if (!parse_decimal(v, &x) || x < s->lo || x > s->hi)
+            die(c, "-%s %s: expected a number in [%g, %g]", s->name, v, s->lo, s->hi);
+        *(double *)(void *)p = x;
+        break;
+    }
+    case T_BYTES: { /* 2G, 500M, 1.5G, 4096K; at least 1M, at most 1 exabyte */
+        char num[64];
+        size_t len = strlen(v);
+        double x, mul = 1;
+        char last = len ? v[len - 1] : 0;
+        if (last == 'K' || last == 'k') mul = 1024.0;
+        else if (last == 'M' || last == 'm') mul = 1048576.0;
+        else if (last == 'G' || last == 'g') mul = 1073741824.0;
+        else if (last == 'T' || last == 't') mul = 1099511627776.0;
+        if (mul > 1) --len;
+        if (len == 0 || len >= sizeof num) die(c, "-%s %s: expected a size like 500M or 2G", s->name, v);
+        memcpy(num, v, len);
+        num[len] = '\0';
+        if (!parse_decimal(num, &x) || !(x > 0) || x > 1e18 / mul)
+            die(c, "-%s %s: expected a size like 500M or 2G (at most 1e18 bytes)", s->name, v);
+        x *= mul;
+        if (x < 1048576.0) die(c, "-%s %s: at least 1M", s->name, v);
+        *(unsigned long long *)(void *)p = (unsigned long long)x;
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Parse argv into o; given[i] = 1 for each flag of the table that was set.
+   Positional arguments go to pos (NULL: none allowed). */
+static int parse_flags(cli *c, const cmd_desc *cd, int argc, char **argv, opts *o,
+                       unsigned char *given, char **pos)
+{
+    int i, npos = 0;
+    for (i = 0; i < argc; ++i) {
+        const char *a = argv[i];
+        const flag_spec *s;
+        size_t idx;
+        if (a[0] != '-' || a[1] == '\0' || (cd->words && a[0] == '-' && !find_flag(cd->flags, a + 1))) {
+            if (!pos) die(c, "unexpected argument '%s' (flags start with '-'; see ro-sgns %s -help)", a, cd->name);
+            pos[npos++] = argv[i];
+            continue;
+        }
+        s = find_flag(cd->flags, a + 1);
+        if (!s) {
+            int r;
+            for (r = 0; REFUSED[r][0]; ++r)
+                if (strcmp(REFUSED[r][0], a + 1) == 0) die(c, "%s: %s", a, REFUSED[r][1]);
+            die(c, "unknown flag %s (ro-sgns %s -help lists the flags)", a, cd->name);
+        }
+        idx = (size_t)(s - cd->flags);
+        if (given[idx] && s->type != T_LIST) die(c, "-%s given twice", s->name);
+        given[idx] = 1;
+        if (s->type == T_SWITCH) {
+            *(int *)(void *)((char *)o + s->off) = 1;
+            continue;
+        }
+        if (i + 1 >= argc) die(c, "-%s needs a value (%s)", s->name, s->arg ? s->arg : "a value");
+        set_value(c, s, argv[++i], o);
+    }
+    return npos;
+}
+
+static int was_given(const cmd_desc *cd, const unsigned char *given, const char *name)
+{
+    const flag_spec *s = find_flag(cd->flags, name);
+    return s && given[s - cd->flags];
+}
+
+/* ============================================================ files */
+
+static int is_stdio(const char *path) { return strcmp(path, "-") == 0; }
+
+static FILE *open_read(cli *c, const char *flag, const char *path)
+{
+    FILE *f;
+    struct stat st;
+    if (is_stdio(path)) return stdin;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        die(c, "%s%s%s'%s' is a directory, not a file", flag ? "-" : "", flag ? flag : "",
+            flag ? " " : "", path);
+    f = fopen(path, "rb");
+    if (!f)
+        die(c, "%s%s%scannot open '%s': %s", flag ? "-" : "", flag ? flag : "", flag ? ": " : "",
+            path, strerror(errno));
+    return (FILE *)own(c, f, close_file);
+}
+
+static void close_read(cli *c, FILE *f)
+{
+    if (f && f != stdin) release(c, f);
+}
+
+/* Can a file be written at path? Checked before any long work, so a bad
+   -output, -curve or -checkpoint costs a second, not a training run.
+   Nothing that exists is changed: an existing file is opened for
+   appending (no byte written), a new one created and removed, and the
+   folder must take the temporary file a save writes beside it. */
+/* the folder of path (".", "/" or its part before the last '/') */
+static void folder_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, size, ".");
+    else if (slash == path) snprintf(dir, size, "/");
+    else snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+static void check_output(cli *c, const char *flag, const char *path)
+{
+    struct stat st;
+    FILE *f;
+    char dir[4096];
+    const char *p = path;
+    char *real = NULL;
+    if (is_stdio(path)) return;
+    if (!*path) die(c, "-%s: empty file name", flag);
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        real = realpath(path, NULL);
+        if (!real) { /* a dangling link: the write creates its target */
+            char target[4096];
+            ssize_t n = readlink(path, target, sizeof target - 1);
+            if (n <= 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+            target[n] = '\0';
+            if (target[0] == '/') {
+                folder_of(target, dir, sizeof dir);
+            } else {
+                char link_dir[4096], joined[8200];
+                folder_of(path, link_dir, sizeof link_dir);
+                snprintf(joined, sizeof joined, "%s/%s", link_dir, target);
+                folder_of(joined, dir, sizeof dir);
+            }
+            if (access(dir, W_OK | X_OK) != 0)
+                die(c, "-%s: cannot create '%s', the target of '%s': %s", flag, target, path,
+                    strerror(errno));
+            return;
+        }
+        own(c, real, free_mem);
+        p = real;
+    }
+    if (stat(p, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) die(c, "-%s: '%s' is a directory", flag, path);
+        if (S_ISFIFO(st.st_mode)) { /* opening a FIFO would take its reader: only ask */
+            if (access(p, W_OK) != 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+            return;
+        }
+        f = fopen(p, "ab"); /* appends nothing: the file is unchanged */
+        if (!f) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+        fclose(f);
+        if (!S_ISREG(st.st_mode) || strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0)
+            return; /* written in place: no temporary file */
+    } else {
+        if (errno != ENOENT) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+        f = fopen(p, "wb");
+        if (!f) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+        fclose(f);
+        remove(p);
+    }
+    folder_of(p, dir, sizeof dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        die(c, "-%s: cannot write in the folder of '%s' (%s): %s", flag, path, dir, strerror(errno));
+    if (real) release(c, real);
+}
+
+/* Where a save goes. Written in place, never through a temporary file and a
+   rename (which would replace the path by a regular file): "-", anything
+   under /dev or /proc (/dev/null, /dev/stdout), an existing device or FIFO,
+   and a symbolic link that leads to one. A symbolic link to a regular file
+   is saved at its target (the link stays a link). Returns 1 with *f open
+   to write in place; 0 with *to the path the library saves to (path, or
+   its target: free it when it differs); -1 when the file cannot be opened
+   (errno says why). */
+static int output_target(const char *path, FILE **f, char **to)
+{
+    struct stat st;
+    int in_place = 0;
+    *f = NULL;
+    *to = (char *)path;
+    if (is_stdio(path)) {
+        *f = stdout;
+        return 1;
+    }
+    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) {
+        in_place = 1;
+    } else if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (real && strncmp(real, "/dev/", 5) != 0 && strncmp(real, "/proc/", 6) != 0 &&
+            stat(real, &st) == 0 && S_ISREG(st.st_mode)) {
+            *to = real;
+            return 0;
+        }
+        free(real);
+        in_place = 1;
+    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        in_place = 1;
+    }
+    if (!in_place) return 0;
+    *f = fopen(path, "wb");
+    return *f ? 1 : -1;
+}
+
+static int write_file_fn(void *user, const void *data, size_t size)
+{
+    return fwrite(data, 1, size, (FILE *)user) != size;
+}
+
+/* close what output_target opened; non-zero when the data did not all go */
+static int close_in_place(FILE *f)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    if (f != stdout && fclose(f) != 0) bad = 1;
+    return bad;
+}
+
+/* the whole of a file (or of standard input) in memory */
+static char *slurp(cli *c, const char *flag, const char *path, size_t *size)
+{
+    FILE *f = open_read(c, flag, path);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = (char *)malloc(cap);
+    for (;;) {
+        size_t got;
+        if (!buf) {
+            close_read(c, f);
+            die(c, "%s: out of memory", display(path));
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+        if (n == cap) {
+            char *nb = cap > ((size_t)-1) / 2 ? NULL : (char *)realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                continue;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        close_read(c, f);
+        die(c, "cannot read '%s': %s", display(path), strerror(e));
+    }
+    close_read(c, f);
+    *size = n;
+    return (char *)own(c, buf, free_mem);
+}
+
+/* A read callback over a FILE that draws progress: percent and ETA when the
+   size is known (a regular file), bytes and rate otherwise (a pipe). */
+typedef struct reader {
+    cli *c;
+    FILE *f;
+    const char *path, *label;
+    double size, done, t0;
+    int err; /* errno of a failed read */
+    int eof;
+} reader;
+
+static void reader_open(cli *c, reader *r, const char *flag, const char *path, const char *label)
+{
+    struct stat st;
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    r->path = path;
+    r->label = label;
+    r->f = open_read(c, flag, path);
+    if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode)) r->size = (double)st.st_size;
+    r->t0 = now();
+    stage_start(c);
+}
+
+static size_t reader_read(void *user, void *buf, size_t size)
+{
+    reader *r = (reader *)user;
     size_t got = fread(buf, 1, size, r->f);
-    double t;
-    if (got == 0 && ferror(r->f)) return (size_t)-1;
+    double t = now(), rate;
+    char eta[32];
+    if (got == 0 && ferror(r->f)) {
+        r->err = errno ? errno : EIO;
+        return (size_t)-1;
+    }
+    if (got == 0 && r->eof) return 0;
+    r->eof = got == 0;
     r->done += (double)got;
-    t = now();
-    if (!r->quiet && (t - r->last > 0.5 || got == 0)) {
-        double frac = r->size > 0 ? r->done / r->size : 0, rate = r->done / (t - r->t0 + 1e-9);
+    rate = r->done / (t - r->t0 + 1e-9);
+    if (r->size > 0) {
+        double frac = r->done < r->size ? r->done / r->size : 1;
+        char bar[31];
         int i, w = (int)(frac * 30);
-        fprintf(stderr, "\rreading [");
-        for (i = 0; i < 30; ++i) fputc(i < w ? '#' : '.', stderr);
-        fprintf(stderr, "] %5.1f%%  %.1f MB/s  ETA %.0f s ", 100 * frac, rate / 1e6,
-                rate > 0 && r->size > r->done ? (r->size - r->done) / rate : 0.0);
-        r->last = t;
+        for (i = 0; i < 30; ++i) bar[i] = i < w ? '#' : '.';
+        bar[30] = '\0';
+        status(r->c, got == 0, "%s %s [%s] %5.1f%%  %.1f MB/s  ETA %s", r->label,
+               base_name(display(r->path)), bar, 100 * frac, rate / 1e6,
+               fmt_secs(rate > 0 ? (r->size - r->done) / rate : -1, eta, sizeof eta));
+    } else {
+        status(r->c, got == 0, "%s %s: %.1f MB  %.1f MB/s", r->label, display(r->path), r->done / 1e6,
+               rate / 1e6);
     }
     return got;
 }
 
-static int cmd_count(flags_t *f)
+/* a failed library call that read through a reader: the OS's reason first */
+static void die_read(cli *c, const reader *r, const ro_sgns_error *err)
+{
+    if (r->err) die(c, "cannot read '%s': %s", display(r->path), strerror(r->err));
+    die_lib(c, display(r->path), err);
+}
+
+/* -------------------------------------------------- vectors files */
+
+enum { SNIFF_UNKNOWN, SNIFF_W2V_TEXT, SNIFF_HEADERLESS, SNIFF_BINARY };
+
+static int is_blank(unsigned char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+
+/* Does the line at b (up to '\n' or len) read as a word and numbers? want =
+   how many numbers (0: at least one). A line cut by the end of the sample
+   counts when what is there fits. */
+static int text_record(const unsigned char *b, size_t len, unsigned long long want)
+{
+    size_t i = 0;
+    unsigned long long nums = 0;
+    int cut = 0;
+    while (i < len && is_blank(b[i])) ++i;
+    if (i == len || b[i] == '\n') return 0;
+    while (i < len && !is_blank(b[i]) && b[i] != '\n') ++i; /* the word */
+    for (;;) {
+        size_t s;
+        char tok[64];
+        double v;
+        while (i < len && is_blank(b[i])) ++i;
+        if (i == len) {
+            cut = 1;
+            break;
+        }
+        if (b[i] == '\n') break;
+        s = i;
+        while (i < len && !is_blank(b[i]) && b[i] != '\n') ++i;
+        if (i == len) { /* a number cut by the sample's end: check its bytes only */
+            cut = 1;
+            while (s < i && strchr("0123456789+-.eE", b[s])) ++s;
+            if (s < i) return 0;
+            break;
+        }
+        if (i - s >= sizeof tok) return 0;
+        memcpy(tok, b + s, i - s);
+        tok[i - s] = '\0';
+        if (!parse_decimal(tok, &v)) return 0;
+        ++nums;
+    }
+    if (cut) return want == 0 || nums <= want;
+    return nums >= 1 && (want == 0 || nums == want);
+}
+
+static int sniff_vectors(const unsigned char *b, size_t n)
+{
+    size_t e = 0, s;
+    unsigned long long V = 0, d = 0;
+    char line[64];
+    while (e < n && b[e] != '\n') ++e;
+    if (e < sizeof line) {
+        char *p, *q;
+        memcpy(line, b, e);
+        line[e] = '\0';
+        V = strtoull(line, &p, 10);
+        if (p != line && *p == ' ') {
+            d = strtoull(p + 1, &q, 10);
+            while (*q == ' ' || *q == '\r') ++q;
+            if (q == p + 1 || *q || line[0] == '-' || p[1] == '-') d = 0;
+        }
+    }
+    if (d > 0 && V > 0) { /* "V d": word2vec, text or binary by its first record */
+        s = e < n ? e + 1 : n;
+        if (s >= n) return SNIFF_UNKNOWN;
+        return text_record(b + s, n - s, d) ? SNIFF_W2V_TEXT : SNIFF_BINARY;
+    }
+    return text_record(b, n, 0) ? SNIFF_HEADERLESS : SNIFF_UNKNOWN;
+}
+
+static int has_ext(const char *path, const char *ext)
+{
+    size_t a = strlen(path), b = strlen(ext);
+    return a > b && strcmp(path + a - b, ext) == 0;
+}
+
+/* How a vectors file is read or written: -format, else -binary, else the
+   name (.bin binary; .glove GloVe; anything else, "-" included, text).
+   why says which, for messages. Text read with a header is word2vec text,
+   without one GloVe (or gensim's write_header=False): that is sniffed. */
+static ro_sgns_vectors_format vectors_format(cli *c, const opts *o, const char *path,
+                                             const char **why)
+{
+    if (o->format) {
+        *why = "-format";
+        if (strcmp(o->format, "w2v") == 0) return RO_SGNS_W2V_TEXT;
+        if (strcmp(o->format, "w2v-binary") == 0) return RO_SGNS_W2V_BINARY;
+        if (strcmp(o->format, "glove") == 0) return RO_SGNS_GLOVE_TEXT;
+        die(c, "-format %s: expected w2v, w2v-binary or glove", o->format);
+    }
+    if (o->binary >= 0) {
+        *why = o->binary ? "-binary 1" : "-binary 0";
+        return o->binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT;
+    }
+    *why = "name";
+    if (has_ext(path, ".bin")) return RO_SGNS_W2V_BINARY;
+    if (has_ext(path, ".glove")) return RO_SGNS_GLOVE_TEXT;
+    return RO_SGNS_W2V_TEXT;
+}
+
+static const char *format_name(ro_sgns_vectors_format f)
+{
+    return f == RO_SGNS_W2V_BINARY ? "word2vec binary"
+         : f == RO_SGNS_GLOVE_TEXT ? "GloVe text"
+                                   : "word2vec text";
+}
+
+/* read a vectors file by the rule above; errors name the file */
+static ro_sgns_vectors *load_vectors(cli *c, const opts *o, const char *flag, const char *path)
+{
+    ro_sgns_vectors_format fmt;
+    const char *why, *ext;
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_error err;
+    const unsigned char *sample;
+    unsigned char *prefix = NULL;
+    size_t n = 0, size = 0;
+    char *all = NULL;
+    int kind;
+    FILE *f = NULL;
+    fmt = vectors_format(c, o, path, &why);
+    if (!is_stdio(path)) {
+        f = open_read(c, flag, path);
+        prefix = (unsigned char *)alloc_array(c, 65536, 1);
+        n = fread(prefix, 1, 65536, f);
+        if (ferror(f)) die(c, "cannot read '%s': %s", path, strerror(errno));
+        if (fseek(f, 0, SEEK_SET) != 0) { /* a FIFO: what was read is gone */
+            close_read(c, f);
+            f = NULL;
+            release(c, prefix);
+            prefix = NULL;
+        }
+    }
+    if (!f) {
+        all = slurp(c, flag, path, &size);
+        n = size < 65536 ? size : 65536;
+    }
+    sample = prefix ? prefix : (const unsigned char *)all;
+    kind = sniff_vectors(sample, n);
+    ext = has_ext(path, ".bin") ? ".bin" : has_ext(path, ".txt") ? ".txt" : has_ext(path, ".vec") ? ".vec" : NULL;
+    if (fmt == RO_SGNS_W2V_BINARY && (kind == SNIFF_W2V_TEXT || kind == SNIFF_HEADERLESS)) {
+        if (strcmp(why, "name") == 0)
+            die(c, "%s: named .bin but looks like text (%s); read it with -binary 0, or rename it",
+                path, kind == SNIFF_W2V_TEXT ? "word2vec text" : "text without a header");
+        die(c, "%s: %s says word2vec binary but the file looks like text; drop %s", display(path),
+            why, why);
+    }
+    if (fmt != RO_SGNS_W2V_BINARY && kind == SNIFF_BINARY) {
+        if (strcmp(why, "name") == 0)
+            die(c, "%s: named %s but looks like word2vec binary; read it with -binary 1, or rename it .bin",
+                display(path), ext ? ext : "without .bin");
+        die(c, "%s: %s says text but the file looks like word2vec binary; use -binary 1", display(path), why);
+    }
+    if (fmt != RO_SGNS_W2V_BINARY && !o->format)
+        fmt = kind == SNIFF_HEADERLESS ? RO_SGNS_GLOVE_TEXT : RO_SGNS_W2V_TEXT;
+    if (prefix) release(c, prefix);
+    if (all) {
+        if (ro_sgns_vectors_load_memory(all, size, fmt, 0, &v, NULL, &err) != RO_SGNS_OK)
+            die(c, "%s: %s (read as %s by its %s)", display(path), err.message, format_name(fmt), why);
+        release(c, all);
+    } else {
+        if (ro_sgns_vectors_load_file(f, fmt, 0, &v, NULL, &err) != RO_SGNS_OK) {
+            if (ferror(f)) die(c, "cannot read '%s': %s", path, strerror(errno));
+            die(c, "%s: %s (read as %s by its %s)", path, err.message, format_name(fmt), why);
+        }
+        close_read(c, f);
+    }
+    return (ro_sgns_vectors *)own(c, v, free_vectors);
+}
+
+/* Values a vectors file may hold: finite, |x| <= CLI_MAX_ABS. */
+static void check_values(cli *c, const char *what, const ro_sgns_real *M, size_t n, size_t d)
+{
+    size_t i;
+    double top = 0;
+    for (i = 0; i < n * d; ++i) {
+        double x = fabs((double)M[i]);
+        if (!(x <= 1e300))
+            die(c, "-%s: NaN or Inf in the vectors (row %lu): the run diverged; nothing written", what,
+                (unsigned long)(i / d));
+        if (x > top) top = x;
+    }
+    if (top > CLI_MAX_ABS)
+        die(c, "-%s: a vector value of %.3g, beyond the bound %g: the run diverged (a step too "
+               "large? with -safeguard 0 nothing stops it); nothing written",
+            what, top, CLI_MAX_ABS);
+}
+
+/* write n x d (words from the counts) to path by the format rule */
+static void write_vectors(cli *c, const opts *o, const char *flag, const char *path,
+                          const ro_sgns_counts *cn, const ro_sgns_real *M, size_t d)
+{
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_error err;
+    const char *why;
+    ro_sgns_vectors_format fmt = vectors_format(c, o, path, &why);
+    FILE *f;
+    char *to;
+    check_values(c, flag, M, cn->n, d);
+    if (ro_sgns_vectors_create(cn->n, d, (const char *const *)cn->vocab.word, M, d, &v, NULL, &err) !=
+        RO_SGNS_OK)
+        die(c, "-%s: %s", flag, err.message);
+    own(c, v, free_vectors);
+    if (output_target(path, &f, &to) < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+    if (to != path) own(c, to, free_mem);
+    if (f) {
+        ro_sgns_result rc = ro_sgns_vectors_save_file(v, fmt, f, NULL, &err);
+        int e = errno, bad = ferror(f);
+        if (close_in_place(f) || rc != RO_SGNS_OK) {
+            const char *name = is_stdio(path) ? "standard output" : path;
+            if (rc != RO_SGNS_OK && !bad) die(c, "-%s %s: %s", flag, name, err.message);
+            die(c, "-%s: cannot write '%s': %s", flag, name, strerror(bad ? e : errno));
+        }
+    } else if (ro_sgns_vectors_save_path(v, fmt, to, NULL, &err) != RO_SGNS_OK) {
+        die_lib(c, to, &err);
+    }
+    release(c, v);
+}
+
+/* -------------------------------------------------- evaluation sets */
+
+typedef struct scorer {
+    int nsets;
+    const char *path[CLI_MAX_SETS];
+    char name[CLI_MAX_SETS][48];
+    ro_sgns_pairs *pairs[CLI_MAX_SETS];
+    const char *analogy_path;
+    ro_sgns_analogies *analogies;
+} scorer;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void add_set(cli *c, scorer *s, const char *path)
+{
+    size_t size, len;
+    char *text;
+    ro_sgns_pairs *p = NULL;
+    ro_sgns_error err;
+    const char *b = base_name(path);
+    if (s->nsets == CLI_MAX_SETS) die(c, "more than %d word-pair files", CLI_MAX_SETS);
+    text = slurp(c, "eval", path, &size);
+    if (ro_sgns_pairs_load_memory(text, size, &p, NULL, &err) != RO_SGNS_OK) die_lib(c, path, &err);
+    release(c, text);
+    s->pairs[s->nsets] = (ro_sgns_pairs *)own(c, p, free_pairs);
+    s->path[s->nsets] = path;
+    len = strlen(b);
+    if (len > 4 && strcmp(b + len - 4, ".txt") == 0) len -= 4;
+    if (len >= sizeof s->name[0]) len = sizeof s->name[0] - 1;
+    memcpy(s->name[s->nsets], b, len);
+    s->name[s->nsets][len] = '\0';
+    ++s->nsets;
+}
+
+/* a file, or a folder's *.txt in name order; missing ones are errors */
+static void add_sets(cli *c, scorer *s, const char *what, const char *path)
+{
+    struct stat st;
+    DIR *dir;
+    struct dirent *e;
+    char **names;
+    size_t n = 0, cap = 16, i;
+    if (stat(path, &st) != 0) die(c, "%s %s: %s", what, path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        add_set(c, s, path);
+        return;
+    }
+    dir = opendir(path);
+    if (!dir) die(c, "%s %s: %s", what, path, strerror(errno));
+    own(c, dir, close_dir);
+    names = (char **)alloc_array(c, cap, sizeof *names);
+    while ((e = readdir(dir)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char *full;
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".txt") != 0 || e->d_name[0] == '.') continue;
+        if (n == cap) names = (char **)regrow(c, names, cap *= 2, sizeof *names);
+        full = (char *)alloc_array(c, strlen(path) + len + 2, 1);
+        sprintf(full, "%s/%s", path, e->d_name);
+        names[n++] = full;
+    }
+    release(c, dir);
+    if (n == 0) die(c, "%s %s: no *.txt word-pair file in this folder", what, path);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (i = 0; i < n; ++i) add_set(c, s, names[i]);
+}
+
+static void load_analogies(cli *c, scorer *s, const char *path)
+{
+    size_t size;
+    char *text = slurp(c, "analogy", path, &size);
+    ro_sgns_analogies *q = NULL;
+    ro_sgns_error err;
+    if (ro_sgns_analogies_load_memory(text, size, &q, NULL, &err) != RO_SGNS_OK) die_lib(c, path, &err);
+    release(c, text);
+    s->analogies = (ro_sgns_analogies *)own(c, q, free_analogies);
+    s->analogy_path = path;
+}
+
+/* each comma-separated item of each -eval value */
+static void scorer_init(cli *c, scorer *s, const opts *o, const char *analogy)
+{
+    int i;
+    memset(s, 0, sizeof *s);
+    for (i = 0; i < o->neval; ++i) {
+        char *list = dup_str(c, o->eval[i]), *item = list, *comma;
+        do {
+            comma = strchr(item, ',');
+            if (comma) *comma = '\0';
+            if (*item) add_sets(c, s, "-eval", dup_str(c, item));
+            item = comma + 1;
+        } while (comma);
+    }
+    if (analogy) load_analogies(c, s, analogy);
+}
+
+/* before any training: every set must have CLI_MIN_ITEMS usable items */
+static void scorer_check(cli *c, const scorer *s, const ro_sgns_vocab *vocab)
+{
+    int i;
+    size_t j, used;
+    for (i = 0; i < s->nsets; ++i) {
+        const ro_sgns_pairs *p = s->pairs[i];
+        for (used = j = 0; j < p->n; ++j)
+            used += ro_sgns_vocab_find(vocab, p->word1[j], strlen(p->word1[j])) >= 0 &&
+                    ro_sgns_vocab_find(vocab, p->word2[j], strlen(p->word2[j])) >= 0;
+        if (used < CLI_MIN_ITEMS)
+            die(c, "%s: only %lu of %lu pairs have both words in the vocabulary; a score needs %d",
+                s->path[i], (unsigned long)used, (unsigned long)p->n, CLI_MIN_ITEMS);
+    }
+    if (s->analogies) {
+        const ro_sgns_analogies *q = s->analogies;
+        for (used = j = 0; j < q->n; ++j) {
+            int k, ok = 1;
+            for (k = 0; k < 4; ++k)
+                ok &= ro_sgns_vocab_find(vocab, q->words[4 * j + (size_t)k],
+                                         strlen(q->words[4 * j + (size_t)k])) >= 0;
+            used += (size_t)ok;
+        }
+        if (used < CLI_MIN_ITEMS)
+            die(c, "%s: only %lu of %lu questions have all four words in the vocabulary; a score "
+                   "needs %d",
+                s->analogy_path, (unsigned long)used, (unsigned long)q->n, CLI_MIN_ITEMS);
+    }
+}
+
+/* scores of v: one per set, then the analogy accuracy; their mean */
+static ro_sgns_result scorer_run(const scorer *s, const ro_sgns_vectors *v, double *score,
+                                 double *mean, ro_sgns_error *err)
+{
+    int i, n = 0;
+    double sum = 0;
+    for (i = 0; i < s->nsets; ++i) {
+        ro_sgns_similarity_result r;
+        ro_sgns_result rc = ro_sgns_similarity_eval(v, s->pairs[i], NULL, &r, NULL, err);
+        if (rc != RO_SGNS_OK) return rc;
+        score[n++] = r.spearman;
+        sum += r.spearman;
+    }
+    if (s->analogies) {
+        ro_sgns_analogy_result *r = NULL;
+        ro_sgns_result rc = ro_sgns_analogy_eval(v, s->analogies, NULL, &r, NULL, err);
+        if (rc != RO_SGNS_OK) return rc;
+        score[n++] = r->accuracy;
+        sum += r->accuracy;
+        ro_sgns_analogy_result_free(r);
+    }
+    *mean = n ? sum / n : NAN;
+    return RO_SGNS_OK;
+}
+
+/* ============================================================ count */
+
+#define H_TRAIN_TEXT "corpus, tokens between whitespace; - = standard\ninput"
+#define H_WINDOW "words on each side ({D}, as word2vec's -window;\nthe paper's code used 2)"
+#define H_MIN_COUNT "keep words seen >= N times ({D}; the paper: 201)"
+#define H_MAX_VOCAB "keep at most the N most frequent words ({D} = all)"
+#define H_MEMORY "counting's memory budget, like 2G or 500M\n({D}; at least 1M)"
+#define H_DYNAMIC "0 fixed ({D}); 1 sampled per word as word2vec\nand fastText do; 2 weighted, (L - t + 1) / L at\ndistance t: 1's expectation"
+#define H_CROSS "let windows cross line breaks ({D})"
+#define H_THREADS "OpenMP threads (default: all cores)"
+#define H_BINARY_READ "1 word2vec binary, 0 text (default: by name)"
+/* how eval, neighbors and objective read vectors files */
+#define FLAGS_READ_FORMAT                                                                       \
+    F("binary", T_01, binary, 0, 0, 1, "0|1", H_BINARY_READ),                                  \
+        F("format", T_STR, format, 0, 0, 0, "FMT", "w2v, w2v-binary or glove (default: by name)")
+
+static const flag_spec COUNT_FLAGS[] = {
+    G("flags:"),
+    F("train", T_STR, train, 0, 0, 0, "TEXT", H_TRAIN_TEXT " (required)"),
+    F("output", T_STR, output, 0, 0, 0, "COUNTS", "counts file to write (required)"),
+    F("window", T_INT, window, 0, 1, 65535, "L", H_WINDOW),
+    F("min-count", T_INT, min_count, 0, 0, 1e18, "N", H_MIN_COUNT),
+    F("max-vocab", T_INT, max_vocab, 0, 0, 4e9, "N", H_MAX_VOCAB),
+    F("memory", T_BYTES, memory, 0, 0, 0, "BYTES", H_MEMORY),
+    F("dynamic-window", T_INT, dynamic_window, 0, 0, 2, "0|1|2", H_DYNAMIC),
+    F("sample", T_NUM, sample, 0, 0, 1, "T",
+      "subsample frequent words with word2vec's -sample\nthreshold T ({D} = off; word2vec: 1e-3)"),
+    F("cross-lines", T_01, cross_lines, 0, 0, 1, "0|1", H_CROSS),
+    F("seed", T_INT, seed, 0, 0, 9e18, "S", "for -dynamic-window 1 and -sample ({D})"),
+    F("threads", T_INT, threads, 0, 1, 4096, "N", H_THREADS),
+    F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
+    END};
+
+#define FILES_TEXT                                                                              \
+    "  TEXT     any bytes; a token is a run of bytes other than space, tab and\n"              \
+    "           newline ('\\r' is dropped); a line break ends the windows unless\n"           \
+    "           -cross-lines 1. - is standard input.\n"
+#define FILES_COUNTS                                                                            \
+    "  COUNTS   ro-sgns's binary counts: the vocabulary with its counts, #(w,c) as a\n"       \
+    "           sparse matrix, the marginals, a checksum, the flags that made them.\n"
+#define FILES_VECTORS                                                                           \
+    "  VECTORS  by name, for reading and writing alike: .bin word2vec binary;\n"              \
+    "           .glove GloVe text (no header); any other name (.txt, .vec, ...)\n"            \
+    "           word2vec text (\"V d\", then a word and d numbers a line).\n"                 \
+    "           -binary 0|1 or -format w2v|w2v-binary|glove overrides the name.\n"            \
+    "           Text without a header line (GloVe, gensim's write_header=False)\n"            \
+    "           is read as such; a file whose content disagrees with its name is\n"           \
+    "           an error. - is standard output (text) or input.\n"
+#define FILES_PAIRS                                                                             \
+    "  PAIRS    word1 word2 score, a pair a line (wordsim353, SimLex-999, MEN);\n"            \
+    "           '#' starts a comment. A folder stands for its *.txt files.\n"
+#define FILES_ANALOGY                                                                           \
+    "  ANALOGY  word2vec's questions-words.txt: ': section' lines, then a b c d\n"            \
+    "           a line (a is to b as c is to d).\n"
+
+static const cmd_desc COUNT_CMD = {
+    "count", "usage: ro-sgns count -train TEXT -output COUNTS [flags]",
+    "\nCounts the word-context pairs of a corpus within a window: the matrix\n"
+    "#(w,c) that 'train -counts' and 'objective' use. 'train -train TEXT' counts\n"
+    "by itself; count once (here, or with train's -save-counts) to train several\n"
+    "times.\n",
+    COUNT_FLAGS, "files:\n" FILES_TEXT FILES_COUNTS, 0};
+
+static void set_threads(const opts *o)
+{
+#ifdef _OPENMP
+    if (o->threads > 0) omp_set_num_threads((int)o->threads);
+#else
+    (void)o;
+#endif
+}
+
+static ro_sgns_count_config count_config(const opts *o)
 {
     ro_sgns_count_config cfg = ro_sgns_count_config_default();
-    const char *train = flag_str(f, "train"), *output = flag_str(f, "output");
-    int quiet = flag_present(f, "quiet");
-    progress_reader pr;
-    ro_sgns_counts *c = NULL;
+    cfg.window = (int)o->window;
+    cfg.min_count = (uint64_t)o->min_count;
+    cfg.max_vocab = (uint64_t)o->max_vocab;
+    cfg.memory_budget = (uint64_t)o->memory;
+    cfg.dynamic_window = (int)o->dynamic_window;
+    cfg.sample = o->sample;
+    cfg.cross_lines = o->cross_lines;
+    cfg.seed = (uint64_t)o->seed;
+    return cfg;
+}
+
+/* count the text (a file, standard input, or text already in memory) */
+static ro_sgns_counts *count_text(cli *c, const char *path, const char *text, size_t size,
+                                  const ro_sgns_count_config *cfg, int vocab_only)
+{
+    ro_sgns_counts *cn = NULL;
     ro_sgns_error err;
     double t0 = now();
-    cfg.window = (int)flag_num(f, "window", 5, 1, 65535);
-    cfg.min_count = (uint64_t)flag_num(f, "min-count", 5, 0, 1e18);
-    cfg.max_vocab = (uint64_t)flag_num(f, "max-vocab", 0, 0, 4e9);
-    cfg.memory_budget = (uint64_t)flag_bytes(f, "memory");
-    cfg.dynamic_window = (int)flag_num(f, "dynamic-window", 0, 0, 2);
-    cfg.sample = flag_num(f, "sample", 0, 0, 1);
-    cfg.cross_lines = (int)flag_num(f, "cross-lines", 0, 0, 1);
-    cfg.seed = (uint64_t)flag_num(f, "seed", 1, 0, 1e18);
-#ifdef _OPENMP
-    if (flag_str(f, "threads")) omp_set_num_threads((int)flag_num(f, "threads", 1, 1, 1024));
-#endif
-    finish_flags(f, NULL);
-    if (!train) die(f->cmd, "-train TEXT is required");
-    if (!output) die(f->cmd, "-output COUNTS is required");
-    memset(&pr, 0, sizeof pr);
-    pr.f = fopen(train, "rb");
-    if (!pr.f) die(f->cmd, "cannot open '%s': %s", train, strerror(errno));
-    if (fseek(pr.f, 0, SEEK_END) == 0) {
-        pr.size = (double)ftell(pr.f);
-        fseek(pr.f, 0, SEEK_SET);
+    if (text) {
+        note(c, "count: counting %s (%.1f MB in memory) ...", display(path), (double)size / 1e6);
+        if (ro_sgns_count_memory(text, size, cfg, &cn, NULL, &err) != RO_SGNS_OK)
+            die_lib(c, display(path), &err);
+    } else {
+        reader r;
+        reader_open(c, &r, "train", path, "count: reading");
+        if (ro_sgns_count_callback(reader_read, &r, cfg, &cn, NULL, &err) != RO_SGNS_OK) {
+            end_line(c);
+            die_read(c, &r, &err);
+        }
+        close_read(c, r.f);
     }
-    pr.t0 = pr.last = now();
-    pr.quiet = quiet;
-    if (ro_sgns_count_callback(read_with_progress, &pr, &cfg, &c, NULL, &err) != RO_SGNS_OK) {
-        if (!quiet) fputc('\n', stderr);
-        fclose(pr.f);
-        die(f->cmd, "%s: %s", train, err.message);
+    own(c, cn, free_counts);
+    if (vocab_only)
+        note(c, "count: %llu tokens, %llu distinct words, vocabulary %lu (min-count %llu), %.1f s",
+             (unsigned long long)cn->corpus_tokens, (unsigned long long)cn->distinct_words,
+             (unsigned long)cn->n, (unsigned long long)cfg->min_count, now() - t0);
+    else
+        note(c,
+             "count: %llu tokens, %llu distinct words, vocabulary %lu (min-count %llu), %llu pairs, "
+             "window %d, %.1f s",
+             (unsigned long long)cn->corpus_tokens, (unsigned long long)cn->distinct_words,
+             (unsigned long)cn->n, (unsigned long long)cfg->min_count, (unsigned long long)cn->nnz,
+             cfg->window, now() - t0);
+    return cn;
+}
+
+static ro_sgns_counts *load_counts(cli *c, const char *path)
+{
+    ro_sgns_counts *cn = NULL;
+    ro_sgns_error err;
+    reader r;
+    reader_open(c, &r, "counts", path, "loading");
+    if (ro_sgns_counts_load_callback(reader_read, &r, &cn, NULL, &err) != RO_SGNS_OK) {
+        end_line(c);
+        die_read(c, &r, &err);
     }
-    fclose(pr.f);
-    if (!quiet) fputc('\n', stderr);
-    if (ro_sgns_counts_save_path(c, output, &err) != RO_SGNS_OK) {
-        ro_sgns_counts_free(c);
-        die(f->cmd, "%s", err.message);
+    close_read(c, r.f);
+    own(c, cn, free_counts);
+    note(c, "counts %s: vocabulary %lu, %llu pairs, window %d, %.1f s", display(path),
+         (unsigned long)cn->n, (unsigned long long)cn->nnz, cn->config.window, now() - r.t0);
+    return cn;
+}
+
+static void save_counts(cli *c, const ro_sgns_counts *cn, const char *path)
+{
+    ro_sgns_error err;
+    char *to;
+    FILE *f;
+    if (output_target(path, &f, &to) < 0) die(c, "cannot write '%s': %s", path, strerror(errno));
+    if (to != path) own(c, to, free_mem);
+    if (f) {
+        ro_sgns_result rc = ro_sgns_counts_save_callback(cn, write_file_fn, f, &err);
+        int e = errno, bad = ferror(f);
+        if (close_in_place(f) || rc != RO_SGNS_OK) {
+            if (rc != RO_SGNS_OK && !bad) die(c, "%s: %s", path, err.message);
+            die(c, "cannot write '%s': %s", path, strerror(bad ? e : errno));
+        }
+    } else if (ro_sgns_counts_save_path(cn, to, &err) != RO_SGNS_OK) {
+        die_lib(c, to, &err);
     }
-    if (!quiet)
-        fprintf(stderr,
-                "count: %llu tokens, %llu distinct words, vocabulary %lu (min-count %llu), "
-                "%llu pairs, |D| = %.0f, %.1f s -> %s\n",
-                (unsigned long long)c->corpus_tokens, (unsigned long long)c->distinct_words,
-                (unsigned long)c->n, (unsigned long long)cfg.min_count,
-                (unsigned long long)c->nnz, c->total, now() - t0, output);
-    ro_sgns_counts_free(c);
+    note(c, "counts saved to %s", path);
+}
+
+static int cmd_count(cli *c, int argc, char **argv)
+{
+    opts o;
+    unsigned char given[64] = {0};
+    ro_sgns_count_config cfg;
+    ro_sgns_counts *cn;
+    opts_default(&o);
+    parse_flags(c, &COUNT_CMD, argc, argv, &o, given, NULL);
+    c->quiet = o.quiet;
+    if (!o.train) die(c, "-train TEXT is required");
+    if (!o.output) die(c, "-output COUNTS is required");
+    if (is_stdio(o.output)) die(c, "-output -: counts are binary; give a file name");
+    check_output(c, "output", o.output);
+    set_threads(&o);
+    cfg = count_config(&o);
+    cn = count_text(c, o.train, NULL, 0, &cfg, 0);
+    save_counts(c, cn, o.output);
     return 0;
 }
 
-/* ------------------------------------------------------------- train */
+/* ============================================================ train */
 
-static const char *EVAL_SETS[5] = {"ws353_sim.txt", "ws353_rel.txt", "ws353.txt",
-                                   "simlex999.txt", "men.txt"};
-static const char *EVAL_NAMES[5] = {"ws-sim", "ws-rel", "ws-full", "simlex", "men"};
+static const flag_spec TRAIN_FLAGS[] = {
+    G("input and output:"),
+    F("train", T_STR, train, 0, 0, 0, "TEXT",
+      H_TRAIN_TEXT ". Counted unless -counts; SGD trains on it"),
+    F("counts", T_STR, counts, 0, 0, 0, "COUNTS", "reuse counts (from 'count' or -save-counts)"),
+    F("save-counts", T_STR, save_counts, W_COUNT, 0, 0, "FILE", "keep the counts made from -train"),
+    F("output", T_STR, output, 0, 0, 0, "VECTORS", "the word vectors (required); - = standard output"),
+    F("output-contexts", T_STR, output_ctx, 0, 0, 0, "FILE", "the context vectors C too"),
+    F("binary", T_01, binary, 0, 0, 1, "0|1",
+      "1 word2vec binary, 0 text (default: by name:\n.bin binary, else text)"),
+    F("format", T_STR, format, 0, 0, 0, "FMT", "w2v, w2v-binary or glove (default: by name)"),
+    F("method", T_STR, method, 0, 0, 0, "ro|svd|sgd",
+      "RO-SGNS ({D}), SVD-SPPMI alone, or word2vec's SGD"),
+    F("size", T_INT, size, 0, 1, 65536, "D", "dimension d ({D})"),
+    {"negative", T_NUM, offsetof(opts, negative), 0, 1e-6, CLI_MAX_NEGATIVE, "K",
+     "negative samples k ({D}; at most {NEG}, whole for\nSGD); -neg is hyperwords' name",
+     "neg", NULL},
+    F("embed", T_STR, embed, 0, 0, 0, "w|c|w+c",
+      "what -output holds: w W, c C, or w+c W + C\n(hyperwords' w+c); default {D}"),
+    {"eig", T_NUM, offsetof(opts, eig), W_RO | W_SVD, 0, 1, "P",
+     "W = U Sigma^P, C = V Sigma^P ({D}: the paper's;\nhyperwords' eig)", NULL,
+     "SGD gives W and C directly, without Sigma"},
+    {"cds", T_NUM, offsetof(opts, cds), W_RO | W_SVD, 0.01, 1, "A",
+     "context distribution smoothing in SPPMI and\nthe SGNS objective: P(c) ~ #(c)^A ({D} = off;\n"
+     "hyperwords' cds; 0.75 weighs negatives as\nword2vec draws them)",
+     NULL, "SGD draws its negatives from unigram^0.75, as word2vec"},
+    F("threads", T_INT, threads, 0, 1, 4096, "N", H_THREADS),
+    F("seed", T_INT, seed, 0, 0, 9e18, "S", "seed of the SVD start, SGD and -sample ({D})"),
+    F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
 
-typedef struct {
-    const ro_sgns_counts *counts;
-    const char *eval_dir, *checkpoint, *cmd;
-    double alpha;
-    int quiet;
-    FILE *curve;
-    double t_start;
-} train_ctx;
+    G("counting -train TEXT (when no -counts is given):"),
+    {"window", T_INT, offsetof(opts, window), W_PAIRS | W_SGD, 1, 65535, "L", H_WINDOW, NULL,
+     "the counts were made with their own window"},
+    F("min-count", T_INT, min_count, W_COUNT, 0, 1e18, "N", H_MIN_COUNT),
+    F("max-vocab", T_INT, max_vocab, W_COUNT, 0, 4e9, "N", H_MAX_VOCAB),
+    F("memory", T_BYTES, memory, W_PAIRS, 0, 0, "BYTES", H_MEMORY),
+    {"dynamic-window", T_INT, offsetof(opts, dynamic_window), W_PAIRS, 0, 2, "0|1|2", H_DYNAMIC,
+     NULL, "SGD always samples its window per word, as word2vec"},
+    {"sample", T_NUM, offsetof(opts, sample), W_PAIRS | W_SGD, 0, 1, "T",
+     "subsample frequent words with word2vec's -sample\nthreshold T, in counting and in SGD ({D} = off:\n"
+     "the objective counts every pair; word2vec: 1e-3)",
+     NULL, NULL},
+    F("cross-lines", T_01, cross_lines, W_PAIRS, 0, 1, "0|1", H_CROSS),
 
-/* embeddings W (or C) of a point as a vectors object */
-static int point_vectors_kind(const ro_sgns_factors *x, const ro_sgns_counts *c, double alpha,
-                              ro_sgns_embedding_kind kind, ro_sgns_vectors **v, ro_sgns_error *err)
+    G("RO-SGNS (-method ro):"),
+    {"iter", T_INT, offsetof(opts, iter), W_RO | W_SGD, 0, 1e6, "K",
+     "RO steps ({RO}); -method sgd: epochs ({SGD}), as\nword2vec's -iter", NULL,
+     "SVD-SPPMI takes no steps"},
+    F("init", T_STR, init, W_RO, 0, 0, "svd|sgd|FILE",
+      "start: svd SVD-SPPMI ({D}); sgd SGD on -train\n(its flags apply, -init-iter epochs); FILE word\n"
+      "vectors (W0 = C0 unless -init-contexts)"),
+    F("init-contexts", T_STR, init_ctx, W_RO, 0, 0, "FILE", "C0 for -init FILE"),
+    F("init-coverage", T_NUM, init_coverage, W_RO, 0, 1, "F",
+      "share of the words -init FILE must cover ({D})"),
+    {"init-iter", T_INT, offsetof(opts, init_iter), W_SGDINIT, 1, 1000, "E",
+     "SGD epochs of -init sgd ({D})", NULL, "it is the epochs of -init sgd"},
+    F("eta", T_NUM, eta, W_RO, 1e-30, 1e30, "S",
+      "step size: eta of the scaled direction ({ETA})\nor lambda of the plain one (5e-05)"),
+    F("direction", T_STR, direction, W_RO, 0, 0, "scaled|plain",
+      "grad F / B ({D}) or the paper's grad F"),
+    F("safeguard", T_01, safeguard, W_RO, 0, 1, "0|1",
+      "halve a step that lowers F ({D}; 0: the paper's\nfixed step)"),
+    F("allow-no-step", T_SWITCH, allow_no_step, W_RO, 0, 0, NULL,
+      "write the start when no step is accepted\n(otherwise an error)"),
+    F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE", "save the point after every step"),
+    F("resume", T_STR, resume, W_RO, 0, 0, "FILE",
+      "continue a checkpoint of the same counts, -size\nand -negative; -iter counts all steps"),
+    {"eval", T_LIST, offsetof(opts, eval), W_RO, 0, 0, "PAIRS",
+     "Spearman after every step: a folder of *.txt\npair files, a file or a list (a,b); may repeat",
+     NULL, "score the vectors with 'ro-sgns eval'"},
+    F("analogy", T_STR, analogy, W_RO, 0, 0, "FILE", "3CosAdd accuracy after every step, too"),
+    F("keep-best", T_SWITCH, keep_best, W_RO, 0, 0, NULL,
+      "write the step with the best mean score (-eval,\n-analogy), not the last"),
+    F("curve", T_STR, curve, W_RO, 0, 0, "FILE.csv", "F, time and the scores per step, as CSV"),
+
+    G("the SVD-SPPMI start (-method svd, and -method ro's default start):"),
+    F("svd", T_STR, svd, W_SVDSTART, 0, 0, "krylov|subspace", "the truncated SVD ({D})"),
+    F("oversample", T_INT, oversample, W_SVDSTART, 0, 1e6, "P",
+      "extra columns of the search space ({D}: the\nlibrary's, 2 d krylov, max(50, d/2) subspace)"),
+    F("block", T_INT, block, W_SVDSTART, 0, 1e6, "B", "krylov: columns per block ({D}: the library's)"),
+    F("power-iters", T_INT, power_iters, W_SVDSTART, 0, 100, "Q", "subspace: power iterations ({D})"),
+
+    G("SGD (-method sgd, and -init sgd; also -iter, -sample, -window):"),
+    {"alpha", T_NUM, offsetof(opts, alpha), W_SGD, 1e-9, 1, "A",
+     "starting learning rate ({D}), word2vec's -alpha", NULL,
+     "it is the SGD learning rate (word2vec's -alpha); the exponent of Sigma is -eig"},
+    {"cbow", T_01, offsetof(opts, cbow), 0, 0, 1, "0|1", NULL, NULL, NULL},
+    {"hs", T_01, offsetof(opts, hs), 0, 0, 1, "0|1", NULL, NULL, NULL},
+    END};
+
+static const cmd_desc TRAIN_CMD = {
+    "train",
+    "usage: ro-sgns train -train TEXT -output VECTORS [-method ro|svd|sgd] [flags]\n"
+    "       ro-sgns train -counts COUNTS -output VECTORS [flags]",
+    "\nFrom a corpus to word vectors in one command. -method ro (the default)\n"
+    "counts the text, starts from SVD-SPPMI and takes -iter steps of RO-SGNS\n"
+    "(Fonarev et al. 2017); svd stops at SVD-SPPMI; sgd is word2vec's skip-gram\n"
+    "with negative sampling. -counts reuses counts (from 'count' or -save-counts)\n"
+    "instead of counting; SGD takes its vocabulary from them, or from counting\n"
+    "-train. A flag that does not apply to the chosen method is an error; so are\n"
+    "CBOW and hierarchical softmax (-cbow 1, -hs 1; -cbow 0 -hs 0 are accepted).\n",
+    TRAIN_FLAGS,
+    "files:\n" FILES_TEXT FILES_COUNTS FILES_VECTORS FILES_PAIRS FILES_ANALOGY
+    "  CHECKPOINT  the point U S V^T, the steps taken and the next step size.\n"
+    "  CURVE    CSV: iteration,F_e9,seconds, a column per -eval file (its name),\n"
+    "           analogy, mean; row 0 is the start.\n"
+    "Vectors are checked before they are written: a NaN, an Inf or a value beyond\n"
+    "+-{MAX} means the run diverged; it is an error and nothing is written.\n",
+    0};
+
+/* "-method ro, -init svd" style names of where a flag applies */
+static void where_text(unsigned w, char *out, size_t size)
 {
-    const char **words;
-    size_t i;
-    int rc;
-    ro_sgns_real *W = (ro_sgns_real *)malloc(x->n * x->d * sizeof(ro_sgns_real));
-    words = (const char **)malloc(c->n * sizeof(char *));
-    if (!W || !words) {
-        free(W);
-        free((void *)words);
-        snprintf(err->message, sizeof err->message, "out of memory");
-        return -1;
+    static const char *const NAMES[] = {"-method ro",
+                                        "-method svd",
+                                        "SGD (-method sgd, -init sgd)",
+                                        "counting -train TEXT (without -counts)",
+                                        "counting pairs (-method ro|svd without -counts, or -save-counts)",
+                                        "the SVD-SPPMI start (-method svd, ro's -init svd)",
+                                        "-init sgd"};
+    size_t i, len = 0;
+    out[0] = '\0';
+    for (i = 0; i < sizeof NAMES / sizeof NAMES[0]; ++i)
+        if (w & (1u << i)) {
+            snprintf(out + len, size - len, "%s%s", len ? ", " : "", NAMES[i]);
+            len = strlen(out);
+        }
+}
+
+/* the W (or C) embeddings of a point as a new n x d matrix */
+static ro_sgns_result point_matrix(const ro_sgns_factors *x, double eig, ro_sgns_embedding_kind kind,
+                                   ro_sgns_real **out, ro_sgns_error *err)
+{
+    size_t rows = kind == RO_SGNS_EMBED_C ? x->m : x->n;
+    ro_sgns_real *M;
+    ro_sgns_result rc;
+    if (rows > (size_t)-1 / sizeof(ro_sgns_real) / x->d) {
+        snprintf(err->message, sizeof err->message, "embeddings: %lu x %lu too large",
+                 (unsigned long)rows, (unsigned long)x->d);
+        return RO_SGNS_ERR_SIZE_OVERFLOW;
     }
-    for (i = 0; i < c->n; ++i) words[i] = c->vocab.word[i];
-    rc = ro_sgns_factors_embeddings(x, alpha, kind, W, x->d, NULL, err);
-    if (rc == RO_SGNS_OK) rc = ro_sgns_vectors_create(c->n, x->d, words, W, x->d, v, NULL, err);
-    free(W);
-    free((void *)words);
+    M = (ro_sgns_real *)malloc(rows * x->d * sizeof *M);
+    if (!M) {
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return RO_SGNS_ERR_OUT_OF_MEMORY;
+    }
+    rc = ro_sgns_factors_embeddings(x, eig, kind, M, x->d, NULL, err);
+    if (rc != RO_SGNS_OK) {
+        free(M);
+        return rc;
+    }
+    *out = M;
+    return RO_SGNS_OK;
+}
+
+/* the embeddings of a point as a vectors object (for scoring) */
+static ro_sgns_result point_vectors(const ro_sgns_factors *x, const ro_sgns_counts *cn, double eig,
+                                    ro_sgns_embedding_kind kind, ro_sgns_vectors **v,
+                                    ro_sgns_error *err)
+{
+    ro_sgns_real *M = NULL;
+    ro_sgns_result rc = point_matrix(x, eig, kind, &M, err);
+    if (rc != RO_SGNS_OK) return rc;
+    rc = ro_sgns_vectors_create(cn->n, x->d, (const char *const *)cn->vocab.word, M, x->d, v, NULL, err);
+    free(M);
     return rc;
 }
 
-static int point_vectors(const ro_sgns_factors *x, const ro_sgns_counts *c, double alpha,
-                         ro_sgns_vectors **v, ro_sgns_error *err)
+typedef struct train_ctx {
+    cli *c;
+    const opts *o;
+    const ro_sgns_counts *cn;
+    const scorer *sc;
+    ro_sgns_embedding_kind kind;
+    FILE *curve;
+    const char *curve_path;
+    ro_sgns_factors *best; /* -keep-best: the best point so far */
+    double best_mean;
+    int have_best;
+    uint64_t first, last; /* steps: where the run started, where it ends */
+    double t0;
+    int failed;
+    char failure[RO_SGNS_MESSAGE_SIZE + 256];
+} train_ctx;
+
+static int curve_row(train_ctx *t, uint64_t it, double F, double secs, const double *score, double mean)
 {
-    return point_vectors_kind(x, c, alpha, RO_SGNS_EMBED_W, v, err);
+    int i, n = t->sc->nsets + (t->sc->analogies ? 1 : 0);
+    if (!t->curve) return 0;
+    fprintf(t->curve, "%llu,%.6f,%.4g", (unsigned long long)it, F * 1e-9, secs);
+    for (i = 0; i < n; ++i) fprintf(t->curve, ",%.4f", score[i]);
+    if (n) fprintf(t->curve, ",%.4f", mean);
+    fputc('\n', t->curve);
+    if (fflush(t->curve) != 0 || ferror(t->curve)) {
+        snprintf(t->failure, sizeof t->failure, "-curve: cannot write '%s': %s", t->curve_path,
+                 strerror(errno));
+        return 1;
+    }
+    return 0;
 }
 
-/* scores of the five sets (NAN where a set is missing) */
-static void score_sets(const ro_sgns_vectors *v, const char *dir, double out[5])
+/* scores of the point x: fills score[] and mean; 1 on failure */
+static int score_point(train_ctx *t, const ro_sgns_factors *x, double *score, double *mean)
 {
-    int s;
-    for (s = 0; s < 5; ++s) {
-        char path[1024];
-        ro_sgns_similarity_result r;
-        out[s] = NAN;
-        snprintf(path, sizeof path, "%s/%s", dir, EVAL_SETS[s]);
-        if (ro_sgns_similarity_eval_path(v, path, NULL, &r, NULL, NULL) == RO_SGNS_OK)
-            out[s] = r.spearman;
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_error err;
+    *mean = NAN;
+    if (!t->sc->nsets && !t->sc->analogies) return 0;
+    if (point_vectors(x, t->cn, t->o->eig, t->kind, &v, &err) != RO_SGNS_OK ||
+        scorer_run(t->sc, v, score, mean, &err) != RO_SGNS_OK) {
+        ro_sgns_vectors_free(v);
+        snprintf(t->failure, sizeof t->failure, "scoring step %llu: %s",
+                 (unsigned long long)x->iteration, err.message);
+        return 1;
     }
+    ro_sgns_vectors_free(v);
+    return 0;
+}
+
+static void keep_if_best(train_ctx *t, const ro_sgns_factors *x, double mean)
+{
+    ro_sgns_factors *b = t->best;
+    if (!b || !(mean > t->best_mean || !t->have_best)) return;
+    memcpy(b->U, x->U, x->n * x->d * sizeof(ro_sgns_real));
+    memcpy(b->S, x->S, x->d * x->d * sizeof(ro_sgns_real));
+    memcpy(b->V, x->V, x->m * x->d * sizeof(ro_sgns_real));
+    b->iteration = x->iteration;
+    b->next_step = x->next_step;
+    t->best_mean = mean;
+    t->have_best = 1;
+}
+
+static void score_line(const train_ctx *t, const double *score, double mean, char *out, size_t size)
+{
+    int i;
+    size_t len = 0;
+    out[0] = '\0';
+    for (i = 0; i < t->sc->nsets && len < size; ++i, len = strlen(out))
+        snprintf(out + len, size - len, "  %s %.3f", t->sc->name[i], score[i]);
+    if (t->sc->analogies && len < size) {
+        snprintf(out + len, size - len, "  analogy %.3f", score[i]);
+        len = strlen(out);
+    }
+    if ((t->sc->nsets || t->sc->analogies) && len < size)
+        snprintf(out + len, size - len, "  mean %.4f", mean);
 }
 
 static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void *user)
 {
     train_ctx *t = (train_ctx *)user;
-    double sc[5] = {NAN, NAN, NAN, NAN, NAN};
+    double score[CLI_MAX_SETS + 1], mean = NAN, elapsed = now() - t->t0;
+    char line[1024], eta[32];
+    uint64_t done = p->iteration - t->first, left = t->last - p->iteration;
     ro_sgns_error err;
-    int s;
-    if (t->eval_dir) {
-        ro_sgns_vectors *v;
-        if (point_vectors(x, t->counts, t->alpha, &v, &err) == RO_SGNS_OK) {
-            score_sets(v, t->eval_dir, sc);
-            ro_sgns_vectors_free(v);
+    if (score_point(t, x, score, &mean)) return t->failed = 1;
+    score_line(t, score, mean, line, sizeof line);
+    if (!t->c->quiet) {
+        end_line(t->c);
+        fprintf(stderr, "iter %3llu/%llu  F %.5f e9  step %.3g%s  |dX| %.4g  %.1f s  ETA %s%s\n",
+                (unsigned long long)p->iteration, (unsigned long long)t->last, p->objective * 1e-9,
+                p->step, p->halvings ? " (halved)" : "", p->step_norm, p->seconds,
+                fmt_secs(done ? elapsed / (double)done * (double)left : -1, eta, sizeof eta), line);
+    }
+    if (curve_row(t, p->iteration, p->objective, p->seconds, score, mean)) return t->failed = 1;
+    keep_if_best(t, x, mean);
+    if (t->o->checkpoint) {
+        char *to;
+        FILE *f;
+        ro_sgns_result rc;
+        if (output_target(t->o->checkpoint, &f, &to) < 0) {
+            snprintf(t->failure, sizeof t->failure, "-checkpoint: cannot write '%s': %s",
+                     t->o->checkpoint, strerror(errno));
+            return t->failed = 1;
+        }
+        if (f) {
+            int e, bad;
+            rc = ro_sgns_factors_save_callback(x, write_file_fn, f, &err);
+            e = errno;
+            bad = ferror(f);
+            if (close_in_place(f) || bad) {
+                rc = RO_SGNS_ERR_IO;
+                snprintf(err.message, sizeof err.message, "cannot write '%.200s': %s",
+                         t->o->checkpoint, strerror(bad ? e : errno));
+            }
+        } else {
+            rc = ro_sgns_factors_save_path(x, to, &err);
+        }
+        if (to != t->o->checkpoint) free(to);
+        if (rc != RO_SGNS_OK) {
+            snprintf(t->failure, sizeof t->failure, "-checkpoint after step %llu: %s",
+                     (unsigned long long)p->iteration, err.message);
+            return t->failed = 1;
         }
     }
-    if (!t->quiet) {
-        fprintf(stderr, "iter %3llu  F %.5f e9  step %.3g%s  |dX| %.4g  %.1f s",
-                (unsigned long long)p->iteration, p->objective * 1e-9, p->step,
-                p->halvings ? " (halved)" : "", p->step_norm, p->seconds);
-        if (t->eval_dir)
-            for (s = 0; s < 5; ++s) fprintf(stderr, "  %s %.3f", EVAL_NAMES[s], sc[s]);
-        fputc('\n', stderr);
-    }
-    if (t->curve) {
-        fprintf(t->curve, "%llu,%.6f,%.4g", (unsigned long long)p->iteration,
-                p->objective * 1e-9, p->seconds);
-        for (s = 0; s < 5; ++s) fprintf(t->curve, ",%.4f", sc[s]);
-        fputc('\n', t->curve);
-        fflush(t->curve);
-    }
-    if (t->checkpoint && ro_sgns_factors_save_path(x, t->checkpoint, &err) != RO_SGNS_OK)
-        fprintf(stderr, "ro-sgns train: checkpoint: %s\n", err.message);
     return 0;
 }
 
-static ro_sgns_vectors *load_vectors_or_die(flags_t *f, const char *path,
-                                            ro_sgns_vectors_format fmt)
+/* SGD's progress as word2vec prints it */
+static int on_sgd(const ro_sgns_sgd_progress *p, void *user)
 {
-    ro_sgns_vectors *v = NULL;
-    ro_sgns_error err;
-    if (ro_sgns_vectors_load_path(path, fmt, 0, &v, NULL, &err) != RO_SGNS_OK)
-        die(f->cmd, "%s", err.message);
-    return v;
+    cli *c = (cli *)user;
+    double frac = p->words_total ? (double)p->words / (double)p->words_total : 0;
+    char eta[32];
+    status(c, 0, "sgd: alpha %.6f  progress %5.1f%%  words/thread/sec %.1fk  ETA %s", p->alpha,
+           100 * frac, p->words_per_sec / (p->threads > 0 ? p->threads : 1) / 1e3,
+           fmt_secs(frac > 0 ? p->seconds * (1 - frac) / frac : -1, eta, sizeof eta));
+    return 0;
 }
 
-/* W (n x d) in the counts' word order from a vectors file; missing words 0 */
-static ro_sgns_real *aligned_matrix(flags_t *f, const ro_sgns_vectors *v, const ro_sgns_counts *c,
-                                    size_t d)
+/* word2vec's SGD on the text: W and C, n x d */
+static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char *text, size_t size,
+                    int epochs, ro_sgns_real **W, ro_sgns_real **C)
 {
-    ro_sgns_real *W = (ro_sgns_real *)calloc(c->n * d, sizeof(ro_sgns_real));
-    size_t i, row, missing = 0;
-    if (!W) die(f->cmd, "out of memory");
-    if (v->d != d) die(f->cmd, "the vectors have dimension %lu, -size is %lu", (unsigned long)v->d, (unsigned long)d);
-    for (i = 0; i < c->n; ++i) {
-        if (ro_sgns_vectors_find(v, c->vocab.word[i], &row))
-            memcpy(W + i * d, v->data + row * d, d * sizeof(ro_sgns_real));
-        else
-            ++missing;
+    ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
+    ro_sgns_error err;
+    ro_sgns_result rc;
+    double t0 = now();
+    size_t d = (size_t)o->size;
+    if ((double)(int)o->negative != o->negative)
+        die(c, "-negative %g: SGD draws a whole number of negatives", o->negative);
+    *W = (ro_sgns_real *)alloc_array(c, cn->n, d * sizeof(ro_sgns_real));
+    *C = (ro_sgns_real *)alloc_array(c, cn->n, d * sizeof(ro_sgns_real));
+    sc.size = (int)d;
+    sc.window = (int)o->window;
+    sc.negative = (int)o->negative;
+    sc.epochs = epochs;
+    sc.alpha = o->alpha;
+    sc.sample = o->sample;
+    sc.seed = (uint64_t)o->seed;
+    sc.threads = (int)o->threads;
+    sc.callback = on_sgd;
+    sc.user = c;
+    note(c, "sgd: d = %lu, window %d, negative %d, %d epoch(s), alpha %g, sample %g", (unsigned long)d,
+         sc.window, sc.negative, epochs, sc.alpha, sc.sample);
+    stage_start(c);
+    if (text) {
+        rc = ro_sgns_sgd_train_memory(text, size, &cn->vocab, &sc, *W, *C, NULL, &err);
+        if (rc != RO_SGNS_OK) die_lib(c, display(o->train), &err);
+    } else {
+        reader r;
+        reader_open(c, &r, "train", o->train, "sgd: reading");
+        rc = ro_sgns_sgd_train_callback(reader_read, &r, &cn->vocab, &sc, *W, *C, NULL, &err);
+        if (rc != RO_SGNS_OK) {
+            end_line(c);
+            die_read(c, &r, &err);
+        }
+        close_read(c, r.f);
     }
-    if (missing == c->n) die(f->cmd, "no word of the counts is in the initial vectors");
+    end_line(c);
+    note(c, "sgd: %.1f s", now() - t0);
+}
+
+/* W (rows in the counts' word order) from a vectors file; missing words 0 */
+static ro_sgns_real *aligned_matrix(cli *c, const ro_sgns_vectors *v, const ro_sgns_counts *cn,
+                                    size_t *found)
+{
+    ro_sgns_real *W = (ro_sgns_real *)alloc_array(c, cn->n, v->d * sizeof(ro_sgns_real));
+    size_t i, row;
+    *found = 0;
+    for (i = 0; i < cn->n; ++i) {
+        if (ro_sgns_vectors_find(v, cn->vocab.word[i], &row)) {
+            memcpy(W + i * v->d, v->data + row * v->d, v->d * sizeof(ro_sgns_real));
+            ++*found;
+        } else {
+            memset(W + i * v->d, 0, v->d * sizeof(ro_sgns_real));
+        }
+    }
     return W;
 }
 
-static int cmd_train(flags_t *f)
+/* W or C of -init FILE, n x d, with its coverage checked */
+static ro_sgns_real *init_matrix(cli *c, const opts *o, const char *flag, const char *path,
+                                 const ro_sgns_counts *cn)
 {
-    const char *counts_path = flag_str(f, "counts"), *output = flag_str(f, "output");
-    const char *method = flag_str(f, "method"), *init = flag_str(f, "init");
-    const char *init_ctx = flag_str(f, "init-contexts"), *resume = flag_str(f, "resume");
-    const char *direction = flag_str(f, "direction"), *curve = flag_str(f, "curve");
-    const char *out_ctx = flag_str(f, "output-contexts"), *train_text = flag_str(f, "train");
-    int epochs = (int)flag_num(f, "epochs", 1, 1, 1000);
-    double alpha_sgd = flag_num(f, "alpha-sgd", 0.025, 1e-9, 10);
-    size_t d = (size_t)flag_num(f, "size", 100, 1, 100000);
-    double k = flag_num(f, "negative", 5, 1e-9, 1e9);
-    int iters = (int)flag_num(f, "iter", 10, 0, 1e6);
-    double eta = flag_num(f, "eta", 0, 0, 1e30);
-    int safeguard = (int)flag_num(f, "safeguard", 1, 0, 1);
-    int binary = (int)flag_num(f, "binary", 0, 0, 1);
-    int q = (int)flag_num(f, "power-iters", 5, 0, 100);
-    size_t oversample = (size_t)flag_num(f, "oversample", 0, 0, 1e6);
-    size_t block = (size_t)flag_num(f, "block", 0, 0, 1e6);
-    const char *svd_method = flag_str(f, "svd");
-    uint64_t seed = (uint64_t)flag_num(f, "seed", 1, 0, 1e18);
-    train_ctx t;
-    ro_sgns_counts *c = NULL;
-    ro_sgns_factors *x = NULL;
+    ro_sgns_vectors *v = load_vectors(c, o, flag, path);
+    size_t found;
+    ro_sgns_real *M;
+    if (v->d != (size_t)o->size)
+        die(c, "-%s %s has dimension %lu, -size is %lld", flag, path, (unsigned long)v->d, o->size);
+    M = aligned_matrix(c, v, cn, &found);
+    if ((double)found < o->init_coverage * (double)cn->n || found == 0)
+        die(c, "-%s %s has vectors for %lu of the %lu words (%.1f%%), less than -init-coverage %g; the "
+               "others would start at zero",
+            flag, path, (unsigned long)found, (unsigned long)cn->n, 100.0 * (double)found / (double)cn->n,
+            o->init_coverage);
+    if (found < cn->n)
+        note(c, "init: %s has vectors for %lu of %lu words; the other %lu start at zero", path,
+             (unsigned long)found, (unsigned long)cn->n, (unsigned long)(cn->n - found));
+    release(c, v);
+    return M;
+}
+
+/* The SGNS problem with k negatives and context distribution smoothing
+   cds (1 = the paper's objective) */
+static ro_sgns_problem *make_problem(cli *c, const ro_sgns_counts *cn, double k, double cds)
+{
     ro_sgns_problem *p = NULL;
-    ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
-    double t0 = now(), t_svd = 0, t_ro = 0;
-    int is_ro;
-    memset(&t, 0, sizeof t);
-    t.eval_dir = flag_str(f, "eval");
-    t.checkpoint = flag_str(f, "checkpoint");
-    t.alpha = flag_num(f, "alpha", 0.5, -10, 10);
-    t.quiet = flag_present(f, "quiet");
-    t.cmd = f->cmd;
-#ifdef _OPENMP
-    if (flag_str(f, "threads")) omp_set_num_threads((int)flag_num(f, "threads", 1, 1, 1024));
-#endif
-    finish_flags(f, NULL);
-    if (!counts_path) die(f->cmd, "-counts COUNTS is required");
-    if (!output) die(f->cmd, "-output VECTORS is required");
-    if (!method) method = "ro";
-    if (strcmp(method, "ro") != 0 && strcmp(method, "svd") != 0 && strcmp(method, "sgd") != 0)
-        die(f->cmd, "-method %s: expected ro, svd or sgd", method);
-    if (strcmp(method, "sgd") == 0 && !train_text) die(f->cmd, "-method sgd needs -train TEXT");
-    is_ro = strcmp(method, "ro") == 0;
-    if (direction && strcmp(direction, "scaled") != 0 && strcmp(direction, "plain") != 0)
-        die(f->cmd, "-direction %s: expected scaled or plain", direction);
-    if (ro_sgns_counts_load_path(counts_path, &c, NULL, &err) != RO_SGNS_OK)
-        die(f->cmd, "%s", err.message);
-    t.counts = c;
-    if (d > c->n)
-        die(f->cmd, "-size %lu is larger than the vocabulary (%lu words)", (unsigned long)d,
-            (unsigned long)c->n);
-    if (strcmp(method, "sgd") == 0) { /* word2vec's SGD: W and C straight to files */
-        ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
-        ro_sgns_real *W = (ro_sgns_real *)malloc(c->n * d * sizeof(ro_sgns_real));
-        ro_sgns_real *C = (ro_sgns_real *)malloc(c->n * d * sizeof(ro_sgns_real));
-        const char **words = (const char **)malloc(c->n * sizeof(char *));
-        ro_sgns_vectors *wv = NULL;
-        size_t i;
-        if (!W || !C || !words) die(f->cmd, "out of memory");
-        sc.size = (int)d;
-        sc.window = c->config.window;
-        sc.negative = (int)k;
-        sc.epochs = epochs;
-        sc.alpha = alpha_sgd;
-        sc.seed = seed;
-        if (ro_sgns_sgd_train_path(train_text, &c->vocab, &sc, W, C, NULL, &err) != RO_SGNS_OK)
-            die(f->cmd, "%s", err.message);
-        for (i = 0; i < c->n; ++i) words[i] = c->vocab.word[i];
-        if (ro_sgns_vectors_create(c->n, d, words, W, d, &wv, NULL, &err) != RO_SGNS_OK ||
-            ro_sgns_vectors_save_path(wv, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, output,
-                                      NULL, &err) != RO_SGNS_OK)
-            die(f->cmd, "%s", err.message);
-        ro_sgns_vectors_free(wv);
-        if (out_ctx) {
-            if (ro_sgns_vectors_create(c->n, d, words, C, d, &wv, NULL, &err) != RO_SGNS_OK ||
-                ro_sgns_vectors_save_path(wv, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT,
-                                          out_ctx, NULL, &err) != RO_SGNS_OK)
-                die(f->cmd, "%s", err.message);
-            ro_sgns_vectors_free(wv);
-        }
-        if (!t.quiet)
-            fprintf(stderr, "train: sgd d = %lu, %d epoch(s): %.1f s -> %s\n", (unsigned long)d,
-                    epochs, now() - t0, output);
-        free(W);
-        free(C);
-        free((void *)words);
-        ro_sgns_counts_free(c);
-        return 0;
-    }
-    if (resume) {
-        if (ro_sgns_factors_load_path(resume, &x, NULL, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
-        if (x->n != c->n || x->d != d)
-            die(f->cmd, "checkpoint %s is %lu words x %lu, the run is %lu x %lu", resume,
-                (unsigned long)x->n, (unsigned long)x->d, (unsigned long)c->n, (unsigned long)d);
-    } else if (init && strcmp(init, "svd") != 0) {
-        ro_sgns_vectors_format fmt = vectors_format(f, init);
-        ro_sgns_vectors *w = load_vectors_or_die(f, init, fmt), *cv;
-        ro_sgns_real *W = aligned_matrix(f, w, c, d), *C;
-        if (init_ctx) {
-            cv = load_vectors_or_die(f, init_ctx, vectors_format(f, init_ctx));
-            C = aligned_matrix(f, cv, c, d);
-            ro_sgns_vectors_free(cv);
-        } else {
-            C = W;
-        }
-        if (ro_sgns_factors_from_wc(c->n, c->n, d, W, C, &x, NULL, &err) != RO_SGNS_OK)
-            die(f->cmd, "%s", err.message);
-        if (C != W) free(C);
-        free(W);
-        ro_sgns_vectors_free(w);
-    } else {
-        ro_sgns_csr *A = NULL;
-        ro_sgns_tsvd_config sc = ro_sgns_tsvd_config_default();
-        sc.power_iters = q;
-        sc.oversample = oversample;
-        sc.block = block;
-        if (svd_method && strcmp(svd_method, "subspace") == 0)
-            sc.method = RO_SGNS_TSVD_SUBSPACE;
-        else if (svd_method && strcmp(svd_method, "krylov") != 0)
-            die(f->cmd, "-svd must be krylov or subspace, not '%s'", svd_method);
-        sc.seed = seed;
-        if (!t.quiet) fprintf(stderr, "SVD-SPPMI: k = %g, d = %lu ...\n", k, (unsigned long)d);
-        if (ro_sgns_sppmi(c, k, 1, &A, NULL, &err) != RO_SGNS_OK ||
-            ro_sgns_tsvd(A, d, &sc, &x, NULL, &err) != RO_SGNS_OK)
-            die(f->cmd, "%s", err.message);
-        ro_sgns_csr_free(A);
-        t_svd = now() - t0;
-        if (!t.quiet) fprintf(stderr, "SVD-SPPMI: %.1f s\n", t_svd);
-    }
-    if (is_ro && iters > (int)x->iteration) {
-        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
-        double t1 = now(), F0;
-        cfg.iterations = iters - (int)x->iteration;
-        cfg.direction = direction && strcmp(direction, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN
-                                                                     : RO_SGNS_DIRECTION_SCALED;
-        cfg.step = eta > 0 ? eta : (cfg.direction == RO_SGNS_DIRECTION_PLAIN ? 5e-5 : 1.0);
-        cfg.safeguard = safeguard;
-        cfg.callback = on_step;
-        cfg.user = &t;
-        if (curve) {
-            t.curve = fopen(curve, resume ? "ab" : "wb");
-            if (!t.curve) die(f->cmd, "cannot write %s: %s", curve, strerror(errno));
-            if (!resume) fprintf(t.curve, "iteration,F_e9,seconds,ws_sim,ws_rel,ws_full,simlex,men\n");
-        }
-        if (ro_sgns_problem_create(c, k, 1.0, &p, NULL, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
-        if (t.curve || !t.quiet) {
-            double sc[5] = {NAN, NAN, NAN, NAN, NAN};
-            ro_sgns_objective(p, x, &F0, NULL);
-            if (t.eval_dir && point_vectors(x, c, t.alpha, &v, &err) == RO_SGNS_OK) {
-                score_sets(v, t.eval_dir, sc);
-                ro_sgns_vectors_free(v);
-                v = NULL;
-            }
-            if (!t.quiet) {
-                int s;
-                fprintf(stderr, "iter %3llu  F %.5f e9 (start)", (unsigned long long)x->iteration,
-                        F0 * 1e-9);
-                if (t.eval_dir)
-                    for (s = 0; s < 5; ++s) fprintf(stderr, "  %s %.3f", EVAL_NAMES[s], sc[s]);
-                fputc('\n', stderr);
-            }
-            if (t.curve && !resume) {
-                int s;
-                fprintf(t.curve, "%llu,%.6f,0", (unsigned long long)x->iteration, F0 * 1e-9);
-                for (s = 0; s < 5; ++s) fprintf(t.curve, ",%.4f", sc[s]);
-                fputc('\n', t.curve);
-            }
-        }
-        if (ro_sgns_ro_train(p, x, &cfg, &err) < 0) die(f->cmd, "%s", err.message);
-        t_ro = now() - t1;
-        if (t.curve) fclose(t.curve);
-    }
-    if (point_vectors(x, c, t.alpha, &v, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
-    if (ro_sgns_vectors_save_path(v, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, output, NULL,
-                                  &err) != RO_SGNS_OK)
-        die(f->cmd, "%s", err.message);
-    if (out_ctx) {
-        ro_sgns_vectors *cv;
-        if (point_vectors_kind(x, c, t.alpha, RO_SGNS_EMBED_C, &cv, &err) != RO_SGNS_OK ||
-            ro_sgns_vectors_save_path(cv, binary ? RO_SGNS_W2V_BINARY : RO_SGNS_W2V_TEXT, out_ctx,
-                                      NULL, &err) != RO_SGNS_OK)
-            die(f->cmd, "%s", err.message);
-        ro_sgns_vectors_free(cv);
-    }
-    if (!t.quiet)
-        fprintf(stderr, "train: %s d = %lu: SVD %.1f s, RO %.1f s (%llu steps), total %.1f s -> %s\n",
-                method, (unsigned long)d, t_svd, t_ro, (unsigned long long)x->iteration,
-                now() - t0, output);
-    ro_sgns_vectors_free(v);
-    ro_sgns_problem_free(p);
-    ro_sgns_factors_free(x);
-    ro_sgns_counts_free(c);
+    if (ro_sgns_problem_create(cn, k, cds, &p, NULL, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+    return (ro_sgns_problem *)own(c, p, free_problem);
+}
+
+static int on_svd(const ro_sgns_tsvd_progress *p, void *user)
+{
+    cli *c = (cli *)user;
+    char eta[32];
+    status(c, p->done == p->total, "SVD-SPPMI: %s %lu of %lu  %.1f s  ETA %s",
+           p->done == p->total ? "done," : "block", (unsigned long)p->done, (unsigned long)p->total,
+           p->seconds,
+           fmt_secs(p->done ? p->seconds / (double)p->done * (double)(p->total - p->done) : -1, eta,
+                    sizeof eta));
     return 0;
 }
 
-/* ------------------------------------------------------ eval, neighbors */
-
-static int cmd_eval(flags_t *f)
+static ro_sgns_factors *svd_start(cli *c, const opts *o, const ro_sgns_counts *cn)
 {
-    const char *path = flag_str(f, "vectors"), *analogy = flag_str(f, "analogy");
-    int fold = (int)flag_num(f, "fold-case", 0, 0, 1);
-    ro_sgns_vectors_format fmt;
-    ro_sgns_vectors *v;
-    char *pos[256];
+    ro_sgns_csr *A = NULL;
+    ro_sgns_factors *x = NULL;
+    ro_sgns_tsvd_config tc = ro_sgns_tsvd_config_default();
+    ro_sgns_error err;
+    tc.power_iters = (int)o->power_iters;
+    tc.oversample = (size_t)o->oversample;
+    tc.block = (size_t)o->block;
+    tc.seed = (uint64_t)o->seed;
+    tc.callback = on_svd;
+    tc.user = c;
+    if (strcmp(o->svd, "subspace") == 0) tc.method = RO_SGNS_TSVD_SUBSPACE;
+    else if (strcmp(o->svd, "krylov") == 0) tc.method = RO_SGNS_TSVD_KRYLOV;
+    else die(c, "-svd %s: expected krylov or subspace", o->svd);
+    note(c, "SVD-SPPMI: k = %g, cds = %g, d = %lld, %s ...", o->negative, o->cds, o->size, o->svd);
+    if (ro_sgns_sppmi(cn, o->negative, o->cds, &A, NULL, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+    own(c, A, free_csr);
+    stage_start(c);
+    if (ro_sgns_tsvd(A, (size_t)o->size, &tc, &x, NULL, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+    end_line(c);
+    own(c, x, free_factors);
+    release(c, A);
+    return x;
+}
+
+static ro_sgns_embedding_kind embed_kind(cli *c, const char *e)
+{
+    if (strcmp(e, "w") == 0) return RO_SGNS_EMBED_W;
+    if (strcmp(e, "c") == 0) return RO_SGNS_EMBED_C;
+    if (strcmp(e, "w+c") == 0) return RO_SGNS_EMBED_W_PLUS_C;
+    die(c, "-embed %s: expected w, c or w+c", e);
+    return RO_SGNS_EMBED_W;
+}
+
+/* write the point's embeddings: -output by -embed, -output-contexts C */
+static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const ro_sgns_counts *cn,
+                        ro_sgns_embedding_kind kind)
+{
+    ro_sgns_real *M = NULL;
+    ro_sgns_error err;
+    if (kind == RO_SGNS_EMBED_W_PLUS_C && x->n != x->m)
+        die(c, "-embed w+c needs the same vocabulary for words and contexts; this point has %lu "
+               "words and %lu contexts",
+            (unsigned long)x->n, (unsigned long)x->m);
+    if (point_matrix(x, o->eig, kind, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+    own(c, M, free_mem);
+    write_vectors(c, o, "output", o->output, cn, M, x->d);
+    release(c, M);
+    if (o->output_ctx) {
+        if (point_matrix(x, o->eig, RO_SGNS_EMBED_C, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+        own(c, M, free_mem);
+        write_vectors(c, o, "output-contexts", o->output_ctx, cn, M, x->d);
+        release(c, M);
+    }
+}
+
+static int cmd_train(cli *c, int argc, char **argv)
+{
+    opts o;
+    unsigned char given[128] = {0};
+    const flag_spec *s;
+    int is_ro, is_svd, is_sgd, init_sgd = 0, init_file = 0, counting, pairs;
+    unsigned ctx = 0;
+    ro_sgns_embedding_kind kind;
+    scorer sc;
+    ro_sgns_counts *cn;
+    ro_sgns_factors *x = NULL;
+    char *text = NULL;
+    size_t text_size = 0;
+    FILE *curve = NULL;
+    double t0 = now();
+    opts_default(&o);
+    parse_flags(c, &TRAIN_CMD, argc, argv, &o, given, NULL);
+    c->quiet = o.quiet;
+    if (o.cbow)
+        die(c, "-cbow 1: not supported: CBOW; ro-sgns trains skip-gram with negative sampling "
+               "(-cbow 0 is accepted)");
+    if (o.hs)
+        die(c, "-hs 1: not supported: hierarchical softmax; ro-sgns uses negative sampling "
+               "(-hs 0 is accepted)");
+    is_ro = strcmp(o.method, "ro") == 0;
+    is_svd = strcmp(o.method, "svd") == 0;
+    is_sgd = strcmp(o.method, "sgd") == 0;
+    if (!is_ro && !is_svd && !is_sgd) die(c, "-method %s: expected ro, svd or sgd", o.method);
+    if (!o.output) die(c, "-output VECTORS is required (a file, or - for standard output)");
+    if (is_ro) {
+        init_sgd = strcmp(o.init, "sgd") == 0;
+        init_file = !init_sgd && strcmp(o.init, "svd") != 0;
+    }
+    if (is_sgd && !o.train)
+        die(c, "-method sgd needs -train TEXT, the corpus it trains on (-counts may give the "
+               "vocabulary)");
+    if (init_sgd && !o.train) die(c, "-init sgd needs -train TEXT, the corpus SGD trains on");
+    if (!is_sgd && !o.train && !o.counts) die(c, "give -train TEXT (counted here) or -counts COUNTS");
+    if (!is_sgd && !init_sgd && o.train && o.counts)
+        die(c, "give -train TEXT or -counts COUNTS, not both: -method %s trains on counts (-train "
+               "is counted into them)",
+            o.method);
+
+    /* which flags apply */
+    counting = !o.counts;
+    pairs = (counting && !is_sgd) || o.save_counts;
+    ctx |= is_ro ? W_RO : is_svd ? W_SVD : W_SGD;
+    if (init_sgd) ctx |= W_SGD | W_SGDINIT;
+    if (counting) ctx |= W_COUNT;
+    if (pairs) ctx |= W_PAIRS;
+    if (is_svd || (is_ro && !init_sgd && !init_file && !o.resume)) ctx |= W_SVDSTART;
+    for (s = TRAIN_FLAGS; s->name; ++s)
+        if (s->type != T_GROUP && given[s - TRAIN_FLAGS] && s->where && !(s->where & ctx)) {
+            char there[256];
+            where_text(s->where, there, sizeof there);
+            die(c, "-%s does not apply to -method %s%s%s: it applies to %s%s%s", s->name, o.method,
+                init_sgd ? " -init sgd" : "", counting ? "" : " with -counts", there,
+                s->hint ? "; " : "", s->hint ? s->hint : "");
+        }
+    if (was_given(&TRAIN_CMD, given, "init-contexts") && !init_file)
+        die(c, "-init-contexts FILE needs -init FILE (the word vectors it goes with)");
+    if (was_given(&TRAIN_CMD, given, "init-coverage") && !init_file)
+        die(c, "-init-coverage needs -init FILE");
+    if (o.resume && was_given(&TRAIN_CMD, given, "init"))
+        die(c, "-resume continues a checkpoint; -init does not apply");
+    if (o.keep_best && !o.neval)
+        die(c, "-keep-best needs -eval PAIRS (and may add -analogy FILE): the score it keeps the best of");
+    if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
+    if (o.output_ctx && strcmp(o.output, o.output_ctx) == 0)
+        die(c, "-output and -output-contexts name the same file '%s'", o.output);
+    if (o.save_counts && is_stdio(o.save_counts)) die(c, "-save-counts -: counts are binary; give a file name");
+    if (strcmp(o.direction, "scaled") && strcmp(o.direction, "plain"))
+        die(c, "-direction %s: expected scaled or plain", o.direction);
+    if (strcmp(o.svd, "krylov") && strcmp(o.svd, "subspace"))
+        die(c, "-svd %s: expected krylov or subspace", o.svd);
+    kind = embed_kind(c, o.embed);
+    if ((is_sgd || init_sgd) && (double)(long long)o.negative != o.negative)
+        die(c, "-negative %g: SGD draws a whole number of negatives", o.negative);
+    if (o.iter < 0) o.iter = is_sgd ? ro_sgns_sgd_config_default().epochs : ro_sgns_ro_config_default().iterations;
+    if (is_sgd && o.iter == 0) die(c, "-iter 0: SGD needs at least one epoch");
+    if (o.format) {
+        const char *why;
+        (void)vectors_format(c, &o, o.output, &why);
+    }
+
+    /* every output checked, every input opened, before any long work */
+    check_output(c, "output", o.output);
+    if (o.output_ctx) check_output(c, "output-contexts", o.output_ctx);
+    if (o.save_counts) check_output(c, "save-counts", o.save_counts);
+    if (o.checkpoint) check_output(c, "checkpoint", o.checkpoint);
+    if (o.train && !is_stdio(o.train)) close_read(c, open_read(c, "train", o.train));
+    if (o.counts) close_read(c, open_read(c, "counts", o.counts));
+    if (init_file) close_read(c, open_read(c, "init", o.init));
+    if (o.init_ctx) close_read(c, open_read(c, "init-contexts", o.init_ctx));
+    if (o.resume) close_read(c, open_read(c, "resume", o.resume));
+    scorer_init(c, &sc, &o, o.analogy);
+    if (o.curve) { /* the header now: a full disk shows before any work */
+        check_output(c, "curve", o.curve);
+        curve = fopen(o.curve, o.resume ? "ab" : "wb");
+        if (!curve) die(c, "-curve: cannot write '%s': %s", o.curve, strerror(errno));
+        own(c, curve, close_file);
+        if (!o.resume) {
+            int i;
+            fprintf(curve, "iteration,F_e9,seconds");
+            for (i = 0; i < sc.nsets; ++i) fprintf(curve, ",%s", sc.name[i]);
+            if (sc.analogies) fprintf(curve, ",analogy");
+            if (sc.nsets || sc.analogies) fprintf(curve, ",mean");
+            fputc('\n', curve);
+        }
+        if (fflush(curve) != 0 || ferror(curve))
+            die(c, "-curve: cannot write '%s': %s", o.curve, strerror(errno));
+    }
+    set_threads(&o);
+
+    /* the counts (and the text, when it must be read twice) */
+    if (o.train && is_stdio(o.train) && (is_sgd || init_sgd) && counting)
+        text = slurp(c, "train", o.train, &text_size);
+    if (o.counts) {
+        cn = load_counts(c, o.counts);
+        if (!was_given(&TRAIN_CMD, given, "window")) o.window = cn->config.window;
+    } else {
+        ro_sgns_count_config cfg = count_config(&o);
+        if (!pairs) { /* SGD needs only the vocabulary: the cheapest counts */
+            cfg.window = 1;
+            cfg.dynamic_window = RO_SGNS_WINDOW_FIXED;
+            cfg.sample = 0;
+            cfg.memory_budget = 0;
+        }
+        cn = count_text(c, o.train, text, text_size, &cfg, !pairs);
+        if (o.save_counts) save_counts(c, cn, o.save_counts);
+    }
+    if ((size_t)o.size > cn->n)
+        die(c, "-size %lld is larger than the vocabulary (%lu words)", o.size, (unsigned long)cn->n);
+    scorer_check(c, &sc, &cn->vocab);
+
+    if (is_sgd) {
+        ro_sgns_real *W, *C;
+        size_t i, nd = cn->n * (size_t)o.size;
+        run_sgd(c, &o, cn, text, text_size, (int)o.iter, &W, &C);
+        if (kind == RO_SGNS_EMBED_W_PLUS_C) {
+            ro_sgns_real *S = (ro_sgns_real *)alloc_array(c, nd, sizeof *S);
+            for (i = 0; i < nd; ++i) S[i] = W[i] + C[i];
+            write_vectors(c, &o, "output", o.output, cn, S, (size_t)o.size);
+        } else {
+            write_vectors(c, &o, "output", o.output, cn, kind == RO_SGNS_EMBED_C ? C : W, (size_t)o.size);
+        }
+        if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
+        note(c, "train: sgd d = %lld, %lld epoch(s), %.1f s -> %s", o.size, o.iter, now() - t0,
+             is_stdio(o.output) ? "standard output" : o.output);
+        return 0;
+    }
+
+    /* the start */
+    if (o.resume) {
+        ro_sgns_error err;
+        reader r;
+        reader_open(c, &r, "resume", o.resume, "loading");
+        if (ro_sgns_factors_load_callback(reader_read, &r, &x, NULL, &err) != RO_SGNS_OK) {
+            end_line(c);
+            die_read(c, &r, &err);
+        }
+        close_read(c, r.f);
+        own(c, x, free_factors);
+        /* the same counts (fingerprint), n, d, k, window and cds as the run */
+        if (ro_sgns_factors_check_resume(x, cn, o.negative, o.cds, (size_t)o.size, &err) !=
+            RO_SGNS_OK)
+            die(c, "-resume %s: %s", o.resume, err.message);
+    } else if (init_file) {
+        ro_sgns_real *W = init_matrix(c, &o, "init", o.init, cn), *C = W;
+        ro_sgns_error err;
+        if (o.init_ctx) C = init_matrix(c, &o, "init-contexts", o.init_ctx, cn);
+        if (ro_sgns_factors_from_wc(cn->n, cn->n, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
+            die(c, "%s", err.message);
+        own(c, x, free_factors);
+    } else if (init_sgd) {
+        ro_sgns_real *W, *C;
+        ro_sgns_error err;
+        run_sgd(c, &o, cn, text, text_size, (int)o.init_iter, &W, &C);
+        if (ro_sgns_factors_from_wc(cn->n, cn->n, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
+            die(c, "-init sgd: %s", err.message);
+        own(c, x, free_factors);
+        release(c, W);
+        release(c, C);
+    } else {
+        x = svd_start(c, &o, cn);
+    }
+    if (text) release(c, text);
+
+    if (is_ro) {
+        ro_sgns_ro_config rc = ro_sgns_ro_config_default();
+        ro_sgns_problem *p = make_problem(c, cn, o.negative, o.cds);
+        train_ctx t;
+        ro_sgns_error err;
+        ro_sgns_result res;
+        double F0 = 0, score[CLI_MAX_SETS + 1], mean = NAN, t1 = now();
+        char line[1024];
+        uint64_t start_it = x->iteration;
+        memset(&t, 0, sizeof t);
+        t.c = c;
+        t.o = &o;
+        t.cn = cn;
+        t.sc = &sc;
+        t.kind = kind;
+        t.curve = curve;
+        t.curve_path = o.curve;
+        t.first = start_it;
+        t.last = (uint64_t)o.iter > start_it ? (uint64_t)o.iter : start_it;
+        if (o.keep_best) {
+            if (ro_sgns_factors_create(x->n, x->m, x->d, &t.best, NULL, &err) != RO_SGNS_OK)
+                die(c, "%s", err.message);
+            own(c, t.best, free_factors);
+        }
+        if (ro_sgns_objective(p, x, &F0, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+        if (score_point(&t, x, score, &mean)) die(c, "%s", t.failure);
+        score_line(&t, score, mean, line, sizeof line);
+        note(c, "iter %3llu/%llu  F %.5f e9 (start)%s", (unsigned long long)start_it,
+             (unsigned long long)t.last, F0 * 1e-9, line);
+        if (t.curve && !o.resume && curve_row(&t, start_it, F0, 0, score, mean)) die(c, "%s", t.failure);
+        keep_if_best(&t, x, mean);
+        if (t.last > start_it) {
+            rc.iterations = (int)(t.last - start_it);
+            rc.direction = strcmp(o.direction, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN : RO_SGNS_DIRECTION_SCALED;
+            rc.step = o.eta > 0 ? o.eta : rc.direction == RO_SGNS_DIRECTION_PLAIN ? 5e-5 : rc.step;
+            rc.safeguard = o.safeguard;
+            rc.callback = on_step;
+            rc.user = &t;
+            t.t0 = now();
+            res = ro_sgns_ro_train(p, x, &rc, &err);
+            if (t.failed) die(c, "%s", t.failure);
+            if (res < 0) die(c, "step %llu: %s", (unsigned long long)x->iteration + 1, err.message);
+            if (x->iteration == start_it) {
+                if (!o.allow_no_step)
+                    die(c, "no RO step was accepted: step %llu lowered F at every size tried (%g, "
+                           "halved %d times); the result would be the start. Try a smaller -eta, "
+                           "or -allow-no-step to write the start",
+                        (unsigned long long)start_it + 1, rc.step, rc.max_halvings);
+                note(c, "no RO step was accepted (-allow-no-step): writing the start");
+            } else if (x->iteration < t.last) {
+                note(c, "stopped after step %llu of %llu: every try of the next step lowered F",
+                     (unsigned long long)x->iteration, (unsigned long long)t.last);
+            }
+        }
+        if (o.keep_best && t.have_best && t.best->iteration != x->iteration) {
+            note(c, "keep-best: writing step %llu (mean score %.4f), not the last step %llu",
+                 (unsigned long long)t.best->iteration, t.best_mean, (unsigned long long)x->iteration);
+            x = t.best;
+        } else if (o.keep_best) {
+            note(c, "keep-best: the last step %llu has the best mean score (%.4f)",
+                 (unsigned long long)x->iteration, t.best_mean);
+        }
+        write_point(c, &o, x, cn, kind);
+        note(c, "train: ro d = %lld, %llu steps: RO %.1f s, total %.1f s -> %s", o.size,
+             (unsigned long long)x->iteration, now() - t1, now() - t0,
+             is_stdio(o.output) ? "standard output" : o.output);
+        return 0;
+    }
+    write_point(c, &o, x, cn, kind);
+    note(c, "train: svd d = %lld, total %.1f s -> %s", o.size, now() - t0,
+         is_stdio(o.output) ? "standard output" : o.output);
+    return 0;
+}
+
+/* ============================================================ eval */
+
+static const flag_spec EVAL_FLAGS[] = {
+    G("flags:"),
+    F("vectors", T_STR, vectors, 0, 0, 0, "VECTORS", "the vectors (required); - = standard input"),
+    FLAGS_READ_FORMAT,
+    F("analogy", T_STR, analogy, 0, 0, 0, "FILE", "questions: accuracy per section and overall"),
+    F("analogy-method", T_STR, analogy_method, 0, 0, 0, "add|mul",
+      "3CosAdd ({D}; Mikolov et al.) or 3CosMul (Levy\nand Goldberg)"),
+    F("fold-case", T_01, fold_case, 0, 0, 1, "0|1",
+      "fold words to ASCII lower case, for pairs and\nanalogies ({D}; gensim folds)"),
+    F("restrict-vocab", T_INT, restrict_vocab, 0, 0, 1e15, "N",
+      "only the first N rows count ({D} = all; gensim's\nanalogies: 300000)"),
+    F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "accepted; eval prints no progress"),
+    END};
+
+static const cmd_desc EVAL_CMD = {
+    "eval", "usage: ro-sgns eval -vectors VECTORS [PAIRS_FILE|DIR ...] [-analogy FILE]\n"
+    "       [flags]",
+    "\nSpearman's rho (and Pearson's r) between each pair file's scores and the\n"
+    "cosines of its words' vectors, pairs with an out-of-vocabulary word skipped;\n"
+    "with -analogy, the accuracy of a b c -> d by 3CosAdd or 3CosMul, query words\n"
+    "excluded. A file with fewer than 3 usable items is an error (exit 1, after\n"
+    "the other results are printed).\n",
+    EVAL_FLAGS, "files:\n" FILES_VECTORS FILES_PAIRS FILES_ANALOGY, 0};
+
+static int cmd_eval(cli *c, int argc, char **argv)
+{
+    opts o;
+    unsigned char given[64] = {0};
+    char **pos = (char **)alloc_array(c, (size_t)argc + 1, sizeof(char *));
     int npos, i, failed = 0;
-    (void)flag_present(f, "quiet");
-    if (!path) die(f->cmd, "-vectors VECTORS is required");
-    fmt = vectors_format(f, path);
-    if (f->argc > 256) die(f->cmd, "too many arguments");
-    npos = finish_flags(f, pos);
-    if (npos == 0 && !analogy) die(f->cmd, "give at least one word-pair file (or -analogy FILE)");
-    v = load_vectors_or_die(f, path, fmt);
-    printf("%-24s %8s %8s %9s %9s\n", "pairs file", "spearman", "pearson", "used", "skipped");
-    for (i = 0; i < npos; ++i) {
+    scorer sc;
+    ro_sgns_vectors *v;
+    opts_default(&o);
+    npos = parse_flags(c, &EVAL_CMD, argc, argv, &o, given, pos);
+    c->quiet = 1;
+    if (!o.vectors) die(c, "-vectors VECTORS is required");
+    if (npos == 0 && !o.analogy) die(c, "give at least one word-pair file or folder (or -analogy FILE)");
+    if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
+    if (strcmp(o.analogy_method, "add") && strcmp(o.analogy_method, "mul"))
+        die(c, "-analogy-method %s: expected add or mul", o.analogy_method);
+    memset(&sc, 0, sizeof sc);
+    for (i = 0; i < npos; ++i) add_sets(c, &sc, "pairs", pos[i]);
+    if (o.analogy) load_analogies(c, &sc, o.analogy); /* before the vectors: errors come fast */
+    v = load_vectors(c, &o, "vectors", o.vectors);
+    if (sc.nsets) printf("%-24s %8s %8s %9s %9s\n", "pairs file", "spearman", "pearson", "used", "skipped");
+    for (i = 0; i < sc.nsets; ++i) {
         ro_sgns_similarity_config cfg = ro_sgns_similarity_config_default();
         ro_sgns_similarity_result r;
         ro_sgns_error err;
-        const char *base = strrchr(pos[i], '/') ? strrchr(pos[i], '/') + 1 : pos[i];
-        cfg.fold_case = fold;
-        if (ro_sgns_similarity_eval_path(v, pos[i], &cfg, &r, NULL, &err) != RO_SGNS_OK) {
-            fprintf(stderr, "ro-sgns eval: %s: %s\n", pos[i], err.message);
+        cfg.fold_case = o.fold_case;
+        cfg.restrict_vocab = (size_t)o.restrict_vocab;
+        if (ro_sgns_similarity_eval(v, sc.pairs[i], &cfg, &r, NULL, &err) != RO_SGNS_OK) {
+            fflush(stdout);
+            fprintf(stderr, "ro-sgns eval: %s: %s\n", sc.path[i], err.message);
             failed = 1;
             continue;
         }
-        printf("%-24s %8.4f %8.4f %4lu/%-4lu %9lu\n", base, r.spearman, r.pearson,
-               (unsigned long)r.pairs_used, (unsigned long)r.pairs_total,
-               (unsigned long)(r.config.oov == RO_SGNS_OOV_SKIP ? r.pairs_oov : 0));
+        printf("%-24s %8.4f %8.4f %4lu/%-4lu %9lu\n", base_name(sc.path[i]), r.spearman, r.pearson,
+               (unsigned long)r.pairs_used, (unsigned long)r.pairs_total, (unsigned long)r.pairs_oov);
+        if (r.pairs_used < CLI_MIN_ITEMS) {
+            fflush(stdout);
+            fprintf(stderr, "ro-sgns eval: %s: only %lu usable pairs; a score needs %d\n", sc.path[i],
+                    (unsigned long)r.pairs_used, CLI_MIN_ITEMS);
+            failed = 1;
+        }
     }
-    printf("(out-of-vocabulary pairs skipped; case folding %s; all %lu rows)\n",
-           fold ? "on" : "off", (unsigned long)v->n);
-    if (analogy) {
-        ro_sgns_analogies *q = NULL;
+    if (sc.nsets) {
+        char rows[64];
+        if (o.restrict_vocab && (size_t)o.restrict_vocab < v->n)
+            snprintf(rows, sizeof rows, "first %lld of %lu rows", o.restrict_vocab, (unsigned long)v->n);
+        else
+            snprintf(rows, sizeof rows, "all %lu rows", (unsigned long)v->n);
+        printf("(out-of-vocabulary pairs skipped; case folding %s; %s)\n", o.fold_case ? "on" : "off", rows);
+    }
+    if (sc.analogies) {
+        ro_sgns_analogy_config cfg = ro_sgns_analogy_config_default();
         ro_sgns_analogy_result *r = NULL;
         ro_sgns_error err;
         char line[512];
-        if (ro_sgns_analogies_load_path(analogy, &q, NULL, &err) != RO_SGNS_OK ||
-            ro_sgns_analogy_eval(v, q, NULL, &r, NULL, &err) != RO_SGNS_OK) {
-            fprintf(stderr, "ro-sgns eval: %s: %s\n", analogy, err.message);
-            failed = 1;
-        } else {
-            ro_sgns_analogy_describe(r, line, sizeof line);
-            printf("analogies %s: %s\n", analogy, line);
+        size_t j;
+        cfg.fold_case = o.fold_case;
+        cfg.restrict_vocab = (size_t)o.restrict_vocab;
+        cfg.method = strcmp(o.analogy_method, "mul") == 0 ? RO_SGNS_3COSMUL : RO_SGNS_3COSADD;
+        if (ro_sgns_analogy_eval(v, sc.analogies, &cfg, &r, NULL, &err) != RO_SGNS_OK) {
+            fflush(stdout);
+            fprintf(stderr, "ro-sgns eval: %s: %s\n", o.analogy, err.message);
+            return 1;
         }
-        ro_sgns_analogy_result_free(r);
-        ro_sgns_analogies_free(q);
+        own(c, r, free_analogy_result);
+        printf("%-30s %8s %9s %9s\n", "analogy section", "accuracy", "correct", "seen/all");
+        for (j = 0; j < r->nsections; ++j) {
+            const ro_sgns_analogy_section *q = r->sections + j;
+            printf("%-30s %8.4f %9lu %4lu/%-4lu\n", q->name[0] ? q->name : "(no section)",
+                   q->seen ? (double)q->correct / (double)q->seen : 0.0, (unsigned long)q->correct,
+                   (unsigned long)q->seen, (unsigned long)q->total);
+        }
+        printf("%-30s %8.4f %9lu %4lu/%-4lu\n", "overall", r->accuracy, (unsigned long)r->correct,
+               (unsigned long)r->seen, (unsigned long)r->total);
+        ro_sgns_analogy_describe(r, line, sizeof line);
+        printf("(%s: %s)\n", base_name(o.analogy), line);
+        if (r->seen < CLI_MIN_ITEMS) {
+            fflush(stdout);
+            fprintf(stderr,
+                    "ro-sgns eval: %s: only %lu of %lu questions usable (all four words in the "
+                    "vocabulary); a score needs %d\n",
+                    o.analogy, (unsigned long)r->seen, (unsigned long)r->total, CLI_MIN_ITEMS);
+            failed = 1;
+        }
     }
-    ro_sgns_vectors_free(v);
+    if (fflush(stdout) != 0 || ferror(stdout)) die(c, "cannot write to standard output: %s", strerror(errno));
     return failed;
 }
 
-static int cmd_neighbors(flags_t *f)
+/* ============================================================ neighbors */
+
+static const flag_spec NEIGHBORS_FLAGS[] = {
+    G("flags:"),
+    F("vectors", T_STR, vectors, 0, 0, 0, "VECTORS", "the vectors (required); - = standard input"),
+    FLAGS_READ_FORMAT,
+    F("k", T_INT, k, 0, 1, 10000, "N", "neighbours of each query ({D})"),
+    F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "accepted; neighbors prints no progress"),
+    END};
+
+static const cmd_desc NEIGHBORS_CMD = {
+    "neighbors", "usage: ro-sgns neighbors -vectors VECTORS WORD [-WORD +WORD ...] ... [flags]",
+    "\nThe nearest words by cosine. Each WORD starts a query; the words after it\n"
+    "that begin with + or - are added to it or subtracted, as in gensim's\n"
+    "most_similar(positive, negative): 'king -man +woman' ranks the rows by cosine\n"
+    "with unit(king) - unit(man) + unit(woman), the query words left out. A query\n"
+    "may begin with -WORD too. A word not in the vectors is an error (exit 1,\n"
+    "after the other queries).\n",
+    NEIGHBORS_FLAGS, "files:\n" FILES_VECTORS, 1};
+
+static void add_unit(ro_sgns_real *q, const ro_sgns_real *x, size_t d, double sign)
 {
-    const char *path = flag_str(f, "vectors");
-    size_t k = (size_t)flag_num(f, "k", 10, 1, 10000), j, found;
+    double nrm = 0;
+    size_t j;
+    for (j = 0; j < d; ++j) nrm += (double)x[j] * (double)x[j];
+    nrm = sqrt(nrm);
+    if (nrm > 0)
+        for (j = 0; j < d; ++j) q[j] += (ro_sgns_real)(sign * (double)x[j] / nrm);
+}
+
+static int cmd_neighbors(cli *c, int argc, char **argv)
+{
+    opts o;
+    unsigned char given[64] = {0};
+    char **pos = (char **)alloc_array(c, (size_t)argc + 1, sizeof(char *));
+    int npos, i, failed = 0;
     ro_sgns_vectors *v;
     ro_sgns_neighbor *nb;
-    char *pos[256];
-    int npos, i, failed = 0;
-    ro_sgns_vectors_format fmt;
-    (void)flag_present(f, "quiet");
-    if (!path) die(f->cmd, "-vectors VECTORS is required");
-    fmt = vectors_format(f, path);
-    if (f->argc > 256) die(f->cmd, "too many arguments");
-    npos = finish_flags(f, pos);
-    if (npos == 0) die(f->cmd, "give at least one word");
-    v = load_vectors_or_die(f, path, fmt);
-    nb = (ro_sgns_neighbor *)malloc(k * sizeof *nb);
-    if (!nb) die(f->cmd, "out of memory");
-    for (i = 0; i < npos; ++i) {
+    ro_sgns_real *q;
+    size_t *rows;
+    opts_default(&o);
+    npos = parse_flags(c, &NEIGHBORS_CMD, argc, argv, &o, given, pos);
+    if (!o.vectors) die(c, "-vectors VECTORS is required");
+    if (npos == 0) die(c, "give at least one word");
+    if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
+    for (i = 0; i < npos; ++i)
+        if ((pos[i][0] == '+' || pos[i][0] == '-') && pos[i][1] == '\0')
+            die(c, "'%s' alone: write +WORD or -WORD", pos[i]);
+    v = load_vectors(c, &o, "vectors", o.vectors);
+    nb = (ro_sgns_neighbor *)alloc_array(c, (size_t)o.k + (size_t)npos, sizeof *nb);
+    q = (ro_sgns_real *)alloc_array(c, v->d, sizeof *q);
+    rows = (size_t *)alloc_array(c, (size_t)npos, sizeof *rows);
+    for (i = 0; i < npos;) {
+        int j, end = i + 1, missing = 0;
+        size_t found, r, shown = 0, want = (size_t)o.k + (size_t)npos;
         ro_sgns_error err;
-        if (ro_sgns_neighbors_of_word(v, pos[i], k, nb, &found, NULL, &err) != RO_SGNS_OK) {
-            fprintf(stderr, "ro-sgns neighbors: %s: %s\n", pos[i], err.message);
-            failed = 1;
-            continue;
+        while (end < npos && (pos[end][0] == '+' || pos[end][0] == '-')) ++end;
+        memset(q, 0, v->d * sizeof *q);
+        for (j = i; j < end; ++j) {
+            const char *w = pos[j] + (pos[j][0] == '+' || pos[j][0] == '-');
+            if (!ro_sgns_vectors_find(v, w, &rows[j])) {
+                fflush(stdout);
+                fprintf(stderr, "ro-sgns neighbors: '%s' is not in %s\n", w, display(o.vectors));
+                missing = failed = 1;
+                continue;
+            }
+            add_unit(q, v->data + rows[j] * v->d, v->d, pos[j][0] == '-' ? -1.0 : 1.0);
         }
-        printf("%s:\n", pos[i]);
-        for (j = 0; j < found; ++j) printf("  %-20s %.4f\n", v->words[nb[j].row], nb[j].similarity);
+        if (!missing) {
+            if (want > v->n) want = v->n;
+            if (ro_sgns_neighbors_of_vectors(v, 1, q, v->d, NULL, want, nb, &found, NULL, &err) !=
+                RO_SGNS_OK)
+                die(c, "%s", err.message);
+            for (j = i; j < end; ++j) printf("%s%s", j > i ? " " : "", pos[j]);
+            printf(":\n");
+            for (r = 0; r < found && shown < (size_t)o.k; ++r) {
+                int k, query = 0;
+                for (k = i; k < end; ++k) query |= nb[r].row == rows[k];
+                if (query) continue;
+                printf("  %-20s %.4f\n", v->words[nb[r].row], nb[r].similarity);
+                ++shown;
+            }
+        }
+        i = end;
     }
-    free(nb);
-    ro_sgns_vectors_free(v);
+    if (fflush(stdout) != 0 || ferror(stdout)) die(c, "cannot write to standard output: %s", strerror(errno));
     return failed;
 }
 
-static int cmd_objective(flags_t *f)
+/* ============================================================ objective */
+
+static const flag_spec OBJECTIVE_FLAGS[] = {
+    G("flags:"),
+    F("counts", T_STR, counts, 0, 0, 0, "COUNTS", "the counts (required)"),
+    F("vectors", T_STR, vectors, 0, 0, 0, "W", "word vectors (required)"),
+    F("contexts", T_STR, contexts, 0, 0, 0, "C", "context vectors (default: C = W)"),
+    FLAGS_READ_FORMAT,
+    {"negative", T_NUM, offsetof(opts, negative), 0, 1e-6, CLI_MAX_NEGATIVE, "K",
+     "negative samples k ({D}; at most {NEG})", "neg", NULL},
+    F("cds", T_NUM, cds, 0, 0.01, 1, "A", "context distribution smoothing ({D} = off)"),
+    F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
+    END};
+
+static const cmd_desc OBJECTIVE_CMD = {
+    "objective", "usage: ro-sgns objective -counts COUNTS -vectors W [-contexts C] [flags]",
+    "\nThe SGNS objective F(X) of X = W C^T on the counts (the paper's eq. 4 and\n"
+    "Table 1; larger is better): every method's vectors scored by one measure.\n"
+    "Rows follow the counts' vocabulary; a word without a vector is a zero row.\n",
+    OBJECTIVE_FLAGS, "files:\n" FILES_COUNTS FILES_VECTORS, 0};
+
+static int cmd_objective(cli *c, int argc, char **argv)
 {
-    const char *counts_path = flag_str(f, "counts"), *wpath = flag_str(f, "vectors");
-    const char *cpath = flag_str(f, "contexts");
-    double k = flag_num(f, "negative", 5, 1e-9, 1e9), F;
-    ro_sgns_counts *c = NULL;
-    ro_sgns_problem *p = NULL;
+    opts o;
+    unsigned char given[64] = {0};
+    ro_sgns_counts *cn;
+    ro_sgns_problem *p;
     ro_sgns_vectors *w, *cv;
     ro_sgns_real *W, *C;
     ro_sgns_error err;
-    ro_sgns_vectors_format fw, fc;
-    (void)flag_present(f, "quiet");
-    if (!counts_path || !wpath) die(f->cmd, "-counts COUNTS and -vectors W are required");
-    fw = vectors_format(f, wpath);
-    fc = cpath ? vectors_format(f, cpath) : fw;
-    finish_flags(f, NULL);
-    if (ro_sgns_counts_load_path(counts_path, &c, NULL, &err) != RO_SGNS_OK) die(f->cmd, "%s", err.message);
-    w = load_vectors_or_die(f, wpath, fw);
-    W = aligned_matrix(f, w, c, w->d);
-    if (cpath) {
-        cv = load_vectors_or_die(f, cpath, fc);
-        C = aligned_matrix(f, cv, c, w->d);
-        ro_sgns_vectors_free(cv);
-    } else {
-        C = W;
+    size_t found;
+    double F;
+    opts_default(&o);
+    parse_flags(c, &OBJECTIVE_CMD, argc, argv, &o, given, NULL);
+    c->quiet = o.quiet;
+    if (!o.counts || !o.vectors) die(c, "-counts COUNTS and -vectors W are required");
+    if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
+    cn = load_counts(c, o.counts);
+    w = load_vectors(c, &o, "vectors", o.vectors);
+    W = aligned_matrix(c, w, cn, &found);
+    if (!found) die(c, "-vectors %s has no word of the counts' vocabulary", o.vectors);
+    if (found < cn->n)
+        note(c, "%s: %lu of %lu words have no vector (zero rows)", o.vectors,
+             (unsigned long)(cn->n - found), (unsigned long)cn->n);
+    C = W;
+    if (o.contexts) {
+        cv = load_vectors(c, &o, "contexts", o.contexts);
+        if (cv->d != w->d)
+            die(c, "-contexts %s has dimension %lu, -vectors %s has %lu", o.contexts,
+                (unsigned long)cv->d, o.vectors, (unsigned long)w->d);
+        C = aligned_matrix(c, cv, cn, &found);
+        if (!found) die(c, "-contexts %s has no word of the counts' vocabulary", o.contexts);
     }
-    if (ro_sgns_problem_create(c, k, 1.0, &p, NULL, &err) != RO_SGNS_OK ||
-        ro_sgns_objective_wc(p, W, C, w->d, &F, &err) != RO_SGNS_OK)
-        die(f->cmd, "%s", err.message);
-    printf("F = %.6f e9 (k = %g, %lu words, d = %lu, contexts %s)\n", F * 1e-9, k,
-           (unsigned long)c->n, (unsigned long)w->d, cpath ? cpath : "= words");
-    if (C != W) free(C);
-    free(W);
-    ro_sgns_vectors_free(w);
-    ro_sgns_problem_free(p);
-    ro_sgns_counts_free(c);
+    p = make_problem(c, cn, o.negative, o.cds);
+    if (ro_sgns_objective_wc(p, W, C, w->d, &F, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+    printf("F = %.6f e9 (k = %g, cds = %g, %lu words, d = %lu, contexts %s)\n", F * 1e-9, o.negative,
+           o.cds, (unsigned long)cn->n, (unsigned long)w->d, o.contexts ? o.contexts : "= words");
+    if (fflush(stdout) != 0 || ferror(stdout)) die(c, "cannot write to standard output: %s", strerror(errno));
     return 0;
+}
+
+/* ============================================================ main */
+
+static const char *const SYNOPSIS[] = {
+    "ro-sgns train -train TEXT -output VECTORS [-method ro|svd|sgd] [flags]",
+    "ro-sgns train -counts COUNTS -output VECTORS [flags]",
+    "ro-sgns count -train TEXT -output COUNTS [flags]",
+    "ro-sgns eval -vectors VECTORS [PAIRS_FILE|DIR ...] [-analogy FILE] [flags]",
+    "ro-sgns neighbors -vectors VECTORS WORD [-WORD +WORD ...] ... [flags]",
+    "ro-sgns objective -counts COUNTS -vectors W [-contexts C] [flags]",
+    "ro-sgns COMMAND -help",
+    "ro-sgns -version",
+    NULL};
+
+static void print_usage(FILE *f)
+{
+    int i;
+    fprintf(f, "ro-sgns %s - word embeddings by Riemannian optimization of skip-gram negative\n"
+               "sampling (Fonarev et al., ACL 2017), with SVD-SPPMI and word2vec's SGD beside it\n\n",
+            RO_SGNS_VERSION_STRING);
+    fprintf(f, "usage:\n");
+    for (i = 0; SYNOPSIS[i]; ++i) fprintf(f, "  %s\n", SYNOPSIS[i]);
+    fputs("\n"
+          "  train      text (or counts) -> vectors: RO-SGNS (default), SVD-SPPMI, SGD\n"
+          "  count      text -> co-occurrence counts, for train -counts and objective\n"
+          "  eval       Spearman on word-pair files; analogy accuracy per section\n"
+          "  neighbors  nearest words by cosine, of a word or of king -man +woman\n"
+          "  objective  the SGNS objective F of vectors W (and contexts C) on counts\n"
+          "\n"
+          "ro-sgns COMMAND -help lists the command's flags, their defaults and its file\n"
+          "formats. Flags are word2vec's where word2vec has them (-train -output -size\n"
+          "-window -negative -iter -alpha -sample -min-count -threads -binary) and\n"
+          "hyperwords' otherwise (-eig -cds -neg, -embed w+c). Progress goes to stderr\n"
+          "(-quiet silences it), results to stdout; an error is one line on stderr and\n"
+          "exit status 1.\n",
+          f);
+}
+
+static int is_help(const char *a)
+{
+    return strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 ||
+           strcmp(a, "help") == 0;
+}
+
+/* the one setjmp: die() comes back here, with 1 */
+static int run_cmd(cli *c, const cmd_desc *cd, int argc, char **argv)
+{
+    if (setjmp(c->fail) != 0) return 1;
+    if (cd == &TRAIN_CMD) return cmd_train(c, argc, argv);
+    if (cd == &COUNT_CMD) return cmd_count(c, argc, argv);
+    if (cd == &EVAL_CMD) return cmd_eval(c, argc, argv);
+    if (cd == &NEIGHBORS_CMD) return cmd_neighbors(c, argc, argv);
+    return cmd_objective(c, argc, argv);
 }
 
 int main(int argc, char **argv)
 {
-    flags_t f;
-    int rc;
-    if (argc < 2 || strcmp(argv[1], "-help") == 0 || strcmp(argv[1], "--help") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        fputs(USAGE, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 1 : 0;
+    static const cmd_desc *const CMDS[] = {&TRAIN_CMD, &COUNT_CMD, &EVAL_CMD, &NEIGHBORS_CMD,
+                                           &OBJECTIVE_CMD};
+    cli c;
+    int rc, i;
+    const cmd_desc *cd = NULL;
+    memset(&c, 0, sizeof c);
+    c.tty = isatty(fileno(stderr));
+    if (argc < 2) {
+        print_usage(stderr);
+        return 1;
     }
-    f.argc = argc - 2;
-    f.argv = argv + 2;
-    f.cmd = argv[1];
-    f.used = (unsigned char *)calloc((size_t)argc + 1, 1);
-    if (!f.used) return 1;
-    if (flag_present(&f, "help") || flag_present(&f, "-help")) {
-        fputs(USAGE, stdout);
+    if (strcmp(argv[1], "-version") == 0 || strcmp(argv[1], "--version") == 0) {
+        printf("ro-sgns %s\n", RO_SGNS_VERSION_STRING);
         return 0;
     }
-    if (strcmp(argv[1], "count") == 0) rc = cmd_count(&f);
-    else if (strcmp(argv[1], "train") == 0) rc = cmd_train(&f);
-    else if (strcmp(argv[1], "eval") == 0) rc = cmd_eval(&f);
-    else if (strcmp(argv[1], "neighbors") == 0) rc = cmd_neighbors(&f);
-    else if (strcmp(argv[1], "objective") == 0) rc = cmd_objective(&f);
-    else {
-        fprintf(stderr, "ro-sgns: unknown command '%s' (see ro-sgns -help)\n", argv[1]);
-        rc = 1;
+    if (is_help(argv[1]) && argc == 2) {
+        print_usage(stdout);
+        return 0;
     }
-    free(f.used);
+    for (i = 0; i < (int)(sizeof CMDS / sizeof CMDS[0]); ++i)
+        if (strcmp(argv[is_help(argv[1]) ? 2 : 1], CMDS[i]->name) == 0) cd = CMDS[i];
+    if (!cd) {
+        fprintf(stderr, "ro-sgns: unknown command '%s' (ro-sgns -help lists them)\n",
+                argv[is_help(argv[1]) ? 2 : 1]);
+        return 1;
+    }
+    if (is_help(argv[1])) { /* ro-sgns help train */
+        print_cmd_help(cd, stdout);
+        return 0;
+    }
+    for (i = 2; i < argc; ++i)
+        if (is_help(argv[i]) && (cd->words ? argv[i][0] == '-' : 1) && strcmp(argv[i], "help") != 0) {
+            print_cmd_help(cd, stdout);
+            return 0;
+        }
+    c.cmd = cd->name;
+    rc = run_cmd(&c, cd, argc - 2, argv + 2);
+    end_line(&c);
+    release_all(&c);
     return rc;
 }

@@ -1,12 +1,19 @@
 #!/bin/sh
-# test_cli.sh - the ro-sgns program end to end on the sample corpus: every
-# subcommand, every bad-usage case (non-zero exit, one line on stderr, never
-# a crash), and -resume equal to the straight run.
-#   sh tests/test_cli.sh [path/to/ro-sgns]       (run from the repository root)
+# test_cli.sh - the ro-sgns program end to end on the sample corpus: one
+# command from text to vectors for ro, svd and sgd; word2vec's and
+# hyperwords' flag meanings; every renamed or refused flag; the vectors
+# format rule both ways; standard input and output; GloVe and headerless
+# text; eval and neighbors against references computed here (awk); help;
+# the README's synopsis and C example; make install; and every bad-usage
+# case (exit 1, a message on stderr, nothing written, never a crash),
+# those under AddressSanitizer + UBSan with leak detection when an ASan
+# build is given.
+#   sh tests/test_cli.sh [path/to/ro-sgns [path/to/ro-sgns-asan]]   (from the repository root)
 BIN=${1:-./ro-sgns}
+ASAN=${2:-}
 SAMPLE=../shared/data/corpus/sample.txt
 SETS=../shared/data/wordsim
-T=build/cli_test
+T=${RO_SGNS_TEST_TMP:-build}/cli_test
 passed=0
 failed=0
 rm -rf "$T"
@@ -14,85 +21,528 @@ mkdir -p "$T"
 
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-# expect success
-run() { if "$@" > "$T/out" 2> "$T/err"; then ok; else bad "$* (exit $?): $(head -c 300 "$T/err")"; fi; }
-# expect a clean failure: exit 1 (not a signal), a message on stderr
-fails() {
-    "$@" > "$T/out" 2> "$T/err"
-    rc=$?
-    if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ -s "$T/err" ]; then ok; else bad "expected an error from: $* (exit $rc)"; fi
+check() { # check DESCRIPTION COMMAND...: a condition
+    d=$1
+    shift
+    if "$@"; then ok; else bad "$d"; fi
 }
+# run ARGS...: ro-sgns ARGS succeeds; stdout in $T/out, stderr in $T/err
+run() {
+    if "$BIN" "$@" > "$T/out" 2> "$T/err"; then ok; else bad "ro-sgns $* (exit $?): $(head -c 400 "$T/err")"; fi
+}
+# fails PATTERN ARGS...: ro-sgns ARGS exits 1 (not a signal) with PATTERN
+# (grep -E) on stderr, under ASan + UBSan + leak detection when given
+fails() {
+    pat=$1
+    shift
+    b=$BIN
+    [ -n "$ASAN" ] && b=$ASAN
+    ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
+        "$b" "$@" > "$T/out" 2> "$T/err"
+    rc=$?
+    if [ "$rc" -ne 1 ]; then
+        bad "ro-sgns $* exited $rc, not 1: $(head -c 600 "$T/err")"
+    elif grep -Eq "Sanitizer|runtime error" "$T/err"; then
+        bad "ro-sgns $*: sanitizer report: $(head -c 600 "$T/err")"
+    elif ! grep -Eq -- "$pat" "$T/err"; then
+        bad "ro-sgns $*: stderr lacks '$pat': $(head -c 400 "$T/err")"
+    else
+        ok
+    fi
+}
+# same A B: files identical
+same() { if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; fi; }
+differ() { if cmp -s "$1" "$2"; then bad "$1 and $2 are the same"; else ok; fi; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 [ -x "$BIN" ] || { echo "cli: $BIN not built (make ro-sgns)"; echo "cli: 0 passed, 1 failed"; exit 1; }
 [ -f "$SAMPLE" ] || { echo "cli: $SAMPLE not found"; echo "cli: 0 passed, 1 failed"; exit 1; }
+[ -z "$ASAN" ] || [ -x "$ASAN" ] || { echo "cli: $ASAN not built"; echo "cli: 0 passed, 1 failed"; exit 1; }
 
-# help
-run "$BIN" -help
-grep -q "usage: ro-sgns COMMAND" "$T/out" && ok || bad "help text"
+# ------------------------------------------------------------ help
+run -help
+grep -q "^  ro-sgns train -train TEXT -output VECTORS" "$T/out" && ok || bad "usage lines in -help"
+for h in -h --help help; do run $h; grep -q "^usage:" "$T/out" && ok || bad "$h prints the usage"; done
+run -version
+grep -Eq "^ro-sgns [0-9]+\.[0-9]+\.[0-9]+$" "$T/out" && ok || bad "-version: $(cat "$T/out")"
+run --version
+for c in train count eval neighbors objective; do
+    run $c -help
+    grep -q "^usage: ro-sgns $c" "$T/out" && ok || bad "$c -help: its usage"
+    grep -q "^files:" "$T/out" && ok || bad "$c -help: its file formats"
+    awk 'length($0) > 80 { exit 1 }' "$T/out" && ok || bad "$c -help: a line over 80 columns"
+    [ -s "$T/err" ] && bad "$c -help wrote to stderr" || ok
+done
+run help train
+grep -q "^usage: ro-sgns train" "$T/out" && ok || bad "help train"
+run train -help
+# defaults as the library's config defaults give them
+grep -Eq "^  -window L +words on each side \(5," "$T/out" && ok || bad "train -help: -window default"
+grep -Eq "^  -iter K +RO steps \(10\); -method sgd: epochs \(5\)" "$T/out" && ok || bad "train -help: -iter defaults"
+grep -Eq "^  -alpha A +starting learning rate \(0.025\)" "$T/out" && ok || bad "train -help: -alpha"
+grep -q "^  -eig P" "$T/out" && ok || bad "train -help: -eig"
+awk 'length($0) > 80 { exit 1 }' "$T/out" && ok || bad "-help over 80 columns"
+fails "unknown command" frobnicate
+fails "usage" # no command: the usage on stderr, exit 1
 
-# count
-run "$BIN" count -train "$SAMPLE" -output "$T/s.counts" -window 5 -min-count 5 -quiet
-[ -s "$T/s.counts" ] && ok || bad "counts file written"
-run "$BIN" count -train "$SAMPLE" -output "$T/s2.counts" -window 2 -min-count 20 -dynamic-window 2 -memory 64M
+# the README's synopsis is the help's
+if [ -f README.md ]; then
+    awk '/^## The program/ { p = 1; next } p && /^```/ { if (++f == 2) exit; next } p && f == 1' README.md > "$T/readme_synopsis"
+    "$BIN" -help | awk '/^usage:/ { p = 1; next } p && /^$/ { exit } p { sub(/^  /, ""); print }' > "$T/help_synopsis"
+    if [ -s "$T/readme_synopsis" ] && cmp -s "$T/readme_synopsis" "$T/help_synopsis"; then ok; else
+        bad "README's synopsis differs from ro-sgns -help: $(diff "$T/readme_synopsis" "$T/help_synopsis" | head -5)"
+    fi
+fi
 
-# train svd and ro (with eval, curve, checkpoint)
-run "$BIN" train -counts "$T/s.counts" -method svd -size 20 -output "$T/svd.vec" -quiet
-run "$BIN" train -counts "$T/s.counts" -method ro -size 20 -iter 3 -binary 1 -eval "$SETS" \
-    -curve "$T/curve.csv" -checkpoint "$T/ckpt" -output "$T/ro.bin" -output-contexts "$T/ro_ctx.bin"
-[ "$(wc -l < "$T/curve.csv")" -eq 5 ] && ok || bad "curve has a header, the start and 3 steps"
-grep -q "iter   3" "$T/err" && ok || bad "progress lines on stderr"
+# ------------------------------------------------------------ one command, three methods
+run train -train "$SAMPLE" -output "$T/ro.bin" -size 20 -iter 2 -save-counts "$T/s.counts" \
+    -output-contexts "$T/ro_ctx.bin"
 [ -s "$T/out" ] && bad "train wrote to stdout" || ok
+grep -q "^count: reading sample.txt .* 100.0%" "$T/err" && ok || bad "counting progress with percent"
+grep -q "^iter   2/2  F -" "$T/err" && ok || bad "RO progress lines: $(cat "$T/err")"
+grep -q "ETA" "$T/err" && ok || bad "RO progress has an ETA"
+tr -d '\n' < "$T/err" | grep -q "$(printf '\r')" && bad "\\r in progress written to a file" || ok
+run train -counts "$T/s.counts" -output "$T/ro2.bin" -size 20 -iter 2 -quiet
+same "$T/ro.bin" "$T/ro2.bin"
+[ -s "$T/err" ] && bad "-quiet wrote to stderr: $(cat "$T/err")" || ok
+run train -train "$SAMPLE" -method svd -size 20 -output "$T/svd.txt" -output-contexts "$T/svd_ctx.txt" -quiet
+run train -counts "$T/s.counts" -method svd -size 20 -output "$T/svd2.txt" -quiet
+same "$T/svd.txt" "$T/svd2.txt"
+run train -train "$SAMPLE" -method sgd -size 20 -iter 1 -threads 1 -output "$T/sgd.txt" \
+    -output-contexts "$T/sgd_ctx.txt"
+grep -q "1 epoch" "$T/err" && ok || bad "sgd: 1 epoch (-iter)"
+run train -counts "$T/s.counts" -train "$SAMPLE" -method sgd -size 20 -iter 1 -threads 1 -output "$T/sgd2.txt" -quiet
+same "$T/sgd.txt" "$T/sgd2.txt" # the same vocabulary from the text or the counts
+n=$(awk 'NR == 1 { print $1 }' "$T/sgd.txt")
+[ "$n" = "$(awk 'NR == 1 { print $1 }' "$T/svd.txt")" ] && ok || bad "sgd and svd vocabularies differ"
+run train -train "$SAMPLE" -method sgd -size 20 -iter 2 -threads 1 -output "$T/sgd_e2.txt"
+grep -q "2 epoch" "$T/err" && ok || bad "sgd: -iter 2 epochs"
+differ "$T/sgd.txt" "$T/sgd_e2.txt"
+run train -train "$SAMPLE" -method sgd -size 20 -iter 1 -threads 1 -alpha 0.05 -output "$T/sgd_a.txt" -quiet
+differ "$T/sgd.txt" "$T/sgd_a.txt" # -alpha is the learning rate
+run train -train "$SAMPLE" -method sgd -size 20 -iter 1 -threads 1 -sample 1e-3 -output "$T/sgd_s.txt" -quiet
+differ "$T/sgd.txt" "$T/sgd_s.txt"
+run train -train "$SAMPLE" -method sgd -size 20 -iter 1 -threads 1 -cbow 0 -hs 0 -output "$T/sgd_w2v.txt" -quiet
+same "$T/sgd.txt" "$T/sgd_w2v.txt" # word2vec's -cbow 0 -hs 0 are what sgd does
+run objective -counts "$T/s.counts" -vectors "$T/sgd.txt" -contexts "$T/sgd_ctx.txt"
+grep -q "^F = -" "$T/out" && ok || bad "objective of the SGD vectors"
 
-# sgd: word2vec's SGD on the same vocabulary, W and C written
-run "$BIN" train -counts "$T/s.counts" -method sgd -train "$SAMPLE" -size 20 -output "$T/sgd.vec" -output-contexts "$T/sgd_ctx.vec" -quiet
-run "$BIN" objective -counts "$T/s.counts" -vectors "$T/sgd.vec" -contexts "$T/sgd_ctx.vec"
-fails "$BIN" train -counts "$T/s.counts" -method sgd -size 20 -output "$T/x.vec"
+# the ro run's F is above its SVD start's (Table 1's ordering)
+run objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd_ctx.txt"
+f_svd=$(awk '{ print $3 }' "$T/out")
+run objective -counts "$T/s.counts" -vectors "$T/ro.bin" -contexts "$T/ro_ctx.bin"
+f_ro=$(awk '{ print $3 }' "$T/out")
+lt "$f_svd" "$f_ro" && ok || bad "F: RO $f_ro not above SVD-SPPMI $f_svd"
 
-# -resume: 2 steps + checkpoint, then resume to 3 = the straight 3-step run
-run "$BIN" train -counts "$T/s.counts" -method ro -size 20 -iter 2 -checkpoint "$T/ck2" -output "$T/two.vec" -quiet
-run "$BIN" train -counts "$T/s.counts" -method ro -size 20 -iter 3 -resume "$T/ck2" -output "$T/resumed.bin" -binary 1 -quiet
-cmp -s "$T/resumed.bin" "$T/ro.bin" && ok || bad "-resume differs from the straight run"
+# -eig and -embed against what they mean: -eig 0 gives W = U P, orthonormal
+# columns; w+c is W + C; c is C
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0 -output "$T/eig0.txt" -quiet
+awk 'NR > 1 { for (j = 2; j <= NF; ++j) s[j] += $j * $j } END { for (j in s) { e = s[j] - 1; if (e < 0) e = -e; if (e > m) m = e } exit !(m < 1e-4) }' "$T/eig0.txt" \
+    && ok || bad "-eig 0: the columns of W are not orthonormal"
+run train -counts "$T/s.counts" -method svd -size 20 -embed w+c -output "$T/wc.txt" -quiet
+awk 'FILENAME == ARGV[1] && FNR > 1 { for (j = 2; j <= NF; ++j) w[$1, j] = $j; next }
+     FILENAME == ARGV[2] && FNR > 1 { for (j = 2; j <= NF; ++j) c[$1, j] = $j; next }
+     FILENAME == ARGV[3] && FNR > 1 { for (j = 2; j <= NF; ++j) { e = $j - w[$1, j] - c[$1, j]; if (e < 0) e = -e; if (e > m) m = e } }
+     END { exit !(m < 1e-5) }' "$T/svd.txt" "$T/svd_ctx.txt" "$T/wc.txt" && ok || bad "-embed w+c is not W + C"
+run train -counts "$T/s.counts" -method svd -size 20 -embed c -output "$T/c.txt" -quiet
+same "$T/c.txt" "$T/svd_ctx.txt"
+run train -counts "$T/s.counts" -method sgd -train "$SAMPLE" -size 20 -iter 1 -threads 1 -embed w+c -output "$T/sgd_wc.txt" -quiet
+awk 'FILENAME == ARGV[1] && FNR > 1 { for (j = 2; j <= NF; ++j) w[$1, j] = $j; next }
+     FILENAME == ARGV[2] && FNR > 1 { for (j = 2; j <= NF; ++j) c[$1, j] = $j; next }
+     FILENAME == ARGV[3] && FNR > 1 { for (j = 2; j <= NF; ++j) { e = $j - w[$1, j] - c[$1, j]; if (e < 0) e = -e; if (e > m) m = e } }
+     END { exit !(m < 1e-5) }' "$T/sgd.txt" "$T/sgd_ctx.txt" "$T/sgd_wc.txt" && ok || bad "sgd -embed w+c is not W + C"
+run train -counts "$T/s.counts" -method svd -size 20 -cds 0.75 -output "$T/cds.txt" -quiet
+differ "$T/cds.txt" "$T/svd.txt"
+# cds in the RO objective too: another run than cds 1
+run train -counts "$T/s.counts" -size 20 -iter 2 -cds 0.75 -output "$T/ro_cds.bin" -quiet
+differ "$T/ro_cds.bin" "$T/ro2.bin"
 
-# eval: a table with finite scores in [-1, 1]
-run "$BIN" eval -vectors "$T/ro.bin" "$SETS/ws353.txt" "$SETS/men.txt"
-awk '$1 == "men.txt" { if ($2 >= -1 && $2 <= 1 && $2 != "nan") ok = 1 } END { exit !ok }' "$T/out" && ok || bad "men score in [-1, 1]"
-run "$BIN" eval -vectors "$T/svd.vec" "$SETS/ws353_sim.txt"
+# ------------------------------------------------------------ renamed and refused flags
+fails "not supported: CBOW" train -train "$SAMPLE" -output "$T/x.txt" -cbow 1
+fails "not supported: hierarchical softmax" train -train "$SAMPLE" -output "$T/x.txt" -hs 1
+fails "-alpha does not apply to -method ro.*-eig" train -train "$SAMPLE" -output "$T/x.txt" -alpha 0.5
+fails "renamed.*-alpha" train -train "$SAMPLE" -output "$T/x.txt" -alpha-sgd 0.1
+fails "renamed.*-iter" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -epochs 2
+fails "-input is -train" train -input "$SAMPLE" -output "$T/x.txt"
+fails "-dim is -size" train -train "$SAMPLE" -output "$T/x.txt" -dim 20
+fails "not supported" train -train "$SAMPLE" -output "$T/x.txt" -classes 10
+fails "-counts COUNTS" train -train "$SAMPLE" -output "$T/x.txt" -read-vocab v.txt
+fails "-iter does not apply to -method svd" train -train "$SAMPLE" -method svd -output "$T/x.txt" -iter 3
+fails "-eig does not apply to -method sgd" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -eig 0.5
+fails "-cds does not apply to -method sgd" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -cds 0.75
+fails "-window does not apply.*-counts" train -counts "$T/s.counts" -output "$T/x.txt" -window 3
+fails "-min-count does not apply" train -counts "$T/s.counts" -output "$T/x.txt" -min-count 3
+fails "-save-counts does not apply" train -counts "$T/s.counts" -output "$T/x.txt" -save-counts "$T/y"
+fails "-dynamic-window does not apply to -method sgd" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -dynamic-window 1
+fails "-eval does not apply to -method svd" train -train "$SAMPLE" -method svd -output "$T/x.txt" -eval "$SETS"
+fails "-init-iter does not apply" train -train "$SAMPLE" -output "$T/x.txt" -init-iter 2
+fails "-svd does not apply" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -svd subspace
+fails "not both" train -train "$SAMPLE" -counts "$T/s.counts" -output "$T/x.txt"
+fails "needs -train TEXT" train -counts "$T/s.counts" -method sgd -output "$T/x.txt"
+fails "needs -train TEXT" train -counts "$T/s.counts" -init sgd -output "$T/x.txt"
+fails "given twice" train -train "$SAMPLE" -output "$T/x.txt" -size 10 -size 20
+fails "given twice" train -train "$SAMPLE" -output "$T/x.txt" -neg 5 -negative 5
+fails "-keep-best needs -eval" train -train "$SAMPLE" -output "$T/x.txt" -keep-best
+fails "name the same file" train -train "$SAMPLE" -output "$T/x.txt" -output-contexts "$T/x.txt"
+fails "unknown flag -bogus" count -train "$SAMPLE" -output "$T/x.counts" -bogus 1
+[ -e "$T/x.txt" ] && bad "a refused run wrote its output" || ok
 
-# neighbors: a number's neighbours include another number
-run "$BIN" neighbors -vectors "$T/ro.bin" -k 10 three
+# ------------------------------------------------------------ the format rule, both ways
+head -n 1 "$T/svd.txt" | grep -Eq "^[0-9]+ 20$" && ok || bad ".txt is word2vec text"
+awk 'NR == 2 { exit !(NF == 21) }' "$T/svd.txt" && ok || bad ".txt: a word and 20 numbers a line"
+head -c 20 "$T/ro.bin" | head -n 1 | grep -Eq "^[0-9]+ 20$" && ok || bad ".bin has the header"
+run eval -vectors "$T/ro.bin" "$SETS/men.txt"
+run eval -vectors "$T/ro.bin" -binary 1 "$SETS/men.txt"
+cp "$T/ro.bin" "$T/ro_as.txt"
+fails "named .txt but looks like word2vec binary" eval -vectors "$T/ro_as.txt" "$SETS/men.txt"
+run eval -vectors "$T/ro_as.txt" -binary 1 "$SETS/men.txt"
+cp "$T/svd.txt" "$T/svd_as.bin"
+fails "named .bin but looks like text" eval -vectors "$T/svd_as.bin" "$SETS/men.txt"
+fails "named .bin but looks like text" train -counts "$T/s.counts" -size 20 -iter 1 -init "$T/svd_as.bin" -output "$T/x.txt"
+run eval -vectors "$T/svd_as.bin" -binary 0 "$SETS/men.txt"
+# -binary overrides the name when writing, and the same rule reads it back
+run train -counts "$T/s.counts" -method svd -size 20 -binary 0 -output "$T/forced.bin" -quiet
+head -n 2 "$T/forced.bin" | awk 'NR == 2 { exit !(NF == 21) }' && ok || bad "-binary 0 wrote text into .bin"
+fails "named .bin but looks like text" eval -vectors "$T/forced.bin" "$SETS/men.txt"
+run train -counts "$T/s.counts" -method svd -size 20 -binary 1 -output "$T/forced.txt" -quiet
+run eval -vectors "$T/forced.txt" -binary 1 "$SETS/men.txt"
+cp "$T/out" "$T/eval_forced"
+run eval -vectors "$T/forced.bin" -binary 0 "$SETS/men.txt"
+same "$T/out" "$T/eval_forced"
+run train -counts "$T/s.counts" -method svd -size 20 -format w2v-binary -output "$T/fmt.vec" -quiet
+fails "named .vec but looks like word2vec binary" eval -vectors "$T/fmt.vec" "$SETS/men.txt"
+run eval -vectors "$T/fmt.vec" -format w2v-binary "$SETS/men.txt"
+fails "-format or -binary, not both" eval -vectors "$T/fmt.vec" -format w2v -binary 0 "$SETS/men.txt"
+fails "-format glov: expected w2v, w2v-binary or glove" train -counts "$T/s.counts" -method svd -size 20 -format glov -output "$T/x.txt"
+fails "-binary yes: expected 0 or 1" eval -vectors "$T/svd.txt" -binary yes "$SETS/men.txt"
+
+# ------------------------------------------------------------ GloVe and headerless text
+run train -counts "$T/s.counts" -method svd -size 20 -output "$T/svd.glove" -quiet
+awk 'NR == 1 { exit !(NF == 21) }' "$T/svd.glove" && ok || bad ".glove: no header line"
+[ "$(tail -n +2 "$T/svd.txt" | cmp - "$T/svd.glove" && echo y)" = y ] && ok || bad "GloVe = word2vec text without its header"
+run eval -vectors "$T/svd.txt" "$SETS"
+cp "$T/out" "$T/eval_txt"
+run eval -vectors "$T/svd.glove" "$SETS"
+same "$T/out" "$T/eval_txt"
+tail -n +2 "$T/svd.txt" > "$T/headerless.txt" # gensim's save_word2vec_format(write_header=False)
+run eval -vectors "$T/headerless.txt" "$SETS"
+same "$T/out" "$T/eval_txt"
+run train -counts "$T/s.counts" -method svd -size 20 -format glove -output "$T/g.txt" -quiet
+same "$T/g.txt" "$T/svd.glove"
+# the start from W0, C0 of a GloVe file is X0 = W0 C0^T: the SVD's F (signs of
+# the columns may differ)
+run train -counts "$T/s.counts" -size 20 -iter 0 -init "$T/svd.glove" -init-contexts "$T/svd_ctx.txt" \
+    -output "$T/init0.txt" -output-contexts "$T/init0_ctx.txt" -quiet
+run objective -counts "$T/s.counts" -vectors "$T/init0.txt" -contexts "$T/init0_ctx.txt"
+f_init=$(awk '{ print $3 }' "$T/out")
+run objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd_ctx.txt"
+f_svd=$(awk '{ print $3 }' "$T/out")
+awk -v a="$f_init" -v b="$f_svd" 'BEGIN { e = (a - b) / b; if (e < 0) e = -e; exit !(e < 1e-5) }' \
+    && ok || bad "-init from GloVe, 0 steps: F $f_init, the SVD start's $f_svd"
+
+# ------------------------------------------------------------ standard input and output
+run train -counts "$T/s.counts" -method svd -size 20 -output -
+cmp -s "$T/out" "$T/svd.txt" && ok || bad "-output - is the text file"
+[ -s "$T/err" ] && ok || bad "progress still on stderr with -output -"
+cat "$SAMPLE" | "$BIN" train -train - -method svd -size 20 -output "$T/stdin.txt" 2> "$T/err" && ok || bad "-train -"
+same "$T/stdin.txt" "$T/svd.txt"
+grep -q "standard input: 1.1 MB" "$T/err" && ok || bad "stdin progress in MB"
+grep -q "%" "$T/err" && bad "a percentage for a pipe: $(cat "$T/err")" || ok
+cat "$SAMPLE" | "$BIN" train -train - -method sgd -size 20 -iter 1 -threads 1 -output "$T/stdin_sgd.txt" -quiet && ok || bad "sgd -train -"
+same "$T/stdin_sgd.txt" "$T/sgd.txt"
+cat "$SAMPLE" | "$BIN" count -train - -output "$T/stdin.counts" -quiet && ok || bad "count -train -"
+same "$T/stdin.counts" "$T/s.counts"
+cat "$T/svd.txt" | "$BIN" eval -vectors - "$SETS" > "$T/out" && ok || bad "eval -vectors -"
+same "$T/out" "$T/eval_txt"
+fails "counts are binary" count -train "$SAMPLE" -output -
+
+# ------------------------------------------------------------ eval: folders, lists, case, analogies
+run eval -vectors "$T/svd.txt" "$SETS/men.txt" "$SETS/simlex999.txt" "$SETS/ws353.txt" "$SETS/ws353_rel.txt" "$SETS/ws353_sim.txt"
+same "$T/out" "$T/eval_txt"
+awk '$1 == "men.txt" { if ($2 >= -1 && $2 <= 1 && $2 != "nan") ok = 1 } END { exit !ok }' "$T/eval_txt" && ok || bad "men score in [-1, 1]"
+# hand-made vectors whose analogies and neighbours are worked out here
+cat > "$T/hand.txt" <<'EOF'
+10 3
+man 1 0 0
+woman 1 1 0
+king 3 0 0.2
+queen 3 1 0.2
+boy 0.5 0 1
+girl 0.5 0.5 1
+paris 0 3 -2
+france 0 2 -2.5
+rome 0.2 3 -1.8
+italy 0.2 2 -2.2
+EOF
+cat > "$T/hand_q.txt" <<'EOF'
+: family
+MAN WOMAN KING QUEEN
+man woman boy girl
+KING QUEEN BOY GIRL
+woman man queen king
+: capitals
+paris france rome italy
+FRANCE PARIS ITALY ROME
+man king woman queen
+unknownword a b c
+EOF
+# reference: 3CosAdd and 3CosMul (eps 0.001) over unit vectors, a b c excluded,
+# ties to the lower row
+cat > "$T/analogy.awk" <<'EOF'
+FNR == NR { if (FNR == 1) next; n++; w[n] = $1; row[$1] = n; s = 0
+            for (j = 2; j <= NF; ++j) s += $j * $j; s = sqrt(s); d = NF - 1
+            for (j = 2; j <= NF; ++j) u[n, j - 1] = $j / s; next }
+/^:/ || NF != 4 { next }
+{ for (k = 1; k <= 4; ++k) q[k] = fold ? tolower($k) : $k
+  total++
+  if (!(q[1] in row) || !(q[2] in row) || !(q[3] in row) || !(q[4] in row)) next
+  seen++; a = row[q[1]]; b = row[q[2]]; c = row[q[3]]; best = 0
+  for (x = 1; x <= n; ++x) {
+      if (x == a || x == b || x == c) continue
+      ca = cb = cc = 0
+      for (j = 1; j <= d; ++j) { ca += u[x, j] * u[a, j]; cb += u[x, j] * u[b, j]; cc += u[x, j] * u[c, j] }
+      sc = mul ? ((1 + cb) / 2) * ((1 + cc) / 2) / ((1 + ca) / 2 + 0.001) : cb - ca + cc
+      if (best == 0 || sc > bs) { best = x; bs = sc }
+  }
+  if (w[best] == q[4]) correct++ }
+END { printf "%d %d %d\n", correct, seen, total }
+EOF
+for m in add mul; do
+    mul=0
+    [ $m = mul ] && mul=1
+    for fold in 0 1; do
+        ref=$(awk -v fold=$fold -v mul=$mul -f "$T/analogy.awk" "$T/hand.txt" "$T/hand_q.txt")
+        "$BIN" eval -vectors "$T/hand.txt" -analogy "$T/hand_q.txt" -analogy-method $m -fold-case $fold > "$T/out" 2> "$T/err"
+        rc=$?
+        got=$(awk '$1 == "overall" { split($4, s, "/"); print $3, s[1], s[2] }' "$T/out")
+        [ "$got" = "$ref" ] && ok || bad "analogies -analogy-method $m -fold-case $fold: $got, reference $ref"
+        seen=$(echo "$ref" | awk '{ print $2 }')
+        if [ "$seen" -ge 3 ]; then [ $rc -eq 0 ] && ok || bad "analogies with $seen usable: exit $rc"
+        else [ $rc -eq 1 ] && grep -q "only $seen of" "$T/err" && ok || bad "analogies with $seen usable: exit $rc, $(cat "$T/err")"; fi
+    done
+done
+"$BIN" eval -vectors "$T/hand.txt" -analogy "$T/hand_q.txt" -fold-case 1 > "$T/out"
+grep -Eq "^family +[0-9.]+ +[0-9]+ +4/4" "$T/out" && ok || bad "per-section accuracy: $(cat "$T/out")"
+grep -Eq "^capitals +[0-9.]+ +[0-9]+ +3/4" "$T/out" && ok || bad "per-section accuracy (capitals)"
+grep -q "case folding on" "$T/out" && ok || bad "the policy line says case folding on"
+"$BIN" eval -vectors "$T/hand.txt" -analogy "$T/hand_q.txt" -fold-case 1 -restrict-vocab 4 > "$T/out"
+grep -Eq "^overall +1.0000 +3 +3/8" "$T/out" && ok || bad "-restrict-vocab 4: $(grep overall "$T/out")"
+printf 'MAN woman 1\nking QUEEN 2\nBOY girl 3\nparis ROME 4\n' > "$T/upper_pairs.txt"
+fails "4 of 4 pairs out of vocabulary" eval -vectors "$T/hand.txt" "$T/upper_pairs.txt"
+run eval -vectors "$T/hand.txt" -fold-case 1 "$T/upper_pairs.txt"
+grep -Eq "^upper_pairs.txt .* 4/4 " "$T/out" && ok || bad "-fold-case 1 on pairs: $(cat "$T/out")"
+
+# ------------------------------------------------------------ neighbors
+cat > "$T/neighbors.awk" <<'EOF'
+FNR == 1 { next }
+{ n++; w[n] = $1; row[$1] = n; s = 0; for (j = 2; j <= NF; ++j) s += $j * $j; s = sqrt(s); d = NF - 1
+  for (j = 2; j <= NF; ++j) u[n, j - 1] = $j / s }
+END { k = split(query, q, " ")
+      for (i = 1; i <= k; ++i) { sg = substr(q[i], 1, 1) == "-" ? -1 : 1; x = q[i]; sub(/^[-+]/, "", x)
+          skip[row[x]] = 1; for (j = 1; j <= d; ++j) v[j] += sg * u[row[x], j] }
+      for (j = 1; j <= d; ++j) vn += v[j] * v[j]; vn = sqrt(vn)
+      for (r = 1; r <= n; ++r) if (!(r in skip)) { c = 0; for (j = 1; j <= d; ++j) c += v[j] * u[r, j]; c /= vn
+          if (best == 0 || c > bc) { best = r; bc = c } }
+      printf "%s %.4f\n", w[best], bc }
+EOF
+for query in "king -man +woman" "paris -france +italy" "-man +woman" "boy +king"; do
+    ref=$(awk -v query="$query" -f "$T/neighbors.awk" "$T/hand.txt")
+    # shellcheck disable=SC2086
+    "$BIN" neighbors -vectors "$T/hand.txt" -k 1 $query > "$T/out" 2> "$T/err"
+    got=$(awk 'NR == 2 { print $1, $2 }' "$T/out")
+    [ "$got" = "$ref" ] && ok || bad "neighbors $query: $got, reference $ref ($(cat "$T/err"))"
+done
+run neighbors -vectors "$T/hand.txt" -k 3 king -man +woman paris
+[ "$(grep -c ':$' "$T/out")" -eq 2 ] && ok || bad "two queries, two answers: $(cat "$T/out")"
+grep -Eq "^  (man|woman|king) " "$T/out" && bad "a query word among its neighbours" || ok
+run neighbors -vectors "$T/ro.bin" -k 10 three
 grep -Eq "^  (one|two|four|five|six|seven|eight|nine|ten) " "$T/out" && ok || bad "a number near 'three': $(cat "$T/out")"
+fails "'no_such_word_xyz' is not in" neighbors -vectors "$T/ro.bin" no_such_word_xyz
+fails "write \+WORD or -WORD" neighbors -vectors "$T/hand.txt" king - man
 
-# objective of W, C
-run "$BIN" objective -counts "$T/s.counts" -vectors "$T/ro.bin" -contexts "$T/ro_ctx.bin"
-grep -q "^F = -" "$T/out" && ok || bad "objective printed"
+# ------------------------------------------------------------ RO: eval, curve, checkpoint, resume, keep-best, init
+# on counts of the sample's 1201 words seen >= 20 times, d = 10: cheap steps
+run count -train "$SAMPLE" -output "$T/mid.counts" -min-count 20 -quiet
+M="-counts $T/mid.counts -size 10"
+run train $M -iter 3 -eval "$SETS" -curve "$T/curve.csv" -checkpoint "$T/ck" -output "$T/ro3.bin"
+head -n 1 "$T/curve.csv" | grep -q "^iteration,F_e9,seconds,men,simlex999,ws353,ws353_rel,ws353_sim,mean$" && ok || bad "curve header: $(head -n 1 "$T/curve.csv")"
+[ "$(wc -l < "$T/curve.csv")" -eq 5 ] && ok || bad "curve has a header, the start and 3 steps"
+grep -q "ws353_sim -*0\.[0-9]" "$T/err" && ok || bad "scores in the progress lines"
+run train $M -iter 3 -eval "$SETS/men.txt,$SETS/ws353.txt" -eval "$SETS/simlex999.txt" -curve "$T/curve2.csv" -output "$T/x3.bin" -quiet
+head -n 1 "$T/curve2.csv" | grep -q "^iteration,F_e9,seconds,men,ws353,simlex999,mean$" && ok || bad "-eval list: $(head -n 1 "$T/curve2.csv")"
+same "$T/x3.bin" "$T/ro3.bin"
+run train $M -iter 2 -checkpoint "$T/ck2" -output "$T/two.bin" -quiet
+run train $M -iter 3 -resume "$T/ck2" -output "$T/resumed.bin" -quiet
+same "$T/resumed.bin" "$T/ro3.bin"
+# -keep-best writes the step whose mean score is best: the same bytes as a run that stops there
+best=$(awk -F, 'NR > 1 { if (NR == 2 || $NF > b) { b = $NF; i = $1 } } END { print i }' "$T/curve.csv")
+run train $M -iter 3 -eval "$SETS" -keep-best -output "$T/best.bin"
+grep -Eq "keep-best: (writing step $best |the last step $best )" "$T/err" && ok || bad "keep-best says step $best: $(grep keep-best "$T/err")"
+run train $M -iter "$best" -output "$T/best_ref.bin" -quiet
+same "$T/best.bin" "$T/best_ref.bin"
+# -init FILE (W0 = C0) and -init sgd
+run train $M -method svd -output "$T/mid_svd.txt" -quiet
+run train $M -iter 1 -init "$T/mid_svd.txt" -output "$T/from_file.txt" -quiet
+run train -train "$SAMPLE" -min-count 20 -size 10 -iter 1 -init sgd -init-iter 1 -alpha 0.025 -threads 1 \
+    -output "$T/from_sgd.txt" -output-contexts "$T/from_sgd_ctx.txt"
+grep -q "sgd: d = 10" "$T/err" && ok || bad "-init sgd trains SGD first"
+run objective -counts "$T/mid.counts" -vectors "$T/from_sgd.txt" -contexts "$T/from_sgd_ctx.txt"
+grep -q "^F = -" "$T/out" && ok || bad "objective of the -init sgd result"
+printf ': s\nqqa qqb qqc qqd\nqqe qqf qqg qqh\nthe of and in\n' > "$T/nonsense_q.txt"
+fails "only 1 of 3 questions" train -counts "$T/s.counts" -size 20 -iter 1 -eval "$SETS" -analogy "$T/nonsense_q.txt" -output "$T/x.txt"
 
-# bad usage: each exits non-zero with a message, never a crash
-fails "$BIN"
-fails "$BIN" frobnicate
-fails "$BIN" count -output "$T/x.counts"
-fails "$BIN" count -train "$T/no_such_file" -output "$T/x.counts"
-fails "$BIN" count -train "$SAMPLE" -output "$T/x.counts" -window 0
-fails "$BIN" count -train "$SAMPLE" -output "$T/x.counts" -window
-fails "$BIN" count -train "$SAMPLE" -output "$T/x.counts" -bogus 1
-fails "$BIN" count -train "$SAMPLE" -output "$T/x.counts" -min-count 100000000
-fails "$BIN" count -train "$SAMPLE" -output "$T/no_dir/x.counts"
+# ------------------------------------------------------------ count
+run count -train "$SAMPLE" -output "$T/c2.counts" -window 2 -min-count 20 -dynamic-window 2 -memory 64M -threads 1
+[ -s "$T/c2.counts" ] && ok || bad "count wrote its file"
+run train -counts "$T/c2.counts" -method svd -size 10 -output "$T/c2.txt" -quiet
+
+# ------------------------------------------------------------ errors instead of meaningless results
+run count -train "$SAMPLE" -output "$T/small.counts" -min-count 40 -quiet # small: quick under ASan
+fails "No such file or directory" train -counts "$T/small.counts" -size 10 -output "$T/no_dir/x.txt"
+fails "'$T/no_dir/x.txt'" train -counts "$T/small.counts" -size 10 -output "$T/no_dir/x.txt"
+grep -q "\.tmp" "$T/err" && bad "the message names the temporary file" || ok
+fails "-checkpoint: cannot write '$T/no_dir/ck'" train -counts "$T/small.counts" -size 10 -checkpoint "$T/no_dir/ck" -output "$T/x.txt"
+fails "-curve: cannot write" train -counts "$T/small.counts" -size 10 -curve "$T/no_dir/c.csv" -output "$T/x.txt"
+fails "is a directory" train -counts "$T/small.counts" -size 10 -output "$T"
+# devices, FIFOs and links are written in place, never replaced by a rename.
+# Stand-ins inside $T, never the system's /dev entries: a regression must not
+# replace those (as root it could).
+run train -counts "$T/small.counts" -method svd -size 10 -output "$T/small_svd.txt" -quiet
+if mknod "$T/null" c 1 3 2>/dev/null; then
+    run train -counts "$T/small.counts" -method svd -size 10 -output "$T/null" -quiet
+    [ -c "$T/null" ] && ok || bad "a character device (a stand-in for /dev/null) was replaced"
+    run train -counts "$T/small.counts" -method svd -size 10 -output "$T/small_svd2.txt" -output-contexts "$T/null" -quiet
+    [ -c "$T/null" ] && ok || bad "-output-contexts replaced a character device"
+fi
+if [ -e /proc/self/fd/1 ] && ln -s /proc/self/fd/1 "$T/stdout_link"; then
+    run train -counts "$T/small.counts" -method svd -size 10 -output "$T/stdout_link" -quiet
+    same "$T/out" "$T/small_svd.txt"
+    [ -L "$T/stdout_link" ] && ok || bad "a link to /proc/self/fd/1 was replaced"
+fi
+ln -s small_target.txt "$T/link.txt"
+run train -counts "$T/small.counts" -method svd -size 10 -output "$T/link.txt" -quiet
+[ -L "$T/link.txt" ] && ok || bad "the link was replaced"
+same "$T/small_target.txt" "$T/small_svd.txt"
+if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mkfifo "$T/fifo"; then
+    cat "$T/fifo" > "$T/fifo_out" &
+    pid=$!
+    if timeout 60 "$BIN" train -counts "$T/small.counts" -method svd -size 10 -output "$T/fifo" -quiet; then ok; else bad "-output FIFO"; fi
+    wait $pid
+    [ -p "$T/fifo" ] && ok || bad "the FIFO was replaced"
+    same "$T/fifo_out" "$T/small_svd.txt"
+fi
+if mknod "$T/full" c 1 7 2>/dev/null; then # a stand-in for /dev/full
+    F="$T/full"
+    fails "-output: cannot write '$F': No space left" train -counts "$T/small.counts" -method svd -size 10 -output "$F"
+    fails "-checkpoint after step 1: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -iter 1 -checkpoint "$F" -output "$T/x.txt"
+    fails "cannot write '$F': No space left" train -train "$SAMPLE" -method svd -size 10 -min-count 40 -save-counts "$F" -output "$T/x.txt"
+    fails "-curve: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -curve "$F" -output "$T/x.txt"
+    [ -c "$F" ] && ok || bad "a character device (a stand-in for /dev/full) was replaced"
+fi
+fails "-output-contexts: cannot write" train -counts "$T/small.counts" -size 10 -output "$T/x.txt" -output-contexts "$T/no_dir/c.txt"
+fails "-save-counts: cannot write" train -train "$SAMPLE" -size 10 -output "$T/x.txt" -save-counts "$T/no_dir/c.counts"
+fails "-eval /nonexistent: No such file" train -counts "$T/small.counts" -size 10 -eval /nonexistent -output "$T/x.txt"
+mkdir -p "$T/empty_dir"
+fails "no \*.txt word-pair file" train -counts "$T/small.counts" -size 10 -eval "$T/empty_dir" -output "$T/x.txt"
+printf 'the of 1\nof and 2\nzzzq yyyq 3\n' > "$T/two_pairs.txt"
+fails "only 2 of 3 pairs" train -counts "$T/small.counts" -size 10 -eval "$T/two_pairs.txt" -output "$T/x.txt"
+fails "only 2 usable pairs" eval -vectors "$T/svd.txt" "$T/two_pairs.txt"
+run train -counts "$T/small.counts" -size 10 -iter 1 -checkpoint "$T/small_ck" -output "$T/small.txt" -quiet
+# a checkpoint of another run: d, the counts, k and cds are stored in it and compared
+fails "d 20 here, 10 in the checkpoint" train -counts "$T/small.counts" -size 20 -iter 2 -resume "$T/small_ck" -output "$T/x.txt"
+fails "other counts \(fingerprint" train -counts "$T/s.counts" -size 10 -iter 2 -resume "$T/small_ck" -output "$T/x.txt"
+fails "k 3 here, 5 in the checkpoint" train -counts "$T/small.counts" -size 10 -iter 2 -negative 3 -resume "$T/small_ck" -output "$T/x.txt"
+fails "cds 0.75 here, 1 in the checkpoint" train -counts "$T/small.counts" -size 10 -iter 2 -cds 0.75 -resume "$T/small_ck" -output "$T/x.txt"
+printf '2 10\nthe %s\nof %s\n' "$(seq -s ' ' 10)" "$(seq -s ' ' 10)" > "$T/two_words.txt"
+fails "vectors for 2 of the [0-9]+ words" train -counts "$T/small.counts" -size 10 -init "$T/two_words.txt" -output "$T/x.txt"
+run train -counts "$T/small.counts" -size 10 -iter 0 -init "$T/two_words.txt" -init-coverage 0 -output "$T/x.txt" -quiet
+rm -f "$T/x.txt"
+fails "dimension 20, -size is 10" train -counts "$T/small.counts" -size 10 -init "$T/svd.txt" -output "$T/x.txt"
+fails "no RO step was accepted" train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -output "$T/x.txt"
+run train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -allow-no-step -output "$T/nostep.txt" -quiet
+run train -counts "$T/small.counts" -size 10 -iter 0 -output "$T/start.txt" -quiet
+same "$T/nostep.txt" "$T/start.txt"
+fails "beyond the bound" train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -safeguard 0 -output "$T/x.txt"
+fails "expected a whole number" train -train "$SAMPLE" -size 10 -window 2.7 -output "$T/x.txt"
+fails "expected a whole number" train -train "$SAMPLE" -size 10 -min-count 5x -output "$T/x.txt"
+fails "expected a whole number" train -train "$SAMPLE" -size 1e2 -output "$T/x.txt"
+fails "expected a whole number" train -train "$SAMPLE" -size -5 -output "$T/x.txt"
+fails "expected a whole number" count -train "$SAMPLE" -output "$T/x.counts" -window 0
+fails "at least 1M" train -train "$SAMPLE" -size 10 -memory 0.5 -output "$T/x.txt"
+fails "expected a size" train -train "$SAMPLE" -size 10 -memory inf -output "$T/x.txt"
+fails "expected a size" train -train "$SAMPLE" -size 10 -memory 1e30G -output "$T/x.txt"
+fails "expected a size" count -train "$SAMPLE" -output "$T/x.counts" -memory nanM
+fails "expected 0 or 1" train -train "$SAMPLE" -size 10 -binary yes -output "$T/x.txt"
+fails "expected 0 or 1" train -train "$SAMPLE" -size 10 -binary 2 -output "$T/x.txt"
+fails "-negative 1e9: expected a number in" train -train "$SAMPLE" -size 10 -negative 1e9 -output "$T/x.txt"
+fails "-negative 0x10" train -train "$SAMPLE" -size 10 -negative 0x10 -output "$T/x.txt"
+fails "-eta inf" train -train "$SAMPLE" -size 10 -eta inf -output "$T/x.txt"
+fails "whole number of negatives" train -train "$SAMPLE" -method sgd -size 10 -negative 2.5 -output "$T/x.txt"
+fails "larger than the vocabulary" train -counts "$T/small.counts" -size 60000 -output "$T/x.txt"
+fails "needs a value" count -train "$SAMPLE" -output "$T/x.counts" -window
+fails "-train TEXT is required" count -output "$T/x.counts"
+fails "cannot open '$T/no_such_file': No such file" count -train "$T/no_such_file" -output "$T/x.counts"
+fails "is a directory" count -train "$T" -output "$T/x.counts"
+fails "expected a whole number" count -train "$SAMPLE" -output "$T/x.counts" -min-count 1e99
 printf '\000\001\002\377' > "$T/binary.txt"
-fails "$BIN" count -train "$T/binary.txt" -output "$T/x.counts" -min-count 2
+fails "." count -train "$T/binary.txt" -output "$T/x.counts" -min-count 2
 : > "$T/empty.txt"
-fails "$BIN" count -train "$T/empty.txt" -output "$T/x.counts"
-fails "$BIN" train -counts "$T/s.counts" -method ro -size 20
-fails "$BIN" train -counts "$T/s.counts" -method magic -size 20 -output "$T/x.vec"
-fails "$BIN" train -counts "$T/s.counts" -size 100000 -output "$T/x.vec"
-fails "$BIN" train -counts "$T/s.counts" -size abc -output "$T/x.vec"
-fails "$BIN" train -counts "$T/svd.vec" -size 20 -output "$T/x.vec"
-fails "$BIN" train -counts "$T/s.counts" -size 20 -output "$T/x.vec" -resume "$T/svd.vec"
+fails "$T/empty.txt" count -train "$T/empty.txt" -output "$T/x.counts"
+fails "-output VECTORS is required" train -counts "$T/s.counts" -size 20
+fails "-method magic: expected ro, svd or sgd" train -counts "$T/s.counts" -method magic -output "$T/x.txt"
+fails "abc" train -counts "$T/s.counts" -size abc -output "$T/x.txt"
+fails "$T/svd.txt" train -counts "$T/svd.txt" -size 20 -output "$T/x.txt"
+fails "$T/svd.txt" train -counts "$T/s.counts" -size 20 -output "$T/x.txt" -resume "$T/svd.txt"
 head -c 1000 "$T/s.counts" > "$T/trunc.counts"
-fails "$BIN" train -counts "$T/trunc.counts" -size 20 -output "$T/x.vec"
-fails "$BIN" eval -vectors "$T/ro.bin"
-fails "$BIN" eval -vectors "$T/no_such.vec" "$SETS/men.txt"
-fails "$BIN" eval -vectors "$T/s.counts" -binary 0 "$SETS/men.txt"
-fails "$BIN" neighbors -vectors "$T/ro.bin" no_such_word_xyz
-fails "$BIN" objective -counts "$T/s.counts"
+fails "$T/trunc.counts" train -counts "$T/trunc.counts" -size 20 -output "$T/x.txt"
+fails "give at least one" eval -vectors "$T/ro.bin"
+fails "cannot open '$T/no_such.vec'" eval -vectors "$T/no_such.vec" "$SETS/men.txt"
+fails "." eval -vectors "$T/s.counts" -binary 0 "$SETS/men.txt"
+printf 'a b 1\nthis line is bad\n' > "$T/bad_pairs.txt"
+fails "$T/bad_pairs.txt" eval -vectors "$T/svd.txt" "$T/bad_pairs.txt"
+[ "$(grep -o "$T/bad_pairs.txt" "$T/err" | wc -l)" -eq 1 ] && ok || bad "the path printed more than once: $(cat "$T/err")"
+printf ': s\na b c\n' > "$T/bad_q.txt"
+fails "$T/bad_q.txt" eval -vectors "$T/svd.txt" -analogy "$T/bad_q.txt"
+[ "$(grep -o "$T/bad_q.txt" "$T/err" | wc -l)" -eq 1 ] && ok || bad "the path printed more than once: $(cat "$T/err")"
+fails "-counts COUNTS and -vectors W are required" objective -counts "$T/s.counts"
+run train -counts "$T/s.counts" -method svd -size 10 -output "$T/svd10.txt" -quiet
+fails "-contexts $T/svd10.txt has dimension 10, -vectors $T/svd.txt has 20" objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd10.txt"
+grep -q "\-size" "$T/err" && bad "objective speaks of -size: $(cat "$T/err")" || ok
+[ -e "$T/x.txt" ] && bad "a failed run left $T/x.txt" || ok
+[ -e "$T/x.counts" ] && bad "a failed run left $T/x.counts" || ok
+
+# ------------------------------------------------------------ the README's C example, as printed
+if [ -f README.md ] && command -v cc >/dev/null 2>&1; then
+    mkdir -p "$T/readme"
+    awk '/^## Use it in your program/ { p = 1 } p && /^```c$/ { c = 1; next } c && /^```/ { exit } c' README.md > "$T/readme/example.c"
+    line=$(awk '/^## Use it in your program/ { p = 1 } p && /^```sh$/ { s = 1; next } s && /^```/ { exit } s' README.md)
+    cp ro_sgns.h "$T/readme/"
+    cp "$SAMPLE" "$T/readme/corpus.txt"
+    if [ -s "$T/readme/example.c" ] && [ -n "$line" ]; then
+        (cd "$T/readme" && sh -c "$line") > "$T/out" 2> "$T/err" && ok || bad "README example: '$line': $(head -c 600 "$T/err")"
+        grep -q "vectors.txt" "$T/out" && ok || bad "README example output: $(cat "$T/out")"
+        [ -s "$T/readme/vectors.txt" ] && ok || bad "README example wrote no vectors.txt"
+        cc -std=c99 -pedantic -Wall -Wextra -Werror -c "$T/readme/example.c" -I"$T/readme" -o "$T/readme/strict.o" 2> "$T/err" \
+            && ok || bad "README example under -std=c99 -pedantic -Wall -Wextra -Werror: $(head -c 600 "$T/err")"
+    else
+        bad "README: no C example or build line under 'Use it in your program'"
+    fi
+fi
+
+# ------------------------------------------------------------ make install, pkg-config, make uninstall
+if [ -f Makefile ] && command -v make >/dev/null 2>&1 && [ -s "$T/readme/example.c" ]; then
+    P=$(pwd)/$T/prefix
+    make -s install PREFIX="$P" INSTALL_BIN="$BIN" > "$T/out" 2> "$T/err" && ok || bad "make install: $(cat "$T/err")"
+    [ -f "$P/include/ro_sgns.h" ] && [ -x "$P/bin/ro-sgns" ] && [ -f "$P/lib/pkgconfig/ro_sgns.pc" ] && ok || bad "make install: files missing"
+    "$P/bin/ro-sgns" -version > /dev/null && ok || bad "the installed ro-sgns runs"
+    if command -v pkg-config >/dev/null 2>&1; then
+        flags=$(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs ro_sgns)
+        # shellcheck disable=SC2086
+        cc -O2 "$T/readme/example.c" -o "$T/readme/example_pc" $flags 2> "$T/err" && ok || bad "build with pkg-config ($flags): $(cat "$T/err")"
+    fi
+    make -s uninstall PREFIX="$P" > "$T/out" 2> "$T/err" && ok || bad "make uninstall: $(cat "$T/err")"
+    [ -e "$P/include/ro_sgns.h" ] || [ -e "$P/bin/ro-sgns" ] || [ -e "$P/lib/pkgconfig/ro_sgns.pc" ] && bad "make uninstall left files" || ok
+fi
 
 rm -rf "$T"
 echo "cli: $passed passed, $failed failed"

@@ -386,6 +386,69 @@ static void test_tsvd_edges(void)
 #endif
 }
 
+/* The progress callback: done = 1..total in order, total = the Krylov
+   blocks + 1 or q + 3 passes for subspace iteration; the same bits with
+   and without it; a non-zero return stops with RO_SGNS_STOPPED and no
+   factors. */
+typedef struct {
+    size_t calls, last_done, total, stop_at;
+    int ordered;
+} tsvd_watch;
+
+static int on_tsvd(const ro_sgns_tsvd_progress *p, void *user)
+{
+    tsvd_watch *w = (tsvd_watch *)user;
+    if (p->done != w->last_done + 1 || (w->total && p->total != w->total) || p->done > p->total ||
+        !(p->seconds >= 0))
+        w->ordered = 0;
+    w->total = p->total;
+    w->last_done = p->done;
+    ++w->calls;
+    return w->stop_at && p->done == w->stop_at;
+}
+
+static void test_tsvd_progress(void)
+{
+    double sigma[60], *Q1;
+    ro_sgns_csr *A;
+    ro_sgns_error err;
+    size_t i;
+    int method;
+    for (i = 0; i < 60; ++i) sigma[i] = 1.0 / (1.0 + (double)i);
+    A = known_csr(300, 200, 60, sigma, &Q1);
+    for (method = RO_SGNS_TSVD_KRYLOV; method <= RO_SGNS_TSVD_SUBSPACE; ++method) {
+        ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default();
+        ro_sgns_factors *f = NULL, *g = NULL, *h = NULL;
+        tsvd_watch w;
+        /* l = d + p = 60 columns: Krylov in blocks of 8 (l / 16 clamped to
+           8..50), 8 blocks; subspace q = 5 */
+        size_t want = method == RO_SGNS_TSVD_KRYLOV ? 8 + 1 : 5 + 3;
+        cfg.method = method;
+        CHECK(ro_sgns_tsvd(A, 20, &cfg, &f, NULL, &err) == RO_SGNS_OK);
+        memset(&w, 0, sizeof w);
+        w.ordered = 1;
+        cfg.callback = on_tsvd;
+        cfg.user = &w;
+        CHECK(ro_sgns_tsvd(A, 20, &cfg, &g, NULL, &err) == RO_SGNS_OK);
+        CHECK(f && g && memcmp(f->U, g->U, 300 * 20 * sizeof(real)) == 0 &&
+              memcmp(f->V, g->V, 200 * 20 * sizeof(real)) == 0 &&
+              memcmp(f->S, g->S, 20 * 20 * sizeof(real)) == 0);
+        CHECKF(w.ordered && w.calls == want && w.total == want && w.last_done == want,
+               "method %d: %lu calls, last %lu of %lu, expected %lu in order", method,
+               (unsigned long)w.calls, (unsigned long)w.last_done, (unsigned long)w.total,
+               (unsigned long)want);
+        memset(&w, 0, sizeof w);
+        w.ordered = 1;
+        w.stop_at = 2;
+        CHECK(ro_sgns_tsvd(A, 20, &cfg, &h, NULL, &err) == RO_SGNS_STOPPED && !h && w.calls == 2);
+        CHECK(err.code == RO_SGNS_STOPPED && strstr(err.message, "stopped") != NULL);
+        ro_sgns_factors_free(f);
+        ro_sgns_factors_free(g);
+    }
+    ro_sgns_csr_free(A);
+    free(Q1);
+}
+
 /* W C^T = U S V^T for a general core S (alpha = 1/2), W alone = U P S^a. */
 static void test_embeddings(void)
 {
@@ -751,6 +814,7 @@ int main(void)
     test_sparse_kernels();
     test_tsvd();
     test_tsvd_edges();
+    test_tsvd_progress();
     test_embeddings();
     test_sppmi_rows();
     test_tsvd_shards();
