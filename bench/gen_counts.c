@@ -619,9 +619,12 @@ static int cmd_write(int argc, char **argv)
                     double z;
                     row_expect(&m, &b, m.aD * b.B[k], b.g[k], &z, &bin_sum[k]);
                 }
+            /* symmetric: #(c) of word w is its #(w); the rows made have
+               their sums, the others their expectations, so that the sums
+               of #(w) and of #(c) are the same numbers (|D|) */
             for (w = 0; w < n; ++w) {
-                c.ctx_count[w] = bin_sum[b.bin[w]];
-                if (w < r0 || w >= r1) c.word_count[w] = c.ctx_count[w];
+                if (w < r0 || w >= r1) c.word_count[w] = bin_sum[b.bin[w]];
+                c.ctx_count[w] = c.word_count[w];
             }
             free(bin_sum);
         }

@@ -312,7 +312,7 @@ static void opts_default(opts *o)
     ro_sgns_ro_config rc = ro_sgns_ro_config_default();
     memset(o, 0, sizeof *o);
     o->method = "ro";
-    o->embed = "w";
+    o->embed = NULL; /* by method: w+c for ro and svd, w for sgd */
     o->init = "svd";
     o->direction = rc.direction == RO_SGNS_DIRECTION_PLAIN ? "plain" : "scaled";
     o->svd = tc.method == RO_SGNS_TSVD_SUBSPACE ? "subspace" : "krylov";
@@ -336,7 +336,7 @@ static void opts_default(opts *o)
     o->oversample = (long long)tc.oversample;
     o->block = (long long)tc.block;
     o->power_iters = tc.power_iters;
-    o->eig = 0.5;
+    o->eig = 0; /* docs/ABLATION.md; the paper's is 0.5 */
     o->cds = 1.0;
     o->init_coverage = 0.5;
     o->k = 10;
@@ -1410,9 +1410,10 @@ static const flag_spec TRAIN_FLAGS[] = {
      "negative samples k ({D}; at most {NEG}, whole for\nSGD); -neg is hyperwords' name",
      "neg", NULL},
     F("embed", T_STR, embed, 0, 0, 0, "w|c|w+c",
-      "what -output holds: w W, c C, or w+c W + C\n(hyperwords' w+c); default {D}"),
+      "what -output holds: w W, c C, or w+c W + C\n(hyperwords' w+c); default w+c for ro and\n"
+      "svd, w for sgd (word2vec's output)"),
     {"eig", T_NUM, offsetof(opts, eig), W_RO | W_SVD, 0, 1, "P",
-     "W = U Sigma^P, C = V Sigma^P ({D}: the paper's;\nhyperwords' eig)", NULL,
+     "W = U Sigma^P, C = V Sigma^P ({D}; the paper's\nis 0.5; hyperwords' eig)", NULL,
      "SGD gives W and C directly, without Sigma"},
     {"cds", T_NUM, offsetof(opts, cds), W_RO | W_SVD, 0.01, 1, "A",
      "context distribution smoothing in SPPMI and\nthe SGNS objective: P(c) ~ #(c)^A ({D} = off;\n"
@@ -1851,6 +1852,14 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
         die(c, "-embed w+c needs the same vocabulary for words and contexts; this point has %lu "
                "words and %lu contexts",
             (unsigned long)x->n, (unsigned long)x->m);
+    if (o->eig != 0.5 || kind != RO_SGNS_EMBED_W) {
+        /* a diverged point can hide in W = U P (eig 0, orthonormal columns):
+           the bound holds for the paper's W = U P Sigma^0.5, whatever is written */
+        if (point_matrix(x, 0.5, RO_SGNS_EMBED_W, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+        own(c, M, free_mem);
+        check_values(c, "output", M, x->n, x->d);
+        release(c, M);
+    }
     if (point_matrix(x, o->eig, kind, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
     own(c, M, free_mem);
     write_vectors(c, o, "output", o->output, cn, M, x->d);
@@ -1938,6 +1947,9 @@ static int cmd_train(cli *c, int argc, char **argv)
         die(c, "-direction %s: expected scaled or plain", o.direction);
     if (strcmp(o.svd, "krylov") && strcmp(o.svd, "subspace"))
         die(c, "-svd %s: expected krylov or subspace", o.svd);
+    /* the defaults that gave the best vectors (docs/ABLATION.md): W + C for
+       the factored methods, W for SGD (as word2vec writes it) */
+    if (!o.embed) o.embed = is_sgd ? "w" : "w+c";
     kind = embed_kind(c, o.embed);
     if ((is_sgd || init_sgd) && (double)(long long)o.negative != o.negative)
         die(c, "-negative %g: SGD draws a whole number of negatives", o.negative);

@@ -95,18 +95,19 @@ if [ -f README.md ]; then
 fi
 
 # ------------------------------------------------------------ one command, three methods
-run train -train "$SAMPLE" -output "$T/ro.bin" -size 20 -iter 2 -save-counts "$T/s.counts" \
+run train -train "$SAMPLE" -output "$T/ro.bin" -size 20 -iter 2 -eig 0.5 -embed w -save-counts "$T/s.counts" \
     -output-contexts "$T/ro_ctx.bin"
 [ -s "$T/out" ] && bad "train wrote to stdout" || ok
 grep -q "^count: reading sample.txt .* 100.0%" "$T/err" && ok || bad "counting progress with percent"
 grep -q "^iter   2/2  F -" "$T/err" && ok || bad "RO progress lines: $(cat "$T/err")"
 grep -q "ETA" "$T/err" && ok || bad "RO progress has an ETA"
 tr -d '\n' < "$T/err" | grep -q "$(printf '\r')" && bad "\\r in progress written to a file" || ok
-run train -counts "$T/s.counts" -output "$T/ro2.bin" -size 20 -iter 2 -quiet
+run train -counts "$T/s.counts" -output "$T/ro2.bin" -size 20 -iter 2 -eig 0.5 -embed w -quiet
 same "$T/ro.bin" "$T/ro2.bin"
 [ -s "$T/err" ] && bad "-quiet wrote to stderr: $(cat "$T/err")" || ok
-run train -train "$SAMPLE" -method svd -size 20 -output "$T/svd.txt" -output-contexts "$T/svd_ctx.txt" -quiet
-run train -counts "$T/s.counts" -method svd -size 20 -output "$T/svd2.txt" -quiet
+# the paper's form (W = U Sigma^0.5, C = V Sigma^0.5, W C^T = X), not the defaults
+run train -train "$SAMPLE" -method svd -size 20 -eig 0.5 -embed w -output "$T/svd.txt" -output-contexts "$T/svd_ctx.txt" -quiet
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -output "$T/svd2.txt" -quiet
 same "$T/svd.txt" "$T/svd2.txt"
 run train -train "$SAMPLE" -method sgd -size 20 -iter 1 -threads 1 -output "$T/sgd.txt" \
     -output-contexts "$T/sgd_ctx.txt"
@@ -136,25 +137,25 @@ lt "$f_svd" "$f_ro" && ok || bad "F: RO $f_ro not above SVD-SPPMI $f_svd"
 
 # -eig and -embed against what they mean: -eig 0 gives W = U P, orthonormal
 # columns; w+c is W + C; c is C
-run train -counts "$T/s.counts" -method svd -size 20 -eig 0 -output "$T/eig0.txt" -quiet
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0 -embed w -output "$T/eig0.txt" -quiet
 awk 'NR > 1 { for (j = 2; j <= NF; ++j) s[j] += $j * $j } END { for (j in s) { e = s[j] - 1; if (e < 0) e = -e; if (e > m) m = e } exit !(m < 1e-4) }' "$T/eig0.txt" \
     && ok || bad "-eig 0: the columns of W are not orthonormal"
-run train -counts "$T/s.counts" -method svd -size 20 -embed w+c -output "$T/wc.txt" -quiet
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w+c -output "$T/wc.txt" -quiet
 awk 'FILENAME == ARGV[1] && FNR > 1 { for (j = 2; j <= NF; ++j) w[$1, j] = $j; next }
      FILENAME == ARGV[2] && FNR > 1 { for (j = 2; j <= NF; ++j) c[$1, j] = $j; next }
      FILENAME == ARGV[3] && FNR > 1 { for (j = 2; j <= NF; ++j) { e = $j - w[$1, j] - c[$1, j]; if (e < 0) e = -e; if (e > m) m = e } }
      END { exit !(m < 1e-5) }' "$T/svd.txt" "$T/svd_ctx.txt" "$T/wc.txt" && ok || bad "-embed w+c is not W + C"
-run train -counts "$T/s.counts" -method svd -size 20 -embed c -output "$T/c.txt" -quiet
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed c -output "$T/c.txt" -quiet
 same "$T/c.txt" "$T/svd_ctx.txt"
 run train -counts "$T/s.counts" -method sgd -train "$SAMPLE" -size 20 -iter 1 -threads 1 -embed w+c -output "$T/sgd_wc.txt" -quiet
 awk 'FILENAME == ARGV[1] && FNR > 1 { for (j = 2; j <= NF; ++j) w[$1, j] = $j; next }
      FILENAME == ARGV[2] && FNR > 1 { for (j = 2; j <= NF; ++j) c[$1, j] = $j; next }
      FILENAME == ARGV[3] && FNR > 1 { for (j = 2; j <= NF; ++j) { e = $j - w[$1, j] - c[$1, j]; if (e < 0) e = -e; if (e > m) m = e } }
      END { exit !(m < 1e-5) }' "$T/sgd.txt" "$T/sgd_ctx.txt" "$T/sgd_wc.txt" && ok || bad "sgd -embed w+c is not W + C"
-run train -counts "$T/s.counts" -method svd -size 20 -cds 0.75 -output "$T/cds.txt" -quiet
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -cds 0.75 -output "$T/cds.txt" -quiet
 differ "$T/cds.txt" "$T/svd.txt"
 # cds in the RO objective too: another run than cds 1
-run train -counts "$T/s.counts" -size 20 -iter 2 -cds 0.75 -output "$T/ro_cds.bin" -quiet
+run train -counts "$T/s.counts" -size 20 -iter 2 -eig 0.5 -embed w -cds 0.75 -output "$T/ro_cds.bin" -quiet
 differ "$T/ro_cds.bin" "$T/ro2.bin"
 
 # ------------------------------------------------------------ renamed and refused flags
@@ -217,7 +218,7 @@ fails "-format glov: expected w2v, w2v-binary or glove" train -counts "$T/s.coun
 fails "-binary yes: expected 0 or 1" eval -vectors "$T/svd.txt" -binary yes "$SETS/men.txt"
 
 # ------------------------------------------------------------ GloVe and headerless text
-run train -counts "$T/s.counts" -method svd -size 20 -output "$T/svd.glove" -quiet
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -output "$T/svd.glove" -quiet
 awk 'NR == 1 { exit !(NF == 21) }' "$T/svd.glove" && ok || bad ".glove: no header line"
 [ "$(tail -n +2 "$T/svd.txt" | cmp - "$T/svd.glove" && echo y)" = y ] && ok || bad "GloVe = word2vec text without its header"
 run eval -vectors "$T/svd.txt" "$SETS"
@@ -227,12 +228,12 @@ same "$T/out" "$T/eval_txt"
 tail -n +2 "$T/svd.txt" > "$T/headerless.txt" # gensim's save_word2vec_format(write_header=False)
 run eval -vectors "$T/headerless.txt" "$SETS"
 same "$T/out" "$T/eval_txt"
-run train -counts "$T/s.counts" -method svd -size 20 -format glove -output "$T/g.txt" -quiet
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -format glove -output "$T/g.txt" -quiet
 same "$T/g.txt" "$T/svd.glove"
 # the start from W0, C0 of a GloVe file is X0 = W0 C0^T: the SVD's F (signs of
 # the columns may differ)
 run train -counts "$T/s.counts" -size 20 -iter 0 -init "$T/svd.glove" -init-contexts "$T/svd_ctx.txt" \
-    -output "$T/init0.txt" -output-contexts "$T/init0_ctx.txt" -quiet
+    -eig 0.5 -embed w -output "$T/init0.txt" -output-contexts "$T/init0_ctx.txt" -quiet
 run objective -counts "$T/s.counts" -vectors "$T/init0.txt" -contexts "$T/init0_ctx.txt"
 f_init=$(awk '{ print $3 }' "$T/out")
 run objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd_ctx.txt"
@@ -241,10 +242,10 @@ awk -v a="$f_init" -v b="$f_svd" 'BEGIN { e = (a - b) / b; if (e < 0) e = -e; ex
     && ok || bad "-init from GloVe, 0 steps: F $f_init, the SVD start's $f_svd"
 
 # ------------------------------------------------------------ standard input and output
-run train -counts "$T/s.counts" -method svd -size 20 -output -
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -output -
 cmp -s "$T/out" "$T/svd.txt" && ok || bad "-output - is the text file"
 [ -s "$T/err" ] && ok || bad "progress still on stderr with -output -"
-cat "$SAMPLE" | "$BIN" train -train - -method svd -size 20 -output "$T/stdin.txt" 2> "$T/err" && ok || bad "-train -"
+cat "$SAMPLE" | "$BIN" train -train - -method svd -size 20 -eig 0.5 -embed w -output "$T/stdin.txt" 2> "$T/err" && ok || bad "-train -"
 same "$T/stdin.txt" "$T/svd.txt"
 grep -q "standard input: 1.1 MB" "$T/err" && ok || bad "stdin progress in MB"
 grep -q "%" "$T/err" && bad "a percentage for a pipe: $(cat "$T/err")" || ok
@@ -463,6 +464,8 @@ run train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -allow-no-step -o
 run train -counts "$T/small.counts" -size 10 -iter 0 -output "$T/start.txt" -quiet
 same "$T/nostep.txt" "$T/start.txt"
 fails "beyond the bound" train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -safeguard 0 -output "$T/x.txt"
+# the defaults (W + C at eig 0) would hide it in U P: the bound is checked on U P Sigma^0.5
+fails "beyond the bound" train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -safeguard 0 -eig 0 -embed w -output "$T/x.txt"
 fails "expected a whole number" train -train "$SAMPLE" -size 10 -window 2.7 -output "$T/x.txt"
 fails "expected a whole number" train -train "$SAMPLE" -size 10 -min-count 5x -output "$T/x.txt"
 fails "expected a whole number" train -train "$SAMPLE" -size 1e2 -output "$T/x.txt"
