@@ -708,11 +708,14 @@ static double check_tsvd_shards(const ro_sgns_csr *A, ro_sgns_csr **parts, size_
 static void test_tsvd_shards(void)
 {
     double *Q1, sigma[200];
+    ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default(), sub = cfg;
     ro_sgns_csr *A;
     ro_sgns_factors *f = NULL, *g = NULL;
     ro_sgns_comm one;
     ro_sgns_error err;
     size_t i;
+    sub.method = RO_SGNS_TSVD_SUBSPACE;
+    (void)sub; /* the shards run as threads: only with OpenMP */
     for (i = 0; i < 200; ++i) sigma[i] = 10 * pow(0.93, (double)i);
     A = known_csr(300, 200, 200, sigma, &Q1);
     /* one shard: ro_sgns_tsvd, bit for bit (comm NULL or of size 1) */
@@ -734,11 +737,9 @@ static void test_tsvd_shards(void)
     CHECK(!g);
 #ifdef _OPENMP
     {
-        ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default(), sub = cfg;
         double tol = sizeof(real) == sizeof(double) ? 1e-12 : 2e-5;
         size_t even2[] = {0, 150, 300}, odd3[] = {0, 101, 170, 300}, four[] = {0, 75, 150, 225, 300};
         ro_sgns_counts *c = zipf_counts(60000, 700);
-        sub.method = RO_SGNS_TSVD_SUBSPACE;
         check_tsvd_shards(A, NULL, 12, &cfg, even2, 2, 0, tol, "krylov, 300 x 200, d 12");
         check_tsvd_shards(A, NULL, 12, &cfg, odd3, 3, 0, tol, "krylov, uneven");
         check_tsvd_shards(A, NULL, 12, &sub, odd3, 3, 0, tol, "subspace, uneven");
