@@ -496,8 +496,8 @@ static TU_MAYBE_UNUSED ro_sgns_csr *csr_rows(const ro_sgns_csr *A, size_t r0, si
     if (ro_sgns_csr_create(r1 - r0, A->cols, nz, &B, NULL, NULL) != RO_SGNS_OK) return NULL;
     for (i = r0; i <= r1; ++i) B->row_ptr[i - r0] = A->row_ptr[i] - base;
     if (nz) {
-        memcpy(B->col, A->col + base, nz * sizeof(uint32_t));
-        memcpy(B->val, A->val + base, nz * sizeof(real));
+        memcpy(B->col, A->col + base, (size_t)nz * sizeof(uint32_t));
+        memcpy(B->val, A->val + base, (size_t)nz * sizeof(real));
     }
     return B;
 }
@@ -510,8 +510,8 @@ static int same_rows(const ro_sgns_csr *A, size_t r0, size_t r1, const ro_sgns_c
     if (B->rows != r1 - r0 || B->cols != A->cols || B->nnz != nz) return 0;
     for (i = r0; i <= r1; ++i)
         if (B->row_ptr[i - r0] != A->row_ptr[i] - base) return 0;
-    return nz == 0 || (memcmp(B->col, A->col + base, nz * sizeof(uint32_t)) == 0 &&
-                       memcmp(B->val, A->val + base, nz * sizeof(real)) == 0);
+    return nz == 0 || (memcmp(B->col, A->col + base, (size_t)nz * sizeof(uint32_t)) == 0 &&
+                       memcmp(B->val, A->val + base, (size_t)nz * sizeof(real)) == 0);
 }
 
 /* a text of `tokens` words w0 .. w{vocab-1}, word i drawn with weight
