@@ -176,7 +176,7 @@ $(CROSS_B)/vg/alloc_f: tests/compile_alloc.c $(CROSS_DEPS)
 valgrind: $(VG_BINS)
 	@echo "== valgrind: $(VG_C), types $(VG_TYPES), RO_SGNS_TEST_QUICK=1"
 	@t0=$$(date +%s); \
-	RO_SGNS_TEST_QUICK=1 RO_SGNS_TEST_TMP=$(CROSS_B)/vg sh tests/run.sh $(foreach b,$(VG_BINS),"$(VALGRIND) $(VALGRIND_FLAGS) $(b)"); rc=$$?; \
+	RO_SGNS_TEST_QUICK=1 RO_SGNS_TEST_VALGRIND=1 RO_SGNS_TEST_TMP=$(CROSS_B)/vg sh tests/run.sh $(foreach b,$(VG_BINS),"$(VALGRIND) $(VALGRIND_FLAGS) $(b)"); rc=$$?; \
 	echo "valgrind: $$(( $$(date +%s) - t0 )) s"; exit $$rc
 
 # everything make cross and make valgrind run, built (and the wine prefix made)
