@@ -41,6 +41,11 @@
 #if !defined(_WIN32) && !defined(_XOPEN_SOURCE)
 #define _XOPEN_SOURCE 700 /* fork, mkfifo, mknod, symlink, kill, setrlimit */
 #endif
+#if !defined(_WIN32) && !defined(_FILE_OFFSET_BITS)
+/* 32-bit builds: readdir fails with EOVERFLOW on ext4's 64-bit directory
+   offsets (armhf under qemu-user) unless the 64-bit calls are used */
+#define _FILE_OFFSET_BITS 64
+#endif
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
