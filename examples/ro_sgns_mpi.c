@@ -292,7 +292,7 @@ static const char *USAGE =
     "  [-negative 5] [-eta L] [-direction scaled|plain] [-safeguard 0|1] [-max-halvings 8]\n"
     "  [-grow 2] [-block-rows 0] [-block-cols 0] [-svd krylov|subspace] [-oversample 0]\n"
     "  [-block 0] [-power-iters 5] [-seed 1] [-init svd|FILE] [-init-contexts FILE]\n"
-    "  [-eig 0.5] [-cds 1] [-embed w|c|w+c] [-checkpoint FILE] [-resume FILE] [-factors OUT.fx]\n"
+    "  [-eig 0] [-cds 1] [-embed w+c|w|c] [-checkpoint FILE] [-resume FILE] [-factors OUT.fx]\n"
     "  [-output-contexts C] [-binary 0|1] [-threads N] [-quiet]\n";
 
 static void usage_die(const char *msg, const char *flag)
@@ -322,9 +322,9 @@ static void parse(int argc, char **argv, options *o)
     o->safeguard = 1;
     o->max_halvings = 8;
     o->grow = 2;
-    o->alpha = 0.5;
+    o->alpha = 0; /* -eig 0 -embed w+c: ro-sgns train's defaults (docs/ABLATION.md) */
     o->cds = 1;
-    o->embed = RO_SGNS_EMBED_W;
+    o->embed = RO_SGNS_EMBED_W_PLUS_C;
     o->power_iters = 5;
     o->seed = 1;
     o->binary = -1; /* not given */

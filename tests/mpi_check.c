@@ -15,9 +15,11 @@
            relative, P = 1 bitwise; with OpenMP also the same P shards run
            as threads (tests/shard_comm.h), start and steps, which must
            match the MPI run bit for bit.
-       mpi_check vectors COUNTS FACTORS OUT [binary]
-           the word vectors of a factors file (alpha 0.5) as one process
-           writes them (ro_sgns_vectors_save), word2vec text or binary
+       mpi_check vectors COUNTS FACTORS OUT [binary|text [w|c|w+c EIG]]
+           the vectors of a factors file as one process writes them
+           (ro_sgns_vectors_save_path), word2vec text or binary: W + C at
+           eig 0 (the defaults of ro-sgns train and the MPI example) or
+           the form and Sigma exponent given
    Prints "mpi: N passed, N failed" like the other test programs. */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
@@ -208,20 +210,32 @@ int main(int argc, char **argv)
         ro_sgns_problem_free(p);
         ro_sgns_csr_free(A);
         ro_sgns_counts_free(c);
-    } else if ((argc == 5 || argc == 6) && strcmp(argv[1], "vectors") == 0) {
+    } else if ((argc == 5 || argc == 6 || argc == 8) && strcmp(argv[1], "vectors") == 0) {
+        /* the form ro-sgns train and the MPI example write by default, W + C at
+           eig 0, or the one named by the last two arguments */
+        ro_sgns_embedding_kind embed = RO_SGNS_EMBED_W_PLUS_C;
+        double eig = argc == 8 ? atof(argv[7]) : 0.0;
         ro_sgns_counts *c = NULL;
         ro_sgns_factors *f = NULL;
         ro_sgns_vectors *v = NULL;
         real *W = NULL;
         CHECKF(ro_sgns_counts_load_path(argv[2], &c, NULL, &err) == RO_SGNS_OK, "%s", err.message);
         CHECKF(ro_sgns_factors_load_path(argv[3], &f, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+        if (argc == 8) {
+            embed = strcmp(argv[6], "w") == 0 ? RO_SGNS_EMBED_W
+                    : strcmp(argv[6], "c") == 0 ? RO_SGNS_EMBED_C
+                                                : RO_SGNS_EMBED_W_PLUS_C;
+            CHECKF(strcmp(argv[6], "w") == 0 || strcmp(argv[6], "c") == 0 ||
+                       strcmp(argv[6], "w+c") == 0,
+                   "embed %s", argv[6]);
+        }
         if (c && f) W = (real *)malloc(f->n * f->d * sizeof(real));
         if (W) {
-            CHECK(ro_sgns_factors_embeddings(f, 0.5, RO_SGNS_EMBED_W, W, f->d, NULL, &err) ==
+            CHECK(ro_sgns_factors_embeddings(f, eig, embed, W, f->d, NULL, &err) ==
                   RO_SGNS_OK);
             CHECK(ro_sgns_vectors_create(f->n, f->d, (const char *const *)c->vocab.word, W, f->d,
                                          &v, NULL, &err) == RO_SGNS_OK);
-            CHECKF(v && ro_sgns_vectors_save_path(v, argc == 6 && strcmp(argv[5], "binary") == 0
+            CHECKF(v && ro_sgns_vectors_save_path(v, argc >= 6 && strcmp(argv[5], "binary") == 0
                                                          ? RO_SGNS_W2V_BINARY
                                                          : RO_SGNS_W2V_TEXT,
                                                  argv[4], NULL, &err) == RO_SGNS_OK,
@@ -236,7 +250,7 @@ int main(int argc, char **argv)
                         "       mpi_check pairs COUNTS\n"
                         "       mpi_check diff A.fx B.fx\n"
                         "       mpi_check compare COUNTS d K P:FACTORS ...\n"
-                        "       mpi_check vectors COUNTS FACTORS OUT [binary]\n");
+                        "       mpi_check vectors COUNTS FACTORS OUT [binary|text [w|c|w+c EIG]]\n");
         CHECK(0);
     }
     return tu_finish("mpi");

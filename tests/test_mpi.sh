@@ -88,6 +88,14 @@ for P in 1 3 4; do
 done
 "$CHECKER" vectors "$T/s.counts" "$T/np2.fx" "$T/ref2.txt" > /dev/null 2>&1
 same "$T/ref2.txt" "$T/np2.txt" "np 2: the text vectors file differs from ro_sgns_vectors_save's"
+# the other output forms, from the final point (-resume at step K takes no
+# step): each rank's rows of W, of C and of W + C at another exponent
+for form in "3 w 0.5" "2 c 0.5" "4 w+c 0.25"; do
+    set -- $form
+    run $1 "$T/forms.log" -iter $K -resume "$T/np$1.fx" -embed $2 -eig $3 -output "$T/form_$2.bin" -binary 1
+    "$CHECKER" vectors "$T/s.counts" "$T/np$1.fx" "$T/ref_$2.bin" binary $2 $3 > /dev/null 2>&1
+    same "$T/ref_$2.bin" "$T/form_$2.bin" "np $1 -embed $2 -eig $3: the vectors file differs from ro_sgns_vectors_save's"
+done
 "$CHECKER" compare "$T/s.counts" $D 0 $starts > "$T/compare.log" 2>&1
 rc0=$?
 "$CHECKER" compare "$T/s.counts" $D $K $files >> "$T/compare.log" 2>&1
