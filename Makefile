@@ -10,6 +10,7 @@
 #                  AVX-512 and AVX2+FMA kernels when this CPU has them (the suites
 #                  that run the products)
 #   make asan      the suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#                  (-O0 -g, quick mode: the same checks on smaller sizes)
 #   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE,
 #                  comparing the built-in kernels with OpenBLAS/LAPACKE
 #   make bench     benchmarks (-O3 -march=native), ours vs OpenBLAS's best kernel
@@ -91,7 +92,8 @@ test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train
 asan: export RO_SGNS_TEST_TMP := $(B)/asan
 asan: $(ASAN_BINS)
 	@mkdir -p $(B)/asan
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh $(ASAN_BINS)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 RO_SGNS_TEST_QUICK=1 \
+	    sh tests/run.sh $(ASAN_BINS)
 
 lapacke: export RO_SGNS_TEST_TMP := $(B)/lapacke
 lapacke: $(LAPACKE_BINS)
@@ -104,7 +106,10 @@ $(B):
 # One rule per variant, from a table: the compiler and flags of variant v
 # are V_v, extra libraries L_v (a test binary is build/test_<suite>_<v>).
 # f and d are the -O2 builds; the variants that check another compiler,
-# kernel or path build at -O1 (half the compile time of -O2).
+# kernel or path build at -O1 (half the compile time of -O2). The sanitizer
+# builds are -O0 -g: a quarter of -O1's compile time (18.7 s -> 4.6 s for
+# test_ro), every access instrumented, and in quick mode they run in about
+# the time the -O1 builds took at full size.
 V_f        := $(CC) $(WARN) $(OPT) -fopenmp
 V_d        := $(V_f) -DRO_SGNS_REAL=double
 V_cxx      := $(CXX) $(CXXWARN) -O1 -fopenmp
@@ -114,7 +119,7 @@ V_simd_d   := $(V_simd_f) -DRO_SGNS_REAL=double
 V_avx2_f   := $(CC) $(WARN) -O1 -mavx2 -mfma -fopenmp
 V_avx2_d   := $(V_avx2_f) -DRO_SGNS_REAL=double
 V_sse42    := $(CC) $(WARN) -O1 -msse4.2 -fopenmp
-V_asan_f   := $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+V_asan_f   := $(CC) $(WARN) -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 V_asan_d   := $(V_asan_f) -DRO_SGNS_REAL=double
 V_lapacke_f := $(CC) $(WARN) -O1 -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE
 V_lapacke_d := $(V_lapacke_f) -DRO_SGNS_REAL=double
@@ -208,7 +213,9 @@ bench-scale: ro-sgns $(B)/bench_scale
 	sh bench/scale.sh
 
 # libFuzzer targets for every parser: make check runs each FUZZ_CHECK_SECONDS
-# (tests/fuzz_check.sh); make fuzz runs them FUZZ_SECONDS each
+# (tests/fuzz_check.sh, built at -O0: 4 s a target instead of 25 s at -O1,
+# and a few seconds of fuzzing need no speed); make fuzz runs them
+# FUZZ_SECONDS each, built at -O1
 FUZZ_CHECK_SECONDS ?= 3
 fuzz-check: export RO_SGNS_TEST_TMP := $(B)/fuzz
 fuzz-check: | $(B)
@@ -242,7 +249,7 @@ $(B)/example_train: examples/train.c ro_sgns.h | $(B)
 $(B)/ro-sgns-test: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
 $(B)/ro-sgns-asan: examples/ro_sgns_cli.c ro_sgns.h | $(B)
-	$(V_asan_f) -fsanitize=float-cast-overflow $< -o $@ -lm
+	$(subst -O0,-O1,$(V_asan_f)) -fsanitize=float-cast-overflow $< -o $@ -lm
 
 ro-sgns: examples/ro_sgns_cli.c ro_sgns.h
 	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -fopenmp $< -o $@ -lm
