@@ -9,13 +9,16 @@
 #   the baselines, the paper and the defaults at d = 200, 500)
 #
 # Rows (build/bench_quality, bench/quality.c, says what each key means):
-#   SVD-SPPMI and SGD-SGNS in each output form (W, W + C; eig 0.5 and 0 for
-#   SVD); RO-SGNS as the paper sets it (W, eig 0.5, cds 1, SVD start, 10
-#   steps); each lever alone: W + C, eig 0, cds 0.75, the SGD start,
-#   keep-best (scored on the five sets themselves: an upper bound, not a
-#   setting), 20 steps, subsampled and dynamic-window counts; the defaults.
-# Costs on 2 quiet cores: about 15 min at d = 100 (one SGD-SGNS run of 2.5
-# min is most of it), 45 min at d = 500 (SGD-SGNS at d = 500 takes ~12 min).
+#   SVD-SPPMI, SGD-SGNS (W, W + C) and RO-SGNS (SVD start, cds 1, 10 steps),
+#   each SVD and RO run scored in four forms (W, W + C; eig 0.5, 0): the
+#   paper's form (W, eig 0.5), the output levers alone and the defaults
+#   (W + C, eig 0). At d = 100 (every d without QUICK) each lever alone:
+#   cds 0.75, the SGD start, 20 steps, keep-best (scored on the five sets
+#   themselves: an upper bound, not a setting), subsampled and
+#   weighted-window counts.
+# Costs on 2 cores (2026-11-27, AMD Zen 3): QUICK=1 took 80 min, about 45 at
+# d = 100 (beside other jobs), 12 at d = 200 and 21 at d = 500 (SGD-SGNS:
+# 13 min of it). The reading of the rows is at the end of docs/ABLATION.md.
 set -eu
 DIMS=${*:-100 200 500}
 CORPUS=${CORPUS:-build/corpus.txt}
@@ -27,8 +30,10 @@ if [ ! -s "$CORPUS" ]; then
     echo "decompressing the corpus (../shared/data/corpus/corpus.txt.xz) ..." >&2
     xz -dc ../shared/data/corpus/corpus.txt.xz > "$CORPUS.tmp" && mv "$CORPUS.tmp" "$CORPUS"
 fi
-# the defaults: keep in step with ro_sgns_ro_config_default and section 5
-DEFAULTS="embed=w+c eig=0"
+# every SVD and RO run is scored in the paper's form (W, eig 0.5), each
+# output lever alone and the defaults (W + C, eig 0: keep in step with
+# ro_sgns_ro_config_default and the CLI)
+FORMS="embed=w;w+c eig=0.5;0"
 
 q() { "$BIN" -corpus "$CORPUS" -cache "$CACHE" "$@"; }
 rows() { grep '^| [A-Za-z]' | grep -v '^| vectors' || true; }
@@ -48,21 +53,25 @@ for d in $DIMS; do
     echo
     echo "| vectors | ws-sim | ws-rel | ws-full | simlex | men | dev mean | MSR add | MSR mul | F x 1e-9 | wall s |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    q -count "sample=0" "svd d=$d embed=w;w+c eig=0.5;0 label=SVD-SPPMI" \
+    # one RO run gives four rows: the paper's form (W, eig 0.5), the
+    # levers W + C and eig 0 alone, and the defaults (W + C, eig 0)
+    q -count "sample=0" "svd d=$d $FORMS label=SVD-SPPMI" \
         "sgd d=$d embed=w;w+c label=SGD-SGNS (1 epoch, 2 threads)" \
-        "ro d=$d label=RO-SGNS, the paper (SVD start, cds 1, 10 steps)" | rows
+        "ro d=$d $FORMS label=RO-SGNS (SVD start, cds 1, 10 steps)" | rows
     if [ "$d" = 100 ] || [ "${QUICK:-0}" = 0 ]; then
         q -count "sample=0" \
-            "ro d=$d embed=w+c label=lever: W + C" \
-            "ro d=$d eig=0 label=lever: eig 0" \
-            "ro d=$d cds=0.75 label=lever: cds 0.75" \
-            "ro d=$d start=sgd label=lever: SGD start" \
-            "ro d=$d iters=20 label=lever: 20 steps" \
-            "ro d=$d best=1 label=lever: keep-best by the dev mean (upper bound)" | rows
-        q -count "sample=1e-5,close=1" "svd d=$d label=counts subsampled 1e-5 (gaps closed): SVD-SPPMI" \
-            "ro d=$d label=counts subsampled 1e-5 (gaps closed): RO-SGNS" | rows
-        q -count "dynamic=2" "svd d=$d label=counts with the weighted (dynamic) window: SVD-SPPMI" \
-            "ro d=$d label=counts with the weighted (dynamic) window: RO-SGNS" | rows
+            "ro d=$d cds=0.75 $FORMS label=lever: cds 0.75" \
+            "ro d=$d start=sgd $FORMS label=lever: SGD start" \
+            "ro d=$d iters=20 $FORMS label=lever: 20 steps" \
+            "ro d=$d best=1 embed=w+c;w eig=0;0.5 label=lever: keep-best by the dev mean of W + C, eig 0 (upper bound)" | rows
+        q -count "sample=1e-5,close=1" "svd d=$d $FORMS label=counts subsampled 1e-5 (gaps closed): SVD-SPPMI" \
+            "ro d=$d $FORMS label=counts subsampled 1e-5 (gaps closed): RO-SGNS" | rows
+        q -count "dynamic=2" "svd d=$d $FORMS label=counts with the weighted (dynamic) window: SVD-SPPMI" \
+            "ro d=$d $FORMS label=counts with the weighted (dynamic) window: RO-SGNS" | rows
     fi
-    q -count "sample=0" "ro d=$d $DEFAULTS label=**the defaults** ($DEFAULTS)" | rows
 done
+# the reading of the rows, written by hand from a line "<!-- notes" to the
+# end of docs/ABLATION.md, is kept when the tables are made again
+if [ -f docs/ABLATION.md ]; then
+    sed -n '/^<!-- notes/,$p' docs/ABLATION.md
+fi
