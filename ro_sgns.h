@@ -1162,7 +1162,7 @@ typedef enum ro_sgns_embedding_kind {
    the counts are n x n) adds the second estimate of each word that the
    symmetric objective trains: +0.025 at alpha 0.5 and d = 100, +0.047 at
    alpha 0.5 and d = 500; at alpha 0 and d = 100 it equals W. The MSR
-   analogies prefer W (0.354 against 0.324 for W + C at alpha 0.5). */
+   analogies prefer W (0.354 against 0.323 for W + C at alpha 0.5). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
                                                       ro_sgns_embedding_kind which,
                                                       ro_sgns_real *out, size_t ldo,
