@@ -1055,6 +1055,18 @@ typedef struct ro_sgns_ro_config {
                                     Default 2. */
     size_t block_rows;           /* rows of M per block (0 = 288) */
     size_t block_cols;           /* columns per tile (0 = 512) */
+    size_t keep_direction_bytes; /* memory the step may spend to keep D(X), the
+                                    n x m direction, from the sweep that made
+                                    it (F and D V at the new point) for the next
+                                    step's D^T U': 3 big products a step instead
+                                    of 4 and one pass of exponentials instead of
+                                    two, for n m sizeof(ro_sgns_real) bytes
+                                    (2.0 GB in float at n = m = 22,352). Used
+                                    when that fits (failing to allocate it is
+                                    RO_SGNS_ERR_OUT_OF_MEMORY); default 0: off,
+                                    O((n + m) d) memory. Results agree with the sweep to
+                                    rounding (D^T U' by another order of
+                                    sums), bit for bit for any thread count. */
     ro_sgns_ro_callback callback;
     void *user;
 } ro_sgns_ro_config;
@@ -7315,8 +7327,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
 static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction dir,
                                      size_t d, const ro_sgns_real *L, const ro_sgns_real *R,
                                      size_t dp, const ro_sgns_real *P, ro_sgns_real *Out,
-                                     double *F, size_t br_max, size_t cb_max,
-                                     const ro_sgns_allocator *alloc, ro_sgns_error *err)
+                                     double *F, ro_sgns_real *Keep, size_t br_max,
+                                     size_t cb_max, const ro_sgns_allocator *alloc,
+                                     ro_sgns_error *err)
 {
     size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws;
     int nt = ro_sgns__num_threads(), overflow = 0;
@@ -7398,6 +7411,8 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     if (F) fsum += ro_sgns__sum8(fterm, cb);
                     for (kk = k0; kk < k1; ++kk) t[sd->col[kk] - c0] += delta[kk - k0];
                     cursor[i] = k1;
+                    /* the direction kept whole, rows x cols, for D^T U' (section 4) */
+                    if (Keep) memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
                 }
                 if (P)
                     ro_sgns__gemm_run(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, 1, tile, cb,
@@ -7460,8 +7475,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
     al = ro_sgns__problem_alloc(p);
     L = ro_sgns__us(x, al, err);
     if (!L) return err ? err->code : RO_SGNS_ERR_OUT_OF_MEMORY;
-    res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, 0, 0,
-                         al, err);
+    res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, NULL,
+                         0, 0, al, err);
     ro_sgns__free(al, L);
     return res;
 }
@@ -7475,8 +7490,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const 
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL or d = 0");
     res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
     if (res != RO_SGNS_OK) return res;
-    return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, 0, 0,
-                          ro_sgns__problem_alloc(p), err);
+    return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, NULL, 0,
+                          0, ro_sgns__problem_alloc(p), err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
@@ -7502,7 +7517,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     /* D(X) = D(X) Id: the blocked sweep with the identity as the factor */
     memset(Id, 0, m * m * sizeof(ro_sgns_real));
     for (i = 0; i < m; ++i) Id[i * m + i] = 1;
-    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, 0, 0, al, err);
+    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, al, err);
     ro_sgns__free(al, Id);
     ro_sgns__free(al, L);
     return res;
@@ -7529,6 +7544,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    step the next one starts at min(lambda * grow, the configured step).
    The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
    Memory: the counts and their transpose, U, V and five n x d blocks.
+   Three products instead of four (keep_direction_bytes): the sweep that
+   gives F and D V at the new point computes D there, the very D whose
+   D^T U' the next step needs. Where n m reals fit the budget, the sweep
+   also stores D (n x m) and the next step's D^T U' is one GEMM over it: no
+   X^T blocks, no second pass of exponentials. A halved retry sweeps again
+   (D was overwritten by the rejected candidate's).
    Shards (section 6) run this same function: where the rows of U are
    spread over processes, the QR of M V, the sum of the shards' parts of
    M^T U' and the sum of F go through the transport; on one machine the
@@ -7547,6 +7568,7 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
     c.grow = 2.0;
     c.block_rows = 0;
     c.block_cols = 0;
+    c.keep_direction_bytes = 0;
     c.callback = NULL;
     c.user = NULL;
     return c;
@@ -7580,19 +7602,21 @@ static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_
 }
 
 /* The first product of a step, at a point X = U S V^T: F(X) and D V.
-   L (n x d) is scratch for U S. A NaN in D V is RO_SGNS_ERR_NUMERIC. */
+   L (n x d) is scratch for U S. A NaN in D V is RO_SGNS_ERR_NUMERIC.
+   Keep (n x m, or NULL) receives D itself. */
 static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
                                         size_t d, const ro_sgns_real *U, const ro_sgns_real *S,
                                         const ro_sgns_real *V, ro_sgns_real *L,
-                                        ro_sgns_real *DV, double *F, ro_sgns_error *err)
+                                        ro_sgns_real *DV, double *F, ro_sgns_real *Keep,
+                                        ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t n = p->fwd.rows;
     ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d,
                                       0, L, d, al, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, cfg->block_rows,
-                             cfg->block_cols, al, err);
+        res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, Keep,
+                             cfg->block_rows, cfg->block_cols, al, err);
     if (res == RO_SGNS_OK && !ro_sgns__finite_array(DV, n * d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
     return res;
@@ -7600,13 +7624,15 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
 
 /* The second product: Out = M^T U' = V S^T (U^T U') + lambda D^T U' over
    the rows held (m x d), and UtU = U^T U' (d x d) after it (Out has m + d
-   rows). VSt (m x d) is scratch for V S^T. On failure Out is untouched
-   (all workspace is taken before it is written). */
+   rows). VSt (m x d) is scratch for V S^T. D^T U' comes from Keep, the
+   direction at X kept by the sweep that gave F(X) (n x m), when it is not
+   NULL: one GEMM instead of a sweep. On failure Out is untouched (all
+   workspace is taken before it is written). */
 static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
                                     size_t d, double lambda, const ro_sgns_real *U,
                                     const ro_sgns_real *S, const ro_sgns_real *V,
-                                    const ro_sgns_real *U1, ro_sgns_real *VSt,
-                                    ro_sgns_real *Out, ro_sgns_error *err)
+                                    const ro_sgns_real *U1, const ro_sgns_real *Keep,
+                                    ro_sgns_real *VSt, ro_sgns_real *Out, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t m = p->m, ws_elems;
@@ -7623,9 +7649,12 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
                              "ro_train: cannot allocate the GEMM workspace (d = %lu)",
                              (unsigned long)d);
     }
-    /* D^T U' over the transpose: X^T = (V S^T) U^T, so L = V S^T, R = U */
-    res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, cfg->block_rows,
-                         cfg->block_cols, al, err);
+    if (Keep) /* D^T U' from the kept direction: the third product */
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, p->fwd.rows, 1, Keep, m, U1,
+                            d, 0, Out, d, ws);
+    else /* D^T U' over the transpose: X^T = (V S^T) U^T, so L = V S^T, R = U */
+        res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, NULL,
+                             cfg->block_rows, cfg->block_cols, al, err);
     if (res == RO_SGNS_OK) {
         ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, p->fwd.rows, 1, U, d, U1, d, 0,
                             UtU, d, ws);
@@ -7763,15 +7792,27 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t n = x->n, m = x->m, d = x->d, i, j; /* n: the rows of U held here */
-    ro_sgns_real *U = x->U, *S = x->S, *V = x->V, *swap;
+    ro_sgns_real *U = x->U, *S = x->S, *V = x->V, *swap, *keep = NULL;
     ro_sgns__ro_work w;
     double F, F1 = 0, lambda, norm = 0;
-    int it, stop;
+    int it, stop, keep_valid = 0, of = 0;
+    size_t keep_bytes = ro_sgns__mul(ro_sgns__mul(n, m, &of), sizeof(ro_sgns_real), &of);
     ro_sgns_result res;
     memset(&w, 0, sizeof w);
     res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
+    /* the direction kept from one sweep to the next step's D^T U', when the
+       budget allows it (below the budget the step sweeps twice, as before;
+       within it, failing to get the memory is an error, not another path) */
+    if (res == RO_SGNS_OK && !of && keep_bytes <= cfg->keep_direction_bytes) {
+        keep = (ro_sgns_real *)ro_sgns__alloc_array(al, n, m, sizeof(ro_sgns_real));
+        if (!keep)
+            res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                "ro_train: cannot allocate the kept direction (%lu x %lu, "
+                                "keep_direction_bytes)", (unsigned long)n, (unsigned long)m);
+    }
     /* F(X) and D V at the start */
-    if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, err);
+    if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, err);
+    keep_valid = keep != NULL;
     res = ro_sgns__sum_shards_double(comm, res, &F, err);
     if (res != RO_SGNS_OK) goto done;
     lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
@@ -7789,15 +7830,19 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, al, err);
             /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards */
             if (res == RO_SGNS_OK)
-                res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, w.T, w.V1, err);
+                res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
+                                    w.T, w.V1, err);
             res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
             /* V', S'^T = QR(M^T U')                                     [line 5] */
             if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, w.V1, d, w.R, d, al, err);
             for (i = 0; res == RO_SGNS_OK && i < d; ++i)
                 for (j = 0; j < d; ++j) w.S1[i * d + j] = w.R[j * d + i];
-            /* X' = U' S' V'^T: F(X') and D V', the next step's first product [line 6] */
+            /* X' = U' S' V'^T: F(X') and D V', the next step's first product [line 6];
+               the kept direction becomes X''s (a retry of this step sweeps) */
+            keep_valid = 0;
             if (res == RO_SGNS_OK)
-                res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, err);
+                res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, keep,
+                                        err);
             if (res == RO_SGNS_OK) /* |X' - X|_F, for the progress report */
                 res = ro_sgns__step_norm(m, d, S, V, w.S1, w.V1, w.V1 + m * d, w.A, &norm, al,
                                          err);
@@ -7825,6 +7870,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
         swap = w.DV;
         w.DV = w.DV1;
         w.DV1 = swap;
+        keep_valid = keep != NULL;
         ++x->iteration;
         ro_sgns__stamp(p, x);
         /* the step size of the next step: grow back after an accepted one */
@@ -7846,6 +7892,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     res = ro_sgns__ok(err);
 done:
     ro_sgns__ro_work_free(&w, al);
+    ro_sgns__free(al, keep);
     return res;
 }
 

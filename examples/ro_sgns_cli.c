@@ -282,7 +282,7 @@ typedef struct opts {
     long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
         oversample, block, power_iters, k, restrict_vocab;
     int cross_lines, safeguard, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help;
-    unsigned long long memory;
+    unsigned long long memory, keep_direction;
     double negative, eig, cds, sample, alpha, eta, init_coverage;
 } opts;
 
@@ -333,6 +333,7 @@ static void opts_default(opts *o)
     o->alpha = sc.alpha;
     o->eta = 0; /* the direction's: rc.step, or 5e-5 for plain */
     o->safeguard = rc.safeguard;
+    o->keep_direction = rc.keep_direction_bytes;
     o->oversample = (long long)tc.oversample;
     o->block = (long long)tc.block;
     o->power_iters = tc.power_iters;
@@ -1455,6 +1456,9 @@ static const flag_spec TRAIN_FLAGS[] = {
       "grad F / B ({D}) or the paper's grad F"),
     F("safeguard", T_01, safeguard, W_RO, 0, 1, "0|1",
       "halve a step that lowers F ({D}; 0: the paper's\nfixed step)"),
+    F("keep-direction", T_BYTES, keep_direction, W_RO, 0, 0, "BYTES",
+      "memory to keep the n x m direction between\nsweeps: 3 products a step, not 4, when n m\n"
+      "reals fit (n = m = 22k: 2G in float; {D})"),
     F("allow-no-step", T_SWITCH, allow_no_step, W_RO, 0, 0, NULL,
       "write the start when no step is accepted\n(otherwise an error)"),
     F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE", "save the point after every step"),
@@ -2099,6 +2103,9 @@ static int cmd_train(cli *c, int argc, char **argv)
             rc.direction = strcmp(o.direction, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN : RO_SGNS_DIRECTION_SCALED;
             rc.step = o.eta > 0 ? o.eta : rc.direction == RO_SGNS_DIRECTION_PLAIN ? 5e-5 : rc.step;
             rc.safeguard = o.safeguard;
+            rc.keep_direction_bytes = (size_t)o.keep_direction;
+            if ((unsigned long long)rc.keep_direction_bytes != o.keep_direction)
+                rc.keep_direction_bytes = (size_t)-1; /* beyond size_t: no limit */
             rc.callback = on_step;
             rc.user = &t;
             t.t0 = now();

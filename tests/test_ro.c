@@ -361,7 +361,11 @@ static void test_step_vs_naive(double cds)
             ro_sgns_factors_free(xr);
             for (i = 0; i < n * m; ++i) nref += Xref[i] * Xref[i];
             nref = sqrt(nref);
-            for (b = 0; b < sizeof blocks / sizeof blocks[0]; ++b) {
+            for (b = 0; b < 2 * sizeof blocks / sizeof blocks[0]; ++b) {
+                /* the second round keeps the direction of the start's sweep for
+                   D^T U' (keep_direction_bytes), so that product is a GEMM */
+                const size_t bi = b % (sizeof blocks / sizeof blocks[0]);
+                const int keep = b >= sizeof blocks / sizeof blocks[0];
                 ro_sgns_factors *x = copy_point(x0);
                 ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
                 ro_sgns_error err;
@@ -370,18 +374,19 @@ static void test_step_vs_naive(double cds)
                 cfg.safeguard = 0;
                 cfg.direction = scaled ? RO_SGNS_DIRECTION_SCALED : RO_SGNS_DIRECTION_PLAIN;
                 cfg.step = lambda;
-                cfg.block_rows = blocks[b][0];
-                cfg.block_cols = blocks[b][1];
+                cfg.block_rows = blocks[bi][0];
+                cfg.block_cols = blocks[bi][1];
+                cfg.keep_direction_bytes = keep ? n * m * sizeof(real) : 0;
                 CHECKF(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_OK, "%s", err.message);
                 CHECK(x->iteration == 1);
                 Xl = dense_x(x);
                 for (i = 0; i < n * m; ++i) diff += (Xl[i] - Xref[i]) * (Xl[i] - Xref[i]);
                 diff = sqrt(diff) / nref;
                 CHECKF(diff <= tol,
-                       "step %lux%lu d=%lu cds %g %s blocks %lux%lu: |X - X_naive|/|X| = %.3g",
+                       "step %lux%lu d=%lu cds %g %s blocks %lux%lu%s: |X - X_naive|/|X| = %.3g",
                        (unsigned long)n, (unsigned long)m, (unsigned long)d, cds,
-                       scaled ? "scaled" : "plain", (unsigned long)blocks[b][0],
-                       (unsigned long)blocks[b][1], diff);
+                       scaled ? "scaled" : "plain", (unsigned long)blocks[bi][0],
+                       (unsigned long)blocks[bi][1], keep ? " kept D" : "", diff);
                 CHECK(orth_err(n, d, x->U) <= (IS_D ? 1e-12 : 1e-5));
                 CHECK(orth_err(m, d, x->V) <= (IS_D ? 1e-12 : 1e-5));
                 free(Xl);
@@ -485,6 +490,124 @@ static void test_safeguard_and_threads(void)
     (void)x2;
     ro_sgns_factors_free(x0);
     ro_sgns_factors_free(x1);
+    ro_sgns_problem_free(p);
+    free_counts(&c);
+}
+
+/* an allocator that counts the blocks of g_size bytes asked for */
+static size_t g_size, g_count;
+static void *big_malloc(void *u, size_t size)
+{
+    (void)u;
+    g_count += size == g_size;
+    return malloc(size);
+}
+static void *big_realloc(void *u, void *ptr, size_t size)
+{
+    (void)u;
+    g_count += size == g_size;
+    return realloc(ptr, size);
+}
+static void big_free(void *u, void *ptr)
+{
+    (void)u;
+    free(ptr);
+}
+
+/* The kept direction (keep_direction_bytes): D^T U' from the D that the
+   previous sweep made instead of a second sweep. The same iteration to
+   rounding, over several steps with halvings (a plain step far too long);
+   bit for bit for any thread count and row blocking; and a budget one
+   byte short of n m reals changes nothing, bit for bit. */
+static void test_keep_direction(void)
+{
+    size_t n = 150, m = 120, d = 10, i;
+    counts_t c = make_counts(n, m, 0.2);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.3), *a, *b;
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    watch_t wa, wb;
+    double *Xa, *Xb, diff = 0, norm = 0;
+    const size_t need = n * m * sizeof(real);
+    ro_sgns_allocator al;
+    al.malloc_fn = big_malloc;
+    al.realloc_fn = big_realloc;
+    al.free_fn = big_free;
+    al.user = NULL;
+    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, &al, NULL);
+    memset(&wa, 0, sizeof wa);
+    memset(&wb, 0, sizeof wb);
+    wa.monotone = wa.orthonormal = wb.monotone = wb.orthonormal = 1;
+    cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+    cfg.step = 10; /* halved several times: the retries sweep again */
+    cfg.iterations = 6;
+    cfg.callback = watch;
+    a = copy_point(x0);
+    b = copy_point(x0);
+    cfg.user = &wa;
+    g_size = need;
+    g_count = 0;
+    CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
+    CHECK(g_count == 0); /* nothing n x m by default */
+    cfg.user = &wb;
+    cfg.keep_direction_bytes = need;
+    CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
+    CHECK(g_count == 1); /* the direction was kept, in one block for the run */
+    CHECKF(a->iteration == b->iteration && wa.calls == wb.calls && wb.monotone &&
+               wb.orthonormal,
+           "kept direction: %lu steps against %lu", (unsigned long)b->iteration,
+           (unsigned long)a->iteration);
+    Xa = dense_x(a);
+    Xb = dense_x(b);
+    for (i = 0; i < n * m; ++i) {
+        diff += (Xa[i] - Xb[i]) * (Xa[i] - Xb[i]);
+        norm += Xa[i] * Xa[i];
+    }
+    diff = sqrt(diff / norm);
+    CHECKF(diff <= (IS_D ? 1e-10 : 1e-4), "kept direction: |X - X_sweep|/|X| = %.3g", diff);
+    CHECKF(fabs(wa.last_F - wb.last_F) <= (IS_D ? 1e-10 : 1e-4) * fabs(wa.last_F),
+           "kept direction: F %.9g against %.9g", wb.last_F, wa.last_F);
+    free(Xa);
+    free(Xb);
+    /* one byte short: no memory kept, the sweep's bits */
+    ro_sgns_factors_free(b);
+    b = copy_point(x0);
+    cfg.callback = NULL;
+    cfg.keep_direction_bytes = need - 1;
+    g_count = 0;
+    CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
+    CHECK(g_count == 0);
+    CHECK(memcmp(a->U, b->U, n * d * sizeof(real)) == 0 &&
+          memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
+          memcmp(a->S, b->S, d * d * sizeof(real)) == 0);
+#ifdef _OPENMP
+    { /* kept: 1, 2 and 3 threads and another row blocking, the same bits */
+        int saved = omp_get_max_threads(), t;
+        cfg = ro_sgns_ro_config_default();
+        cfg.iterations = 3;
+        cfg.keep_direction_bytes = need;
+        ro_sgns_factors_free(a);
+        a = copy_point(x0);
+        omp_set_num_threads(1);
+        CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
+        for (t = 2; t <= 4; ++t) {
+            ro_sgns_factors_free(b);
+            b = copy_point(x0);
+            omp_set_num_threads(t < 4 ? t : 2);
+            cfg.block_rows = t < 4 ? 0 : 7;
+            CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
+            CHECKF(memcmp(a->U, b->U, n * d * sizeof(real)) == 0 &&
+                       memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
+                       memcmp(a->S, b->S, d * d * sizeof(real)) == 0,
+                   "kept direction: %d threads, block rows %lu: other bits", t < 4 ? t : 2,
+                   (unsigned long)cfg.block_rows);
+        }
+        omp_set_num_threads(saved);
+    }
+#endif
+    ro_sgns_factors_free(a);
+    ro_sgns_factors_free(b);
+    ro_sgns_factors_free(x0);
     ro_sgns_problem_free(p);
     free_counts(&c);
 }
@@ -694,7 +817,8 @@ static void test_shards(void)
     CHECK(ro_sgns_objective(p, x0, &F, &err) == RO_SGNS_OK);
     /* the step's first product over every row: F is the objective's own sweep */
     CHECK(ro_sgns_problem_create_rows(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, NULL, &err) ==
+          RO_SGNS_OK);
     CHECK(F1 == F);
     /* on three shards: their rows of D V, their parts of F adding up to F;
        the objective of a shard's point is the shard's part */
@@ -704,8 +828,8 @@ static void test_shards(void)
         double Fr = 0;
         CHECK(ro_sgns_problem_create_rows(p, r0, r1, &sh[q], NULL, &err) == RO_SGNS_OK);
         if (!sh[q]) continue;
-        CHECK(ro_sgns__f_and_dv(sh[q], &cfg, d, x0->U + r0 * d, x0->S, x0->V, L, DVs + r0 * d, &Fq,
-                                &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__f_and_dv(sh[q], &cfg, d, x0->U + r0 * d, x0->S, x0->V, L, DVs + r0 * d,
+                                &Fq, NULL, &err) == RO_SGNS_OK);
         ro_sgns_factors_create(r1 - r0, m, d, &xq, NULL, NULL);
         memcpy(xq->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
         memcpy(xq->S, x0->S, d * d * sizeof(real));
@@ -721,8 +845,8 @@ static void test_shards(void)
     CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
                                        c.csum, c.total, k, 1.0, &sc, NULL, &err) == RO_SGNS_OK);
     if (sc) {
-        CHECK(ro_sgns__f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, &err) ==
-              RO_SGNS_OK);
+        CHECK(ro_sgns__f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, NULL,
+                                &err) == RO_SGNS_OK);
         CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
     }
     {   /* with context distribution smoothing too: a shard's P(c) comes from
@@ -738,10 +862,10 @@ static void test_shards(void)
                                            c.csum, c.total, k, 0.75, &s75, NULL, &err) ==
               RO_SGNS_OK);
         if (r75 && s75) {
-            CHECK(ro_sgns__f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F75r,
-                                    &err) == RO_SGNS_OK);
+            CHECK(ro_sgns__f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV,
+                                    &F75r, NULL, &err) == RO_SGNS_OK);
             CHECK(ro_sgns__f_and_dv(s75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV2,
-                                    &F75s, &err) == RO_SGNS_OK);
+                                    &F75s, NULL, &err) == RO_SGNS_OK);
             CHECK(F75r == F75s);
             CHECK(memcmp(DV, DV2, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
             /* and not the unsmoothed numbers */
@@ -761,8 +885,8 @@ static void test_shards(void)
     for (q = 0; q < P; ++q) {
         size_t r0 = cut[q];
         if (!sh[q]) continue;
-        CHECK(ro_sgns__mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d, VSt,
-                            Out, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d,
+                            NULL, VSt, Out, &err) == RO_SGNS_OK);
         for (i = 0; i < (m + d) * d; ++i) Osum[i] += Out[i];
     }
     X = dense_x(x0);
@@ -927,6 +1051,7 @@ int main(void)
     test_step_vs_naive(1.0);
     test_step_vs_naive(0.75);
     test_safeguard_and_threads();
+    test_keep_direction();
     test_checkpoint_resume();
     test_sample_corpus();
     test_shards();

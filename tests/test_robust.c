@@ -1062,9 +1062,11 @@ static int snap_step(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, vo
     if (pr->iteration - X0->iteration <= 2) fx_copy(SNAP[pr->iteration - X0->iteration], x);
     return 0;
 }
+static size_t g_keep_bytes; /* ro_train's keep_direction_bytes */
 static ro_sgns_result c_ro_train(void)
 {
     ro_sgns_ro_config cfg = ro_cfg();
+    cfg.keep_direction_bytes = g_keep_bytes;
     fx_copy(XW, X0);
     return ro_sgns_ro_train(P0, XW, &cfg, &g_err);
 }
@@ -1157,6 +1159,16 @@ static void test_ro(void)
     g_advanced = 0;
     sweep("ro_sgns_ro_train", c_ro_train, k_ro_train, RO_SGNS_OK, 5);
     if (g_verbose) printf("  (%d failed runs kept the first step)\n", g_advanced);
+    /* the same with the direction kept between sweeps (one n x n block more):
+       its own reference run, then every allocation failing in turn */
+    g_keep_bytes = (size_t)-1;
+    fx_copy(XW, X0);
+    cfg.keep_direction_bytes = g_keep_bytes;
+    CHECK(ro_sgns_ro_train(P0, XW, &cfg, &g_err) == RO_SGNS_OK);
+    CHECK(XW->iteration == X0->iteration + 2 && fx_equal(XW, SNAP[2]));
+    g_advanced = 0;
+    sweep("ro_sgns_ro_train, direction kept", c_ro_train, k_ro_train, RO_SGNS_OK, 6);
+    g_keep_bytes = 0;
     CHECK(ro_sgns_factors_create(n, n, D, &NAIVE1, NULL, &g_err) == RO_SGNS_OK);
     CHECK(c_ro_step_naive() == RO_SGNS_OK);
     fx_copy(NAIVE1, XW);
@@ -1200,7 +1212,7 @@ static ro_sgns_result shard_pass1(const ro_sgns_problem *sh, real *DV, double *F
                                   ro_sgns_error *err)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
-    return ro_sgns__f_and_dv(sh, &cfg, D, X0->U + SR0 * D, X0->S, X0->V, g_L, DV, F, err);
+    return ro_sgns__f_and_dv(sh, &cfg, D, X0->U + SR0 * D, X0->S, X0->V, g_L, DV, F, NULL, err);
 }
 /* a shard is right when its first product gives the reference's bits */
 static int shard_ok(const ro_sgns_problem *sh)
@@ -1237,8 +1249,8 @@ static int k_pass1(ro_sgns_result rc)
 static ro_sgns_result shard_pass2(real *Out, ro_sgns_error *err)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
-    return ro_sgns__mt_u(SH_PART, &cfg, D, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, g_VSt, Out,
-                         err);
+    return ro_sgns__mt_u(SH_PART, &cfg, D, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, NULL,
+                         g_VSt, Out, err);
 }
 static ro_sgns_result c_pass2(void)
 {
