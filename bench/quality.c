@@ -28,6 +28,8 @@
        "ro d=100 cds=0.75 start=sgd iters=10 embed=w+c best=1"
    file  a word2vec binary file (path=FILE), e.g. word2vec C's vectors;
          F and the time are not known (0)
+   point a saved point (path=FILE, a checkpoint, e.g. from save=FILE),
+         scored in its forms; the time is not known (0)
    svd   SVD-SPPMI: the truncated SVD of SPPMI (k, cds) [paper 5]
    sgd   SGD-SGNS: section 9 on the corpus, with the counts' vocabulary
    ro    RO-SGNS: section 4 from start=svd (SVD-SPPMI, the paper) or
@@ -36,10 +38,13 @@
    keys: d (100), k (5), cds (1: P(c) of the objective; for svd, of
    SPPMI), scds (1: SPPMI's cds for ro's start=svd), iters (10), step (1, the scaled direction's eta),
    seed (1), threads (2, SGD's), epochs (1, SGD's), sample (0, SGD's),
-   embed (w; also c, w+c; several with ';' give a row each), eig (0.5, the
+   embed (w; also c, w+c, and w+c/n: W and C scaled to unit rows before
+   the sum, as hyperwords does; several with ';' give a row each), eig (0.5, the
    exponent of Sigma in W = U P Sigma^eig; several with ';'), best (0; 1:
    keep the iterate, the start included, with the best dev mean of the
-   first embed/eig form, scored in the progress callback), label (the
+   first embed/eig form, scored in the progress callback; each step's
+   score goes to stderr), save (FILE: write the point as a checkpoint),
+   label (the
    row's name: the rest of the spec, so it comes last).
    Every row: Spearman on the five similarity sets (pairs with an
    out-of-vocabulary word skipped, no case folding), their mean ("dev
@@ -81,7 +86,7 @@ typedef struct {
     double k, cds, scds, step, sample;
     int iters, threads, epochs, best;
     uint64_t seed;
-    char embed[64], eig[64], label[128], path[512];
+    char embed[64], eig[64], label[128], path[512], save[512];
 } spec;
 
 typedef struct {
@@ -187,8 +192,9 @@ static spec parse_spec(const char *text)
     snprintf(buf, sizeof buf, "%s", text);
     tok = strtok_r(buf, " ", &save);
     if (!tok || (strcmp(tok, "svd") && strcmp(tok, "sgd") && strcmp(tok, "ro") &&
-                 strcmp(tok, "file"))) {
-        fprintf(stderr, "bench_quality: a spec starts with svd, sgd, ro or file: '%s'\n", text);
+                 strcmp(tok, "file") && strcmp(tok, "point"))) {
+        fprintf(stderr, "bench_quality: a spec starts with svd, sgd, ro, file or point: '%s'\n",
+                text);
         exit(2);
     }
     snprintf(s.method, sizeof s.method, "%s", tok);
@@ -225,6 +231,7 @@ static spec parse_spec(const char *text)
         } else if (!strcmp(tok, "embed")) snprintf(s.embed, sizeof s.embed, "%s", val);
         else if (!strcmp(tok, "eig")) snprintf(s.eig, sizeof s.eig, "%s", val);
         else if (!strcmp(tok, "path")) snprintf(s.path, sizeof s.path, "%s", val);
+        else if (!strcmp(tok, "save")) snprintf(s.save, sizeof s.save, "%s", val);
         else {
             fprintf(stderr, "bench_quality: unknown key '%s'\n", tok);
             exit(2);
@@ -255,9 +262,49 @@ static ro_sgns_embedding_kind embed_kind(const char *name)
 {
     if (!strcmp(name, "w")) return RO_SGNS_EMBED_W;
     if (!strcmp(name, "c")) return RO_SGNS_EMBED_C;
-    if (!strcmp(name, "w+c")) return RO_SGNS_EMBED_W_PLUS_C;
-    fprintf(stderr, "bench_quality: embed=w, c or w+c, not '%s'\n", name);
+    if (!strcmp(name, "w+c") || !strcmp(name, "w+c/n")) return RO_SGNS_EMBED_W_PLUS_C;
+    fprintf(stderr, "bench_quality: embed=w, c, w+c or w+c/n, not '%s'\n", name);
     exit(2);
+}
+
+/* scale each of the n rows of A (n x d) to unit length (zero rows stay) */
+static void normalize_rows(ro_sgns_real *A, size_t n, size_t d)
+{
+    size_t i, j;
+    for (i = 0; i < n; ++i) {
+        double s = 0;
+        for (j = 0; j < d; ++j) s += (double)A[i * d + j] * A[i * d + j];
+        if (s > 0)
+            for (j = 0; j < d; ++j) A[i * d + j] = (ro_sgns_real)(A[i * d + j] / sqrt(s));
+    }
+}
+
+/* E = the form named `form` of the point x (or of SGD's W and C when x is
+   NULL): w, c, w+c, or w+c/n -- W and C each scaled to unit rows before the
+   sum, as hyperwords forms w+c (Levy, Goldberg and Dagan 2015) */
+static void embed_form(const ro_sgns_factors *x, const ro_sgns_real *W, const ro_sgns_real *C,
+                       size_t n, size_t d, const char *form, double eig, ro_sgns_real *E)
+{
+    ro_sgns_error err;
+    size_t i;
+    ro_sgns_embedding_kind kind = embed_kind(form);
+    if (!strcmp(form, "w+c/n")) {
+        ro_sgns_real *T = (ro_sgns_real *)xmalloc(n * d * sizeof *T);
+        embed_form(x, W, C, n, d, "w", eig, E);
+        embed_form(x, W, C, n, d, "c", eig, T);
+        normalize_rows(E, n, d);
+        normalize_rows(T, n, d);
+        for (i = 0; i < n * d; ++i) E[i] += T[i];
+        free(T);
+        return;
+    }
+    if (x) {
+        if (ro_sgns_factors_embeddings(x, eig, kind, E, d, NULL, &err) != RO_SGNS_OK)
+            die("embeddings", &err);
+        return;
+    }
+    for (i = 0; i < n * d; ++i)
+        E[i] = kind == RO_SGNS_EMBED_W ? W[i] : kind == RO_SGNS_EMBED_C ? C[i] : W[i] + C[i];
 }
 
 /* ---- the cache: a start made once, with the seconds it took --------------- */
@@ -355,7 +402,7 @@ static ro_sgns_factors *svd_start(const bench *b, const spec *s, double *sec)
 
 typedef struct {
     const bench *b;
-    ro_sgns_embedding_kind kind;
+    char form[32];
     double eig;
     ro_sgns_real *E;         /* n x d workspace */
     ro_sgns_factors *best;   /* a copy of the best point so far */
@@ -377,11 +424,10 @@ static void copy_factors(ro_sgns_factors *dst, const ro_sgns_factors *src)
 static void keeper_offer(keeper *kp, const ro_sgns_factors *x)
 {
     scores sc;
-    ro_sgns_error err;
     double t0 = now();
-    if (ro_sgns_factors_embeddings(x, kp->eig, kp->kind, kp->E, x->d, NULL, &err) != RO_SGNS_OK)
-        die("embeddings", &err);
+    embed_form(x, NULL, NULL, x->n, x->d, kp->form, kp->eig, kp->E);
     evaluate(kp->b, kp->E, x->d, 0, &sc);
+    fprintf(stderr, "  step %llu: dev mean %.3f\n", (unsigned long long)x->iteration, sc.mean);
     if (sc.mean > kp->best_score) {
         kp->best_score = sc.mean;
         kp->best_step = x->iteration;
@@ -435,7 +481,15 @@ static void run(const bench *b, const spec *s)
         what = "SGD-SGNS";
     } else {
         double t0;
-        if (!strcmp(s->method, "roS")) {
+        if (!strcmp(s->method, "point")) {
+            if (ro_sgns_factors_load_path(s->path, &x, NULL, &err) != RO_SGNS_OK)
+                die(s->path, &err);
+            if (x->n != n || x->d != d) {
+                fprintf(stderr, "bench_quality: %s is not n = %lu, d = %lu\n", s->path,
+                        (unsigned long)n, (unsigned long)d);
+                exit(2);
+            }
+        } else if (!strcmp(s->method, "roS")) {
             t0 = now();
             if (ro_sgns_factors_from_wc(n, n, d, W, C, &x, NULL, &err) != RO_SGNS_OK)
                 die("from_wc", &err);
@@ -443,7 +497,7 @@ static void run(const bench *b, const spec *s)
         } else {
             x = svd_start(b, s, &sec);
         }
-        what = "SVD-SPPMI";
+        what = s->method[0] == 'p' ? "point" : "SVD-SPPMI";
         if (s->method[0] == 'r') {
             ro_sgns_problem *p = NULL;
             ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
@@ -460,7 +514,8 @@ static void run(const bench *b, const spec *s)
                 list_item(s->embed, 0, f0, sizeof f0);
                 list_item(s->eig, 0, e0, sizeof e0);
                 kp.b = b;
-                kp.kind = embed_kind(f0);
+                (void)embed_kind(f0);
+                snprintf(kp.form, sizeof kp.form, "%s", f0);
                 kp.eig = atof(e0);
                 kp.E = E;
                 kp.best_score = -2;
@@ -481,25 +536,16 @@ static void run(const bench *b, const spec *s)
             ro_sgns_problem_free(p);
             what = "RO-SGNS";
         }
+        if (s->save[0] && ro_sgns_factors_save_path(x, s->save, &err) != RO_SGNS_OK)
+            die(s->save, &err);
         if (ro_sgns_objective(b->paper, x, &F, &err) != RO_SGNS_OK) die("F", &err);
     }
 
     for (fi = 0; list_item(s->embed, fi, form, sizeof form); ++fi)
         for (ei = 0; list_item(s->eig, ei, eigs, sizeof eigs); ++ei) {
             scores sc;
-            ro_sgns_embedding_kind kind = embed_kind(form);
-            if (x) {
-                if (ro_sgns_factors_embeddings(x, atof(eigs), kind, E, d, NULL, &err) !=
-                    RO_SGNS_OK)
-                    die("embeddings", &err);
-            } else {
-                size_t i;
-                if (ei > 0) break; /* SGD's W and C have no eigenvalue exponent */
-                for (i = 0; i < n * d; ++i)
-                    E[i] = kind == RO_SGNS_EMBED_W   ? W[i]
-                           : kind == RO_SGNS_EMBED_C ? C[i]
-                                                     : W[i] + C[i];
-            }
+            if (!x && ei > 0) break; /* SGD's W and C have no eigenvalue exponent */
+            embed_form(x, W, C, n, d, form, atof(eigs), E);
             evaluate(b, E, d, 1, &sc);
             if (s->label[0])
                 snprintf(label, sizeof label, "%s, %s%s%s", s->label, form, x ? ", eig " : "",
