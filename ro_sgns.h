@@ -6928,7 +6928,24 @@ done:
    Numerics: s and log s come from e = exp(-|x|) <= 1 only, so nothing
    overflows; exp and log1p are branch-free polynomials that compilers
    vectorize (below), accurate to a few ulp of ro_sgns_real.
+   Vectorizing them takes one more thing from GCC: under its default
+   -ftrapping-math it will not turn a select on a floating-point comparison
+   (x < 0 ? .. : ..) into a vector blend without AVX-512's masks, so on AVX2,
+   SSE or NEON these loops stayed scalar and took 70% of the RO step (2026-11-27,
+   Zen 3: 10.4 s a step at d = 100 against a 3.5 s floor). The functions from
+   here to the end of ro_sgns__sparse_terms are compiled with
+   -fno-trapping-math (GCC only; not under RO_SGNS_NO_SIMD), which only lets the compiler assume that no
+   floating-point trap is enabled (none is: the library never reads or sets
+   the FP environment); every operation and its rounding are unchanged, so
+   vector and scalar code give the same bits. Clang does this by default.
    ====================================================================== */
+
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && \
+    !defined(RO_SGNS_NO_SIMD)
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
+#define RO_SGNS__POP_OPTIONS
+#endif
 
 /* exp(x) for x <= 0, branch-free: x = k ln2 + r, |r| <= ln2/2, by the
    "shifter" trick (adding 1.5 * 2^mantissa_bits rounds x/ln2 to an integer
@@ -7054,6 +7071,11 @@ static void ro_sgns__sparse_terms(size_t nk, const ro_sgns_real *RO_SGNS__RESTRI
         if (f) f[q] = -as[q] * ((x < 0 ? -x : 0) + ro_sgns__log1pr_unit(e));
     }
 }
+
+#ifdef RO_SGNS__POP_OPTIONS
+#pragma GCC pop_options
+#undef RO_SGNS__POP_OPTIONS
+#endif
 
 /* One orientation of the problem: rows x cols counts in CSR and the rank-one
    factors of B. Forward: words x contexts; backward: the transpose. */

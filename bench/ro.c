@@ -4,6 +4,7 @@
    four n x m x d products by OpenBLAS in the same run (its best kernel for
    this CPU: bench/bench_util.h), and by our GEMM.
    usage: bench_ro [d] [iterations] [plain|scaled] [step] [safeguard 0|1] [keep 0|1]
+                   [block_rows (0: the library's)]
    keep 1: the same steps again from the same start with the direction kept
    between sweeps (keep_direction_bytes = n m reals: 3 products a step),
    both rows in one table against the same floor.
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
     cfg.iterations = iters;
     cfg.direction = strcmp(dir, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN : RO_SGNS_DIRECTION_SCALED;
     if (argc > 5) cfg.safeguard = atoi(argv[5]);
+    if (argc > 7) cfg.block_rows = (size_t)atoi(argv[7]);
     if (step > 0) cfg.step = step;
     else if (cfg.direction == RO_SGNS_DIRECTION_PLAIN) cfg.step = 5e-5;
     cfg.callback = report;
