@@ -207,7 +207,7 @@ bench-files: $(B)/bench_files $(B)/bench_files_table
 	$(B)/bench_files convert $(COUNTS) $(B)/bench_v2.counts
 	$(B)/bench_files load $(B)/bench_v2.counts 64
 
-# The pipeline at 22k and 81k words (bench/scale.sh; ~30 min, ~3 GB).
+# The pipeline at 22k and 81k words (bench/scale.sh; ~15 min on 2 cores, ~2 GB).
 .PHONY: bench-scale
 bench-scale: ro-sgns $(B)/bench_scale
 	sh bench/scale.sh

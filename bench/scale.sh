@@ -6,7 +6,7 @@
 # its four products plus ~n m exponentials, so at a fixed d it grows as
 # n m: the 81k step is predicted from the 22k one by (n m)_81k / (n m)_22k).
 #
-#   sh bench/scale.sh            (make bench-scale; ~30 min on 2 cores)
+#   sh bench/scale.sh            (make bench-scale; ~15 min on 2 cores)
 #   environment: CORPUS (build/corpus.txt), OUT (build/scale), DIMS ("100 300")
 set -eu
 CORPUS=${CORPUS:-build/corpus.txt}
