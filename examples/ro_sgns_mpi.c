@@ -10,7 +10,8 @@
      steps its checkpoint has taken)  -eta L  -direction scaled|plain
      -safeguard 0|1  -svd krylov|subspace  -oversample P  -block B
      -power-iters Q  -seed S  -init svd|FILE  -init-contexts FILE  -eig A
-     -cds C  -embed w|c|w+c
+     -cds C  -embed w|c|w+c  -keep-direction BYTES (a plain number here, per
+     rank: its rows x m reals; 0 off)
      -checkpoint FILE (the point after every step)  -resume FILE
      -output VECTORS  -output-contexts C  -binary 0|1  -threads N  -quiet
    and, for the settings the CLI leaves at the library's defaults:
@@ -280,7 +281,7 @@ static void gather_point(const ro_sgns_factors *x, ro_sgns_factors *full, size_t
 typedef struct {
     const char *counts, *output, *output_ctx, *init, *init_ctx, *checkpoint, *resume, *factors;
     const char *direction, *svd;
-    size_t d, oversample, block, block_rows, block_cols;
+    size_t d, oversample, block, block_rows, block_cols, keep_direction;
     double k, eta, alpha, grow, cds;
     int embed; /* RO_SGNS_EMBED_W, _C or _W_PLUS_C */
     int iters, safeguard, max_halvings, power_iters, binary, threads, quiet;
@@ -290,10 +291,10 @@ typedef struct {
 static const char *USAGE =
     "usage: mpirun -np P ro_sgns_mpi -counts COUNTS [-output VECTORS] [-size 100] [-iter 10]\n"
     "  [-negative 5] [-eta L] [-direction scaled|plain] [-safeguard 0|1] [-max-halvings 8]\n"
-    "  [-grow 2] [-block-rows 0] [-block-cols 0] [-svd krylov|subspace] [-oversample 0]\n"
-    "  [-block 0] [-power-iters 5] [-seed 1] [-init svd|FILE] [-init-contexts FILE]\n"
-    "  [-eig 0] [-cds 1] [-embed w+c|w|c] [-checkpoint FILE] [-resume FILE] [-factors OUT.fx]\n"
-    "  [-output-contexts C] [-binary 0|1] [-threads N] [-quiet]\n";
+    "  [-grow 2] [-block-rows 0] [-block-cols 0] [-keep-direction BYTES] [-svd krylov|subspace]\n"
+    "  [-oversample 0] [-block 0] [-power-iters 5] [-seed 1] [-init svd|FILE]\n"
+    "  [-init-contexts FILE] [-eig 0] [-cds 1] [-embed w+c|w|c] [-checkpoint FILE] [-resume FILE]\n"
+    "  [-factors OUT.fx] [-output-contexts C] [-binary 0|1] [-threads N] [-quiet]\n";
 
 static void usage_die(const char *msg, const char *flag)
 {
@@ -355,6 +356,8 @@ static void parse(int argc, char **argv, options *o)
         else if (strcmp(f, "grow") == 0) o->grow = num(f, v, 1, 1e6);
         else if (strcmp(f, "block-rows") == 0) o->block_rows = (size_t)num(f, v, 0, 1e6);
         else if (strcmp(f, "block-cols") == 0) o->block_cols = (size_t)num(f, v, 0, 1e6);
+        else if (strcmp(f, "keep-direction") == 0) /* per rank: its rows x m reals */
+            o->keep_direction = (size_t)num(f, v, 0, (double)((size_t)-1 >> 1));
         else if (strcmp(f, "oversample") == 0) o->oversample = (size_t)num(f, v, 0, 1e6);
         else if (strcmp(f, "block") == 0) o->block = (size_t)num(f, v, 0, 1e6);
         else if (strcmp(f, "power-iters") == 0) o->power_iters = (int)num(f, v, 0, 100);
@@ -770,6 +773,7 @@ int main(int argc, char **argv)
     cfg.step = o.eta > 0 ? o.eta : (cfg.direction == RO_SGNS_DIRECTION_PLAIN ? 5e-5 : 1.0);
     cfg.safeguard = o.safeguard;
     cfg.max_halvings = o.max_halvings;
+    cfg.keep_direction_bytes = o.keep_direction;
     cfg.grow = o.grow;
     cfg.block_rows = o.block_rows;
     cfg.block_cols = o.block_cols;
