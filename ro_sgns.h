@@ -1064,9 +1064,10 @@ typedef struct ro_sgns_ro_config {
                                     (2.0 GB in float at n = m = 22,352). Used
                                     when that fits (failing to allocate it is
                                     RO_SGNS_ERR_OUT_OF_MEMORY); default 0: off,
-                                    O((n + m) d) memory. Results agree with the sweep to
-                                    rounding (D^T U' by another order of
-                                    sums), bit for bit for any thread count. */
+                                    O((n + m) d) memory. Results agree with
+                                    the sweep's to rounding (D^T U' by another
+                                    order of sums), bit for bit for any thread
+                                    count. */
     ro_sgns_ro_callback callback;
     void *user;
 } ro_sgns_ro_config;
@@ -6930,14 +6931,15 @@ done:
    vectorize (below), accurate to a few ulp of ro_sgns_real.
    Vectorizing them takes one more thing from GCC: under its default
    -ftrapping-math it will not turn a select on a floating-point comparison
-   (x < 0 ? .. : ..) into a vector blend without AVX-512's masks, so on AVX2,
-   SSE or NEON these loops stayed scalar and took 70% of the RO step (2026-11-27,
-   Zen 3: 10.4 s a step at d = 100 against a 3.5 s floor). The functions from
-   here to the end of ro_sgns__sparse_terms are compiled with
-   -fno-trapping-math (GCC only; not under RO_SGNS_NO_SIMD), which only lets the compiler assume that no
-   floating-point trap is enabled (none is: the library never reads or sets
-   the FP environment); every operation and its rounding are unchanged, so
-   vector and scalar code give the same bits. Clang does this by default.
+   (x < 0 ? .. : ..) into a vector blend without AVX-512's masks, so on
+   AVX2, SSE or NEON these loops stayed scalar and took 70% of the RO step
+   (2026-11-27, Zen 3: 10.4 s a step at d = 100 against a 3.5 s floor).
+   The functions from here to the end of ro_sgns__sparse_terms are compiled
+   with -fno-trapping-math (GCC only; not under RO_SGNS_NO_SIMD), which
+   only lets the compiler assume that no floating-point trap is enabled
+   (none is: the library never reads or sets the FP environment); every
+   operation and its rounding are unchanged, so vector and scalar code give
+   the same bits. Clang does this by default.
    ====================================================================== */
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && \
@@ -7565,7 +7567,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    makes a NaN, is halved and retried from the same D V; after an accepted
    step the next one starts at min(lambda * grow, the configured step).
    The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
-   Memory: the counts and their transpose, U, V and five n x d blocks.
+   Memory: the counts and their transpose, U, V and five n x d blocks
+   (and n x m reals for the kept direction below, when asked for).
    Three products instead of four (keep_direction_bytes): the sweep that
    gives F and D V at the new point computes D there, the very D whose
    D^T U' the next step needs. Where n m reals fit the budget, the sweep
