@@ -161,6 +161,8 @@
          V_{i+1}, S_{i+1}^T = QR(M^T U_{i+1})
      M is n x m and dense, so it is never stored: each product walks it in
      blocks of rows (block of X from the factors -> gradient -> product).
+     (Only a caller who grants the memory, keep_direction_bytes, gets the
+     n x m direction kept between two products, to save one of them.)
      Embeddings [2.3]: SVD of the small core S = P Sigma Q^T gives
          W = U P Sigma^(1/2),  C = V Q Sigma^(1/2).
 
@@ -1076,7 +1078,9 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
 /* Run K steps of Algorithm 1 from x (updated in place; x->iteration counts
    the steps). Each step, with M = X + lambda D(X) never stored:
        U', S' = QR(M V)      (M V = U S + lambda D V: a sweep over rows)
-       V', S'^T = QR(M^T U') (a sweep over the transposed counts)
+       V', S'^T = QR(M^T U') (a sweep over the transposed counts, or with
+                             keep_direction_bytes one GEMM over the
+                             direction kept from the previous sweep)
    and, with the safeguard, F at the new point (the next step's sweep).
    x changes only when a step is accepted, all at once (U, S, V,
    x->iteration, x->next_step). So whatever error ends the run

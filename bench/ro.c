@@ -112,7 +112,8 @@ int main(int argc, char **argv)
     ro_sgns_csr *A = NULL;
     ro_sgns_factors *x = NULL, *x0 = NULL;
     int keep = argc > 6 ? atoi(argv[6]) : 0;
-    double fastest_keep = 0, rss_keep = 0, peak_plain;
+    double fastest, fastest_keep = 0, rss_keep = 0, peak_plain;
+    int steps;
     ro_sgns_problem *p = NULL;
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     ro_sgns_tsvd_config sc = ro_sgns_tsvd_config_default();
@@ -168,8 +169,9 @@ int main(int argc, char **argv)
     peak_plain = bench_peak_mib();
     printf("RO: %.1f s for %llu steps; peak RSS %.0f MB\n", omp_get_wtime() - t0,
            (unsigned long long)x->iteration, peak_plain);
+    fastest = fastest_step();
+    steps = n_steps;
     if (keep) {
-        double fastest = fastest_step();
         n_steps = 0;
         cfg.keep_direction_bytes = (size_t)-1;
         printf("\nthe same from the same start, the direction kept (n m reals, %.0f MB):\n",
@@ -182,12 +184,10 @@ int main(int argc, char **argv)
         printf("RO, direction kept: %.1f s for %llu steps; peak RSS %.0f MB\n",
                omp_get_wtime() - t0, (unsigned long long)x0->iteration, rss_keep);
         fastest_keep = fastest_step();
-        memcpy(step_seconds, &fastest, sizeof fastest); /* the default's fastest, for below */
-        n_steps = 1;
     }
     openblas_set_num_threads(1); /* one GEMM per thread, two threads over blocks */
     {
-        double fastest = fastest_step(), t_ours;
+        double t_ours;
         int i;
         /* best of 3, OpenBLAS and ours alternating */
         t_floor = t_ours = 1e30;
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
         }
         printf("floor (best of 3), the step's 4 products of %zu x %zu x %zu over 512-row blocks, 2 threads: "
                "OpenBLAS %.2f s, ours %.2f s\n", c->n, c->n, d, t_floor, t_ours);
-        if (n_steps > 0) {
+        if (steps > 0) {
             printf("fastest step %.2f s (no halving steps counted separately): ours/floor(OpenBLAS) "
                    "%.2f, outside the products %.0f%%\n", fastest, fastest / t_floor,
                    100.0 * (fastest - t_ours) / fastest);
