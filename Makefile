@@ -11,7 +11,8 @@
 #                  that run the products)
 #   make asan      the suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #                  (-O0 -g, quick mode: the same checks on smaller sizes)
-#   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE,
+#   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE
+#                  (+ RO_SGNS_CBLAS_TILES: the step's tiles on the BLAS too),
 #                  comparing the built-in kernels with OpenBLAS/LAPACKE
 #   make bench     benchmarks (-O3 -march=native), ours vs OpenBLAS's best kernel
 #                  for this CPU side by side; make bench-corpus: the ones that
@@ -121,7 +122,7 @@ V_avx2_d   := $(V_avx2_f) -DRO_SGNS_REAL=double
 V_sse42    := $(CC) $(WARN) -O1 -msse4.2 -fopenmp
 V_asan_f   := $(CC) $(WARN) -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 V_asan_d   := $(V_asan_f) -DRO_SGNS_REAL=double
-V_lapacke_f := $(CC) $(WARN) -O1 -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE
+V_lapacke_f := $(CC) $(WARN) -O1 -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE -DRO_SGNS_CBLAS_TILES
 V_lapacke_d := $(V_lapacke_f) -DRO_SGNS_REAL=double
 L_lapacke_f := $(BLASLIBS)
 L_lapacke_d := $(BLASLIBS)
@@ -172,6 +173,14 @@ $(B)/bench_quality: bench/quality.c $(BENCH_DEPS) | $(B)
 
 $(B)/bench_ro_d: bench/ro.c $(BENCH_DEPS) | $(B)
 	$(BENCH_CC) -DRO_SGNS_REAL=double $< -o $@ $(BLASLIBS) -lm
+# the step in a CBLAS build: ro_sgns_gemm on OpenBLAS, the sweep's tiles on
+# ours (bench_ro_cblas) or on OpenBLAS too (bench_ro_cblas_tiles: run it with
+# an OpenMP or serial OpenBLAS, e.g. LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/
+# openblas-openmp from Debian's libopenblas0-openmp; bench/RESULTS.md)
+$(B)/bench_ro_cblas: bench/ro.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) -DRO_SGNS_USE_CBLAS $< -o $@ $(BLASLIBS) -lm
+$(B)/bench_ro_cblas_tiles: bench/ro.c $(BENCH_DEPS) | $(B)
+	$(BENCH_CC) -DRO_SGNS_USE_CBLAS -DRO_SGNS_CBLAS_TILES $< -o $@ $(BLASLIBS) -lm
 $(B)/bench_%: bench/%.c $(BENCH_DEPS) | $(B)
 	$(BENCH_CC) $< -o $@ $(BLASLIBS) -lm
 
