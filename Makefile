@@ -183,6 +183,14 @@ $(B)/bench_ro_cblas_tiles: bench/ro.c $(BENCH_DEPS) | $(B)
 	$(BENCH_CC) -DRO_SGNS_USE_CBLAS -DRO_SGNS_CBLAS_TILES $< -o $@ $(BLASLIBS) -lm
 $(B)/bench_%: bench/%.c $(BENCH_DEPS) | $(B)
 	$(BENCH_CC) $< -o $@ $(BLASLIBS) -lm
+# the step's elementwise part alone, at the bench flags and at plain -O2 (what
+# a user's build gets), float and double
+.PHONY: bench-elementwise
+bench-elementwise: bench/elementwise.c $(BENCH_DEPS) | $(B)
+	for r in float double; do \
+	  $(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"' -DRO_SGNS_REAL=$$r $< -o $(B)/bench_elementwise -lm && $(B)/bench_elementwise || exit 1; \
+	  $(CC) -std=c99 -Wall -Wextra -O2 -DBENCH_FLAGS='"-O2"' -DRO_SGNS_REAL=$$r $< -o $(B)/bench_elementwise -lm && $(B)/bench_elementwise || exit 1; \
+	done
 
 bench: $(B)/bench_gemm $(B)/bench_gemm_d $(B)/bench_eval
 	$(B)/bench_gemm

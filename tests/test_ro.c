@@ -318,11 +318,25 @@ static void test_objective_and_gradient(double cds)
 
 /* --------------------------------------- one step against naive dense */
 
+/* |X_a - X_b|_F / |X_a|_F of two points, X formed densely */
+static double x_rel_diff(const ro_sgns_factors *a, const ro_sgns_factors *b)
+{
+    double *Xa = dense_x(a), *Xb = dense_x(b), diff = 0, norm = 0;
+    size_t i;
+    for (i = 0; i < a->n * a->m; ++i) {
+        diff += (Xa[i] - Xb[i]) * (Xa[i] - Xb[i]);
+        norm += Xa[i] * Xa[i];
+    }
+    free(Xa);
+    free(Xb);
+    return sqrt(diff / norm);
+}
+
 /* Two points from runs with different row blockings of the sweep: the
    same bits with the built-in GEMM (every element of a tile product comes
    from the same kernel calls whatever the tile's height); with the tiles
-   on the BLAS (RO_SGNS_CBLAS_TILES) it picks its kernels by shape, so there the bits may differ and the
-   points must agree as X to |X_a - X_b| / |X_a| <= 1e-4 (float), 1e-10
+   on the BLAS (RO_SGNS_CBLAS_TILES), which picks its kernels by shape, the
+   bits may differ and the points must agree as X to 1e-4 (float), 1e-10
    (double). The thread count never changes the bits (checked by memcmp). */
 #ifdef _OPENMP /* used by the thread tests only */
 static int same_across_layouts(const ro_sgns_factors *a, const ro_sgns_factors *b)
@@ -332,17 +346,7 @@ static int same_across_layouts(const ro_sgns_factors *a, const ro_sgns_factors *
                memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
                memcmp(a->S, b->S, d * d * sizeof(real)) == 0;
 #if defined(RO_SGNS_USE_CBLAS) && defined(RO_SGNS_CBLAS_TILES)
-    if (!same) {
-        double *Xa = dense_x(a), *Xb = dense_x(b), diff = 0, norm = 0;
-        size_t i;
-        for (i = 0; i < n * m; ++i) {
-            diff += (Xa[i] - Xb[i]) * (Xa[i] - Xb[i]);
-            norm += Xa[i] * Xa[i];
-        }
-        same = sqrt(diff / norm) <= (IS_D ? 1e-10 : 1e-4);
-        free(Xa);
-        free(Xb);
-    }
+    if (!same) same = x_rel_diff(a, b) <= (IS_D ? 1e-10 : 1e-4);
 #endif
     return same;
 }
@@ -551,13 +555,13 @@ static void big_free(void *u, void *ptr)
    byte short of n m reals changes nothing, bit for bit. */
 static void test_keep_direction(void)
 {
-    size_t n = 150, m = 120, d = 10, i;
+    size_t n = 150, m = 120, d = 10;
     counts_t c = make_counts(n, m, 0.2);
     ro_sgns_problem *p = NULL;
     ro_sgns_factors *x0 = random_point(n, m, d, 0.3), *a, *b;
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     watch_t wa, wb;
-    double *Xa, *Xb, diff = 0, norm = 0;
+    double diff;
     const size_t need = n * m * sizeof(real);
     ro_sgns_allocator al;
     al.malloc_fn = big_malloc;
@@ -587,18 +591,10 @@ static void test_keep_direction(void)
                wb.orthonormal,
            "kept direction: %lu steps against %lu", (unsigned long)b->iteration,
            (unsigned long)a->iteration);
-    Xa = dense_x(a);
-    Xb = dense_x(b);
-    for (i = 0; i < n * m; ++i) {
-        diff += (Xa[i] - Xb[i]) * (Xa[i] - Xb[i]);
-        norm += Xa[i] * Xa[i];
-    }
-    diff = sqrt(diff / norm);
+    diff = x_rel_diff(a, b);
     CHECKF(diff <= (IS_D ? 1e-10 : 1e-4), "kept direction: |X - X_sweep|/|X| = %.3g", diff);
     CHECKF(fabs(wa.last_F - wb.last_F) <= (IS_D ? 1e-10 : 1e-4) * fabs(wa.last_F),
            "kept direction: F %.9g against %.9g", wb.last_F, wa.last_F);
-    free(Xa);
-    free(Xb);
     /* one byte short: no memory kept, the sweep's bits */
     ro_sgns_factors_free(b);
     b = copy_point(x0);
