@@ -6985,7 +6985,8 @@ done:
    which is what limits these loops on out-of-order CPUs. With the split
    of ro_sgns__dense_row, on Zen 3 (-O3 -march=native), the dense part an
    entry with and without the objective: float 2.6 and 1.4 -> 2.0 and 1.15
-   ns, double 11.8 and 4.4 -> 5.5 and 2.9 ns. The leading 1 + r is added
+   ns, double 11.8 and 4.4 -> 5.5 and 2.9 ns (make bench-elementwise has
+   the loop alone; bench/RESULTS.md). The leading 1 + r is added
    last, as Horner's scheme does, which keeps the error at Horner's. */
 static RO_SGNS__INLINE float ro_sgns__expf_neg(float x)
 {
