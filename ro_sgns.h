@@ -12068,8 +12068,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    Packing copies the operands, whatever op() is, into the exact order the
    micro-kernel reads them (contiguous, zero-padded at the edges), so the
    kernel has one shape and the transposes cost nothing in the inner loop.
-   Edge tiles run the same kernel on the padded panels and write back only
-   the valid part.
+   Edge tiles run the same kernel on the padded panels (the SIMD builds a
+   half-width one for panels at most NR / 2 wide) and write back only the
+   valid part.
    Micro-kernels: one per instruction set the compiler targets (chosen at
    compile time, no run-time dispatch): AVX-512F 12 x 32 float / 12 x 16
    double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
@@ -12281,20 +12282,11 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
         c##i##0 = FMA(ai_, b0, c##i##0);                                   \
         c##i##1 = FMA(ai_, b1, c##i##1);                                   \
     } while (0)
-#endif
-
-#ifdef RO_SGNS__AVX2
-/* AVX2 + FMA micro-kernels: a 6 x 16 (float) or 6 x 8 (double) tile in 12
-   ymm accumulators; per step two loads of B and six broadcasts of A, each
-   feeding two fused multiply-adds. 12 + 2 + 1 of the 16 ymm registers: the
-   largest tile that fits, and 12 FMAs per 8 loads keeps the two FMA pipes
-   of Haswell..Zen 4 busy while the loads stay under their 2 per cycle.
-   With C not NULL (a full tile) the kernel also does the tile's update,
-   C = (first ? beta C : C) + alpha acc, exactly as ro_sgns__update_tile
-   rounds it (a product, then a sum), from the registers; the C rows are
-   prefetched before the k loop so their misses overlap the arithmetic.
-   With C NULL it stores the tile to acc (edge tiles). */
-#define RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, i)                                    \
+/* Row i of a full tile's update from the registers, C = (first ? beta C :
+   C) + alpha acc, rounded as ro_sgns__update_tile rounds it (a product,
+   then a sum); mode 0: not first, 1: first with beta == 0 (C not read),
+   2: first. */
+#define RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i)                                    \
     do {                                                                                   \
         R_ *ci_ = C + i * ldc;                                                             \
         T x0_ = MUL(al, c##i##0), x1_ = MUL(al, c##i##1);                                  \
@@ -12308,8 +12300,24 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
         STOREU(ci_, x0_);                                                                  \
         STOREU(ci_ + W_, x1_);                                                             \
     } while (0)
-#define RO_SGNS__KERNEL_AVX2(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA, LOADU, STOREU, MUL, \
-                             ADD)                                                          \
+#endif
+
+#if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
+/* The SIMD micro-kernels: a tile of ROWS rows and two vectors of W (NR = 2 W
+   columns) in 2 ROWS accumulators; per step two loads of B and ROWS
+   broadcasts of A, each feeding two fused multiply-adds.
+   AVX2 + FMA: 6 x 16 float / 6 x 8 double in 12 ymm registers (12 + 2 + 1
+   of the 16: the largest tile that fits; 12 FMAs per 8 loads keeps the two
+   FMA pipes of Haswell..Zen 4 busy while the loads stay under 2 a cycle).
+   AVX-512: 12 x 32 float / 12 x 16 double in 24 of the 32 zmm registers.
+   ROWS is a constant, so the rows past it are compiled away.
+   With C not NULL (a full tile) the kernel also does the tile's update,
+   C = (first ? beta C : C) + alpha acc, exactly as ro_sgns__update_tile
+   rounds it (a product, then a sum), from the registers; the C rows are
+   prefetched before the k loop so their misses overlap the arithmetic.
+   With C NULL it stores the tile to acc (edge tiles). */
+#define RO_SGNS__KERNEL_SIMD(NAME, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA, LOADU, STOREU, \
+                             MUL, ADD)                                                      \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
                      R *RO_SGNS__RESTRICT acc, R *C, size_t ldc, R alpha, R beta, int first) \
     {                                                                                      \
@@ -12317,11 +12325,13 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
         enum { W_ = W };                                                                   \
         T c00 = ZERO(), c01 = ZERO(), c10 = ZERO(), c11 = ZERO(), c20 = ZERO();             \
         T c21 = ZERO(), c30 = ZERO(), c31 = ZERO(), c40 = ZERO(), c41 = ZERO();             \
-        T c50 = ZERO(), c51 = ZERO();                                                      \
+        T c50 = ZERO(), c51 = ZERO(), c60 = ZERO(), c61 = ZERO(), c70 = ZERO();             \
+        T c71 = ZERO(), c80 = ZERO(), c81 = ZERO(), c90 = ZERO(), c91 = ZERO();             \
+        T c100 = ZERO(), c101 = ZERO(), c110 = ZERO(), c111 = ZERO();                       \
         size_t p;                                                                          \
         int i;                                                                             \
         if (C)                                                                             \
-            for (i = 0; i < 6; ++i) {                                                      \
+            for (i = 0; i < ROWS; ++i) {                                                   \
                 _mm_prefetch((const char *)(C + (size_t)i * ldc), _MM_HINT_T0);            \
                 _mm_prefetch((const char *)(C + (size_t)i * ldc + 2 * W - 1), _MM_HINT_T0); \
             }                                                                              \
@@ -12333,36 +12343,60 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
             RO_SGNS__FMA_ROW(T, SET1, FMA, 3);                                             \
             RO_SGNS__FMA_ROW(T, SET1, FMA, 4);                                             \
             RO_SGNS__FMA_ROW(T, SET1, FMA, 5);                                             \
-            a += 6;                                                                        \
+            if (ROWS > 6) {                                                                \
+                RO_SGNS__FMA_ROW(T, SET1, FMA, 6);                                         \
+                RO_SGNS__FMA_ROW(T, SET1, FMA, 7);                                         \
+                RO_SGNS__FMA_ROW(T, SET1, FMA, 8);                                         \
+                RO_SGNS__FMA_ROW(T, SET1, FMA, 9);                                         \
+                RO_SGNS__FMA_ROW(T, SET1, FMA, 10);                                        \
+                RO_SGNS__FMA_ROW(T, SET1, FMA, 11);                                        \
+            }                                                                              \
+            a += ROWS;                                                                     \
             b += 2 * W;                                                                    \
         }                                                                                  \
         if (C) {                                                                           \
             const T al = SET1(alpha), be = SET1(beta);                                     \
             const int mode = !first ? 0 : beta == 0 ? 1 : 2;                               \
-            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 0);                              \
-            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 1);                              \
-            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 2);                              \
-            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 3);                              \
-            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 4);                              \
-            RO_SGNS__ROW_AVX2(T, LOADU, STOREU, MUL, ADD, 5);                              \
+            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 0);                            \
+            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 1);                            \
+            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 2);                            \
+            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 3);                            \
+            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 4);                            \
+            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 5);                            \
+            if (ROWS > 6) {                                                                \
+                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 6);                        \
+                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 7);                        \
+                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 8);                        \
+                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 9);                        \
+                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 10);                       \
+                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 11);                       \
+            }                                                                              \
             return;                                                                        \
         }                                                                                  \
         STORE(acc + 0 * W, c00), STORE(acc + 1 * W, c01), STORE(acc + 2 * W, c10);         \
         STORE(acc + 3 * W, c11), STORE(acc + 4 * W, c20), STORE(acc + 5 * W, c21);         \
         STORE(acc + 6 * W, c30), STORE(acc + 7 * W, c31), STORE(acc + 8 * W, c40);         \
         STORE(acc + 9 * W, c41), STORE(acc + 10 * W, c50), STORE(acc + 11 * W, c51);       \
+        if (ROWS > 6) {                                                                    \
+            STORE(acc + 12 * W, c60), STORE(acc + 13 * W, c61), STORE(acc + 14 * W, c70);  \
+            STORE(acc + 15 * W, c71), STORE(acc + 16 * W, c80), STORE(acc + 17 * W, c81);  \
+            STORE(acc + 18 * W, c90), STORE(acc + 19 * W, c91), STORE(acc + 20 * W, c100); \
+            STORE(acc + 21 * W, c101), STORE(acc + 22 * W, c110), STORE(acc + 23 * W, c111); \
+        }                                                                                  \
     }
 /* The half-width kernel for an edge panel with at most NR / 2 columns
-   (d = 100 leaves 4 of 16): 6 x 8 float / 6 x 4 double, one vector per row,
-   to acc with row stride 2 W. Six FMA chains cannot hide the FMA latency
-   (at most 75% of the full kernel's rate), so half the work should take
-   about two thirds of the time. Same terms, same order, same bits as the
-   full kernel. */
-#define RO_SGNS__KERNEL_AVX2_HALF(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA)              \
+   (d = 100 leaves 4 of 16 columns for AVX2 float, 4 of 32 for AVX-512
+   float): one vector per row, to acc with row stride 2 W. Same terms, same
+   order, same bits as the full kernel. With AVX2 its six FMA chains cannot
+   hide the FMA latency (at most 75% of the full kernel's rate), so half the
+   work should take about two thirds of the time; AVX-512's twelve chains
+   are enough, so about half. */
+#define RO_SGNS__KERNEL_SIMD_HALF(NAME, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA)        \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
                      R *RO_SGNS__RESTRICT acc)                                             \
     {                                                                                      \
         T c0 = ZERO(), c1 = ZERO(), c2 = ZERO(), c3 = ZERO(), c4 = ZERO(), c5 = ZERO();     \
+        T c6 = ZERO(), c7 = ZERO(), c8 = ZERO(), c9 = ZERO(), c10 = ZERO(), c11 = ZERO();   \
         size_t p;                                                                          \
         for (p = 0; p < kc; ++p) {                                                         \
             T b0 = LOAD(b);                                                                \
@@ -12372,68 +12406,50 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
             c3 = FMA(SET1(a[3]), b0, c3);                                                  \
             c4 = FMA(SET1(a[4]), b0, c4);                                                  \
             c5 = FMA(SET1(a[5]), b0, c5);                                                  \
-            a += 6;                                                                        \
+            if (ROWS > 6) {                                                                \
+                c6 = FMA(SET1(a[6]), b0, c6);                                              \
+                c7 = FMA(SET1(a[7]), b0, c7);                                              \
+                c8 = FMA(SET1(a[8]), b0, c8);                                              \
+                c9 = FMA(SET1(a[9]), b0, c9);                                              \
+                c10 = FMA(SET1(a[10]), b0, c10);                                           \
+                c11 = FMA(SET1(a[11]), b0, c11);                                           \
+            }                                                                              \
+            a += ROWS;                                                                     \
             b += 2 * W;                                                                    \
         }                                                                                  \
         STORE(acc, c0), STORE(acc + 2 * W, c1), STORE(acc + 4 * W, c2);                    \
         STORE(acc + 6 * W, c3), STORE(acc + 8 * W, c4), STORE(acc + 10 * W, c5);           \
+        if (ROWS > 6) {                                                                    \
+            STORE(acc + 12 * W, c6), STORE(acc + 14 * W, c7), STORE(acc + 16 * W, c8);     \
+            STORE(acc + 18 * W, c9), STORE(acc + 20 * W, c10), STORE(acc + 22 * W, c11);   \
+        }                                                                                  \
     }
-RO_SGNS__KERNEL_AVX2_HALF(ro_sgns__kernel_avx2_half_s, float, __m256, 8, _mm256_setzero_ps,
-                          _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps)
-RO_SGNS__KERNEL_AVX2_HALF(ro_sgns__kernel_avx2_half_d, double, __m256d, 4, _mm256_setzero_pd,
-                          _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd, _mm256_fmadd_pd)
-RO_SGNS__KERNEL_AVX2(ro_sgns__kernel_avx2_s, float, __m256, 8, _mm256_setzero_ps,
+#ifdef RO_SGNS__AVX512
+RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_s, float, __m512, 16, 12, _mm512_setzero_ps,
+                     _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps, _mm512_fmadd_ps,
+                     _mm512_loadu_ps, _mm512_storeu_ps, _mm512_mul_ps, _mm512_add_ps)
+RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_d, double, __m512d, 8, 12, _mm512_setzero_pd,
+                     _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd, _mm512_fmadd_pd,
+                     _mm512_loadu_pd, _mm512_storeu_pd, _mm512_mul_pd, _mm512_add_pd)
+RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_s, float, __m512, 16, 12,
+                          _mm512_setzero_ps, _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps,
+                          _mm512_fmadd_ps)
+RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_d, double, __m512d, 8, 12,
+                          _mm512_setzero_pd, _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd,
+                          _mm512_fmadd_pd)
+#else
+RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_s, float, __m256, 8, 6, _mm256_setzero_ps,
                      _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps,
                      _mm256_loadu_ps, _mm256_storeu_ps, _mm256_mul_ps, _mm256_add_ps)
-RO_SGNS__KERNEL_AVX2(ro_sgns__kernel_avx2_d, double, __m256d, 4, _mm256_setzero_pd,
+RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_d, double, __m256d, 4, 6, _mm256_setzero_pd,
                      _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd, _mm256_fmadd_pd,
                      _mm256_loadu_pd, _mm256_storeu_pd, _mm256_mul_pd, _mm256_add_pd)
+RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_s, float, __m256, 8, 6, _mm256_setzero_ps,
+                          _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps)
+RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_d, double, __m256d, 4, 6,
+                          _mm256_setzero_pd, _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd,
+                          _mm256_fmadd_pd)
 #endif
-
-#ifdef RO_SGNS__AVX512
-/* AVX-512 micro-kernels: a 12 x 32 (float) or 12 x 16 (double) tile in 24
-   zmm accumulators; per step two loads of B and twelve broadcasts of A, each
-   feeding two fused multiply-adds. */
-#define RO_SGNS__KERNEL_AVX512(NAME, R, T, W, ZERO, LOAD, STORE, SET1, FMA)                  \
-    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b,   \
-                     R *RO_SGNS__RESTRICT acc)                                                \
-    {                                                                                         \
-        T c00 = ZERO(), c01 = ZERO(), c10 = ZERO(), c11 = ZERO(), c20 = ZERO(), c21 = ZERO(); \
-        T c30 = ZERO(), c31 = ZERO(), c40 = ZERO(), c41 = ZERO(), c50 = ZERO(), c51 = ZERO(); \
-        T c60 = ZERO(), c61 = ZERO(), c70 = ZERO(), c71 = ZERO(), c80 = ZERO(), c81 = ZERO(); \
-        T c90 = ZERO(), c91 = ZERO(), c100 = ZERO(), c101 = ZERO(), c110 = ZERO();            \
-        T c111 = ZERO();                                                                      \
-        size_t p;                                                                             \
-        for (p = 0; p < kc; ++p) {                                                            \
-            T b0 = LOAD(b), b1 = LOAD(b + W);                                                 \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 0);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 1);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 2);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 3);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 4);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 5);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 6);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 7);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 8);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 9);                                                \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 10);                                               \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 11);                                               \
-            a += 12;                                                                          \
-            b += 2 * W;                                                                       \
-        }                                                                                     \
-        STORE(acc + 0 * W, c00), STORE(acc + 1 * W, c01), STORE(acc + 2 * W, c10);            \
-        STORE(acc + 3 * W, c11), STORE(acc + 4 * W, c20), STORE(acc + 5 * W, c21);            \
-        STORE(acc + 6 * W, c30), STORE(acc + 7 * W, c31), STORE(acc + 8 * W, c40);            \
-        STORE(acc + 9 * W, c41), STORE(acc + 10 * W, c50), STORE(acc + 11 * W, c51);          \
-        STORE(acc + 12 * W, c60), STORE(acc + 13 * W, c61), STORE(acc + 14 * W, c70);         \
-        STORE(acc + 15 * W, c71), STORE(acc + 16 * W, c80), STORE(acc + 17 * W, c81);         \
-        STORE(acc + 18 * W, c90), STORE(acc + 19 * W, c91), STORE(acc + 20 * W, c100);        \
-        STORE(acc + 21 * W, c101), STORE(acc + 22 * W, c110), STORE(acc + 23 * W, c111);      \
-    }
-RO_SGNS__KERNEL_AVX512(ro_sgns__kernel_avx512_s, float, __m512, 16, _mm512_setzero_ps,
-                       _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps, _mm512_fmadd_ps)
-RO_SGNS__KERNEL_AVX512(ro_sgns__kernel_avx512_d, double, __m512d, 8, _mm512_setzero_pd,
-                       _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd, _mm512_fmadd_pd)
 #endif
 
 static void ro_sgns__update_tile(ro_sgns_real *C, size_t ldc, size_t rows, size_t cols,
@@ -12448,21 +12464,13 @@ static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real
                             ro_sgns_real *acc, ro_sgns_real *C, size_t ldc, ro_sgns_real alpha,
                             ro_sgns_real beta, int first)
 {
-#ifdef RO_SGNS__AVX512
+#if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
     if (RO_SGNS__IS_DOUBLE)
-        ro_sgns__kernel_avx512_d(kc, (const double *)(const void *)a,
-                                 (const double *)(const void *)b, (double *)(void *)acc);
-    else
-        ro_sgns__kernel_avx512_s(kc, (const float *)(const void *)a,
-                                 (const float *)(const void *)b, (float *)(void *)acc);
-    if (C) ro_sgns__update_tile(C, ldc, RO_SGNS__MR, RO_SGNS__NR, acc, alpha, beta, first);
-#elif defined(RO_SGNS__AVX2)
-    if (RO_SGNS__IS_DOUBLE)
-        ro_sgns__kernel_avx2_d(kc, (const double *)(const void *)a,
+        ro_sgns__kernel_simd_d(kc, (const double *)(const void *)a,
                                (const double *)(const void *)b, (double *)(void *)acc,
                                (double *)(void *)C, ldc, (double)alpha, (double)beta, first);
     else
-        ro_sgns__kernel_avx2_s(kc, (const float *)(const void *)a,
+        ro_sgns__kernel_simd_s(kc, (const float *)(const void *)a,
                                (const float *)(const void *)b, (float *)(void *)acc,
                                (float *)(void *)C, ldc, (float)alpha, (float)beta, first);
 #else
@@ -12476,13 +12484,13 @@ static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real
 static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns_real *b,
                                  ro_sgns_real *acc, size_t cols)
 {
-#ifdef RO_SGNS__AVX2
+#if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
     if (cols <= (size_t)RO_SGNS__NR / 2) {
         if (RO_SGNS__IS_DOUBLE)
-            ro_sgns__kernel_avx2_half_d(kc, (const double *)(const void *)a,
+            ro_sgns__kernel_simd_half_d(kc, (const double *)(const void *)a,
                                         (const double *)(const void *)b, (double *)(void *)acc);
         else
-            ro_sgns__kernel_avx2_half_s(kc, (const float *)(const void *)a,
+            ro_sgns__kernel_simd_half_s(kc, (const float *)(const void *)a,
                                         (const float *)(const void *)b, (float *)(void *)acc);
         return;
     }
@@ -12504,14 +12512,18 @@ static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns
 #endif
 #define RO_SGNS__GEMM_LINE (64 / sizeof(ro_sgns_real)) /* elements per cache line */
 
-#ifdef RO_SGNS__AVX2
-/* Packing six full rows of A (row-major, lda) for the AVX2 kernel: the
-   columns p < kc8 (a multiple of 8 floats or 4 doubles) of the six rows go
-   to panel[p * 6 + i], by loading a vector from each row and transposing
-   in registers (4 x 4 transposes of rows 0-3, pairs for rows 4-5): 10 or
-   12 shuffles and 16 stores per 48 floats instead of 48 scalar stores.
-   Returns the columns packed; the caller does the rest. */
-static size_t ro_sgns__pack_a6_avx2_s(const float *A, size_t lda, size_t kc, float *panel)
+/* AVX2 packing of A: the AVX2 kernels' six rows, and the AVX-512 kernels'
+   twelve as two sets of six (every AVX-512 target has AVX2). */
+#if defined(RO_SGNS__AVX2) || (defined(RO_SGNS__AVX512) && defined(__AVX2__))
+#define RO_SGNS__PACK_A_AVX2 1
+/* Packing six full rows of A (row-major, lda): the columns p < kc8 (a
+   multiple of 8 floats or 4 doubles) of the six rows go to panel[p * S +
+   i] (S: the panel's width, MR), by loading a vector from each row and
+   transposing in registers (4 x 4 transposes of rows 0-3, pairs for rows
+   4-5): 10 or 12 shuffles and 16 stores per 48 floats instead of 48
+   scalar stores. Returns the columns packed; the caller does the rest. */
+static size_t ro_sgns__pack_a6_avx2_s(const float *A, size_t lda, size_t kc, float *panel,
+                                      size_t S)
 {
     size_t p, kc8 = kc / 8 * 8;
     for (p = 0; p < kc8; p += 8) {
@@ -12525,9 +12537,9 @@ static size_t ro_sgns__pack_a6_avx2_s(const float *A, size_t lda, size_t kc, flo
         __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
         __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
         __m256 v0 = _mm256_unpacklo_ps(r4, r5), v1 = _mm256_unpackhi_ps(r4, r5);
-        float *d = panel + p * 6;
+        float *d = panel + p * S;
         int l;
-        for (l = 0; l < 2; ++l, d += 24) {
+        for (l = 0; l < 2; ++l, d += 4 * S) {
             __m128 a0 = l ? _mm256_extractf128_ps(u0, 1) : _mm256_castps256_ps128(u0);
             __m128 a1 = l ? _mm256_extractf128_ps(u1, 1) : _mm256_castps256_ps128(u1);
             __m128 a2 = l ? _mm256_extractf128_ps(u2, 1) : _mm256_castps256_ps128(u2);
@@ -12536,18 +12548,19 @@ static size_t ro_sgns__pack_a6_avx2_s(const float *A, size_t lda, size_t kc, flo
             __m128 b1 = l ? _mm256_extractf128_ps(v1, 1) : _mm256_castps256_ps128(v1);
             _mm_storeu_ps(d, a0);
             _mm_storel_pi((__m64 *)(void *)(d + 4), b0);
-            _mm_storeu_ps(d + 6, a1);
-            _mm_storeh_pi((__m64 *)(void *)(d + 10), b0);
-            _mm_storeu_ps(d + 12, a2);
-            _mm_storel_pi((__m64 *)(void *)(d + 16), b1);
-            _mm_storeu_ps(d + 18, a3);
-            _mm_storeh_pi((__m64 *)(void *)(d + 22), b1);
+            _mm_storeu_ps(d + S, a1);
+            _mm_storeh_pi((__m64 *)(void *)(d + S + 4), b0);
+            _mm_storeu_ps(d + 2 * S, a2);
+            _mm_storel_pi((__m64 *)(void *)(d + 2 * S + 4), b1);
+            _mm_storeu_ps(d + 3 * S, a3);
+            _mm_storeh_pi((__m64 *)(void *)(d + 3 * S + 4), b1);
         }
     }
     return kc8;
 }
 
-static size_t ro_sgns__pack_a6_avx2_d(const double *A, size_t lda, size_t kc, double *panel)
+static size_t ro_sgns__pack_a6_avx2_d(const double *A, size_t lda, size_t kc, double *panel,
+                                      size_t S)
 {
     size_t p, kc4 = kc / 4 * 4;
     for (p = 0; p < kc4; p += 4) {
@@ -12557,15 +12570,15 @@ static size_t ro_sgns__pack_a6_avx2_d(const double *A, size_t lda, size_t kc, do
         __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
         __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
         __m256d v0 = _mm256_unpacklo_pd(r4, r5), v1 = _mm256_unpackhi_pd(r4, r5);
-        double *d = panel + p * 6;
+        double *d = panel + p * S;
         _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
         _mm_storeu_pd(d + 4, _mm256_castpd256_pd128(v0));
-        _mm256_storeu_pd(d + 6, _mm256_permute2f128_pd(t1, t3, 0x20));
-        _mm_storeu_pd(d + 10, _mm256_castpd256_pd128(v1));
-        _mm256_storeu_pd(d + 12, _mm256_permute2f128_pd(t0, t2, 0x31));
-        _mm_storeu_pd(d + 16, _mm256_extractf128_pd(v0, 1));
-        _mm256_storeu_pd(d + 18, _mm256_permute2f128_pd(t1, t3, 0x31));
-        _mm_storeu_pd(d + 22, _mm256_extractf128_pd(v1, 1));
+        _mm256_storeu_pd(d + S, _mm256_permute2f128_pd(t1, t3, 0x20));
+        _mm_storeu_pd(d + S + 4, _mm256_castpd256_pd128(v1));
+        _mm256_storeu_pd(d + 2 * S, _mm256_permute2f128_pd(t0, t2, 0x31));
+        _mm_storeu_pd(d + 2 * S + 4, _mm256_extractf128_pd(v0, 1));
+        _mm256_storeu_pd(d + 3 * S, _mm256_permute2f128_pd(t1, t3, 0x31));
+        _mm_storeu_pd(d + 3 * S + 4, _mm256_extractf128_pd(v1, 1));
     }
     return kc4;
 }
@@ -12590,15 +12603,19 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
             }
             continue;
         }
-#ifdef RO_SGNS__AVX2
-        if (rows == RO_SGNS__MR) {
-            const ro_sgns_real *src = A + (i0 + r) * lda + p0;
-            if (RO_SGNS__IS_DOUBLE)
-                done = ro_sgns__pack_a6_avx2_d((const double *)(const void *)src, lda, kc,
-                                               (double *)(void *)panel);
-            else
-                done = ro_sgns__pack_a6_avx2_s((const float *)(const void *)src, lda, kc,
-                                               (float *)(void *)panel);
+#ifdef RO_SGNS__PACK_A_AVX2
+        if (rows == RO_SGNS__MR) { /* MR = 6 (AVX2) or 12 (AVX-512): sets of six rows */
+            size_t six;
+            for (six = 0; six < (size_t)RO_SGNS__MR; six += 6) {
+                const ro_sgns_real *src = A + (i0 + r + six) * lda + p0;
+                if (RO_SGNS__IS_DOUBLE)
+                    done = ro_sgns__pack_a6_avx2_d((const double *)(const void *)src, lda, kc,
+                                                   (double *)(void *)(panel + six),
+                                                   RO_SGNS__MR);
+                else
+                    done = ro_sgns__pack_a6_avx2_s((const float *)(const void *)src, lda, kc,
+                                                   (float *)(void *)(panel + six), RO_SGNS__MR);
+            }
         }
 #endif
         for (i = 0; i < (size_t)RO_SGNS__MR; ++i) {

@@ -5,6 +5,7 @@
    then QR of 24292 x 500 and SVD of 500 x 500 against LAPACKE.
    Build: make bench (float and double binaries).
    usage: bench_gemm [rounds]   (default 5)
+   BENCH_GEMM_THREADS=2 in the environment: the 2-thread rows only.
    Each GEMM timing is the best of `rounds` calls, ours and OpenBLAS's
    alternating (a sleep before each lets the other library's threads stop
    spinning), so a burst of load from elsewhere hits both; the load average
@@ -105,7 +106,8 @@ int main(int argc, char **argv)
     double picked[2 * N_SHAPES];
     int have_picked = 0;
     size_t s;
-    int threads;
+    const char *only = getenv("BENCH_GEMM_THREADS");
+    int threads, first_threads = only && atoi(only) == 2 ? 2 : 1;
     if (rounds < 1) rounds = 1;
     if (bench_openblas_weak()) {
         char buf[1024];
@@ -138,7 +140,7 @@ int main(int argc, char **argv)
         real *C1 = (real *)malloc(m * n * sizeof(real)), *C2 = (real *)malloc(m * n * sizeof(real));
         fill(A, m * k, 1);
         fill(B, k * n, 2);
-        for (threads = 1; threads <= 2; ++threads) {
+        for (threads = first_threads; threads <= 2; ++threads) {
             double t_ours = 1e30, t_blas = 1e30, t, flops = 2.0 * (double)m * (double)n * (double)k;
             double diff = 0;
             size_t i;
