@@ -610,8 +610,8 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
      training = counts + max(svd, ro), R = sizeof(ro_sgns_real), l = min(3d, n):
                 svd = (4 + R) nnz + 8 n (SPPMI) + n R (2 l + 2 d + 200)
                       (Krylov basis Q and Z, U and V, scratch) + 8 l^2 (H)
-                ro  = 7 n d R (U, V, five thin blocks) + 2 * 256 n R (row
-                      blocks of M) + 32 d^2
+                ro  = 9 n d R (U, V, five thin blocks, the sweep's R^T and P
+                      packed) + 2 * 256 n R (row blocks of M) + 32 d^2
      peak     = max(counting, training)
      file     = D + 4 ceil(D / 65536) + 4, D = 120 + n (12 + w) + 8 (n + 1)
                 + 12 nnz + 16 n (the counts file; ro_sgns_counts_saved_size
@@ -2916,6 +2916,21 @@ static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size
                               ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
                               const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
                               ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws);
+/* op(B) packed ahead of the products that use it (the RO sweep packs its
+   factors once a sweep instead of once a tile): the micro-panel of op(B)'s
+   column j in the KC block that starts at index p of the shared dimension
+   is at base + p * ld + (col0 + j) * kc (kc: that block's length). */
+typedef struct ro_sgns__packed_b {
+    const ro_sgns_real *base;
+    size_t ld, col0;
+} ro_sgns__packed_b;
+static size_t ro_sgns__gemm_nr(void);
+static void ro_sgns__pack_b_ahead(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb, size_t n,
+                                  size_t k, ro_sgns_real *dst, size_t ld);
+static void ro_sgns__gemm_run_pb(ro_sgns_trans ta, size_t m, size_t n, size_t k,
+                                 const ro_sgns_real *A, size_t lda, const ro_sgns__packed_b *pb,
+                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
+                                 ro_sgns_real *ws);
 #ifdef RO_SGNS_USE_CBLAS
 static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                                ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
@@ -4573,11 +4588,12 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
     e.counting = reading > pairs ? reading : pairs;
     {
         /* SVD-SPPMI (Krylov, l = 3d): the SPPMI matrix, Q and Z, the
-           blocks' scratch, H, U and V; then RO-SGNS: U, V and five thin
-           blocks, the row blocks of M, the d x d pieces */
+           blocks' scratch, H, U and V; then RO-SGNS: U, V, five thin
+           blocks and the sweep's two packed factors, the row blocks of M,
+           the d x d pieces */
         const uint64_t R = sizeof(ro_sgns_real), l = 3 * (uint64_t)d < n ? 3 * (uint64_t)d : n;
         uint64_t svd = (4 + R) * nnz + 8 * n + n * R * (2 * l + 2 * d + 200) + 8 * l * l;
-        uint64_t ro = 7 * n * (uint64_t)d * R + 2 * 256 * n * R + 32 * (uint64_t)d * d;
+        uint64_t ro = 9 * n * (uint64_t)d * R + 2 * 256 * n * R + 32 * (uint64_t)d * d;
         e.training = e.counts + (svd > ro ? svd : ro);
     }
     e.peak = e.counting > e.training ? e.counting : e.training;
@@ -6944,7 +6960,9 @@ done:
    distribution smoothing) is rank one: rowfac[w] * colfac[c].
    Cost per sweep: 4 n m d flops (the two GEMMs) + ~40 n m flops for the
    exponentials + O(nnz). Memory: per thread one tile and GEMM packing
-   buffers; the counts and their transpose.
+   buffers; R_c^T and P_c for every c, packed once a sweep for the GEMMs
+   (m d + m d reals: otherwise each block of rows packs them again); the
+   counts and their transpose.
    Determinism: blocks are independent (each owns its rows of Out and its
    partial F); partial sums are added in block order after the loop.
    Numerics: s and log s come from e = exp(-|x|) <= 1 only, so nothing
@@ -7409,17 +7427,62 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
 #define RO_SGNS__PF_ROWS 4 /* how many rows ahead the sweep prefetches counts */
 
 /* A product of the sweep, on one tile, by the calling thread alone: the
-   built-in kernel, or the BLAS under RO_SGNS_CBLAS_TILES (see the options at
-   the top: each of the sweep's threads calls it on its own tile). */
+   built-in kernel (on op(B) packed ahead when pb is not NULL), or the BLAS
+   under RO_SGNS_CBLAS_TILES (see the options at the top: each of the
+   sweep's threads calls it on its own tile). */
 static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                                const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
-                               size_t ldb, ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
-                               ro_sgns_real *ws)
+                               size_t ldb, const ro_sgns__packed_b *pb, ro_sgns_real beta,
+                               ro_sgns_real *C, size_t ldc, ro_sgns_real *ws)
 {
 #if defined(RO_SGNS_USE_CBLAS) && defined(RO_SGNS_CBLAS_TILES)
     if (ro_sgns__gemm_cblas(ta, tb, m, n, k, 1, A, lda, B, ldb, beta, C, ldc)) return;
 #endif
-    ro_sgns__gemm_run(ta, tb, m, n, k, 1, A, lda, B, ldb, beta, C, ldc, 1, ws);
+    if (pb)
+        ro_sgns__gemm_run_pb(ta, m, n, k, A, lda, pb, beta, C, ldc, ws);
+    else
+        ro_sgns__gemm_run(ta, tb, m, n, k, 1, A, lda, B, ldb, beta, C, ldc, 1, ws);
+}
+
+/* The sweep's B operands, R^T for X's tiles and P for the products with
+   them, packed once a sweep: otherwise every block of rows packs them again
+   (rows / BR times; on Zen 3 at d = 100 the packing of B was ~5% of the
+   step). Memory: cols (rounded up to NR) x d + cols x dp (dp rounded up)
+   reals, like R and P themselves. NULL (and the tiles pack their own) when
+   the tiles (if more than one) are not a multiple of NR wide, the tiles go
+   to the BLAS, or the memory is not there: the same bits either way. */
+static ro_sgns_real *ro_sgns__sweep_pack(size_t cols, size_t d, const ro_sgns_real *R,
+                                         size_t dp, const ro_sgns_real *P, size_t cb_max,
+                                         const ro_sgns_allocator *alloc, ro_sgns_real **rt,
+                                         ro_sgns_real **pp)
+{
+    size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols + nr - 1) / nr * nr;
+    size_t dp_pad = (dp + nr - 1) / nr * nr, rt_elems = cols_pad * d, c0, pad = 64;
+    ro_sgns_real *buf;
+    int overflow = 0;
+#if defined(RO_SGNS_USE_CBLAS) && defined(RO_SGNS_CBLAS_TILES)
+    const int to_blas = 1; /* the BLAS packs its own */
+#else
+    const int to_blas = 0;
+#endif
+    *rt = *pp = NULL;
+    if (to_blas || (cb_max % nr != 0 && cb_max < cols)) return NULL; /* c0 % NR != 0 */
+    buf = (ro_sgns_real *)ro_sgns__alloc_array(
+        alloc, ro_sgns__mul(cols, P ? dp_pad : 0, &overflow) + rt_elems + 2 * pad, 1,
+        sizeof(ro_sgns_real));
+    if (!buf || overflow) {
+        ro_sgns__free(alloc, buf);
+        return NULL;
+    }
+    *rt = ro_sgns__align64(buf);
+    ro_sgns__pack_b_ahead(RO_SGNS_TRANS, R, d, cols, d, *rt, cols_pad);
+    if (P) {
+        *pp = ro_sgns__align64(*rt + rt_elems);
+        for (c0 = 0; c0 < cols; c0 += cb_max)
+            ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, P + c0 * dp, dp, dp,
+                                  ro_sgns__min(cb_max, cols - c0), *pp + c0 * dp_pad, dp_pad);
+    }
+    return buf;
 }
 
 /* One blocked sweep over X = L R^T (L rows x d, R cols x d): F (if F is not
@@ -7432,9 +7495,11 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                                      ro_sgns_error *err)
 {
     size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws;
+    size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols + nr - 1) / nr * nr;
+    size_t dp_pad = (dp + nr - 1) / nr * nr;
     int nt = ro_sgns__num_threads(), overflow = 0;
     double *fblock;
-    ro_sgns_real *buf;
+    ro_sgns_real *buf, *packed, *rt, *pp;
     const ro_sgns_real plain = dir == RO_SGNS_DIRECTION_PLAIN ? 1 : 0;
     long blk;
     if (br_max == 0) br_max = RO_SGNS__BR;
@@ -7457,6 +7522,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                              "sgns: cannot allocate %d blocks of %lu x %lu", nt,
                              (unsigned long)br_max, (unsigned long)cb_max);
     }
+    packed = ro_sgns__sweep_pack(cols, d, R, dp, P, cb_max, alloc, &rt, &pp);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
@@ -7484,8 +7550,15 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
             for (i = 0; i < br; ++i) cursor[i] = sd->row_ptr[r0 + i];
             for (c0 = 0; c0 < cols; c0 += cb_max) {
                 size_t cb = ro_sgns__min(cb_max, cols - c0);
+                ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
+                prt.base = rt;
+                prt.ld = cols_pad;
+                prt.col0 = c0;
+                ppp.base = pp ? pp + c0 * dp_pad : NULL;
+                ppp.ld = dp_pad;
+                ppp.col0 = 0;
                 ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, L + r0 * d, d,
-                                   R + c0 * d, d, 0, tile, cb, gemm_ws);
+                                   R + c0 * d, d, rt ? &prt : NULL, 0, tile, cb, gemm_ws);
                 for (i = 0; i < br; ++i) {
                     size_t w = r0 + i;
                     ro_sgns_real *t = tile + i * cb;
@@ -7536,8 +7609,8 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                 }
                 if (P)
                     ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, cb,
-                                       P + c0 * dp, dp, c0 == 0 ? 0 : 1, Out + r0 * dp, dp,
-                                       gemm_ws);
+                                       P + c0 * dp, dp, pp ? &ppp : NULL, c0 == 0 ? 0 : 1,
+                                       Out + r0 * dp, dp, gemm_ws);
             }
             fblock[blk] = fsum;
         }
@@ -7550,6 +7623,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
     }
     ro_sgns__free(alloc, buf);
     ro_sgns__free(alloc, fblock);
+    ro_sgns__free(alloc, packed);
     if (F && !ro_sgns__is_finite(*F))
         return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "sgns: the objective is NaN or Inf");
     return ro_sgns__ok(err);
@@ -12779,7 +12853,8 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                                 size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
                                 size_t lda, const ro_sgns_real *B, size_t ldb,
                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc, int nt,
-                                ro_sgns_real *ws, const ro_sgns__blocking *bk)
+                                ro_sgns_real *ws, const ro_sgns__blocking *bk,
+                                const ro_sgns__packed_b *pb)
 {
     const size_t KC = bk->kc, NC = bk->nc, MR = RO_SGNS__MR, NR = RO_SGNS__NR;
     size_t nc_max = ro_sgns__min(NC, (n + NR - 1) / NR * NR);
@@ -12828,8 +12903,12 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
             }
             for (pc = 0; pc < k; pc += KC) {
                 size_t kc = ro_sgns__min(KC, k - pc), jp, ic;
-                for (jp = jp0; jp < jp1; ++jp)
-                    ro_sgns__pack_b_panel(tb, B, ldb, n, pc, kc, jc, nc, jp, bpack);
+                const ro_sgns_real *bp = bpack; /* this block's B panels */
+                if (pb)
+                    bp = pb->base + pc * pb->ld + (pb->col0 + jc) * kc;
+                else
+                    for (jp = jp0; jp < jp1; ++jp)
+                        ro_sgns__pack_b_panel(tb, B, ldb, n, pc, kc, jc, nc, jp, bpack);
                 for (ic = r0; ic < r1; ic += MC) {
                     size_t mc = ro_sgns__min(MC, r1 - ic), ir;
                     ro_sgns__pack_a(ta, A, lda, m, ic, mc, pc, kc, apack);
@@ -12839,10 +12918,10 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                             size_t rows = ro_sgns__min(MR, mc - ir);
                             ro_sgns_real *ct = C + (ic + ir) * ldc + jc + jr;
                             if (rows == MR && cols == NR) {
-                                ro_sgns__kernel(kc, apack + ir * kc, bpack + jr * kc, acc, ct,
-                                                ldc, alpha, beta, pc == 0);
+                                ro_sgns__kernel(kc, apack + ir * kc, bp + jr * kc, acc, ct, ldc,
+                                                alpha, beta, pc == 0);
                             } else {
-                                ro_sgns__kernel_edge(kc, apack + ir * kc, bpack + jr * kc, acc,
+                                ro_sgns__kernel_edge(kc, apack + ir * kc, bp + jr * kc, acc,
                                                      cols);
                                 ro_sgns__update_tile(ct, ldc, rows, cols, acc, alpha, beta,
                                                      pc == 0);
@@ -12865,8 +12944,38 @@ static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size
 {
     ro_sgns__blocking bk;
     ro_sgns__gemm_blocking_fixed(&bk);
-    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk);
+    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL);
 }
+
+/* C = A op(B) + beta C on one thread with op(B) packed ahead (pb), in the
+   fixed blocking: the same bits as ro_sgns__gemm_run on the unpacked op(B). */
+static void ro_sgns__gemm_run_pb(ro_sgns_trans ta, size_t m, size_t n, size_t k,
+                                 const ro_sgns_real *A, size_t lda, const ro_sgns__packed_b *pb,
+                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
+                                 ro_sgns_real *ws)
+{
+    ro_sgns__blocking bk;
+    ro_sgns__gemm_blocking_fixed(&bk);
+    ro_sgns__gemm_run_b(ta, RO_SGNS_NOTRANS, m, n, k, 1, A, lda, NULL, 0, beta, C, ldc, 1, ws,
+                        &bk, pb);
+}
+
+/* Packs op(B) (k x n) whole, as ro_sgns__gemm_run_b would pack it, for
+   ro_sgns__packed_b {dst, ld, 0}: the KC block starting at p goes to dst +
+   p * ld, column j's micro-panel at + j * kc. dst is 64-byte aligned and
+   ld, a multiple of NR, at least n: k ld elements in all. */
+static void ro_sgns__pack_b_ahead(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb, size_t n,
+                                  size_t k, ro_sgns_real *dst, size_t ld)
+{
+    size_t p, jp;
+    for (p = 0; p < k; p += RO_SGNS__KC)
+        for (jp = 0; jp < (n + RO_SGNS__NR - 1) / RO_SGNS__NR; ++jp)
+            ro_sgns__pack_b_panel(tb, B, ldb, n, p, ro_sgns__min(RO_SGNS__KC, k - p), 0, n, jp,
+                                  dst + p * ld);
+}
+
+/* NR, the width of B's micro-panels, for the sections before this one. */
+static size_t ro_sgns__gemm_nr(void) { return RO_SGNS__NR; }
 
 /* ro_sgns_gemm_builtin on checked arguments, with a workspace of at least
    ro_sgns__gemm_ws_elems(n, nt) elements (so a caller that must not fail
@@ -12889,7 +12998,7 @@ static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_
     } else {
         ro_sgns__gemm_blocking(&bk);
     }
-    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk);
+    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,

@@ -366,14 +366,15 @@ static double orth_err(size_t rows, size_t d, const real *Q)
     return e;
 }
 
-static void test_step_vs_naive(double cds)
+/* One step of the blocked sweep, for each row x column blocking in blocks
+   (0: the library's), with and without the kept direction, against the
+   header's dense reference step on an n x m problem of rank d. */
+static void step_vs_naive_shape(size_t n, size_t m, size_t d, double cds,
+                                const size_t (*blocks)[2], size_t n_blocks)
 {
-    static const size_t shapes[][3] = {{13, 17, 3}, {40, 31, 5}, {64, 64, 8}};
-    static const size_t blocks[][2] = {{0, 0}, {1, 1}, {5, 3}, {7, 16}};
-    size_t s, b, i;
+    size_t b, i;
     double tol = IS_D ? 1e-10 : 1e-4;
-    for (s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
-        size_t n = shapes[s][0], m = shapes[s][1], d = shapes[s][2];
+    {
         double k = 5;
         /* the square case is symmetric: the transpose is then not stored */
         counts_t c = n == m ? make_sym_counts(n, 0.15) : make_counts(n, m, 0.3);
@@ -395,11 +396,11 @@ static void test_step_vs_naive(double cds)
             ro_sgns_factors_free(xr);
             for (i = 0; i < n * m; ++i) nref += Xref[i] * Xref[i];
             nref = sqrt(nref);
-            for (b = 0; b < 2 * sizeof blocks / sizeof blocks[0]; ++b) {
+            for (b = 0; b < 2 * n_blocks; ++b) {
                 /* the second round keeps the direction of the start's sweep for
                    D^T U' (keep_direction_bytes), so that product is a GEMM */
-                const size_t bi = b % (sizeof blocks / sizeof blocks[0]);
-                const int keep = b >= sizeof blocks / sizeof blocks[0];
+                const size_t bi = b % n_blocks;
+                const int keep = b >= n_blocks;
                 ro_sgns_factors *x = copy_point(x0);
                 ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
                 ro_sgns_error err;
@@ -432,6 +433,53 @@ static void test_step_vs_naive(double cds)
         ro_sgns_problem_free(p);
         free_counts(&c);
     }
+}
+
+static void test_step_vs_naive(double cds)
+{
+    static const size_t shapes[][3] = {{13, 17, 3}, {40, 31, 5}, {64, 64, 8}};
+    static const size_t blocks[][2] = {{0, 0}, {1, 1}, {5, 3}, {7, 16}, {9, 32}};
+    size_t s;
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        step_vs_naive_shape(shapes[s][0], shapes[s][1], shapes[s][2], cds, blocks,
+                            sizeof blocks / sizeof blocks[0]);
+}
+
+/* The sweep packs R^T and P once when its tiles are a multiple of NR wide
+   (8, 16 or 32) or there is one tile: tiles wider than one KC block of 256
+   (the products with P run over two), the last tile narrower; and d > 256
+   (X's tiles over two KC blocks, n, m > 256), against tiles 36 wide, which
+   no NR divides (each tile packs its own), to rounding: the dense reference
+   would cost seconds at that size. */
+static void test_step_packed_sweep(void)
+{
+    static const size_t blocks[][2] = {{0, 0}, {9, 32}, {5, 288}};
+    const size_t n = 262, m = 264, d = 260;
+    counts_t c = make_counts(n, m, 0.1);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.5), *x[2];
+    int t;
+    step_vs_naive_shape(24, 600, 4, 1.0, blocks, sizeof blocks / sizeof blocks[0]);
+    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL);
+    for (t = 0; t < 2; ++t) {
+        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+        ro_sgns_error err;
+        cfg.iterations = 1;
+        cfg.safeguard = 0;
+        cfg.step = 0.5;
+        cfg.block_rows = 9;
+        cfg.block_cols = t ? 36 : 32;
+        x[t] = copy_point(x0);
+        CHECKF(ro_sgns_ro_train(p, x[t], &cfg, &err) == RO_SGNS_OK, "%s", err.message);
+    }
+    CHECKF(x_rel_diff(x[0], x[1]) <= (IS_D ? 1e-10 : 1e-4),
+           "d = 260, tiles 32 (packed once) vs 36: |X_a - X_b|/|X_a| = %.3g",
+           x_rel_diff(x[0], x[1]));
+    ro_sgns_factors_free(x[0]);
+    ro_sgns_factors_free(x[1]);
+    ro_sgns_factors_free(x0);
+    ro_sgns_problem_free(p);
+    free_counts(&c);
 }
 
 /* ------------------------------- safeguard, callback, determinism */
@@ -1121,6 +1169,7 @@ int main(void)
     test_objective_and_gradient(0.3);
     test_step_vs_naive(1.0);
     test_step_vs_naive(0.75);
+    test_step_packed_sweep();
     test_safeguard_and_threads();
     test_keep_direction();
     test_checkpoint_resume();
