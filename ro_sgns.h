@@ -12374,6 +12374,25 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
         STOREU(ci_, x0_);                                                                  \
         STOREU(ci_ + W_, x1_);                                                             \
     } while (0)
+/* Six consecutive rows of each (the kernels' rows 0-5; 6-11 for 12 rows). */
+#define RO_SGNS__FMA_ROWS6(T, SET1, FMA, i0, i1, i2, i3, i4, i5)                            \
+    do {                                                                                   \
+        RO_SGNS__FMA_ROW(T, SET1, FMA, i0);                                                \
+        RO_SGNS__FMA_ROW(T, SET1, FMA, i1);                                                \
+        RO_SGNS__FMA_ROW(T, SET1, FMA, i2);                                                \
+        RO_SGNS__FMA_ROW(T, SET1, FMA, i3);                                                \
+        RO_SGNS__FMA_ROW(T, SET1, FMA, i4);                                                \
+        RO_SGNS__FMA_ROW(T, SET1, FMA, i5);                                                \
+    } while (0)
+#define RO_SGNS__ROW_UPDATES6(T, LOADU, STOREU, MUL, ADD, i0, i1, i2, i3, i4, i5)           \
+    do {                                                                                   \
+        RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i0);                               \
+        RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i1);                               \
+        RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i2);                               \
+        RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i3);                               \
+        RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i4);                               \
+        RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i5);                               \
+    } while (0)
 #endif
 
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
@@ -12411,40 +12430,17 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
             }                                                                              \
         for (p = 0; p < kc; ++p) {                                                         \
             T b0 = LOAD(b), b1 = LOAD(b + W);                                              \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 0);                                             \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 1);                                             \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 2);                                             \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 3);                                             \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 4);                                             \
-            RO_SGNS__FMA_ROW(T, SET1, FMA, 5);                                             \
-            if (ROWS > 6) {                                                                \
-                RO_SGNS__FMA_ROW(T, SET1, FMA, 6);                                         \
-                RO_SGNS__FMA_ROW(T, SET1, FMA, 7);                                         \
-                RO_SGNS__FMA_ROW(T, SET1, FMA, 8);                                         \
-                RO_SGNS__FMA_ROW(T, SET1, FMA, 9);                                         \
-                RO_SGNS__FMA_ROW(T, SET1, FMA, 10);                                        \
-                RO_SGNS__FMA_ROW(T, SET1, FMA, 11);                                        \
-            }                                                                              \
+            RO_SGNS__FMA_ROWS6(T, SET1, FMA, 0, 1, 2, 3, 4, 5);                            \
+            if (ROWS > 6) RO_SGNS__FMA_ROWS6(T, SET1, FMA, 6, 7, 8, 9, 10, 11);            \
             a += ROWS;                                                                     \
             b += 2 * W;                                                                    \
         }                                                                                  \
         if (C) {                                                                           \
             const T al = SET1(alpha), be = SET1(beta);                                     \
             const int mode = !first ? 0 : beta == 0 ? 1 : 2;                               \
-            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 0);                            \
-            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 1);                            \
-            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 2);                            \
-            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 3);                            \
-            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 4);                            \
-            RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 5);                            \
-            if (ROWS > 6) {                                                                \
-                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 6);                        \
-                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 7);                        \
-                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 8);                        \
-                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 9);                        \
-                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 10);                       \
-                RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, 11);                       \
-            }                                                                              \
+            RO_SGNS__ROW_UPDATES6(T, LOADU, STOREU, MUL, ADD, 0, 1, 2, 3, 4, 5);           \
+            if (ROWS > 6)                                                                  \
+                RO_SGNS__ROW_UPDATES6(T, LOADU, STOREU, MUL, ADD, 6, 7, 8, 9, 10, 11);     \
             return;                                                                        \
         }                                                                                  \
         STORE(acc + 0 * W, c00), STORE(acc + 1 * W, c01), STORE(acc + 2 * W, c10);         \
