@@ -128,7 +128,7 @@
      and ro_sgns__ro_run (Algorithm 1, one comment per line of the paper,
      90 lines) with the two products it calls, ro_sgns__f_and_dv and
      ro_sgns__mt_u; then section 3's banner and ro_sgns__sweep (the one
-     place that walks M in blocks) with ro_sgns__dense_row and
+     place that walks M in blocks) with ro_sgns__dense_rest and
      ro_sgns__sparse_terms (the gradient's two parts). ro_sgns_ro_step_naive
      (section 4) is the same step in 57 lines with every n x m matrix
      formed: read it first if the blocking gets in the way. Everything
@@ -7000,12 +7000,13 @@ done:
    The polynomials here are evaluated by Estrin's scheme (pairs c_i + c_i+1 r
    combined with r^2, r^4, ...) rather than Horner's: the same terms, but a
    dependency chain of about log2(degree) multiply-adds instead of degree,
-   which is what limits these loops on out-of-order CPUs. With the split
-   of ro_sgns__dense_row, on Zen 3 (-O3 -march=native), the dense part an
-   entry with and without the objective: float 2.6 and 1.4 -> 2.0 and 1.15
-   ns, double 11.8 and 4.4 -> 5.5 and 2.9 ns (make bench-elementwise has
-   the loop alone; bench/RESULTS.md). The leading 1 + r is added
-   last, as Horner's scheme does, which keeps the error at Horner's. */
+   which is what limits these loops on out-of-order CPUs. With the
+   exponentials in a loop of their own (ro_sgns__row_exp), on Zen 3 (-O3
+   -march=native), the dense part an entry with and without the objective:
+   float 2.6 and 1.4 -> 2.0 and 1.15 ns, double 11.8 and 4.4 -> 5.5 and 2.9
+   ns (make bench-elementwise has the loop alone; bench/RESULTS.md). The
+   leading 1 + r is added last, as Horner's scheme does, which keeps the
+   error at Horner's. */
 static RO_SGNS__INLINE float ro_sgns__expf_neg(float x)
 {
     const float shifter = 12582912.0f; /* 1.5 * 2^23 */
@@ -7091,22 +7092,29 @@ static double ro_sgns__sum8(const ro_sgns_real *v, size_t n)
     return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
 
-/* The dense part of one row of a tile, in place: x -> -c_j s(x), with
-   c_j = B_wc (plain) or 1 (scaled); when f is given, f[j] = B_wc log s(-x).
-   B_wc = rf * cf[j]. es: cb reals of scratch. The exponentials are a loop
-   of their own: two short dependency chains an entry instead of one long
-   one let an out-of-order core overlap more entries (Zen 3, float: 10-20%
-   faster, same bits). */
-static void ro_sgns__dense_row(ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
-                               const ro_sgns_real *RO_SGNS__RESTRICT cf, ro_sgns_real rf,
-                               ro_sgns_real plain, ro_sgns_real *RO_SGNS__RESTRICT f,
-                               ro_sgns_real *RO_SGNS__RESTRICT es)
+/* The exponentials of one row of a tile: es[j] = exp(-|x_j|), x = t. A loop
+   of its own: two short dependency chains an entry instead of one long one
+   let an out-of-order core overlap more entries (Zen 3, float: 10-20%
+   faster, same bits). The counts' terms of the row read them too. */
+static void ro_sgns__row_exp(const ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
+                             ro_sgns_real *RO_SGNS__RESTRICT es)
 {
     size_t j;
     for (j = 0; j < cb; ++j) {
         ro_sgns_real x = t[j], ax = x < 0 ? -x : x;
         es[j] = ro_sgns__expr_neg(-ax);
     }
+}
+
+/* The dense part of one row of a tile, in place, es[j] = exp(-|t[j]|) from
+   ro_sgns__row_exp: x -> -c_j s(x), with c_j = B_wc (plain) or 1 (scaled);
+   when f is given, f[j] = B_wc log s(-x). B_wc = rf * cf[j]. */
+static void ro_sgns__dense_rest(ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
+                                const ro_sgns_real *RO_SGNS__RESTRICT cf, ro_sgns_real rf,
+                                ro_sgns_real plain, ro_sgns_real *RO_SGNS__RESTRICT f,
+                                const ro_sgns_real *RO_SGNS__RESTRICT es)
+{
+    size_t j;
     if (f) {
         for (j = 0; j < cb; ++j) {
             ro_sgns_real x = t[j], e = es[j];
@@ -7123,11 +7131,12 @@ static void ro_sgns__dense_row(ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
     }
 }
 
-/* The counts' part of nk entries of a row: x = xs[q], a = #(w,c) = as[q],
-   delta[q] = a s(-x) bs[q] (bs = 1 plain, 1 / B_wc scaled); when f is given,
-   f[q] = a log s(x). Same numerics as the dense part (and the same split
-   into two loops, delta holding the exponentials in between). */
+/* The counts' part of nk entries of a row: x = xs[q], e = exp(-|x|) = ex[q]
+   (gathered from the row's ro_sgns__row_exp), a = #(w,c) = as[q],
+   delta[q] = a s(-x) bs[q] (bs = 1 plain, 1 / B_wc scaled); when f is
+   given, f[q] = a log s(x). Same numerics as the dense part. */
 static void ro_sgns__sparse_terms(size_t nk, const ro_sgns_real *RO_SGNS__RESTRICT xs,
+                                  const ro_sgns_real *RO_SGNS__RESTRICT ex,
                                   const ro_sgns_real *RO_SGNS__RESTRICT as,
                                   const ro_sgns_real *RO_SGNS__RESTRICT bs,
                                   ro_sgns_real *RO_SGNS__RESTRICT delta,
@@ -7135,14 +7144,10 @@ static void ro_sgns__sparse_terms(size_t nk, const ro_sgns_real *RO_SGNS__RESTRI
 {
     size_t q;
     for (q = 0; q < nk; ++q) {
-        ro_sgns_real x = xs[q], ax = x < 0 ? -x : x;
-        delta[q] = ro_sgns__expr_neg(-ax);
-    }
-    for (q = 0; q < nk; ++q) {
-        ro_sgns_real x = xs[q], e = delta[q];
+        ro_sgns_real x = xs[q], e = ex[q];
         ro_sgns_real r = 1 / (1 + e), smx = x >= 0 ? e * r : r;
-        delta[q] = as[q] * bs[q] * smx;
         if (f) f[q] = -as[q] * ((x < 0 ? -x : 0) + ro_sgns__log1pr_unit(e));
+        delta[q] = as[q] * bs[q] * smx;
     }
 }
 
@@ -7509,9 +7514,10 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
     nblocks = (rows + br_max - 1) / br_max;
     if ((size_t)nt > nblocks) nt = (int)nblocks;
     gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
-    /* per thread: tile, f terms, sparse x / counts / factors / deltas (cb
-       each), cursors (two reals each: 8 bytes), GEMM workspace */
-    per_thread = br_max * cb_max + 5 * cb_max + 2 * br_max + gws + 64;
+    /* per thread: tile, f terms, the row's exponentials, sparse x / their
+       exponentials / counts / factors / deltas (cb each), cursors (two reals
+       each: 8 bytes), GEMM workspace */
+    per_thread = br_max * cb_max + 7 * cb_max + 2 * br_max + gws + 64;
     buf = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__mul((size_t)nt, per_thread, &overflow),
                                                sizeof(ro_sgns_real), 1);
     fblock = (double *)ro_sgns__alloc_array(alloc, nblocks, sizeof(double), 1);
@@ -7528,14 +7534,16 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
 #endif
     {
         int tid = 0;
-        ro_sgns_real *tile, *fterm, *delta, *xs, *as, *bs, *gemm_ws;
+        ro_sgns_real *tile, *fterm, *es, *ex, *delta, *xs, *as, *bs, *gemm_ws;
         uint64_t *cursor;
 #ifdef _OPENMP
         if (nt > 1) tid = omp_get_thread_num();
 #endif
         tile = ro_sgns__align64(buf + (size_t)tid * per_thread);
         fterm = tile + br_max * cb_max;
-        delta = fterm + cb_max;
+        es = fterm + cb_max;
+        ex = es + cb_max;
+        delta = ex + cb_max;
         xs = delta + cb_max;
         as = xs + cb_max;
         bs = as + cb_max;
@@ -7579,28 +7587,41 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                             RO_SGNS__PREFETCH(sd->val + kq);
                         }
                     }
-                    while (k1 < sd->row_ptr[w + 1] && sd->col[k1] < c0 + cb) ++k1;
-                    /* the counts' terms first, while t still holds x: gathered
-                       into short arrays, then one vectorizable loop */
+                    /* the row's exponentials, then the counts' terms while
+                       t still holds x: the run of this row's counts in the
+                       tile gathered into short arrays as it is found (x, its
+                       exponential, the count, the column's factor), then
+                       vectorizable loops */
+                    ro_sgns__row_exp(t, cb, es);
+                    {
+                        const uint64_t kend = sd->row_ptr[w + 1];
+                        const uint32_t *col = sd->col;
+                        const float *val = sd->val;
+                        const ro_sgns_real *cf = sd->colfac;
+                        const size_t cend = c0 + cb;
+                        size_t q = 0;
+                        for (; k1 < kend; ++k1, ++q) {
+                            size_t c = col[k1];
+                            if (c >= cend) break;
+                            xs[q] = t[c - c0];
+                            ex[q] = es[c - c0];
+                            as[q] = (ro_sgns_real)val[k1];
+                            bs[q] = cf[c];
+                        }
+                    }
                     if (k1 > k0) {
                         size_t nk = (size_t)(k1 - k0), q;
-                        for (q = 0; q < nk; ++q) {
-                            size_t c = sd->col[k0 + q];
-                            xs[q] = t[c - c0];
-                            as[q] = (ro_sgns_real)sd->val[k0 + q];
-                            bs[q] = sd->colfac[c];
-                        }
                         /* the factor of the direction: 1 (plain) or 1 / B_wc,
                            in a loop of its own so the divisions vectorize */
                         if (plain != 0)
                             for (q = 0; q < nk; ++q) bs[q] = 1;
                         else
                             ro_sgns__inverse_b(nk, rf, bs);
-                        ro_sgns__sparse_terms(nk, xs, as, bs, delta, F ? fterm : NULL);
+                        ro_sgns__sparse_terms(nk, xs, ex, as, bs, delta, F ? fterm : NULL);
                         if (F) fsum += ro_sgns__sum8(fterm, nk);
                     }
-                    ro_sgns__dense_row(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
-                                       F ? fterm : NULL, xs);
+                    ro_sgns__dense_rest(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
+                                        F ? fterm : NULL, es);
                     if (F) fsum += ro_sgns__sum8(fterm, cb);
                     for (kk = k0; kk < k1; ++kk) t[sd->col[kk] - c0] += delta[kk - k0];
                     cursor[i] = k1;
