@@ -7606,7 +7606,10 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                        t still holds x: the run of this row's counts in the
                        tile gathered into short arrays as it is found (x, its
                        exponential, the count, the column's factor), then
-                       vectorizable loops */
+                       vectorizable loops. The arrays' pointers are read
+                       into locals once: for all the compiler knows, a store
+                       to xs..bs could change *sd, and it would reload them
+                       after each one. */
                     ro_sgns__row_exp(t, cb, es);
                     {
                         const uint64_t kend = sd->row_ptr[w + 1];
