@@ -128,8 +128,8 @@
      and ro_sgns__ro_run (Algorithm 1, one comment per line of the paper,
      90 lines) with the two products it calls, ro_sgns__f_and_dv and
      ro_sgns__mt_u; then section 3's banner and ro_sgns__sweep (the one
-     place that walks M in blocks) with ro_sgns__dense_rest and
-     ro_sgns__sparse_terms (the gradient's two parts). ro_sgns_ro_step_naive
+     place that walks M in blocks) with ro_sgns__row_exp, ro_sgns__dense_rest
+     and ro_sgns__sparse_terms (the gradient's two parts). ro_sgns_ro_step_naive
      (section 4) is the same step in 57 lines with every n x m matrix
      formed: read it first if the blocking gets in the way. Everything
      else is plumbing around that core: counting (1), the start (2),
@@ -7585,6 +7585,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                 for (i = 0; i < br; ++i) {
                     size_t w = r0 + i;
                     ro_sgns_real *t = tile + i * cb;
+                    const uint32_t *col = sd->col;
                     uint64_t k0 = cursor[i], k1 = k0, kk;
                     const double rf = sd->rowfac[w];
                     /* Each row's counts in this tile are a short run of its
@@ -7598,7 +7599,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                         uint64_t ke = sd->row_ptr[w + RO_SGNS__PF_ROWS + 1];
                         uint64_t kq;
                         for (kq = kp; kq < ke && kq < kp + 64; kq += 16) {
-                            RO_SGNS__PREFETCH(sd->col + kq);
+                            RO_SGNS__PREFETCH(col + kq);
                             RO_SGNS__PREFETCH(sd->val + kq);
                         }
                     }
@@ -7613,7 +7614,6 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     ro_sgns__row_exp(t, cb, es);
                     {
                         const uint64_t kend = sd->row_ptr[w + 1];
-                        const uint32_t *col = sd->col;
                         const float *val = sd->val;
                         const ro_sgns_real *cf = sd->colfac;
                         const size_t cend = c0 + cb;
@@ -7641,7 +7641,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     ro_sgns__dense_rest(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
                                         F ? fterm : NULL, es);
                     if (F) ro_sgns__sum_into(facc, fterm, cb);
-                    for (kk = k0; kk < k1; ++kk) t[sd->col[kk] - c0] += delta[kk - k0];
+                    for (kk = k0; kk < k1; ++kk) t[col[kk] - c0] += delta[kk - k0];
                     cursor[i] = k1;
                     /* the direction kept whole, rows x cols, for D^T U' (section 4) */
                     if (Keep) memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
