@@ -114,7 +114,8 @@
             callback, file, path}
        Appendix A. GEMM: the naive reference, then the packed, blocked one
             ro_sgns_gemm, ro_sgns_gemm_builtin, ro_sgns_gemm_naive
-       Appendix B. Householder QR: unblocked, then blocked compact-WY
+       Appendix B. Householder QR: unblocked, then blocked compact-WY;
+          Cholesky QR twice, for the RO step's well-conditioned QRs
             ro_sgns_qr, ro_sgns_qr_builtin
        Appendix C. One-sided Jacobi SVD
             ro_sgns_svd, ro_sgns_svd_builtin
@@ -7769,7 +7770,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
        M^T U' = V S^T (U^T U') + lambda D^T U'    D^T U': a sweep over the
                                                   transposed counts
    so a step costs two sweeps (each 4 n m d flops in its two products, see
-   section 3) and two QRs (n x d and m x d). The sweep that gives F at the
+   section 3) and two QRs (n x d and m x d; Cholesky QR twice, all GEMMs,
+   when their conditioning allows it: appendix B). The sweep that gives F at the
    new point gives its D V too, which is the next step's first product, so
    the safeguard's F costs nothing on an accepted step.
    Safeguard (on by default; the paper has none): a step that lowers F, or
@@ -7787,7 +7789,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    Shards (section 6) run this same function: where the rows of U are
    spread over processes, the QR of M V, the sum of the shards' parts of
    M^T U' and the sum of F go through the transport; on one machine the
-   three are a plain QR and nothing.
+   three are a plain QR (appendix B's ro_sgns__qr_step) and nothing.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
@@ -8017,6 +8019,10 @@ static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro
     return res;
 }
 
+static ro_sgns_result ro_sgns__qr_step(size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                       ro_sgns_real *W, const ro_sgns_allocator *al,
+                                       ro_sgns_error *err);
+
 /* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place).
    comm is NULL on one machine; on a shard (section 6) x holds U's rows of
    the shard and all of S and V. */
@@ -8061,14 +8067,17 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             for (i = 0; res == RO_SGNS_OK && i < n * d; ++i)
                 w.U1[i] = w.U1[i] + (ro_sgns_real)lambda * w.DV[i];
             /* U', S' = QR(M V); S' is replaced by line 5's             [line 4] */
-            res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, al, err);
+            if (comm)
+                res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, al, err);
+            else if (res == RO_SGNS_OK) /* Cholesky QR twice, w.T its scratch (appendix B) */
+                res = ro_sgns__qr_step(n, d, w.U1, w.R, w.T, al, err);
             /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards */
             if (res == RO_SGNS_OK)
                 res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
                                     w.T, w.V1, err);
             res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
             /* V', S'^T = QR(M^T U')                                     [line 5] */
-            if (res == RO_SGNS_OK) res = ro_sgns_qr(m, d, w.V1, d, w.R, d, al, err);
+            if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w.V1, w.R, w.T, al, err);
             for (i = 0; res == RO_SGNS_OK && i < d; ++i)
                 for (j = 0; j < d; ++j) w.S1[i * d + j] = w.R[j * d + i];
             /* X' = U' S' V'^T: F(X') and D V', the next step's first product [line 6];
@@ -13151,6 +13160,9 @@ static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    from the last. Signs are fixed at the end so that R_jj >= 0.
    Cost: about 4 n d^2 flops (half for R, half for Q) for n >> d; memory:
    the reflectors (n x d) and NB x d blocks.
+   The RO step's two QRs a step go first to Cholesky QR twice (at the end
+   of this appendix): 8 n d^2 flops, all in GEMMs, for the matrices whose
+   conditioning allows it, and this QR for the others.
    ====================================================================== */
 
 #define RO_SGNS__QR_NB 32
@@ -13401,6 +13413,143 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
     }
 #endif
     return ro_sgns_qr_builtin(n, d, A, lda, R, ldr, alloc, err);
+}
+
+/* ----------------------------------------------------------------------
+   Cholesky QR, twice: the RO step's QRs at GEMM speed
+
+   The step's two QRs take well-conditioned tall matrices, M V and M^T U'
+   (their singular values are those of S', spread by ~10-1000), and there
+   Cholesky QR (Stathopoulos and Wu 2002) is the faster road: R^T R = A^T A
+   by Cholesky, Q = A R^-1. Its Q loses orthogonality like u cond(A)^2; a
+   second pass on Q (CholeskyQR2: Fukaya, Nakatsukasa, Yanagisawa and
+   Yamamoto 2014; Yamamoto et al. 2015) brings it back to the working
+   precision when cond(A) is below about u^-1/2 (~4000 in float, 7e7 in
+   double). Each pass is two GEMMs (A^T A, A R^-1: 4 n d^2 flops) and d^3
+   work on d x d matrices, so both passes run at GEMM speed, where the
+   Householder QR above spends its time in serial panels and rank-32
+   updates that stream A from memory (Zen 5, 22,352 x 500 float: 0.34 s
+   against ~0.11 s; bench/RESULTS.md).
+   Whether a pass can be trusted is read from the second Gram matrix: it is
+   Q1^T Q1, and when |Q1^T Q1 - I|_F <= 1/2 (cond(Q1)^2 <= 3) the second
+   pass is accurate. When the first Cholesky breaks down (rank deficiency,
+   NaN, overflow) or the check fails, A is still as given and the
+   Householder QR takes it: every input gets the answer ro_sgns_qr gives,
+   only faster for the inputs the step produces. The d x d work is in
+   double; the decisions depend on the bits alone, never on threads. */
+
+/* G (d x d, upper part; real) -> R upper with R^T R = G, in double, rows
+   of R contiguous (the inner loop is an axpy). 0 when a pivot is not
+   positive (or NaN): G is not numerically positive definite. */
+static int ro_sgns__cholesky_upper(size_t d, const ro_sgns_real *G, double *R)
+{
+    size_t i, j, k;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) R[i * d + j] = j >= i ? (double)G[i * d + j] : 0;
+    for (k = 0; k < d; ++k) {
+        double *rk = R + k * d, piv = rk[k], r;
+        if (!(piv > 0) || !ro_sgns__is_finite(piv)) return 0;
+        r = RO_SGNS_SQRT(piv);
+        rk[k] = r;
+        for (j = k + 1; j < d; ++j) rk[j] /= r;
+        for (i = k + 1; i < d; ++i) { /* the trailing upper triangle -= r_k^T r_k */
+            double *ri = R + i * d, f = rk[i];
+            for (j = i; j < d; ++j) ri[j] -= f * rk[j];
+        }
+    }
+    return 1;
+}
+
+/* Ri = R^-1 for R upper triangular with a positive diagonal (d x d,
+   double), by rows from the last: row i of R^-1 is
+   (e_i - sum_{k > i} R_ik row k) / R_ii. Written as reals for the GEMM. */
+static void ro_sgns__inverse_upper(size_t d, const double *R, double *work, ro_sgns_real *Ri)
+{
+    size_t i, j, k;
+    for (i = d; i-- > 0;) {
+        double *wi = work + i * d;
+        for (j = 0; j < d; ++j) wi[j] = j == i;
+        for (k = i + 1; k < d; ++k) {
+            const double *wk = work + k * d, f = R[i * d + k];
+            for (j = k; j < d; ++j) wi[j] -= f * wk[j];
+        }
+        for (j = i; j < d; ++j) wi[j] /= R[i * d + i];
+    }
+    for (i = 0; i < d * d; ++i) Ri[i] = (ro_sgns_real)work[i];
+}
+
+/* CholeskyQR2 of A (n x d, n >= d >= 1): 1 when done, A = Q R as
+   ro_sgns_qr gives it (Q in A, R upper with a positive diagonal, zeros
+   below); 0 when it cannot vouch for the result, -1 when the memory is not
+   there: both leave A and R as they were (the workspace is taken first,
+   and A is written by the last product only). W is n x d scratch. */
+static int ro_sgns__qr_chol2(size_t n, size_t d, ro_sgns_real *A, size_t lda, ro_sgns_real *R,
+                             size_t ldr, ro_sgns_real *W, const ro_sgns_allocator *al)
+{
+    const ro_sgns_trans N = RO_SGNS_NOTRANS, T = RO_SGNS_TRANS;
+    size_t dd = d * d, i, j, k;
+    double *R1, *R2, *dwork, off = 0;
+    ro_sgns_real *G, *ws;
+    int of = 0, ok = 0;
+    R1 = (double *)ro_sgns__alloc_array(al, 3 * d, d, sizeof(double));
+    G = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    ws = (ro_sgns_real *)ro_sgns__alloc_array(
+        al, ro_sgns__gemm_ws_elems(d, ro_sgns__num_threads(), &of), 1, sizeof(ro_sgns_real));
+    if (!R1 || !G || !ws || of) {
+        ok = -1;
+        goto done;
+    }
+    R2 = R1 + dd;
+    dwork = R2 + dd;
+    /* pass 1: R1^T R1 = A^T A, W = A R1^-1 */
+    ro_sgns__gemm_taken(T, N, d, d, n, 1, A, lda, A, lda, 0, G, d, ws);
+    if (!ro_sgns__cholesky_upper(d, G, R1)) goto done;
+    ro_sgns__inverse_upper(d, R1, dwork, G);
+    ro_sgns__gemm_taken(N, N, n, d, d, 1, A, lda, G, d, 0, W, d, ws);
+    /* pass 2: R2^T R2 = W^T W, A = W R2^-1, once W is known to be nearly
+       orthonormal: |W^T W - I|_F <= 1/2 (a NaN fails the test too) */
+    ro_sgns__gemm_taken(T, N, d, d, n, 1, W, d, W, d, 0, G, d, ws);
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) {
+            double e = (double)G[i * d + j] - (i == j);
+            off += e * e;
+        }
+    if (!(off <= 0.25) || !ro_sgns__cholesky_upper(d, G, R2)) goto done;
+    ro_sgns__inverse_upper(d, R2, dwork, G);
+    ro_sgns__gemm_taken(N, N, n, d, d, 1, W, d, G, d, 0, A, lda, ws);
+    /* R = R2 R1, by rows: row i = sum_{k >= i} (R2)_ik (row k of R1) */
+    for (i = 0; i < d; ++i) {
+        double *ri = dwork + i * d;
+        for (j = 0; j < d; ++j) ri[j] = 0;
+        for (k = i; k < d; ++k) {
+            const double f = R2[i * d + k], *r1 = R1 + k * d;
+            for (j = k; j < d; ++j) ri[j] += f * r1[j];
+        }
+        for (j = 0; j < d; ++j) R[i * ldr + j] = (ro_sgns_real)ri[j];
+    }
+    ok = 1;
+done:
+    ro_sgns__free(al, R1);
+    ro_sgns__free(al, G);
+    ro_sgns__free(al, ws);
+    return ok;
+}
+
+/* The QR of the RO step (n >= d >= 1): CholeskyQR2 when it can vouch for
+   its answer, else the Householder QR (ro_sgns_qr); out of memory is an
+   error either way, never another path (the bits must not depend on
+   what the allocator had). W: n x d scratch. */
+static ro_sgns_result ro_sgns__qr_step(size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                       ro_sgns_real *W, const ro_sgns_allocator *al,
+                                       ro_sgns_error *err)
+{
+    int done = n >= d && d >= 1 ? ro_sgns__qr_chol2(n, d, A, d, R, d, W, al) : 0;
+    if (done > 0) return ro_sgns__ok(err);
+    if (done < 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "qr: cannot allocate workspace for %lu x %lu", (unsigned long)n,
+                             (unsigned long)d);
+    return ro_sgns_qr(n, d, A, d, R, d, al, err);
 }
 
 /* ======================================================================

@@ -223,6 +223,21 @@ static double orth_error(size_t n, size_t d, const real *Q, size_t ldq)
 #define SVD_ORTH (sizeof(real) == sizeof(double) ? 50.0 : 4.0)
 #define SVD_SIGMA (sizeof(real) == sizeof(double) ? 5.0 : 2.0)
 
+/* which QR check_qr runs: 0 ro_sgns_qr, 1 the RO step's (CholeskyQR2 when
+   it vouches for its answer, else ro_sgns_qr; appendix B) */
+static int g_qr_step;
+
+static ro_sgns_result run_qr(size_t n, size_t d, real *Q, real *R, ro_sgns_error *err)
+{
+    real *W;
+    ro_sgns_result res;
+    if (!g_qr_step) return ro_sgns_qr(n, d, Q, d, R, d, NULL, err);
+    W = (real *)malloc(n * d * sizeof(real));
+    res = ro_sgns__qr_step(n, d, Q, R, W, NULL, err);
+    free(W);
+    return res;
+}
+
 static void check_qr(const char *what, size_t n, size_t d, const real *A0)
 {
     real *Q = (real *)malloc(n * d * sizeof(real)), *R = (real *)malloc(d * d * sizeof(real));
@@ -234,7 +249,7 @@ static void check_qr(const char *what, size_t n, size_t d, const real *A0)
     size_t i, j, p;
     int upper = 1, diag = 1;
     memcpy(Q, A0, n * d * sizeof(real));
-    res = ro_sgns_qr(n, d, Q, d, R, d, NULL, &err);
+    res = run_qr(n, d, Q, R, &err);
     CHECKF(res == RO_SGNS_OK, "qr %s: %s", what, err.message);
     e_orth = orth_error(n, d, Q, d);
     for (i = 0; i < n; ++i)
@@ -256,8 +271,8 @@ static void check_qr(const char *what, size_t n, size_t d, const real *A0)
            (unsigned long)n, (unsigned long)d, e_rec, QR_REC * neps);
     CHECKF(upper && diag, "qr %s: R not upper triangular with diagonal >= 0", what);
     if (getenv("VERBOSE"))
-        printf("qr %-14s %5lux%-4lu orth %.2e rec %.2e (in n eps: %.3f %.3f)\n", what,
-               (unsigned long)n, (unsigned long)d, e_orth, e_rec, e_orth / (tol / 50),
+        printf("qr%s %-14s %5lux%-4lu orth %.2e rec %.2e (in n eps: %.3f %.3f)\n",
+               g_qr_step ? "(step)" : "", what, (unsigned long)n, (unsigned long)d, e_orth, e_rec, e_orth / (tol / 50),
                e_rec / (tol / 50));
 #ifdef RO_SGNS_USE_LAPACKE
     { /* the built-in QR agrees with LAPACKE's on R (full-rank inputs) */
@@ -283,9 +298,10 @@ static void test_qr(void)
     static const size_t sizes[][2] = {{1, 1}, {5, 1}, {7, 7}, {100, 37}, {257, 33},
                                       {300, 64}, {64, 64}, {1000, 100}, {2000, 130}};
     size_t s, i, j, p;
-    for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
-        size_t n = sizes[s][0], d = sizes[s][1];
+    for (s = 0; s < 2 * (sizeof sizes / sizeof sizes[0]); ++s) {
+        size_t n = sizes[s / 2][0], d = sizes[s / 2][1];
         real *A;
+        g_qr_step = (int)(s % 2); /* every case through both QRs */
         if (tu_quick() && n == 2000 && d == 130) continue; /* RO_SGNS_TEST_QUICK */
         if (tu_quick() && n == 1000) n = 200; /* ... and still 4 panels of 32 */
         A = rnd_matrix(n, d, 1);
@@ -320,6 +336,7 @@ static void test_qr(void)
         check_qr("tiny", n, d, A);
         free(A);
     }
+    g_qr_step = 0;
     { /* errors */
         real A[6] = {1, 2, 3, 4, 5, (real)NAN}, R[4];
         ro_sgns_error err;
@@ -358,6 +375,114 @@ static real *rnd_orthonormal(size_t m, size_t k)
     for (i = 0; i < m * k; ++i) out[i] = (real)q[i];
     free(q);
     return out;
+}
+
+/* An n x d matrix with singular values geometric from 1 down to 1 / cond,
+   Qa diag(sigma) Qb^T from two independent orthonormal factors. */
+static real *known_cond_matrix(size_t n, size_t d, double cond)
+{
+    real *qa = rnd_orthonormal(n, d), *qb = rnd_orthonormal(d, d);
+    real *a = (real *)malloc(n * d * sizeof(real));
+    size_t i, j, p;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < d; ++j) {
+            double t = 0;
+            for (p = 0; p < d; ++p)
+                t += (double)qa[i * d + p] * pow(cond, -(double)p / (double)(d - 1)) * qb[j * d + p];
+            a[i * d + j] = (real)t;
+        }
+    free(qa);
+    free(qb);
+    return a;
+}
+
+/* The RO step's QR (appendix B): CholeskyQR2 answers for the inputs it
+   can vouch for, and every answer it gives meets the Householder QR's
+   bounds; for the rest (ill-conditioned, rank-deficient, zero, NaN,
+   over- or underflowing Gram matrices) it declines and leaves A and R
+   untouched, and ro_sgns__qr_step's fallback gives a valid QR. */
+static void test_qr_chol2(void)
+{
+    const size_t n = 600, d = 48;
+    const double neps = (double)n * EPS;
+    /* a float Gram matrix carries cond^2: CholeskyQR2 holds up to about
+       u^-1/2 (4e3 float, 7e7 double), so 100 must pass and the last two
+       must be refused; between them it may go either way */
+    const double conds[] = {1, 10, 100, 1e3, 3e3, 1e4, 1e5, 1e7, 1e8, 1e9, 1e12, 1e16};
+    const double sure = 100, refuse = sizeof(real) == sizeof(double) ? 1e12 : 1e5;
+    size_t c, i;
+    int taken = 0;
+    real *Q = (real *)malloc(n * d * sizeof(real)), *W = (real *)malloc(n * d * sizeof(real));
+    real *R = (real *)malloc(d * d * sizeof(real)), *R0 = (real *)malloc(d * d * sizeof(real));
+    for (c = 0; c < sizeof conds / sizeof conds[0]; ++c) {
+        real *A = known_cond_matrix(n, d, conds[c]);
+        int ok;
+        for (i = 0; i < d * d; ++i) R[i] = R0[i] = (real)(i % 7) - 3; /* poison, to see it kept */
+        memcpy(Q, A, n * d * sizeof(real));
+        ok = ro_sgns__qr_chol2(n, d, Q, d, R, d, W, NULL); /* 1 done, 0 refused, -1 no memory */
+        CHECK(ok >= 0);
+        if (conds[c] <= sure) CHECKF(ok, "chol2 refused cond %.0g", conds[c]);
+        if (conds[c] >= refuse) CHECKF(!ok, "chol2 accepted cond %.0g", conds[c]);
+        if (ok) { /* what it vouches for meets the Householder QR's bounds */
+            double e_orth = orth_error(n, d, Q, d), e_rec = 0, nA = frob(n * d, A);
+            size_t j, p;
+            ++taken;
+            for (i = 0; i < n; ++i)
+                for (j = 0; j < d; ++j) {
+                    double t = -(double)A[i * d + j];
+                    for (p = 0; p <= j; ++p) t += (double)Q[i * d + p] * R[p * d + j];
+                    e_rec += t * t;
+                }
+            e_rec = sqrt(e_rec) / nA;
+            CHECKF(e_orth <= QR_ORTH * neps && e_rec <= QR_REC * neps,
+                   "chol2 cond %.0g: |Q^TQ - I| %.3g, |A - QR|/|A| %.3g (bounds %.3g, %.3g)",
+                   conds[c], e_orth, e_rec, QR_ORTH * neps, QR_REC * neps);
+            for (i = 0; i < d; ++i)
+                for (j = 0; j < d; ++j)
+                    CHECKF(j < i ? R[i * d + j] == 0 : (j > i || R[i * d + j] > 0),
+                           "chol2 cond %.0g: R(%lu, %lu) = %g", conds[c], (unsigned long)i,
+                           (unsigned long)j, (double)R[i * d + j]);
+            if (getenv("VERBOSE"))
+                printf("chol2 cond %-6.0g orth %.2e rec %.2e (in n eps: %.3f %.3f)\n", conds[c],
+                       e_orth, e_rec, e_orth / neps, e_rec / neps);
+        } else {
+            CHECKF(memcmp(Q, A, n * d * sizeof(real)) == 0 &&
+                       memcmp(R, R0, d * d * sizeof(real)) == 0,
+                   "chol2 refused cond %.0g but changed A or R", conds[c]);
+            g_qr_step = 1; /* and the fallback answers */
+            check_qr("ill-conditioned", n, d, A);
+            g_qr_step = 0;
+        }
+        free(A);
+    }
+    CHECK(taken >= 3);
+    { /* rank-deficient, zero, NaN, huge (float's Gram overflows), tiny
+         (underflows): refused, untouched */
+        const char *what[] = {"rank-deficient", "zero", "NaN", "huge", "tiny"};
+        for (c = 0; c < 5; ++c) {
+            real *A = rnd_matrix(n, d, c == 3 ? 1e30 : c == 4 ? 1e-30 : 1);
+            int ok;
+            if (c == 0)
+                for (i = 0; i < n; ++i) A[i * d + 5] = A[i * d + 7];
+            if (c == 1) memset(A, 0, n * d * sizeof(real));
+            if (c == 2) A[17 * d + 3] = (real)NAN;
+            for (i = 0; i < d * d; ++i) R[i] = R0[i] = 1;
+            memcpy(Q, A, n * d * sizeof(real));
+            ok = ro_sgns__qr_chol2(n, d, Q, d, R, d, W, NULL);
+            CHECK(ok >= 0);
+            if (c < 3 || sizeof(real) == sizeof(float))
+                CHECKF(!ok, "chol2 accepted a %s matrix", what[c]);
+            if (!ok)
+                CHECKF(memcmp(Q, A, n * d * sizeof(real)) == 0 &&
+                           memcmp(R, R0, d * d * sizeof(real)) == 0,
+                       "chol2 refused a %s matrix but changed A or R", what[c]);
+            free(A);
+        }
+    }
+    free(Q);
+    free(W);
+    free(R);
+    free(R0);
 }
 
 /* Check the SVD of A (m x n). sigma_known (r values, descending) or NULL. */
@@ -527,7 +652,8 @@ static void ca_free(void *u, void *p)
     free(p);
 }
 
-/* Every allocation of QR and SVD failing in turn: an error, no leak. */
+/* Every allocation of QR, SVD, GEMM and the step's QR failing in turn: an
+   error (or, for the step's QR, the fallback's answer), no leak. */
 static void test_alloc_failure(void)
 {
     size_t n = 90, d = 40;
@@ -542,7 +668,7 @@ static void test_alloc_failure(void)
     al.free_fn = ca_free;
     al.user = &c;
     for (k = 1; k < 200; ++k) {
-        ro_sgns_result r1, r2, r3;
+        ro_sgns_result r1, r2, r3, r4;
         long most;
         memset(&c, 0, sizeof c);
         c.fail_at = k;
@@ -556,12 +682,17 @@ static void test_alloc_failure(void)
         r3 = ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_TRANS, n, d, d, 1, A, d, A, d, 0,
                                   U, d, &al, NULL);
         if (c.calls > most) most = c.calls;
+        c.calls = 0; /* the step's QR: its Cholesky QR, then the fallback, failing */
+        memcpy(Q, A, n * d * sizeof(real));
+        r4 = ro_sgns__qr_step(n, d, Q, R, U, &al, NULL);
+        if (c.calls > most) most = c.calls;
         /* RO_SGNS_TEST_QUICK: stop once no call reaches allocation k */
         if (tu_quick() && most < k) k = 200;
         if (c.live != 0) no_leak = 0;
         if ((r1 != RO_SGNS_OK && r1 != RO_SGNS_ERR_OUT_OF_MEMORY) ||
             (r2 != RO_SGNS_OK && r2 != RO_SGNS_ERR_OUT_OF_MEMORY) ||
-            (r3 != RO_SGNS_OK && r3 != RO_SGNS_ERR_OUT_OF_MEMORY))
+            (r3 != RO_SGNS_OK && r3 != RO_SGNS_ERR_OUT_OF_MEMORY) ||
+            (r4 != RO_SGNS_OK && r4 != RO_SGNS_ERR_OUT_OF_MEMORY))
             all_oom = 0;
         if (r1 == RO_SGNS_OK && r2 == RO_SGNS_OK) ran_clean = 1;
     }
@@ -579,6 +710,7 @@ int main(void)
     test_gemm_edges();
     test_gemm_threads();
     test_qr();
+    test_qr_chol2();
     test_svd();
     test_alloc_failure();
     CHECK(strcmp(ro_sgns_result_string(RO_SGNS_ERR_OUT_OF_MEMORY), "out of memory") == 0);
