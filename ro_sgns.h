@@ -12551,75 +12551,85 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
             STORE(acc + 18 * W, c9), STORE(acc + 20 * W, c10), STORE(acc + 22 * W, c11);   \
         }                                                                                  \
     }
+/* The narrow kernel for an edge panel of at most NC columns (float: d =
+   100 leaves 4 of AVX-512's 32 columns or of AVX2's 16, d = 200 8 of 32):
+   the vectors run down the panel's ROWS rows (12 of 16 lanes, 6 of 8; the
+   rest masked off) instead of across its columns, so a step p takes one
+   FMA per column instead of one per row (4 instead of 12 at d = 100 with
+   AVX-512; on Zen 5 the half-width kernel was 7.6% of the GEMM's samples
+   in the RO step). Two sets of accumulators, the even and the odd steps,
+   added at the end, keep enough FMAs in flight to hide their latency.
+   That is another order of the same terms than the full kernel's, so these
+   columns get other last bits than a full panel would give them; always
+   the same ones, since the edge panel is the last NR-panel of C whatever
+   the blocking and the threads. To acc with row stride NR, like the
+   others. */
 #ifdef RO_SGNS__AVX512
-/* The narrow kernel for an edge panel of at most NC columns (AVX-512,
-   float: d = 100 leaves 4 of 32, d = 200 8): the vectors run down the
-   panel's 12 rows (lanes 12-15 masked off) instead of across its columns,
-   so a step p takes one FMA per column instead of one per row (4 instead
-   of 12 at d = 100; Zen 5, d = 100: the half-width kernel was 7.6% of the
-   GEMM's samples in the RO step). Two sets of accumulators, the even and
-   the odd steps, added at the end, keep enough FMAs in flight to hide
-   their latency. That is another order of the same terms than the full
-   kernel's, so these columns get other last bits than a full panel would
-   give them; always the same ones, since the edge panel is the last
-   NR-panel of C whatever the blocking and the threads. To acc with row
-   stride NR (32), like the others. */
+#define RO_SGNS__CV_T __m512
+#define RO_SGNS__CV_ROWS 12
+#define RO_SGNS__CV_NR 32
+#define RO_SGNS__CV_LOADA(p) _mm512_maskz_loadu_ps((__mmask16)0x0FFF, p)
+#define RO_SGNS__CV_ZERO _mm512_setzero_ps
+#define RO_SGNS__CV_SET1 _mm512_set1_ps
+#define RO_SGNS__CV_FMA _mm512_fmadd_ps
+#define RO_SGNS__CV_ADD _mm512_add_ps
+#define RO_SGNS__CV_STOREU _mm512_storeu_ps
+#else
+#define RO_SGNS__CV_T __m256
+#define RO_SGNS__CV_ROWS 6
+#define RO_SGNS__CV_NR 16
+#define RO_SGNS__CV_LOADA(p) _mm256_maskload_ps(p, _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0))
+#define RO_SGNS__CV_ZERO _mm256_setzero_ps
+#define RO_SGNS__CV_SET1 _mm256_set1_ps
+#define RO_SGNS__CV_FMA _mm256_fmadd_ps
+#define RO_SGNS__CV_ADD _mm256_add_ps
+#define RO_SGNS__CV_STOREU _mm256_storeu_ps
+#endif
 #define RO_SGNS__COLS_STEP(J)                                                               \
-    e##J = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[J]), e##J);                                 \
-    o##J = _mm512_fmadd_ps(a1, _mm512_set1_ps(b[32 + J]), o##J)
+    e##J = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[J]), e##J);                               \
+    o##J = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[RO_SGNS__CV_NR + J]), o##J)
+#define RO_SGNS__COLS_LAST(J) e##J = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[J]), e##J)
 #define RO_SGNS__COLS_OUT(J)                                                                \
-    _mm512_storeu_ps(col, _mm512_add_ps(e##J, o##J));                                       \
-    for (i = 0; i < 12; ++i) acc[i * 32 + J] = col[i]
+    RO_SGNS__CV_STOREU(col, RO_SGNS__CV_ADD(e##J, o##J));                                   \
+    for (i = 0; i < RO_SGNS__CV_ROWS; ++i) acc[i * RO_SGNS__CV_NR + J] = col[i]
+#define RO_SGNS__COLS_ALL(NC, DO)                                                           \
+    DO(0);                                                                                  \
+    DO(1);                                                                                  \
+    DO(2);                                                                                  \
+    DO(3);                                                                                  \
+    if (NC > 4) {                                                                           \
+        DO(4);                                                                              \
+        DO(5);                                                                              \
+        DO(6);                                                                              \
+        DO(7);                                                                              \
+    }
 #define RO_SGNS__KERNEL_COLS(NAME, NC)                                                      \
     static void NAME(size_t kc, const float *RO_SGNS__RESTRICT a,                           \
                      const float *RO_SGNS__RESTRICT b, float *RO_SGNS__RESTRICT acc)        \
     {                                                                                      \
-        const __mmask16 rows = 0x0FFF;                                                     \
-        __m512 e0 = _mm512_setzero_ps(), e1 = e0, e2 = e0, e3 = e0, e4 = e0, e5 = e0;      \
-        __m512 e6 = e0, e7 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0, o4 = e0, o5 = e0;     \
-        __m512 o6 = e0, o7 = e0, a0, a1;                                                   \
+        const size_t rows = RO_SGNS__CV_ROWS, nr = RO_SGNS__CV_NR;                         \
+        RO_SGNS__CV_T e0 = RO_SGNS__CV_ZERO(), e1 = e0, e2 = e0, e3 = e0, e4 = e0;          \
+        RO_SGNS__CV_T e5 = e0, e6 = e0, e7 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0;        \
+        RO_SGNS__CV_T o4 = e0, o5 = e0, o6 = e0, o7 = e0, a0, a1;                          \
         float col[16];                                                                     \
         size_t p = 0, i;                                                                   \
-        for (; p + 2 <= kc; p += 2, a += 24, b += 64) {                                    \
-            a0 = _mm512_maskz_loadu_ps(rows, a);                                           \
-            a1 = _mm512_maskz_loadu_ps(rows, a + 12);                                      \
-            RO_SGNS__COLS_STEP(0);                                                         \
-            RO_SGNS__COLS_STEP(1);                                                         \
-            RO_SGNS__COLS_STEP(2);                                                         \
-            RO_SGNS__COLS_STEP(3);                                                         \
-            if (NC > 4) {                                                                  \
-                RO_SGNS__COLS_STEP(4);                                                     \
-                RO_SGNS__COLS_STEP(5);                                                     \
-                RO_SGNS__COLS_STEP(6);                                                     \
-                RO_SGNS__COLS_STEP(7);                                                     \
-            }                                                                              \
+        for (; p + 2 <= kc; p += 2, a += 2 * rows, b += 2 * nr) {                          \
+            a0 = RO_SGNS__CV_LOADA(a);                                                     \
+            a1 = RO_SGNS__CV_LOADA(a + rows);                                              \
+            RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_STEP)                                      \
         }                                                                                  \
         if (p < kc) { /* an odd kc: the last step to the even set */                      \
-            a0 = _mm512_maskz_loadu_ps(rows, a);                                           \
-            e0 = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[0]), e0);                            \
-            e1 = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[1]), e1);                            \
-            e2 = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[2]), e2);                            \
-            e3 = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[3]), e3);                            \
-            if (NC > 4) {                                                                  \
-                e4 = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[4]), e4);                        \
-                e5 = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[5]), e5);                        \
-                e6 = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[6]), e6);                        \
-                e7 = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[7]), e7);                        \
-            }                                                                              \
+            a0 = RO_SGNS__CV_LOADA(a);                                                     \
+            RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_LAST)                                      \
         }                                                                                  \
-        RO_SGNS__COLS_OUT(0);                                                              \
-        RO_SGNS__COLS_OUT(1);                                                              \
-        RO_SGNS__COLS_OUT(2);                                                              \
-        RO_SGNS__COLS_OUT(3);                                                              \
-        if (NC > 4) {                                                                      \
-            RO_SGNS__COLS_OUT(4);                                                          \
-            RO_SGNS__COLS_OUT(5);                                                          \
-            RO_SGNS__COLS_OUT(6);                                                          \
-            RO_SGNS__COLS_OUT(7);                                                          \
-        }                                                                                  \
+        (void)a1;                                                                          \
+        RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_OUT)                                           \
     }
 RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols4_s, 4)
+#ifdef RO_SGNS__AVX512
 RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols8_s, 8)
+#endif
+#ifdef RO_SGNS__AVX512
 RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_s, float, __m512, 16, 12, _mm512_setzero_ps,
                      _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps, _mm512_fmadd_ps,
                      _mm512_loadu_ps, _mm512_storeu_ps, _mm512_mul_ps, _mm512_add_ps)
@@ -12675,15 +12685,22 @@ static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real
 }
 
 /* An edge tile of cols columns into acc: the narrow kernel for at most 8
-   (AVX-512 float), the half-width kernel where there is one and
-   cols <= NR / 2, else the full one. */
+   (AVX-512 float) or 4 (AVX2 float), the half-width kernel where there is
+   one and cols <= NR / 2, else the full one. */
 static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns_real *b,
                                  ro_sgns_real *acc, size_t cols)
 {
+#if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
 #ifdef RO_SGNS__AVX512
-    if (!RO_SGNS__IS_DOUBLE && cols <= 8) {
-        void (*narrow)(size_t, const float *, const float *, float *) =
-            cols <= 4 ? ro_sgns__kernel_cols4_s : ro_sgns__kernel_cols8_s;
+    const size_t narrow_max = 8;
+#else
+    const size_t narrow_max = 4;
+#endif
+    if (!RO_SGNS__IS_DOUBLE && cols <= narrow_max) {
+        void (*narrow)(size_t, const float *, const float *, float *) = ro_sgns__kernel_cols4_s;
+#ifdef RO_SGNS__AVX512
+        if (cols > 4) narrow = ro_sgns__kernel_cols8_s;
+#endif
         narrow(kc, (const float *)(const void *)a, (const float *)(const void *)b,
                (float *)(void *)acc);
         return;
