@@ -12200,8 +12200,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    micro-kernel reads them (contiguous, zero-padded at the edges), so the
    kernel has one shape and the transposes cost nothing in the inner loop.
    Edge tiles run the same kernel on the padded panels (the SIMD builds a
-   half-width one for panels at most NR / 2 wide) and write back only the
-   valid part.
+   half-width one for panels at most NR / 2 wide, and in float a narrow one
+   whose vectors run down the rows for panels of at most 8 or 4 columns)
+   and write back only the valid part.
    Micro-kernels: one per instruction set the compiler targets (chosen at
    compile time, no run-time dispatch): AVX-512F 12 x 32 float / 12 x 16
    double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
@@ -12213,14 +12214,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    Cost: 2 m n k flops; memory: one B panel (KC x NC) plus one A block
    (MC x KC) per thread.
    Determinism: each element of C receives its KC-long partial sums in pc
-   order, each computed by the same kernel in p order. MC, NC and the split
+   order, each computed by the kernel its column's panel gets (in p order;
+   the narrow kernel in two interleaved halves, even and odd p, added at
+   the end), and which panel a column falls in depends on n and NR only.
+   MC, NC and the split
    of the rows or columns over threads change which thread computes a tile
    and what is in cache, never the arithmetic, so any thread count gives
    bitwise the same C. KC is a fixed constant (256 in every build) for that
    reason, and not a function of the CPU: the same binary gives the same
    bits on any CPU. Different builds may not: the AVX2 and AVX-512 kernels
    fuse each multiply-add (one rounding, the same terms in the same order:
-   the same sums), the portable one rounds twice unless the compiler
+   the same sums, but for the columns of an edge panel that only one of
+   them gives to its narrow kernel, e.g. n = 200 in float), the portable one rounds twice unless the compiler
    contracts it (-ffp-contract: GCC does by default in GNU C and C++ modes,
    not with -std=c99), and so may the update C + alpha acc.
    The k loop is never split over threads.
