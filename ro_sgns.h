@@ -7940,12 +7940,14 @@ static ro_sgns_result ro_sgns__step_norm(size_t m, size_t d, const ro_sgns_real 
 }
 
 /* What a step needs from the other shards (section 6); with comm NULL (one
-   machine) the first is ro_sgns_qr and the other two do nothing. Each
+   machine) the first is the step's QR (appendix B: Cholesky QR twice, W
+   its n x d scratch) and the other two do nothing. Each
    returns res unchanged once it is an error, without any work; on shards
    it first makes every shard agree on the first failure, in shard order. */
 static ro_sgns_result ro_sgns__qr_rows(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
                                        size_t d, ro_sgns_real *A, ro_sgns_real *R,
-                                       const ro_sgns_allocator *al, ro_sgns_error *err);
+                                       ro_sgns_real *W, const ro_sgns_allocator *al,
+                                       ro_sgns_error *err);
 static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_result res,
                                           ro_sgns_real *buf, size_t count, ro_sgns_error *err);
 static ro_sgns_result ro_sgns__sum_shards_double(const ro_sgns_comm *comm, ro_sgns_result res,
@@ -8076,10 +8078,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             for (i = 0; res == RO_SGNS_OK && i < n * d; ++i)
                 w.U1[i] = w.U1[i] + (ro_sgns_real)lambda * w.DV[i];
             /* U', S' = QR(M V); S' is replaced by line 5's             [line 4] */
-            if (comm)
-                res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, al, err);
-            else if (res == RO_SGNS_OK) /* Cholesky QR twice, w.T its scratch (appendix B) */
-                res = ro_sgns__qr_step(n, d, w.U1, w.R, w.T, al, err);
+            res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, w.T, al, err);
             /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards */
             if (res == RO_SGNS_OK)
                 res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
@@ -8852,8 +8851,10 @@ static ro_sgns_result ro_sgns__qr_rows_ld(const ro_sgns_comm *comm, ro_sgns_resu
 
 static ro_sgns_result ro_sgns__qr_rows(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
                                        size_t d, ro_sgns_real *A, ro_sgns_real *R,
-                                       const ro_sgns_allocator *al, ro_sgns_error *err)
+                                       ro_sgns_real *W, const ro_sgns_allocator *al,
+                                       ro_sgns_error *err)
 {
+    if (!comm) return res == RO_SGNS_OK ? ro_sgns__qr_step(n, d, A, R, W, al, err) : res;
     return ro_sgns__qr_rows_ld(comm, res, n, d, A, d, R, al, err);
 }
 
@@ -12217,12 +12218,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    order, each computed by the kernel its column's panel gets (in p order;
    the narrow kernel in two interleaved halves, even and odd p, added at
    the end), and which panel a column falls in depends on n and NR only.
-   MC, NC and the split
-   of the rows or columns over threads change which thread computes a tile
-   and what is in cache, never the arithmetic, so any thread count gives
-   bitwise the same C. KC is a fixed constant (256 in every build) for that
-   reason, and not a function of the CPU: the same binary gives the same
-   bits on any CPU. Different builds may not: the AVX2 and AVX-512 kernels
+   MC, NC and the split of the rows or columns over threads change which
+   thread computes a tile and what is in cache, never the arithmetic, so
+   any thread count gives bitwise the same C. KC is a fixed constant (256
+   in every build) for that reason, and not a function of the CPU: the
+   same binary gives the same bits on any CPU. Different builds may not: the AVX2 and AVX-512 kernels
    fuse each multiply-add (one rounding, the same terms in the same order:
    the same sums, but for the columns of an edge panel that only one of
    them gives to its narrow kernel, e.g. n = 200 in float), the portable one rounds twice unless the compiler
