@@ -12213,7 +12213,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    CPU that runs the product (cpuid, read once per product; a fixed table
    without cpuid).
    Cost: 2 m n k flops; memory: one B panel (KC x NC) plus one A block
-   (MC x KC) per thread.
+   (MC x KC) per thread. Two shapes take about half that, for appendix
+   B's Cholesky QR: only C's upper triangle (a Gram matrix), or op(B)
+   upper triangular (RO_SGNS__UPPER_C, RO_SGNS__UPPER_B, at the driver).
    Determinism: each element of C receives its KC-long partial sums in pc
    order, each computed by the kernel its column's panel gets (in p order;
    the narrow kernel in two interleaved halves, even and odd p, added at
@@ -13001,13 +13003,41 @@ static double ro_sgns__uneven(size_t x, size_t nt)
    up to MR (1024 rows, MC 126: nine blocks of 114, not eight of 126 and
    one of 16). The bits of C depend on none of this: every element is
    built from the same kernel calls over the same KC blocks in the same
-   order, whatever the thread count, MC or NC. */
+   order, whatever the thread count, MC or NC.
+   shape: RO_SGNS__FULL, or one of the two halved products of the Cholesky
+   QR (Appendix B), which skip work whose result is known or not wanted:
+   RO_SGNS__UPPER_C: only C's upper triangle (i <= j) is wanted; tiles
+     wholly below the diagonal are not computed and keep what they held.
+     The rows are split so that each thread gets half the tiles, not half
+     the rows (row i has n - i of them).
+   RO_SGNS__UPPER_B: op(B) (k x n) is upper triangular; each tile's sum
+     stops at the last row of op(B) its columns reach: the terms left out
+     are products with zeros, so C gets the full product's bits (but for
+     the sign of a zero, and an Inf or NaN in A that a zero would have made
+     a NaN). */
+enum { RO_SGNS__FULL = 0, RO_SGNS__UPPER_C = 1, RO_SGNS__UPPER_B = 2 };
+
+/* The first row unit (of MR rows) of thread tid's share of row_units when
+   row u costs n - u MR (clamped at 0), as RO_SGNS__UPPER_C's rows do. */
+static size_t ro_sgns__tri_split(size_t row_units, size_t n, size_t tid, size_t team)
+{
+    double total = 0, sofar = 0, goal;
+    size_t u;
+    if (tid >= team) return row_units;
+    for (u = 0; u < row_units; ++u)
+        total += u * RO_SGNS__MR < n ? (double)(n - u * RO_SGNS__MR) : 0;
+    goal = total * (double)tid / (double)team;
+    for (u = 0; u < row_units && sofar < goal; ++u)
+        sofar += u * RO_SGNS__MR < n ? (double)(n - u * RO_SGNS__MR) : 0;
+    return u;
+}
+
 static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                 size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
                                 size_t lda, const ro_sgns_real *B, size_t ldb,
                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc, int nt,
                                 ro_sgns_real *ws, const ro_sgns__blocking *bk,
-                                const ro_sgns__packed_b *pb)
+                                const ro_sgns__packed_b *pb, int shape)
 {
     const size_t KC = bk->kc, NC = bk->nc, MR = RO_SGNS__MR, NR = RO_SGNS__NR;
     size_t nc_max = ro_sgns__min(NC, (n + NR - 1) / NR * NR);
@@ -13037,7 +13067,10 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
             team = (size_t)omp_get_num_threads();
         }
 #endif
-        if (by_rows) {
+        if (by_rows && shape == RO_SGNS__UPPER_C) {
+            r0 = ro_sgns__tri_split(row_units, n, tid, team) * MR;
+            r1 = ro_sgns__min(m, ro_sgns__tri_split(row_units, n, tid + 1, team) * MR);
+        } else if (by_rows) {
             r0 = row_units * tid / team * MR;
             r1 = ro_sgns__min(m, row_units * (tid + 1) / team * MR);
         }
@@ -13049,14 +13082,16 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
         acc = ro_sgns__align64(apack + MC * KC);
         for (jc = 0; jc < n && r1 > r0; jc += NC) {
             size_t nc = ro_sgns__min(NC, n - jc);
-            size_t np = (nc + NR - 1) / NR, jp0 = 0, jp1 = np;
+            size_t np = (nc + NR - 1) / NR, jp0 = 0, jp1 = np, jend;
             if (!by_rows) {
                 jp0 = np * tid / team;
                 jp1 = np * (tid + 1) / team;
             }
+            jend = ro_sgns__min(nc, jp1 * NR); /* this thread's columns end at jc + jend */
             for (pc = 0; pc < k; pc += KC) {
                 size_t kc = ro_sgns__min(KC, k - pc), jp, ic;
                 const ro_sgns_real *bp = bpack; /* this block's B panels */
+                if (shape == RO_SGNS__UPPER_B && pc >= jc + jend) break; /* zeros below */
                 if (pb)
                     bp = pb->base + pc * pb->ld + (pb->col0 + jc) * kc;
                 else
@@ -13064,17 +13099,24 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                         ro_sgns__pack_b_panel(tb, B, ldb, n, pc, kc, jc, nc, jp, bpack);
                 for (ic = r0; ic < r1; ic += MC) {
                     size_t mc = ro_sgns__min(MC, r1 - ic), ir;
+                    if (shape == RO_SGNS__UPPER_C && ic >= jc + jend) break; /* below */
                     ro_sgns__pack_a(ta, A, lda, m, ic, mc, pc, kc, apack);
                     for (jp = jp0; jp < jp1; ++jp) {
                         size_t jr = jp * NR, cols = ro_sgns__min(NR, nc - jr);
+                        size_t kt = kc; /* this panel's part of the KC block */
+                        if (shape == RO_SGNS__UPPER_B) {
+                            if (pc >= jc + jr + cols) continue; /* its rows of op(B): zeros */
+                            kt = ro_sgns__min(kc, jc + jr + cols - pc);
+                        }
                         for (ir = 0; ir < mc; ir += MR) {
                             size_t rows = ro_sgns__min(MR, mc - ir);
                             ro_sgns_real *ct = C + (ic + ir) * ldc + jc + jr;
+                            if (shape == RO_SGNS__UPPER_C && ic + ir >= jc + jr + cols) break;
                             if (rows == MR && cols == NR) {
-                                ro_sgns__kernel(kc, apack + ir * kc, bp + jr * kc, acc, ct, ldc,
+                                ro_sgns__kernel(kt, apack + ir * kc, bp + jr * kc, acc, ct, ldc,
                                                 alpha, beta, pc == 0);
                             } else {
-                                ro_sgns__kernel_edge(kc, apack + ir * kc, bp + jr * kc, acc,
+                                ro_sgns__kernel_edge(kt, apack + ir * kc, bp + jr * kc, acc,
                                                      cols);
                                 ro_sgns__update_tile(ct, ldc, rows, cols, acc, alpha, beta,
                                                      pc == 0);
@@ -13097,7 +13139,8 @@ static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size
 {
     ro_sgns__blocking bk;
     ro_sgns__gemm_blocking_fixed(&bk);
-    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL);
+    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL,
+                        RO_SGNS__FULL);
 }
 
 /* C = A op(B) + beta C on one thread with op(B) packed ahead (pb), in the
@@ -13110,7 +13153,7 @@ static void ro_sgns__gemm_run_pb(ro_sgns_trans ta, size_t m, size_t n, size_t k,
     ro_sgns__blocking bk;
     ro_sgns__gemm_blocking_fixed(&bk);
     ro_sgns__gemm_run_b(ta, RO_SGNS_NOTRANS, m, n, k, 1, A, lda, NULL, 0, beta, C, ldc, 1, ws,
-                        &bk, pb);
+                        &bk, pb, RO_SGNS__FULL);
 }
 
 /* Packs op(B) (k x n) whole, as ro_sgns__gemm_run_b would pack it, for
@@ -13133,10 +13176,11 @@ static size_t ro_sgns__gemm_nr(void) { return RO_SGNS__NR; }
 /* ro_sgns_gemm_builtin on checked arguments, with a workspace of at least
    ro_sgns__gemm_ws_elems(n, nt) elements (so a caller that must not fail
    halfway, like the QR, allocates it once up front); nt: the most threads. */
-static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
-                             ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
-                             const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
-                             ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+static void ro_sgns__gemm_ws_shape(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                   size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
+                                   size_t lda, const ro_sgns_real *B, size_t ldb,
+                                   ro_sgns_real beta, ro_sgns_real *C, size_t ldc, int nt,
+                                   ro_sgns_real *ws, int shape)
 {
     ro_sgns__blocking bk;
     if (m == 0 || n == 0) return;
@@ -13151,7 +13195,17 @@ static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_
     } else {
         ro_sgns__gemm_blocking(&bk);
     }
-    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL);
+    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL,
+                        shape);
+}
+
+static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
+                             ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
+                             const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
+                             ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+{
+    ro_sgns__gemm_ws_shape(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws,
+                           RO_SGNS__FULL);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
@@ -13270,8 +13324,9 @@ static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    Cost: about 4 n d^2 flops (half for R, half for Q) for n >> d; memory:
    the reflectors (n x d) and NB x d blocks.
    The RO step's two QRs a step go first to Cholesky QR twice (at the end
-   of this appendix): 8 n d^2 flops, all in GEMMs, for the matrices whose
-   conditioning allows it, and this QR for the others.
+   of this appendix): 4 n d^2 flops, all in the GEMM's kernel (the upper
+   triangle of a Gram matrix, a product with a triangular one), for the
+   matrices whose conditioning allows it, and this QR for the others.
    ====================================================================== */
 
 #define RO_SGNS__QR_NB 32
@@ -13534,8 +13589,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
    second pass on Q (CholeskyQR2: Fukaya, Nakatsukasa, Yanagisawa and
    Yamamoto 2014; Yamamoto et al. 2015) brings it back to the working
    precision when cond(A) is below about u^-1/2 (~4000 in float, 7e7 in
-   double). Each pass is two GEMMs (A^T A, A R^-1: 4 n d^2 flops) and d^3
-   work on d x d matrices, so both passes run at GEMM speed, where the
+   double). Each pass is two products (A^T A, of which only the upper
+   triangle is needed, and A R^-1, R^-1 upper triangular: each half a
+   GEMM, 2 n d^2 flops a pass, by the GEMM's RO_SGNS__UPPER_C and
+   RO_SGNS__UPPER_B shapes or CBLAS's syrk and trmm) and d^3 work on d x d
+   matrices, so both passes run at GEMM speed, where the
    Householder QR above spends its time in serial panels and rank-32
    updates that stream A from memory (Zen 5, 22,352 x 500 float: 0.34 s
    against ~0.11 s; bench/RESULTS.md).
@@ -13587,6 +13645,56 @@ static void ro_sgns__inverse_upper(size_t d, const double *R, double *work, ro_s
     for (i = 0; i < d * d; ++i) Ri[i] = (ro_sgns_real)work[i];
 }
 
+/* The upper triangle of G = A^T A (A n x d, G d x d; below it G keeps
+   some of what it held), on ws of ro_sgns__gemm_ws_elems(d, threads). */
+static void ro_sgns__gram_upper(size_t n, size_t d, const ro_sgns_real *A, size_t lda,
+                                ro_sgns_real *G, ro_sgns_real *ws)
+{
+#ifdef RO_SGNS_USE_CBLAS
+    const size_t lim = 0x7fffffff;
+    if (n <= lim && d <= lim && lda <= lim) {
+        ro_sgns__scale_matrix(d, d, 0, G, d); /* BLAS may read G */
+        if (RO_SGNS__IS_DOUBLE)
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)d, (int)n, 1.0,
+                        (const double *)(const void *)A, (int)lda, 0.0,
+                        (double *)(void *)G, (int)d);
+        else
+            cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)d, (int)n, 1.0f,
+                        (const float *)(const void *)A, (int)lda, 0.0f, (float *)(void *)G,
+                        (int)d);
+        return;
+    }
+#endif
+    ro_sgns__gemm_ws_shape(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, A, lda, A, lda, 0, G, d,
+                           ro_sgns__num_threads(), ws, RO_SGNS__UPPER_C);
+}
+
+/* W = A T for T upper triangular with zeros below (d x d; A n x d, W n x
+   d with row stride ldw; A is not written), on ws as above. */
+static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size_t lda,
+                                 const ro_sgns_real *T, ro_sgns_real *W, size_t ldw,
+                                 ro_sgns_real *ws)
+{
+#ifdef RO_SGNS_USE_CBLAS
+    const size_t lim = 0x7fffffff;
+    if (n <= lim && d <= lim && ldw <= lim) { /* trmm works in place: A to W first */
+        size_t i;
+        for (i = 0; i < n; ++i) memcpy(W + i * ldw, A + i * lda, d * sizeof(ro_sgns_real));
+        if (RO_SGNS__IS_DOUBLE)
+            cblas_dtrmm(CblasRowMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit,
+                        (int)n, (int)d, 1.0, (const double *)(const void *)T, (int)d,
+                        (double *)(void *)W, (int)ldw);
+        else
+            cblas_strmm(CblasRowMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit,
+                        (int)n, (int)d, 1.0f, (const float *)(const void *)T, (int)d,
+                        (float *)(void *)W, (int)ldw);
+        return;
+    }
+#endif
+    ro_sgns__gemm_ws_shape(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, A, lda, T, d, 0, W, ldw,
+                           ro_sgns__num_threads(), ws, RO_SGNS__UPPER_B);
+}
+
 /* CholeskyQR2 of A (n x d, n >= d >= 1): 1 when done, A = Q R as
    ro_sgns_qr gives it (Q in A, R upper with a positive diagonal, zeros
    below); 0 when it cannot vouch for the result, -1 when the memory is not
@@ -13595,7 +13703,6 @@ static void ro_sgns__inverse_upper(size_t d, const double *R, double *work, ro_s
 static int ro_sgns__qr_chol2(size_t n, size_t d, ro_sgns_real *A, size_t lda, ro_sgns_real *R,
                              size_t ldr, ro_sgns_real *W, const ro_sgns_allocator *al)
 {
-    const ro_sgns_trans N = RO_SGNS_NOTRANS, T = RO_SGNS_TRANS;
     size_t dd = d * d, i, j, k;
     double *R1, *R2, *dwork, off = 0;
     ro_sgns_real *G, *ws;
@@ -13611,21 +13718,22 @@ static int ro_sgns__qr_chol2(size_t n, size_t d, ro_sgns_real *A, size_t lda, ro
     R2 = R1 + dd;
     dwork = R2 + dd;
     /* pass 1: R1^T R1 = A^T A, W = A R1^-1 */
-    ro_sgns__gemm_taken(T, N, d, d, n, 1, A, lda, A, lda, 0, G, d, ws);
+    ro_sgns__gram_upper(n, d, A, lda, G, ws);
     if (!ro_sgns__cholesky_upper(d, G, R1)) goto done;
     ro_sgns__inverse_upper(d, R1, dwork, G);
-    ro_sgns__gemm_taken(N, N, n, d, d, 1, A, lda, G, d, 0, W, d, ws);
+    ro_sgns__times_upper(n, d, A, lda, G, W, d, ws);
     /* pass 2: R2^T R2 = W^T W, A = W R2^-1, once W is known to be nearly
-       orthonormal: |W^T W - I|_F <= 1/2 (a NaN fails the test too) */
-    ro_sgns__gemm_taken(T, N, d, d, n, 1, W, d, W, d, 0, G, d, ws);
+       orthonormal: |W^T W - I|_F <= 1/2 (a NaN fails the test too; the
+       upper triangle counts the entries off the diagonal twice) */
+    ro_sgns__gram_upper(n, d, W, d, G, ws);
     for (i = 0; i < d; ++i)
-        for (j = 0; j < d; ++j) {
+        for (j = i; j < d; ++j) {
             double e = (double)G[i * d + j] - (i == j);
-            off += e * e;
+            off += (i == j ? 1 : 2) * e * e;
         }
     if (!(off <= 0.25) || !ro_sgns__cholesky_upper(d, G, R2)) goto done;
     ro_sgns__inverse_upper(d, R2, dwork, G);
-    ro_sgns__gemm_taken(N, N, n, d, d, 1, W, d, G, d, 0, A, lda, ws);
+    ro_sgns__times_upper(n, d, W, d, G, A, lda, ws);
     /* R = R2 R1, by rows: row i = sum_{k >= i} (R2)_ik (row k of R1) */
     for (i = 0; i < d; ++i) {
         double *ri = dwork + i * d;

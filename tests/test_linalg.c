@@ -183,6 +183,99 @@ static void test_gemm_threads(void)
 #endif
 }
 
+/* The two halved products of the Cholesky QR: the upper triangle of
+   A^T A (RO_SGNS__UPPER_C) and A T for an upper triangular T
+   (RO_SGNS__UPPER_B), against the naive product at the GEMM tolerance
+   above, and bitwise against the full product of the same kernel (the
+   work they skip is tiles nobody reads, or sums of products with zeros);
+   1, 2 and 3 threads give the same bits. Then ro_sgns__gram_upper and
+   ro_sgns__times_upper, the routes the QR takes (CBLAS's syrk and trmm in
+   the LAPACKE build), against the naive product. */
+static void check_shaped(size_t n, size_t d)
+{
+    real *A = rnd_matrix(n, d, 1), *T = rnd_matrix(d, d, 1), *ref = NULL, *abs_ab = NULL;
+    real *Aa = (real *)malloc(n * d * sizeof(real) + 1), *Ta = (real *)malloc(d * d * sizeof(real) + 1);
+    real *full = (real *)malloc(n * d * sizeof(real) + 1), *got = (real *)malloc(n * d * sizeof(real) + 1);
+    size_t i, j, rows[2] = {d, n}, kk[2] = {n, d};
+    int nt, w, of = 0;
+    real *ws = (real *)malloc(ro_sgns__gemm_ws_elems(d, 3, &of) * sizeof(real));
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < i; ++j) T[i * d + j] = 0;
+    for (i = 0; i < n * d; ++i) Aa[i] = (real)fabs((double)A[i]);
+    for (i = 0; i < d * d; ++i) Ta[i] = (real)fabs((double)T[i]);
+    ref = (real *)malloc(n * d * sizeof(real) + 1);
+    abs_ab = (real *)malloc(n * d * sizeof(real) + 1);
+    for (w = 0; w < 2; ++w) { /* 0: A^T A, upper; 1: A T */
+        const size_t m = rows[w], k = kk[w];
+        const double tol = 2 * EPS * ((double)ro_sgns__min(k, RO_SGNS__KC) + (double)k / RO_SGNS__KC + 2);
+        const ro_sgns_trans ta = w == 0 ? RO_SGNS_TRANS : RO_SGNS_NOTRANS;
+        const real *B = w == 0 ? A : T, *Ba = w == 0 ? Aa : Ta;
+        const size_t ldb = d;
+        const int shape = w == 0 ? RO_SGNS__UPPER_C : RO_SGNS__UPPER_B;
+        double worst = 0;
+        int same = 1, route_ok = 1;
+        ro_sgns_gemm_naive(ta, RO_SGNS_NOTRANS, m, d, k, 1, A, d, B, ldb, 0, ref, d);
+        ro_sgns_gemm_naive(ta, RO_SGNS_NOTRANS, m, d, k, 1, Aa, d, Ba, ldb, 0, abs_ab, d);
+        ro_sgns__gemm_ws_shape(ta, RO_SGNS_NOTRANS, m, d, k, 1, A, d, B, ldb, 0, full, d, 1, ws,
+                               RO_SGNS__FULL);
+        for (nt = 1; nt <= 3; ++nt) {
+            for (i = 0; i < m * d; ++i) got[i] = (real)NAN;
+            ro_sgns__gemm_ws_shape(ta, RO_SGNS_NOTRANS, m, d, k, 1, A, d, B, ldb, 0, got, d, nt,
+                                   ws, shape);
+            for (i = 0; i < m; ++i)
+                for (j = w == 0 ? i : 0; j < d; ++j) {
+                    double e = fabs((double)got[i * d + j] - (double)ref[i * d + j]);
+                    if (memcmp(&got[i * d + j], &full[i * d + j], sizeof(real)) != 0) same = 0;
+                    if (!(e <= tol * (double)abs_ab[i * d + j])) same = 0;
+                    if (!(e <= worst)) worst = e;
+                }
+        }
+        CHECKF(same, "%s %lu x %lu: not the full product's bits or off the reference by %.3g",
+               w == 0 ? "gram upper" : "times upper", (unsigned long)n, (unsigned long)d, worst);
+        /* the route the QR takes */
+        for (i = 0; i < m * d; ++i) got[i] = (real)NAN;
+        if (w == 0)
+            ro_sgns__gram_upper(n, d, A, d, got, ws);
+        else
+            ro_sgns__times_upper(n, d, A, d, T, got, d, ws);
+        for (i = 0; i < m; ++i)
+            for (j = w == 0 ? i : 0; j < d; ++j)
+                if (!(fabs((double)got[i * d + j] - (double)ref[i * d + j]) <=
+                      tol * (double)abs_ab[i * d + j]))
+                    route_ok = 0;
+        CHECKF(route_ok, "%s %lu x %lu: the QR's route is off the reference",
+               w == 0 ? "gram_upper" : "times_upper", (unsigned long)n, (unsigned long)d);
+    }
+    free(A);
+    free(T);
+    free(Aa);
+    free(Ta);
+    free(full);
+    free(got);
+    free(ref);
+    free(abs_ab);
+    free(ws);
+}
+
+static void test_gemm_shapes(void)
+{
+    /* d = 100 / 200: the narrow edge kernels; 515: two KC blocks and a
+       panel cut by the second; 37 x 37 and 1 x 1: one tile */
+    static const size_t sizes[][2] = {{1, 1}, {37, 37}, {300, 5}, {2000, 100}, {900, 200},
+                                      {600, 515}, {700, 300}};
+    size_t s;
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(3);
+#endif
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+        if (!tu_quick() || sizes[s][0] * sizes[s][1] * sizes[s][1] < 30000000u)
+            check_shaped(sizes[s][0], sizes[s][1]);
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+}
+
 /* ------------------------------------------------------------------ QR */
 
 static double frob(size_t n, const real *a)
@@ -712,6 +805,7 @@ int main(void)
     test_gemm();
     test_gemm_edges();
     test_gemm_threads();
+    test_gemm_shapes();
     test_qr();
     test_qr_chol2();
     test_svd();
