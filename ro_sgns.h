@@ -12202,7 +12202,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    kernel has one shape and the transposes cost nothing in the inner loop.
    Edge tiles run the same kernel on the padded panels (the SIMD builds a
    half-width one for panels at most NR / 2 wide, and in float a narrow one
-   whose vectors run down the rows for panels of at most 8 or 4 columns)
+   whose vectors run down the rows for panels of at most 8 or 4 columns, or
+   for the columns past the first NR / 2 when at most that many are left)
    and write back only the valid part.
    Micro-kernels: one per instruction set the compiler targets (chosen at
    compile time, no run-time dispatch): AVX-512F 12 x 32 float / 12 x 16
@@ -12703,13 +12704,21 @@ static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns
 #else
     const size_t narrow_max = 4;
 #endif
-    if (!RO_SGNS__IS_DOUBLE && cols <= narrow_max) {
+    /* at most narrow_max columns, or that many past the half-width
+       kernel's (d = 500 leaves 20 of AVX-512's 32, d = 300 12 of AVX2's
+       16): the half-width kernel for the first NR / 2, the narrow one for
+       the rest, at about 2/3 of the full kernel's time */
+    const size_t skip = cols > narrow_max ? (size_t)RO_SGNS__NR / 2 : 0;
+    if (!RO_SGNS__IS_DOUBLE && cols - skip <= narrow_max && cols > skip) {
         void (*narrow)(size_t, const float *, const float *, float *) = ro_sgns__kernel_cols4_s;
 #ifdef RO_SGNS__AVX512
-        if (cols > 4) narrow = ro_sgns__kernel_cols8_s;
+        if (cols - skip > 4) narrow = ro_sgns__kernel_cols8_s;
 #endif
-        narrow(kc, (const float *)(const void *)a, (const float *)(const void *)b,
-               (float *)(void *)acc);
+        if (skip)
+            ro_sgns__kernel_simd_half_s(kc, (const float *)(const void *)a,
+                                        (const float *)(const void *)b, (float *)(void *)acc);
+        narrow(kc, (const float *)(const void *)a, (const float *)(const void *)b + skip,
+               (float *)(void *)acc + skip);
         return;
     }
 #endif

@@ -100,10 +100,13 @@ static void check_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, s
 static void test_gemm(void)
 {
     /* n = 100 and 200 leave edge panels of 4 and 8 columns (the narrow
-       kernel of AVX-512 float), with odd k and k > KC */
+       kernel of AVX-512 float), 500 and 300 panels of 20 (AVX-512) and 12
+       (AVX2) columns (the half-width kernel, then the narrow one), with odd
+       k and k > KC */
     static const size_t sizes[][3] = {{1, 1, 1},    {7, 13, 5},    {257, 31, 129}, {13, 7, 300},
                                       {49, 65, 257}, {2, 600, 3},  {300, 2, 520},  {1, 33, 1},
-                                      {37, 100, 515}, {25, 200, 257}};
+                                      {37, 100, 515}, {25, 200, 257}, {19, 500, 261},
+                                      {21, 300, 300}};
     static const double ab[][2] = {{1, 0}, {1, 1}, {0, 1}, {0, 0}, {-1.5, 0.5}, {0.25, -2}};
     size_t s, t, x;
     for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
