@@ -7782,7 +7782,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    section 3) and two QRs (n x d and m x d; Cholesky QR twice, all GEMMs,
    when their conditioning allows it: appendix B). The sweep that gives F at the
    new point gives its D V too, which is the next step's first product, so
-   the safeguard's F costs nothing on an accepted step.
+   the safeguard's F costs nothing on an accepted step (and the U S it
+   sweeps with is the next step's U S).
    Safeguard (on by default; the paper has none): a step that lowers F, or
    makes a NaN, is halved and retried from the same D V; after an accepted
    step the next one starts at min(lambda * grow, the configured step).
@@ -8044,9 +8045,10 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t n = x->n, m = x->m, d = x->d, i, j; /* n: the rows of U held here */
     ro_sgns_real *U = x->U, *S = x->S, *V = x->V, *swap, *keep = NULL;
+    const ro_sgns_real *us;
     ro_sgns__ro_work w;
     double F, F1 = 0, lambda, norm = 0;
-    int it, stop, keep_valid = 0, of = 0;
+    int it, stop, keep_valid = 0, of = 0, us_in_t = 0;
     size_t keep_bytes = ro_sgns__mul(ro_sgns__mul(n, m, &of), sizeof(ro_sgns_real), &of);
     ro_sgns_result res;
     memset(&w, 0, sizeof w);
@@ -8064,6 +8066,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     /* F(X) and D V at the start */
     if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, err);
     keep_valid = keep != NULL;
+    us_in_t = 1; /* f_and_dv left U S in w.T: the first product of line 4 */
     res = ro_sgns__sum_shards_double(comm, res, &F, err);
     if (res != RO_SGNS_OK) goto done;
     lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
@@ -8072,11 +8075,18 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
         double t0 = ro_sgns__now();
         int halvings = 0;
         for (;;) {                               /* one try of the step lambda */
-            /* M V = U S + lambda D V                          (M itself is never formed) */
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d, 0,
-                               w.U1, d, al, err);
+            /* M V = U S + lambda D V                          (M itself is never formed);
+               U S is still in w.T from the sweep at X, unless a retry of
+               the step has used w.T since (the same product, the same bits) */
+            us = w.T;
+            if (!us_in_t) {
+                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d, 0,
+                                   w.U1, d, al, err);
+                us = w.U1;
+            }
+            us_in_t = 0;
             for (i = 0; res == RO_SGNS_OK && i < n * d; ++i)
-                w.U1[i] = w.U1[i] + (ro_sgns_real)lambda * w.DV[i];
+                w.U1[i] = us[i] + (ro_sgns_real)lambda * w.DV[i];
             /* U', S' = QR(M V); S' is replaced by line 5's             [line 4] */
             res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, w.T, al, err);
             /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards */
@@ -8122,6 +8132,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
         w.DV = w.DV1;
         w.DV1 = swap;
         keep_valid = keep != NULL;
+        us_in_t = 1; /* the sweep at X' left U' S' in w.T */
         ++x->iteration;
         ro_sgns__stamp(p, x);
         /* the step size of the next step: grow back after an accepted one */
