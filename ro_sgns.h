@@ -2928,6 +2928,9 @@ typedef struct ro_sgns__packed_b {
 static size_t ro_sgns__gemm_nr(void);
 static void ro_sgns__pack_b_ahead(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb, size_t n,
                                   size_t k, ro_sgns_real *dst, size_t ld);
+static void ro_sgns__pack_b_ahead_panels(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb,
+                                         size_t n, size_t k, ro_sgns_real *dst, size_t ld,
+                                         size_t jp0, size_t jp1);
 static void ro_sgns__gemm_run_pb(ro_sgns_trans ta, size_t m, size_t n, size_t k,
                                  const ro_sgns_real *A, size_t lda, const ro_sgns__packed_b *pb,
                                  ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
@@ -7479,16 +7482,27 @@ static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
    step). Memory: cols (rounded up to NR) x d + cols x dp (dp rounded up)
    reals, like R and P themselves. NULL (and the tiles pack their own) when
    the tiles (if more than one) are not a multiple of NR wide, the tiles go
-   to the BLAS, or the memory is not there: the same bits either way. */
+   to the BLAS, or the memory is not there: the same bits either way.
+   The threads pack their shares of the panels (a copy: no bits depend on
+   who makes it). With mem, the buffer is mem's, kept from one sweep to
+   the next (grown when too small) and never returned to be freed: the RO
+   step sweeps twice a step, and a fresh buffer of that size (90 MB at d =
+   500) came from the system each time, its pages faulted in one by one by
+   the serial packing (44,000 faults a step on the bundled corpus). */
+typedef struct ro_sgns__sweep_mem {
+    ro_sgns_real *buf;
+    size_t elems;
+} ro_sgns__sweep_mem;
+
 static ro_sgns_real *ro_sgns__sweep_pack(size_t cols, size_t d, const ro_sgns_real *R,
                                          size_t dp, const ro_sgns_real *P, size_t cb_max,
-                                         const ro_sgns_allocator *alloc, ro_sgns_real **rt,
-                                         ro_sgns_real **pp)
+                                         const ro_sgns_allocator *alloc, ro_sgns__sweep_mem *mem,
+                                         ro_sgns_real **rt, ro_sgns_real **pp)
 {
     size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols + nr - 1) / nr * nr;
-    size_t dp_pad = (dp + nr - 1) / nr * nr, rt_elems = cols_pad * d, c0, pad = 64;
+    size_t dp_pad = (dp + nr - 1) / nr * nr, rt_elems = cols_pad * d, pad = 64, need;
     ro_sgns_real *buf;
-    int overflow = 0;
+    int overflow = 0, nt = ro_sgns__num_threads();
 #if defined(RO_SGNS_USE_CBLAS) && defined(RO_SGNS_CBLAS_TILES)
     const int to_blas = 1; /* the BLAS packs its own */
 #else
@@ -7496,32 +7510,53 @@ static ro_sgns_real *ro_sgns__sweep_pack(size_t cols, size_t d, const ro_sgns_re
 #endif
     *rt = *pp = NULL;
     if (to_blas || (cb_max % nr != 0 && cb_max < cols)) return NULL; /* c0 % NR != 0 */
-    buf = (ro_sgns_real *)ro_sgns__alloc_array(
-        alloc, ro_sgns__mul(cols, P ? dp_pad : 0, &overflow) + rt_elems + 2 * pad, 1,
-        sizeof(ro_sgns_real));
-    if (!buf || overflow) {
-        ro_sgns__free(alloc, buf);
-        return NULL;
+    need = ro_sgns__mul(cols, P ? dp_pad : 0, &overflow) + rt_elems + 2 * pad;
+    if (overflow) return NULL;
+    if (mem && mem->buf && mem->elems >= need) {
+        buf = mem->buf;
+    } else {
+        buf = (ro_sgns_real *)ro_sgns__alloc_array(alloc, need, 1, sizeof(ro_sgns_real));
+        if (!buf) return NULL;
+        if (mem) {
+            ro_sgns__free(alloc, mem->buf);
+            mem->buf = buf;
+            mem->elems = need;
+        }
     }
     *rt = ro_sgns__align64(buf);
-    ro_sgns__pack_b_ahead(RO_SGNS_TRANS, R, d, cols, d, *rt, cols_pad);
-    if (P) {
-        *pp = ro_sgns__align64(*rt + rt_elems);
-        for (c0 = 0; c0 < cols; c0 += cb_max)
-            ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, P + c0 * dp, dp, dp,
-                                  ro_sgns__min(cb_max, cols - c0), *pp + c0 * dp_pad, dp_pad);
+    *pp = P ? ro_sgns__align64(*rt + rt_elems) : NULL;
+    if ((double)cols * (double)(d + dp) < 1e6) nt = 1; /* not worth a fork */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        size_t t = 0, team = 1, np = cols_pad / nr, c0;
+#ifdef _OPENMP
+        if (nt > 1) {
+            t = (size_t)omp_get_thread_num();
+            team = (size_t)omp_get_num_threads();
+        }
+#endif
+        ro_sgns__pack_b_ahead_panels(RO_SGNS_TRANS, R, d, cols, d, *rt, cols_pad, np * t / team,
+                                     np * (t + 1) / team);
+        if (P) /* P by blocks of cb_max rows, one tile's worth, in turns */
+            for (c0 = t * cb_max; c0 < cols; c0 += team * cb_max)
+                ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, P + c0 * dp, dp, dp,
+                                      ro_sgns__min(cb_max, cols - c0), *pp + c0 * dp_pad, dp_pad);
     }
-    return buf;
+    (void)nt; /* without OpenMP */
+    return mem ? NULL : buf;
 }
 
 /* One blocked sweep over X = L R^T (L rows x d, R cols x d): F (if F is not
-   NULL) and Out = D(X) P (if P is not NULL; P cols x dp, Out rows x dp). */
+   NULL) and Out = D(X) P (if P is not NULL; P cols x dp, Out rows x dp).
+   mem (may be NULL): the packed operands' buffer kept between sweeps. */
 static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction dir,
                                      size_t d, const ro_sgns_real *L, const ro_sgns_real *R,
                                      size_t dp, const ro_sgns_real *P, ro_sgns_real *Out,
                                      double *F, ro_sgns_real *Keep, size_t br_max,
                                      size_t cb_max, const ro_sgns_allocator *alloc,
-                                     ro_sgns_error *err)
+                                     ro_sgns__sweep_mem *mem, ro_sgns_error *err)
 {
     size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws;
     size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols + nr - 1) / nr * nr;
@@ -7552,7 +7587,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                              "sgns: cannot allocate %d blocks of %lu x %lu", nt,
                              (unsigned long)br_max, (unsigned long)cb_max);
     }
-    packed = ro_sgns__sweep_pack(cols, d, R, dp, P, cb_max, alloc, &rt, &pp);
+    packed = ro_sgns__sweep_pack(cols, d, R, dp, P, cb_max, alloc, mem, &rt, &pp);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
@@ -7719,7 +7754,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
     L = ro_sgns__us(x, al, err);
     if (!L) return err ? err->code : RO_SGNS_ERR_OUT_OF_MEMORY;
     res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, NULL,
-                         0, 0, al, err);
+                         0, 0, al, NULL, err);
     ro_sgns__free(al, L);
     return res;
 }
@@ -7734,7 +7769,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const 
     res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
     if (res != RO_SGNS_OK) return res;
     return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, NULL, 0,
-                          0, ro_sgns__problem_alloc(p), err);
+                          0, ro_sgns__problem_alloc(p), NULL, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
@@ -7760,7 +7795,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     /* D(X) = D(X) Id: the blocked sweep with the identity as the factor */
     memset(Id, 0, m * m * sizeof(ro_sgns_real));
     for (i = 0; i < m; ++i) Id[i * m + i] = 1;
-    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, al, err);
+    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, al, NULL,
+                         err);
     ro_sgns__free(al, Id);
     ro_sgns__free(al, L);
     return res;
@@ -7854,7 +7890,7 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
                                         size_t d, const ro_sgns_real *U, const ro_sgns_real *S,
                                         const ro_sgns_real *V, ro_sgns_real *L,
                                         ro_sgns_real *DV, double *F, ro_sgns_real *Keep,
-                                        ro_sgns_error *err)
+                                        ro_sgns__sweep_mem *mem, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t n = p->fwd.rows;
@@ -7862,7 +7898,7 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
                                       0, L, d, al, err);
     if (res == RO_SGNS_OK)
         res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, Keep,
-                             cfg->block_rows, cfg->block_cols, al, err);
+                             cfg->block_rows, cfg->block_cols, al, mem, err);
     if (res == RO_SGNS_OK && !ro_sgns__finite_array(DV, n * d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
     return res;
@@ -7878,7 +7914,8 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
                                     size_t d, double lambda, const ro_sgns_real *U,
                                     const ro_sgns_real *S, const ro_sgns_real *V,
                                     const ro_sgns_real *U1, const ro_sgns_real *Keep,
-                                    ro_sgns_real *VSt, ro_sgns_real *Out, ro_sgns_error *err)
+                                    ro_sgns_real *VSt, ro_sgns_real *Out,
+                                    ro_sgns__sweep_mem *mem, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t m = p->m, ws_elems;
@@ -7900,7 +7937,7 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
                             d, 0, Out, d, ws);
     else /* D^T U' over the transpose: X^T = (V S^T) U^T, so L = V S^T, R = U */
         res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, NULL,
-                             cfg->block_rows, cfg->block_cols, al, err);
+                             cfg->block_rows, cfg->block_cols, al, mem, err);
     if (res == RO_SGNS_OK) {
         ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, p->fwd.rows, 1, U, d, U1, d, 0,
                             UtU, d, ws);
@@ -7961,6 +7998,7 @@ typedef struct ro_sgns__ro_work {
     ro_sgns_real *V1;       /* M^T U', then V' after its QR; U^T U' below it */
     ro_sgns_real *T;        /* scratch: U S, V S^T, U' S' (max(n, m) rows) */
     ro_sgns_real *S1, *R, *A; /* S', a QR's R (d x d), 3 d x d scratch */
+    ro_sgns__sweep_mem sweep; /* the sweeps' packed operands */
 } ro_sgns__ro_work;
 
 static void ro_sgns__ro_work_free(ro_sgns__ro_work *w, const ro_sgns_allocator *al)
@@ -7973,6 +8011,7 @@ static void ro_sgns__ro_work_free(ro_sgns__ro_work *w, const ro_sgns_allocator *
     ro_sgns__free(al, w->S1);
     ro_sgns__free(al, w->R);
     ro_sgns__free(al, w->A);
+    ro_sgns__free(al, w->sweep.buf);
     memset(w, 0, sizeof *w);
 }
 
@@ -8064,7 +8103,8 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
                                 "keep_direction_bytes)", (unsigned long)n, (unsigned long)m);
     }
     /* F(X) and D V at the start */
-    if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, &w.sweep, err);
     keep_valid = keep != NULL;
     us_in_t = 1; /* f_and_dv left U S in w.T: the first product of line 4 */
     res = ro_sgns__sum_shards_double(comm, res, &F, err);
@@ -8092,7 +8132,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards */
             if (res == RO_SGNS_OK)
                 res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
-                                    w.T, w.V1, err);
+                                    w.T, w.V1, &w.sweep, err);
             res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
             /* V', S'^T = QR(M^T U')                                     [line 5] */
             if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w.V1, w.R, w.T, al, err);
@@ -8103,7 +8143,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             keep_valid = 0;
             if (res == RO_SGNS_OK)
                 res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, keep,
-                                        err);
+                                        &w.sweep, err);
             if (res == RO_SGNS_OK) /* |X' - X|_F, for the progress report */
                 res = ro_sgns__step_norm(m, d, S, V, w.S1, w.V1, w.V1 + m * d, w.A, &norm, al,
                                          err);
@@ -13183,9 +13223,17 @@ static void ro_sgns__gemm_run_pb(ro_sgns_trans ta, size_t m, size_t n, size_t k,
 static void ro_sgns__pack_b_ahead(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb, size_t n,
                                   size_t k, ro_sgns_real *dst, size_t ld)
 {
+    ro_sgns__pack_b_ahead_panels(tb, B, ldb, n, k, dst, ld, 0, (n + RO_SGNS__NR - 1) / RO_SGNS__NR);
+}
+
+/* The same for micro-panels jp0..jp1-1 only (a thread's share). */
+static void ro_sgns__pack_b_ahead_panels(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb,
+                                         size_t n, size_t k, ro_sgns_real *dst, size_t ld,
+                                         size_t jp0, size_t jp1)
+{
     size_t p, jp;
     for (p = 0; p < k; p += RO_SGNS__KC)
-        for (jp = 0; jp < (n + RO_SGNS__NR - 1) / RO_SGNS__NR; ++jp)
+        for (jp = jp0; jp < jp1; ++jp)
             ro_sgns__pack_b_panel(tb, B, ldb, n, p, ro_sgns__min(RO_SGNS__KC, k - p), 0, n, jp,
                                   dst + p * ld);
 }

@@ -898,7 +898,7 @@ static void test_shards(void)
     CHECK(ro_sgns_objective(p, x0, &F, &err) == RO_SGNS_OK);
     /* the step's first product over every row: F is the objective's own sweep */
     CHECK(ro_sgns_problem_create_rows(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, NULL, &err) ==
+    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, NULL, NULL, &err) ==
           RO_SGNS_OK);
     CHECK(F1 == F);
     /* on three shards: their rows of D V, their parts of F adding up to F;
@@ -910,7 +910,7 @@ static void test_shards(void)
         CHECK(ro_sgns_problem_create_rows(p, r0, r1, &sh[q], NULL, &err) == RO_SGNS_OK);
         if (!sh[q]) continue;
         CHECK(ro_sgns__f_and_dv(sh[q], &cfg, d, x0->U + r0 * d, x0->S, x0->V, L, DVs + r0 * d,
-                                &Fq, NULL, &err) == RO_SGNS_OK);
+                                &Fq, NULL, NULL, &err) == RO_SGNS_OK);
         ro_sgns_factors_create(r1 - r0, m, d, &xq, NULL, NULL);
         memcpy(xq->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
         memcpy(xq->S, x0->S, d * d * sizeof(real));
@@ -927,7 +927,7 @@ static void test_shards(void)
                                        c.csum, c.total, k, 1.0, &sc, NULL, &err) == RO_SGNS_OK);
     if (sc) {
         CHECK(ro_sgns__f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, NULL,
-                                &err) == RO_SGNS_OK);
+                                NULL, &err) == RO_SGNS_OK);
         CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
     }
     {   /* with context distribution smoothing too: a shard's P(c) comes from
@@ -944,9 +944,9 @@ static void test_shards(void)
               RO_SGNS_OK);
         if (r75 && s75) {
             CHECK(ro_sgns__f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV,
-                                    &F75r, NULL, &err) == RO_SGNS_OK);
+                                    &F75r, NULL, NULL, &err) == RO_SGNS_OK);
             CHECK(ro_sgns__f_and_dv(s75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV2,
-                                    &F75s, NULL, &err) == RO_SGNS_OK);
+                                    &F75s, NULL, NULL, &err) == RO_SGNS_OK);
             CHECK(F75r == F75s);
             CHECK(memcmp(DV, DV2, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
             /* and not the unsmoothed numbers */
@@ -967,7 +967,7 @@ static void test_shards(void)
         size_t r0 = cut[q];
         if (!sh[q]) continue;
         CHECK(ro_sgns__mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d,
-                            NULL, VSt, Out, &err) == RO_SGNS_OK);
+                            NULL, VSt, Out, NULL, &err) == RO_SGNS_OK);
         for (i = 0; i < (m + d) * d; ++i) Osum[i] += Out[i];
     }
     X = dense_x(x0);
