@@ -13664,7 +13664,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
    matrices, so both passes run at GEMM speed, where the
    Householder QR above spends its time in serial panels and rank-32
    updates that stream A from memory (Zen 5, 22,352 x 500 float: 0.34 s
-   against ~0.11 s; bench/RESULTS.md).
+   against 0.077 s; bench/RESULTS.md).
    Whether a pass can be trusted is read from the second Gram matrix: it is
    Q1^T Q1, and when |Q1^T Q1 - I|_F <= 1/2 (cond(Q1)^2 <= 3) the second
    pass is accurate. When the first Cholesky breaks down (rank deficiency,
