@@ -12342,8 +12342,13 @@ typedef struct ro_sgns__blocking {
    KC = 256). Each thread packs its own panel and the L3 a VM reports is
    shared with neighbours it cannot see; on Zen 3 at 2 threads, 2 MB beat
    4 and 8 MB by 6-14% on 2048^3 and NT 1024 x 24292 x 500 (float and
-   double) and lost nothing elsewhere (bench/RESULTS.md). */
+   double) and lost nothing elsewhere; on Intel Emerald Rapids (2 MB L2)
+   512 KB lost on 10 of the 14 float and double shapes, up to 34%
+   (bench/RESULTS.md). A build may set it (the benches' experiments do);
+   it decides no bits. */
+#ifndef RO_SGNS__B_PANEL_BYTES
 #define RO_SGNS__B_PANEL_BYTES ((size_t)2 << 20)
+#endif
 
 /* The table used without cache sizes: an A block of 12 micro-panels
    (144 x 256 floats = 144 KB for AVX-512, 72 x 256 for AVX2), a B panel of

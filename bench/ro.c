@@ -9,7 +9,9 @@
    between sweeps (keep_direction_bytes = n m reals: 3 products a step),
    both rows in one table against the same floor.
    BENCH_FLOOR_ROUNDS=R in the environment: the floor is the best of R
-   rounds (default 3).
+   rounds (default 3). BENCH_RO_OVERSAMPLE=p: the SVD-SPPMI start with
+   oversampling p instead of the library's default (a cheaper, rougher
+   start for short runs: the steps' cost does not depend on it).
    The counts come from build/corpus_w5_m200.counts, made from
    build/corpus.txt on the first run (make bench-corpus does both). */
 #define _POSIX_C_SOURCE 200809L
@@ -140,6 +142,10 @@ int main(int argc, char **argv)
     bench_print_setup(stdout, omp_get_max_threads());
     /* the start: the library's truncated SVD as configured by default (the
        RO steps are what is timed) */
+    if (getenv("BENCH_RO_OVERSAMPLE")) {
+        sc.oversample = (size_t)atoi(getenv("BENCH_RO_OVERSAMPLE"));
+        printf("SVD-SPPMI start with oversampling %zu (BENCH_RO_OVERSAMPLE)\n", sc.oversample);
+    }
     t0 = omp_get_wtime();
     if (ro_sgns_sppmi(c, 5, 1, &A, NULL, &err) != RO_SGNS_OK ||
         ro_sgns_tsvd(A, d, &sc, &x, NULL, &err) != RO_SGNS_OK) {
