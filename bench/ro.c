@@ -9,7 +9,12 @@
    between sweeps (keep_direction_bytes = n m reals: 3 products a step),
    both rows in one table against the same floor.
    BENCH_FLOOR_ROUNDS=R in the environment: the floor is the best of R
-   rounds (default 3). BENCH_RO_OVERSAMPLE=p: the SVD-SPPMI start with
+   rounds (default 3). BENCH_FLOOR_PAIRED=1: instead, one round of the
+   floor right after each step (from the progress callback, outside the
+   step's clock), and each step's ratio to the floor beside it: on a host
+   whose speed drifts between minutes (a VM with busy neighbours), a step
+   and a floor measured a minute apart disagree by more than the changes
+   being measured. BENCH_RO_OVERSAMPLE=p: the SVD-SPPMI start with
    oversampling p instead of the library's default (a cheaper, rougher
    start for short runs: the steps' cost does not depend on it).
    The counts come from build/corpus_w5_m200.counts, made from
@@ -30,6 +35,12 @@ typedef ro_sgns_real real;
 static double step_seconds[1000];
 static int n_steps;
 
+/* BENCH_FLOOR_PAIRED: the floor measured after each step */
+static double paired_blas[1000], paired_ours[1000];
+static size_t paired_n, paired_d;
+static int paired;
+static double floor_seconds(size_t n, size_t d, int ours);
+
 static double fastest_step(void)
 {
     double fastest = 1e30;
@@ -44,8 +55,18 @@ static int report(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void *
     (void)x;
     (void)user;
     if (n_steps < 1000) step_seconds[n_steps++] = p->seconds;
-    printf("| %llu | %.4f | %.3g | %d | %.3g | %.2f |\n", (unsigned long long)p->iteration,
+    printf("| %llu | %.4f | %.3g | %d | %.3g | %.2f |", (unsigned long long)p->iteration,
            p->objective * 1e-9, p->step, p->halvings, p->step_norm, p->seconds);
+    if (paired && n_steps <= 1000) {
+        int threads = openblas_get_num_threads();
+        openblas_set_num_threads(1); /* as in the floor after the steps */
+        paired_blas[n_steps - 1] = floor_seconds(paired_n, paired_d, 0);
+        paired_ours[n_steps - 1] = floor_seconds(paired_n, paired_d, 1);
+        openblas_set_num_threads(threads);
+        printf(" floor %.2f s (ours %.2f s): step / floor %.2f |", paired_blas[n_steps - 1],
+               paired_ours[n_steps - 1], p->seconds / paired_blas[n_steps - 1]);
+    }
+    printf("\n");
     fflush(stdout);
     return 0;
 }
@@ -165,6 +186,9 @@ int main(int argc, char **argv)
     if (step > 0) cfg.step = step;
     else if (cfg.direction == RO_SGNS_DIRECTION_PLAIN) cfg.step = 5e-5;
     cfg.callback = report;
+    paired = getenv("BENCH_FLOOR_PAIRED") && atoi(getenv("BENCH_FLOOR_PAIRED")) > 0;
+    paired_n = c->n;
+    paired_d = d;
     if (keep) { /* the start, for the second run */
         ro_sgns_factors_create(x->n, x->m, d, &x0, NULL, &err);
         memcpy(x0->U, x->U, x->n * d * sizeof(real));
@@ -181,6 +205,7 @@ int main(int argc, char **argv)
     steps = n_steps;
     if (keep) {
         n_steps = 0;
+        paired = 0; /* the kept steps against the default steps' floors */
         cfg.keep_direction_bytes = (size_t)-1;
         printf("\nthe same from the same start, the direction kept (n m reals, %.0f MB):\n",
                (double)c->n * c->n * sizeof(real) / 1048576.0);
@@ -201,13 +226,30 @@ int main(int argc, char **argv)
         const char *fr = getenv("BENCH_FLOOR_ROUNDS");
         int rounds = fr && atoi(fr) > 0 ? atoi(fr) : 3;
         t_floor = t_ours = 1e30;
-        for (i = 0; i < rounds; ++i) {
-            double a = floor_seconds(c->n, d, 0), b = floor_seconds(c->n, d, 1);
-            if (a < t_floor) t_floor = a;
-            if (b < t_ours) t_ours = b;
-        }
-        printf("floor (best of %d), the step's 4 products of %zu x %zu x %zu over 512-row blocks, 2 threads: "
-               "OpenBLAS %.2f s, ours %.2f s\n", rounds, c->n, c->n, d, t_floor, t_ours);
+        if (getenv("BENCH_FLOOR_PAIRED") && atoi(getenv("BENCH_FLOOR_PAIRED")) > 0 && steps > 0) {
+            double ratio[1000], tmp;
+            int j;
+            rounds = steps < 1000 ? steps : 1000;
+            for (i = 0; i < rounds; ++i) {
+                if (paired_blas[i] < t_floor) t_floor = paired_blas[i];
+                if (paired_ours[i] < t_ours) t_ours = paired_ours[i];
+                ratio[i] = step_seconds[i] / paired_blas[i];
+                for (j = i; j > 0 && ratio[j - 1] > ratio[j]; --j) /* insertion sort */
+                    tmp = ratio[j], ratio[j] = ratio[j - 1], ratio[j - 1] = tmp;
+            }
+            printf("paired: step / the floor measured right after it, over %d steps: median "
+                   "%.2f, lowest %.2f, highest %.2f\n", rounds,
+                   rounds % 2 ? ratio[rounds / 2] : 0.5 * (ratio[rounds / 2 - 1] + ratio[rounds / 2]),
+                   ratio[0], ratio[rounds - 1]);
+        } else
+            for (i = 0; i < rounds; ++i) {
+                double a = floor_seconds(c->n, d, 0), b = floor_seconds(c->n, d, 1);
+                if (a < t_floor) t_floor = a;
+                if (b < t_ours) t_ours = b;
+            }
+        printf("floor (best of %d%s), the step's 4 products of %zu x %zu x %zu over 512-row blocks, 2 threads: "
+               "OpenBLAS %.2f s, ours %.2f s\n", rounds, paired ? ", one after each step" : "",
+               c->n, c->n, d, t_floor, t_ours);
         if (steps > 0) {
             printf("fastest step %.2f s (no halving steps counted separately): ours/floor(OpenBLAS) "
                    "%.2f, outside the products %.0f%%\n", fastest, fastest / t_floor,
