@@ -12312,8 +12312,8 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    the B micro-panel (KC x NR: 16 KB for AVX2, 32 KB for AVX-512 float)
    within the L1 cache; on Zen 3 (AVX2, double) KC = 128, 192, 256 and 320
    measured the same within the noise of a shared machine, on Zen 5
-   (AVX-512, double) 384 and 512 the same as 256 and 192 up to 20% slower
-   on the shapes with k > KC (bench/RESULTS.md).
+   (AVX-512, double) 384 and 512 the same as 256, 128 and 192 up to 20%
+   slower on the shapes with k > KC (bench/RESULTS.md).
    MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
    B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
    arithmetic: they are chosen per product from the CPU's cache sizes
