@@ -38,7 +38,7 @@ static int n_steps;
 /* BENCH_FLOOR_PAIRED: the floor measured after each step */
 static double paired_blas[1000], paired_ours[1000];
 static size_t paired_n, paired_d;
-static int paired;
+static int paired, paired_mode; /* paired: the callback measures now; paired_mode: asked for */
 static double floor_seconds(size_t n, size_t d, int ours);
 
 static double fastest_step(void)
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     if (step > 0) cfg.step = step;
     else if (cfg.direction == RO_SGNS_DIRECTION_PLAIN) cfg.step = 5e-5;
     cfg.callback = report;
-    paired = getenv("BENCH_FLOOR_PAIRED") && atoi(getenv("BENCH_FLOOR_PAIRED")) > 0;
+    paired = paired_mode = getenv("BENCH_FLOOR_PAIRED") && atoi(getenv("BENCH_FLOOR_PAIRED")) > 0;
     paired_n = c->n;
     paired_d = d;
     if (keep) { /* the start, for the second run */
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
         const char *fr = getenv("BENCH_FLOOR_ROUNDS");
         int rounds = fr && atoi(fr) > 0 ? atoi(fr) : 3;
         t_floor = t_ours = 1e30;
-        if (getenv("BENCH_FLOOR_PAIRED") && atoi(getenv("BENCH_FLOOR_PAIRED")) > 0 && steps > 0) {
+        if (paired_mode && steps > 0) {
             double ratio[1000], tmp;
             int j;
             rounds = steps < 1000 ? steps : 1000;
@@ -248,7 +248,8 @@ int main(int argc, char **argv)
                 if (b < t_ours) t_ours = b;
             }
         printf("floor (best of %d%s), the step's 4 products of %zu x %zu x %zu over 512-row blocks, 2 threads: "
-               "OpenBLAS %.2f s, ours %.2f s\n", rounds, paired ? ", one after each step" : "",
+               "OpenBLAS %.2f s, ours %.2f s\n", rounds,
+               paired_mode && steps > 0 ? ", one after each step" : "",
                c->n, c->n, d, t_floor, t_ours);
         if (steps > 0) {
             printf("fastest step %.2f s (no halving steps counted separately): ours/floor(OpenBLAS) "
