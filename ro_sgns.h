@@ -162,8 +162,9 @@
          V_{i+1}, S_{i+1}^T = QR(M^T U_{i+1})
      M is n x m and dense, so it is never stored: each product walks it in
      blocks of rows (block of X from the factors -> gradient -> product).
-     (Only a caller who grants the memory, keep_direction_bytes, gets the
-     n x m direction kept between two products, to save one of them.)
+     (Only a caller who grants the memory, keep_direction_bytes, gets rows
+     of the n x m direction kept between two products, to save that part of
+     one of them.)
      Embeddings [2.3]: SVD of the small core S = P Sigma Q^T gives
          W = U P Sigma^(1/2),  C = V Q Sigma^(1/2).
 
@@ -1069,15 +1070,19 @@ typedef struct ro_sgns_ro_config {
                                     Default 2. */
     size_t block_rows;           /* rows of M per block (0 = 288) */
     size_t block_cols;           /* columns per tile (0 = 512) */
-    size_t keep_direction_bytes; /* memory the step may spend to keep D(X), the
-                                    n x m direction, from the sweep that made
-                                    it (F and D V at the new point) for the next
-                                    step's D^T U': 3 big products a step instead
-                                    of 4 and one pass of exponentials instead of
-                                    two, for n m sizeof(ro_sgns_real) bytes
-                                    (2.0 GB in float at n = m = 22,352). Used
-                                    when that fits (failing to allocate it is
-                                    RO_SGNS_ERR_OUT_OF_MEMORY); default 0: off,
+    size_t keep_direction_bytes; /* memory the step may spend to keep rows of
+                                    D(X), the n x m direction, from the sweep
+                                    that made them (F and D V at the new point)
+                                    for the next step's D^T U': the first
+                                    min(n, bytes / (m sizeof(ro_sgns_real)))
+                                    rows (the most frequent words). With all n
+                                    (2.0 GB in float at n = m = 22,352) a step
+                                    takes 3 big products instead of 4 and one
+                                    pass of exponentials instead of two; with
+                                    a fraction f of them, 4 - f products and
+                                    the second pass over the other columns
+                                    only. Failing to allocate the rows is
+                                    RO_SGNS_ERR_OUT_OF_MEMORY. Default 0: off,
                                     O((n + m) d) memory. Results agree with
                                     the sweep's to rounding (D^T U' by another
                                     order of sums), bit for bit for any thread
@@ -7548,27 +7553,52 @@ static ro_sgns_real *ro_sgns__sweep_pack(size_t cols, size_t d, const ro_sgns_re
     return mem ? NULL : buf;
 }
 
+/* Where row w's counts reach column c0: the first of its entries in a
+   column >= c0 (its columns ascend). */
+static uint64_t ro_sgns__first_col(const ro_sgns__side *sd, size_t w, size_t c0)
+{
+    uint64_t lo = sd->row_ptr[w], hi = sd->row_ptr[w + 1];
+    if (c0 == 0) return lo;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (sd->col[mid] < c0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* One blocked sweep over X = L R^T (L rows x d, R cols x d): F (if F is not
    NULL) and Out = D(X) P (if P is not NULL; P cols x dp, Out rows x dp).
+   Keep (may be NULL) receives the first keep_rows rows of D(X) (keep_rows
+   x cols). Only the columns from cbeg on are swept (F and D(X) P over
+   those; 0 for all): the rest of D(X) P is the caller's (section 4).
    mem (may be NULL): the packed operands' buffer kept between sweeps. */
 static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction dir,
                                      size_t d, const ro_sgns_real *L, const ro_sgns_real *R,
                                      size_t dp, const ro_sgns_real *P, ro_sgns_real *Out,
-                                     double *F, ro_sgns_real *Keep, size_t br_max,
-                                     size_t cb_max, const ro_sgns_allocator *alloc,
-                                     ro_sgns__sweep_mem *mem, ro_sgns_error *err)
+                                     double *F, ro_sgns_real *Keep, size_t keep_rows,
+                                     size_t cbeg, size_t br_max, size_t cb_max,
+                                     const ro_sgns_allocator *alloc, ro_sgns__sweep_mem *mem,
+                                     ro_sgns_error *err)
 {
     size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws;
-    size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols + nr - 1) / nr * nr;
+    size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols - cbeg + nr - 1) / nr * nr;
     size_t dp_pad = (dp + nr - 1) / nr * nr;
     int nt = ro_sgns__num_threads(), overflow = 0;
     double *fblock;
     ro_sgns_real *buf, *packed, *rt, *pp;
     const ro_sgns_real plain = dir == RO_SGNS_DIRECTION_PLAIN ? 1 : 0;
     long blk;
+    if (cbeg >= cols) { /* nothing to sweep: the caller has every column */
+        if (P) memset(Out, 0, rows * dp * sizeof(ro_sgns_real));
+        if (F) *F = 0;
+        return ro_sgns__ok(err);
+    }
     if (br_max == 0) br_max = RO_SGNS__BR;
     if (cb_max == 0) cb_max = RO_SGNS__CB;
-    cb_max = ro_sgns__min(cb_max, cols);
+    cb_max = ro_sgns__min(cb_max, cols - cbeg);
     br_max = ro_sgns__min(br_max, rows);
     nblocks = (rows + br_max - 1) / br_max;
     if ((size_t)nt > nblocks) nt = (int)nblocks;
@@ -7588,7 +7618,8 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                              "sgns: cannot allocate %d blocks of %lu x %lu", nt,
                              (unsigned long)br_max, (unsigned long)cb_max);
     }
-    packed = ro_sgns__sweep_pack(cols, d, R, dp, P, cb_max, alloc, mem, &rt, &pp);
+    packed = ro_sgns__sweep_pack(cols - cbeg, d, R + cbeg * d, dp, P ? P + cbeg * dp : NULL,
+                                 cb_max, alloc, mem, &rt, &pp);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
@@ -7619,16 +7650,16 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
             double facc[32];
             for (i = 0; i < 32; ++i) facc[i] = 0;
             for (i = 0; i < br; ++i) {
-                cursor[i] = sd->row_ptr[r0 + i];
+                cursor[i] = ro_sgns__first_col(sd, r0 + i, cbeg);
                 runlen[i] = 64;
             }
-            for (c0 = 0; c0 < cols; c0 += cb_max) {
+            for (c0 = cbeg; c0 < cols; c0 += cb_max) {
                 size_t cb = ro_sgns__min(cb_max, cols - c0);
                 ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
                 prt.base = rt;
                 prt.ld = cols_pad;
-                prt.col0 = c0;
-                ppp.base = pp ? pp + c0 * dp_pad : NULL;
+                prt.col0 = c0 - cbeg;
+                ppp.base = pp ? pp + (c0 - cbeg) * dp_pad : NULL;
                 ppp.ld = dp_pad;
                 ppp.col0 = 0;
                 ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, L + r0 * d, d,
@@ -7700,11 +7731,11 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     cursor[i] = k1;
                     runlen[i] = (uint32_t)(k1 - k0) > 48 ? (uint32_t)(k1 - k0) : 48;
                     /* the direction kept whole, rows x cols, for D^T U' (section 4) */
-                    if (Keep) memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
+                    if (w < keep_rows) memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
                 }
                 if (P)
                     ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, cb,
-                                       P + c0 * dp, dp, pp ? &ppp : NULL, c0 == 0 ? 0 : 1,
+                                       P + c0 * dp, dp, pp ? &ppp : NULL, c0 == cbeg ? 0 : 1,
                                        Out + r0 * dp, dp, gemm_ws);
             }
             fblock[blk] = ro_sgns__sum_lanes(facc);
@@ -7765,7 +7796,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
     L = ro_sgns__us(x, al, err);
     if (!L) return err ? err->code : RO_SGNS_ERR_OUT_OF_MEMORY;
     res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, NULL,
-                         0, 0, al, NULL, err);
+                         0, 0, 0, 0, al, NULL, err);
     ro_sgns__free(al, L);
     return res;
 }
@@ -7779,8 +7810,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const 
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL or d = 0");
     res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
     if (res != RO_SGNS_OK) return res;
-    return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, NULL, 0,
-                          0, ro_sgns__problem_alloc(p), NULL, err);
+    return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, NULL, 0, 0,
+                          0, 0, ro_sgns__problem_alloc(p), NULL, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
@@ -7806,8 +7837,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     /* D(X) = D(X) Id: the blocked sweep with the identity as the factor */
     memset(Id, 0, m * m * sizeof(ro_sgns_real));
     for (i = 0; i < m; ++i) Id[i * m + i] = 1;
-    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, al, NULL,
-                         err);
+    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, 0, 0, al,
+                         NULL, err);
     ro_sgns__free(al, Id);
     ro_sgns__free(al, L);
     return res;
@@ -7836,13 +7867,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    step the next one starts at min(lambda * grow, the configured step).
    The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
    Memory: the counts and their transpose, U, V and five n x d blocks
-   (and n x m reals for the kept direction below, when asked for).
+   (and up to n x m reals for the kept direction below, when asked for).
    Three products instead of four (keep_direction_bytes): the sweep that
    gives F and D V at the new point computes D there, the very D whose
-   D^T U' the next step needs. Where n m reals fit the budget, the sweep
-   also stores D (n x m) and the next step's D^T U' is one GEMM over it: no
-   X^T blocks, no second pass of exponentials. A halved retry sweeps again
-   (D was overwritten by the rejected candidate's).
+   D^T U' the next step needs. The sweep also stores as many of D's first
+   rows as the budget holds (n_k of them, each m reals), and the next step
+   splits D^T U' = D_k^T U'_k + D_r^T U'_r by rows: the kept rows' part is
+   one GEMM over them, the rest a sweep over X^T that skips the kept
+   columns (words) of X^T. With every row kept: no X^T blocks, no second
+   pass of exponentials; with a fraction f, that much less of them. The
+   first rows are the most frequent words, whose columns of X^T hold the
+   most counts, so the walk over the counts shrinks faster than f. A halved
+   retry sweeps again (D was overwritten by the rejected candidate's).
    Shards (section 6) run this same function: where the rows of U are
    spread over processes, the QR of M V, the sum of the shards' parts of
    M^T U' and the sum of F go through the transport; on one machine the
@@ -7896,12 +7932,13 @@ static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_
 
 /* The first product of a step, at a point X = U S V^T: F(X) and D V.
    L (n x d) is scratch for U S. A NaN in D V is RO_SGNS_ERR_NUMERIC.
-   Keep (n x m, or NULL) receives D itself. */
+   Keep (keep_rows x m, or NULL) receives D's first keep_rows rows. */
 static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
                                         size_t d, const ro_sgns_real *U, const ro_sgns_real *S,
                                         const ro_sgns_real *V, ro_sgns_real *L,
                                         ro_sgns_real *DV, double *F, ro_sgns_real *Keep,
-                                        ro_sgns__sweep_mem *mem, ro_sgns_error *err)
+                                        size_t keep_rows, ro_sgns__sweep_mem *mem,
+                                        ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t n = p->fwd.rows;
@@ -7909,7 +7946,8 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
                                       0, L, d, al, err);
     if (res == RO_SGNS_OK)
         res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, Keep,
-                             cfg->block_rows, cfg->block_cols, al, mem, err);
+                             Keep ? keep_rows : 0, 0, cfg->block_rows, cfg->block_cols, al,
+                             mem, err);
     if (res == RO_SGNS_OK && !ro_sgns__finite_array(DV, n * d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
     return res;
@@ -7917,19 +7955,21 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
 
 /* The second product: Out = M^T U' = V S^T (U^T U') + lambda D^T U' over
    the rows held (m x d), and UtU = U^T U' (d x d) after it (Out has m + d
-   rows). VSt (m x d) is scratch for V S^T. D^T U' comes from Keep, the
-   direction at X kept by the sweep that gave F(X) (n x m), when it is not
-   NULL: one GEMM instead of a sweep. On failure Out is untouched (all
-   workspace is taken before it is written). */
+   rows). VSt (m x d) is scratch for V S^T. Where Keep is not NULL it holds
+   the first keep_rows rows of the direction at X, kept by the sweep that
+   gave F(X) (keep_rows x m): their part of D^T U' is one GEMM over it, and
+   the sweep over X^T covers only the other columns (none when every row is
+   kept). On failure Out is untouched (all workspace is taken before it is
+   written). */
 static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
                                     size_t d, double lambda, const ro_sgns_real *U,
                                     const ro_sgns_real *S, const ro_sgns_real *V,
                                     const ro_sgns_real *U1, const ro_sgns_real *Keep,
-                                    ro_sgns_real *VSt, ro_sgns_real *Out,
+                                    size_t keep_rows, ro_sgns_real *VSt, ro_sgns_real *Out,
                                     ro_sgns__sweep_mem *mem, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
-    size_t m = p->m, ws_elems;
+    size_t m = p->m, ws_elems, nk = Keep ? keep_rows : 0;
     ro_sgns_real *ws, *UtU = Out + m * d;
     int of = 0;
     ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, V, d, S, d, 0,
@@ -7943,12 +7983,14 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
                              "ro_train: cannot allocate the GEMM workspace (d = %lu)",
                              (unsigned long)d);
     }
-    if (Keep) /* D^T U' from the kept direction: the third product */
-        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, p->fwd.rows, 1, Keep, m, U1,
-                            d, 0, Out, d, ws);
-    else /* D^T U' over the transpose: X^T = (V S^T) U^T, so L = V S^T, R = U */
-        res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, NULL,
+    /* D^T U' over the transpose, the columns (words) not kept: X^T = (V S^T)
+       U^T, so L = V S^T, R = U */
+    if (nk < p->fwd.rows)
+        res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, NULL, 0, nk,
                              cfg->block_rows, cfg->block_cols, al, mem, err);
+    if (res == RO_SGNS_OK && nk > 0) /* the kept rows' part: the third product */
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, nk, 1, Keep, m, U1, d,
+                            nk < p->fwd.rows ? 1 : 0, Out, d, ws);
     if (res == RO_SGNS_OK) {
         ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, p->fwd.rows, 1, U, d, U1, d, 0,
                             UtU, d, ws);
@@ -8099,23 +8141,27 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     ro_sgns__ro_work w;
     double F, F1 = 0, lambda, norm = 0;
     int it, stop, keep_valid = 0, of = 0, us_in_t = 0;
-    size_t keep_bytes = ro_sgns__mul(ro_sgns__mul(n, m, &of), sizeof(ro_sgns_real), &of);
+    /* the direction's first rows kept from one sweep to the next step's
+       D^T U': as many as the budget holds (none below one row of m reals;
+       within it, failing to get the memory is an error, not another path) */
+    size_t row_bytes = ro_sgns__mul(m, sizeof(ro_sgns_real), &of);
+    size_t keep_rows = of || row_bytes == 0 ? 0 : cfg->keep_direction_bytes / row_bytes;
     ro_sgns_result res;
+    if (keep_rows > n) keep_rows = n;
     memset(&w, 0, sizeof w);
     res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
-    /* the direction kept from one sweep to the next step's D^T U', when the
-       budget allows it (below the budget the step sweeps twice, as before;
-       within it, failing to get the memory is an error, not another path) */
-    if (res == RO_SGNS_OK && !of && keep_bytes <= cfg->keep_direction_bytes) {
-        keep = (ro_sgns_real *)ro_sgns__alloc_array(al, n, m, sizeof(ro_sgns_real));
+    if (res == RO_SGNS_OK && keep_rows > 0) {
+        keep = (ro_sgns_real *)ro_sgns__alloc_array(al, keep_rows, m, sizeof(ro_sgns_real));
         if (!keep)
             res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                                 "ro_train: cannot allocate the kept direction (%lu x %lu, "
-                                "keep_direction_bytes)", (unsigned long)n, (unsigned long)m);
+                                "keep_direction_bytes)", (unsigned long)keep_rows,
+                                (unsigned long)m);
     }
     /* F(X) and D V at the start */
     if (res == RO_SGNS_OK)
-        res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, &w.sweep, err);
+        res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, keep_rows, &w.sweep,
+                                err);
     keep_valid = keep != NULL;
     us_in_t = 1; /* f_and_dv left U S in w.T: the first product of line 4 */
     res = ro_sgns__sum_shards_double(comm, res, &F, err);
@@ -8143,7 +8189,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards */
             if (res == RO_SGNS_OK)
                 res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
-                                    w.T, w.V1, &w.sweep, err);
+                                    keep_rows, w.T, w.V1, &w.sweep, err);
             res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
             /* V', S'^T = QR(M^T U')                                     [line 5] */
             if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w.V1, w.R, w.T, al, err);
@@ -8154,7 +8200,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             keep_valid = 0;
             if (res == RO_SGNS_OK)
                 res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, keep,
-                                        &w.sweep, err);
+                                        keep_rows, &w.sweep, err);
             if (res == RO_SGNS_OK) /* |X' - X|_F, for the progress report */
                 res = ro_sgns__step_norm(m, d, S, V, w.S1, w.V1, w.V1 + m * d, w.A, &norm, al,
                                          err);

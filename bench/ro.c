@@ -3,10 +3,11 @@
    SVD-SPPMI start, then K steps; per step F, seconds; and the floor: the same
    four n x m x d products by OpenBLAS in the same run (its best kernel for
    this CPU: bench/bench_util.h), and by our GEMM.
-   usage: bench_ro [d] [iterations] [plain|scaled] [step] [safeguard 0|1] [keep 0|1]
+   usage: bench_ro [d] [iterations] [plain|scaled] [step] [safeguard 0|1] [keep 0..1]
                    [block_rows (0: the library's)]
    keep 1: the same steps again from the same start with the direction kept
-   between sweeps (keep_direction_bytes = n m reals: 3 products a step),
+   between sweeps (keep_direction_bytes = n m reals: 3 products a step);
+   keep 0 < f < 1: its first f n rows kept (4 - f products a step),
    both rows in one table against the same floor.
    BENCH_FLOOR_ROUNDS=R in the environment: the floor is the best of R
    rounds (default 3). BENCH_FLOOR_PAIRED=1: instead, one round of the
@@ -136,7 +137,8 @@ int main(int argc, char **argv)
     ro_sgns_counts *c = NULL;
     ro_sgns_csr *A = NULL;
     ro_sgns_factors *x = NULL, *x0 = NULL;
-    int keep = argc > 6 ? atoi(argv[6]) : 0;
+    double keep = argc > 6 ? atof(argv[6]) : 0;
+    size_t keep_rows;
     double fastest, fastest_keep = 0, rss_keep = 0, peak_plain;
     int steps;
     ro_sgns_problem *p = NULL;
@@ -189,7 +191,9 @@ int main(int argc, char **argv)
     paired = paired_mode = getenv("BENCH_FLOOR_PAIRED") && atoi(getenv("BENCH_FLOOR_PAIRED")) > 0;
     paired_n = c->n;
     paired_d = d;
-    if (keep) { /* the start, for the second run */
+    if (keep > 1) keep = 1;
+    keep_rows = (size_t)(keep * (double)c->n);
+    if (keep > 0) { /* the start, for the second run */
         ro_sgns_factors_create(x->n, x->m, d, &x0, NULL, &err);
         memcpy(x0->U, x->U, x->n * d * sizeof(real));
         memcpy(x0->V, x->V, x->m * d * sizeof(real));
@@ -203,12 +207,13 @@ int main(int argc, char **argv)
            (unsigned long long)x->iteration, peak_plain);
     fastest = fastest_step();
     steps = n_steps;
-    if (keep) {
+    if (keep > 0) {
         n_steps = 0;
         paired = 0; /* the kept steps against the default steps' floors */
-        cfg.keep_direction_bytes = (size_t)-1;
-        printf("\nthe same from the same start, the direction kept (n m reals, %.0f MB):\n",
-               (double)c->n * c->n * sizeof(real) / 1048576.0);
+        cfg.keep_direction_bytes = keep_rows * c->n * sizeof(real);
+        printf("\nthe same from the same start, the direction kept (%zu of its %zu rows, "
+               "%.0f MB):\n", keep_rows, (size_t)c->n,
+               (double)keep_rows * c->n * sizeof(real) / 1048576.0);
         printf("| iter | F x 1e-9 | step | halvings | |dX| | seconds |\n|---|---|---|---|---|---|\n");
         t0 = omp_get_wtime();
         if (ro_sgns_ro_train(p, x0, &cfg, &err) != RO_SGNS_OK)
@@ -263,12 +268,13 @@ int main(int argc, char **argv)
                    sizeof(real) == 4 ? "float" : "double", omp_get_max_threads(), fastest,
                    t_floor, t_ours, fastest / t_floor, t_ours / t_floor,
                    100.0 * (fastest - t_ours) / fastest, bench_load());
-            if (keep)
-                printf("| %zu | %s, direction kept | %d | %.2f | %.2f | %.2f | %.2f | %.2f | - | "
-                       "%.2f |\n", d, sizeof(real) == 4 ? "float" : "double",
-                       omp_get_max_threads(), fastest_keep, t_floor, t_ours,
-                       fastest_keep / t_floor, t_ours / t_floor, bench_load());
-            if (keep)
+            if (keep > 0)
+                printf("| %zu | %s, direction kept (%.0f%% of rows) | %d | %.2f | %.2f | %.2f | "
+                       "%.2f | %.2f | - | %.2f |\n", d, sizeof(real) == 4 ? "float" : "double",
+                       100.0 * (double)keep_rows / (double)c->n, omp_get_max_threads(),
+                       fastest_keep, t_floor, t_ours, fastest_keep / t_floor, t_ours / t_floor,
+                       bench_load());
+            if (keep > 0)
                 printf("peak RSS: %.0f MB after the default steps, %.0f MB after the kept ones\n",
                        peak_plain, rss_keep);
         }

@@ -1457,8 +1457,8 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("safeguard", T_01, safeguard, W_RO, 0, 1, "0|1",
       "halve a step that lowers F ({D}; 0: the paper's\nfixed step)"),
     F("keep-direction", T_BYTES, keep_direction, W_RO, 0, 0, "BYTES",
-      "memory to keep the n x m direction between\nsweeps: 3 products a step, not 4, when n m\n"
-      "reals fit (n = m = 22k: 2G in float; {D})"),
+      "memory to keep rows of the n x m direction\nbetween sweeps: 3 products a step, not 4,\n"
+      "with all n rows (n = m = 22k: 2G in float),\n4 - f with a fraction f of them ({D})"),
     F("allow-no-step", T_SWITCH, allow_no_step, W_RO, 0, 0, NULL,
       "write the start when no step is accepted\n(otherwise an error)"),
     F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE", "save the point after every step"),

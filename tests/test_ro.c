@@ -367,8 +367,10 @@ static double orth_err(size_t rows, size_t d, const real *Q)
 }
 
 /* One step of the blocked sweep, for each row x column blocking in blocks
-   (0: the library's), with and without the kept direction, against the
-   header's dense reference step on an n x m problem of rank d. */
+   (0: the library's), without the kept direction, with all of it, and with
+   its first n / 3 + 1 rows (a budget a few bytes short of one more row: the
+   sweep over X^T then starts inside a tile), against the header's dense
+   reference step on an n x m problem of rank d. */
 static void step_vs_naive_shape(size_t n, size_t m, size_t d, double cds,
                                 const size_t (*blocks)[2], size_t n_blocks)
 {
@@ -396,11 +398,12 @@ static void step_vs_naive_shape(size_t n, size_t m, size_t d, double cds,
             ro_sgns_factors_free(xr);
             for (i = 0; i < n * m; ++i) nref += Xref[i] * Xref[i];
             nref = sqrt(nref);
-            for (b = 0; b < 2 * n_blocks; ++b) {
+            for (b = 0; b < 3 * n_blocks; ++b) {
                 /* the second round keeps the direction of the start's sweep for
-                   D^T U' (keep_direction_bytes), so that product is a GEMM */
-                const size_t bi = b % n_blocks;
-                const int keep = b >= n_blocks;
+                   D^T U' (keep_direction_bytes), so that product is a GEMM; the
+                   third keeps its first rows: a GEMM and a shorter sweep */
+                const size_t bi = b % n_blocks, row = m * sizeof(real);
+                const int keep = (int)(b / n_blocks);
                 ro_sgns_factors *x = copy_point(x0);
                 ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
                 ro_sgns_error err;
@@ -411,7 +414,9 @@ static void step_vs_naive_shape(size_t n, size_t m, size_t d, double cds,
                 cfg.step = lambda;
                 cfg.block_rows = blocks[bi][0];
                 cfg.block_cols = blocks[bi][1];
-                cfg.keep_direction_bytes = keep ? n * m * sizeof(real) : 0;
+                cfg.keep_direction_bytes = keep == 1   ? n * row
+                                           : keep == 2 ? (n / 3 + 2) * row - 3
+                                                       : 0;
                 CHECKF(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_OK, "%s", err.message);
                 CHECK(x->iteration == 1);
                 Xl = dense_x(x);
@@ -421,7 +426,8 @@ static void step_vs_naive_shape(size_t n, size_t m, size_t d, double cds,
                        "step %lux%lu d=%lu cds %g %s blocks %lux%lu%s: |X - X_naive|/|X| = %.3g",
                        (unsigned long)n, (unsigned long)m, (unsigned long)d, cds,
                        scaled ? "scaled" : "plain", (unsigned long)blocks[bi][0],
-                       (unsigned long)blocks[bi][1], keep ? " kept D" : "", diff);
+                       (unsigned long)blocks[bi][1],
+                       keep == 1 ? " kept D" : keep == 2 ? " kept D's first rows" : "", diff);
                 CHECK(orth_err(n, d, x->U) <= (IS_D ? 1e-12 : 1e-5));
                 CHECK(orth_err(m, d, x->V) <= (IS_D ? 1e-12 : 1e-5));
                 free(Xl);
@@ -603,10 +609,11 @@ static void big_free(void *u, void *ptr)
 }
 
 /* The kept direction (keep_direction_bytes): D^T U' from the D that the
-   previous sweep made instead of a second sweep. The same iteration to
-   rounding, over several steps with halvings (a plain step far too long);
-   bit for bit for any thread count and row blocking; and a budget one
-   byte short of n m reals changes nothing, bit for bit. */
+   previous sweep made instead of a second sweep, for all of D's rows or as
+   many as the budget holds. The same iteration to rounding, over several
+   steps with halvings (a plain step far too long); bit for bit for any
+   thread count and row blocking; and a budget one byte short of one row of
+   m reals changes nothing, bit for bit. */
 static void test_keep_direction(void)
 {
     size_t n = 150, m = 120, d = 10;
@@ -649,11 +656,37 @@ static void test_keep_direction(void)
     CHECKF(diff <= (IS_D ? 1e-10 : 1e-4), "kept direction: |X - X_sweep|/|X| = %.3g", diff);
     CHECKF(fabs(wa.last_F - wb.last_F) <= (IS_D ? 1e-10 : 1e-4) * fabs(wa.last_F),
            "kept direction: F %.9g against %.9g", wb.last_F, wa.last_F);
-    /* one byte short: no memory kept, the sweep's bits */
+    { /* part of it: one byte short of n m reals keeps n - 1 rows, and 40
+         rows, 1 row; each in one block, the same iteration to rounding */
+        static const size_t rows[3] = {149, 40, 1};
+        size_t r;
+        for (r = 0; r < 3; ++r) {
+            ro_sgns_factors_free(b);
+            b = copy_point(x0);
+            memset(&wb, 0, sizeof wb);
+            wb.monotone = wb.orthonormal = 1;
+            cfg.keep_direction_bytes = r == 0 ? need - 1 : rows[r] * m * sizeof(real) + 7;
+            g_size = rows[r] * m * sizeof(real);
+            g_count = 0;
+            CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
+            CHECKF(g_count == 1, "kept direction, %lu rows: %lu blocks of them",
+                   (unsigned long)rows[r], (unsigned long)g_count);
+            diff = x_rel_diff(a, b);
+            CHECKF(a->iteration == b->iteration && wa.calls == wb.calls && wb.monotone &&
+                       wb.orthonormal && diff <= (IS_D ? 1e-10 : 1e-4) &&
+                       fabs(wa.last_F - wb.last_F) <= (IS_D ? 1e-10 : 1e-4) * fabs(wa.last_F),
+                   "kept direction, %lu rows: %lu steps against %lu, |X - X_sweep|/|X| = "
+                   "%.3g, F %.9g against %.9g",
+                   (unsigned long)rows[r], (unsigned long)b->iteration,
+                   (unsigned long)a->iteration, diff, wb.last_F, wa.last_F);
+        }
+        g_size = need;
+    }
+    /* one byte short of a row: no memory kept, the sweep's bits */
     ro_sgns_factors_free(b);
     b = copy_point(x0);
     cfg.callback = NULL;
-    cfg.keep_direction_bytes = need - 1;
+    cfg.keep_direction_bytes = m * sizeof(real) - 1;
     g_count = 0;
     CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
     CHECK(g_count == 0);
@@ -661,27 +694,30 @@ static void test_keep_direction(void)
           memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
           memcmp(a->S, b->S, d * d * sizeof(real)) == 0);
 #ifdef _OPENMP
-    { /* kept: 1, 2 and 3 threads and another row blocking, the same bits */
-        int saved = omp_get_max_threads(), t;
-        cfg = ro_sgns_ro_config_default();
-        cfg.iterations = 3;
-        cfg.keep_direction_bytes = need;
-        ro_sgns_factors_free(a);
-        a = copy_point(x0);
-        omp_set_num_threads(1);
-        CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
-        for (t = 2; t <= 4; ++t) {
-            ro_sgns_factors_free(b);
-            b = copy_point(x0);
-            omp_set_num_threads(t < 4 ? t : 2);
-            cfg.block_rows = t < 4 ? 0 : 7;
-            CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
-            CHECKF(t < 4 ? memcmp(a->U, b->U, n * d * sizeof(real)) == 0 &&
-                               memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
-                               memcmp(a->S, b->S, d * d * sizeof(real)) == 0
-                         : same_across_layouts(a, b),
-                   "kept direction: %d threads, block rows %lu: other bits", t < 4 ? t : 2,
-                   (unsigned long)cfg.block_rows);
+    { /* kept, all rows or 40: 1, 2 and 3 threads and another row blocking,
+         the same bits */
+        int saved = omp_get_max_threads(), t, part;
+        for (part = 0; part < 2; ++part) {
+            cfg = ro_sgns_ro_config_default();
+            cfg.iterations = 3;
+            cfg.keep_direction_bytes = part ? 40 * m * sizeof(real) : need;
+            ro_sgns_factors_free(a);
+            a = copy_point(x0);
+            omp_set_num_threads(1);
+            CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
+            for (t = 2; t <= 4; ++t) {
+                ro_sgns_factors_free(b);
+                b = copy_point(x0);
+                omp_set_num_threads(t < 4 ? t : 2);
+                cfg.block_rows = t < 4 ? 0 : 7;
+                CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
+                CHECKF(t < 4 ? memcmp(a->U, b->U, n * d * sizeof(real)) == 0 &&
+                                   memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
+                                   memcmp(a->S, b->S, d * d * sizeof(real)) == 0
+                             : same_across_layouts(a, b),
+                       "kept direction%s: %d threads, block rows %lu: other bits",
+                       part ? " (40 rows)" : "", t < 4 ? t : 2, (unsigned long)cfg.block_rows);
+            }
         }
         omp_set_num_threads(saved);
     }
@@ -898,7 +934,7 @@ static void test_shards(void)
     CHECK(ro_sgns_objective(p, x0, &F, &err) == RO_SGNS_OK);
     /* the step's first product over every row: F is the objective's own sweep */
     CHECK(ro_sgns_problem_create_rows(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, NULL, NULL, &err) ==
+    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, NULL, 0, NULL, &err) ==
           RO_SGNS_OK);
     CHECK(F1 == F);
     /* on three shards: their rows of D V, their parts of F adding up to F;
@@ -910,7 +946,7 @@ static void test_shards(void)
         CHECK(ro_sgns_problem_create_rows(p, r0, r1, &sh[q], NULL, &err) == RO_SGNS_OK);
         if (!sh[q]) continue;
         CHECK(ro_sgns__f_and_dv(sh[q], &cfg, d, x0->U + r0 * d, x0->S, x0->V, L, DVs + r0 * d,
-                                &Fq, NULL, NULL, &err) == RO_SGNS_OK);
+                                &Fq, NULL, 0, NULL, &err) == RO_SGNS_OK);
         ro_sgns_factors_create(r1 - r0, m, d, &xq, NULL, NULL);
         memcpy(xq->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
         memcpy(xq->S, x0->S, d * d * sizeof(real));
@@ -927,7 +963,7 @@ static void test_shards(void)
                                        c.csum, c.total, k, 1.0, &sc, NULL, &err) == RO_SGNS_OK);
     if (sc) {
         CHECK(ro_sgns__f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, NULL,
-                                NULL, &err) == RO_SGNS_OK);
+                                0, NULL, &err) == RO_SGNS_OK);
         CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
     }
     {   /* with context distribution smoothing too: a shard's P(c) comes from
@@ -944,9 +980,9 @@ static void test_shards(void)
               RO_SGNS_OK);
         if (r75 && s75) {
             CHECK(ro_sgns__f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV,
-                                    &F75r, NULL, NULL, &err) == RO_SGNS_OK);
+                                    &F75r, NULL, 0, NULL, &err) == RO_SGNS_OK);
             CHECK(ro_sgns__f_and_dv(s75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV2,
-                                    &F75s, NULL, NULL, &err) == RO_SGNS_OK);
+                                    &F75s, NULL, 0, NULL, &err) == RO_SGNS_OK);
             CHECK(F75r == F75s);
             CHECK(memcmp(DV, DV2, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
             /* and not the unsmoothed numbers */
@@ -967,7 +1003,7 @@ static void test_shards(void)
         size_t r0 = cut[q];
         if (!sh[q]) continue;
         CHECK(ro_sgns__mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d,
-                            NULL, VSt, Out, NULL, &err) == RO_SGNS_OK);
+                            NULL, 0, VSt, Out, NULL, &err) == RO_SGNS_OK);
         for (i = 0; i < (m + d) * d; ++i) Osum[i] += Out[i];
     }
     X = dense_x(x0);

@@ -1168,6 +1168,14 @@ static void test_ro(void)
     CHECK(XW->iteration == X0->iteration + 2 && fx_equal(XW, SNAP[2]));
     g_advanced = 0;
     sweep("ro_sgns_ro_train, direction kept", c_ro_train, k_ro_train, RO_SGNS_OK, 6);
+    /* and with half of its rows kept (a GEMM and a sweep over the rest) */
+    g_keep_bytes = n / 2 * n * sizeof(real);
+    fx_copy(XW, X0);
+    cfg.keep_direction_bytes = g_keep_bytes;
+    CHECK(ro_sgns_ro_train(P0, XW, &cfg, &g_err) == RO_SGNS_OK);
+    CHECK(XW->iteration == X0->iteration + 2 && fx_equal(XW, SNAP[2]));
+    g_advanced = 0;
+    sweep("ro_sgns_ro_train, half the direction kept", c_ro_train, k_ro_train, RO_SGNS_OK, 6);
     g_keep_bytes = 0;
     CHECK(ro_sgns_factors_create(n, n, D, &NAIVE1, NULL, &g_err) == RO_SGNS_OK);
     CHECK(c_ro_step_naive() == RO_SGNS_OK);
@@ -1212,7 +1220,8 @@ static ro_sgns_result shard_pass1(const ro_sgns_problem *sh, real *DV, double *F
                                   ro_sgns_error *err)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
-    return ro_sgns__f_and_dv(sh, &cfg, D, X0->U + SR0 * D, X0->S, X0->V, g_L, DV, F, NULL, NULL, err);
+    return ro_sgns__f_and_dv(sh, &cfg, D, X0->U + SR0 * D, X0->S, X0->V, g_L, DV, F, NULL, 0,
+                             NULL, err);
 }
 /* a shard is right when its first product gives the reference's bits */
 static int shard_ok(const ro_sgns_problem *sh)
@@ -1249,7 +1258,7 @@ static int k_pass1(ro_sgns_result rc)
 static ro_sgns_result shard_pass2(real *Out, ro_sgns_error *err)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
-    return ro_sgns__mt_u(SH_PART, &cfg, D, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, NULL,
+    return ro_sgns__mt_u(SH_PART, &cfg, D, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, NULL, 0,
                          g_VSt, Out, NULL, err);
 }
 static ro_sgns_result c_pass2(void)
