@@ -1159,23 +1159,20 @@ static void test_ro(void)
     g_advanced = 0;
     sweep("ro_sgns_ro_train", c_ro_train, k_ro_train, RO_SGNS_OK, 5);
     if (g_verbose) printf("  (%d failed runs kept the first step)\n", g_advanced);
-    /* the same with the direction kept between sweeps (one n x n block more):
-       its own reference run, then every allocation failing in turn */
-    g_keep_bytes = (size_t)-1;
-    fx_copy(XW, X0);
-    cfg.keep_direction_bytes = g_keep_bytes;
-    CHECK(ro_sgns_ro_train(P0, XW, &cfg, &g_err) == RO_SGNS_OK);
-    CHECK(XW->iteration == X0->iteration + 2 && fx_equal(XW, SNAP[2]));
-    g_advanced = 0;
-    sweep("ro_sgns_ro_train, direction kept", c_ro_train, k_ro_train, RO_SGNS_OK, 6);
-    /* and with half of its rows kept (a GEMM and a sweep over the rest) */
-    g_keep_bytes = n / 2 * n * sizeof(real);
-    fx_copy(XW, X0);
-    cfg.keep_direction_bytes = g_keep_bytes;
-    CHECK(ro_sgns_ro_train(P0, XW, &cfg, &g_err) == RO_SGNS_OK);
-    CHECK(XW->iteration == X0->iteration + 2 && fx_equal(XW, SNAP[2]));
-    g_advanced = 0;
-    sweep("ro_sgns_ro_train, half the direction kept", c_ro_train, k_ro_train, RO_SGNS_OK, 6);
+    /* the same with the direction kept between sweeps, all of it (one n x n
+       block more), then half its rows (a GEMM and a sweep over the rest):
+       each its own reference run, then every allocation failing in turn */
+    for (i = 0; i < 2; ++i) {
+        g_keep_bytes = i == 0 ? (size_t)-1 : n / 2 * n * sizeof(real);
+        fx_copy(XW, X0);
+        cfg.keep_direction_bytes = g_keep_bytes;
+        CHECK(ro_sgns_ro_train(P0, XW, &cfg, &g_err) == RO_SGNS_OK);
+        CHECK(XW->iteration == X0->iteration + 2 && fx_equal(XW, SNAP[2]));
+        g_advanced = 0;
+        sweep(i == 0 ? "ro_sgns_ro_train, direction kept"
+                     : "ro_sgns_ro_train, half the direction's rows kept",
+              c_ro_train, k_ro_train, RO_SGNS_OK, 6);
+    }
     g_keep_bytes = 0;
     CHECK(ro_sgns_factors_create(n, n, D, &NAIVE1, NULL, &g_err) == RO_SGNS_OK);
     CHECK(c_ro_step_naive() == RO_SGNS_OK);
