@@ -7012,6 +7012,10 @@ done:
    The same bits (every operation is per entry; the sums' lanes are fixed
    in the code, not by the vector width), and no change where the tuning
    already chose 512 bits (-march=native on Zen 4 and 5: the same code).
+   Clang has no such switch for a function or a loop (its target attribute
+   rejects prefer-vector-width, and vectorize_width(16) gives two 256-bit
+   halves): a clang build for Intel gets 512 bits from the user's
+   -mprefer-vector-width=512.
    ====================================================================== */
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && \
