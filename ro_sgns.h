@@ -7748,7 +7748,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     for (kk = k0; kk < k1; ++kk) t[col[kk] - c0] += delta[kk - k0];
                     cursor[i] = k1;
                     runlen[i] = (uint32_t)(k1 - k0) > 48 ? (uint32_t)(k1 - k0) : 48;
-                    /* the direction kept whole, rows x cols, for D^T U' (section 4) */
+                    /* the direction's first keep_rows rows kept for D^T U' (section 4) */
                     if (w < keep_rows) memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
                 }
                 if (P)
