@@ -2918,10 +2918,6 @@ static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                                 size_t lda, const ro_sgns_real *B, size_t ldb,
                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
                                 ro_sgns_real *ws);
-static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
-                              ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
-                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
-                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws);
 /* op(B) packed ahead of the products that use it (the RO sweep packs its
    factors once a sweep instead of once a tile): the micro-panel of op(B)'s
    column j in the KC block that starts at index p of the shared dimension
@@ -2936,10 +2932,11 @@ static void ro_sgns__pack_b_ahead(ro_sgns_trans tb, const ro_sgns_real *B, size_
 static void ro_sgns__pack_b_ahead_panels(ro_sgns_trans tb, const ro_sgns_real *B, size_t ldb,
                                          size_t n, size_t k, ro_sgns_real *dst, size_t ld,
                                          size_t jp0, size_t jp1);
-static void ro_sgns__gemm_run_pb(ro_sgns_trans ta, size_t m, size_t n, size_t k,
-                                 const ro_sgns_real *A, size_t lda, const ro_sgns__packed_b *pb,
-                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
-                                 ro_sgns_real *ws);
+static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                   size_t k, const ro_sgns_real *A, size_t lda,
+                                   const ro_sgns_real *B, size_t ldb,
+                                   const ro_sgns__packed_b *pb, ro_sgns_real beta,
+                                   ro_sgns_real *C, size_t ldc, ro_sgns_real *ws);
 #ifdef RO_SGNS_USE_CBLAS
 static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                                ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
@@ -7493,10 +7490,7 @@ static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
 #if defined(RO_SGNS_USE_CBLAS) && defined(RO_SGNS_CBLAS_TILES)
     if (ro_sgns__gemm_cblas(ta, tb, m, n, k, 1, A, lda, B, ldb, beta, C, ldc)) return;
 #endif
-    if (pb)
-        ro_sgns__gemm_run_pb(ta, m, n, k, A, lda, pb, beta, C, ldc, ws);
-    else
-        ro_sgns__gemm_run(ta, tb, m, n, k, 1, A, lda, B, ldb, beta, C, ldc, 1, ws);
+    ro_sgns__gemm_run_tile(ta, tb, m, n, k, A, lda, B, ldb, pb, beta, C, ldc, ws);
 }
 
 /* The sweep's B operands, R^T for X's tiles and P for the products with
@@ -12331,6 +12325,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    whose vectors run down the rows for panels of at most 8 or 4 columns, or
    for the columns past the first NR / 2 when at most that many are left)
    and write back only the valid part.
+   Direct mode (the RO sweep's tile products, ro_sgns__gemm_run_tile, in
+   AVX-512 builds): A is not packed; the kernels broadcast each row's
+   element from A where it lies (the same loads, FMAs and order, so the
+   same bits), and a narrow edge panel of float, whose kernel needs a packed
+   panel, gets dot products along k instead (ro_sgns__kernel_dot4_s: other
+   last bits for those columns). The sweep's second product has the
+   288 x 512 tile of X as its A and only d columns, so packing A was 1/d of
+   its work in copies: on Zen 5 at d = 100 that product took 0.252 s of
+   thread 0's time a sweep packed, 0.232 s direct, and on Intel Emerald
+   Rapids it went from 1.21-1.31x the sweep's first product to 1.09-1.12x
+   (bench/RESULTS.md).
    Micro-kernels: one per instruction set the compiler targets (chosen at
    compile time, no run-time dispatch): AVX-512F 12 x 32 float / 12 x 16
    double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
@@ -12548,11 +12553,12 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
 }
 
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
-/* One row of a SIMD micro-kernel's tile: broadcast a[i], two fused
-   multiply-adds into the row's two accumulators. */
+/* One row of a SIMD micro-kernel's tile: broadcast row i's element of A
+   (a[i * sa_]: sa_ is 1 in a packed panel, the row stride in an unpacked
+   one), two fused multiply-adds into the row's two accumulators. */
 #define RO_SGNS__FMA_ROW(T, SET1, FMA, i)                                 \
     do {                                                                   \
-        T ai_ = SET1(a[i]);                                                \
+        T ai_ = SET1(a[(i) * sa_]);                                        \
         c##i##0 = FMA(ai_, b0, c##i##0);                                   \
         c##i##1 = FMA(ai_, b1, c##i##1);                                   \
     } while (0)
@@ -12608,14 +12614,20 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    C = (first ? beta C : C) + alpha acc, exactly as ro_sgns__update_tile
    rounds it (a product, then a sum), from the registers; the C rows are
    prefetched before the k loop so their misses overlap the arithmetic.
-   With C NULL it stores the tile to acc (edge tiles). */
-#define RO_SGNS__KERNEL_SIMD(NAME, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA, LOADU, STOREU, \
-                             MUL, ADD)                                                      \
-    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
-                     R *RO_SGNS__RESTRICT acc, R *C, size_t ldc, R alpha, R beta, int first) \
+   With C NULL it stores the tile to acc (edge tiles).
+   DIRECT 0: a is a packed micro-panel (lda unused); DIRECT 1: a points to
+   row 0 of ROWS rows of A as they are in memory, lda apart, and the kernel
+   reads them where they are (see ro_sgns__gemm_run_b): the same loads and
+   FMAs in the same order, so the same bits, without the packing. */
+#define RO_SGNS__KERNEL_SIMD(NAME, DIRECT, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA,     \
+                             LOADU, STOREU, MUL, ADD)                                       \
+    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, size_t lda,                  \
+                     const R *RO_SGNS__RESTRICT b, R *RO_SGNS__RESTRICT acc, R *C,          \
+                     size_t ldc, R alpha, R beta, int first)                               \
     {                                                                                      \
         typedef R R_;                                                                      \
         enum { W_ = W };                                                                   \
+        const size_t sa_ = DIRECT ? lda : 1, sp_ = DIRECT ? 1 : ROWS;                     \
         T c00 = ZERO(), c01 = ZERO(), c10 = ZERO(), c11 = ZERO(), c20 = ZERO();             \
         T c21 = ZERO(), c30 = ZERO(), c31 = ZERO(), c40 = ZERO(), c41 = ZERO();             \
         T c50 = ZERO(), c51 = ZERO(), c60 = ZERO(), c61 = ZERO(), c70 = ZERO();             \
@@ -12632,7 +12644,7 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
             T b0 = LOAD(b), b1 = LOAD(b + W);                                              \
             RO_SGNS__FMA_ROWS6(T, SET1, FMA, 0, 1, 2, 3, 4, 5);                            \
             if (ROWS > 6) RO_SGNS__FMA_ROWS6(T, SET1, FMA, 6, 7, 8, 9, 10, 11);            \
-            a += ROWS;                                                                     \
+            a += sp_;                                                                      \
             b += 2 * W;                                                                    \
         }                                                                                  \
         if (C) {                                                                           \
@@ -12661,30 +12673,29 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    hide the FMA latency (at most 75% of the full kernel's rate), so half the
    work should take about two thirds of the time; AVX-512's twelve chains
    are enough, so about half. */
-#define RO_SGNS__KERNEL_SIMD_HALF(NAME, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA)        \
-    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, const R *RO_SGNS__RESTRICT b, \
-                     R *RO_SGNS__RESTRICT acc)                                             \
+/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. */
+#define RO_SGNS__HALF_ROWS6(SET1, FMA, i0, i1, i2, i3, i4, i5)                              \
+    do {                                                                                   \
+        c##i0 = FMA(SET1(a[(i0) * sa_]), b0, c##i0);                                       \
+        c##i1 = FMA(SET1(a[(i1) * sa_]), b0, c##i1);                                       \
+        c##i2 = FMA(SET1(a[(i2) * sa_]), b0, c##i2);                                       \
+        c##i3 = FMA(SET1(a[(i3) * sa_]), b0, c##i3);                                       \
+        c##i4 = FMA(SET1(a[(i4) * sa_]), b0, c##i4);                                       \
+        c##i5 = FMA(SET1(a[(i5) * sa_]), b0, c##i5);                                       \
+    } while (0)
+#define RO_SGNS__KERNEL_SIMD_HALF(NAME, DIRECT, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA) \
+    static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, size_t lda,                  \
+                     const R *RO_SGNS__RESTRICT b, R *RO_SGNS__RESTRICT acc)               \
     {                                                                                      \
+        const size_t sa_ = DIRECT ? lda : 1, sp_ = DIRECT ? 1 : ROWS;                     \
         T c0 = ZERO(), c1 = ZERO(), c2 = ZERO(), c3 = ZERO(), c4 = ZERO(), c5 = ZERO();     \
         T c6 = ZERO(), c7 = ZERO(), c8 = ZERO(), c9 = ZERO(), c10 = ZERO(), c11 = ZERO();   \
         size_t p;                                                                          \
         for (p = 0; p < kc; ++p) {                                                         \
             T b0 = LOAD(b);                                                                \
-            c0 = FMA(SET1(a[0]), b0, c0);                                                  \
-            c1 = FMA(SET1(a[1]), b0, c1);                                                  \
-            c2 = FMA(SET1(a[2]), b0, c2);                                                  \
-            c3 = FMA(SET1(a[3]), b0, c3);                                                  \
-            c4 = FMA(SET1(a[4]), b0, c4);                                                  \
-            c5 = FMA(SET1(a[5]), b0, c5);                                                  \
-            if (ROWS > 6) {                                                                \
-                c6 = FMA(SET1(a[6]), b0, c6);                                              \
-                c7 = FMA(SET1(a[7]), b0, c7);                                              \
-                c8 = FMA(SET1(a[8]), b0, c8);                                              \
-                c9 = FMA(SET1(a[9]), b0, c9);                                              \
-                c10 = FMA(SET1(a[10]), b0, c10);                                           \
-                c11 = FMA(SET1(a[11]), b0, c11);                                           \
-            }                                                                              \
-            a += ROWS;                                                                     \
+            RO_SGNS__HALF_ROWS6(SET1, FMA, 0, 1, 2, 3, 4, 5);                              \
+            if (ROWS > 6) RO_SGNS__HALF_ROWS6(SET1, FMA, 6, 7, 8, 9, 10, 11);              \
+            a += sp_;                                                                      \
             b += 2 * W;                                                                    \
         }                                                                                  \
         STORE(acc, c0), STORE(acc + 2 * W, c1), STORE(acc + 4 * W, c2);                    \
@@ -12773,28 +12784,127 @@ RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols4_s, 4)
 RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols8_s, 8)
 #endif
 #ifdef RO_SGNS__AVX512
-RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_s, float, __m512, 16, 12, _mm512_setzero_ps,
-                     _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps, _mm512_fmadd_ps,
-                     _mm512_loadu_ps, _mm512_storeu_ps, _mm512_mul_ps, _mm512_add_ps)
-RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_d, double, __m512d, 8, 12, _mm512_setzero_pd,
-                     _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd, _mm512_fmadd_pd,
-                     _mm512_loadu_pd, _mm512_storeu_pd, _mm512_mul_pd, _mm512_add_pd)
-RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_s, float, __m512, 16, 12,
-                          _mm512_setzero_ps, _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps,
-                          _mm512_fmadd_ps)
-RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_d, double, __m512d, 8, 12,
-                          _mm512_setzero_pd, _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd,
-                          _mm512_fmadd_pd)
+/* The four AVX-512 kernels, packed (DIRECT 0) or reading A in place
+   (DIRECT 1, ro_sgns__gemm_run_b's direct mode). */
+#define RO_SGNS__AVX512_KERNELS(S, D, HALF_S, HALF_D, DIRECT)                               \
+    RO_SGNS__KERNEL_SIMD(S, DIRECT, float, __m512, 16, 12, _mm512_setzero_ps,               \
+                         _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps, _mm512_fmadd_ps,  \
+                         _mm512_loadu_ps, _mm512_storeu_ps, _mm512_mul_ps, _mm512_add_ps)   \
+    RO_SGNS__KERNEL_SIMD(D, DIRECT, double, __m512d, 8, 12, _mm512_setzero_pd,              \
+                         _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd, _mm512_fmadd_pd,  \
+                         _mm512_loadu_pd, _mm512_storeu_pd, _mm512_mul_pd, _mm512_add_pd)   \
+    RO_SGNS__KERNEL_SIMD_HALF(HALF_S, DIRECT, float, __m512, 16, 12, _mm512_setzero_ps,     \
+                              _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps,             \
+                              _mm512_fmadd_ps)                                             \
+    RO_SGNS__KERNEL_SIMD_HALF(HALF_D, DIRECT, double, __m512d, 8, 12, _mm512_setzero_pd,    \
+                              _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd,             \
+                              _mm512_fmadd_pd)
+RO_SGNS__AVX512_KERNELS(ro_sgns__kernel_simd_s, ro_sgns__kernel_simd_d, ro_sgns__kernel_simd_half_s,
+                        ro_sgns__kernel_simd_half_d, 0)
+RO_SGNS__AVX512_KERNELS(ro_sgns__kernel_da_s, ro_sgns__kernel_da_d, ro_sgns__kernel_da_half_s,
+                        ro_sgns__kernel_da_half_d, 1)
+
+/* The narrow edge (at most 8 columns, float) when A is read in place: the
+   narrow kernel above needs a packed panel (its vectors run down 12 rows),
+   so here each (row, column) pair gets a dot product along p instead, 16
+   steps of p to a vector: row i's run of A (contiguous in place) times
+   column j's run of B, which the caller lays out transposed (bt: column j's
+   kc values at bt + j * kc, columns past the edge's zero). G rows at a
+   time keep G x NC = 16 accumulators in registers, with the G + NC operands
+   (24 or 26 of the 32); each is summed across its lanes at the end
+   (ro_sgns__sum16, a fixed order). Every FMA does 16 useful
+   multiply-adds (the narrow kernel's 12), with a load for every two FMAs
+   (the narrow kernel's five for four), plus the lane sums at the end of
+   each KC block. Another order of the terms again, so these columns get
+   other last bits than with packing; the same on every call, as every
+   panel of rows takes this kernel in direct mode. */
+/* The sum of v's 16 lanes: halves, quarters, pairs, then neighbours added,
+   in 512-bit registers (GCC 12's _mm512_reduce_add_ps warns as C++). */
+static RO_SGNS__INLINE float ro_sgns__sum16(__m512 v)
+{
+    /* the masked forms with every lane set: the plain ones pass an
+       undefined source that GCC 12 warns about as C++ */
+    const __mmask16 all = (__mmask16)0xFFFF;
+    float lane[16];
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4E)); /* lanes 2 3 0 1 */
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xB1)); /* 1 0 3 2 */
+    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0x4E)); /* within a lane */
+    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0xB1));
+    _mm512_storeu_ps(lane, v);
+    return lane[0];
+}
+#define RO_SGNS__DOT4(r, B0, B1, B2, B3, q0, q1, q2, q3)                                    \
+    s##q0 = _mm512_fmadd_ps(a##r, B0, s##q0), s##q1 = _mm512_fmadd_ps(a##r, B1, s##q1);     \
+    s##q2 = _mm512_fmadd_ps(a##r, B2, s##q2), s##q3 = _mm512_fmadd_ps(a##r, B3, s##q3)
+#define RO_SGNS__DOT_OUT4(r, j, q0, q1, q2, q3)                                             \
+    o[(r) * 32 + (j)] = ro_sgns__sum16(s##q0);                                       \
+    o[(r) * 32 + (j) + 1] = ro_sgns__sum16(s##q1);                                   \
+    o[(r) * 32 + (j) + 2] = ro_sgns__sum16(s##q2);                                   \
+    o[(r) * 32 + (j) + 3] = ro_sgns__sum16(s##q3)
+/* NC = 4 or 8 columns, G = 16 / NC rows at a time; acc has row stride 32 */
+#define RO_SGNS__KERNEL_DOT(NAME, NC)                                                      \
+    static void NAME(size_t kc, const float *RO_SGNS__RESTRICT a, size_t lda,              \
+                     const float *RO_SGNS__RESTRICT bt, float *RO_SGNS__RESTRICT acc)      \
+    {                                                                                      \
+        const size_t G = 16 / NC;                                                          \
+        size_t r, p;                                                                       \
+        for (r = 0; r < 12; r += G) {                                                      \
+            __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0;   \
+            __m512 s6 = s0, s7 = s0, s8 = s0, s9 = s0, s10 = s0, s11 = s0, s12 = s0;        \
+            __m512 s13 = s0, s14 = s0, s15 = s0, a0, a1, a2 = s0, a3 = s0;                  \
+            __m512 b0, b1, b2, b3, b4 = s0, b5 = s0, b6 = s0, b7 = s0;                     \
+            float *o = acc + r * 32;                                                       \
+            for (p = 0; p < kc; p += 16) {                                                 \
+                const __mmask16 m =                                                        \
+                    kc - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (kc - p)) - 1);  \
+                const float *ar = a + r * lda + p, *bp = bt + p;                           \
+                a0 = _mm512_maskz_loadu_ps(m, ar), a1 = _mm512_maskz_loadu_ps(m, ar + lda); \
+                b0 = _mm512_maskz_loadu_ps(m, bp), b1 = _mm512_maskz_loadu_ps(m, bp + kc);  \
+                b2 = _mm512_maskz_loadu_ps(m, bp + 2 * kc);                                \
+                b3 = _mm512_maskz_loadu_ps(m, bp + 3 * kc);                                \
+                if (NC > 4) {                                                              \
+                    b4 = _mm512_maskz_loadu_ps(m, bp + 4 * kc);                            \
+                    b5 = _mm512_maskz_loadu_ps(m, bp + 5 * kc);                            \
+                    b6 = _mm512_maskz_loadu_ps(m, bp + 6 * kc);                            \
+                    b7 = _mm512_maskz_loadu_ps(m, bp + 7 * kc);                            \
+                    RO_SGNS__DOT4(0, b0, b1, b2, b3, 0, 1, 2, 3);                          \
+                    RO_SGNS__DOT4(0, b4, b5, b6, b7, 4, 5, 6, 7);                          \
+                    RO_SGNS__DOT4(1, b0, b1, b2, b3, 8, 9, 10, 11);                        \
+                    RO_SGNS__DOT4(1, b4, b5, b6, b7, 12, 13, 14, 15);                      \
+                } else {                                                                   \
+                    a2 = _mm512_maskz_loadu_ps(m, ar + 2 * lda);                           \
+                    a3 = _mm512_maskz_loadu_ps(m, ar + 3 * lda);                           \
+                    RO_SGNS__DOT4(0, b0, b1, b2, b3, 0, 1, 2, 3);                          \
+                    RO_SGNS__DOT4(1, b0, b1, b2, b3, 4, 5, 6, 7);                          \
+                    RO_SGNS__DOT4(2, b0, b1, b2, b3, 8, 9, 10, 11);                        \
+                    RO_SGNS__DOT4(3, b0, b1, b2, b3, 12, 13, 14, 15);                      \
+                }                                                                          \
+            }                                                                              \
+            if (NC > 4) {                                                                  \
+                RO_SGNS__DOT_OUT4(0, 0, 0, 1, 2, 3);                                       \
+                RO_SGNS__DOT_OUT4(0, 4, 4, 5, 6, 7);                                       \
+                RO_SGNS__DOT_OUT4(1, 0, 8, 9, 10, 11);                                     \
+                RO_SGNS__DOT_OUT4(1, 4, 12, 13, 14, 15);                                   \
+            } else {                                                                       \
+                RO_SGNS__DOT_OUT4(0, 0, 0, 1, 2, 3);                                       \
+                RO_SGNS__DOT_OUT4(1, 0, 4, 5, 6, 7);                                       \
+                RO_SGNS__DOT_OUT4(2, 0, 8, 9, 10, 11);                                     \
+                RO_SGNS__DOT_OUT4(3, 0, 12, 13, 14, 15);                                   \
+            }                                                                              \
+        }                                                                                  \
+    }
+RO_SGNS__KERNEL_DOT(ro_sgns__kernel_dot4_s, 4)
+RO_SGNS__KERNEL_DOT(ro_sgns__kernel_dot8_s, 8)
 #else
-RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_s, float, __m256, 8, 6, _mm256_setzero_ps,
+RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_s, 0, float, __m256, 8, 6, _mm256_setzero_ps,
                      _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps,
                      _mm256_loadu_ps, _mm256_storeu_ps, _mm256_mul_ps, _mm256_add_ps)
-RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_d, double, __m256d, 4, 6, _mm256_setzero_pd,
+RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_d, 0, double, __m256d, 4, 6, _mm256_setzero_pd,
                      _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd, _mm256_fmadd_pd,
                      _mm256_loadu_pd, _mm256_storeu_pd, _mm256_mul_pd, _mm256_add_pd)
-RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_s, float, __m256, 8, 6, _mm256_setzero_ps,
+RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_s, 0, float, __m256, 8, 6, _mm256_setzero_ps,
                           _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps)
-RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_d, double, __m256d, 4, 6,
+RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_d, 0, double, __m256d, 4, 6,
                           _mm256_setzero_pd, _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd,
                           _mm256_fmadd_pd)
 #endif
@@ -12814,11 +12924,11 @@ static void ro_sgns__kernel(size_t kc, const ro_sgns_real *a, const ro_sgns_real
 {
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
     if (RO_SGNS__IS_DOUBLE)
-        ro_sgns__kernel_simd_d(kc, (const double *)(const void *)a,
+        ro_sgns__kernel_simd_d(kc, (const double *)(const void *)a, 0,
                                (const double *)(const void *)b, (double *)(void *)acc,
                                (double *)(void *)C, ldc, (double)alpha, (double)beta, first);
     else
-        ro_sgns__kernel_simd_s(kc, (const float *)(const void *)a,
+        ro_sgns__kernel_simd_s(kc, (const float *)(const void *)a, 0,
                                (const float *)(const void *)b, (float *)(void *)acc,
                                (float *)(void *)C, ldc, (float)alpha, (float)beta, first);
 #else
@@ -12850,7 +12960,7 @@ static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns
         if (cols - skip > 4) narrow = ro_sgns__kernel_cols8_s;
 #endif
         if (skip)
-            ro_sgns__kernel_simd_half_s(kc, (const float *)(const void *)a,
+            ro_sgns__kernel_simd_half_s(kc, (const float *)(const void *)a, 0,
                                         (const float *)(const void *)b, (float *)(void *)acc);
         narrow(kc, (const float *)(const void *)a, (const float *)(const void *)b + skip,
                (float *)(void *)acc + skip);
@@ -12860,10 +12970,10 @@ static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
     if (cols <= (size_t)RO_SGNS__NR / 2) {
         if (RO_SGNS__IS_DOUBLE)
-            ro_sgns__kernel_simd_half_d(kc, (const double *)(const void *)a,
+            ro_sgns__kernel_simd_half_d(kc, (const double *)(const void *)a, 0,
                                         (const double *)(const void *)b, (double *)(void *)acc);
         else
-            ro_sgns__kernel_simd_half_s(kc, (const float *)(const void *)a,
+            ro_sgns__kernel_simd_half_s(kc, (const float *)(const void *)a, 0,
                                         (const float *)(const void *)b, (float *)(void *)acc);
         return;
     }
@@ -12871,6 +12981,74 @@ static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns
     (void)cols;
 #endif
     ro_sgns__kernel(kc, a, b, acc, NULL, 0, 0, 0, 0);
+}
+
+#ifdef RO_SGNS__AVX512
+/* Direct mode (ro_sgns__gemm_run_b): A's rows read where they are. The
+   columns of an edge panel that the dot-product kernel takes (float: those
+   the narrow kernel takes with packing), 0 if none; *skip: the columns
+   before them, which the half-width kernel takes. */
+static size_t ro_sgns__edge_dot_cols(size_t cols, size_t *skip)
+{
+    *skip = cols > 8 ? (size_t)RO_SGNS__NR / 2 : 0;
+    if (RO_SGNS__IS_DOUBLE || cols >= (size_t)RO_SGNS__NR || cols <= *skip || cols - *skip > 8)
+        return 0;
+    return cols - *skip;
+}
+
+/* Columns skip..skip+nd-1 of a packed B micro-panel (kc x NR) to bt,
+   transposed (column j's kc values at bt + j * kc), zero up to 4 or 8. */
+static void ro_sgns__edge_bt(size_t kc, const ro_sgns_real *b, size_t skip, size_t nd,
+                             ro_sgns_real *bt)
+{
+    size_t j, p, nb = nd > 4 ? 8 : 4;
+    for (j = 0; j < nb; ++j)
+        for (p = 0; p < kc; ++p) bt[j * kc + p] = j < nd ? b[p * RO_SGNS__NR + skip + j] : 0;
+}
+
+/* One MR x NR tile product with A in place (row 0 at a, rows lda apart),
+   B a packed micro-panel (bt its edge columns from ro_sgns__edge_bt, where
+   ro_sgns__edge_dot_cols gives any): like ro_sgns__kernel with C (a full
+   tile), else to acc like ro_sgns__kernel_edge. */
+static void ro_sgns__kernel_direct(size_t kc, const ro_sgns_real *a, size_t lda,
+                                   const ro_sgns_real *b, const ro_sgns_real *bt,
+                                   ro_sgns_real *acc, size_t cols, ro_sgns_real *C, size_t ldc,
+                                   ro_sgns_real alpha, ro_sgns_real beta, int first)
+{
+    size_t skip, nd = ro_sgns__edge_dot_cols(cols, &skip);
+    const int half = !C && cols <= (size_t)RO_SGNS__NR / 2;
+    if (RO_SGNS__IS_DOUBLE) {
+        const double *ad = (const double *)(const void *)a, *bd = (const double *)(const void *)b;
+        if (half)
+            ro_sgns__kernel_da_half_d(kc, ad, lda, bd, (double *)(void *)acc);
+        else
+            ro_sgns__kernel_da_d(kc, ad, lda, bd, (double *)(void *)acc, (double *)(void *)C,
+                                 ldc, (double)alpha, (double)beta, first);
+    } else {
+        const float *af = (const float *)(const void *)a, *bf = (const float *)(const void *)b;
+        float *accf = (float *)(void *)acc;
+        if (nd) {
+            if (skip) ro_sgns__kernel_da_half_s(kc, af, lda, bf, accf);
+            (nd > 4 ? ro_sgns__kernel_dot8_s : ro_sgns__kernel_dot4_s)(
+                kc, af, lda, (const float *)(const void *)bt, accf + skip);
+        } else if (half) {
+            ro_sgns__kernel_da_half_s(kc, af, lda, bf, accf);
+        } else {
+            ro_sgns__kernel_da_s(kc, af, lda, bf, accf, (float *)(void *)C, ldc, (float)alpha,
+                                 (float)beta, first);
+        }
+    }
+}
+#endif
+
+/* rows rows of kc elements (lda apart) to dst (kc apart), zero rows after
+   them up to MR: direct mode's copy of a last, partial panel. */
+static RO_SGNS__MAYBE_UNUSED void ro_sgns__copy_rows(const ro_sgns_real *A, size_t lda,
+                                                     size_t rows, size_t kc, ro_sgns_real *dst)
+{
+    size_t i, p;
+    for (i = 0; i < (size_t)RO_SGNS__MR; ++i)
+        for (p = 0; p < kc; ++p) dst[i * kc + p] = i < rows ? A[i * lda + p] : 0;
 }
 
 /* A hint to bring the cache line at p closer (GCC and clang; elsewhere
@@ -13181,7 +13359,7 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                                 size_t lda, const ro_sgns_real *B, size_t ldb,
                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc, int nt,
                                 ro_sgns_real *ws, const ro_sgns__blocking *bk,
-                                const ro_sgns__packed_b *pb, int shape)
+                                const ro_sgns__packed_b *pb, int shape, int direct)
 {
     const size_t KC = bk->kc, NC = bk->nc, MR = RO_SGNS__MR, NR = RO_SGNS__NR;
     size_t nc_max = ro_sgns__min(NC, (n + NR - 1) / NR * NR);
@@ -13203,7 +13381,13 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
 #endif
     {
         size_t tid = 0, team = 1; /* the team may be smaller than nt (nested) */
-        ro_sgns_real *bpack, *apack, *acc;
+        ro_sgns_real *bpack, *apack, *acc, *arows;
+#ifdef RO_SGNS__AVX512
+        const int da = direct && !ta; /* A read in place: see above */
+#else
+        const int da = 0;
+        (void)direct;
+#endif
         size_t jc, pc, r0 = 0, r1 = m, nblk, MC;
 #ifdef _OPENMP
         if (nt > 1) {
@@ -13223,7 +13407,11 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
         MC = ((r1 - r0 + nblk - 1) / nblk + MR - 1) / MR * MR;
         bpack = ro_sgns__align64(ws + tid * per_thread);
         apack = ro_sgns__align64(bpack + b_elems);
-        acc = ro_sgns__align64(apack + MC * KC);
+        /* direct mode packs no A: apack holds an edge panel's B columns
+           transposed (ro_sgns__edge_bt, 8 x KC) and arows a partial panel's
+           rows (MR x KC) */
+        arows = apack + 8 * KC;
+        acc = ro_sgns__align64(apack + (da && MC < MR + 8 ? MR + 8 : MC) * KC);
         for (jc = 0; jc < n && r1 > r0; jc += NC) {
             size_t nc = ro_sgns__min(NC, n - jc);
             size_t np = (nc + NR - 1) / NR, jp0 = 0, jp1 = np, jend;
@@ -13244,7 +13432,11 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                 for (ic = r0; ic < r1; ic += MC) {
                     size_t mc = ro_sgns__min(MC, r1 - ic), ir;
                     if (shape == RO_SGNS__UPPER_C && ic >= jc + jend) break; /* below */
-                    ro_sgns__pack_a(ta, A, lda, m, ic, mc, pc, kc, apack);
+                    if (!da)
+                        ro_sgns__pack_a(ta, A, lda, m, ic, mc, pc, kc, apack);
+                    else if (mc % MR)
+                        ro_sgns__copy_rows(A + (ic + mc / MR * MR) * lda + pc, lda, mc % MR, kc,
+                                           arows);
                     for (jp = jp0; jp < jp1; ++jp) {
                         size_t jr = jp * NR, cols = ro_sgns__min(NR, nc - jr);
                         size_t kt = kc; /* this panel's part of the KC block */
@@ -13252,10 +13444,29 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
                             if (pc >= jc + jr + cols) continue; /* its rows of op(B): zeros */
                             kt = ro_sgns__min(kc, jc + jr + cols - pc);
                         }
+#ifdef RO_SGNS__AVX512
+                        if (da) {
+                            size_t skip, nd = ro_sgns__edge_dot_cols(cols, &skip);
+                            if (nd) ro_sgns__edge_bt(kt, bp + jr * kc, skip, nd, apack);
+                        }
+#endif
                         for (ir = 0; ir < mc; ir += MR) {
                             size_t rows = ro_sgns__min(MR, mc - ir);
                             ro_sgns_real *ct = C + (ic + ir) * ldc + jc + jr;
                             if (shape == RO_SGNS__UPPER_C && ic + ir >= jc + jr + cols) break;
+#ifdef RO_SGNS__AVX512
+                            if (da) {
+                                const int full = rows == MR, whole = full && cols == NR;
+                                ro_sgns__kernel_direct(kt, full ? A + (ic + ir) * lda + pc : arows,
+                                                       full ? lda : kc, bp + jr * kc, apack, acc,
+                                                       cols, whole ? ct : NULL, ldc, alpha,
+                                                       beta, pc == 0);
+                                if (!whole)
+                                    ro_sgns__update_tile(ct, ldc, rows, cols, acc, alpha, beta,
+                                                         pc == 0);
+                                continue;
+                            }
+#endif
                             if (rows == MR && cols == NR) {
                                 ro_sgns__kernel(kt, apack + ir * kc, bp + jr * kc, acc, ct, ldc,
                                                 alpha, beta, pc == 0);
@@ -13273,31 +13484,23 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
     }
 }
 
-/* ro_sgns__gemm_run_b with the fixed table's blocking: no cpuid, so it
-   costs nothing per call (the RO step's sweep calls it per block of X,
-   thousands of times a pass). The same bits as with any other blocking. */
-static void ro_sgns__gemm_run(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
-                              ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
-                              const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
-                              ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
+/* The RO sweep's tile products: C = A op(B) + beta C on one thread, in the
+   fixed table's blocking (no cpuid, so it costs nothing per call: the
+   sweep calls it per tile, thousands of times a pass), op(B) packed ahead
+   (pb) or not (B, ldb): the same bits either way, and with any other
+   blocking. A is read in place (direct mode, AVX-512 builds), so these
+   products may differ from ro_sgns_gemm's in the last bits of the columns
+   of a narrow edge panel in float. */
+static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
+                                   size_t k, const ro_sgns_real *A, size_t lda,
+                                   const ro_sgns_real *B, size_t ldb,
+                                   const ro_sgns__packed_b *pb, ro_sgns_real beta,
+                                   ro_sgns_real *C, size_t ldc, ro_sgns_real *ws)
 {
     ro_sgns__blocking bk;
     ro_sgns__gemm_blocking_fixed(&bk);
-    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL,
-                        RO_SGNS__FULL);
-}
-
-/* C = A op(B) + beta C on one thread with op(B) packed ahead (pb), in the
-   fixed blocking: the same bits as ro_sgns__gemm_run on the unpacked op(B). */
-static void ro_sgns__gemm_run_pb(ro_sgns_trans ta, size_t m, size_t n, size_t k,
-                                 const ro_sgns_real *A, size_t lda, const ro_sgns__packed_b *pb,
-                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
-                                 ro_sgns_real *ws)
-{
-    ro_sgns__blocking bk;
-    ro_sgns__gemm_blocking_fixed(&bk);
-    ro_sgns__gemm_run_b(ta, RO_SGNS_NOTRANS, m, n, k, 1, A, lda, NULL, 0, beta, C, ldc, 1, ws,
-                        &bk, pb, RO_SGNS__FULL);
+    ro_sgns__gemm_run_b(ta, pb ? RO_SGNS_NOTRANS : tb, m, n, k, 1, A, lda, pb ? NULL : B,
+                        pb ? 0 : ldb, beta, C, ldc, 1, ws, &bk, pb, RO_SGNS__FULL, 1);
 }
 
 /* Packs op(B) (k x n) whole, as ro_sgns__gemm_run_b would pack it, for
@@ -13348,7 +13551,7 @@ static void ro_sgns__gemm_ws_shape(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
         ro_sgns__gemm_blocking(&bk);
     }
     ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL,
-                        shape);
+                        shape, 0);
 }
 
 static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,

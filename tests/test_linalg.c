@@ -154,6 +154,102 @@ static void test_gemm_edges(void)
     }
 }
 
+/* The RO sweep's tile products (ro_sgns__gemm_run_tile: A read in place in
+   AVX-512 builds, with the narrow edge columns of float as dot products
+   along k): against a dot product in double per entry at the bound of
+   check_gemm; bitwise the same with op(B) packed ahead or not; and, but
+   for a float build's narrow edge panel (the last n % NR columns when
+   8 or fewer, or those past NR / 2 when that leaves 8 or fewer), bitwise
+   ro_sgns_gemm's C (the same sums in the same order). Shapes: the sweep's
+   288 x 512 tiles and its last block of rows (176: a partial panel of 8),
+   rows that are not a multiple of MR, k with a tail that is not a multiple
+   of 16 and k > KC; a NaN in A spreads to its whole row, edge included. */
+static void check_gemm_tile(size_t m, size_t n, size_t k, real beta)
+{
+    const size_t nr = ro_sgns__gemm_nr(), ld = (n + nr - 1) / nr * nr;
+    size_t i, j, p, full = n / nr * nr, edge = n - full;
+    int overflow = 0, ok_ref = 1, ok_pb = 1, ok_gemm = 1;
+    real *A = rnd_matrix(m, k, 1), *B = rnd_matrix(k, n, 1), *C0 = rnd_matrix(m, n, 1);
+    real *C1 = (real *)malloc(m * n * sizeof(real)), *C2 = (real *)malloc(m * n * sizeof(real));
+    real *C3 = (real *)malloc(m * n * sizeof(real));
+    real *ws = (real *)malloc(ro_sgns__gemm_ws_elems(n, 1, &overflow) * sizeof(real));
+    real *pbuf = (real *)malloc((k * ld + 64) * sizeof(real)), *pal = ro_sgns__align64(pbuf);
+    ro_sgns__packed_b pb;
+    double worst = 0;
+    /* float, AVX-512 or AVX2: the columns the narrow kernels take differ */
+    if (!RO_SGNS__IS_DOUBLE && edge > 0) {
+        size_t rest = edge > 8 ? edge - nr / 2 : edge;
+        if (rest <= 8 && edge <= 8 + nr / 2 && nr >= 16) full = n - rest;
+    }
+    memcpy(C1, C0, m * n * sizeof(real));
+    memcpy(C2, C0, m * n * sizeof(real));
+    memcpy(C3, C0, m * n * sizeof(real));
+    ro_sgns__gemm_run_tile(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, n, k, A, k, B, n, NULL, beta, C1,
+                           n, ws);
+    ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, B, n, n, k, pal, ld);
+    pb.base = pal;
+    pb.ld = ld;
+    pb.col0 = 0;
+    ro_sgns__gemm_run_tile(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, n, k, A, k, NULL, 0, &pb, beta, C2,
+                           n, ws);
+    CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, n, k, 1, A, k, B, n, beta, C3, n,
+                       NULL, NULL) == RO_SGNS_OK);
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j) {
+            double ref = beta * (double)C0[i * n + j], absab = fabs(ref), diff, bound;
+            for (p = 0; p < k; ++p) {
+                ref += (double)A[i * k + p] * (double)B[p * n + j];
+                absab += fabs((double)A[i * k + p] * (double)B[p * n + j]);
+            }
+            bound = 2 * EPS * ((double)(k < 256 ? k : 256) + (double)k / 256 + 2) * absab;
+            diff = fabs((double)C1[i * n + j] - ref);
+            if (!(diff <= bound + 1e-300)) ok_ref = 0;
+            if (bound > 0 && diff / bound > worst) worst = diff / bound;
+            if (memcmp(&C1[i * n + j], &C2[i * n + j], sizeof(real)) != 0) ok_pb = 0;
+            if (j < full && memcmp(&C1[i * n + j], &C3[i * n + j], sizeof(real)) != 0) ok_gemm = 0;
+        }
+    CHECKF(ok_ref, "tile %lux%lux%lu beta %g: worst error/bound %.3g", (unsigned long)m,
+           (unsigned long)n, (unsigned long)k, (double)beta, worst);
+    CHECKF(ok_pb, "tile %lux%lux%lu: packed ahead or not differ", (unsigned long)m,
+           (unsigned long)n, (unsigned long)k);
+    CHECKF(ok_gemm, "tile %lux%lux%lu: columns < %lu differ from ro_sgns_gemm", (unsigned long)m,
+           (unsigned long)n, (unsigned long)k, (unsigned long)full);
+    /* a NaN in row m - 1 of A: that row of C all NaN, the others clean */
+    A[(m - 1) * k + k / 2] = (real)NAN;
+    ro_sgns__gemm_run_tile(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, n, k, A, k, B, n, NULL, 0, C1, n,
+                           ws);
+    ok_ref = 1;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j)
+            if ((C1[i * n + j] != C1[i * n + j]) != (i == m - 1)) ok_ref = 0;
+    CHECKF(ok_ref, "tile %lux%lux%lu: NaN row", (unsigned long)m, (unsigned long)n,
+           (unsigned long)k);
+    free(A);
+    free(B);
+    free(C0);
+    free(C1);
+    free(C2);
+    free(C3);
+    free(ws);
+    free(pbuf);
+}
+
+static void test_gemm_tile(void)
+{
+    /* {m, n, k}: n = 100, 200, 500 as in the RO step (edges of 4, 8 and 20
+       columns of AVX-512 float), 1..40 columns, k = 100 and 512 as in the
+       sweep's two products, odd and > KC */
+    static const size_t sizes[][3] = {{288, 100, 512}, {176, 100, 100}, {288, 200, 512},
+                                      {24, 500, 300},  {13, 1, 37},     {5, 3, 17},
+                                      {25, 7, 100},    {12, 9, 257},    {30, 20, 64},
+                                      {17, 24, 16},    {36, 33, 515},   {14, 40, 1}};
+    size_t s;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        check_gemm_tile(sizes[s][0], sizes[s][1], sizes[s][2], 0);
+        check_gemm_tile(sizes[s][0], sizes[s][1], sizes[s][2], 1);
+    }
+}
+
 /* The same product with 1 and 2 threads: bitwise equal. */
 static void test_gemm_threads(void)
 {
@@ -809,6 +905,7 @@ int main(void)
     test_gemm_edges();
     test_gemm_threads();
     test_gemm_shapes();
+    test_gemm_tile();
     test_qr();
     test_qr_chol2();
     test_svd();
