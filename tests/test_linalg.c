@@ -160,7 +160,7 @@ static void test_gemm_edges(void)
    check_gemm; bitwise the same with op(B) packed ahead or not; and, but
    for a float build's narrow edge panel (the last n % NR columns when
    8 or fewer, or those past NR / 2 when that leaves 8 or fewer), bitwise
-   ro_sgns_gemm's C (the same sums in the same order). Shapes: the sweep's
+   ro_sgns_gemm_builtin's C (the same sums in the same order). Shapes: the sweep's
    288 x 512 tiles and its last block of rows (176: a partial panel of 8),
    rows that are not a multiple of MR, k with a tail that is not a multiple
    of 16 and k > KC; a NaN in A spreads to its whole row, edge included. */
@@ -192,8 +192,9 @@ static void check_gemm_tile(size_t m, size_t n, size_t k, real beta)
     pb.col0 = 0;
     ro_sgns__gemm_run_tile(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, n, k, A, k, NULL, 0, &pb, beta, C2,
                            n, ws);
-    CHECK(ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, n, k, 1, A, k, B, n, beta, C3, n,
-                       NULL, NULL) == RO_SGNS_OK);
+    /* the built-in GEMM (ro_sgns_gemm is the BLAS's under RO_SGNS_USE_CBLAS) */
+    CHECK(ro_sgns_gemm_builtin(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, n, k, 1, A, k, B, n, beta, C3,
+                               n, NULL, NULL) == RO_SGNS_OK);
     for (i = 0; i < m; ++i)
         for (j = 0; j < n; ++j) {
             double ref = beta * (double)C0[i * n + j], absab = fabs(ref), diff, bound;
@@ -212,7 +213,7 @@ static void check_gemm_tile(size_t m, size_t n, size_t k, real beta)
            (unsigned long)n, (unsigned long)k, (double)beta, worst);
     CHECKF(ok_pb, "tile %lux%lux%lu: packed ahead or not differ", (unsigned long)m,
            (unsigned long)n, (unsigned long)k);
-    CHECKF(ok_gemm, "tile %lux%lux%lu: columns < %lu differ from ro_sgns_gemm", (unsigned long)m,
+    CHECKF(ok_gemm, "tile %lux%lux%lu: columns < %lu differ from the built-in GEMM", (unsigned long)m,
            (unsigned long)n, (unsigned long)k, (unsigned long)full);
     /* a NaN in row m - 1 of A: that row of C all NaN, the others clean */
     A[(m - 1) * k + k / 2] = (real)NAN;
