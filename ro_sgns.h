@@ -12325,8 +12325,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    whose vectors run down the rows for panels of at most 8 or 4 columns, or
    for the columns past the first NR / 2 when at most that many are left)
    and write back only the valid part.
-   Direct mode (the RO sweep's tile products, ro_sgns__gemm_run_tile, in
-   AVX-512 builds): A is not packed; the kernels broadcast each row's
+   Direct mode (the RO sweep's tile products with fewer than KC columns,
+   ro_sgns__gemm_run_tile, in AVX-512 builds): A is not packed; the kernels broadcast each row's
    element from A where it lies (the same loads, FMAs and order, so the
    same bits), and a narrow edge panel of float, whose kernel needs a packed
    panel, gets dot products along k instead (ro_sgns__kernel_dot4_s: other
@@ -13488,9 +13488,13 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    fixed table's blocking (no cpuid, so it costs nothing per call: the
    sweep calls it per tile, thousands of times a pass), op(B) packed ahead
    (pb) or not (B, ldb): the same bits either way, and with any other
-   blocking. A is read in place (direct mode, AVX-512 builds), so these
-   products may differ from ro_sgns_gemm's in the last bits of the columns
-   of a narrow edge panel in float. */
+   blocking. With fewer than KC columns A is read in place (direct mode,
+   AVX-512 builds): packing A copies m k reals for 2 m n k flops, a 1/(2n)
+   share of the work, and reading A in place costs a little in the kernel
+   (12 row streams instead of one; Zen 5, d = 200: the sweep's first
+   product, n = 512, 1-3% slower read in place, its second, n = d, 2-3%
+   faster). Those products may differ from ro_sgns_gemm's in the last bits
+   of the columns of a narrow edge panel in float. */
 static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                    size_t k, const ro_sgns_real *A, size_t lda,
                                    const ro_sgns_real *B, size_t ldb,
@@ -13500,7 +13504,7 @@ static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
     ro_sgns__blocking bk;
     ro_sgns__gemm_blocking_fixed(&bk);
     ro_sgns__gemm_run_b(ta, pb ? RO_SGNS_NOTRANS : tb, m, n, k, 1, A, lda, pb ? NULL : B,
-                        pb ? 0 : ldb, beta, C, ldc, 1, ws, &bk, pb, RO_SGNS__FULL, 1);
+                        pb ? 0 : ldb, beta, C, ldc, 1, ws, &bk, pb, RO_SGNS__FULL, n < RO_SGNS__KC);
 }
 
 /* Packs op(B) (k x n) whole, as ro_sgns__gemm_run_b would pack it, for

@@ -155,8 +155,8 @@ static void test_gemm_edges(void)
 }
 
 /* The RO sweep's tile products (ro_sgns__gemm_run_tile: A read in place in
-   AVX-512 builds, with the narrow edge columns of float as dot products
-   along k): against a dot product in double per entry at the bound of
+   AVX-512 builds when n < KC, with the narrow edge columns of float as dot
+   products along k; packed otherwise, as n = 500 here): against a dot product in double per entry at the bound of
    check_gemm; bitwise the same with op(B) packed ahead or not; and, but
    for a float build's narrow edge panel (the last n % NR columns when
    8 or fewer, or those past NR / 2 when that leaves 8 or fewer), bitwise
