@@ -12337,7 +12337,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    Rapids it went from 1.21-1.31x the sweep's first product to 1.09-1.12x
    (bench/RESULTS.md).
    Micro-kernels: one per instruction set the compiler targets (chosen at
-   compile time, no run-time dispatch): AVX-512F 12 x 32 float / 12 x 16
+   compile time, no run-time dispatch): AVX-512F 12 x 32 float / 6 x 16
    double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
    RO_SGNS_NO_SIMD). The SIMD kernels write full tiles of C from their
    registers; edge tiles go through a small buffer. Block sizes: MR, NR and
@@ -12394,13 +12394,25 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    measured the same within the noise of a shared machine, on Zen 5
    (AVX-512, double) 384 and 512 the same as 256, 128 and 192 up to 20%
    slower on the shapes with k > KC (bench/RESULTS.md).
+   The row count MR decides no bits (a row's sums are the same whichever
+   tile it is in), so it is chosen for L1: in the loop over a B
+   micro-panel's tiles, that panel (KC x NR) and one A micro-panel (MR x
+   KC) are read KC times together, and 12 x 256 doubles (24 KB) beside
+   256 x 16 (32 KB) exceed a 48 KB L1 (Zen 4/5, Intel since Ice Lake)
+   where float's 12 + 32 KB do not: the B panel's lines are evicted by
+   the A panel streaming past and come back from L2 every tile. With 6
+   rows (12 + 32 KB) they stay; Zen 5, double, 2 threads, four runs each:
+   2048^3 203-222 -> 218-228 GFLOP/s, NT 1024 x 24292 x 200 221-227 ->
+   233-236, the other RO shapes +0..+8% (bench/RESULTS.md). Six rows of
+   two vectors are 12 accumulators, enough to cover the FMA latency (4
+   cycles, 2 pipes).
    MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
    B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
    arithmetic: they are chosen per product from the CPU's cache sizes
    (ro_sgns__gemm_blocking), up to MC_MAX and NC_MAX, which size the
    workspace. */
 #ifdef RO_SGNS__AVX512
-#define RO_SGNS__MR 12
+#define RO_SGNS__MR (RO_SGNS__IS_DOUBLE ? 6 : 12)
 #define RO_SGNS__NR (RO_SGNS__IS_DOUBLE ? 16 : 32) /* two 512-bit vectors */
 #elif defined(RO_SGNS__AVX2)
 #define RO_SGNS__MR 6
@@ -12608,7 +12620,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    AVX2 + FMA: 6 x 16 float / 6 x 8 double in 12 ymm registers (12 + 2 + 1
    of the 16: the largest tile that fits; 12 FMAs per 8 loads keeps the two
    FMA pipes of Haswell..Zen 4 busy while the loads stay under 2 a cycle).
-   AVX-512: 12 x 32 float / 12 x 16 double in 24 of the 32 zmm registers.
+   AVX-512: 12 x 32 float in 24 of the 32 zmm registers, 6 x 16 double in
+   12 (12 x 16 would fit too, but its A micro-panel crowds L1: see MR).
    ROWS is a constant, so the rows past it are compiled away.
    With C not NULL (a full tile) the kernel also does the tile's update,
    C = (first ? beta C : C) + alpha acc, exactly as ro_sgns__update_tile
@@ -12671,8 +12684,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    float): one vector per row, to acc with row stride 2 W. Same terms, same
    order, same bits as the full kernel. With AVX2 its six FMA chains cannot
    hide the FMA latency (at most 75% of the full kernel's rate), so half the
-   work should take about two thirds of the time; AVX-512's twelve chains
-   are enough, so about half. */
+   work should take about two thirds of the time; AVX-512 float's twelve
+   chains are enough, so about half (double's six, as AVX2's). */
 /* Rows i0..i5 of the half-width kernel: one FMA each into c_i. */
 #define RO_SGNS__HALF_ROWS6(SET1, FMA, i0, i1, i2, i3, i4, i5)                              \
     do {                                                                                   \
@@ -12790,13 +12803,13 @@ RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols8_s, 8)
     RO_SGNS__KERNEL_SIMD(S, DIRECT, float, __m512, 16, 12, _mm512_setzero_ps,               \
                          _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps, _mm512_fmadd_ps,  \
                          _mm512_loadu_ps, _mm512_storeu_ps, _mm512_mul_ps, _mm512_add_ps)   \
-    RO_SGNS__KERNEL_SIMD(D, DIRECT, double, __m512d, 8, 12, _mm512_setzero_pd,              \
+    RO_SGNS__KERNEL_SIMD(D, DIRECT, double, __m512d, 8, 6, _mm512_setzero_pd,              \
                          _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd, _mm512_fmadd_pd,  \
                          _mm512_loadu_pd, _mm512_storeu_pd, _mm512_mul_pd, _mm512_add_pd)   \
     RO_SGNS__KERNEL_SIMD_HALF(HALF_S, DIRECT, float, __m512, 16, 12, _mm512_setzero_ps,     \
                               _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps,             \
                               _mm512_fmadd_ps)                                             \
-    RO_SGNS__KERNEL_SIMD_HALF(HALF_D, DIRECT, double, __m512d, 8, 12, _mm512_setzero_pd,    \
+    RO_SGNS__KERNEL_SIMD_HALF(HALF_D, DIRECT, double, __m512d, 8, 6, _mm512_setzero_pd,    \
                               _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd,             \
                               _mm512_fmadd_pd)
 RO_SGNS__AVX512_KERNELS(ro_sgns__kernel_simd_s, ro_sgns__kernel_simd_d, ro_sgns__kernel_simd_half_s,
@@ -13155,7 +13168,7 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
             continue;
         }
 #ifdef RO_SGNS__PACK_A_AVX2
-        if (rows == RO_SGNS__MR) { /* MR = 6 (AVX2) or 12 (AVX-512): sets of six rows */
+        if (rows == RO_SGNS__MR) { /* MR = 6 (AVX2, AVX-512 double) or 12: sets of six */
             size_t six;
             for (six = 0; six < (size_t)RO_SGNS__MR; six += 6) {
                 const ro_sgns_real *src = A + (i0 + r + six) * lda + p0;
