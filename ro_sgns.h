@@ -12398,14 +12398,17 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    tile it is in), so it is chosen for L1: in the loop over a B
    micro-panel's tiles, that panel (KC x NR) and one A micro-panel (MR x
    KC) are read KC times together, and 12 x 256 doubles (24 KB) beside
-   256 x 16 (32 KB) exceed a 48 KB L1 (Zen 4/5, Intel since Ice Lake)
+   256 x 16 (32 KB) exceed a 48 KB L1 (Zen 5, Intel since Ice Lake)
    where float's 12 + 32 KB do not: the B panel's lines are evicted by
    the A panel streaming past and come back from L2 every tile. With 6
    rows (12 + 32 KB) they stay; Zen 5, double, 2 threads, four runs each:
    2048^3 203-222 -> 218-228 GFLOP/s, NT 1024 x 24292 x 200 221-227 ->
    233-236, the other RO shapes +0..+8% (bench/RESULTS.md). Six rows of
    two vectors are 12 accumulators, enough to cover the FMA latency (4
-   cycles, 2 pipes).
+   cycles, 2 pipes). With a 32 KB L1 (Skylake-X, Zen 4) neither tile
+   keeps B there, and 6 rows fetch it from L2 twice as often a flop
+   (about 30 bytes a cycle at two 512-bit FMAs a cycle, half that on Zen
+   4's one; their L2s give 64 and 32): not measured on those CPUs.
    MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
    B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
    arithmetic: they are chosen per product from the CPU's cache sizes
