@@ -13507,7 +13507,7 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    blocking. With fewer than KC columns A is read in place (direct mode,
    AVX-512 builds): packing A copies m k reals for 2 m n k flops, a 1/(2n)
    share of the work, and reading A in place costs a little in the kernel
-   (12 row streams instead of one; Zen 5, d = 200: the sweep's first
+   (MR row streams instead of one; Zen 5, d = 200: the sweep's first
    product, n = 512, 1-3% slower read in place, its second, n = d, 2-3%
    faster). Those products may differ from ro_sgns_gemm's in the last bits
    of the columns of a narrow edge panel in float. */
