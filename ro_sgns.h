@@ -7139,6 +7139,35 @@ static double ro_sgns__sum_lanes(const double *acc)
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
+/* -|x| by setting the sign bit: one vector OR, where x < 0 ? x : -x became
+   two comparisons, a sign flip and two blends (GCC, AVX-512). The
+   exponentials come out the same for every x (-0 and +0 both give 1, a
+   NaN stays a NaN). ro_sgns__row_exp on Zen 5, one thread, ns an entry of
+   the dense part with F / without (bench/elementwise.c, 12-14 alternating
+   runs): float 0.29-0.32 / 0.17-0.20 -> 0.27-0.29 / 0.15-0.18, double
+   0.94-0.97 / 0.47-0.52 -> 0.87-0.92 / 0.42-0.47. The plainer
+   x < -x ? x : -x (a sign flip and a min) measured 0.28-0.29 / 0.16-0.17
+   in float beside 0.27-0.28 / 0.15-0.17 for this, and LLVM's model of Intel's
+   Sapphire Rapids (llvm-mca) has it 8% slower there, this one unchanged. */
+static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
+{
+    if (RO_SGNS__IS_DOUBLE) {
+        double v = (double)x;
+        uint64_t u;
+        memcpy(&u, &v, sizeof u);
+        u |= (uint64_t)1 << 63;
+        memcpy(&v, &u, sizeof v);
+        return (ro_sgns_real)v;
+    } else {
+        float v = (float)x;
+        uint32_t u;
+        memcpy(&u, &v, sizeof u);
+        u |= (uint32_t)1 << 31;
+        memcpy(&v, &u, sizeof v);
+        return (ro_sgns_real)v;
+    }
+}
+
 /* The exponentials of one row of a tile: es[j] = exp(-|x_j|), x = t. A loop
    of its own: two short dependency chains an entry instead of one long one
    let an out-of-order core overlap more entries (Zen 3, float: 10-20%
@@ -7147,10 +7176,7 @@ static void ro_sgns__row_exp(const ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
                              ro_sgns_real *RO_SGNS__RESTRICT es)
 {
     size_t j;
-    for (j = 0; j < cb; ++j) {
-        ro_sgns_real x = t[j], ax = x < 0 ? -x : x;
-        es[j] = ro_sgns__expr_neg(-ax);
-    }
+    for (j = 0; j < cb; ++j) es[j] = ro_sgns__expr_neg(ro_sgns__neg_abs(t[j]));
 }
 
 /* The dense part of one row of a tile, in place, es[j] = exp(-|t[j]|) from
