@@ -19,7 +19,9 @@
    oversampling p instead of the library's default (a cheaper, rougher
    start for short runs: the steps' cost does not depend on it).
    The counts come from build/corpus_w5_m200.counts, made from
-   build/corpus.txt on the first run (make bench-corpus does both). */
+   build/corpus.txt on the first run (make bench-corpus does both);
+   BENCH_COUNTS=path reads (or makes and saves) another counts file
+   instead, e.g. a prefix of the corpus counted by bench/cpu.sh. */
 #define _POSIX_C_SOURCE 200809L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
@@ -133,7 +135,8 @@ int main(int argc, char **argv)
     int iters = argc > 2 ? atoi(argv[2]) : 5;
     const char *dir = argc > 3 ? argv[3] : "scaled";
     double step = argc > 4 ? atof(argv[4]) : 0;
-    const char *counts_path = "build/corpus_w5_m200.counts";
+    const char *counts_path =
+        getenv("BENCH_COUNTS") ? getenv("BENCH_COUNTS") : "build/corpus_w5_m200.counts";
     ro_sgns_counts *c = NULL;
     ro_sgns_csr *A = NULL;
     ro_sgns_factors *x = NULL, *x0 = NULL;
@@ -162,6 +165,7 @@ int main(int argc, char **argv)
     printf("# RO-SGNS bench: %s, n = %zu, nnz = %llu, |D| = %.0f, d = %zu, threads %d, %s\n",
            sizeof(real) == 4 ? "float" : "double", c->n, (unsigned long long)c->nnz, c->total,
            d, omp_get_max_threads(), dir);
+    printf("counts: %s\n", counts_path);
     bench_print_setup(stdout, omp_get_max_threads());
     /* the start: the library's truncated SVD as configured by default (the
        RO steps are what is timed) */
