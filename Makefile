@@ -16,7 +16,8 @@
 #                  comparing the built-in kernels with OpenBLAS/LAPACKE
 #   make bench     benchmarks (-O3 -march=native), ours vs OpenBLAS's best kernel
 #                  for this CPU side by side; make bench-corpus: the ones that
-#                  need the bundled corpus (see the bench section below)
+#                  need the bundled corpus; make bench-cpu: one CPU's tables
+#                  for bench/RESULTS.md (see the bench section below)
 # Never -ffast-math or -Ofast: they remove the NaN checks.
 
 ifeq ($(origin CC),default)
@@ -69,7 +70,7 @@ endif
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(LAPACKE_TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus fuzz-check install uninstall
+.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus bench-cpu fuzz-check install uninstall
 # `make` builds the program a newcomer wants; the tests are `make test`
 all: ro-sgns
 
@@ -159,7 +160,10 @@ $(B)/nostdio_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
 #                       ($(RO_ITERS) steps each), SGD-SGNS (ours only; bench/sgd.c
 #                       says how to add word2vec.c). About an hour on 2 cores.
 BENCH_DEPS := ro_sgns.h bench/bench_util.h
-BENCH_CC = $(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"'
+# BLASINC: -I flags for OpenBLAS's and LAPACKE's headers where they are not
+# in the compiler's path (bench/cpu.sh sets it and BLASLIBS for BLAS_ROOT)
+BLASINC ?=
+BENCH_CC = $(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $(BLASINC) -DBENCH_FLAGS='"$(BENCHFLAGS)"'
 CORPUS ?= $(B)/corpus.txt
 RO_ITERS ?= 3
 
@@ -223,6 +227,14 @@ bench-files: $(B)/bench_files $(B)/bench_files_table
 	$(B)/bench_files load $(COUNTS) 64
 	$(B)/bench_files convert $(COUNTS) $(B)/bench_v2.counts
 	$(B)/bench_files load $(B)/bench_v2.counts 64
+
+# Every table issue 16 asks of one CPU (GEMM, the step against the OpenBLAS
+# floor, the CBLAS build, 81k words on a corpus prefix, the AVX2 build, the
+# elementwise loops), in one run with a summary: bench/cpu.sh says how to
+# set the parts, a time budget and an unpacked OpenBLAS (~9 min on 2 cores).
+.PHONY: bench-cpu
+bench-cpu:
+	sh bench/cpu.sh
 
 # The pipeline at 22k and 81k words (bench/scale.sh; ~15 min on 2 cores, ~2 GB).
 .PHONY: bench-scale

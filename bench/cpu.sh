@@ -1,0 +1,240 @@
+#!/bin/sh
+# bench/cpu.sh - every table issue 16 asks of one CPU, in one run, against
+# OpenBLAS's best kernel for that CPU (the benches pick it: bench_util.h):
+#   gemm, gemm_d  GEMM on the RO step's shapes and 2048^3, 2 threads, float
+#                 and double (bench/gemm.c; QR and SVD beside it)
+#   ro            the RO step against the floor of its four products, d = 100,
+#                 200, 500, float and double, and a RO_SGNS_USE_CBLAS build at
+#                 d = 200 (bench/ro.c, the floor measured right after each step)
+#   scale         the pipeline at 22,352 and 81,212 words, d = 100 (bench/scale.c)
+#   avx2          the GEMM built without AVX-512 (-mno-avx512f) against
+#                 OpenBLAS's Haswell kernel; only on CPUs with AVX-512
+#   elementwise   the step's exponentials and logs alone (bench/elementwise.c)
+# then a summary of them all. About 9 minutes on 2 Zen 5 cores, the build included.
+#
+# The step and the scale runs read a prefix of the bundled corpus (the first
+# CORPUS_BYTES bytes), counted at window 5 with its 22,352 and 81,212 most
+# frequent words (the full corpus's vocabularies at min count 200 and 20):
+# a 200 MB prefix compresses to ~50 MB, small enough to copy to a machine
+# that cannot reach the rest, and bench/RESULTS.md's per-CPU tables use it.
+#
+#   sh bench/cpu.sh                       (make bench-cpu)
+#   environment:
+#     PARTS     the parts, in the order to run them ("gemm gemm_d ro scale avx2
+#               elementwise"); "summary": no build, no run, the summary of
+#               the logs already in OUT
+#     RO_RUNS   the step runs: f|d|c (float, double, CBLAS build) and d
+#               ("f100 f200 f500 d100 d200 d500 c200")
+#     BUDGET    seconds for the whole run, 0 = no limit (0): each bench runs
+#               under `timeout` with what is left, so the summary always comes
+#     CORPUS    the text, plain or .xz (build/corpus.txt, else the bundled .xz)
+#     CORPUS_BYTES  the prefix's size (200000000)
+#     CPUS      the cores to pin to when the machine has more than 2 (0,1)
+#     ROUNDS    GEMM timings are the best of ROUNDS (3); STEPS a step run (3)
+#     BLAS_ROOT an unpacked OpenBLAS + LAPACKE (bench/blas_root.sh), for a
+#               machine where they are not installed
+#     OUT       logs, counts and binaries (build/cpu)
+# Never -ffast-math; nothing here changes the tests' environment.
+#
+# On a machine that has gcc but neither the packages nor a network: on a
+# Debian machine, `sh bench/blas_root.sh DIR` (keep DIR/debs, 13 MB) and
+# `xz -dc ../shared/data/corpus/corpus.txt.xz | head -c 200000000 | xz -6 >
+# prefix.txt.xz` (49 MB); copy both with the repository, then there
+# `sh bench/blas_root.sh DIR && BLAS_ROOT=DIR CORPUS=prefix.txt.xz sh bench/cpu.sh`.
+set -eu
+PARTS=${PARTS:-"gemm gemm_d ro scale avx2 elementwise"}
+RO_RUNS=${RO_RUNS:-"f100 f200 f500 d100 d200 d500 c200"}
+BUDGET=${BUDGET:-0}
+CORPUS_BYTES=${CORPUS_BYTES:-200000000}
+CPUS=${CPUS:-0,1}
+ROUNDS=${ROUNDS:-3}
+STEPS=${STEPS:-3}
+OUT=${OUT:-build/cpu}
+if [ -z "${CORPUS:-}" ]; then
+    if [ -s build/corpus.txt ]; then CORPUS=build/corpus.txt
+    else CORPUS=../shared/data/corpus/corpus.txt.xz; fi
+fi
+mkdir -p "$OUT"
+start=$(date +%s)
+
+# the build: make's rules, into OUT's own folders (B=...), with BLAS_ROOT's
+# headers and libraries when given
+BLASINC=""
+BLASLIBS="-llapacke -lopenblas"
+if [ -n "${BLAS_ROOT:-}" ]; then
+    R=$(cd "$BLAS_ROOT" && pwd)
+    L="$R/usr/lib/x86_64-linux-gnu"
+    BLASINC="-I$R/usr/include/x86_64-linux-gnu/openblas-pthread -I$R/usr/include"
+    # DT_RPATH (not RUNPATH) so that LAPACKE's own dependencies are found too
+    BLASLIBS="-L$L/openblas-pthread -L$L -Wl,--disable-new-dtags -Wl,-rpath,$L/openblas-pthread -Wl,-rpath,$L -llapacke -lopenblas"
+fi
+JOBS=$(nproc 2>/dev/null || echo 2)
+native="-O3 -march=native -fopenmp"
+has_avx512=$(grep -qw avx512f /proc/cpuinfo && echo 1 || echo 0)
+if [ "$PARTS" != summary ]; then # PARTS=summary: the summary of the logs there are
+rm -f "$OUT"/*.log # the summary is of this run alone
+echo "bench/cpu.sh: building into $OUT/bin (and $OUT/bin-avx2) ..." >&2
+make -s -B -j"$JOBS" B="$OUT/bin" BENCHFLAGS="$native" BLASINC="$BLASINC" BLASLIBS="$BLASLIBS" \
+    "$OUT/bin/bench_gemm" "$OUT/bin/bench_gemm_d" "$OUT/bin/bench_ro" "$OUT/bin/bench_ro_d" \
+    "$OUT/bin/bench_ro_cblas" "$OUT/bin/bench_scale" ro-sgns >&2
+for r in float double; do
+    # shellcheck disable=SC2086 # $native is several flags
+    ${CC:-gcc} -std=c99 -Wall -Wextra $native -DBENCH_FLAGS="\"$native\"" -DRO_SGNS_REAL=$r \
+        bench/elementwise.c -o "$OUT/bin/bench_elementwise_$r" -lm
+done
+if [ "$has_avx512" = 1 ]; then
+    make -s -B -j"$JOBS" B="$OUT/bin-avx2" BENCHFLAGS="$native -mno-avx512f" BLASINC="$BLASINC" \
+        BLASLIBS="$BLASLIBS" "$OUT/bin-avx2/bench_gemm" "$OUT/bin-avx2/bench_gemm_d" >&2
+fi
+fi
+
+# 2 threads, pinned when there are more cores than that
+PIN=""
+if [ "$JOBS" -gt 2 ] && command -v taskset >/dev/null 2>&1; then PIN="taskset -c $CPUS"; fi
+export OMP_NUM_THREADS=2
+left() { # seconds left of the budget (a large number without one)
+    if [ "$BUDGET" -le 0 ]; then echo 100000; return; fi
+    echo $((BUDGET - ($(date +%s) - start)))
+}
+# run NAME CMD...: CMD's output into OUT/NAME.log, under what is left of
+# the budget; a bench cut short says so in its log
+run() {
+    name=$1
+    shift
+    l=$(left)
+    if [ "$l" -lt 10 ]; then
+        echo "(not run: the budget was spent)" > "$OUT/$name.log"
+        echo "bench/cpu.sh: $name skipped, the budget is spent" >&2
+        return 0
+    fi
+    echo "bench/cpu.sh: $name ($l s left)" >&2
+    # shellcheck disable=SC2086
+    if ! timeout "$l" $PIN "$@" > "$OUT/$name.log" 2>&1; then
+        echo "(stopped: timed out or failed, status above)" >> "$OUT/$name.log"
+    fi
+}
+
+# the prefix, counted at the two vocabularies (once: the counts are kept)
+prefix_counts() {
+    n=$1
+    f="$OUT/prefix_$n.counts"
+    [ -s "$f" ] && return 0
+    if [ ! -s "$OUT/prefix.txt" ]; then
+        case $CORPUS in
+        *.xz) xz -dc "$CORPUS" | head -c "$CORPUS_BYTES" > "$OUT/prefix.txt.tmp" ;;
+        *) head -c "$CORPUS_BYTES" "$CORPUS" > "$OUT/prefix.txt.tmp" ;;
+        esac
+        [ -s "$OUT/prefix.txt.tmp" ] || { echo "bench/cpu.sh: nothing read from $CORPUS" >&2; exit 1; }
+        mv "$OUT/prefix.txt.tmp" "$OUT/prefix.txt"
+    fi
+    t0=$(date +%s.%N)
+    /usr/bin/env time -f %M -o "$OUT/prefix_$n.rss" ./ro-sgns count -train "$OUT/prefix.txt" \
+        -output "$f" -window 5 -min-count 5 -max-vocab "$n" -quiet 2>/dev/null ||
+        ./ro-sgns count -train "$OUT/prefix.txt" -output "$f" -window 5 -min-count 5 \
+            -max-vocab "$n" -quiet
+    awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' > "$OUT/prefix_$n.sec"
+}
+
+for part in $PARTS; do
+    case $part in
+    gemm) BENCH_GEMM_THREADS=2 run gemm "$OUT/bin/bench_gemm" "$ROUNDS" ;;
+    gemm_d) BENCH_GEMM_THREADS=2 run gemm_d "$OUT/bin/bench_gemm_d" "$ROUNDS" ;;
+    ro)
+        prefix_counts 22352
+        for r in $RO_RUNS; do
+            d=${r#?}
+            case $r in f*) b=bench_ro ;; d*) b=bench_ro_d ;; c*) b=bench_ro_cblas ;; esac
+            BENCH_COUNTS="$OUT/prefix_22352.counts" BENCH_FLOOR_PAIRED=1 BENCH_FLOOR_ROUNDS=1 \
+                BENCH_RO_OVERSAMPLE=50 run "ro_$r" "$OUT/bin/$b" "$d" "$STEPS" scaled
+        done
+        ;;
+    scale)
+        prefix_counts 22352
+        prefix_counts 81212
+        for n in 22352 81212; do run "scale_$n" "$OUT/bin/bench_scale" "$OUT/prefix_$n.counts" 100 2; done
+        ;;
+    avx2)
+        if [ "$has_avx512" = 1 ]; then
+            # Haswell's numbers first (OpenBLAS's pick as set here), then the
+            # bench re-runs itself with the CPU's best kernel
+            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 run avx2_gemm "$OUT/bin-avx2/bench_gemm" "$ROUNDS"
+            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 run avx2_gemm_d "$OUT/bin-avx2/bench_gemm_d" "$ROUNDS"
+        fi
+        ;;
+    elementwise)
+        run elementwise_float "$OUT/bin/bench_elementwise_float"
+        run elementwise_double "$OUT/bin/bench_elementwise_double"
+        ;;
+    summary) ;;
+    *) echo "bench/cpu.sh: unknown part $part" >&2; exit 2 ;;
+    esac
+done
+
+# ---- the summary, from the logs
+s() { [ -f "$OUT/$1.log" ]; }
+echo "# Issue 16's tables on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo
+echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on ${PIN:-all of them}), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git rev-parse --short HEAD 2>/dev/null || echo 'no git'), $(( $(date +%s) - start )) s."
+for f in gemm gemm_d ro_c200 ro_f100; do
+    if s "$f" && grep -q '^- OpenBLAS' "$OUT/$f.log"; then grep -m1 '^- OpenBLAS' "$OUT/$f.log"; break; fi
+done
+for p in gemm gemm_d avx2_gemm avx2_gemm_d; do
+    s "$p" || continue
+    echo
+    case $p in avx2*) echo "$p (the build without AVX-512; \"own pick\" = Haswell, set for it; 2 threads, best of $ROUNDS):" ;;
+    *) echo "$p (2 threads, best of $ROUNDS):" ;; esac
+    grep -m1 '^| shape' "$OUT/$p.log" || true
+    grep -m1 '^|---' "$OUT/$p.log" || true
+    grep -E '^\| [0-9]+ x [0-9]+ x [0-9]+ [NT][NT] \| 2 \|' "$OUT/$p.log" || tail -n 2 "$OUT/$p.log"
+    grep -E '^\| (kernel|QR)' "$OUT/$p.log" || true
+done
+if ls "$OUT"/ro_*.log >/dev/null 2>&1; then
+    echo
+    echo "The step against the floor of its four products (OpenBLAS), one round of the floor after each step:"
+    echo
+    echo "| d | real | build | steps s | step / floor, paired | median | fastest step / best floor | our floor / OpenBLAS's | outside the products | F x 1e-9 after the steps |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    for r in $RO_RUNS; do
+        s "ro_$r" || continue
+        awk -v r="$r" '
+            /^\| [0-9]+ \| -?[0-9.]+ \| / { split($0, f, "|"); st = st sep sprintf("%.2f", f[7]); F = f[3] + 0;
+                if (match($0, /step \/ floor [0-9.]+/)) { pr = pr sep substr($0, RSTART + 13, RLENGTH - 13) }
+                sep = ", " }
+            /^paired:/ { med = $(NF - 4); sub(/,/, "", med) }
+            /^\| [0-9]+ \| (float|double) \| 2 \|/ { split($0, t, "|"); fast = t[8] + 0; ours = t[9] + 0; out = t[10] }
+            END {
+                b = (substr(r, 1, 1) == "c") ? "RO_SGNS_USE_CBLAS" : "";
+                real = (substr(r, 1, 1) == "d") ? "double" : "float";
+                if (st == "") { printf "| %s | %s | %s | (no step: see the log) | | | | | | |\n", substr(r, 2), real, b; exit }
+                gsub(/ /, "", out);
+                printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %.4f |\n", substr(r, 2), real, b, st, pr, med, fast, ours, out, F }
+        ' "$OUT/ro_$r.log"
+    done
+fi
+if s scale_22352 || s scale_81212; then
+    echo
+    echo "The pipeline on the prefix (d = 100, 2 RO steps; step predicted from 22k by n m):"
+    echo
+    echo "| n | nnz | counting s | counting peak MiB | SVD s | RO step s | predicted s | peak MiB |"
+    echo "|---|---|---|---|---|---|---|---|"
+    base=""
+    for n in 22352 81212; do
+        s "scale_$n" || continue
+        line=$(grep -E '^[0-9]+ [0-9]+ ' "$OUT/scale_$n.log" | tail -n 1)
+        [ -n "$line" ] || { echo "| $n | (no result: see $OUT/scale_$n.log) | | | | | | |"; continue; }
+        [ -n "$base" ] || base=$line
+        echo "$line" | awk -v base="$base" -v cs="$(cat "$OUT/prefix_$n.sec" 2>/dev/null || echo -)" \
+            -v cr="$(cat "$OUT/prefix_$n.rss" 2>/dev/null || echo 0)" '{
+            split(base, b, " ");
+            pred = ($1 == b[1]) ? "-" : sprintf("%.2f", b[9] * ($1 * $1) / (b[1] * b[1]));
+            printf "| %d | %.1fM | %s | %.0f | %.2f | %.2f | %s | %.0f |\n", $1, $2 / 1e6, cs, cr / 1024, $7, $9, pred, $12 }'
+    done
+fi
+for r in float double; do
+    s "elementwise_$r" || continue
+    echo
+    echo "elementwise, $r (one thread):"
+    grep -E '^\| (pass|with F|direction)|^\(tile' "$OUT/elementwise_$r.log" || tail -n 3 "$OUT/elementwise_$r.log"
+done
+echo
+echo "(logs: $OUT/*.log)"
