@@ -17,6 +17,7 @@ set -eu
 DIR=${1:?usage: sh bench/blas_root.sh DIR}
 PKGS="libopenblas0-pthread libopenblas-pthread-dev liblapacke liblapacke-dev libtmglib3 libgfortran5"
 mkdir -p "$DIR/debs"
+DIR=$(cd "$DIR" && pwd) # absolute: the ar branch below unpacks from another folder
 if ! ls "$DIR"/debs/*.deb >/dev/null 2>&1; then
     command -v apt-get >/dev/null 2>&1 || {
         echo "blas_root.sh: no .deb files in $DIR/debs and no apt-get to fetch them" >&2
