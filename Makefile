@@ -161,7 +161,7 @@ $(B)/nostdio_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
 #                       says how to add word2vec.c). About an hour on 2 cores.
 BENCH_DEPS := ro_sgns.h bench/bench_util.h
 # BLASINC: -I flags for OpenBLAS's and LAPACKE's headers where they are not
-# in the compiler's path (bench/cpu.sh sets it and BLASLIBS for BLAS_ROOT)
+# in the compiler's path, e.g. BLASINC=-I/usr/include/openblas
 BLASINC ?=
 BENCH_CC = $(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $(BLASINC) -DBENCH_FLAGS='"$(BENCHFLAGS)"'
 CORPUS ?= $(B)/corpus.txt

@@ -57,8 +57,7 @@ fi
 mkdir -p "$OUT"
 start=$(date +%s)
 
-# the build: make's rules, into OUT's own folders (B=...), with BLAS_ROOT's
-# headers and libraries when given
+# OpenBLAS and LAPACKE: the system's, or BLAS_ROOT's headers and libraries
 BLASINC=""
 BLASLIBS="-llapacke -lopenblas"
 if [ -n "${BLAS_ROOT:-}" ]; then
@@ -74,18 +73,37 @@ has_avx512=$(grep -qw avx512f /proc/cpuinfo && echo 1 || echo 0)
 if [ "$PARTS" != summary ]; then # PARTS=summary: the summary of the logs there are
 rm -f "$OUT"/*.log # the summary is of this run alone
 echo "bench/cpu.sh: building into $OUT/bin (and $OUT/bin-avx2) ..." >&2
-make -s -B -j"$JOBS" B="$OUT/bin" BENCHFLAGS="$native" BLASINC="$BLASINC" BLASLIBS="$BLASLIBS" \
-    "$OUT/bin/bench_gemm" "$OUT/bin/bench_gemm_d" "$OUT/bin/bench_ro" "$OUT/bin/bench_ro_d" \
-    "$OUT/bin/bench_ro_cblas" "$OUT/bin/bench_scale" ro-sgns >&2
-for r in float double; do
-    # shellcheck disable=SC2086 # $native is several flags
-    ${CC:-gcc} -std=c99 -Wall -Wextra $native -DBENCH_FLAGS="\"$native\"" -DRO_SGNS_REAL=$r \
-        bench/elementwise.c -o "$OUT/bin/bench_elementwise_$r" -lm
-done
+mkdir -p "$OUT/bin" "$OUT/bin-avx2"
+# The compiler directly, not make (a machine that has gcc may lack make), with
+# the Makefile's bench flags; the builds in parallel, each one's errors in
+# OUT/bin/NAME.err.
+# build DIR NAME SOURCE FLAGS LIBS [defines...]
+build() {
+    dir=$1 name=$2 src=$3 flags=$4 libs=$5
+    shift 5
+    # shellcheck disable=SC2086 # flags and libs are lists
+    ${CC:-gcc} -std=c99 -Wall -Wextra $flags $BLASINC -DBENCH_FLAGS="\"$flags\"" "$@" "$src" \
+        -o "$OUT/$dir/$name" $libs -lm 2> "$OUT/$dir/$name.err" &
+}
+build bin bench_gemm bench/gemm.c "$native" "$BLASLIBS"
+build bin bench_gemm_d bench/gemm.c "$native" "$BLASLIBS" -DRO_SGNS_REAL=double
+build bin bench_ro bench/ro.c "$native" "$BLASLIBS"
+build bin bench_ro_d bench/ro.c "$native" "$BLASLIBS" -DRO_SGNS_REAL=double
+build bin bench_ro_cblas bench/ro.c "$native" "$BLASLIBS" -DRO_SGNS_USE_CBLAS
+build bin bench_scale bench/scale.c "$native" ""
+build bin ro-sgns examples/ro_sgns_cli.c "$native" ""
+build bin bench_elementwise_float bench/elementwise.c "$native" ""
+build bin bench_elementwise_double bench/elementwise.c "$native" "" -DRO_SGNS_REAL=double
 if [ "$has_avx512" = 1 ]; then
-    make -s -B -j"$JOBS" B="$OUT/bin-avx2" BENCHFLAGS="$native -mno-avx512f" BLASINC="$BLASINC" \
-        BLASLIBS="$BLASLIBS" "$OUT/bin-avx2/bench_gemm" "$OUT/bin-avx2/bench_gemm_d" >&2
+    build bin-avx2 bench_gemm bench/gemm.c "$native -mno-avx512f" "$BLASLIBS"
+    build bin-avx2 bench_gemm_d bench/gemm.c "$native -mno-avx512f" "$BLASLIBS" -DRO_SGNS_REAL=double
 fi
+wait
+for e in "$OUT"/bin/*.err "$OUT"/bin-avx2/*.err; do
+    [ -f "$e" ] || continue
+    if [ ! -x "${e%.err}" ] || [ -s "$e" ]; then cat "$e" >&2; fi
+    [ -x "${e%.err}" ] || { echo "bench/cpu.sh: building ${e%.err} failed" >&2; exit 1; }
+done
 fi
 
 # 2 threads, pinned when there are more cores than that
@@ -128,9 +146,9 @@ prefix_counts() {
         mv "$OUT/prefix.txt.tmp" "$OUT/prefix.txt"
     fi
     t0=$(date +%s.%N)
-    /usr/bin/env time -f %M -o "$OUT/prefix_$n.rss" ./ro-sgns count -train "$OUT/prefix.txt" \
+    /usr/bin/env time -f %M -o "$OUT/prefix_$n.rss" "$OUT/bin/ro-sgns" count -train "$OUT/prefix.txt" \
         -output "$f" -window 5 -min-count 5 -max-vocab "$n" -quiet 2>/dev/null ||
-        ./ro-sgns count -train "$OUT/prefix.txt" -output "$f" -window 5 -min-count 5 \
+        "$OUT/bin/ro-sgns" count -train "$OUT/prefix.txt" -output "$f" -window 5 -min-count 5 \
             -max-vocab "$n" -quiet
     awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' > "$OUT/prefix_$n.sec"
 }
