@@ -34,6 +34,8 @@
 #     BLAS_ROOT an unpacked OpenBLAS + LAPACKE (bench/blas_root.sh), for a
 #               machine where they are not installed
 #     OUT       logs, counts and binaries (build/cpu)
+#     XFLAGS    more compiler flags for every build, e.g. an experiment's
+#               -DRO_SGNS__KC=384 (the benches print their flags)
 # Never -ffast-math; nothing here changes the tests' environment.
 #
 # On a machine that has gcc but neither the packages nor a network: on a
@@ -68,7 +70,7 @@ if [ -n "${BLAS_ROOT:-}" ]; then
     BLASLIBS="-L$L/openblas-pthread -L$L -Wl,--disable-new-dtags -Wl,-rpath,$L/openblas-pthread -Wl,-rpath,$L -llapacke -lopenblas"
 fi
 JOBS=$(nproc 2>/dev/null || echo 2)
-native="-O3 -march=native -fopenmp"
+native="-O3 -march=native -fopenmp${XFLAGS:+ $XFLAGS}"
 has_avx512=$(grep -qw avx512f /proc/cpuinfo && echo 1 || echo 0)
 if [ "$PARTS" != summary ]; then # PARTS=summary: the summary of the logs there are
 rm -f "$OUT"/*.log # the summary is of this run alone
@@ -194,7 +196,7 @@ echo "# Issue 16's tables on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2
 echo
 echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on ${PIN:-all of them}), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git rev-parse --short HEAD 2>/dev/null || echo 'no git'), $(( $(date +%s) - start )) s."
 for f in gemm gemm_d ro_c200 ro_f100; do
-    if s "$f" && grep -q '^- OpenBLAS' "$OUT/$f.log"; then grep -m1 '^- OpenBLAS' "$OUT/$f.log"; break; fi
+    if s "$f" && grep -q '^- OpenBLAS' "$OUT/$f.log"; then grep -m1 -E '^- (compiler|OpenBLAS)' "$OUT/$f.log"; grep -m1 '^- OpenBLAS' "$OUT/$f.log"; break; fi
 done
 for p in gemm gemm_d avx2_gemm avx2_gemm_d; do
     s "$p" || continue
