@@ -244,10 +244,11 @@ if s scale_22352 || s scale_81212; then
         [ -n "$line" ] || { echo "| $n | (no result: see $OUT/scale_$n.log) | | | | | | |"; continue; }
         [ -n "$base" ] || base=$line
         echo "$line" | awk -v base="$base" -v cs="$(cat "$OUT/prefix_$n.sec" 2>/dev/null || echo -)" \
-            -v cr="$(cat "$OUT/prefix_$n.rss" 2>/dev/null || echo 0)" '{
+            -v cr="$(cat "$OUT/prefix_$n.rss" 2>/dev/null || echo -)" '{
             split(base, b, " ");
             pred = ($1 == b[1]) ? "-" : sprintf("%.2f", b[9] * ($1 * $1) / (b[1] * b[1]));
-            printf "| %d | %.1fM | %s | %.0f | %.2f | %.2f | %s | %.0f |\n", $1, $2 / 1e6, cs, cr / 1024, $7, $9, pred, $12 }'
+            crm = (cr ~ /^[0-9]+$/) ? sprintf("%.0f", cr / 1024) : "-"; # no GNU time: no peak
+            printf "| %d | %.1fM | %s | %s | %.2f | %.2f | %s | %.0f |\n", $1, $2 / 1e6, cs, crm, $7, $9, pred, $12 }'
     done
 fi
 for r in float double; do
