@@ -15,7 +15,7 @@
 # The step and the scale runs read a prefix of the bundled corpus (the first
 # CORPUS_BYTES bytes), counted at window 5 with its 22,352 and 81,212 most
 # frequent words (the full corpus's vocabularies at min count 200 and 20):
-# a 200 MB prefix compresses to ~50 MB, small enough to copy to a machine
+# a 200 MB prefix compresses to 47.5 MB, small enough to copy to a machine
 # that cannot reach the rest, and bench/RESULTS.md's per-CPU tables use it.
 #
 #   sh bench/cpu.sh                       (make bench-cpu)
@@ -40,8 +40,8 @@
 #
 # On a machine that has gcc but neither the packages nor a network: on a
 # Debian machine, `sh bench/blas_root.sh DIR` (keep DIR/debs, 13 MB) and
-# `xz -dc ../shared/data/corpus/corpus.txt.xz | head -c 200000000 | xz -6 >
-# prefix.txt.xz` (49 MB); copy both with the repository, then there
+# `xz -dc ../shared/data/corpus/corpus.txt.xz | head -c 200000000 | xz -9e >
+# prefix.txt.xz` (47.5 MB, 4 min); copy both with the repository, then there
 # `sh bench/blas_root.sh DIR && BLAS_ROOT=DIR CORPUS=prefix.txt.xz sh bench/cpu.sh`.
 set -eu
 PARTS=${PARTS:-"gemm gemm_d ro scale avx2 elementwise"}
