@@ -70,7 +70,7 @@ endif
 ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
 LAPACKE_BINS := $(foreach t,$(LAPACKE_TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
 
-.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus bench-cpu fuzz-check install uninstall
+.PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus fuzz-check install uninstall
 # `make` builds the program a newcomer wants; the tests are `make test`
 all: ro-sgns
 
@@ -160,10 +160,7 @@ $(B)/nostdio_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
 #                       ($(RO_ITERS) steps each), SGD-SGNS (ours only; bench/sgd.c
 #                       says how to add word2vec.c). About an hour on 2 cores.
 BENCH_DEPS := ro_sgns.h bench/bench_util.h
-# BLASINC: -I flags for OpenBLAS's and LAPACKE's headers where they are not
-# in the compiler's path, e.g. BLASINC=-I/usr/include/openblas
-BLASINC ?=
-BENCH_CC = $(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) $(BLASINC) -DBENCH_FLAGS='"$(BENCHFLAGS)"'
+BENCH_CC = $(CC) -std=c99 -Wall -Wextra $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"'
 CORPUS ?= $(B)/corpus.txt
 RO_ITERS ?= 3
 
