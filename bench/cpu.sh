@@ -28,7 +28,9 @@
 #     BUDGET    seconds for the whole run, 0 = no limit (0): each bench runs
 #               under `timeout` with what is left, so the summary always comes
 #     CORPUS    the text, plain or .xz (build/corpus.txt, else the bundled .xz)
-#     CORPUS_BYTES  the prefix's size (200000000)
+#     CORPUS_BYTES  the prefix's size (200000000); the prefix and its counts
+#               stay in OUT for the next run: remove OUT/prefix* after
+#               changing CORPUS or CORPUS_BYTES
 #     CPUS      the cores to pin to when the machine has more than 2 (0,1)
 #     ROUNDS    GEMM timings are the best of ROUNDS (3); STEPS a step run (3)
 #     BLAS_ROOT an unpacked OpenBLAS + LAPACKE (bench/blas_root.sh), for a
