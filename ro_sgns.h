@@ -162,9 +162,11 @@
          V_{i+1}, S_{i+1}^T = QR(M^T U_{i+1})
      M is n x m and dense, so it is never stored: each product walks it in
      blocks of rows (block of X from the factors -> gradient -> product).
+     A step takes three such products, not four: the pass that gives the
+     new point's F and D V also gives D^T M V for the next step, whose
+     D^T U' is then that times R^-1 from the QR of M V (section 4; fuse).
      (Only a caller who grants the memory, keep_direction_bytes, gets rows
-     of the n x m direction kept between two products, to save that part of
-     one of them.)
+     of the n x m direction kept between two products instead.)
      Embeddings [2.3]: SVD of the small core S = P Sigma Q^T gives
          W = U P Sigma^(1/2),  C = V Q Sigma^(1/2).
 
@@ -612,8 +614,9 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
      training = counts + max(svd, ro), R = sizeof(ro_sgns_real), l = min(3d, n):
                 svd = (4 + R) nnz + 8 n (SPPMI) + n R (2 l + 2 d + 200)
                       (Krylov basis Q and Z, U and V, scratch) + 8 l^2 (H)
-                ro  = 9 n d R (U, V, five thin blocks, the sweep's R^T and P
-                      packed) + 2 * 256 n R (row blocks of M) + 32 d^2
+                ro  = 11 n d R (U, V, seven thin blocks, the sweep's R^T and P
+                      packed) + 2 * 288 n R (the fused step's row blocks of
+                      D, two threads) + 32 d^2
      peak     = max(counting, training)
      file     = D + 4 ceil(D / 65536) + 4, D = 120 + n (12 + w) + 8 (n + 1)
                 + 12 nnz + 16 n (the counts file; ro_sgns_counts_saved_size
@@ -1087,6 +1090,24 @@ typedef struct ro_sgns_ro_config {
                                     the sweep's to rounding (D^T U' by another
                                     order of sums), bit for bit for any thread
                                     count. */
+    int fuse;                    /* 1 (default): a step takes 3 big products,
+                                    not 4 (section 4's banner): the sweep that
+                                    gives F and D V at the new point gives
+                                    D^T M V too, M V being the next step's
+                                    (its step known ahead: grown back after
+                                    acceptance), and D^T U' = (D^T M V) R^-1
+                                    from M V's QR. A halved retry, or a QR
+                                    that needed Householder, sweeps X^T
+                                    instead. Memory: one block of D's rows
+                                    a thread (threads x block_rows x m
+                                    reals; 26 MB a thread in float at m =
+                                    22,352; the blocks shrink to 2 (n + m) d
+                                    / m rows when that is fewer) and n x d
+                                    + m x d more. Results agree with
+                                    fuse = 0 to rounding, bit for bit for any
+                                    thread count. 0: two sweeps a step. Not
+                                    used with keep_direction_bytes or on
+                                    shards (section 6). */
     ro_sgns_ro_callback callback;
     void *user;
 } ro_sgns_ro_config;
@@ -1095,9 +1116,10 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
 /* Run K steps of Algorithm 1 from x (updated in place; x->iteration counts
    the steps). Each step, with M = X + lambda D(X) never stored:
        U', S' = QR(M V)      (M V = U S + lambda D V: a sweep over rows)
-       V', S'^T = QR(M^T U') (a sweep over the transposed counts, or with
-                             keep_direction_bytes one GEMM over the
-                             direction kept from the previous sweep)
+       V', S'^T = QR(M^T U') (D^T U' from the previous sweep's D^T M V
+                             (fuse); else a sweep over the transposed
+                             counts, or with keep_direction_bytes one GEMM
+                             over the direction kept from that sweep)
    and, with the safeguard, F at the new point (the next step's sweep).
    x changes only when a step is accepted, all at once (U, S, V,
    x->iteration, x->next_step). So whatever error ends the run
@@ -4594,12 +4616,12 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
     e.counting = reading > pairs ? reading : pairs;
     {
         /* SVD-SPPMI (Krylov, l = 3d): the SPPMI matrix, Q and Z, the
-           blocks' scratch, H, U and V; then RO-SGNS: U, V, five thin
-           blocks and the sweep's two packed factors, the row blocks of M,
-           the d x d pieces */
+           blocks' scratch, H, U and V; then RO-SGNS: U, V, seven thin
+           blocks and the sweep's two packed factors, the fused step's
+           row blocks of D (two threads), the d x d pieces */
         const uint64_t R = sizeof(ro_sgns_real), l = 3 * (uint64_t)d < n ? 3 * (uint64_t)d : n;
         uint64_t svd = (4 + R) * nnz + 8 * n + n * R * (2 * l + 2 * d + 200) + 8 * l * l;
-        uint64_t ro = 9 * n * (uint64_t)d * R + 2 * 256 * n * R + 32 * (uint64_t)d * d;
+        uint64_t ro = 11 * n * (uint64_t)d * R + 2 * 288 * n * R + 32 * (uint64_t)d * d;
         e.training = e.counts + (svd > ro ? svd : ro);
     }
     e.peak = e.counting > e.training ? e.counting : e.training;
@@ -7607,27 +7629,51 @@ static uint64_t ro_sgns__first_col(const ro_sgns__side *sd, size_t w, size_t c0)
     return lo;
 }
 
+/* The fused step's part of a sweep (section 4). With P = R and dp = d the
+   sweep also gives Y = L + lambda Out (the next step's M V, rows x d) and
+   G = D(X)^T Y (cols x d). A block's rows of D(X) stay in buf (slots of
+   br_max x cols reals) until its rows of Out, and so of Y, are complete;
+   then, slots blocks at a time, every thread adds their D^T Y to its own
+   chunks of G's rows, the blocks in order: each entry of G is summed in
+   the same order for any number of threads. */
+typedef struct ro_sgns__fuse {
+    ro_sgns_real *G, *Y, *buf;
+    ro_sgns_real lambda;
+    size_t slots;
+} ro_sgns__fuse;
+
+/* Rows of G per chunk of the fused sweep's D^T Y (256 x d reals: in L2
+   for d <= 500 in float). */
+#define RO_SGNS__GCH 256
+
 /* One blocked sweep over X = L R^T (L rows x d, R cols x d): F (if F is not
    NULL) and Out = D(X) P (if P is not NULL; P cols x dp, Out rows x dp).
    Keep (may be NULL) receives the first keep_rows rows of D(X) (keep_rows
    x cols). Only the columns from cbeg on are swept (F and D(X) P over
    those; 0 for all): the rest of D(X) P is the caller's (section 4).
+   fz (may be NULL; needs cbeg = 0, P = R): also Y and G = D(X)^T Y, the
+   blocks of br_max rows taken fz->slots at a time.
    mem (may be NULL): the packed operands' buffer kept between sweeps. */
 static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction dir,
                                      size_t d, const ro_sgns_real *L, const ro_sgns_real *R,
                                      size_t dp, const ro_sgns_real *P, ro_sgns_real *Out,
                                      double *F, ro_sgns_real *Keep, size_t keep_rows,
                                      size_t cbeg, size_t br_max, size_t cb_max,
-                                     const ro_sgns_allocator *alloc, ro_sgns__sweep_mem *mem,
-                                     ro_sgns_error *err)
+                                     const ro_sgns__fuse *fz, const ro_sgns_allocator *alloc,
+                                     ro_sgns__sweep_mem *mem, ro_sgns_error *err)
 {
-    size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws;
+    size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws, slots, tile_elems;
     size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols - cbeg + nr - 1) / nr * nr;
     size_t dp_pad = (dp + nr - 1) / nr * nr;
     int nt = ro_sgns__num_threads(), overflow = 0;
     double *fblock;
-    ro_sgns_real *buf, *packed, *rt, *pp;
+    ro_sgns_real *buf, *packed, *rt, *pp, *ypack = NULL, *ypk = NULL;
     const ro_sgns_real plain = dir == RO_SGNS_DIRECTION_PLAIN ? 1 : 0;
+#if defined(RO_SGNS_USE_CBLAS) && defined(RO_SGNS_CBLAS_TILES)
+    const int pack_y = 0; /* the BLAS packs its own */
+#else
+    const int pack_y = 1;
+#endif
     long blk;
     if (cbeg >= cols) { /* nothing to sweep: the caller has every column */
         if (P) memset(Out, 0, rows * dp * sizeof(ro_sgns_real));
@@ -7640,18 +7686,29 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
     br_max = ro_sgns__min(br_max, rows);
     nblocks = (rows + br_max - 1) / br_max;
     if ((size_t)nt > nblocks) nt = (int)nblocks;
+    slots = fz ? fz->slots : nblocks; /* blocks between two passes over G */
+    tile_elems = fz ? 0 : br_max * cb_max; /* fused: the tiles are in fz->buf */
     gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
     /* per thread: tile, f terms, the row's exponentials, sparse x / their
        exponentials / counts / factors / deltas (cb each), cursors (two reals
        each: 8 bytes), GEMM workspace, each row's run in the previous tile
        (one real each: 4 bytes) */
-    per_thread = br_max * cb_max + 7 * cb_max + 3 * br_max + gws + 64;
+    per_thread = tile_elems + 7 * cb_max + 3 * br_max + gws + 64;
     buf = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__mul((size_t)nt, per_thread, &overflow),
                                                sizeof(ro_sgns_real), 1);
     fblock = (double *)ro_sgns__alloc_array(alloc, nblocks, sizeof(double), 1);
-    if (overflow || !buf || !fblock) {
+    /* fused: each slot's Y rows packed once for G's chunks (else every
+       chunk's product packs them again: as many reals a sweep as D has) */
+    if (fz && pack_y) {
+        ypack = (ro_sgns_real *)ro_sgns__alloc_array(
+            alloc, ro_sgns__mul(ro_sgns__mul(slots, br_max, &overflow), dp_pad, &overflow) + 64,
+            sizeof(ro_sgns_real), 1);
+        ypk = ypack ? ro_sgns__align64(ypack) : NULL;
+    }
+    if (overflow || !buf || !fblock || (fz && pack_y && !ypack)) {
         ro_sgns__free(alloc, buf);
         ro_sgns__free(alloc, fblock);
+        ro_sgns__free(alloc, ypack);
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                              "sgns: cannot allocate %d blocks of %lu x %lu", nt,
                              (unsigned long)br_max, (unsigned long)cb_max);
@@ -7663,14 +7720,15 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
 #endif
     {
         int tid = 0;
-        ro_sgns_real *tile, *fterm, *es, *ex, *delta, *xs, *as, *bs, *gemm_ws;
+        ro_sgns_real *own_tile, *fterm, *es, *ex, *delta, *xs, *as, *bs, *gemm_ws;
         uint64_t *cursor;
         uint32_t *runlen;
+        size_t sb;
 #ifdef _OPENMP
         if (nt > 1) tid = omp_get_thread_num();
 #endif
-        tile = ro_sgns__align64(buf + (size_t)tid * per_thread);
-        fterm = tile + br_max * cb_max;
+        own_tile = ro_sgns__align64(buf + (size_t)tid * per_thread);
+        fterm = own_tile + tile_elems;
         es = fterm + cb_max;
         ex = es + cb_max;
         delta = ex + cb_max;
@@ -7680,103 +7738,151 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
         cursor = (uint64_t *)(void *)ro_sgns__align64(bs + cb_max);
         gemm_ws = (ro_sgns_real *)(void *)(cursor + br_max);
         runlen = (uint32_t *)(void *)(gemm_ws + gws);
+        for (sb = 0; sb < nblocks; sb += slots) { /* one pass unless fused */
+            const long sbe = (long)ro_sgns__min(nblocks, sb + slots);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
-        for (blk = 0; blk < (long)nblocks; ++blk) {
-            size_t r0 = (size_t)blk * br_max, br = ro_sgns__min(br_max, rows - r0), i, c0;
-            double facc[32];
-            for (i = 0; i < 32; ++i) facc[i] = 0;
-            for (i = 0; i < br; ++i) {
-                cursor[i] = ro_sgns__first_col(sd, r0 + i, cbeg);
-                runlen[i] = 64;
-            }
-            for (c0 = cbeg; c0 < cols; c0 += cb_max) {
-                size_t cb = ro_sgns__min(cb_max, cols - c0);
-                ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
-                prt.base = rt;
-                prt.ld = cols_pad;
-                prt.col0 = c0 - cbeg;
-                ppp.base = pp ? pp + (c0 - cbeg) * dp_pad : NULL;
-                ppp.ld = dp_pad;
-                ppp.col0 = 0;
-                ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, L + r0 * d, d,
-                                   R + c0 * d, d, rt ? &prt : NULL, 0, tile, cb, gemm_ws);
+            for (blk = (long)sb; blk < sbe; ++blk) {
+                size_t r0 = (size_t)blk * br_max, br = ro_sgns__min(br_max, rows - r0), i, c0;
+                /* the block's tiles: the thread's own, or (fused) the block's
+                   rows of D in a slot of fz->buf, tile after tile (each tile's
+                   rows contiguous, as the thread's own tile: what G's chunks
+                   then read is one run of memory, not br_max pages) */
+                ro_sgns_real *slot =
+                    fz ? fz->buf + (size_t)(blk - (long)sb) * br_max * (cols - cbeg) : own_tile;
+                double facc[32];
+                for (i = 0; i < 32; ++i) facc[i] = 0;
                 for (i = 0; i < br; ++i) {
-                    size_t w = r0 + i;
-                    ro_sgns_real *t = tile + i * cb;
-                    const uint32_t *col = sd->col;
-                    uint64_t k0 = cursor[i], k1 = k0, kk;
-                    const double rf = sd->rowfac[w];
-                    /* Each row's counts in this tile are a short run of its
-                       CSR arrays, far from the previous row's: without a
-                       hint every run begins with a miss to memory (on Zen
-                       3, d = 100: 7% of the step). Ask now for the run
-                       RO_SGNS__PF_ROWS rows ahead: as many lines as that
-                       row's run in the previous tile had (its contexts are
-                       sorted by frequency, so runs shrink from tile to
-                       tile), at least four (the step's share of this loop:
-                       Zen 3, d = 100, 11% -> 6.5% with four lines; on Zen 5
-                       the previous run's length saved 0.3% more). */
-                    if (i + RO_SGNS__PF_ROWS < br) {
-                        uint64_t kp = cursor[i + RO_SGNS__PF_ROWS];
-                        uint64_t ke = sd->row_ptr[w + RO_SGNS__PF_ROWS + 1];
-                        uint64_t kq, kl = kp + runlen[i + RO_SGNS__PF_ROWS] + 16;
-                        for (kq = kp; kq < ke && kq < kl; kq += 16) {
-                            RO_SGNS__PREFETCH(col + kq);
-                            RO_SGNS__PREFETCH(sd->val + kq);
-                        }
-                    }
-                    /* the row's exponentials, then the counts' terms while
-                       t still holds x: the run of this row's counts in the
-                       tile gathered into short arrays as it is found (x, its
-                       exponential, the count, the column's factor), then
-                       vectorizable loops. The arrays' pointers are read
-                       into locals once: for all the compiler knows, a store
-                       to xs..bs could change *sd, and it would reload them
-                       after each one. */
-                    ro_sgns__row_exp(t, cb, es);
-                    {
-                        const uint64_t kend = sd->row_ptr[w + 1];
-                        const float *val = sd->val;
-                        const ro_sgns_real *cf = sd->colfac;
-                        const size_t cend = c0 + cb;
-                        size_t q = 0;
-                        for (; k1 < kend; ++k1, ++q) {
-                            size_t c = col[k1];
-                            if (c >= cend) break;
-                            xs[q] = t[c - c0];
-                            ex[q] = es[c - c0];
-                            as[q] = (ro_sgns_real)val[k1];
-                            bs[q] = cf[c];
-                        }
-                    }
-                    if (k1 > k0) {
-                        size_t nk = (size_t)(k1 - k0), q;
-                        /* the factor of the direction: 1 (plain) or 1 / B_wc,
-                           in a loop of its own so the divisions vectorize */
-                        if (plain != 0)
-                            for (q = 0; q < nk; ++q) bs[q] = 1;
-                        else
-                            ro_sgns__inverse_b(nk, rf, bs);
-                        ro_sgns__sparse_terms(nk, xs, ex, as, bs, delta, F ? fterm : NULL);
-                        if (F) ro_sgns__sum_into(facc, fterm, nk);
-                    }
-                    ro_sgns__dense_rest(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
-                                        F ? fterm : NULL, es);
-                    if (F) ro_sgns__sum_into(facc, fterm, cb);
-                    for (kk = k0; kk < k1; ++kk) t[col[kk] - c0] += delta[kk - k0];
-                    cursor[i] = k1;
-                    runlen[i] = (uint32_t)(k1 - k0) > 48 ? (uint32_t)(k1 - k0) : 48;
-                    /* the direction's first keep_rows rows kept for D^T U' (section 4) */
-                    if (w < keep_rows) memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
+                    cursor[i] = ro_sgns__first_col(sd, r0 + i, cbeg);
+                    runlen[i] = 64;
                 }
-                if (P)
-                    ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, cb,
-                                       P + c0 * dp, dp, pp ? &ppp : NULL, c0 == cbeg ? 0 : 1,
-                                       Out + r0 * dp, dp, gemm_ws);
+                for (c0 = cbeg; c0 < cols; c0 += cb_max) {
+                    size_t cb = ro_sgns__min(cb_max, cols - c0), ldt = cb;
+                    ro_sgns_real *tile = fz ? slot + (c0 - cbeg) * br_max : slot;
+                    ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
+                    prt.base = rt;
+                    prt.ld = cols_pad;
+                    prt.col0 = c0 - cbeg;
+                    ppp.base = pp ? pp + (c0 - cbeg) * dp_pad : NULL;
+                    ppp.ld = dp_pad;
+                    ppp.col0 = 0;
+                    ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, L + r0 * d, d,
+                                       R + c0 * d, d, rt ? &prt : NULL, 0, tile, ldt, gemm_ws);
+                    for (i = 0; i < br; ++i) {
+                        size_t w = r0 + i;
+                        ro_sgns_real *t = tile + i * ldt;
+                        const uint32_t *col = sd->col;
+                        uint64_t k0 = cursor[i], k1 = k0, kk;
+                        const double rf = sd->rowfac[w];
+                        /* Each row's counts in this tile are a short run of its
+                           CSR arrays, far from the previous row's: without a
+                           hint every run begins with a miss to memory (on Zen
+                           3, d = 100: 7% of the step). Ask now for the run
+                           RO_SGNS__PF_ROWS rows ahead: as many lines as that
+                           row's run in the previous tile had (its contexts are
+                           sorted by frequency, so runs shrink from tile to
+                           tile), at least four (the step's share of this loop:
+                           Zen 3, d = 100, 11% -> 6.5% with four lines; on Zen 5
+                           the previous run's length saved 0.3% more). */
+                        if (i + RO_SGNS__PF_ROWS < br) {
+                            uint64_t kp = cursor[i + RO_SGNS__PF_ROWS];
+                            uint64_t ke = sd->row_ptr[w + RO_SGNS__PF_ROWS + 1];
+                            uint64_t kq, kl = kp + runlen[i + RO_SGNS__PF_ROWS] + 16;
+                            for (kq = kp; kq < ke && kq < kl; kq += 16) {
+                                RO_SGNS__PREFETCH(col + kq);
+                                RO_SGNS__PREFETCH(sd->val + kq);
+                            }
+                        }
+                        /* the row's exponentials, then the counts' terms while
+                           t still holds x: the run of this row's counts in the
+                           tile gathered into short arrays as it is found (x, its
+                           exponential, the count, the column's factor), then
+                           vectorizable loops. The arrays' pointers are read
+                           into locals once: for all the compiler knows, a store
+                           to xs..bs could change *sd, and it would reload them
+                           after each one. */
+                        ro_sgns__row_exp(t, cb, es);
+                        {
+                            const uint64_t kend = sd->row_ptr[w + 1];
+                            const float *val = sd->val;
+                            const ro_sgns_real *cf = sd->colfac;
+                            const size_t cend = c0 + cb;
+                            size_t q = 0;
+                            for (; k1 < kend; ++k1, ++q) {
+                                size_t c = col[k1];
+                                if (c >= cend) break;
+                                xs[q] = t[c - c0];
+                                ex[q] = es[c - c0];
+                                as[q] = (ro_sgns_real)val[k1];
+                                bs[q] = cf[c];
+                            }
+                        }
+                        if (k1 > k0) {
+                            size_t nk = (size_t)(k1 - k0), q;
+                            /* the factor of the direction: 1 (plain) or 1 / B_wc,
+                               in a loop of its own so the divisions vectorize */
+                            if (plain != 0)
+                                for (q = 0; q < nk; ++q) bs[q] = 1;
+                            else
+                                ro_sgns__inverse_b(nk, rf, bs);
+                            ro_sgns__sparse_terms(nk, xs, ex, as, bs, delta, F ? fterm : NULL);
+                            if (F) ro_sgns__sum_into(facc, fterm, nk);
+                        }
+                        ro_sgns__dense_rest(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
+                                            F ? fterm : NULL, es);
+                        if (F) ro_sgns__sum_into(facc, fterm, cb);
+                        for (kk = k0; kk < k1; ++kk) t[col[kk] - c0] += delta[kk - k0];
+                        cursor[i] = k1;
+                        runlen[i] = (uint32_t)(k1 - k0) > 48 ? (uint32_t)(k1 - k0) : 48;
+                        /* the direction's first keep_rows rows kept for D^T U' (section 4) */
+                        if (w < keep_rows)
+                            memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
+                    }
+                    if (P)
+                        ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, ldt,
+                                           P + c0 * dp, dp, pp ? &ppp : NULL, c0 == cbeg ? 0 : 1,
+                                           Out + r0 * dp, dp, gemm_ws);
+                }
+                fblock[blk] = ro_sgns__sum_lanes(facc);
+                if (fz) { /* the block's rows of Y = L + lambda D(X) P, complete now */
+                    size_t q;
+                    for (q = r0 * dp; q < (r0 + br) * dp; ++q)
+                        fz->Y[q] = L[q] + fz->lambda * Out[q];
+                    if (ypk)
+                        ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, fz->Y + r0 * dp, dp, dp, br,
+                                              ypk + (size_t)(blk - (long)sb) * br_max * dp_pad,
+                                              dp_pad);
+                }
             }
-            fblock[blk] = ro_sgns__sum_lanes(facc);
+            if (fz) { /* G += D^T Y of the slots' blocks, in block order, by chunks of
+                         G's rows: GCH rows of a tile's columns each */
+                const size_t per_tile = (cb_max + RO_SGNS__GCH - 1) / RO_SGNS__GCH;
+                const long nch = (long)(((cols + cb_max - 1) / cb_max) * per_tile);
+                long ch;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+                for (ch = 0; ch < nch; ++ch) {
+                    size_t t0 = (size_t)ch / per_tile * cb_max, b, gr;
+                    size_t g0 = t0 + (size_t)ch % per_tile * RO_SGNS__GCH;
+                    size_t cbt = ro_sgns__min(cb_max, cols - t0); /* the tile's width */
+                    if (g0 >= t0 + cbt) continue;
+                    gr = ro_sgns__min(RO_SGNS__GCH, t0 + cbt - g0);
+                    for (b = sb; b < (size_t)sbe; ++b) {
+                        size_t r0 = b * br_max, br = ro_sgns__min(br_max, rows - r0);
+                        ro_sgns__packed_b pyb; /* the block's Y, packed */
+                        pyb.base = ypk ? ypk + (b - sb) * br_max * dp_pad : NULL;
+                        pyb.ld = dp_pad;
+                        pyb.col0 = 0;
+                        ro_sgns__tile_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, gr, dp, br,
+                                           fz->buf + (b - sb) * br_max * cols + t0 * br_max +
+                                               (g0 - t0),
+                                           cbt, fz->Y + r0 * dp, dp, ypk ? &pyb : NULL,
+                                           b == 0 ? 0 : 1, fz->G + g0 * dp, dp, gemm_ws);
+                    }
+                }
+            }
         }
     }
     if (F) {
@@ -7788,6 +7894,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
     ro_sgns__free(alloc, buf);
     ro_sgns__free(alloc, fblock);
     ro_sgns__free(alloc, packed);
+    ro_sgns__free(alloc, ypack);
     if (F && !ro_sgns__is_finite(*F))
         return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "sgns: the objective is NaN or Inf");
     return ro_sgns__ok(err);
@@ -7834,7 +7941,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
     L = ro_sgns__us(x, al, err);
     if (!L) return err ? err->code : RO_SGNS_ERR_OUT_OF_MEMORY;
     res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, NULL,
-                         0, 0, 0, 0, al, NULL, err);
+                         0, 0, 0, 0, NULL, al, NULL, err);
     ro_sgns__free(al, L);
     return res;
 }
@@ -7849,7 +7956,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const 
     res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
     if (res != RO_SGNS_OK) return res;
     return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, NULL, 0, 0,
-                          0, 0, ro_sgns__problem_alloc(p), NULL, err);
+                          0, 0, NULL, ro_sgns__problem_alloc(p), NULL, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
@@ -7875,8 +7982,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     /* D(X) = D(X) Id: the blocked sweep with the identity as the factor */
     memset(Id, 0, m * m * sizeof(ro_sgns_real));
     for (i = 0; i < m; ++i) Id[i * m + i] = 1;
-    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, 0, 0, al,
-                         NULL, err);
+    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, 0, 0, NULL,
+                         al, NULL, err);
     ro_sgns__free(al, Id);
     ro_sgns__free(al, L);
     return res;
@@ -7904,8 +8011,32 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    makes a NaN, is halved and retried from the same D V; after an accepted
    step the next one starts at min(lambda * grow, the configured step).
    The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
-   Memory: the counts and their transpose, U, V and five n x d blocks
+   Memory: the counts and their transpose, U, V and five n x d blocks,
+   for the fused step below two more and one block of D's rows a thread
    (and up to n x m reals for the kept direction below, when asked for).
+   Three products instead of four, in O((n + m) d) memory (fuse, the
+   default): the sweep at the new point X' knows, block of rows by block of
+   rows, D = D(X') and D V'; so once a block's D V' is complete, it knows
+   that block's rows of the next step's M V = U' S' + lambda D V' (lambda
+   is known ahead: the step after an accepted one starts at min(lambda
+   grow, step)), and it adds D_b^T (M V)_b to G = D^T M V. The next step's
+   QR, M V = U'' R, then gives
+       D^T U'' = D^T M V R^-1 = G R^-1
+   with no sweep over X^T: G R^-1 is applied as CholeskyQR2 applied R^-1
+   to M V, (G R1^-1) R2^-1, so the rounding of G is all that differs
+   from the direct product (G's error grows by R's condition number, which
+   CholeskyQR2 only accepts below about 1/sqrt(eps)). A block's D must
+   wait for its D V to be complete, so it is kept: one block of rows a
+   thread (block_rows x m reals), written by the first product of each
+   tile and read back by the third. G is summed block after block in
+   order, every thread on its own rows of G, so its bits do not depend on
+   the thread count (they do on block_rows). Where the shortcut does not
+   apply, the step sweeps as before: a halved retry (its lambda is not the
+   one G was made for), a QR that took Householder's path, the kept
+   direction, shards. Measured on Zen 5 at d = 200 (bench/RESULTS.md):
+   the step 13-17% faster than with two sweeps; not the 25% of a product
+   saved, since writing and reading back D's blocks (n m reals a step)
+   costs memory traffic that the products do not.
    Three products instead of four (keep_direction_bytes): the sweep that
    gives F and D V at the new point computes D there, the very D whose
    D^T U' the next step needs. The sweep also stores as many of D's first
@@ -7936,6 +8067,7 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
     c.block_rows = 0;
     c.block_cols = 0;
     c.keep_direction_bytes = 0;
+    c.fuse = 1;
     c.callback = NULL;
     c.user = NULL;
     return c;
@@ -7970,13 +8102,14 @@ static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_
 
 /* The first product of a step, at a point X = U S V^T: F(X) and D V.
    L (n x d) is scratch for U S. A NaN in D V is RO_SGNS_ERR_NUMERIC.
-   Keep (keep_rows x m, or NULL) receives D's first keep_rows rows. */
+   Keep (keep_rows x m, or NULL) receives D's first keep_rows rows; fz
+   (or NULL) makes the sweep the fused one, in blocks of br rows. */
 static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
                                         size_t d, const ro_sgns_real *U, const ro_sgns_real *S,
                                         const ro_sgns_real *V, ro_sgns_real *L,
                                         ro_sgns_real *DV, double *F, ro_sgns_real *Keep,
-                                        size_t keep_rows, ro_sgns__sweep_mem *mem,
-                                        ro_sgns_error *err)
+                                        size_t keep_rows, const ro_sgns__fuse *fz, size_t br,
+                                        ro_sgns__sweep_mem *mem, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t n = p->fwd.rows;
@@ -7984,12 +8117,15 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
                                       0, L, d, al, err);
     if (res == RO_SGNS_OK)
         res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, Keep,
-                             Keep ? keep_rows : 0, 0, cfg->block_rows, cfg->block_cols, al,
-                             mem, err);
+                             Keep ? keep_rows : 0, 0, br, cfg->block_cols, fz, al, mem, err);
     if (res == RO_SGNS_OK && !ro_sgns__finite_array(DV, n * d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
     return res;
 }
+
+static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size_t lda,
+                                 const ro_sgns_real *T, ro_sgns_real *W, size_t ldw,
+                                 ro_sgns_real *ws);
 
 /* The second product: Out = M^T U' = V S^T (U^T U') + lambda D^T U' over
    the rows held (m x d), and UtU = U^T U' (d x d) after it (Out has m + d
@@ -7997,13 +8133,16 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
    the first keep_rows rows of the direction at X, kept by the sweep that
    gave F(X) (keep_rows x m): their part of D^T U' is one GEMM over it, and
    the sweep over X^T covers only the other columns (none when every row is
-   kept). On failure Out is untouched (all workspace is taken before it is
-   written). */
+   kept). Where G is not NULL it holds D^T M V from the fused sweep at X,
+   and Rinv the two inverses that made U' = ((M V) R1^-1) R2^-1 (appendix
+   B): D^T U' = (G R1^-1) R2^-1, no sweep (G is overwritten). On failure
+   Out is untouched (all workspace is taken before it is written). */
 static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
                                     size_t d, double lambda, const ro_sgns_real *U,
                                     const ro_sgns_real *S, const ro_sgns_real *V,
                                     const ro_sgns_real *U1, const ro_sgns_real *Keep,
-                                    size_t keep_rows, ro_sgns_real *VSt, ro_sgns_real *Out,
+                                    size_t keep_rows, ro_sgns_real *G, const ro_sgns_real *Rinv,
+                                    ro_sgns_real *VSt, ro_sgns_real *Out,
                                     ro_sgns__sweep_mem *mem, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
@@ -8021,12 +8160,19 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
                              "ro_train: cannot allocate the GEMM workspace (d = %lu)",
                              (unsigned long)d);
     }
+    if (G) { /* D^T U' from the fused sweep's D^T M V */
+        ro_sgns__times_upper(m, d, G, d, Rinv, Out, d, ws);
+        ro_sgns__times_upper(m, d, Out, d, Rinv + d * d, G, d, ws);
+        memcpy(Out, G, m * d * sizeof(ro_sgns_real));
+        nk = p->fwd.rows; /* no sweep, and no kept rows */
+        Keep = NULL;
+    }
     /* D^T U' over the transpose, the columns (words) not kept: X^T = (V S^T)
        U^T, so L = V S^T, R = U */
     if (nk < p->fwd.rows)
         res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, NULL, 0, nk,
-                             cfg->block_rows, cfg->block_cols, al, mem, err);
-    if (res == RO_SGNS_OK && nk > 0) /* the kept rows' part: the third product */
+                             cfg->block_rows, cfg->block_cols, NULL, al, mem, err);
+    if (res == RO_SGNS_OK && Keep && nk > 0) /* the kept rows' part: the third product */
         ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, nk, 1, Keep, m, U1, d,
                             nk < p->fwd.rows ? 1 : 0, Out, d, ws);
     if (res == RO_SGNS_OK) {
@@ -8089,6 +8235,7 @@ typedef struct ro_sgns__ro_work {
     ro_sgns_real *V1;       /* M^T U', then V' after its QR; U^T U' below it */
     ro_sgns_real *T;        /* scratch: U S, V S^T, U' S' (max(n, m) rows) */
     ro_sgns_real *S1, *R, *A; /* S', a QR's R (d x d), 3 d x d scratch */
+    ro_sgns_real *Rinv;       /* the fused step's R1^-1, R2^-1 (2 d x d) */
     ro_sgns__sweep_mem sweep; /* the sweeps' packed operands */
 } ro_sgns__ro_work;
 
@@ -8102,6 +8249,7 @@ static void ro_sgns__ro_work_free(ro_sgns__ro_work *w, const ro_sgns_allocator *
     ro_sgns__free(al, w->S1);
     ro_sgns__free(al, w->R);
     ro_sgns__free(al, w->A);
+    ro_sgns__free(al, w->Rinv);
     ro_sgns__free(al, w->sweep.buf);
     memset(w, 0, sizeof *w);
 }
@@ -8164,6 +8312,9 @@ static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro
 static ro_sgns_result ro_sgns__qr_step(size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
                                        ro_sgns_real *W, const ro_sgns_allocator *al,
                                        ro_sgns_error *err);
+static ro_sgns_result ro_sgns__qr_step_inv(size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                           ro_sgns_real *W, ro_sgns_real *inv, int *have_inv,
+                                           const ro_sgns_allocator *al, ro_sgns_error *err);
 
 /* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place).
    comm is NULL on one machine; on a shard (section 6) x holds U's rows of
@@ -8177,8 +8328,10 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     ro_sgns_real *U = x->U, *S = x->S, *V = x->V, *swap, *keep = NULL;
     const ro_sgns_real *us;
     ro_sgns__ro_work w;
-    double F, F1 = 0, lambda, norm = 0;
-    int it, stop, keep_valid = 0, of = 0, us_in_t = 0;
+    ro_sgns__fuse fz, *fzp = NULL;
+    double F, F1 = 0, lambda, norm = 0, g_lambda = 0;
+    int it, stop, keep_valid = 0, of = 0, us_in_t = 0, g_valid = 0, use_g, have_inv;
+    size_t br = cfg->block_rows ? cfg->block_rows : RO_SGNS__BR;
     /* the direction's first rows kept from one sweep to the next step's
        D^T U': as many as the budget holds (none below one row of m reals;
        within it, failing to get the memory is an error, not another path) */
@@ -8187,7 +8340,30 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     ro_sgns_result res;
     if (keep_rows > n) keep_rows = n;
     memset(&w, 0, sizeof w);
+    memset(&fz, 0, sizeof fz);
     res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
+    /* the fused step (cfg->fuse; on one machine, the direction not kept):
+       G (m x d), Y (n x d), R's inverses and one block of D's rows a
+       thread, the blocks at most 2 (n + m) d / m rows (so that all of them
+       hold no more than 2 (n + m) d reals a thread: a small problem's
+       whole D is not kept), whatever the thread count */
+    if (res == RO_SGNS_OK && cfg->fuse && !comm && keep_rows == 0) {
+        double cap = 2.0 * ((double)n + (double)m) * (double)d / (double)m;
+        if (cap < (double)br) br = cap < 8 ? 8 : (size_t)cap / 8 * 8;
+        if (br > n) br = n;
+        fz.slots = (size_t)ro_sgns__num_threads();
+        fz.G = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+        fz.Y = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+        w.Rinv = (ro_sgns_real *)ro_sgns__alloc_array(al, 2 * d, d, sizeof(ro_sgns_real));
+        fz.buf = (ro_sgns_real *)ro_sgns__alloc_array(
+            al, ro_sgns__mul(fz.slots, br, &of), m, sizeof(ro_sgns_real));
+        if (!fz.G || !fz.Y || !w.Rinv || !fz.buf || of)
+            res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                "ro_train: cannot allocate the fused step's blocks (%lu x "
+                                "%lu x %lu)", (unsigned long)fz.slots, (unsigned long)br,
+                                (unsigned long)m);
+        fzp = &fz;
+    }
     if (res == RO_SGNS_OK && keep_rows > 0) {
         keep = (ro_sgns_real *)ro_sgns__alloc_array(al, keep_rows, m, sizeof(ro_sgns_real));
         if (!keep)
@@ -8196,38 +8372,52 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
                                 "keep_direction_bytes)", (unsigned long)keep_rows,
                                 (unsigned long)m);
     }
-    /* F(X) and D V at the start */
+    lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
+                                                                             : cfg->step;
+    /* F(X) and D V at the start (fused: and D^T M V for the first step) */
+    fz.lambda = (ro_sgns_real)lambda;
     if (res == RO_SGNS_OK)
-        res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, keep_rows, &w.sweep,
-                                err);
+        res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, keep_rows, fzp, br,
+                                &w.sweep, err);
     keep_valid = keep != NULL;
+    g_valid = fzp != NULL;
+    g_lambda = lambda;
     us_in_t = 1; /* f_and_dv left U S in w.T: the first product of line 4 */
     res = ro_sgns__sum_shards_double(comm, res, &F, err);
     if (res != RO_SGNS_OK) goto done;
-    lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
-                                                                             : cfg->step;
     for (it = 0; it < cfg->iterations; ++it) {   /* for i = 1, ..., K          [line 3] */
         double t0 = ro_sgns__now();
         int halvings = 0;
         for (;;) {                               /* one try of the step lambda */
             /* M V = U S + lambda D V                          (M itself is never formed);
                U S is still in w.T from the sweep at X, unless a retry of
-               the step has used w.T since (the same product, the same bits) */
+               the step has used w.T since (the same product, the same bits);
+               the fused sweep at X made it already, for this lambda */
+            use_g = g_valid && g_lambda == lambda;
+            g_valid = 0;
             us = w.T;
-            if (!us_in_t) {
+            if (use_g) {
+                memcpy(w.U1, fz.Y, n * d * sizeof(ro_sgns_real));
+            } else if (!us_in_t) {
                 res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d, 0,
                                    w.U1, d, al, err);
                 us = w.U1;
             }
             us_in_t = 0;
-            for (i = 0; res == RO_SGNS_OK && i < n * d; ++i)
+            for (i = 0; !use_g && res == RO_SGNS_OK && i < n * d; ++i)
                 w.U1[i] = us[i] + (ro_sgns_real)lambda * w.DV[i];
             /* U', S' = QR(M V); S' is replaced by line 5's             [line 4] */
-            res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, w.T, al, err);
-            /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards */
+            have_inv = 0;
+            if (use_g && res == RO_SGNS_OK)
+                res = ro_sgns__qr_step_inv(n, d, w.U1, w.R, w.T, w.Rinv, &have_inv, al, err);
+            else
+                res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, w.T, al, err);
+            /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards;
+               fused, D^T U' = (D^T M V) R^-1 when the QR was CholeskyQR2 */
             if (res == RO_SGNS_OK)
                 res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
-                                    keep_rows, w.T, w.V1, &w.sweep, err);
+                                    keep_rows, use_g && have_inv ? fz.G : NULL, w.Rinv, w.T,
+                                    w.V1, &w.sweep, err);
             res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
             /* V', S'^T = QR(M^T U')                                     [line 5] */
             if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w.V1, w.R, w.T, al, err);
@@ -8236,9 +8426,15 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             /* X' = U' S' V'^T: F(X') and D V', the next step's first product [line 6];
                the kept direction becomes X''s (a retry of this step sweeps) */
             keep_valid = 0;
+            /* fused: D^T M V at X' too, for the step that follows X''s
+               acceptance (lambda grown back as below) */
+            g_lambda = !cfg->safeguard ? lambda
+                       : lambda * cfg->grow > cfg->step ? cfg->step
+                                                        : lambda * cfg->grow;
+            fz.lambda = (ro_sgns_real)g_lambda;
             if (res == RO_SGNS_OK)
                 res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, keep,
-                                        keep_rows, &w.sweep, err);
+                                        keep_rows, fzp, br, &w.sweep, err);
             if (res == RO_SGNS_OK) /* |X' - X|_F, for the progress report */
                 res = ro_sgns__step_norm(m, d, S, V, w.S1, w.V1, w.V1 + m * d, w.A, &norm, al,
                                          err);
@@ -8267,6 +8463,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
         w.DV = w.DV1;
         w.DV1 = swap;
         keep_valid = keep != NULL;
+        g_valid = fzp != NULL; /* and the fused sweep D^T M V, for g_lambda */
         us_in_t = 1; /* the sweep at X' left U' S' in w.T */
         ++x->iteration;
         ro_sgns__stamp(p, x);
@@ -8290,6 +8487,9 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
 done:
     ro_sgns__ro_work_free(&w, al);
     ro_sgns__free(al, keep);
+    ro_sgns__free(al, fz.G);
+    ro_sgns__free(al, fz.Y);
+    ro_sgns__free(al, fz.buf);
     return res;
 }
 
@@ -14100,9 +14300,12 @@ static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size
    ro_sgns_qr gives it (Q in A, R upper with a positive diagonal, zeros
    below); 0 when it cannot vouch for the result, -1 when the memory is not
    there: both leave A and R as they were (the workspace is taken first,
-   and A is written by the last product only). W is n x d scratch. */
+   and A is written by the last product only). W is n x d scratch. inv
+   (2 d x d, or NULL) receives R1^-1 and R2^-1 as they were applied, Q =
+   (A R1^-1) R2^-1: the RO step's fused sweep applies them to D^T A. */
 static int ro_sgns__qr_chol2(size_t n, size_t d, ro_sgns_real *A, size_t lda, ro_sgns_real *R,
-                             size_t ldr, ro_sgns_real *W, const ro_sgns_allocator *al)
+                             size_t ldr, ro_sgns_real *W, ro_sgns_real *inv,
+                             const ro_sgns_allocator *al)
 {
     size_t dd = d * d, i, j, k;
     double *R1, *R2, *dwork, off = 0;
@@ -14122,6 +14325,7 @@ static int ro_sgns__qr_chol2(size_t n, size_t d, ro_sgns_real *A, size_t lda, ro
     ro_sgns__gram_upper(n, d, A, lda, G, ws);
     if (!ro_sgns__cholesky_upper(d, G, R1)) goto done;
     ro_sgns__inverse_upper(d, R1, dwork, G);
+    if (inv) memcpy(inv, G, dd * sizeof(ro_sgns_real));
     ro_sgns__times_upper(n, d, A, lda, G, W, d, ws);
     /* pass 2: R2^T R2 = W^T W, A = W R2^-1, once W is known to be nearly
        orthonormal: |W^T W - I|_F <= 1/2 (a NaN fails the test too; the
@@ -14134,6 +14338,7 @@ static int ro_sgns__qr_chol2(size_t n, size_t d, ro_sgns_real *A, size_t lda, ro
         }
     if (!(off <= 0.25) || !ro_sgns__cholesky_upper(d, G, R2)) goto done;
     ro_sgns__inverse_upper(d, R2, dwork, G);
+    if (inv) memcpy(inv + dd, G, dd * sizeof(ro_sgns_real));
     ro_sgns__times_upper(n, d, W, d, G, A, lda, ws);
     /* R = R2 R1, by rows: row i = sum_{k >= i} (R2)_ik (row k of R1) */
     for (i = 0; i < d; ++i) {
@@ -14156,18 +14361,27 @@ done:
 /* The QR of the RO step (n >= d >= 1): CholeskyQR2 when it can vouch for
    its answer, else the Householder QR (ro_sgns_qr); out of memory is an
    error either way, never another path (the bits must not depend on
-   what the allocator had). W: n x d scratch. */
-static ro_sgns_result ro_sgns__qr_step(size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
-                                       ro_sgns_real *W, const ro_sgns_allocator *al,
-                                       ro_sgns_error *err)
+   what the allocator had). W: n x d scratch. With inv (2 d x d) not NULL,
+   *have_inv says whether CholeskyQR2 made Q and left its inverses there. */
+static ro_sgns_result ro_sgns__qr_step_inv(size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                           ro_sgns_real *W, ro_sgns_real *inv, int *have_inv,
+                                           const ro_sgns_allocator *al, ro_sgns_error *err)
 {
-    int done = n >= d && d >= 1 ? ro_sgns__qr_chol2(n, d, A, d, R, d, W, al) : 0;
+    int done = n >= d && d >= 1 ? ro_sgns__qr_chol2(n, d, A, d, R, d, W, inv, al) : 0;
+    if (have_inv) *have_inv = done > 0;
     if (done > 0) return ro_sgns__ok(err);
     if (done < 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                              "qr: cannot allocate workspace for %lu x %lu", (unsigned long)n,
                              (unsigned long)d);
     return ro_sgns_qr(n, d, A, d, R, d, al, err);
+}
+
+static ro_sgns_result ro_sgns__qr_step(size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                       ro_sgns_real *W, const ro_sgns_allocator *al,
+                                       ro_sgns_error *err)
+{
+    return ro_sgns__qr_step_inv(n, d, A, R, W, NULL, NULL, al, err);
 }
 
 /* ======================================================================

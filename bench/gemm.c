@@ -183,7 +183,7 @@ int main(int argc, char **argv)
         int rep, chol2;
         fill(A, n * d, 3);
         memcpy(Q, A, n * d * sizeof(real)); /* does Cholesky QR answer for this matrix? */
-        chol2 = ro_sgns__qr_chol2(n, d, Q, d, R, d, W, NULL) == 1;
+        chol2 = ro_sgns__qr_chol2(n, d, Q, d, R, d, W, NULL, NULL) == 1;
         for (rep = 0; rep < rounds; ++rep) {
             memcpy(Q, A, n * d * sizeof(real));
             bench_settle(0.2);

@@ -281,7 +281,7 @@ typedef struct opts {
     int binary; /* -1: by extension */
     long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
         oversample, block, power_iters, k, restrict_vocab;
-    int cross_lines, safeguard, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help;
+    int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help;
     unsigned long long memory, keep_direction;
     double negative, eig, cds, sample, alpha, eta, init_coverage;
 } opts;
@@ -334,6 +334,7 @@ static void opts_default(opts *o)
     o->eta = 0; /* the direction's: rc.step, or 5e-5 for plain */
     o->safeguard = rc.safeguard;
     o->keep_direction = rc.keep_direction_bytes;
+    o->fuse = rc.fuse;
     o->oversample = (long long)tc.oversample;
     o->block = (long long)tc.block;
     o->power_iters = tc.power_iters;
@@ -1456,6 +1457,9 @@ static const flag_spec TRAIN_FLAGS[] = {
       "grad F / B ({D}) or the paper's grad F"),
     F("safeguard", T_01, safeguard, W_RO, 0, 1, "0|1",
       "halve a step that lowers F ({D}; 0: the paper's\nfixed step)"),
+    F("fuse", T_01, fuse, W_RO, 0, 1, "0|1",
+      "3 products a step: the sweep at the new point\ngives the next step's D^T M V ({D}; 0: two\n"
+      "sweeps a step, 4 products)"),
     F("keep-direction", T_BYTES, keep_direction, W_RO, 0, 0, "BYTES",
       "memory to keep rows of the n x m direction\nbetween sweeps: 3 products a step, not 4,\n"
       "with all n rows (n = m = 22k: 2G in float),\n4 - f with a fraction f of them ({D})"),
@@ -2103,6 +2107,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             rc.direction = strcmp(o.direction, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN : RO_SGNS_DIRECTION_SCALED;
             rc.step = o.eta > 0 ? o.eta : rc.direction == RO_SGNS_DIRECTION_PLAIN ? 5e-5 : rc.step;
             rc.safeguard = o.safeguard;
+            rc.fuse = o.fuse;
             rc.keep_direction_bytes = (size_t)o.keep_direction;
             if ((unsigned long long)rc.keep_direction_bytes != o.keep_direction)
                 rc.keep_direction_bytes = (size_t)-1; /* beyond size_t: no limit */

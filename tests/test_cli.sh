@@ -376,8 +376,8 @@ run train $M -iter 2 -checkpoint "$T/ck2" -output "$T/two.bin" -quiet
 run train $M -iter 3 -resume "$T/ck2" -output "$T/resumed.bin" -quiet
 same "$T/resumed.bin" "$T/ro3.bin"
 # -keep-direction: 1M holds 218 rows of the 1201 x 1201 direction (a GEMM and a shorter
-# sweep), 8M all of them (3 products a step): the same F to rounding (test_ro checks that a
-# budget under one row keeps nothing, bit for bit)
+# sweep), 8M all of them (3 products a step): the same F to rounding as the default's fused
+# step (test_ro checks that a budget under one row keeps nothing, bit for bit)
 run train $M -iter 3 -embed w -eig 0.5 -output "$T/ro3w.txt" -output-contexts "$T/ro3c.txt" -quiet
 run objective -counts "$T/mid.counts" -vectors "$T/ro3w.txt" -contexts "$T/ro3c.txt"
 f_sweep=$(awk '/^F = / { print $3 }' "$T/out")
@@ -390,6 +390,14 @@ for kb in 1M 8M; do
         'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-4 * (a < 0 ? -a : a)) }' \
         && ok || bad "-keep-direction $kb: F $f_kept against $f_sweep"
 done
+# -fuse 0: two sweeps a step, where the default takes D^T U' from the sweep before: the
+# same F to rounding
+run train $M -iter 3 -fuse 0 -embed w -eig 0.5 -output "$T/keptw.txt" -output-contexts "$T/keptc.txt" -quiet
+run objective -counts "$T/mid.counts" -vectors "$T/keptw.txt" -contexts "$T/keptc.txt"
+f_two=$(awk '/^F = / { print $3 }' "$T/out")
+awk -v a="$f_sweep" -v b="$f_two" \
+    'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-4 * (a < 0 ? -a : a)) }' \
+    && ok || bad "-fuse 0: F $f_two against $f_sweep"
 # -keep-best writes the step whose mean score is best: the same bytes as a run that stops there
 best=$(awk -F, 'NR > 1 { if (NR == 2 || $NF > b) { b = $NF; i = $1 } } END { print i }' "$T/curve.csv")
 run train $M -iter 3 -eval "$SETS" -keep-best -output "$T/best.bin"

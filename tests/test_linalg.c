@@ -615,7 +615,7 @@ static void test_qr_chol2(void)
         int ok;
         for (i = 0; i < d * d; ++i) R[i] = R0[i] = (real)(i % 7) - 3; /* poison, to see it kept */
         memcpy(Q, A, n * d * sizeof(real));
-        ok = ro_sgns__qr_chol2(n, d, Q, d, R, d, W, NULL); /* 1 done, 0 refused, -1 no memory */
+        ok = ro_sgns__qr_chol2(n, d, Q, d, R, d, W, NULL, NULL); /* 1 done, 0 refused, -1 no memory */
         CHECK(ok >= 0);
         if (conds[c] <= sure) CHECKF(ok, "chol2 refused cond %.0g", conds[c]);
         if (conds[c] >= refuse) CHECKF(!ok, "chol2 accepted cond %.0g", conds[c]);
@@ -664,7 +664,7 @@ static void test_qr_chol2(void)
             if (c == 2) A[17 * d + 3] = (real)NAN;
             for (i = 0; i < d * d; ++i) R[i] = R0[i] = 1;
             memcpy(Q, A, n * d * sizeof(real));
-            ok = ro_sgns__qr_chol2(n, d, Q, d, R, d, W, NULL);
+            ok = ro_sgns__qr_chol2(n, d, Q, d, R, d, W, NULL, NULL);
             CHECK(ok >= 0);
             if (c < 3 || sizeof(real) == sizeof(float))
                 CHECKF(!ok, "chol2 accepted a %s matrix", what[c]);

@@ -567,7 +567,21 @@ static void test_safeguard_and_threads(void)
               memcmp(x1->S, x2->S, d * d * sizeof(real)) == 0);
         ro_sgns_factors_free(x2);
         x2 = copy_point(x0);
-        cfg.block_rows = 7; /* another row blocking: the same bits (tiles own rows) */
+        /* another row blocking: the fused step sums D^T M V by blocks of
+           rows, so the same point to rounding; with two sweeps a step the
+           same bits (tiles own rows) */
+        cfg.block_rows = 7;
+        ro_sgns_ro_train(p, x2, &cfg, NULL);
+        CHECKF(x_rel_diff(x1, x2) <= (IS_D ? 1e-10 : 1e-4), "fused, block rows 7: %.3g",
+               x_rel_diff(x1, x2));
+        cfg.fuse = 0;
+        cfg.block_rows = 0;
+        ro_sgns_factors_free(x1);
+        x1 = copy_point(x0);
+        ro_sgns_ro_train(p, x1, &cfg, NULL);
+        ro_sgns_factors_free(x2);
+        x2 = copy_point(x0);
+        cfg.block_rows = 7;
         ro_sgns_ro_train(p, x2, &cfg, NULL);
         CHECK(same_across_layouts(x1, x2));
         omp_set_num_threads(saved);
@@ -727,6 +741,128 @@ static void test_keep_direction(void)
     ro_sgns_factors_free(x0);
     ro_sgns_problem_free(p);
     free_counts(&c);
+}
+
+/* The fused step (fuse = 1, the default): D^T U' from the D^T M V that the
+   sweep at the previous point summed, not from a sweep over X^T. Against
+   two sweeps a step (fuse = 0): the same iteration to rounding, with
+   halvings (a plain step far too long: the retries sweep), with the
+   scaled default, and from a start so ill-conditioned that CholeskyQR2
+   refuses M V (the step falls back to the sweep); bit for bit for 1 to 4
+   threads and several blocks of rows between the passes over G; and the
+   blocks of D it keeps are small when n x m is (never the whole of D). */
+static void test_fused(void)
+{
+    size_t n = 150, m = 120, d = 10, i;
+    counts_t c = make_counts(n, m, 0.2);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.3), *a, *b;
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    watch_t wa, wb;
+    double diff, tol = IS_D ? 1e-10 : 1e-4;
+    int round;
+    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL);
+    for (round = 0; round < 3; ++round) {
+        ro_sgns_factors *start = copy_point(x0);
+        cfg = ro_sgns_ro_config_default();
+        cfg.callback = watch;
+        if (round == 0) { /* halved several times: the retries sweep X^T */
+            cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+            cfg.step = 10;
+            cfg.iterations = 6;
+        } else if (round == 1) { /* the default: every step fused */
+            cfg.iterations = 5;
+        } else { /* singular values 1 .. 1e-27: CholeskyQR2 refuses M V */
+            for (i = 0; i < d * d; ++i) start->S[i] = 0;
+            for (i = 0; i < d; ++i) start->S[i * d + i] = (real)pow(10.0, -3.0 * (double)i);
+            cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+            cfg.step = 1e-12;
+            cfg.safeguard = 0;
+            cfg.iterations = 2;
+        }
+        memset(&wa, 0, sizeof wa);
+        memset(&wb, 0, sizeof wb);
+        wa.monotone = wa.orthonormal = wb.monotone = wb.orthonormal = 1;
+        a = copy_point(start);
+        b = copy_point(start);
+        cfg.user = &wa;
+        cfg.fuse = 0;
+        CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
+        cfg.user = &wb;
+        cfg.fuse = 1;
+        CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
+        diff = x_rel_diff(a, b);
+        CHECKF(a->iteration == b->iteration && wa.calls == wb.calls &&
+                   (round == 2 || (wb.monotone && wb.orthonormal)) && diff <= tol &&
+                   fabs(wa.last_F - wb.last_F) <= tol * fabs(wa.last_F),
+               "fused, round %d: %lu steps against %lu, |X - X_two_sweeps|/|X| = %.3g, F %.9g "
+               "against %.9g", round, (unsigned long)b->iteration, (unsigned long)a->iteration,
+               diff, wb.last_F, wa.last_F);
+        ro_sgns_factors_free(a);
+        ro_sgns_factors_free(b);
+        ro_sgns_factors_free(start);
+    }
+#ifdef _OPENMP
+    { /* 1 to 4 threads, and blocks of 16 rows (10 blocks: several passes
+         over G whatever the thread count): the same bits */
+        int saved = omp_get_max_threads(), t, br;
+        for (br = 0; br < 2; ++br) {
+            cfg = ro_sgns_ro_config_default();
+            cfg.iterations = 3;
+            cfg.block_rows = br ? 16 : 0;
+            a = copy_point(x0);
+            omp_set_num_threads(1);
+            CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
+            for (t = 2; t <= 4; ++t) {
+                b = copy_point(x0);
+                omp_set_num_threads(t);
+                CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
+                CHECKF(memcmp(a->U, b->U, n * d * sizeof(real)) == 0 &&
+                           memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
+                           memcmp(a->S, b->S, d * d * sizeof(real)) == 0,
+                       "fused: %d threads, block rows %lu: other bits", t,
+                       (unsigned long)cfg.block_rows);
+                ro_sgns_factors_free(b);
+            }
+            ro_sgns_factors_free(a);
+        }
+        omp_set_num_threads(saved);
+    }
+#endif
+    ro_sgns_problem_free(p);
+    ro_sgns_factors_free(x0);
+    free_counts(&c);
+    { /* 600 x 500 at d = 4: the blocks of D shrink to 2 (n + m) d / m = 17.6
+         -> 16 rows: one block of 16 x m reals a thread, allocated once for
+         the run, and nothing of n x m */
+        ro_sgns_allocator al;
+        size_t n2 = 600, m2 = 500, threads = 1;
+        counts_t c2 = make_counts(n2, m2, 0.05);
+        ro_sgns_factors *x2 = random_point(n2, m2, 4, 0.3);
+#ifdef _OPENMP
+        threads = (size_t)omp_get_max_threads();
+#endif
+        al.malloc_fn = big_malloc;
+        al.realloc_fn = big_realloc;
+        al.free_fn = big_free;
+        al.user = NULL;
+        CHECK(ro_sgns_problem_create_csr(n2, m2, c2.row_ptr, c2.col, c2.val, 5, 1.0, &p, &al,
+                                         NULL) == RO_SGNS_OK);
+        cfg = ro_sgns_ro_config_default();
+        cfg.iterations = 2;
+        g_size = threads * 16 * m2 * sizeof(real);
+        g_count = 0;
+        CHECK(ro_sgns_ro_train(p, x2, &cfg, NULL) == RO_SGNS_OK);
+        CHECKF(g_count == 1, "fused: %lu blocks of %lu threads x 16 rows", (unsigned long)g_count,
+               (unsigned long)threads);
+        g_size = n2 * m2 * sizeof(real);
+        g_count = 0;
+        CHECK(ro_sgns_ro_train(p, x2, &cfg, NULL) == RO_SGNS_OK);
+        CHECK(g_count == 0);
+        ro_sgns_problem_free(p);
+        ro_sgns_factors_free(x2);
+        free_counts(&c2);
+    }
 }
 
 /* ------------------------------------------- checkpoint and resume */
@@ -934,8 +1070,8 @@ static void test_shards(void)
     CHECK(ro_sgns_objective(p, x0, &F, &err) == RO_SGNS_OK);
     /* the step's first product over every row: F is the objective's own sweep */
     CHECK(ro_sgns_problem_create_rows(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, NULL, 0, NULL, &err) ==
-          RO_SGNS_OK);
+    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, NULL, 0, NULL, 0,
+                            NULL, &err) == RO_SGNS_OK);
     CHECK(F1 == F);
     /* on three shards: their rows of D V, their parts of F adding up to F;
        the objective of a shard's point is the shard's part */
@@ -946,7 +1082,7 @@ static void test_shards(void)
         CHECK(ro_sgns_problem_create_rows(p, r0, r1, &sh[q], NULL, &err) == RO_SGNS_OK);
         if (!sh[q]) continue;
         CHECK(ro_sgns__f_and_dv(sh[q], &cfg, d, x0->U + r0 * d, x0->S, x0->V, L, DVs + r0 * d,
-                                &Fq, NULL, 0, NULL, &err) == RO_SGNS_OK);
+                                &Fq, NULL, 0, NULL, 0, NULL, &err) == RO_SGNS_OK);
         ro_sgns_factors_create(r1 - r0, m, d, &xq, NULL, NULL);
         memcpy(xq->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
         memcpy(xq->S, x0->S, d * d * sizeof(real));
@@ -963,7 +1099,7 @@ static void test_shards(void)
                                        c.csum, c.total, k, 1.0, &sc, NULL, &err) == RO_SGNS_OK);
     if (sc) {
         CHECK(ro_sgns__f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, NULL,
-                                0, NULL, &err) == RO_SGNS_OK);
+                                0, NULL, 0, NULL, &err) == RO_SGNS_OK);
         CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
     }
     {   /* with context distribution smoothing too: a shard's P(c) comes from
@@ -980,9 +1116,9 @@ static void test_shards(void)
               RO_SGNS_OK);
         if (r75 && s75) {
             CHECK(ro_sgns__f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV,
-                                    &F75r, NULL, 0, NULL, &err) == RO_SGNS_OK);
+                                    &F75r, NULL, 0, NULL, 0, NULL, &err) == RO_SGNS_OK);
             CHECK(ro_sgns__f_and_dv(s75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV2,
-                                    &F75s, NULL, 0, NULL, &err) == RO_SGNS_OK);
+                                    &F75s, NULL, 0, NULL, 0, NULL, &err) == RO_SGNS_OK);
             CHECK(F75r == F75s);
             CHECK(memcmp(DV, DV2, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
             /* and not the unsmoothed numbers */
@@ -1003,7 +1139,7 @@ static void test_shards(void)
         size_t r0 = cut[q];
         if (!sh[q]) continue;
         CHECK(ro_sgns__mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d,
-                            NULL, 0, VSt, Out, NULL, &err) == RO_SGNS_OK);
+                            NULL, 0, NULL, NULL, VSt, Out, NULL, &err) == RO_SGNS_OK);
         for (i = 0; i < (m + d) * d; ++i) Osum[i] += Out[i];
     }
     X = dense_x(x0);
@@ -1214,6 +1350,7 @@ int main(void)
     test_step_packed_sweep();
     test_safeguard_and_threads();
     test_keep_direction();
+    test_fused();
     test_checkpoint_resume();
     test_sample_corpus();
     test_shards();

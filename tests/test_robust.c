@@ -1218,7 +1218,7 @@ static ro_sgns_result shard_pass1(const ro_sgns_problem *sh, real *DV, double *F
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     return ro_sgns__f_and_dv(sh, &cfg, D, X0->U + SR0 * D, X0->S, X0->V, g_L, DV, F, NULL, 0,
-                             NULL, err);
+                             NULL, 0, NULL, err);
 }
 /* a shard is right when its first product gives the reference's bits */
 static int shard_ok(const ro_sgns_problem *sh)
@@ -1256,7 +1256,7 @@ static ro_sgns_result shard_pass2(real *Out, ro_sgns_error *err)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     return ro_sgns__mt_u(SH_PART, &cfg, D, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, NULL, 0,
-                         g_VSt, Out, NULL, err);
+                         NULL, NULL, g_VSt, Out, NULL, err);
 }
 static ro_sgns_result c_pass2(void)
 {
