@@ -5,7 +5,9 @@
 #                 and double (bench/gemm.c; QR and SVD beside it)
 #   ro            the RO step against the floor of its four products, d = 100,
 #                 200, 500, float and double, and a RO_SGNS_USE_CBLAS build at
-#                 d = 200 (bench/ro.c, the floor measured right after each step)
+#                 d = 200 (bench/ro.c, the floor measured right after each step);
+#                 each run then takes the same steps with two sweeps a step
+#                 (fuse = 0) for the row beside it
 #   scale         the pipeline at 22,352 and 81,212 words, d = 100 (bench/scale.c)
 #   avx2          the GEMM built without AVX-512 (-mno-avx512f) against
 #                 OpenBLAS's Haswell kernel; only on CPUs with AVX-512
@@ -25,6 +27,8 @@
 #               the logs already in OUT
 #     RO_RUNS   the step runs: f|d|c (float, double, CBLAS build) and d
 #               ("f100 f200 f500 d100 d200 d500 c200")
+#     RO_TWO_SWEEPS  1 (default): each step run also takes its steps with
+#               fuse = 0; 0: not (half the time)
 #     BUDGET    seconds for the whole run, 0 = no limit (0): each bench runs
 #               under `timeout` with what is left, so the summary always comes
 #     CORPUS    the text, plain or .xz (build/corpus.txt, else the bundled .xz)
@@ -53,6 +57,7 @@ CORPUS_BYTES=${CORPUS_BYTES:-200000000}
 CPUS=${CPUS:-0,1}
 ROUNDS=${ROUNDS:-3}
 STEPS=${STEPS:-3}
+RO_TWO_SWEEPS=${RO_TWO_SWEEPS:-1}
 OUT=${OUT:-build/cpu}
 if [ -z "${CORPUS:-}" ]; then
     if [ -s build/corpus.txt ]; then CORPUS=build/corpus.txt
@@ -167,7 +172,8 @@ for part in $PARTS; do
             d=${r#?}
             case $r in f*) b=bench_ro ;; d*) b=bench_ro_d ;; c*) b=bench_ro_cblas ;; esac
             BENCH_COUNTS="$OUT/prefix_22352.counts" BENCH_FLOOR_PAIRED=1 BENCH_FLOOR_ROUNDS=1 \
-                BENCH_RO_OVERSAMPLE=50 run "ro_$r" "$OUT/bin/$b" "$d" "$STEPS" scaled
+                BENCH_RO_OVERSAMPLE=50 run "ro_$r" "$OUT/bin/$b" "$d" "$STEPS" scaled 0 1 \
+                "$([ "$RO_TWO_SWEEPS" = 1 ] && echo -1 || echo 0)"
         done
         ;;
     scale)
@@ -196,7 +202,7 @@ done
 s() { [ -f "$OUT/$1.log" ]; }
 echo "# Issue 16's tables on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo
-echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on ${PIN:-all of them}), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git rev-parse --short HEAD 2>/dev/null || echo 'no git'), $(( $(date +%s) - start )) s."
+echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on ${PIN:-all of them}), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git describe --always --dirty 2>/dev/null || echo 'no git'), $(( $(date +%s) - start )) s."
 for f in gemm gemm_d ro_c200 ro_f100; do
     if s "$f" && grep -q '^- OpenBLAS' "$OUT/$f.log"; then grep -m1 -E '^- (compiler|OpenBLAS)' "$OUT/$f.log"; grep -m1 '^- OpenBLAS' "$OUT/$f.log"; break; fi
 done
@@ -214,11 +220,14 @@ if ls "$OUT"/ro_*.log >/dev/null 2>&1; then
     echo
     echo "The step against the floor of its four products (OpenBLAS), one round of the floor after each step:"
     echo
-    echo "| d | real | build | steps s | step / floor, paired | median | fastest step / best floor | our floor / OpenBLAS's | outside the products | F x 1e-9 after the steps |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| d | real | build | steps s | step / floor, paired | median | fastest step / best floor | our floor / OpenBLAS's | outside the products | F x 1e-9 after the steps | two sweeps a step (fuse = 0): steps s | its fastest / best floor |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for r in $RO_RUNS; do
         s "ro_$r" || continue
         awk -v r="$r" '
+            /^the same from the same start, two sweeps/ { two = 1 }
+            two && /^\| [0-9]+ \| -?[0-9.]+ \| / { split($0, f, "|"); st2 = st2 sep2 sprintf("%.2f", f[7]); sep2 = ", "; next }
+            /two sweeps a step \(fuse = 0\) \| 2 \|/ { split($0, t, "|"); fast2 = t[8] + 0 }
             /^\| [0-9]+ \| -?[0-9.]+ \| / { split($0, f, "|"); st = st sep sprintf("%.2f", f[7]); F = f[3] + 0;
                 if (match($0, /step \/ floor [0-9.]+/)) { pr = pr sep substr($0, RSTART + 13, RLENGTH - 13) }
                 sep = ", " }
@@ -227,9 +236,10 @@ if ls "$OUT"/ro_*.log >/dev/null 2>&1; then
             END {
                 b = (substr(r, 1, 1) == "c") ? "RO_SGNS_USE_CBLAS" : "";
                 real = (substr(r, 1, 1) == "d") ? "double" : "float";
-                if (st == "") { printf "| %s | %s | %s | (no step: see the log) | | | | | | |\n", substr(r, 2), real, b; exit }
+                if (st == "") { printf "| %s | %s | %s | (no step: see the log) | | | | | | | | |\n", substr(r, 2), real, b; exit }
                 gsub(/ /, "", out);
-                printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %.4f |\n", substr(r, 2), real, b, st, pr, med, fast, ours, out, F }
+                two_r = fast2 > 0 ? sprintf("%.2f", fast2) : "-";
+                printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %.4f | %s | %s |\n", substr(r, 2), real, b, st, pr, med, fast, ours, out, F, (st2 == "" ? "-" : st2), two_r }
         ' "$OUT/ro_$r.log"
     done
 fi

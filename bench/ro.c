@@ -8,7 +8,9 @@
    keep 1: the same steps again from the same start with the direction kept
    between sweeps (keep_direction_bytes = n m reals: 3 products a step);
    keep 0 < f < 1: its first f n rows kept (4 - f products a step),
-   both rows in one table against the same floor.
+   both rows in one table against the same floor; keep -1: the same steps
+   again with fuse = 0 (two sweeps a step, 4 products; the default fuses:
+   3 products a step).
    BENCH_FLOOR_ROUNDS=R in the environment: the floor is the best of R
    rounds (default 3). BENCH_FLOOR_PAIRED=1: instead, one round of the
    floor right after each step (from the progress callback, outside the
@@ -35,7 +37,7 @@
 
 typedef ro_sgns_real real;
 
-static double step_seconds[1000];
+static double step_seconds[1000], first_steps[1000]; /* first_steps: the first run's */
 static int n_steps;
 
 /* BENCH_FLOOR_PAIRED: the floor measured after each step */
@@ -196,8 +198,9 @@ int main(int argc, char **argv)
     paired_n = c->n;
     paired_d = d;
     if (keep > 1) keep = 1;
-    keep_rows = (size_t)(keep * (double)c->n);
-    if (keep > 0) { /* the start, for the second run */
+    keep_rows = keep > 0 ? (size_t)(keep * (double)c->n) : 0;
+    printf("fuse = %d (the step's D^T U' from the sweep at the new point)\n", cfg.fuse);
+    if (keep != 0) { /* the start, for the second run */
         ro_sgns_factors_create(x->n, x->m, d, &x0, NULL, &err);
         memcpy(x0->U, x->U, x->n * d * sizeof(real));
         memcpy(x0->V, x->V, x->m * d * sizeof(real));
@@ -211,19 +214,25 @@ int main(int argc, char **argv)
            (unsigned long long)x->iteration, peak_plain);
     fastest = fastest_step();
     steps = n_steps;
-    if (keep > 0) {
+    memcpy(first_steps, step_seconds, sizeof first_steps); /* a second run writes over them */
+    if (keep != 0) {
         n_steps = 0;
         paired = 0; /* the kept steps against the default steps' floors */
         cfg.keep_direction_bytes = keep_rows * c->n * sizeof(real);
-        printf("\nthe same from the same start, the direction kept (%zu of its %zu rows, "
-               "%.0f MB):\n", keep_rows, (size_t)c->n,
-               (double)keep_rows * c->n * sizeof(real) / 1048576.0);
+        if (keep < 0) {
+            cfg.fuse = 0;
+            printf("\nthe same from the same start, two sweeps a step (fuse = 0):\n");
+        } else
+            printf("\nthe same from the same start, the direction kept (%zu of its %zu rows, "
+                   "%.0f MB):\n", keep_rows, (size_t)c->n,
+                   (double)keep_rows * c->n * sizeof(real) / 1048576.0);
         printf("| iter | F x 1e-9 | step | halvings | |dX| | seconds |\n|---|---|---|---|---|---|\n");
         t0 = omp_get_wtime();
         if (ro_sgns_ro_train(p, x0, &cfg, &err) != RO_SGNS_OK)
             fprintf(stderr, "ro: %s\n", err.message);
         rss_keep = bench_peak_mib();
-        printf("RO, direction kept: %.1f s for %llu steps; peak RSS %.0f MB\n",
+        printf("RO, %s: %.1f s for %llu steps; peak RSS %.0f MB\n",
+               keep < 0 ? "two sweeps a step" : "direction kept",
                omp_get_wtime() - t0, (unsigned long long)x0->iteration, rss_keep);
         fastest_keep = fastest_step();
     }
@@ -242,7 +251,7 @@ int main(int argc, char **argv)
             for (i = 0; i < rounds; ++i) {
                 if (paired_blas[i] < t_floor) t_floor = paired_blas[i];
                 if (paired_ours[i] < t_ours) t_ours = paired_ours[i];
-                ratio[i] = step_seconds[i] / paired_blas[i];
+                ratio[i] = first_steps[i] / paired_blas[i];
                 for (j = i; j > 0 && ratio[j - 1] > ratio[j]; --j) /* insertion sort */
                     tmp = ratio[j], ratio[j] = ratio[j - 1], ratio[j - 1] = tmp;
             }
@@ -278,9 +287,14 @@ int main(int argc, char **argv)
                        100.0 * (double)keep_rows / (double)c->n, omp_get_max_threads(),
                        fastest_keep, t_floor, t_ours, fastest_keep / t_floor, t_ours / t_floor,
                        bench_load());
-            if (keep > 0)
-                printf("peak RSS: %.0f MB after the default steps, %.0f MB after the kept ones\n",
-                       peak_plain, rss_keep);
+            if (keep < 0)
+                printf("| %zu | %s, two sweeps a step (fuse = 0) | %d | %.2f | %.2f | %.2f | "
+                       "%.2f | %.2f | - | %.2f |\n", d, sizeof(real) == 4 ? "float" : "double",
+                       omp_get_max_threads(), fastest_keep, t_floor, t_ours,
+                       fastest_keep / t_floor, t_ours / t_floor, bench_load());
+            if (keep != 0)
+                printf("peak RSS: %.0f MB after the default steps, %.0f MB after the second "
+                       "run's\n", peak_plain, rss_keep);
         }
     }
     ro_sgns_problem_free(p);

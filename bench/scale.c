@@ -3,7 +3,8 @@
    stage, the peak resident memory after each, and the counts' size, so
    bench/scale.sh can set runs at 22k and 81k words side by side and check
    the step against docs/SCALING.md's n m d cost model.
-   usage: bench_scale COUNTS d [steps] */
+   usage: bench_scale COUNTS d [steps]
+   BENCH_RO_FUSE=0 in the environment: two sweeps a step (fuse = 0). */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
     d = (size_t)atol(argv[2]);
     rc.iterations = argc > 3 ? atoi(argv[3]) : 2;
     rc.callback = on_step;
+    if (getenv("BENCH_RO_FUSE")) rc.fuse = atoi(getenv("BENCH_RO_FUSE"));
+    printf("fuse = %d\n", rc.fuse);
     t0 = omp_get_wtime();
     if (ro_sgns_counts_load_path(argv[1], &c, NULL, &err) != RO_SGNS_OK) goto fail;
     t_load = omp_get_wtime() - t0;
