@@ -1089,7 +1089,9 @@ typedef struct ro_sgns_ro_config {
                                     O((n + m) d) memory. Results agree with
                                     the sweep's to rounding (D^T U' by another
                                     order of sums), bit for bit for any thread
-                                    count. */
+                                    count. Set, it replaces the fused step
+                                    below, which saves as much (Zen 5) in
+                                    O((n + m) d) memory. */
     int fuse;                    /* 1 (default): a step takes 3 big products,
                                     not 4 (section 4's banner): the sweep that
                                     gives F and D V at the new point gives
