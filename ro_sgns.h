@@ -8353,7 +8353,8 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
         double cap = 2.0 * ((double)n + (double)m) * (double)d / (double)m;
         if (cap < (double)br) br = cap < 8 ? 8 : (size_t)cap / 8 * 8;
         if (br > n) br = n;
-        fz.slots = (size_t)ro_sgns__num_threads();
+        fz.slots = (size_t)ro_sgns__num_threads(); /* no more than there are blocks */
+        if (fz.slots > (n + br - 1) / br) fz.slots = (n + br - 1) / br;
         fz.G = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
         fz.Y = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
         w.Rinv = (ro_sgns_real *)ro_sgns__alloc_array(al, 2 * d, d, sizeof(ro_sgns_real));

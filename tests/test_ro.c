@@ -748,7 +748,7 @@ static void test_keep_direction(void)
    two sweeps a step (fuse = 0): the same iteration to rounding, with
    halvings (a plain step far too long: the retries sweep), with the
    scaled default, and from a start so ill-conditioned that CholeskyQR2
-   refuses M V (the step falls back to the sweep); bit for bit for 1 to 4
+   refuses M V (the step falls back to the sweep); bit for bit for 1 to 6
    threads and several blocks of rows between the passes over G; and the
    blocks of D it keeps are small when n x m is (never the whole of D). */
 static void test_fused(void)
@@ -803,8 +803,10 @@ static void test_fused(void)
         ro_sgns_factors_free(start);
     }
 #ifdef _OPENMP
-    { /* 1 to 4 threads, and blocks of 16 rows (10 blocks: several passes
-         over G whatever the thread count): the same bits */
+    { /* 1 to 4 and 6 threads (more than the 4 blocks of the default
+         blocking: as many blocks kept as there are), and blocks of 16 rows
+         (10 blocks: several passes over G whatever the thread count): the
+         same bits */
         int saved = omp_get_max_threads(), t, br;
         for (br = 0; br < 2; ++br) {
             cfg = ro_sgns_ro_config_default();
@@ -813,7 +815,7 @@ static void test_fused(void)
             a = copy_point(x0);
             omp_set_num_threads(1);
             CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
-            for (t = 2; t <= 4; ++t) {
+            for (t = 2; t <= 6; t += t < 4 ? 1 : 2) {
                 b = copy_point(x0);
                 omp_set_num_threads(t);
                 CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
