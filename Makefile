@@ -228,7 +228,7 @@ bench-files: $(B)/bench_files $(B)/bench_files_table
 # Every table issue 16 asks of one CPU (GEMM, the step against the OpenBLAS
 # floor, the CBLAS build, 81k words on a corpus prefix, the AVX2 build, the
 # elementwise loops), in one run with a summary: bench/cpu.sh says how to
-# set the parts, a time budget and an unpacked OpenBLAS (~9 min on 2 cores).
+# set the parts, a time budget and an unpacked OpenBLAS (~12 min on 2 cores).
 .PHONY: bench-cpu
 bench-cpu:
 	sh bench/cpu.sh
