@@ -7691,7 +7691,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
     slots = fz ? fz->slots : nblocks; /* blocks between two passes over G */
     tile_elems = fz ? 0 : br_max * cb_max; /* fused: the tiles are in fz->buf */
     gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
-    /* per thread: tile, f terms, the row's exponentials, sparse x / their
+    /* per thread: tile (not fused), f terms, the row's exponentials, sparse x / their
        exponentials / counts / factors / deltas (cb each), cursors (two reals
        each: 8 bytes), GEMM workspace, each row's run in the previous tile
        (one real each: 4 bytes) */
@@ -8346,9 +8346,9 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
     /* the fused step (cfg->fuse; on one machine, the direction not kept):
        G (m x d), Y (n x d), R's inverses and one block of D's rows a
-       thread, the blocks at most 2 (n + m) d / m rows (so that all of them
-       hold no more than 2 (n + m) d reals a thread: a small problem's
-       whole D is not kept), whatever the thread count */
+       thread, a block at most 2 (n + m) d / m rows (so that it holds no
+       more than 2 (n + m) d reals: a small problem's whole D is not kept),
+       whatever the thread count (the blocks set G's bits) */
     if (res == RO_SGNS_OK && cfg->fuse && !comm && keep_rows == 0) {
         double cap = 2.0 * ((double)n + (double)m) * (double)d / (double)m;
         if (cap < (double)br) br = cap < 8 ? 8 : (size_t)cap / 8 * 8;
