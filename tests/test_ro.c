@@ -748,9 +748,10 @@ static void test_keep_direction(void)
    two sweeps a step (fuse = 0): the same iteration to rounding, with
    halvings (a plain step far too long: the retries sweep), with the
    scaled default, and from a start so ill-conditioned that CholeskyQR2
-   refuses M V (the step falls back to the sweep); bit for bit for 1 to 6
-   threads and several blocks of rows between the passes over G; and the
-   blocks of D it keeps are small when n x m is (never the whole of D). */
+   refuses M V (the step falls back to the sweep), and at d = n, d = m and
+   d = 1; bit for bit for 1 to 6 threads and several blocks of rows
+   between the passes over G; and the blocks of D it keeps are small when
+   n x m is (never the whole of D). */
 static void test_fused(void)
 {
     size_t n = 150, m = 120, d = 10, i;
@@ -801,6 +802,35 @@ static void test_fused(void)
         ro_sgns_factors_free(a);
         ro_sgns_factors_free(b);
         ro_sgns_factors_free(start);
+    }
+    { /* d = n, d = m, d = 1, few rows or columns: the same to rounding */
+        static const size_t shapes[4][3] = {{12, 20, 12}, {20, 12, 12}, {300, 7, 7}, {40, 40, 1}};
+        size_t q;
+        for (q = 0; q < 4; ++q) {
+            counts_t cq = make_counts(shapes[q][0], shapes[q][1], 0.3);
+            ro_sgns_problem *pq = NULL;
+            ro_sgns_factors *sq = random_point(shapes[q][0], shapes[q][1], shapes[q][2], 0.3);
+            CHECK(ro_sgns_problem_create_csr(shapes[q][0], shapes[q][1], cq.row_ptr, cq.col,
+                                             cq.val, 5, 1.0, &pq, NULL, NULL) == RO_SGNS_OK);
+            cfg = ro_sgns_ro_config_default();
+            cfg.iterations = 4;
+            a = copy_point(sq);
+            b = copy_point(sq);
+            cfg.fuse = 0;
+            CHECK(ro_sgns_ro_train(pq, a, &cfg, NULL) == RO_SGNS_OK);
+            cfg.fuse = 1;
+            CHECK(ro_sgns_ro_train(pq, b, &cfg, NULL) == RO_SGNS_OK);
+            diff = x_rel_diff(a, b);
+            CHECKF(a->iteration == b->iteration && diff <= tol,
+                   "fused, %lu x %lu, d = %lu: |X - X_two_sweeps|/|X| = %.3g",
+                   (unsigned long)shapes[q][0], (unsigned long)shapes[q][1],
+                   (unsigned long)shapes[q][2], diff);
+            ro_sgns_factors_free(a);
+            ro_sgns_factors_free(b);
+            ro_sgns_factors_free(sq);
+            ro_sgns_problem_free(pq);
+            free_counts(&cq);
+        }
     }
 #ifdef _OPENMP
     { /* 1 to 4 and 6 threads (more than the 4 blocks of the default
