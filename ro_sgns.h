@@ -13307,6 +13307,7 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__copy_rows(const ro_sgns_real *A, size
 #define RO_SGNS__GEMM_PREFETCH(p) ((void)0)
 #endif
 #define RO_SGNS__GEMM_LINE (64 / sizeof(ro_sgns_real)) /* elements per cache line */
+#define RO_SGNS__PACK_AHEAD 4 /* rows of A^T's source prefetched ahead */
 
 /* AVX2 packing of A: the AVX2 kernels' six rows, and the AVX-512 kernels'
    twelve as two sets of six (every AVX-512 target has AVX2). */
@@ -13388,17 +13389,30 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
                             size_t i0, size_t mc, size_t p0, size_t kc, ro_sgns_real *dst)
 {
     size_t r, i, p;
+    if (ta) { /* op(A)(i, p) = A[p][i]: row p of A holds MR adjacent elements
+                 of every panel. Walk A by rows, each a run of mc elements
+                 read once (panel after panel, each run would be read kc
+                 lines at a time, lda apart), rows ahead prefetched: from
+                 memory that is 25% faster on Zen 5 (bench/RESULTS.md) */
+        for (p = 0; p < kc; ++p) {
+            const ro_sgns_real *src = A + (p0 + p) * lda + i0;
+            if (p + RO_SGNS__PACK_AHEAD < kc) {
+                const ro_sgns_real *next = src + RO_SGNS__PACK_AHEAD * lda;
+                for (i = 0; i < mc; i += RO_SGNS__GEMM_LINE) RO_SGNS__GEMM_PREFETCH(next + i);
+                RO_SGNS__GEMM_PREFETCH(next + mc - 1);
+            }
+            for (r = 0; r < mc; r += RO_SGNS__MR) {
+                size_t rows = ro_sgns__min(RO_SGNS__MR, mc - r);
+                ro_sgns_real *out = dst + r * kc + p * RO_SGNS__MR;
+                for (i = 0; i < rows; ++i) out[i] = src[r + i];
+                for (; i < (size_t)RO_SGNS__MR; ++i) out[i] = 0;
+            }
+        }
+        return;
+    }
     for (r = 0; r < mc; r += RO_SGNS__MR) {
         size_t rows = ro_sgns__min(RO_SGNS__MR, mc - r), done = 0;
         ro_sgns_real *panel = dst + r * kc;
-        if (ta) { /* op(A)(i, p) = A[p][i]: MR adjacent elements of row p */
-            for (p = 0; p < kc; ++p) {
-                const ro_sgns_real *src = A + (p0 + p) * lda + i0 + r;
-                for (i = 0; i < rows; ++i) panel[p * RO_SGNS__MR + i] = src[i];
-                for (; i < (size_t)RO_SGNS__MR; ++i) panel[p * RO_SGNS__MR + i] = 0;
-            }
-            continue;
-        }
 #ifdef RO_SGNS__PACK_A_AVX2
         if (rows == RO_SGNS__MR) { /* MR = 6 (AVX2, AVX-512 double) or 12: sets of six */
             size_t six;
