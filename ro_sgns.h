@@ -13393,7 +13393,7 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
                  of every panel. Walk A by rows, each a run of mc elements
                  read once (panel after panel, each run would be read kc
                  lines at a time, lda apart), rows ahead prefetched: from
-                 memory that is 25% faster on Zen 5 (bench/RESULTS.md) */
+                 memory that is 17-26% faster on Zen 5 (bench/RESULTS.md) */
         for (p = 0; p < kc; ++p) {
             const ro_sgns_real *src = A + (p0 + p) * lda + i0;
             if (p + RO_SGNS__PACK_AHEAD < kc) {
