@@ -8035,10 +8035,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    the thread count (they do on block_rows). Where the shortcut does not
    apply, the step sweeps as before: a halved retry (its lambda is not the
    one G was made for), a QR that took Householder's path, the kept
-   direction, shards. Measured on Zen 5 at d = 200 (bench/RESULTS.md):
-   the step 13-17% faster than with two sweeps; not the 25% of a product
-   saved, since writing and reading back D's blocks (n m reals a step)
-   costs memory traffic that the products do not.
+   direction, shards. Measured on Zen 5 (bench/RESULTS.md): the step 15-24%
+   faster than with two sweeps (d = 100-500, float and double), a little
+   under the 25-30% the saved product and pass promise: reading D's
+   blocks back from memory (n m reals a step) makes the third product
+   slower than the other two.
    Three products instead of four (keep_direction_bytes): the sweep that
    gives F and D V at the new point computes D there, the very D whose
    D^T U' the next step needs. The sweep also stores as many of D's first
