@@ -124,13 +124,14 @@
      License (dual MIT / public domain) at the end.
 
    HOW TO READ THIS HEADER
-     To learn the algorithm, read about 340 lines, in this order: THE
+     To learn the algorithm, read about 450 lines, in this order: THE
      ALGORITHM ON ONE PAGE below; in the implementation, section 4's banner
      and ro_sgns__ro_run (Algorithm 1, one comment per line of the paper,
-     90 lines) with the two products it calls, ro_sgns__f_and_dv and
+     155 lines) with the two products it calls, ro_sgns__f_and_dv and
      ro_sgns__mt_u; then section 3's banner and ro_sgns__sweep (the one
-     place that walks M in blocks) with ro_sgns__row_exp, ro_sgns__dense_rest
-     and ro_sgns__sparse_terms (the gradient's two parts). ro_sgns_ro_step_naive
+     place that walks M in blocks, and with fz the fused step's D^T M V)
+     with ro_sgns__row_exp, ro_sgns__dense_rest and ro_sgns__sparse_terms
+     (the gradient's two parts). ro_sgns_ro_step_naive
      (section 4) is the same step in 57 lines with every n x m matrix
      formed: read it first if the blocking gets in the way. Everything
      else is plumbing around that core: counting (1), the start (2),
@@ -8319,6 +8320,42 @@ static ro_sgns_result ro_sgns__qr_step_inv(size_t n, size_t d, ro_sgns_real *A, 
                                            ro_sgns_real *W, ro_sgns_real *inv, int *have_inv,
                                            const ro_sgns_allocator *al, ro_sgns_error *err);
 
+/* The step after one of lambda is accepted: grown back towards the
+   configured step (the safeguard), or the paper's fixed lambda. The fused
+   sweep at a candidate uses it before the acceptance, so one formula. */
+static double ro_sgns__next_lambda(const ro_sgns_ro_config *cfg, double lambda)
+{
+    if (!cfg->safeguard) return lambda;
+    return lambda * cfg->grow > cfg->step ? cfg->step : lambda * cfg->grow;
+}
+
+/* The fused step's memory (section 4's banner; cfg->fuse): G (m x d), Y
+   (n x d), R's inverses (in w) and one block of D's rows a thread, as
+   many as there are blocks. *br (the configured block rows) becomes the
+   blocks' rows: at most 2 (n + m) d / m, so that a block holds no more
+   than 2 (n + m) d reals (a small problem's whole D is not kept), whatever
+   the thread count (the blocks set G's bits). */
+static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__fuse *fz, ro_sgns__ro_work *w, size_t n,
+                                          size_t m, size_t d, size_t *br,
+                                          const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    double cap = 2.0 * ((double)n + (double)m) * (double)d / (double)m;
+    int of = 0;
+    if (cap < (double)*br) *br = cap < 8 ? 8 : (size_t)cap / 8 * 8;
+    if (*br > n) *br = n;
+    fz->slots = (size_t)ro_sgns__num_threads();
+    if (fz->slots > (n + *br - 1) / *br) fz->slots = (n + *br - 1) / *br;
+    fz->G = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    fz->Y = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    w->Rinv = (ro_sgns_real *)ro_sgns__alloc_array(al, 2 * d, d, sizeof(ro_sgns_real));
+    fz->buf = (ro_sgns_real *)ro_sgns__alloc_array(al, ro_sgns__mul(fz->slots, *br, &of), m,
+                                                   sizeof(ro_sgns_real));
+    if (fz->G && fz->Y && w->Rinv && fz->buf && !of) return RO_SGNS_OK;
+    return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                         "ro_train: cannot allocate the fused step's blocks (%lu x %lu x %lu)",
+                         (unsigned long)fz->slots, (unsigned long)*br, (unsigned long)m);
+}
+
 /* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place).
    comm is NULL on one machine; on a shard (section 6) x holds U's rows of
    the shard and all of S and V. */
@@ -8345,27 +8382,9 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     memset(&w, 0, sizeof w);
     memset(&fz, 0, sizeof fz);
     res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
-    /* the fused step (cfg->fuse; on one machine, the direction not kept):
-       G (m x d), Y (n x d), R's inverses and one block of D's rows a
-       thread, a block at most 2 (n + m) d / m rows (so that it holds no
-       more than 2 (n + m) d reals: a small problem's whole D is not kept),
-       whatever the thread count (the blocks set G's bits) */
+    /* the fused step: on one machine, the direction not kept */
     if (res == RO_SGNS_OK && cfg->fuse && !comm && keep_rows == 0) {
-        double cap = 2.0 * ((double)n + (double)m) * (double)d / (double)m;
-        if (cap < (double)br) br = cap < 8 ? 8 : (size_t)cap / 8 * 8;
-        if (br > n) br = n;
-        fz.slots = (size_t)ro_sgns__num_threads(); /* no more than there are blocks */
-        if (fz.slots > (n + br - 1) / br) fz.slots = (n + br - 1) / br;
-        fz.G = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
-        fz.Y = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
-        w.Rinv = (ro_sgns_real *)ro_sgns__alloc_array(al, 2 * d, d, sizeof(ro_sgns_real));
-        fz.buf = (ro_sgns_real *)ro_sgns__alloc_array(
-            al, ro_sgns__mul(fz.slots, br, &of), m, sizeof(ro_sgns_real));
-        if (!fz.G || !fz.Y || !w.Rinv || !fz.buf || of)
-            res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                                "ro_train: cannot allocate the fused step's blocks (%lu x "
-                                "%lu x %lu)", (unsigned long)fz.slots, (unsigned long)br,
-                                (unsigned long)m);
+        res = ro_sgns__fuse_alloc(&fz, &w, n, m, d, &br, al, err);
         fzp = &fz;
     }
     if (res == RO_SGNS_OK && keep_rows > 0) {
@@ -8400,8 +8419,10 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             use_g = g_valid && g_lambda == lambda;
             g_valid = 0;
             us = w.T;
-            if (use_g) {
-                memcpy(w.U1, fz.Y, n * d * sizeof(ro_sgns_real));
+            if (use_g) { /* M V is fz.Y: trade the two n x d blocks */
+                swap = w.U1;
+                w.U1 = fz.Y;
+                fz.Y = swap;
             } else if (!us_in_t) {
                 res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d, 0,
                                    w.U1, d, al, err);
@@ -8432,9 +8453,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             keep_valid = 0;
             /* fused: D^T M V at X' too, for the step that follows X''s
                acceptance (lambda grown back as below) */
-            g_lambda = !cfg->safeguard ? lambda
-                       : lambda * cfg->grow > cfg->step ? cfg->step
-                                                        : lambda * cfg->grow;
+            g_lambda = ro_sgns__next_lambda(cfg, lambda);
             fz.lambda = (ro_sgns_real)g_lambda;
             if (res == RO_SGNS_OK)
                 res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, keep,
@@ -8472,8 +8491,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
         ++x->iteration;
         ro_sgns__stamp(p, x);
         /* the step size of the next step: grow back after an accepted one */
-        if (cfg->safeguard) x->next_step = lambda * cfg->grow > cfg->step ? cfg->step
-                                                                        : lambda * cfg->grow;
+        if (cfg->safeguard) x->next_step = ro_sgns__next_lambda(cfg, lambda);
         res = ro_sgns__report(comm, cfg, x, F1, F, lambda, norm, halvings, t0, &stop, err);
         F = F1;
         if (res != RO_SGNS_OK) goto done;
