@@ -12,8 +12,8 @@
 #   avx2          the GEMM built without AVX-512 (-mno-avx512f) against
 #                 OpenBLAS's Haswell kernel; only on CPUs with AVX-512
 #   elementwise   the step's exponentials and logs alone (bench/elementwise.c)
-# then a summary of them all. About 12 minutes on 2 Zen 5 cores, the build included (9 with
-# RO_TWO_SWEEPS=0).
+# then a summary of them all. About 12 minutes on 2 Zen 5 cores, the build
+# included (9 with RO_TWO_SWEEPS=0).
 #
 # The step and the scale runs read a prefix of the bundled corpus (the first
 # CORPUS_BYTES bytes), counted at window 5 with its 22,352 and 81,212 most
