@@ -127,7 +127,7 @@
      To learn the algorithm, read about 450 lines, in this order: THE
      ALGORITHM ON ONE PAGE below; in the implementation, section 4's banner
      and ro_sgns__ro_run (Algorithm 1, one comment per line of the paper,
-     155 lines) with the two products it calls, ro_sgns__f_and_dv and
+     152 lines) with the two products it calls, ro_sgns__f_and_dv and
      ro_sgns__mt_u; then section 3's banner and ro_sgns__sweep (the one
      place that walks M in blocks, and with fz the fused step's D^T M V)
      with ro_sgns__row_exp, ro_sgns__dense_rest and ro_sgns__sparse_terms
@@ -1109,8 +1109,12 @@ typedef struct ro_sgns_ro_config {
                                     + m x d more. Results agree with
                                     fuse = 0 to rounding, bit for bit for any
                                     thread count. 0: two sweeps a step. Not
-                                    used with keep_direction_bytes or on
-                                    shards (section 6). */
+                                    used with keep_direction_bytes. On
+                                    shards (section 6) R is TSQR's, used
+                                    below a condition of 1/sqrt(eps); the
+                                    blocks are of the shard's rows x all m
+                                    columns (1.15 GB a thread in float at
+                                    m = 10^6). */
     ro_sgns_ro_callback callback;
     void *user;
 } ro_sgns_ro_config;
@@ -8033,10 +8037,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    thread (block_rows x m reals), written by the first product of each
    tile and read back by the third. G is summed block after block in
    order, every thread on its own rows of G, so its bits do not depend on
-   the thread count (they do on block_rows). Where the shortcut does not
-   apply, the step sweeps as before: a halved retry (its lambda is not the
-   one G was made for), a QR that took Householder's path, the kept
-   direction, shards. Measured on Zen 5 (bench/RESULTS.md): the step 15-24%
+   the thread count (they do on block_rows). On shards each shard sums its
+   own rows' G; M V's QR is TSQR there, whose Q is M V R^-1 as well (to
+   rounding), so a shard's part of D^T U' is G R^-1 with R^-1 inverted on
+   every shard from the same R, when R's condition is below 1/sqrt(eps)
+   (the bound CholeskyQR2 keeps; ro_sgns__qr_rows_inv), and the sum over
+   the shards carries these parts as it carried the swept ones. Where the
+   shortcut does not apply, the step sweeps as before: a halved retry (its
+   lambda is not the one G was made for), a QR that took Householder's
+   path (or on shards an R above that condition), the kept direction.
+   Measured on Zen 5 (bench/RESULTS.md): the step 15-24%
    faster than with two sweeps (d = 100-500, float and double), a little
    under the 25-30% the saved product and pass promise: reading D's
    blocks back from memory (n m reals a step) makes the third product
@@ -8138,15 +8148,17 @@ static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size
    gave F(X) (keep_rows x m): their part of D^T U' is one GEMM over it, and
    the sweep over X^T covers only the other columns (none when every row is
    kept). Where G is not NULL it holds D^T M V from the fused sweep at X,
-   and Rinv the two inverses that made U' = ((M V) R1^-1) R2^-1 (appendix
-   B): D^T U' = (G R1^-1) R2^-1, no sweep (G is overwritten). On failure
+   and Rinv the n_inv upper triangular factors that made U' from M V: the
+   two of CholeskyQR2, U' = ((M V) R1^-1) R2^-1 (appendix B), or on shards
+   TSQR's R^-1. Then D^T U' = (G R1^-1) R2^-1 or G R^-1, no sweep (G is
+   overwritten). On failure
    Out is untouched (all workspace is taken before it is written). */
 static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
                                     size_t d, double lambda, const ro_sgns_real *U,
                                     const ro_sgns_real *S, const ro_sgns_real *V,
                                     const ro_sgns_real *U1, const ro_sgns_real *Keep,
                                     size_t keep_rows, ro_sgns_real *G, const ro_sgns_real *Rinv,
-                                    ro_sgns_real *VSt, ro_sgns_real *Out,
+                                    int n_inv, ro_sgns_real *VSt, ro_sgns_real *Out,
                                     ro_sgns__sweep_mem *mem, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
@@ -8166,8 +8178,10 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
     }
     if (G) { /* D^T U' from the fused sweep's D^T M V */
         ro_sgns__times_upper(m, d, G, d, Rinv, Out, d, ws);
-        ro_sgns__times_upper(m, d, Out, d, Rinv + d * d, G, d, ws);
-        memcpy(Out, G, m * d * sizeof(ro_sgns_real));
+        if (n_inv > 1) {
+            ro_sgns__times_upper(m, d, Out, d, Rinv + d * d, G, d, ws);
+            memcpy(Out, G, m * d * sizeof(ro_sgns_real));
+        }
         nk = p->fwd.rows; /* no sweep, and no kept rows */
         Keep = NULL;
     }
@@ -8223,10 +8237,11 @@ static ro_sgns_result ro_sgns__step_norm(size_t m, size_t d, const ro_sgns_real 
    its n x d scratch) and the other two do nothing. Each
    returns res unchanged once it is an error, without any work; on shards
    it first makes every shard agree on the first failure, in shard order. */
-static ro_sgns_result ro_sgns__qr_rows(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
-                                       size_t d, ro_sgns_real *A, ro_sgns_real *R,
-                                       ro_sgns_real *W, const ro_sgns_allocator *al,
-                                       ro_sgns_error *err);
+static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_result res,
+                                           size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                           ro_sgns_real *W, ro_sgns_real *inv, double *Rd,
+                                           int *n_inv, const ro_sgns_allocator *al,
+                                           ro_sgns_error *err);
 static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_result res,
                                           ro_sgns_real *buf, size_t count, ro_sgns_error *err);
 static ro_sgns_result ro_sgns__sum_shards_double(const ro_sgns_comm *comm, ro_sgns_result res,
@@ -8240,6 +8255,7 @@ typedef struct ro_sgns__ro_work {
     ro_sgns_real *T;        /* scratch: U S, V S^T, U' S' (max(n, m) rows) */
     ro_sgns_real *S1, *R, *A; /* S', a QR's R (d x d), 3 d x d scratch */
     ro_sgns_real *Rinv;       /* the fused step's R1^-1, R2^-1 (2 d x d) */
+    double *Rd;               /* on shards: R, R^-1 in double, 2 d scratch */
     ro_sgns__sweep_mem sweep; /* the sweeps' packed operands */
 } ro_sgns__ro_work;
 
@@ -8254,6 +8270,7 @@ static void ro_sgns__ro_work_free(ro_sgns__ro_work *w, const ro_sgns_allocator *
     ro_sgns__free(al, w->R);
     ro_sgns__free(al, w->A);
     ro_sgns__free(al, w->Rinv);
+    ro_sgns__free(al, w->Rd);
     ro_sgns__free(al, w->sweep.buf);
     memset(w, 0, sizeof *w);
 }
@@ -8319,6 +8336,7 @@ static ro_sgns_result ro_sgns__qr_step(size_t n, size_t d, ro_sgns_real *A, ro_s
 static ro_sgns_result ro_sgns__qr_step_inv(size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
                                            ro_sgns_real *W, ro_sgns_real *inv, int *have_inv,
                                            const ro_sgns_allocator *al, ro_sgns_error *err);
+static void ro_sgns__inverse_upper(size_t d, const double *R, double *work, ro_sgns_real *Ri);
 
 /* The step after one of lambda is accepted: grown back towards the
    configured step (the safeguard), or the paper's fixed lambda. The fused
@@ -8330,13 +8348,14 @@ static double ro_sgns__next_lambda(const ro_sgns_ro_config *cfg, double lambda)
 }
 
 /* The fused step's memory (section 4's banner; cfg->fuse): G (m x d), Y
-   (n x d), R's inverses (in w) and one block of D's rows a thread, as
+   (n x d), R's inverses (in w; on shards R and R^-1 in double too) and one
+   block of D's rows a thread, as
    many as there are blocks. *br (the configured block rows) becomes the
    blocks' rows: at most 2 (n + m) d / m, so that a block holds no more
    than 2 (n + m) d reals (a small problem's whole D is not kept), whatever
    the thread count (the blocks set G's bits). */
 static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__fuse *fz, ro_sgns__ro_work *w, size_t n,
-                                          size_t m, size_t d, size_t *br,
+                                          size_t m, size_t d, size_t *br, int shards,
                                           const ro_sgns_allocator *al, ro_sgns_error *err)
 {
     double cap = 2.0 * ((double)n + (double)m) * (double)d / (double)m;
@@ -8348,9 +8367,10 @@ static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__fuse *fz, ro_sgns__ro_work *w
     fz->G = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
     fz->Y = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
     w->Rinv = (ro_sgns_real *)ro_sgns__alloc_array(al, 2 * d, d, sizeof(ro_sgns_real));
+    if (shards) w->Rd = (double *)ro_sgns__alloc_array(al, 2 * d + 2, d, sizeof(double));
     fz->buf = (ro_sgns_real *)ro_sgns__alloc_array(al, ro_sgns__mul(fz->slots, *br, &of), m,
                                                    sizeof(ro_sgns_real));
-    if (fz->G && fz->Y && w->Rinv && fz->buf && !of) return RO_SGNS_OK;
+    if (fz->G && fz->Y && w->Rinv && (w->Rd || !shards) && fz->buf && !of) return RO_SGNS_OK;
     return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                          "ro_train: cannot allocate the fused step's blocks (%lu x %lu x %lu)",
                          (unsigned long)fz->slots, (unsigned long)*br, (unsigned long)m);
@@ -8370,7 +8390,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     ro_sgns__ro_work w;
     ro_sgns__fuse fz, *fzp = NULL;
     double F, F1 = 0, lambda, norm = 0, g_lambda = 0;
-    int it, stop, keep_valid = 0, of = 0, us_in_t = 0, g_valid = 0, use_g, have_inv;
+    int it, stop, keep_valid = 0, of = 0, us_in_t = 0, g_valid = 0, use_g, n_inv;
     size_t br = cfg->block_rows ? cfg->block_rows : RO_SGNS__BR;
     /* the direction's first rows kept from one sweep to the next step's
        D^T U': as many as the budget holds (none below one row of m reals;
@@ -8382,9 +8402,9 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     memset(&w, 0, sizeof w);
     memset(&fz, 0, sizeof fz);
     res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
-    /* the fused step: on one machine, the direction not kept */
-    if (res == RO_SGNS_OK && cfg->fuse && !comm && keep_rows == 0) {
-        res = ro_sgns__fuse_alloc(&fz, &w, n, m, d, &br, al, err);
+    /* the fused step, unless the direction is kept */
+    if (res == RO_SGNS_OK && cfg->fuse && keep_rows == 0) {
+        res = ro_sgns__fuse_alloc(&fz, &w, n, m, d, &br, comm != NULL, al, err);
         fzp = &fz;
     }
     if (res == RO_SGNS_OK && keep_rows > 0) {
@@ -8432,16 +8452,13 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             for (i = 0; !use_g && res == RO_SGNS_OK && i < n * d; ++i)
                 w.U1[i] = us[i] + (ro_sgns_real)lambda * w.DV[i];
             /* U', S' = QR(M V); S' is replaced by line 5's             [line 4] */
-            have_inv = 0;
-            if (use_g && res == RO_SGNS_OK)
-                res = ro_sgns__qr_step_inv(n, d, w.U1, w.R, w.T, w.Rinv, &have_inv, al, err);
-            else
-                res = ro_sgns__qr_rows(comm, res, n, d, w.U1, w.R, w.T, al, err);
+            res = ro_sgns__qr_rows_inv(comm, res, n, d, w.U1, w.R, w.T, use_g ? w.Rinv : NULL,
+                                       w.Rd, &n_inv, al, err);
             /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards;
-               fused, D^T U' = (D^T M V) R^-1 when the QR was CholeskyQR2 */
+               fused, D^T U' = (D^T M V) R^-1 when the QR gave R^-1 */
             if (res == RO_SGNS_OK)
                 res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
-                                    keep_rows, use_g && have_inv ? fz.G : NULL, w.Rinv, w.T,
+                                    keep_rows, n_inv > 0 ? fz.G : NULL, w.Rinv, n_inv, w.T,
                                     w.V1, &w.sweep, err);
             res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
             /* V', S'^T = QR(M^T U')                                     [line 5] */
@@ -8944,6 +8961,9 @@ done:
                 U'_s = Q_s Q'_s (tall-skinny QR, TSQR)     2 n_s d^2
      M^T U'     each shard's V S^T (U_s^T U'_s) + lambda D_s^T U'_s and
                 U_s^T U'_s, summed over the shards         ((m + d) d)
+                (fused: D_s^T U'_s = G_s R^-1, G_s = D_s^T (M V)_s
+                from the shard's last sweep; R^-1 from TSQR's R,
+                the same on every shard: d^3 / 3, no exchange)
      F          each shard's part of F, summed                       (1)
    Before each exchange the shards agree on their results (a sum of one
    count per error code, 12 doubles), so an error on one shard -- out of
@@ -8955,7 +8975,8 @@ done:
    repeats bit for bit for a given P, whatever the transport's algorithms;
    a different P changes the order of sums and so the last bits.
    Memory per shard: its counts and their transpose, ~5 n_s d + 4 m d +
-   (P + 6) d^2 reals.
+   (P + 6) d^2 reals; fused, n_s d + m d more and one block of its rows
+   of D a thread (block_rows x m reals: 1.15 GB in float at m = 10^6).
    Invariants: U'_s stacked is orthonormal; S, V, lambda, the iteration
    and every decision of the safeguard are the same on every shard.
    The start X_0 on shards (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard): a
@@ -9217,13 +9238,79 @@ static ro_sgns_result ro_sgns__qr_rows_ld(const ro_sgns_comm *comm, ro_sgns_resu
     return res;
 }
 
-static ro_sgns_result ro_sgns__qr_rows(const ro_sgns_comm *comm, ro_sgns_result res, size_t n,
-                                       size_t d, ro_sgns_real *A, ro_sgns_real *R,
-                                       ro_sgns_real *W, const ro_sgns_allocator *al,
-                                       ro_sgns_error *err)
+/* An estimate of the 2-norm condition number of R (d x d upper, in
+   double), given Ri = R^-1: the largest singular values of R and of R^-1,
+   each by 30 steps of the power method on x -> R^T R x from x = (1, ...,
+   1). Each is a lower bound, close after a few steps (in value, if not in
+   the vector); ws: 2 d doubles. NaN or Inf anywhere gives Inf. */
+static double ro_sgns__cond_upper(size_t d, const double *R, const double *Ri, double *ws)
 {
-    if (!comm) return res == RO_SGNS_OK ? ro_sgns__qr_step(n, d, A, R, W, al, err) : res;
-    return ro_sgns__qr_rows_ld(comm, res, n, d, A, d, R, al, err);
+    double s[2], *x = ws, *y = ws + d;
+    size_t i, j, q;
+    int it;
+    for (q = 0; q < 2; ++q) {
+        const double *T = q ? Ri : R;
+        double nx = (double)d, ny = 0;
+        for (i = 0; i < d; ++i) x[i] = 1;
+        for (it = 0; it < 30; ++it) { /* y = T x, x = T^T y / |x| */
+            for (i = 0; i < d; ++i) {
+                double a = 0;
+                for (j = i; j < d; ++j) a += T[i * d + j] * x[j];
+                y[i] = a;
+            }
+            ny = 0;
+            for (i = 0; i < d; ++i) ny += y[i] * y[i];
+            ny /= nx; /* |T x|^2 / |x|^2 <= sigma_max^2 */
+            for (j = 0; j < d; ++j) x[j] = 0;
+            for (i = 0; i < d; ++i)
+                for (j = i; j < d; ++j) x[j] += T[i * d + j] * y[i];
+            nx = 0;
+            for (i = 0; i < d; ++i) nx += x[i] * x[i];
+            if (!(nx > 0) || !(nx < HUGE_VAL)) break;
+            nx = sqrt(nx);
+            for (i = 0; i < d; ++i) x[i] /= nx;
+            nx = 1;
+        }
+        if (!(ny < HUGE_VAL)) return HUGE_VAL; /* NaN too */
+        s[q] = sqrt(ny);
+    }
+    return s[0] * s[1];
+}
+
+/* The step's QR of M V (n x d here), with the inverses the fused step
+   needs (section 4; inv NULL: the QR only, *n_inv = 0). One machine:
+   ro_sgns__qr_step_inv, and *n_inv = 2 when CholeskyQR2 left R1^-1 and
+   R2^-1 in inv. On shards the QR is TSQR, whose Q is M V R^-1 too (to
+   rounding): inv receives R^-1 and *n_inv = 1, and the shards' parts of
+   D^T U' are their D^T M V times R^-1, when R's condition (estimated,
+   ro_sgns__cond_upper) is at most 1/sqrt(eps), below which CholeskyQR2
+   vouches for M V on one machine; above it, or with a zero on R's
+   diagonal, *n_inv = 0 and the step sweeps X^T. R has the same bits on
+   every shard, and so has the choice. Rd: 2 d x d + 2 d doubles. */
+static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_result res,
+                                           size_t n, size_t d, ro_sgns_real *A, ro_sgns_real *R,
+                                           ro_sgns_real *W, ro_sgns_real *inv, double *Rd,
+                                           int *n_inv, const ro_sgns_allocator *al,
+                                           ro_sgns_error *err)
+{
+    const double eps = RO_SGNS__IS_DOUBLE ? DBL_EPSILON : (double)FLT_EPSILON;
+    size_t i, dd = d * d;
+    int have = 0;
+    *n_inv = 0;
+    if (!comm) {
+        if (res != RO_SGNS_OK) return res;
+        res = ro_sgns__qr_step_inv(n, d, A, R, W, inv, &have, al, err);
+        *n_inv = have && inv ? 2 : 0;
+        return res;
+    }
+    res = ro_sgns__qr_rows_ld(comm, res, n, d, A, d, R, al, err);
+    if (res != RO_SGNS_OK || !inv) return res;
+    for (i = 0; i < dd; ++i) Rd[i] = (double)R[i];
+    for (i = 0; i < d; ++i)
+        if (!(Rd[i * d + i] != 0)) return res;
+    ro_sgns__inverse_upper(d, Rd, Rd + dd, inv); /* Rd + dd: R^-1 in double */
+    if (ro_sgns__cond_upper(d, Rd, Rd + dd, Rd + 2 * dd) * sqrt(eps) <= 1) *n_inv = 1;
+    return res;
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *p,

@@ -1171,7 +1171,7 @@ static void test_shards(void)
         size_t r0 = cut[q];
         if (!sh[q]) continue;
         CHECK(ro_sgns__mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d,
-                            NULL, 0, NULL, NULL, VSt, Out, NULL, &err) == RO_SGNS_OK);
+                            NULL, 0, NULL, NULL, 0, VSt, Out, NULL, &err) == RO_SGNS_OK);
         for (i = 0; i < (m + d) * d; ++i) Osum[i] += Out[i];
     }
     X = dense_x(x0);
@@ -1369,6 +1369,280 @@ static void test_exp_log_accuracy(void)
     printf("  exp, log1p: worst %.2f and %.2f ulp (bound 4)\n", worst_exp, worst_log);
 }
 
+#ifdef _OPENMP
+typedef struct {
+    const real *A; /* n x d, the shards' rows one after the other */
+    size_t n, d;
+    int with_inv;
+    real *Q, *inv; /* Q n x d; inv P x d x d */
+    int n_inv[3];
+    ro_sgns_result res[3];
+} qri_args;
+
+static void qri_body(const ro_sgns_comm *c, int r, void *ctx)
+{
+    qri_args *a = (qri_args *)ctx;
+    size_t d = a->d, r0 = (size_t)r * a->n / 3, r1 = (size_t)(r + 1) * a->n / 3;
+    real *R = (real *)malloc(d * d * sizeof(real)), *W = (real *)malloc((r1 - r0) * d * sizeof(real));
+    double *Rd = (double *)malloc((2 * d * d + 2 * d) * sizeof(double));
+    memcpy(a->Q + r0 * d, a->A + r0 * d, (r1 - r0) * d * sizeof(real));
+    a->res[r] = ro_sgns__qr_rows_inv(c, RO_SGNS_OK, r1 - r0, d, a->Q + r0 * d, R, W,
+                                     a->with_inv ? a->inv + (size_t)r * d * d : NULL, Rd,
+                                     &a->n_inv[r], NULL, NULL);
+    free(R);
+    free(W);
+    free(Rd);
+}
+#endif
+
+/* The step's QR with the inverses the fused step needs
+   (ro_sgns__qr_rows_inv). On 3 shards (TSQR): for A of condition 10, the
+   same choice on every shard, one inverse, and Q = A R^-1 to rounding
+   (R^-1 times A by naive loops); for a condition past 1/sqrt(eps), no
+   inverse on any shard (the step sweeps); and none asked, none given.
+   On one machine: two inverses (CholeskyQR2's) when asked, none when
+   not. */
+static void test_qr_rows_inv(void)
+{
+    size_t n = 90, d = 8, i, j, l;
+    real *A = (real *)malloc(n * d * sizeof(real)), *Q = (real *)malloc(n * d * sizeof(real));
+    real *inv = (real *)malloc(3 * d * d * sizeof(real)), *R = (real *)malloc(d * d * sizeof(real));
+    real *W = (real *)malloc(n * d * sizeof(real)), *Z = (real *)malloc(d * d * sizeof(real));
+    double *Rd = (double *)malloc((2 * d * d + 2 * d) * sizeof(double));
+    const double conds[2] = {10, IS_D ? 1e10 : 1e5};
+    int c, n_inv;
+    for (c = 0; c < 2; ++c) {
+        /* A = Q1 diag(1 .. 1/cond) Q2^T, Q1 n x d and Q2 d x d orthonormal */
+        for (i = 0; i < n * d; ++i) W[i] = (real)ro_sgns_rng_normal(&g_rng);
+        for (i = 0; i < d * d; ++i) Z[i] = (real)ro_sgns_rng_normal(&g_rng);
+        CHECK(ro_sgns_qr(n, d, W, d, R, d, NULL, NULL) == RO_SGNS_OK);
+        CHECK(ro_sgns_qr(d, d, Z, d, R, d, NULL, NULL) == RO_SGNS_OK);
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < d; ++j) {
+                double s = 0;
+                for (l = 0; l < d; ++l)
+                    s += (double)W[i * d + l] * pow(conds[c], -(double)l / (double)(d - 1)) *
+                         (double)Z[j * d + l];
+                A[i * d + j] = (real)s;
+            }
+#ifdef _OPENMP
+        {
+            qri_args a;
+            size_t q;
+            int with;
+            for (with = 1; with >= 0; --with) {
+                memset(&a, 0, sizeof a);
+                a.A = A;
+                a.n = n;
+                a.d = d;
+                a.with_inv = with;
+                a.Q = Q;
+                a.inv = inv;
+                CHECK(shm_run(3, qri_body, &a) == 0);
+                for (q = 0; q < 3; ++q) {
+                    CHECK(a.res[q] == RO_SGNS_OK);
+                    CHECKF(a.n_inv[q] == (with && c == 0 ? 1 : 0),
+                           "qr_rows_inv on shards, cond %.0g, inverse %s: shard %lu gives %d",
+                           conds[c], with ? "asked" : "not asked", (unsigned long)q, a.n_inv[q]);
+                }
+                if (with && c == 0) { /* Q = A R^-1, R^-1 the same on every shard */
+                    double e = 0, nq = 0;
+                    CHECK(memcmp(inv, inv + d * d, d * d * sizeof(real)) == 0 &&
+                          memcmp(inv, inv + 2 * d * d, d * d * sizeof(real)) == 0);
+                    for (i = 0; i < n; ++i)
+                        for (j = 0; j < d; ++j) {
+                            double s = 0;
+                            for (l = 0; l <= j; ++l) s += (double)A[i * d + l] * inv[l * d + j];
+                            e += (s - Q[i * d + j]) * (s - Q[i * d + j]);
+                            nq += (double)Q[i * d + j] * Q[i * d + j];
+                        }
+                    CHECKF(sqrt(e / nq) <= (IS_D ? 1e-13 : 1e-5),
+                           "qr_rows_inv on shards: |A R^-1 - Q| / |Q| = %.3g", sqrt(e / nq));
+                    CHECK(orth_err(n, d, Q) <= (IS_D ? 1e-12 : 1e-5));
+                }
+            }
+        }
+#endif
+        /* one machine */
+        memcpy(Q, A, n * d * sizeof(real));
+        CHECK(ro_sgns__qr_rows_inv(NULL, RO_SGNS_OK, n, d, Q, R, W, inv, Rd, &n_inv, NULL, NULL) ==
+              RO_SGNS_OK);
+        CHECKF(n_inv == (c == 0 ? 2 : 0), "qr_rows_inv, one machine, cond %.0g: %d inverses",
+               conds[c], n_inv);
+        memcpy(Q, A, n * d * sizeof(real));
+        CHECK(ro_sgns__qr_rows_inv(NULL, RO_SGNS_OK, n, d, Q, R, W, NULL, Rd, &n_inv, NULL, NULL) ==
+                  RO_SGNS_OK &&
+              n_inv == 0);
+    }
+    free(A);
+    free(Q);
+    free(inv);
+    free(R);
+    free(W);
+    free(Z);
+    free(Rd);
+}
+
+/* The condition estimate that lets a shard's step use TSQR's R^-1
+   (ro_sgns__cond_upper): against R with singular values known by
+   construction (R from the QR of Q1 diag(sigma) Q2^T, Q1 and Q2 random
+   orthonormal; a diagonal R; d = 1), from below and within 2% (the power
+   method's bound), and Inf for a NaN. */
+static void test_cond_upper(void)
+{
+    static const size_t dims[] = {1, 7, 30};
+    const double conds[] = {1, 10, 1e3, IS_D ? 1e6 : 1e3};
+    size_t t, q, i, j, l;
+    for (t = 0; t < 3; ++t)
+        for (q = 0; q < 4; ++q) {
+            size_t d = dims[t];
+            real *Q1 = (real *)malloc(d * d * sizeof(real)), *Q2 = (real *)malloc(d * d * sizeof(real));
+            real *A = (real *)malloc(d * d * sizeof(real)), *R = (real *)malloc(d * d * sizeof(real));
+            double *Rd = (double *)malloc((2 * d * d + 2 * d) * sizeof(double)), est;
+            double want = d == 1 ? 1 : conds[q];
+            for (i = 0; i < d * d; ++i) {
+                Q1[i] = (real)ro_sgns_rng_normal(&g_rng);
+                Q2[i] = (real)ro_sgns_rng_normal(&g_rng);
+            }
+            CHECK(ro_sgns_qr(d, d, Q1, d, R, d, NULL, NULL) == RO_SGNS_OK);
+            CHECK(ro_sgns_qr(d, d, Q2, d, R, d, NULL, NULL) == RO_SGNS_OK);
+            for (i = 0; i < d; ++i) /* A = Q1 diag(sigma) Q2^T, sigma from 1 down to 1/want */
+                for (j = 0; j < d; ++j) {
+                    double a = 0;
+                    for (l = 0; l < d; ++l)
+                        a += (double)Q1[i * d + l] * pow(want, -(double)l / (double)(d > 1 ? d - 1 : 1)) *
+                             (double)Q2[j * d + l];
+                    A[i * d + j] = (real)a;
+                }
+            CHECK(ro_sgns_qr(d, d, A, d, R, d, NULL, NULL) == RO_SGNS_OK);
+            for (i = 0; i < d * d; ++i) Rd[i] = (double)R[i];
+            ro_sgns__inverse_upper(d, Rd, Rd + d * d, A);
+            est = ro_sgns__cond_upper(d, Rd, Rd + d * d, Rd + 2 * d * d);
+            /* A's rounding moves its condition by about want eps */
+            CHECKF(est >= 0.98 * want && est <= want * (1 + 50 * want * (IS_D ? 1e-16 : 1e-7)),
+                   "cond_upper, d = %lu: %.6g for %.6g", (unsigned long)d, est, want);
+            if (q == 1) { /* a diagonal R: max |r_ii| / min |r_ii| */
+                for (i = 0; i < 2 * d * d; ++i) Rd[i] = 0;
+                for (i = 0; i < d; ++i) Rd[i * d + i] = (double)(i + 1) * (i % 2 ? -1 : 1);
+                for (i = 0; i < d; ++i) Rd[d * d + i * d + i] = 1 / Rd[i * d + i];
+                est = ro_sgns__cond_upper(d, Rd, Rd + d * d, Rd + 2 * d * d);
+                CHECKF(est >= 0.98 * (double)d && est <= (double)d * (1 + 1e-12),
+                       "cond_upper, diagonal 1..%lu: %.9g",
+                       (unsigned long)d, est);
+                Rd[d * d - 1] = NAN;
+                CHECK(ro_sgns__cond_upper(d, Rd, Rd + d * d, Rd + 2 * d * d) == HUGE_VAL);
+            }
+            free(Q1);
+            free(Q2);
+            free(A);
+            free(R);
+            free(Rd);
+        }
+}
+
+#ifdef _OPENMP
+/* x's rows [q n / P, (q + 1) n / P) with all of S and V: shard q's point */
+static ro_sgns_factors *shard_point(const ro_sgns_factors *x, size_t q, size_t P)
+{
+    size_t r0 = q * x->n / P, r1 = (q + 1) * x->n / P, d = x->d;
+    ro_sgns_factors *f = NULL;
+    ro_sgns_factors_create(r1 - r0, x->m, d, &f, NULL, NULL);
+    memcpy(f->U, x->U + r0 * d, (r1 - r0) * d * sizeof(real));
+    memcpy(f->S, x->S, d * d * sizeof(real));
+    memcpy(f->V, x->V, x->m * d * sizeof(real));
+    return f;
+}
+
+/* the shards' points put back together (S and V from shard 0) */
+static ro_sgns_factors *gather_point(ro_sgns_factors **xs, size_t P, size_t n)
+{
+    size_t d = xs[0]->d, q, r0 = 0;
+    ro_sgns_factors *f = NULL;
+    ro_sgns_factors_create(n, xs[0]->m, d, &f, NULL, NULL);
+    for (q = 0; q < P; r0 += xs[q]->n, ++q)
+        memcpy(f->U + r0 * d, xs[q]->U, xs[q]->n * d * sizeof(real));
+    memcpy(f->S, xs[0]->S, d * d * sizeof(real));
+    memcpy(f->V, xs[0]->V, xs[0]->m * d * sizeof(real));
+    f->iteration = xs[0]->iteration;
+    return f;
+}
+#endif
+
+/* The fused step on shards: each shard's D^T U' is its D^T M V times
+   TSQR's R^-1. On 3 shards (threads, shared memory), against two sweeps a
+   step (fuse = 0) on the same shards and against one machine's fused
+   run: the same iteration to rounding, with halvings (the retries sweep),
+   with the scaled default, and from a start so ill-conditioned that R's
+   condition passes 1/sqrt(eps) (the step sweeps; the refusal itself is
+   test_qr_rows_inv's). */
+static void test_shards_fused(void)
+{
+#ifdef _OPENMP
+    size_t n = 150, m = 120, d = 10, i, q;
+    const size_t P = 3;
+    counts_t c = make_counts(n, m, 0.2);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.3);
+    ro_sgns_ro_config cfg;
+    double tol = IS_D ? 1e-10 : 1e-4;
+    int round;
+    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL) ==
+          RO_SGNS_OK);
+    for (round = 0; round < 3; ++round) {
+        ro_sgns_factors *start = copy_point(x0), *a[3], *b[3], *one, *ga, *gb;
+        ro_sgns_result ra[3], rb[3];
+        double dab, dbo;
+        cfg = ro_sgns_ro_config_default();
+        if (round == 0) { /* halved several times */
+            cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+            cfg.step = 10;
+            cfg.iterations = 6;
+        } else if (round == 1) {
+            cfg.iterations = 5;
+        } else { /* singular values 1 .. 1e-27 */
+            for (i = 0; i < d * d; ++i) start->S[i] = 0;
+            for (i = 0; i < d; ++i) start->S[i * d + i] = (real)pow(10.0, -3.0 * (double)i);
+            cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+            cfg.step = 1e-12;
+            cfg.safeguard = 0;
+            cfg.iterations = 2;
+        }
+        for (q = 0; q < P; ++q) {
+            a[q] = shard_point(start, q, P);
+            b[q] = shard_point(start, q, P);
+        }
+        one = copy_point(start);
+        cfg.fuse = 0;
+        CHECK(shm_train(p, n, (int)P, a, &cfg, ra) == 0);
+        cfg.fuse = 1;
+        CHECK(shm_train(p, n, (int)P, b, &cfg, rb) == 0);
+        CHECK(ro_sgns_ro_train(p, one, &cfg, NULL) == RO_SGNS_OK);
+        for (q = 0; q < P; ++q) CHECK(ra[q] == RO_SGNS_OK && rb[q] == RO_SGNS_OK);
+        ga = gather_point(a, P, n);
+        gb = gather_point(b, P, n);
+        dab = x_rel_diff(ga, gb);
+        dbo = x_rel_diff(one, gb);
+        CHECKF(ga->iteration == gb->iteration && gb->iteration == one->iteration && dab <= tol &&
+                   dbo <= tol,
+               "fused shards, round %d: %lu steps (two sweeps %lu, one machine %lu); "
+               "|X - X_two_sweeps|/|X| = %.3g, against one machine %.3g",
+               round, (unsigned long)gb->iteration, (unsigned long)ga->iteration,
+               (unsigned long)one->iteration, dab, dbo);
+        for (q = 0; q < P; ++q) {
+            ro_sgns_factors_free(a[q]);
+            ro_sgns_factors_free(b[q]);
+        }
+        ro_sgns_factors_free(ga);
+        ro_sgns_factors_free(gb);
+        ro_sgns_factors_free(one);
+        ro_sgns_factors_free(start);
+    }
+    ro_sgns_problem_free(p);
+    ro_sgns_factors_free(x0);
+    free_counts(&c);
+#endif
+}
+
 int main(void)
 {
     ro_sgns_rng_seed(&g_rng, 4242, 0);
@@ -1386,5 +1660,8 @@ int main(void)
     test_checkpoint_resume();
     test_sample_corpus();
     test_shards();
+    test_cond_upper();
+    test_qr_rows_inv();
+    test_shards_fused();
     return tu_finish(IS_D ? "ro(double)" : "ro(float)");
 }

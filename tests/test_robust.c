@@ -1256,7 +1256,7 @@ static ro_sgns_result shard_pass2(real *Out, ro_sgns_error *err)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     return ro_sgns__mt_u(SH_PART, &cfg, D, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, NULL, 0,
-                         NULL, NULL, g_VSt, Out, NULL, err);
+                         NULL, NULL, 0, g_VSt, Out, NULL, err);
 }
 static ro_sgns_result c_pass2(void)
 {
