@@ -11,7 +11,8 @@
      -safeguard 0|1  -svd krylov|subspace  -oversample P  -block B
      -power-iters Q  -seed S  -init svd|FILE  -init-contexts FILE  -eig A
      -cds C  -embed w|c|w+c  -keep-direction BYTES (a plain number here, per
-     rank: its rows x m reals; 0 off)
+     rank: its rows x m reals; 0 off)  -fuse 0|1 (three big products a step or
+     four; 1, the default, keeps one block of rows x m reals a thread)
      -checkpoint FILE (the point after every step)  -resume FILE
      -output VECTORS  -output-contexts C  -binary 0|1  -threads N  -quiet
    and, for the settings the CLI leaves at the library's defaults:
@@ -284,17 +285,18 @@ typedef struct {
     size_t d, oversample, block, block_rows, block_cols, keep_direction;
     double k, eta, alpha, grow, cds;
     int embed; /* RO_SGNS_EMBED_W, _C or _W_PLUS_C */
-    int iters, safeguard, max_halvings, power_iters, binary, threads, quiet;
+    int iters, safeguard, max_halvings, power_iters, binary, threads, quiet, fuse;
     uint64_t seed;
 } options;
 
 static const char *USAGE =
     "usage: mpirun -np P ro_sgns_mpi -counts COUNTS [-output VECTORS] [-size 100] [-iter 10]\n"
     "  [-negative 5] [-eta L] [-direction scaled|plain] [-safeguard 0|1] [-max-halvings 8]\n"
-    "  [-grow 2] [-block-rows 0] [-block-cols 0] [-keep-direction BYTES] [-svd krylov|subspace]\n"
-    "  [-oversample 0] [-block 0] [-power-iters 5] [-seed 1] [-init svd|FILE]\n"
-    "  [-init-contexts FILE] [-eig 0] [-cds 1] [-embed w+c|w|c] [-checkpoint FILE] [-resume FILE]\n"
-    "  [-factors OUT.fx] [-output-contexts C] [-binary 0|1] [-threads N] [-quiet]\n";
+    "  [-grow 2] [-block-rows 0] [-block-cols 0] [-keep-direction BYTES] [-fuse 0|1]\n"
+    "  [-svd krylov|subspace] [-oversample 0] [-block 0] [-power-iters 5] [-seed 1]\n"
+    "  [-init svd|FILE] [-init-contexts FILE] [-eig 0] [-cds 1] [-embed w+c|w|c]\n"
+    "  [-checkpoint FILE] [-resume FILE] [-factors OUT.fx] [-output-contexts C] [-binary 0|1]\n"
+    "  [-threads N] [-quiet]\n";
 
 static void usage_die(const char *msg, const char *flag)
 {
@@ -321,6 +323,7 @@ static void parse(int argc, char **argv, options *o)
     o->k = 5;
     o->iters = 10;
     o->safeguard = 1;
+    o->fuse = 1;
     o->max_halvings = 8;
     o->grow = 2;
     o->alpha = 0; /* -eig 0 -embed w+c: ro-sgns train's defaults (docs/ABLATION.md) */
@@ -352,6 +355,7 @@ static void parse(int argc, char **argv, options *o)
         else if (strcmp(f, "iter") == 0) o->iters = (int)num(f, v, 0, 1e6);
         else if (strcmp(f, "eta") == 0) o->eta = num(f, v, 0, 1e30);
         else if (strcmp(f, "safeguard") == 0) o->safeguard = (int)num(f, v, 0, 1);
+        else if (strcmp(f, "fuse") == 0) o->fuse = (int)num(f, v, 0, 1);
         else if (strcmp(f, "max-halvings") == 0) o->max_halvings = (int)num(f, v, 0, 1000);
         else if (strcmp(f, "grow") == 0) o->grow = num(f, v, 1, 1e6);
         else if (strcmp(f, "block-rows") == 0) o->block_rows = (size_t)num(f, v, 0, 1e6);
@@ -774,6 +778,7 @@ int main(int argc, char **argv)
     cfg.safeguard = o.safeguard;
     cfg.max_halvings = o.max_halvings;
     cfg.keep_direction_bytes = o.keep_direction;
+    cfg.fuse = o.fuse;
     cfg.grow = o.grow;
     cfg.block_rows = o.block_rows;
     cfg.block_cols = o.block_cols;

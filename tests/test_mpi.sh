@@ -82,15 +82,20 @@ fi
 same "$T/resumed.fx" "$T/np2.fx" "np 2 resumed differs from the straight run"
 # np 2 with the direction kept on each rank, all of it (3 products a step) and
 # 500 kB a rank (~170 of its ~367 rows of 733 reals in float: a GEMM over them
-# and a sweep over the rest): the same iteration to rounding
-for kb in 1000000000 500000; do
-    run 2 "$T/kept$kb.log" -iter $K -keep-direction $kb -factors "$T/kept$kb.fx"
+# and a sweep over the rest), and with two sweeps a step (-fuse 0), against the
+# default (the fused step, on ranks too): the same iteration to rounding
+for kb in 1000000000 500000 fuse0; do
+    if [ $kb = fuse0 ]; then
+        run 2 "$T/kept$kb.log" -iter $K -fuse 0 -factors "$T/kept$kb.fx"
+    else
+        run 2 "$T/kept$kb.log" -iter $K -keep-direction $kb -factors "$T/kept$kb.fx"
+    fi
     extra=$((extra + 1))
     kd=$("$CHECKER" diff "$T/np2.fx" "$T/kept$kb.fx" 2> /dev/null |
         sed -n 's/^|dX|\/|X| \([^ ]*\) .*/\1/p')
     if ! awk -v x="$kd" 'BEGIN { exit !(x != "" && x + 0 <= 1e-5) }'; then
         extra_fail=$((extra_fail + 1))
-        echo "FAIL: np 2 -keep-direction $kb: |dX|/|X| = ${kd:-?} against np 2" >&2
+        echo "FAIL: np 2 -keep-direction/-fuse $kb: |dX|/|X| = ${kd:-?} against np 2" >&2
     fi
 done
 same "$T/ck3.fx" "$T/np3.fx" "np 3: the last checkpoint differs from the final factors"
