@@ -5,6 +5,8 @@
 
    Build: make build/bench_rank_share
    Run:   bench_rank_share COUNTS P q [d] [steps]   (defaults d = 300, 1 step)
+          BENCH_RO_FUSE=0: two sweeps a step (fuse = 0); =both: the fused
+          steps, then two-sweep steps from the same start
    COUNTS holds at least rows [q n / P, (q + 1) n / P), with the global
    marginals: e.g. bench_gen_counts write -n 1000000 -ranks 64 -rank 32
    -interleave 64 (only that rank's rows are generated; see gen_counts.c).
@@ -153,24 +155,85 @@ static int on_step(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void
     return 0;
 }
 
+/* The steps on this rank, the other P - 1 simulated: the progress of each
+   step, the time and memory of the run, the transport's bytes and the
+   cost model of docs/SCALING.md (fused: 6 n_s m d flops and one
+   evaluation an entry; two sweeps: 8 and two). 0, or 1 on failure. */
+static int train_run(const ro_sgns_problem *shard, ro_sgns_factors *x, int P, int q, size_t ns,
+                     size_t n, size_t d, int steps, int threads, int fuse)
+{
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    ro_sgns_comm comm;
+    ro_sgns_error err;
+    sim s;
+    steps_seen seen;
+    double t0, c0, t_train, c_train, g_train, flops, elem, model_s, sweep_mean = 0;
+    double prods = fuse ? 6.0 : 8.0, passes = fuse ? 1.0 : 2.0;
+    int i;
+    cfg.fuse = fuse;
+    printf("%s:\n", fuse ? "fused (three big products a step)" : "two sweeps a step (fuse = 0)");
+    memset(&s, 0, sizeof s);
+    s.P = P;
+    s.rank = q;
+    {
+        ro_sgns_comm sc = {0, 0, sim_allgather, sim_sum, sim_sum_double, NULL};
+        comm = sc;
+    }
+    comm.rank = q;
+    comm.size = P;
+    comm.user = &s;
+    memset(&seen, 0, sizeof seen);
+    seen.s = &s;
+    cfg.iterations = steps;
+    cfg.safeguard = 0;
+    cfg.callback = on_step;
+    cfg.user = &seen;
+    t0 = now();
+    c0 = cpu_now();
+    if (ro_sgns_ro_train_shard(shard, &comm, x, &cfg, &err) != RO_SGNS_OK) {
+        fprintf(stderr, "train: %s\n", err.message);
+        return 1;
+    }
+    t_train = now() - t0;
+    c_train = cpu_now() - c0;
+    g_train = peak_gb();
+    for (i = 0; i < seen.steps && i < 64; ++i) sweep_mean += seen.seconds[i];
+    sweep_mean /= seen.steps;
+    printf("train  %8.1f s wall %8.1f s processor  peak %6.2f GB  (%d steps, the first sweep "
+           "%.1f s before them)\n",
+           t_train, c_train, g_train, steps, t_train - sweep_mean * steps);
+    printf("per step: %.1f s wall; transport in the last step: %.0f calls, %.2f MB sent, %.2f MB "
+           "received (%.2f s in the simulated exchanges in all)\n",
+           sweep_mean, seen.last.calls - seen.before.calls, (seen.last.sent - seen.before.sent) / 1e6,
+           (seen.last.recv - seen.before.recv) / 1e6, s.seconds);
+    /* docs/SCALING.md's model of a step on this rank */
+    flops = prods * (double)ns * (double)n * (double)d + 10.0 * (double)n * (double)d * (double)d +
+            10.0 * (double)ns * (double)d * (double)d + 4.0 * P * (double)d * (double)d * (double)d;
+    elem = passes * (double)ns * (double)n;
+    /* the rates are of the two-sweep step: a d-term per product, an entry's
+       two evaluations */
+    model_s = (double)ns * (double)n * (0.46e-9 * (double)d * prods / 8 + 46e-9 * passes / 2) /
+              threads;
+    printf("model: %.4g flops (%.0f n_s m d = %.4g of them) and %.4g elementwise evaluations a step; "
+           "at the rates docs/SCALING.md took (0.46 ns a d-term, 46 ns an entry, per core) "
+           "%.0f s on %d core(s)\n",
+           flops, prods, prods * (double)ns * (double)n * (double)d, elem, model_s, threads);
+    printf("measured: %.3g flop/s a core counting the model's flops\n", flops / sweep_mean / threads);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 3 ? argv[1] : NULL;
     int P = argc > 3 ? atoi(argv[2]) : 0, q = argc > 3 ? atoi(argv[3]) : -1;
     size_t d = argc > 4 ? (size_t)atol(argv[4]) : 300, n, r0, r1, ns;
     int steps = argc > 5 ? atoi(argv[5]) : 1, threads = 1;
-    double t0, c0, t_load, t_start, t_train, c_load, c_start, c_train, g_load, g_start, g_train;
-    double nnz_s, flops, elem, model_s, sweep_mean = 0;
-    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
-    ro_sgns_comm comm;
+    double t0, c0, t_load, t_start, c_load, c_start, g_load, g_start, nnz_s;
     ro_sgns_counts *c = NULL;
     ro_sgns_csr *A = NULL;
     ro_sgns_problem *shard = NULL;
     ro_sgns_factors *x = NULL;
     ro_sgns_error err;
-    sim s;
-    steps_seen seen;
-    int i;
     if (!path || P < 1 || q < 0 || q >= P || d == 0 || steps < 1) {
         fprintf(stderr, "usage: bench_rank_share COUNTS P q [d] [steps]\n");
         return 1;
@@ -237,51 +300,27 @@ int main(int argc, char **argv)
     fflush(stdout);
     ro_sgns_csr_free(A);
 
-    /* the steps on P ranks, the others simulated */
-    memset(&s, 0, sizeof s);
-    s.P = P;
-    s.rank = q;
+    /* the steps on P ranks, the others simulated: fused (the default),
+       two sweeps a step (BENCH_RO_FUSE=0), or both from the same start in
+       this process, fused first (BENCH_RO_FUSE=both) */
     {
-        ro_sgns_comm sc = {0, 0, sim_allgather, sim_sum, sim_sum_double, NULL};
-        comm = sc;
+        const char *fe = getenv("BENCH_RO_FUSE");
+        int both = fe && strcmp(fe, "both") == 0, fuse = fe && !both ? atoi(fe) != 0 : 1;
+        ro_sgns_factors *x2 = NULL;
+        if (both) {
+            if (ro_sgns_factors_create(x->n, x->m, d, &x2, NULL, &err) != RO_SGNS_OK) {
+                fprintf(stderr, "copy: %s\n", err.message);
+                return 1;
+            }
+            memcpy(x2->U, x->U, x->n * d * sizeof(real));
+            memcpy(x2->S, x->S, d * d * sizeof(real));
+            memcpy(x2->V, x->V, x->m * d * sizeof(real));
+        }
+        if (train_run(shard, x, P, q, ns, n, d, steps, threads, fuse) != 0 ||
+            (both && train_run(shard, x2, P, q, ns, n, d, steps, threads, 0) != 0))
+            return 1;
+        ro_sgns_factors_free(x2);
     }
-    comm.rank = q;
-    comm.size = P;
-    comm.user = &s;
-    memset(&seen, 0, sizeof seen);
-    seen.s = &s;
-    cfg.iterations = steps;
-    cfg.safeguard = 0;
-    cfg.callback = on_step;
-    cfg.user = &seen;
-    t0 = now();
-    c0 = cpu_now();
-    if (ro_sgns_ro_train_shard(shard, &comm, x, &cfg, &err) != RO_SGNS_OK) {
-        fprintf(stderr, "train: %s\n", err.message);
-        return 1;
-    }
-    t_train = now() - t0;
-    c_train = cpu_now() - c0;
-    g_train = peak_gb();
-    for (i = 0; i < seen.steps && i < 64; ++i) sweep_mean += seen.seconds[i];
-    sweep_mean /= seen.steps;
-    printf("train  %8.1f s wall %8.1f s processor  peak %6.2f GB  (%d steps, the first sweep "
-           "%.1f s before them)\n",
-           t_train, c_train, g_train, steps, t_train - sweep_mean * steps);
-    printf("per step: %.1f s wall; transport in the last step: %.0f calls, %.2f MB sent, %.2f MB "
-           "received (%.2f s in the simulated exchanges in all)\n",
-           sweep_mean, seen.last.calls - seen.before.calls, (seen.last.sent - seen.before.sent) / 1e6,
-           (seen.last.recv - seen.before.recv) / 1e6, s.seconds);
-    /* docs/SCALING.md's model of a step on this rank */
-    flops = 8.0 * (double)ns * (double)n * (double)d + 10.0 * (double)n * (double)d * (double)d +
-            10.0 * (double)ns * (double)d * (double)d + 4.0 * P * (double)d * (double)d * (double)d;
-    elem = 2.0 * (double)ns * (double)n;
-    model_s = (double)ns * (double)n * (0.46e-9 * (double)d + 46e-9) / threads;
-    printf("model: %.4g flops (8 n_s m d = %.4g of them) and %.4g elementwise evaluations a step; "
-           "at the rates docs/SCALING.md took (0.46 ns a d-term, 46 ns an entry, per core) "
-           "%.0f s on %d core(s)\n",
-           flops, 8.0 * (double)ns * (double)n * (double)d, elem, model_s, threads);
-    printf("measured: %.3g flop/s a core counting the model's flops\n", flops / sweep_mean / threads);
     ro_sgns_factors_free(x);
     ro_sgns_problem_free(shard);
     ro_sgns_counts_free(c);
