@@ -4,10 +4,11 @@
 # single-process library calls (tests/mpi_check.c): the start computed over
 # the ranks (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard) and after 4 steps,
 # within 1e-5 relative in float, np 1 bitwise, and each np bitwise equal to
-# the same shards run as threads. Also: -resume from a checkpoint = the
-# straight run, the -checkpoint after the last step = the final factors,
-# and the vectors file written in rank order = one process's writer, in
-# binary and text; with 4 ranks each rank reads only its rows of the counts.
+# the same shards run as threads, and for 1, 2 or 3 threads a rank. Also:
+# -resume from a checkpoint = the straight run, the -checkpoint after the
+# last step = the final factors, and the vectors file written in rank order
+# = one process's writer, in binary and text; with 4 ranks each rank reads
+# only its rows of the counts.
 #   sh tests/test_mpi.sh [build/ro_sgns_mpi] [build/mpi_check]   (from the root)
 MPI_BIN=${1:-build/ro_sgns_mpi}
 CHECKER=${2:-build/mpi_check}
@@ -99,6 +100,12 @@ for kb in 1000000000 500000 fuse0; do
     fi
 done
 same "$T/ck3.fx" "$T/np3.fx" "np 3: the last checkpoint differs from the final factors"
+# 2 and 3 threads a rank (the fused step sums each rank's D^T M V block by
+# block in the same order for any thread count): np 2's bits
+for t in 2 3; do
+    run 2 "$T/thr$t.log" -iter $K -threads $t -factors "$T/thr$t.fx"
+    same "$T/thr$t.fx" "$T/np2.fx" "np 2, $t threads a rank: other bits than one thread"
+done
 # the vectors written in rank order (MPI-IO) = one process's writer
 for P in 1 3 4; do
     "$CHECKER" vectors "$T/s.counts" "$T/np$P.fx" "$T/ref$P.bin" binary > /dev/null 2>&1
