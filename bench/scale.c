@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     rc.iterations = argc > 3 ? atoi(argv[3]) : 2;
     rc.callback = on_step;
     if (getenv("BENCH_RO_FUSE")) rc.fuse = atoi(getenv("BENCH_RO_FUSE"));
-    printf("fuse = %d\n", rc.fuse);
+    fprintf(stderr, "fuse = %d\n", rc.fuse); /* stdout is the one line bench/scale.sh reads */
     t0 = omp_get_wtime();
     if (ro_sgns_counts_load_path(argv[1], &c, NULL, &err) != RO_SGNS_OK) goto fail;
     t_load = omp_get_wtime() - t0;

@@ -2,9 +2,10 @@
 # bench/scale.sh - the pipeline at 22k and 81k words (the bundled corpus at
 # min count 200 and 20, window 5), d = 100 and 300: counting, SVD-SPPMI and
 # two RO-SGNS steps, with the seconds and peak memory of each stage, and
-# the step against docs/SCALING.md's model (a step costs ~8 n m d flops in
-# its four products plus ~n m exponentials, so at a fixed d it grows as
-# n m: the 81k step is predicted from the 22k one by (n m)_81k / (n m)_22k).
+# the step against docs/SCALING.md's model (a fused step costs ~6 n m d
+# flops in its three products plus ~n m exponentials, so at a fixed d it
+# grows as n m: the 81k step is predicted from the 22k one by
+# (n m)_81k / (n m)_22k). BENCH_RO_FUSE=0: two sweeps a step.
 #
 #   sh bench/scale.sh            (make bench-scale; ~15 min on 2 cores)
 #   environment: CORPUS (build/corpus.txt), OUT (build/scale), DIMS ("100 300")
