@@ -9252,7 +9252,7 @@ static double ro_sgns__cond_upper(size_t d, const double *R, const double *Ri, d
         const double *T = q ? Ri : R;
         double nx = (double)d, ny = 0;
         for (i = 0; i < d; ++i) x[i] = 1;
-        for (it = 0; it < 30; ++it) { /* y = T x, x = T^T y / |x| */
+        for (it = 0; it < 30; ++it) { /* y = T x, then x = T^T y normalized */
             for (i = 0; i < d; ++i) {
                 double a = 0;
                 for (j = i; j < d; ++j) a += T[i * d + j] * x[j];

@@ -4,7 +4,8 @@
    against the header's dense reference step (ro_sgns_ro_step_naive: X, D
    and M materialized); the invariants of the iteration (orthonormal
    factors, monotone F under the safeguard, bitwise equality for any thread
-   count and block layout); and the step over row shards. */
+   count and block layout); and the step over row shards, fused there too
+   (TSQR's R^-1 and the condition that allows it). */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 #include "test_util.h"
