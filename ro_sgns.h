@@ -8151,8 +8151,8 @@ static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size
    and Rinv the n_inv upper triangular factors that made U' from M V: the
    two of CholeskyQR2, U' = ((M V) R1^-1) R2^-1 (appendix B), or on shards
    TSQR's R^-1. Then D^T U' = (G R1^-1) R2^-1 or G R^-1, no sweep (G is
-   overwritten). On failure
-   Out is untouched (all workspace is taken before it is written). */
+   overwritten). On failure Out is untouched (all workspace is taken
+   before it is written). */
 static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
                                     size_t d, double lambda, const ro_sgns_real *U,
                                     const ro_sgns_real *S, const ro_sgns_real *V,
@@ -8349,11 +8349,11 @@ static double ro_sgns__next_lambda(const ro_sgns_ro_config *cfg, double lambda)
 
 /* The fused step's memory (section 4's banner; cfg->fuse): G (m x d), Y
    (n x d), R's inverses (in w; on shards R and R^-1 in double too) and one
-   block of D's rows a thread, as
-   many as there are blocks. *br (the configured block rows) becomes the
-   blocks' rows: at most 2 (n + m) d / m, so that a block holds no more
-   than 2 (n + m) d reals (a small problem's whole D is not kept), whatever
-   the thread count (the blocks set G's bits). */
+   block of D's rows a thread, as many as there are blocks. *br (the
+   configured block rows) becomes the blocks' rows: at most 2 (n + m) d /
+   m, so that a block holds no more than 2 (n + m) d reals (a small
+   problem's whole D is not kept), whatever the thread count (the blocks
+   set G's bits). */
 static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__fuse *fz, ro_sgns__ro_work *w, size_t n,
                                           size_t m, size_t d, size_t *br, int shards,
                                           const ro_sgns_allocator *al, ro_sgns_error *err)
