@@ -215,8 +215,9 @@ static int train_run(const ro_sgns_problem *shard, ro_sgns_factors *x, int P, in
     model_s = (double)ns * (double)n * (0.46e-9 * (double)d * prods / 8 + 46e-9 * passes / 2) /
               threads;
     printf("model: %.4g flops (%.0f n_s m d = %.4g of them) and %.4g elementwise evaluations a step; "
-           "at the rates docs/SCALING.md took (0.46 ns a d-term, 46 ns an entry, per core) "
-           "%.0f s on %d core(s)\n",
+           "at the rates docs/SCALING.md took on 2026-11-26 from the portable kernel (0.46 ns "
+           "a d-term, 46 ns an entry, per core; today's kernels are several times faster: the "
+           "line below is the one to compare) %.0f s on %d core(s)\n",
            flops, prods, prods * (double)ns * (double)n * (double)d, elem, model_s, threads);
     printf("measured: %.3g flop/s a core counting the model's flops\n", flops / sweep_mean / threads);
     return 0;
