@@ -7765,7 +7765,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     runlen[i] = 64;
                 }
                 for (c0 = cbeg; c0 < cols; c0 += cb_max) {
-                    size_t cb = ro_sgns__min(cb_max, cols - c0), ldt = cb;
+                    size_t cb = ro_sgns__min(cb_max, cols - c0);
                     ro_sgns_real *tile = fz ? slot + (c0 - cbeg) * br_max : slot;
                     ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
                     prt.base = rt;
@@ -7775,10 +7775,10 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                     ppp.ld = dp_pad;
                     ppp.col0 = 0;
                     ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, L + r0 * d, d,
-                                       R + c0 * d, d, rt ? &prt : NULL, 0, tile, ldt, gemm_ws);
+                                       R + c0 * d, d, rt ? &prt : NULL, 0, tile, cb, gemm_ws);
                     for (i = 0; i < br; ++i) {
                         size_t w = r0 + i;
-                        ro_sgns_real *t = tile + i * ldt;
+                        ro_sgns_real *t = tile + i * cb;
                         const uint32_t *col = sd->col;
                         uint64_t k0 = cursor[i], k1 = k0, kk;
                         const double rf = sd->rowfac[w];
@@ -7847,7 +7847,7 @@ static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction 
                             memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
                     }
                     if (P)
-                        ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, ldt,
+                        ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, cb,
                                            P + c0 * dp, dp, pp ? &ppp : NULL, c0 == cbeg ? 0 : 1,
                                            Out + r0 * dp, dp, gemm_ws);
                 }
@@ -9300,7 +9300,7 @@ static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_res
     if (!comm) {
         if (res != RO_SGNS_OK) return res;
         res = ro_sgns__qr_step_inv(n, d, A, R, W, inv, &have, al, err);
-        *n_inv = have && inv ? 2 : 0;
+        *n_inv = have ? 2 : 0;
         return res;
     }
     res = ro_sgns__qr_rows_ld(comm, res, n, d, A, d, R, al, err);
@@ -14491,7 +14491,7 @@ static ro_sgns_result ro_sgns__qr_step_inv(size_t n, size_t d, ro_sgns_real *A, 
                                            const ro_sgns_allocator *al, ro_sgns_error *err)
 {
     int done = n >= d && d >= 1 ? ro_sgns__qr_chol2(n, d, A, d, R, d, W, inv, al) : 0;
-    if (have_inv) *have_inv = done > 0;
+    if (have_inv) *have_inv = done > 0 && inv;
     if (done > 0) return ro_sgns__ok(err);
     if (done < 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
