@@ -28,7 +28,9 @@
 
    Prints, per stage, wall and processor seconds and the peak resident
    memory (getrusage), seconds per step, the bytes the transport would
-   carry per step, and the cost model of docs/SCALING.md beside them. */
+   carry per step, and the cost model of docs/SCALING.md beside them,
+   priced at this machine's GEMM and elementwise rates measured in the
+   same process. */
 #define _POSIX_C_SOURCE 200809L
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
@@ -155,12 +157,86 @@ static int on_step(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void
     return 0;
 }
 
+/* The rates the step's model is priced at, measured in this process just
+   before the steps, so that the model line speaks of today's kernels on
+   this machine: the GEMM's flops a second a core on the sweep's first
+   product (a 288-row block of U S times V^T: 288 x min(m, 8192) x d, NT,
+   all threads, best of 3 rounds of at least 0.2 s), and one thread's
+   nanoseconds an entry for the elementwise loops with F and without
+   (ro_sgns__row_exp and ro_sgns__dense_rest on a 288 x 512 tile of x in
+   [-10, 10], best of 3). 0, or 1 when out of memory. */
+typedef struct rates {
+    double flops_core, ns_f, ns_nof;
+} rates;
+
+static int measure_rates(size_t m, size_t d, int threads, rates *r)
+{
+    enum { BR = 288, CB = 512 };
+    size_t mc = m < 8192 ? m : 8192, i, reps;
+    real *A = (real *)malloc(BR * d * sizeof(real)), *B = (real *)malloc(mc * d * sizeof(real));
+    real *C = (real *)malloc(BR * mc * sizeof(real)), *t = (real *)malloc(BR * CB * sizeof(real));
+    real *src = (real *)malloc(BR * CB * sizeof(real)), *cf = (real *)malloc(CB * sizeof(real));
+    real *f = (real *)malloc(CB * sizeof(real)), *es = (real *)malloc(CB * sizeof(real));
+    double best = 1e30, sink = 0; /* the GEMM's best */
+    int round, with_f;
+    ro_sgns_rng st;
+    if (!A || !B || !C || !t || !src || !cf || !f || !es) {
+        free(A), free(B), free(C), free(t), free(src), free(cf), free(f), free(es);
+        return 1;
+    }
+    ro_sgns_rng_seed(&st, 12345, 0);
+    for (i = 0; i < BR * d; ++i) A[i] = (real)ro_sgns_rng_uniform(&st) - (real)0.5;
+    for (i = 0; i < mc * d; ++i) B[i] = (real)ro_sgns_rng_uniform(&st) - (real)0.5;
+    for (i = 0; i < BR * CB; ++i) src[i] = (real)(20 * ro_sgns_rng_uniform(&st) - 10);
+    for (i = 0; i < CB; ++i) cf[i] = (real)(1 + 1000 * ro_sgns_rng_uniform(&st));
+    memset(f, 0, CB * sizeof(real));
+    for (with_f = 0; with_f < 2; ++with_f) {
+        double eb = 1e30;
+        for (round = 0; round < 3; ++round) {
+            double t0;
+            int k;
+            t0 = now();
+            for (k = 0; k < 20; ++k) {
+                memcpy(t, src, BR * CB * sizeof(real)); /* as bench_elementwise does */
+                for (i = 0; i < BR; ++i) {
+                    ro_sgns__row_exp(t + i * CB, CB, es);
+                    ro_sgns__dense_rest(t + i * CB, CB, cf, (real)1e-6, 0, with_f ? f : NULL, es);
+                    sink += t[i * CB] + f[0];
+                }
+            }
+            t0 = now() - t0;
+            if (t0 < eb) eb = t0;
+        }
+        *(with_f ? &r->ns_f : &r->ns_nof) = eb * 1e9 / (20.0 * BR * CB);
+    }
+    for (round = 0; round < 3; ++round) {
+        double t0 = now(), el;
+        reps = 0;
+        do {
+            if (ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, BR, mc, d, 1, A, d, B, d, 0, C, mc, NULL,
+                             NULL) !=
+                RO_SGNS_OK) {
+                free(A), free(B), free(C), free(t), free(src), free(cf), free(f), free(es);
+                return 1;
+            }
+            ++reps;
+            el = now() - t0;
+        } while (el < 0.2);
+        if (el / (double)reps < best) best = el / (double)reps;
+    }
+    r->flops_core = 2.0 * BR * (double)mc * (double)d / best / threads;
+    if (sink != sink) printf("(a NaN in the calibration)\n");
+    free(A), free(B), free(C), free(t), free(src), free(cf), free(f), free(es);
+    return 0;
+}
+
 /* The steps on this rank, the other P - 1 simulated: the progress of each
    step, the time and memory of the run, the transport's bytes and the
    cost model of docs/SCALING.md (fused: 6 n_s m d flops and one
-   evaluation an entry; two sweeps: 8 and two). 0, or 1 on failure. */
+   evaluation an entry; two sweeps: 8 and two) at the rates rt. 0, or 1 on
+   failure. */
 static int train_run(const ro_sgns_problem *shard, ro_sgns_factors *x, int P, int q, size_t ns,
-                     size_t n, size_t d, int steps, int threads, int fuse)
+                     size_t n, size_t d, int steps, int threads, int fuse, const rates *rt)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     ro_sgns_comm comm;
@@ -210,15 +286,19 @@ static int train_run(const ro_sgns_problem *shard, ro_sgns_factors *x, int P, in
     flops = prods * (double)ns * (double)n * (double)d + 10.0 * (double)n * (double)d * (double)d +
             10.0 * (double)ns * (double)d * (double)d + 4.0 * P * (double)d * (double)d * (double)d;
     elem = passes * (double)ns * (double)n;
-    /* the rates are of the two-sweep step: a d-term per product, an entry's
-       two evaluations */
-    model_s = (double)ns * (double)n * (0.46e-9 * (double)d * prods / 8 + 46e-9 * passes / 2) /
+    /* priced at the rates measured before the steps (measure_rates): the
+       products' flops at the GEMM's rate, each entry's elementwise loops
+       (with F in the one sweep, without in the two-sweep step's other) at
+       one thread's time, both spread evenly over the threads; the nonzeros,
+       the small products and the exchanges are left out */
+    model_s = (prods * (double)ns * (double)n * (double)d / rt->flops_core +
+               (double)ns * (double)n * 1e-9 * (rt->ns_f + (fuse ? 0 : rt->ns_nof))) /
               threads;
     printf("model: %.4g flops (%.0f n_s m d = %.4g of them) and %.4g elementwise evaluations a step; "
-           "at the rates docs/SCALING.md took on 2026-11-26 from the portable kernel (0.46 ns "
-           "a d-term, 46 ns an entry, per core; today's kernels are several times faster: the "
-           "line below is the one to compare) %.0f s on %d core(s)\n",
-           flops, prods, prods * (double)ns * (double)n * (double)d, elem, model_s, threads);
+           "at this machine's rates measured before the steps (%.1f GFLOP/s a core in the GEMM, "
+           "%.2f ns an entry with F, %.2f without, one thread) %.2f s a step on %d thread(s)\n",
+           flops, prods, prods * (double)ns * (double)n * (double)d, elem, rt->flops_core / 1e9,
+           rt->ns_f, rt->ns_nof, model_s, threads);
     printf("measured: %.3g flop/s a core counting the model's flops\n", flops / sweep_mean / threads);
     return 0;
 }
@@ -308,6 +388,7 @@ int main(int argc, char **argv)
         const char *fe = getenv("BENCH_RO_FUSE");
         int both = fe && strcmp(fe, "both") == 0, fuse = fe && !both ? atoi(fe) != 0 : 1;
         ro_sgns_factors *x2 = NULL;
+        rates rt;
         if (both) {
             if (ro_sgns_factors_create(x->n, x->m, d, &x2, NULL, &err) != RO_SGNS_OK) {
                 fprintf(stderr, "copy: %s\n", err.message);
@@ -317,8 +398,12 @@ int main(int argc, char **argv)
             memcpy(x2->S, x->S, d * d * sizeof(real));
             memcpy(x2->V, x->V, x->m * d * sizeof(real));
         }
-        if (train_run(shard, x, P, q, ns, n, d, steps, threads, fuse) != 0 ||
-            (both && train_run(shard, x2, P, q, ns, n, d, steps, threads, 0) != 0))
+        if (measure_rates(n, d, threads, &rt) != 0) {
+            fprintf(stderr, "rates: out of memory\n");
+            return 1;
+        }
+        if (train_run(shard, x, P, q, ns, n, d, steps, threads, fuse, &rt) != 0 ||
+            (both && train_run(shard, x2, P, q, ns, n, d, steps, threads, 0, &rt) != 0))
             return 1;
         ro_sgns_factors_free(x2);
     }
