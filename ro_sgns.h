@@ -13413,7 +13413,10 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__copy_rows(const ro_sgns_real *A, size
 #define RO_SGNS__GEMM_PREFETCH(p) ((void)0)
 #endif
 #define RO_SGNS__GEMM_LINE (64 / sizeof(ro_sgns_real)) /* elements per cache line */
-#define RO_SGNS__PACK_AHEAD 4 /* rows of A^T's source prefetched ahead */
+/* Rows of A^T packed together (and prefetched a group ahead): see pack_a. */
+#ifndef RO_SGNS__PACK_ROWS
+#define RO_SGNS__PACK_ROWS 8
+#endif
 
 /* AVX2 packing of A: the AVX2 kernels' six rows, and the AVX-512 kernels'
    twelve as two sets of six (every AVX-512 target has AVX2). */
@@ -13495,23 +13498,41 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
                             size_t i0, size_t mc, size_t p0, size_t kc, ro_sgns_real *dst)
 {
     size_t r, i, p;
-    if (ta) { /* op(A)(i, p) = A[p][i]: row p of A holds MR adjacent elements
-                 of every panel. Walk A by rows, each a run of mc elements
-                 read once (panel after panel, each run would be read kc
-                 lines at a time, lda apart), rows ahead prefetched: from
-                 memory that is 17-26% faster on Zen 5 (bench/RESULTS.md) */
-        for (p = 0; p < kc; ++p) {
-            const ro_sgns_real *src = A + (p0 + p) * lda + i0;
-            if (p + RO_SGNS__PACK_AHEAD < kc) {
-                const ro_sgns_real *next = src + RO_SGNS__PACK_AHEAD * lda;
+    if (ta) {
+        /* op(A)(i, p) = A[p][i]: row p of A holds MR adjacent elements of
+           every panel, so each panel's piece of a row is one fixed-size copy.
+           Rows go by groups of PACK_ROWS: the group's rows (runs of mc
+           elements, read once; the next group's are prefetched) stay in L1
+           while each panel in turn receives the group's pieces, one run of
+           PACK_ROWS x MR elements. Row by row, every row's pieces went to
+           all the panels, kc MR elements apart: 12 KB in every build, a
+           multiple of 4 KB, so more than 12 panels (mc > 144 in float, any
+           mc > 72 in double) mapped to one set of a 12-way L1 and evicted
+           each other, and the copies, of a length the compiler could not
+           see, ran element by element. Zen 5, one thread, A in L2: 0.43 ->
+           0.07 ns an element in float, 0.86 -> 0.18 in double
+           (bench/RESULTS.md). */
+        size_t pg, q;
+        for (pg = 0; pg < kc; pg += RO_SGNS__PACK_ROWS) {
+            const size_t pe = ro_sgns__min(kc, pg + RO_SGNS__PACK_ROWS);
+            const ro_sgns_real *src = A + (p0 + pg) * lda + i0;
+            for (q = pe; q < kc && q < pe + RO_SGNS__PACK_ROWS; ++q) {
+                const ro_sgns_real *next = A + (p0 + q) * lda + i0;
                 for (i = 0; i < mc; i += RO_SGNS__GEMM_LINE) RO_SGNS__GEMM_PREFETCH(next + i);
                 RO_SGNS__GEMM_PREFETCH(next + mc - 1);
             }
-            for (r = 0; r < mc; r += RO_SGNS__MR) {
-                size_t rows = ro_sgns__min(RO_SGNS__MR, mc - r);
-                ro_sgns_real *out = dst + r * kc + p * RO_SGNS__MR;
-                for (i = 0; i < rows; ++i) out[i] = src[r + i];
-                for (; i < (size_t)RO_SGNS__MR; ++i) out[i] = 0;
+            for (r = 0; r + RO_SGNS__MR <= mc; r += RO_SGNS__MR) {
+                ro_sgns_real *out = dst + r * kc + pg * RO_SGNS__MR;
+                for (q = 0; q < pe - pg; ++q)
+                    memcpy(out + q * RO_SGNS__MR, src + q * lda + r,
+                           RO_SGNS__MR * sizeof(ro_sgns_real));
+            }
+            if (r < mc) { /* the last panel: its rows, then zeros */
+                ro_sgns_real *out = dst + r * kc + pg * RO_SGNS__MR;
+                for (q = 0; q < pe - pg; ++q) {
+                    for (i = 0; i < mc - r; ++i) out[q * RO_SGNS__MR + i] = src[q * lda + r + i];
+                    for (; i < (size_t)RO_SGNS__MR; ++i) out[q * RO_SGNS__MR + i] = 0;
+                }
             }
         }
         return;
