@@ -1,7 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 /* bench/gemm.c - ours vs OpenBLAS/LAPACKE, side by side in one run.
    GEMM on the shapes the RO-SGNS step runs (a block of 1024 rows of the
-   implicit n x m matrix against a factor), square 2048, 1 and 2 threads;
+   implicit n x m matrix against a factor, and the transposed block against
+   n x d, the fused step's third product), square 2048, 1 and 2 threads;
    then QR of 24292 x 500 (the Householder QR and the RO step's Cholesky QR twice) and SVD of
    500 x 500 against LAPACKE.
    Build: make bench (float and double binaries).
@@ -70,6 +71,8 @@ static const size_t shapes[][5] = {
     /* m, n, k, ta, tb */
     {1024, 100, 24292, 0, 0}, {1024, 200, 24292, 0, 0}, {1024, 500, 24292, 0, 0},
     {1024, 24292, 100, 0, 1}, {1024, 24292, 200, 0, 1}, {1024, 24292, 500, 0, 1},
+    /* the fused step's third product, G += D^T (M V), over a block of 1024 rows */
+    {24292, 100, 1024, 1, 0}, {24292, 200, 1024, 1, 0}, {24292, 500, 1024, 1, 0},
     {2048, 2048, 2048, 0, 0}};
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
 
