@@ -13505,13 +13505,14 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
            elements, read once; the next group's are prefetched) stay in L1
            while each panel in turn receives the group's pieces, one run of
            PACK_ROWS x MR elements. Row by row, every row's pieces went to
-           all the panels, kc MR elements apart: 12 KB in every build, a
-           multiple of 4 KB, so more than 12 panels (mc > 144 in float, any
-           mc > 72 in double) mapped to one set of a 12-way L1 and evicted
-           each other, and the copies, of a length the compiler could not
-           see, ran element by element. Zen 5, one thread, A in L2: 0.43 ->
-           0.07 ns an element in float, 0.86 -> 0.18 in double
-           (bench/RESULTS.md). */
+           all the panels, kc MR elements apart: 12 KB with AVX-512 (and
+           AVX2's double), a multiple of 4 KB, so more than 12 panels (mc >
+           144 in float, mc > 72 in double) mapped to one set of a 12-way
+           L1 and evicted each other (6 KB in AVX2's float: two sets; 4 KB
+           in the portable build: one). And the copies, of a length the
+           compiler could not see, ran element by element. Zen 5, AVX-512,
+           one thread, A in L2: 0.43 -> 0.07 ns an element in float, 0.86 ->
+           0.18 in double (bench/RESULTS.md). */
         size_t pg, q;
         for (pg = 0; pg < kc; pg += RO_SGNS__PACK_ROWS) {
             const size_t pe = ro_sgns__min(kc, pg + RO_SGNS__PACK_ROWS);
