@@ -617,7 +617,8 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
                       (Krylov basis Q and Z, U and V, scratch) + 8 l^2 (H)
                 ro  = 11 n d R (U, V, seven thin blocks, the sweep's R^T and P
                       packed) + 2 * 288 n R (the fused step's row blocks of
-                      D, two threads) + 32 d^2
+                      D, one a thread: the figure is for two; with OpenMP
+                      add 288 n R for each thread beyond) + 32 d^2
      peak     = max(counting, training)
      file     = D + 4 ceil(D / 65536) + 4, D = 120 + n (12 + w) + 8 (n + 1)
                 + 12 nnz + 16 n (the counts file; ro_sgns_counts_saved_size
