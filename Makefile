@@ -233,7 +233,8 @@ bench-files: $(B)/bench_files $(B)/bench_files_table
 bench-cpu:
 	sh bench/cpu.sh
 
-# The pipeline at 22k and 81k words (bench/scale.sh; ~15 min on 2 cores, ~2 GB).
+# The pipeline at 22k and 81k words (bench/scale.sh; ~4 min on 2 Zen 5 cores,
+# ~13 on Zen 3; ~2 GB).
 .PHONY: bench-scale
 bench-scale: ro-sgns $(B)/bench_scale
 	sh bench/scale.sh

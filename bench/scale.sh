@@ -7,7 +7,7 @@
 # grows as n m: the 81k step is predicted from the 22k one by
 # (n m)_81k / (n m)_22k). BENCH_RO_FUSE=0: two sweeps a step.
 #
-#   sh bench/scale.sh            (make bench-scale; ~15 min on 2 cores)
+#   sh bench/scale.sh            (make bench-scale; ~4 min on 2 Zen 5 cores, ~13 on Zen 3)
 #   environment: CORPUS (build/corpus.txt), OUT (build/scale), DIMS ("100 300")
 set -eu
 CORPUS=${CORPUS:-build/corpus.txt}
