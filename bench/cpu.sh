@@ -38,6 +38,11 @@
 #               changing CORPUS or CORPUS_BYTES
 #     CPUS      the cores to pin to when the machine has more than 2 (0,1)
 #     ROUNDS    GEMM timings are the best of ROUNDS (3); STEPS a step run (3)
+#     FLOOR_OURS_ONCE  1: a step run times our GEMM's floor after its first
+#               step only, OpenBLAS's after each (0: after each; 1 saves a
+#               sixth of the step runs' time, for a machine lent by the minute)
+#     BUILD     0: use the binaries already in OUT (a second call on a machine
+#               still warm from the first), 1: build them (default)
 #     BLAS_ROOT an unpacked OpenBLAS + LAPACKE (bench/blas_root.sh), for a
 #               machine where they are not installed
 #     OUT       logs, counts and binaries (build/cpu)
@@ -58,6 +63,8 @@ CORPUS_BYTES=${CORPUS_BYTES:-200000000}
 CPUS=${CPUS:-0,1}
 ROUNDS=${ROUNDS:-3}
 STEPS=${STEPS:-3}
+FLOOR_OURS_ONCE=${FLOOR_OURS_ONCE:-0}
+BUILD=${BUILD:-1}
 RO_TWO_SWEEPS=${RO_TWO_SWEEPS:-1}
 OUT=${OUT:-build/cpu}
 if [ -z "${CORPUS:-}" ]; then
@@ -82,6 +89,11 @@ native="-O3 -march=native -fopenmp${XFLAGS:+ $XFLAGS}"
 has_avx512=$(grep -qw avx512f /proc/cpuinfo && echo 1 || echo 0)
 if [ "$PARTS" != summary ]; then # PARTS=summary: the summary of the logs there are
 rm -f "$OUT"/*.log # the summary is of this run alone
+fi
+if [ "$PARTS" != summary ] && [ "$BUILD" = 0 ]; then
+    [ -x "$OUT/bin/bench_ro" ] || { echo "bench/cpu.sh: BUILD=0 but $OUT/bin is empty" >&2; exit 1; }
+    echo "bench/cpu.sh: BUILD=0, the binaries already in $OUT/bin" >&2
+elif [ "$PARTS" != summary ]; then
 echo "bench/cpu.sh: building into $OUT/bin (and $OUT/bin-avx2) ..." >&2
 mkdir -p "$OUT/bin" "$OUT/bin-avx2"
 # The compiler directly, not make (a machine that has gcc may lack make), with
@@ -173,7 +185,7 @@ for part in $PARTS; do
             d=${r#?}
             case $r in f*) b=bench_ro ;; d*) b=bench_ro_d ;; c*) b=bench_ro_cblas ;; esac
             BENCH_COUNTS="$OUT/prefix_22352.counts" BENCH_FLOOR_PAIRED=1 BENCH_FLOOR_ROUNDS=1 \
-                BENCH_RO_OVERSAMPLE=50 run "ro_$r" "$OUT/bin/$b" "$d" "$STEPS" scaled 0 1 \
+                BENCH_FLOOR_OURS_ONCE="$FLOOR_OURS_ONCE" BENCH_RO_OVERSAMPLE=50 run "ro_$r" "$OUT/bin/$b" "$d" "$STEPS" scaled 0 1 \
                 "$([ "$RO_TWO_SWEEPS" = 1 ] && echo -1 || echo 0)"
         done
         ;;
