@@ -185,7 +185,8 @@ for part in $PARTS; do
             d=${r#?}
             case $r in f*) b=bench_ro ;; d*) b=bench_ro_d ;; c*) b=bench_ro_cblas ;; esac
             BENCH_COUNTS="$OUT/prefix_22352.counts" BENCH_FLOOR_PAIRED=1 BENCH_FLOOR_ROUNDS=1 \
-                BENCH_FLOOR_OURS_ONCE="$FLOOR_OURS_ONCE" BENCH_RO_OVERSAMPLE=50 run "ro_$r" "$OUT/bin/$b" "$d" "$STEPS" scaled 0 1 \
+                BENCH_FLOOR_OURS_ONCE="$FLOOR_OURS_ONCE" BENCH_RO_OVERSAMPLE=50 \
+                run "ro_$r" "$OUT/bin/$b" "$d" "$STEPS" scaled 0 1 \
                 "$([ "$RO_TWO_SWEEPS" = 1 ] && echo -1 || echo 0)"
         done
         ;;
