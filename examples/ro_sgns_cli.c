@@ -53,6 +53,16 @@
 #define CLI_MAX_LIST 32
 #define CLI_MAX_NEGATIVE 1000.0
 
+/* die() and its kin never return (they longjmp back to main); saying so
+   lets compilers and static analyzers follow the paths that continue */
+#if defined(__GNUC__) || defined(__clang__)
+#define CLI_NORETURN __attribute__((noreturn))
+#elif defined(_MSC_VER)
+#define CLI_NORETURN __declspec(noreturn)
+#else
+#define CLI_NORETURN
+#endif
+
 /* ============================================================ the cli */
 
 typedef void (*free_fn)(void *);
@@ -88,7 +98,7 @@ static void end_line(cli *c)
 }
 
 /* one line on stderr, then back to main, which frees what is registered */
-static void die(cli *c, const char *fmt, ...)
+CLI_NORETURN static void die(cli *c, const char *fmt, ...)
 {
     va_list ap;
     end_line(c);
@@ -251,7 +261,7 @@ static const char *base_name(const char *path)
 
 /* "PATH: message", without printing the path twice when the library's
    message already names it */
-static void die_lib(cli *c, const char *path, const ro_sgns_error *err)
+CLI_NORETURN static void die_lib(cli *c, const char *path, const ro_sgns_error *err)
 {
     if (path && !strstr(err->message, path)) die(c, "%s: %s", path, err->message);
     die(c, "%s", err->message);
@@ -836,7 +846,7 @@ static size_t reader_read(void *user, void *buf, size_t size)
 }
 
 /* a failed library call that read through a reader: the OS's reason first */
-static void die_read(cli *c, const reader *r, const ro_sgns_error *err)
+CLI_NORETURN static void die_read(cli *c, const reader *r, const ro_sgns_error *err)
 {
     if (r->err) die(c, "cannot read '%s': %s", display(r->path), strerror(r->err));
     die_lib(c, display(r->path), err);
