@@ -124,7 +124,7 @@
      License (dual MIT / public domain) at the end.
 
    HOW TO READ THIS HEADER
-     To learn the algorithm, read about 450 lines, in this order: THE
+     To learn the algorithm, read about 670 lines, in this order: THE
      ALGORITHM ON ONE PAGE below; in the implementation, section 4's banner
      and ro_sgns__ro_run (Algorithm 1, one comment per line of the paper,
      152 lines) with the two products it calls, ro_sgns__f_and_dv and
@@ -132,7 +132,7 @@
      place that walks M in blocks, and with fz the fused step's D^T M V)
      with ro_sgns__row_exp, ro_sgns__dense_rest and ro_sgns__sparse_terms
      (the gradient's two parts). ro_sgns_ro_step_naive
-     (section 4) is the same step in 57 lines with every n x m matrix
+     (section 4) is the same step in 58 lines with every n x m matrix
      formed: read it first if the blocking gets in the way. Everything
      else is plumbing around that core: counting (1), the start (2),
      files (7), scores (8), the baseline (9), and the dense kernels
