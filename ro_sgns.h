@@ -3246,7 +3246,8 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *v, const char *word,
     j = (size_t)ro_sgns__hash_bytes((const unsigned char *)word, len) & v->index_mask_;
     while (v->index_[j]) {
         uint32_t o = v->index_[j] - 1;
-        if (v->len[o] == len && memcmp(v->word[o], word, len) == 0) return (int64_t)o;
+        if (v->len[o] == len && (len == 0 || memcmp(v->word[o], word, len) == 0))
+            return (int64_t)o; /* word may be NULL when len is 0: memcmp may not see it */
         j = (j + 1) & v->index_mask_;
     }
     return -1;
@@ -9381,7 +9382,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
         ro_sgns__free(alloc, sz);
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "tsvd_shard: the transport failed (sum)");
     }
-    if (chk[0] != 0 || chk[1] != 0 || chk[2] != (double)P * (double)A->cols ||
+    if (!A || !sz || chk[0] != 0 || chk[1] != 0 || chk[2] != (double)P * (double)A->cols ||
         chk[3] != (double)P * (double)d) {
         ro_sgns__free(alloc, sz);
         if (chk[0] == 0 && chk[1] != 0)
@@ -13976,9 +13977,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
     if ((double)m * (double)n * (double)k < 4e6) nt = 1; /* too small to be worth a fork */
     elems = ro_sgns__gemm_ws_elems(n, nt, &overflow);
     ws = (ro_sgns_real *)ro_sgns__malloc(alloc, ro_sgns__mul(elems, sizeof(ro_sgns_real), &overflow));
-    if (overflow || !ws)
+    if (overflow || !ws) { /* on overflow ws may be a 1-byte block */
+        ro_sgns__free(alloc, ws);
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                              "gemm: cannot allocate packing buffers for %d threads", nt);
+    }
     ro_sgns__gemm_ws(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
     ro_sgns__free(alloc, ws);
     return ro_sgns__ok(err);

@@ -575,6 +575,7 @@ static int body_write(void *user, const void *data, size_t size)
         ++s;
         --size;
     }
+    if (size == 0) return 0; /* nothing to keep (and b->p may still be NULL) */
     if (b->len + size > b->cap) {
         size_t cap = b->cap ? b->cap : 1 << 20;
         char *p;

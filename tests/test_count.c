@@ -93,6 +93,10 @@ static void check_invariants(const ro_sgns_counts *c)
     }
     for (w = 0; w < c->n; ++w)
         if (fabs(cs[w] - c->ctx_count[w]) > tol * (1 + cs[w])) ok = 0;
+    /* no word is empty; NULL is allowed with length 0 only */
+    if (ro_sgns_vocab_find(&c->vocab, "", 0) != -1 || ro_sgns_vocab_find(&c->vocab, NULL, 0) != -1 ||
+        ro_sgns_vocab_find(&c->vocab, NULL, 3) != -1)
+        ok = 0;
     CHECKF(ok, "CSR/marginal invariants");
     CHECK_NEAR(tot, c->total, tol * tot);
     free(cs);
