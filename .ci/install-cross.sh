@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI: what `make cross` (mk/cross.mk) needs on a fresh Debian 12 machine:
 # cross compilers for aarch64, s390x (big-endian) and 32-bit Arm, run under
-# qemu-user; mingw-w64 run under wine; valgrind for `make valgrind`.
+# qemu-user; mingw-w64 run under wine; valgrind for `make valgrind`; tcc
+# (TinyCC) for `make tcc`.
 # Idempotent and quiet: installs only what is missing.
 #
 # Never install gcc-multilib here: it Conflicts with every gcc-*-linux-gnu
@@ -12,7 +13,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 command -v apt-get >/dev/null 2>&1 || exit 0
 
-pkgs="make gcc g++ libc6-dev valgrind qemu-user-static wine64
+pkgs="make gcc g++ libc6-dev valgrind qemu-user-static wine64 tcc
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
       gcc-s390x-linux-gnu g++-s390x-linux-gnu
       gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
