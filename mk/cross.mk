@@ -71,8 +71,12 @@ CROSS_TYPES_armhf   := d
 CROSS_OMP_armhf     := f
 CROSS_QUICK_armhf   := 1
 
-CROSS_CC_i386       := gcc -m32
-CROSS_CXX_i386      := g++ -m32
+# <asm/...> for -m32: gcc-multilib's /usr/include/asm link, which cannot be
+# installed beside the cross compilers (.ci/install-cross.sh); last in the
+# search, so only what is nowhere else (asm/) comes from there
+CROSS_I386_INC      := -idirafter /usr/include/x86_64-linux-gnu
+CROSS_CC_i386       := gcc -m32 $(CROSS_I386_INC)
+CROSS_CXX_i386      := g++ -m32 $(CROSS_I386_INC)
 CROSS_OPT_i386      := -O1
 CROSS_RUN_i386      := qemu-i386-static
 CROSS_TYPES_i386    := f d
