@@ -2141,12 +2141,16 @@ ssize_t readlink(const char *path, char *buf, size_t size);
 #define RO_SGNS__AVX2 1
 #endif
 /* The GEMM's cache blocking (appendix A) reads the cache sizes with the
-   cpuid instruction on x86 (GCC, clang, MSVC); elsewhere, or with
-   RO_SGNS_NO_CPUID, it uses a fixed table. */
+   cpuid instruction on x86 (GCC 5+, clang, MSVC); elsewhere, or with
+   RO_SGNS_NO_CPUID, it uses a fixed table. <cpuid.h> is the compiler's
+   own header, not libc's: a compiler that defines __GNUC__ may lack it
+   (pcc), so it is taken only where __has_include finds it. */
 #if !defined(RO_SGNS_NO_CPUID) && (defined(__x86_64__) || defined(__i386__)) && \
-    (defined(__GNUC__) || defined(__clang__))
+    (defined(__GNUC__) || defined(__clang__)) && defined(__has_include)
+#if __has_include(<cpuid.h>)
 #include <cpuid.h>
 #define RO_SGNS__CPUID_GNU 1
+#endif
 #elif !defined(RO_SGNS_NO_CPUID) && (defined(_M_X64) || defined(_M_IX86)) && defined(_MSC_VER)
 #include <intrin.h>
 #define RO_SGNS__CPUID_MSVC 1
@@ -7046,8 +7050,9 @@ done:
    -mprefer-vector-width=512.
    ====================================================================== */
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && \
-    !defined(RO_SGNS_NO_SIMD)
+#if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 4)) && \
+    !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(RO_SGNS_NO_SIMD)
+/* GCC 4.4 added push_options (pcc says it is GCC 4.3, and warns) */
 #pragma GCC push_options
 #pragma GCC optimize("no-trapping-math", "tree-vectorize", "vect-cost-model=dynamic", \
                      "fp-contract=fast")
