@@ -74,8 +74,8 @@ LAPACKE_BINS := $(foreach t,$(LAPACKE_TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_
 # TinyCC's builds (make tcc, below)
 TCC ?= tcc
 HAVE_TCC := $(shell command -v $(TCC) >/dev/null 2>&1 && echo yes)
-TCC_BINS := $(foreach t,$(TESTS),$(B)/tcc/test_$(t)_f $(B)/tcc/test_$(t)_d)
-TCC_ALL := $(if $(HAVE_TCC),$(TCC_BINS) $(B)/tcc/ro-sgns)
+TCC_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_tcc_f $(B)/test_$(t)_tcc_d)
+TCC_ALL := $(if $(HAVE_TCC),$(TCC_BINS) $(B)/ro-sgns-tcc)
 
 .PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus fuzz-check install uninstall
 # `make` builds the program a newcomer wants; the tests are `make test`
@@ -133,13 +133,15 @@ V_asan_f   := $(CC) $(WARN) -O0 -g -fsanitize=address,undefined -fno-sanitize-re
 V_asan_d   := $(V_asan_f) -DRO_SGNS_REAL=double
 V_lapacke_f := $(CC) $(WARN) -O1 -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE -DRO_SGNS_CBLAS_TILES
 V_lapacke_d := $(V_lapacke_f) -DRO_SGNS_REAL=double
+V_tcc_f    := $(TCC) -Wall -Werror
+V_tcc_d    := $(V_tcc_f) -DRO_SGNS_REAL=double
 L_lapacke_f := $(BLASLIBS)
 L_lapacke_d := $(BLASLIBS)
 define test_rule
 $$(B)/test_%_$(1): tests/test_%.c $$(TEST_DEPS) | $$(B)
 	$$(V_$(1)) $$< -o $$@ $$(L_$(1)) -lm
 endef
-$(foreach v,f d cxx clang simd_f simd_d avx2_f avx2_d sse42 asan_f asan_d lapacke_f lapacke_d,$(eval $(call test_rule,$(v))))
+$(foreach v,f d cxx clang simd_f simd_d avx2_f avx2_d sse42 asan_f asan_d lapacke_f lapacke_d tcc_f tcc_d,$(eval $(call test_rule,$(v))))
 
 # compile tests: two RO_SGNS_STATIC copies in one program; allocator macros in C
 # and C++; RO_SGNS_NO_STDIO
@@ -315,21 +317,16 @@ uninstall:
 # Every suite in quick mode, float and double, and the program end to end
 # (tests/test_cli.sh): all of it builds in a second and runs in about 80 s of
 # one core. Without tcc it says so and skips (a failure under CI=true).
-# (TCC, HAVE_TCC, TCC_BINS and TCC_ALL are set above, before bins.)
+# (TCC, HAVE_TCC, TCC_BINS and TCC_ALL are set above, before bins; the
+# suites' builds are test_rule's tcc_f and tcc_d.)
 .PHONY: tcc
 ifeq ($(HAVE_TCC),yes)
 tcc: export RO_SGNS_TEST_TMP := $(B)/tcc
 tcc: $(TCC_ALL)
-	@RO_SGNS_TEST_QUICK=1 sh tests/run.sh $(TCC_BINS) "sh tests/test_cli.sh $(B)/tcc/ro-sgns $(B)/tcc/ro-sgns"
-$(B)/tcc/test_%_f: tests/test_%.c $(TEST_DEPS)
-	@mkdir -p $(@D)
-	$(TCC) -Wall -Werror $< -o $@ -lm
-$(B)/tcc/test_%_d: tests/test_%.c $(TEST_DEPS)
-	@mkdir -p $(@D)
-	$(TCC) -Wall -Werror -DRO_SGNS_REAL=double $< -o $@ -lm
-$(B)/tcc/ro-sgns: examples/ro_sgns_cli.c ro_sgns.h
-	@mkdir -p $(@D)
-	$(TCC) -Wall -Werror $< -o $@ -lm
+	@mkdir -p $(B)/tcc
+	@RO_SGNS_TEST_QUICK=1 sh tests/run.sh $(TCC_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-tcc $(B)/ro-sgns-tcc"
+$(B)/ro-sgns-tcc: examples/ro_sgns_cli.c ro_sgns.h | $(B)
+	$(V_tcc_f) $< -o $@ -lm
 else
 tcc:
 	@echo "tcc: $(TCC) not found: skipped"
