@@ -941,6 +941,113 @@ static void test_big_vocab(void)
     free(b);
 }
 
+/* ---- one word with most of the positions: its row counted in pieces ------ */
+
+/* A row is counted from the positions of its word. When one word's
+   positions do not fit (under a budget: beside the token stream; without
+   one: more than the position buffer of max(1/16 of the stream, 4M)), its
+   row is gathered a buffer at a time. A run under a budget below
+   stream + 4 bytes x that word's occurrences cannot hold them all, so a
+   success there came that way; it must agree with the unbudgeted run bit
+   for bit. */
+static void test_dominant_word(void)
+{
+    size_t len = 0, i, l, cap = 16000000;
+    char *a = (char *)malloc(cap);
+    ro_sgns_count_config cfg = cfg_min(2, 1);
+    ro_sgns_counts *c = NULL;
+    unsigned x = 99;
+    uint64_t tight, occ = 0;
+    if (!a) {
+        CHECK(a != NULL);
+        return;
+    }
+    /* 2-byte ids: 60000 tokens, 9 in 10 of them "x", the rest 40 words */
+    for (i = 0; i < 60000; ++i) {
+        x = x * 1103515245u + 12345u;
+        if ((x >> 16) % 10) {
+            memcpy(a + len, "x ", 2);
+            len += 2;
+            ++occ;
+        } else {
+            len += (size_t)sprintf(a + len, "p%u ", (x >> 20) % 40);
+        }
+        if (i % 50 == 49) a[len - 1] = '\n';
+    }
+    c = count_str(a, &cfg);
+    if (c) {
+        CHECK(c->n == 41 && id_of(c, "x") == 0);
+        check_invariants(c);
+        tight = check_tight_budgets(a, len, &cfg, c);
+        CHECKF(tight < 2 * 60000 + 4 * occ, "tightest budget %llu, x's positions %llu bytes",
+               (unsigned long long)tight, (unsigned long long)(4 * occ));
+    }
+    ro_sgns_counts_free(c);
+    c = NULL;
+
+    if (tu_quick()) { /* the rest counts 4.3M tokens about 10 times */
+        free(a);
+        return;
+    }
+    /* 4-byte ids (n > 65533): 70000 words, each followed by 60 "x" (the
+       vocabulary's table in the first pass needs about 15 MB, the x's
+       positions 17 MB) */
+    len = 0;
+    occ = 0;
+    for (i = 0; i < 70000; ++i) {
+        len += (size_t)sprintf(a + len, "w%u", (unsigned)i);
+        for (l = 0; l < 60; ++l) {
+            memcpy(a + len, " x", 2);
+            len += 2;
+        }
+        a[len++] = i % 10 == 9 ? '\n' : ' ';
+        occ += 60;
+    }
+    a[len] = 0;
+    c = count_str(a, &cfg);
+    if (c) {
+        CHECK(c->n == 70001 && id_of(c, "x") == 0);
+        check_invariants(c);
+        tight = check_tight_budgets(a, len, &cfg, c);
+        CHECKF(tight < 4 * (uint64_t)(70000 + occ) + 4 * occ,
+               "tightest budget %llu, x's positions %llu bytes", (unsigned long long)tight,
+               (unsigned long long)(4 * occ));
+    }
+    ro_sgns_counts_free(c);
+    c = NULL;
+
+    /* no budget, 4.6M tokens: lines "y x x ... x" of 100 tokens, window 2,
+       so x has 4.55M > 4M positions, over 1/16 of the stream. Per line:
+       #(y,x) = #(x,y) = 2, and the 99 x's give 2 x (98 + 97) = 390 ordered
+       pairs #(x,x). */
+    {
+        size_t lines = 46000;
+        len = 0;
+        for (l = 0; l < lines; ++l) {
+            memcpy(a + len, "y", 1);
+            len += 1;
+            for (i = 0; i < 99; ++i) {
+                memcpy(a + len, " x", 2);
+                len += 2;
+            }
+            a[len++] = '\n';
+        }
+        a[len] = 0;
+        c = count_str(a, &cfg);
+        if (c) {
+            CHECK(c->n == 2 && id_of(c, "x") == 0 && c->nnz == 3);
+            CHECK(pair(c, "x", "x") == 390.0 * (double)lines);
+            CHECK(pair(c, "x", "y") == 2.0 * (double)lines);
+            CHECK(pair(c, "y", "x") == 2.0 * (double)lines && pair(c, "y", "y") == 0);
+            CHECK(c->word_count[0] == 392.0 * (double)lines);
+            CHECK(c->total == 394.0 * (double)lines);
+            check_invariants(c);
+        }
+        ro_sgns_counts_free(c);
+    }
+    free(a);
+}
+
 /* ---- sample.txt: budgets, options, files --------------------------------- */
 
 static void test_sample(void)
@@ -1473,6 +1580,7 @@ int main(void)
     test_empty_rows();
     test_reference();
     test_big_vocab();
+    test_dominant_word();
     test_files();
     test_file_values();
     test_alloc_failures();

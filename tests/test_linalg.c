@@ -912,9 +912,20 @@ int main(void)
     test_svd();
     test_alloc_failure();
     CHECK(strcmp(ro_sgns_result_string(RO_SGNS_ERR_OUT_OF_MEMORY), "out of memory") == 0);
-    { /* a value outside the enum, through an int (C++ warns about the constant) */
-        int unknown = -99;
-        CHECK(strcmp(ro_sgns_result_string((ro_sgns_result)unknown), "unknown result code") == 0);
+    { /* every code from RO_SGNS_STOPPED down to RO_SGNS_ERR_NOT_FOUND has its
+         own name; values outside the enum, through an int (C++ warns about
+         the constants), are "unknown result code" */
+        int code, other, unknown[3] = {-99, RO_SGNS_ERR_NOT_FOUND - 1, RO_SGNS_STOPPED + 1};
+        for (code = RO_SGNS_STOPPED; code >= RO_SGNS_ERR_NOT_FOUND; --code) {
+            const char *s = ro_sgns_result_string((ro_sgns_result)code);
+            CHECKF(s && s[0] && strcmp(s, "unknown result code") != 0, "code %d", code);
+            for (other = code - 1; s && other >= RO_SGNS_ERR_NOT_FOUND; --other)
+                CHECKF(strcmp(s, ro_sgns_result_string((ro_sgns_result)other)) != 0,
+                       "codes %d and %d", code, other);
+        }
+        for (code = 0; code < 3; ++code)
+            CHECK(strcmp(ro_sgns_result_string((ro_sgns_result)unknown[code]),
+                         "unknown result code") == 0);
     }
     return tu_finish(sizeof(real) == sizeof(double) ? "linalg(double)" : "linalg(float)");
 }
