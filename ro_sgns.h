@@ -809,8 +809,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
    number of negative samples, the same k as in the SGNS objective.
    Entries that come out <= 0 are dropped. Counts that hold a row range
    give the SPPMI rows of that range (row_end - row_begin rows, n columns;
-   an empty one is fine). Errors: k <= 0 or cds <= 0 (INVALID_ARGUMENT),
-   no positive entry at all in a whole matrix (EMPTY). */
+   an empty one is fine). Errors: k or cds not finite and > 0
+   (INVALID_ARGUMENT), sum_c #(c)^cds overflowing a double (NUMERIC), no
+   positive entry at all in a whole matrix (EMPTY). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *counts, double k, double cds,
                                          ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                          ro_sgns_error *err);
@@ -938,8 +939,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
    cds = 1 is the paper's objective, B_wc = k #(w)#(c)/|D| (bitwise the
    same numbers as before cds existed); cds = 0.75 draws negatives as
    word2vec does (unigram^0.75; Levy, Goldberg and Dagan 2015 call it
-   context distribution smoothing). cds must be > 0 (INVALID_ARGUMENT
-   otherwise). B stays rank one, so nothing costs more. On the bundled
+   context distribution smoothing). k and cds must be finite and > 0
+   (INVALID_ARGUMENT otherwise); a #(c)^cds or its sum that overflows the
+   real type (float: cds = 20 with #(c) = 1000) is RO_SGNS_ERR_NUMERIC.
+   B stays rank one, so nothing costs more. On the bundled
    corpus (d = 100, docs/ABLATION.md) cds = 0.75 gave vectors as good as
    cds = 1 at best and worse in most output forms: 1 is the one to use. */
 typedef struct ro_sgns_problem ro_sgns_problem;
@@ -6268,9 +6271,11 @@ static ro_sgns_result ro_sgns__sppmi_rows(const ro_sgns_counts *c, size_t r0, si
     uint64_t kept = 0, e;
     size_t w, b;
     ro_sgns_result res;
-    if (!c || !out || !(k > 0) || !(cds > 0))
+    if (!c || !out || !(k > 0) || !ro_sgns__is_finite(k) || !(cds > 0) ||
+        !ro_sgns__is_finite(cds))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "sppmi: need counts, k > 0 and cds > 0 (k = %g, cds = %g)", k, cds);
+                             "sppmi: need counts, finite k > 0 and cds > 0 (k = %g, cds = %g)",
+                             k, cds);
     res = ro_sgns__check_counts_arg(c, err);
     if (res != RO_SGNS_OK) return res;
     b = c->row_begin; /* row w of the counts is word b + w */
@@ -6285,6 +6290,12 @@ static ro_sgns_result ro_sgns__sppmi_rows(const ro_sgns_counts *c, size_t r0, si
     /* log P(c), smoothed: P(c) = #(c)^cds / sum #(c')^cds */
     for (w = 0; w < c->n; ++w)
         if (c->ctx_count[w] > 0) norm += cds == 1 ? c->ctx_count[w] : RO_SGNS_POW(c->ctx_count[w], cds);
+    if (!ro_sgns__is_finite(norm)) { /* as the problem's: not an Inf in every entry */
+        ro_sgns__free(alloc, logpc);
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                             "sppmi: sum of #(c)^cds = %g with cds = %g (must be finite)", norm,
+                             cds);
+    }
     for (w = 0; w < c->n; ++w)
         logpc[w] = c->ctx_count[w] > 0 ? cds * RO_SGNS_LOG(c->ctx_count[w]) - RO_SGNS_LOG(norm) : 0;
     /* first pass: how many entries stay positive */
@@ -7377,15 +7388,25 @@ static ro_sgns_result ro_sgns__problem_factors(ro_sgns_problem *p, const double 
 {
     size_t rows = p->r1 - p->r0, m = p->m, i;
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
-    double z = 0;
+    double z = 0, top = 0;
     p->total = total;
     if (p->cds != 1.0) {
-        for (i = 0; i < m; ++i) z += RO_SGNS_POW(csum[i], p->cds);
+        for (i = 0; i < m; ++i) {
+            double pc = RO_SGNS_POW(csum[i], p->cds);
+            z += pc;
+            if (pc > top) top = pc;
+        }
         if (!(z > 0) || !ro_sgns__is_finite(z))
             return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
                                  "problem: sum of #(c)^cds = %g with cds = %g (must be finite "
                                  "and > 0)",
                                  z, p->cds);
+        /* colfac holds #(c)^cds as a real: in float it overflows long
+           before the double sum does (cds = 20, #(c) = 1000) */
+        if (!ro_sgns__is_finite((double)(ro_sgns_real)top))
+            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                 "problem: #(c)^cds = %g with cds = %g does not fit in a %s",
+                                 top, p->cds, RO_SGNS__IS_DOUBLE ? "double" : "float");
     }
     p->rowfac = (double *)ro_sgns__alloc_array(al, rows + m, sizeof(double), 1);
     p->colfac = (ro_sgns_real *)ro_sgns__alloc_array(al, rows + m, sizeof(ro_sgns_real), 1);
@@ -8113,11 +8134,12 @@ static int ro_sgns__finite_array(const ro_sgns_real *a, size_t n)
 
 static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_error *err)
 {
-    if (c->iterations < 0 || !(c->step > 0) || c->max_halvings < 0 || !(c->grow >= 1) ||
+    if (c->iterations < 0 || !(c->step > 0) || !ro_sgns__is_finite(c->step) ||
+        c->max_halvings < 0 || !(c->grow >= 1) ||
         (c->direction != RO_SGNS_DIRECTION_PLAIN && c->direction != RO_SGNS_DIRECTION_SCALED))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "ro_train: need iterations >= 0, step > 0, max_halvings >= 0, "
-                             "grow >= 1 and a known direction");
+                             "ro_train: need iterations >= 0, a finite step > 0, "
+                             "max_halvings >= 0, grow >= 1 and a known direction");
     return ro_sgns__ok(err);
 }
 

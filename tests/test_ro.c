@@ -301,6 +301,26 @@ static void test_objective_and_gradient(double cds)
         CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, 400, &q, NULL, &err) ==
                   RO_SGNS_ERR_NUMERIC &&
               q == (ro_sgns_problem *)&F_lib);
+        CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, HUGE_VAL, cds, &q, NULL,
+                                         &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
+              q == (ro_sgns_problem *)&F_lib);
+        /* the largest #(c)^cds at 1e40: beyond a float, within a double */
+        {
+            double cmax = 0, cds40;
+            for (i = 0; i < m; ++i)
+                if (c.csum[i] > cmax) cmax = c.csum[i];
+            cds40 = 40 / log10(cmax);
+            if (IS_D) {
+                CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, cds40, &q,
+                                                 NULL, &err) == RO_SGNS_OK);
+                ro_sgns_problem_free(q);
+                q = (ro_sgns_problem *)&F_lib;
+            } else {
+                CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, cds40, &q,
+                                                 NULL, &err) == RO_SGNS_ERR_NUMERIC &&
+                      q == (ro_sgns_problem *)&F_lib && strstr(err.message, "float"));
+            }
+        }
     }
     /* a point that does not fit */
     {
@@ -589,10 +609,37 @@ static void test_safeguard_and_threads(void)
         ro_sgns_factors_free(x2);
     }
 #endif
-    /* bad settings */
-    cfg = ro_sgns_ro_config_default();
-    cfg.step = 0;
-    CHECK(ro_sgns_ro_train(p, x1, &cfg, NULL) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    /* bad settings (an infinite step would never be halved to a finite one) */
+    {
+        double bad_steps[4] = {0, -1, HUGE_VAL, 0};
+        int b;
+        bad_steps[3] = NAN;
+        for (b = 0; b < 4; ++b) {
+            cfg = ro_sgns_ro_config_default();
+            cfg.step = bad_steps[b];
+            CHECKF(ro_sgns_ro_train(p, x1, &cfg, NULL) == RO_SGNS_ERR_INVALID_ARGUMENT,
+                   "step %g", bad_steps[b]);
+        }
+    }
+    /* the paper's fixed step (no safeguard), so long that X + lambda grad F
+       overflows: RO_SGNS_ERR_NUMERIC, and the point is the last good one,
+       bit for bit */
+    {
+        ro_sgns_error err;
+        ro_sgns_factors *xs = copy_point(x0);
+        cfg = ro_sgns_ro_config_default();
+        cfg.direction = RO_SGNS_DIRECTION_PLAIN;
+        cfg.safeguard = 0;
+        cfg.step = IS_D ? 1e305 : 1e36;
+        cfg.iterations = 3;
+        CHECK(ro_sgns_ro_train(p, xs, &cfg, &err) == RO_SGNS_ERR_NUMERIC &&
+              strstr(err.message, "step 1") && strstr(err.message, "last good point"));
+        CHECK(xs->iteration == 0 &&
+              memcmp(xs->U, x0->U, x0->n * x0->d * sizeof(real)) == 0 &&
+              memcmp(xs->V, x0->V, x0->m * x0->d * sizeof(real)) == 0 &&
+              memcmp(xs->S, x0->S, x0->d * x0->d * sizeof(real)) == 0);
+        ro_sgns_factors_free(xs);
+    }
     cfg = ro_sgns_ro_config_default();
     cfg.iterations = -1;
     CHECK(ro_sgns_ro_train(p, x1, &cfg, NULL) == RO_SGNS_ERR_INVALID_ARGUMENT);

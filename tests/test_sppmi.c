@@ -72,8 +72,24 @@ static void test_sppmi_by_hand(void)
     }
     /* k so large nothing is positive: EMPTY, not a zero matrix */
     CHECK(ro_sgns_sppmi(c, 100, 1, &A, NULL, &err) == RO_SGNS_ERR_EMPTY && A == NULL);
-    CHECK(ro_sgns_sppmi(c, 0, 1, &A, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
-    CHECK(ro_sgns_sppmi(c, 1, 0, &A, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    { /* k and cds: finite and > 0; nothing written on failure */
+        const double bad[4] = {0, -1, HUGE_VAL, 0};
+        ro_sgns_csr *sentinel = (ro_sgns_csr *)&err;
+        int i;
+        for (i = 0; i < 4; ++i) {
+            double v = i == 3 ? NAN : bad[i];
+            A = sentinel;
+            CHECKF(ro_sgns_sppmi(c, v, 1, &A, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
+                       A == sentinel,
+                   "k = %g", v);
+            CHECKF(ro_sgns_sppmi(c, 1, v, &A, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
+                       A == sentinel,
+                   "cds = %g", v);
+        }
+        /* 3^1000 overflows a double: an error, not Inf or NaN entries */
+        CHECK(ro_sgns_sppmi(c, 1, 1000, &A, NULL, &err) == RO_SGNS_ERR_NUMERIC && A == sentinel);
+        A = NULL;
+    }
     ro_sgns_counts_free(c);
 }
 
