@@ -1217,7 +1217,10 @@ typedef enum ro_sgns_embedding_kind {
    small core S = P Sigma Q^T gives X = (U P) Sigma (V Q)^T without any big
    SVD; W = U P Sigma^alpha, C = V Q Sigma^alpha. alpha = 0.5 is the paper's
    choice (and hyperwords' "eig 0.5"). out has n (or m for C) rows of d
-   values, leading dimension ldo >= d.
+   values, leading dimension ldo >= d. alpha must be finite
+   (INVALID_ARGUMENT); a Sigma^alpha that overflows the real type (a
+   negative alpha on a tiny singular value) is RO_SGNS_ERR_NUMERIC, out
+   untouched.
    WHICH ONE TO USE: alpha = 0 and W + C. Cosines weigh each of the d
    directions by Sigma^(2 alpha): the wider Sigma's range, the more a few
    top directions (which fit the large counts) decide every cosine at
@@ -8931,9 +8934,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
     ro_sgns_real *P, *Qc, *sig, *T = NULL, *dst;
     ro_sgns_result res;
     if (!f || !out || ldo < f->d || (which == RO_SGNS_EMBED_W_PLUS_C && f->n != f->m) ||
-        (int)which < 0 || (int)which > 2)
+        (int)which < 0 || (int)which > 2 || !ro_sgns__is_finite(alpha))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "embeddings: bad arguments (W + C needs n = m)");
+                             "embeddings: bad arguments (W + C needs n = m, alpha finite)");
     d = f->d;
     P = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
     Qc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
@@ -8951,6 +8954,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
     if (res != RO_SGNS_OK) goto done;
     for (j = 0; j < d; ++j) {
         double w = sig[j] > 0 ? RO_SGNS_POW((double)sig[j], alpha) : 0;
+        if (!ro_sgns__is_finite((double)(ro_sgns_real)w)) {
+            res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                "embeddings: singular value %g to the power %g overflows",
+                                (double)sig[j], alpha);
+            goto done;
+        }
         for (i = 0; i < d; ++i) {
             P[i * d + j] = (ro_sgns_real)(P[i * d + j] * w);
             Qc[i * d + j] = (ro_sgns_real)(Qc[i * d + j] * w);

@@ -276,6 +276,32 @@ static void test_objective_and_gradient(double cds)
         CHECK(ro_sgns_objective_wc(p, W, C, d, &F2, &err) == RO_SGNS_OK);
         CHECKF(fabs(F2 - F_ref) <= (IS_D ? 1e-10 : 1e-4) * fabs(F_ref), "F(W C^T) %.17g vs %.17g",
                F2, F_ref);
+        /* alpha must be finite; with S = 1e-3 I, Sigma^alpha = 1e-3^alpha:
+           1e60 at alpha = -20 (beyond a float, not a double), 1e600 at
+           -200 (beyond both). Errors leave W as it was. */
+        {
+            ro_sgns_factors *y = copy_point(x);
+            double bad_alpha[2] = {HUGE_VAL, 0};
+            int b;
+            bad_alpha[1] = NAN;
+            for (i = 0; i < n * d; ++i) W[i] = (real)7;
+            for (b = 0; b < 2; ++b)
+                CHECKF(ro_sgns_factors_embeddings(x, bad_alpha[b], RO_SGNS_EMBED_W, W, d, NULL,
+                                                  &err) == RO_SGNS_ERR_INVALID_ARGUMENT,
+                       "alpha %g", bad_alpha[b]);
+            memset(y->S, 0, d * d * sizeof(real));
+            for (i = 0; i < d; ++i) y->S[i * d + i] = (real)1e-3;
+            CHECK(ro_sgns_factors_embeddings(y, -200, RO_SGNS_EMBED_C, W, d, NULL, &err) ==
+                  RO_SGNS_ERR_NUMERIC);
+            CHECK(ro_sgns_factors_embeddings(y, -20, RO_SGNS_EMBED_W, W, d, NULL, &err) ==
+                  (IS_D ? RO_SGNS_OK : RO_SGNS_ERR_NUMERIC));
+            if (!IS_D) {
+                size_t changed = 0;
+                for (i = 0; i < n * d; ++i) changed += W[i] != (real)7;
+                CHECKF(changed == 0, "%lu values of W changed", (unsigned long)changed);
+            }
+            ro_sgns_factors_free(y);
+        }
         free(W);
         free(C);
     }
