@@ -244,7 +244,11 @@ static void test_correlations(void)
         rho = 7;
         CHECK(ro_sgns_spearman(3, x, c, &rho, NULL, &err) == RO_SGNS_ERR_NUMERIC && rho == 7);
         CHECK(ro_sgns_spearman(1, x, x, &rho, NULL, &err) == RO_SGNS_ERR_EMPTY && rho == 7);
-        CHECK(ro_sgns_pearson(3, c, x, &r, &err) == RO_SGNS_ERR_NUMERIC);
+        r = 7;
+        CHECK(ro_sgns_pearson(3, c, x, &r, &err) == RO_SGNS_ERR_NUMERIC && r == 7);
+        CHECK(ro_sgns_pearson(1, x, x, &r, &err) == RO_SGNS_ERR_EMPTY && r == 7);
+        CHECK(ro_sgns_pearson(3, nan, x, &r, &err) == RO_SGNS_ERR_NUMERIC && r == 7);
+        CHECK(ro_sgns_pearson(3, x, nan, &r, &err) == RO_SGNS_ERR_NUMERIC && r == 7);
         CHECK(ro_sgns_spearman(3, x, nan, &rho, NULL, &err) == RO_SGNS_ERR_NUMERIC && rho == 7);
     }
     /* random data with many ties against the O(n^2) reference */
@@ -476,6 +480,8 @@ static void test_analogy_hand(void)
     c = ro_sgns_analogy_config_default();
     c.method = RO_SGNS_3COSMUL;
     c.epsilon = 0;
+    CHECK(ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    c.epsilon = HUGE_VAL;
     CHECK(ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
 
     ro_sgns_analogies_free(q);
