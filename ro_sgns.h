@@ -2000,8 +2000,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *
    and V is n x r with orthonormal columns, s (r values) descending and >= 0.
    One-sided Jacobi (Hestenes) in double precision, after a QR when m > n:
    every singular value to full relative accuracy (to a small multiple of
-   eps times the condition of A's columns after scaling). Zero singular
-   values get orthonormal completion columns in U and V. A is not changed.
+   eps times the condition of A's columns after scaling). A is divided by
+   its largest |entry| first; singular values below 1e-150 of it count as
+   zero (only reachable in double, with entries that span more than about
+   150 orders of magnitude). Zero singular values get orthonormal
+   completion columns in U and V. A is not changed.
    U or V may be NULL when not wanted. NaN/Inf in A give RO_SGNS_ERR_NUMERIC;
    more than 60 sweeps give RO_SGNS_ERR_NOT_CONVERGED (not seen in tests).
    Routes to LAPACKE ?gesdd under RO_SGNS_USE_LAPACKE. */

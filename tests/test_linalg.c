@@ -811,6 +811,30 @@ static void test_svd(void)
         }
         free(A);
     }
+    if (sizeof(real) == sizeof(double)) {
+        /* 140 orders of magnitude, within the documented 1e-150: columns
+           (1e100, 0) and (1e-52, 1e-40), as given and transposed, and tall.
+           Nearly orthogonal but not quite, so Jacobi rotates them, with
+           zeta = (|a2|^2 - |a1|^2) / (2 a1.a2) = -5e151 in the scaled
+           units (the branch for |zeta| > 1e150). det = 1e60 and
+           sigma_1 = 1e100 (1 + 1e-280), so sigma_2 = 1e-40 (1 - 1e-280):
+           both to a few ulps, sigma_2 too (columns scaled by 1e100 and
+           1e-40 are well conditioned: full relative accuracy). */
+        real A[6] = {(real)1e100, (real)1e-52, 0, (real)1e-40, 0, 0}, T[4], U[6], V[4], sv[2];
+        int form;
+        T[0] = A[0];
+        T[1] = 0;
+        T[2] = A[1];
+        T[3] = A[3];
+        for (form = 0; form < 3; ++form) {
+            ro_sgns_result rc = ro_sgns_svd_builtin(form == 2 ? 3 : 2, 2, form == 1 ? T : A, 2,
+                                                    U, 2, sv, V, 2, NULL, NULL);
+            CHECKF(rc == RO_SGNS_OK && fabs((double)sv[0] / 1e100 - 1) < 4e-16 &&
+                       fabs((double)sv[1] / 1e-40 - 1) < 1e-15,
+                   "1e100 and 1e-40, form %d: %.17g %.17g", form, (double)sv[0],
+                   (double)sv[1]);
+        }
+    }
     { /* errors */
         real A[4] = {1, 2, (real)INFINITY, 4}, s2[2];
         ro_sgns_error err;
