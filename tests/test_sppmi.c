@@ -367,6 +367,25 @@ static void test_tsvd_edges(void)
         ro_sgns_factors_free(f);
         f = NULL;
     }
+    /* a NaN or an Inf among the entries: RO_SGNS_ERR_NUMERIC from either
+       method, *out untouched */
+    {
+        ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default();
+        ro_sgns_factors *sentinel = (ro_sgns_factors *)&err;
+        int bad, method;
+        for (bad = 0; bad < 2; ++bad)
+            for (method = 0; method < 2; ++method) {
+                real keep = A->val[2];
+                A->val[2] = bad ? (real)HUGE_VAL : (real)NAN;
+                cfg.method = method ? RO_SGNS_TSVD_SUBSPACE : RO_SGNS_TSVD_KRYLOV;
+                f = sentinel;
+                CHECKF(ro_sgns_tsvd(A, 3, &cfg, &f, NULL, &err) == RO_SGNS_ERR_NUMERIC &&
+                           f == sentinel,
+                       "%s, method %d: %s", bad ? "Inf" : "NaN", method, err.message);
+                A->val[2] = keep;
+            }
+        f = NULL;
+    }
     /* all-zero matrix: a valid (zero) SVD, no NaN */
     for (i = 0; i < 5; ++i) A->val[i] = 0;
     CHECK(ro_sgns_tsvd(A, 3, NULL, &f, NULL, &err) == RO_SGNS_OK);
