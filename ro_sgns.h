@@ -785,7 +785,10 @@ typedef struct ro_sgns_csr {
 } ro_sgns_csr;
 
 /* A new rows x cols matrix with room for nnz entries, row_ptr all zero:
-   fill row_ptr, col and val yourself. */
+   fill row_ptr, col and val yourself. What takes it (csr_mm,
+   csr_transpose, tsvd) checks that row_ptr runs from 0 without falling to
+   at most nnz and that every column is below cols: INVALID_ARGUMENT
+   otherwise, at O(rows + nnz). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_csr_create(size_t rows, size_t cols, uint64_t nnz,
                                               ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err);
@@ -6206,6 +6209,48 @@ static void ro_sgns__transpose_csr(size_t rows, size_t cols, const uint64_t *row
         }
 }
 
+/* Rows that index only what is there: row_ptr never falls from row 0 to
+   row rows, and col, val are not NULL when the rows hold entries. Then
+   every row lies within [row_ptr[0], row_ptr[rows]). */
+static ro_sgns_result ro_sgns__check_rows(const char *who, size_t rows, const uint64_t *row_ptr,
+                                          const void *col, const void *val, ro_sgns_error *err)
+{
+    size_t i;
+    for (i = 0; i < rows; ++i)
+        if (row_ptr[i + 1] < row_ptr[i])
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "%s: row_ptr falls at row %lu (%llu, then %llu)", who,
+                                 (unsigned long)i, (unsigned long long)row_ptr[i],
+                                 (unsigned long long)row_ptr[i + 1]);
+    if (row_ptr[rows] > row_ptr[0] && (!col || !val))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: NULL col or val", who);
+    return ro_sgns__ok(err);
+}
+
+/* A matrix the caller may have filled by hand (ro_sgns_csr_create): rows
+   from entry 0 within the nnz it has room for, every column below cols.
+   O(rows + nnz), so that a bad one is an error and not a read or a write
+   out of bounds. */
+static ro_sgns_result ro_sgns__csr_check(const ro_sgns_csr *A, const char *who,
+                                         ro_sgns_error *err)
+{
+    uint64_t e;
+    ro_sgns_result res;
+    if (!A->row_ptr || A->row_ptr[0] != 0 || A->row_ptr[A->rows] > A->nnz)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "%s: row_ptr must run from 0 to at most nnz = %llu", who,
+                             (unsigned long long)A->nnz);
+    res = ro_sgns__check_rows(who, A->rows, A->row_ptr, A->col, A->val, err);
+    if (res != RO_SGNS_OK) return res;
+    for (e = 0; e < A->row_ptr[A->rows]; ++e)
+        if (A->col[e] >= A->cols)
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "%s: entry %llu is in column %lu of %lu", who,
+                                 (unsigned long long)e, (unsigned long)A->col[e],
+                                 (unsigned long)A->cols);
+    return ro_sgns__ok(err);
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_csr **out,
                                                  const ro_sgns_allocator *alloc,
                                                  ro_sgns_error *err)
@@ -6214,6 +6259,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_c
     uint64_t *next;
     ro_sgns_result res;
     if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_transpose: NULL");
+    res = ro_sgns__csr_check(A, "csr_transpose", err);
+    if (res != RO_SGNS_OK) return res;
     res = ro_sgns_csr_create(A->cols, A->rows, A->nnz, &T, alloc, err);
     if (res != RO_SGNS_OK) return res;
     next = (uint64_t *)ro_sgns__alloc_array(alloc, A->cols + 1, sizeof(uint64_t), 1);
@@ -6228,13 +6275,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_c
     return ro_sgns__ok(err);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
-                                          const ro_sgns_real *X, size_t ldx, ro_sgns_real *Y,
-                                          size_t ldy, ro_sgns_error *err)
+/* Y = A X for a checked A (ro_sgns_csr_mm's work) */
+static void ro_sgns__csr_mm(const ro_sgns_csr *A, size_t l, const ro_sgns_real *X, size_t ldx,
+                            ro_sgns_real *Y, size_t ldy)
 {
     long i;
-    if (!A || !X || !Y || ldx < l || ldy < l)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_mm: bad arguments");
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 64) if (A->nnz * l > 1000000)
 #endif
@@ -6257,6 +6302,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
             for (j = 0; j < l; ++j) y[j] += a * x[j];
         }
     }
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
+                                          const ro_sgns_real *X, size_t ldx, ro_sgns_real *Y,
+                                          size_t ldy, ro_sgns_error *err)
+{
+    ro_sgns_result res;
+    if (!A || !X || !Y || ldx < l || ldy < l)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_mm: bad arguments");
+    res = ro_sgns__csr_check(A, "csr_mm", err);
+    if (res != RO_SGNS_OK) return res;
+    ro_sgns__csr_mm(A, l, X, ldx, Y, ldy);
     return ro_sgns__ok(err);
 }
 
@@ -6506,20 +6563,20 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
     if (res != RO_SGNS_OK) goto done;
     /* Q = qr(A Omega) */
     ro_sgns__gaussian(m, l, Z, seed);
-    res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
+    ro_sgns__csr_mm(A, l, Z, l, Q, l);
     res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
     res = ro_sgns__tsvd_tick(cfg, cm, res, 1, total, t0, err);
     /* q power iterations, re-orthonormalized on both sides */
     for (it = 0; it < q && res == RO_SGNS_OK; ++it) {
-        res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
+        ro_sgns__csr_mm(At ? At : A, l, Q, l, Z, l);
         res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
         if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
-        if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, l, Z, l, Q, l, err);
+        if (res == RO_SGNS_OK) ro_sgns__csr_mm(A, l, Z, l, Q, l);
         res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
         res = ro_sgns__tsvd_tick(cfg, cm, res, (size_t)it + 2, total, t0, err);
     }
     /* B^T = A^T Q = Q2 R2;  R2^T = Ub Sigma Vb^T */
-    if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, l, Q, l, Z, l, err);
+    if (res == RO_SGNS_OK) ro_sgns__csr_mm(At ? At : A, l, Q, l, Z, l);
     res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
     if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
@@ -6720,7 +6777,7 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
 
     /* Q_0 = orth(A Omega) */
     ro_sgns__gaussian(m, b, S1, seed);
-    res = ro_sgns_csr_mm(A, b, S1, b, S2, b, err);
+    ro_sgns__csr_mm(A, b, S1, b, S2, b);
     res = ro_sgns__krylov_block(cm, r0, n, 0, Q, l, b, S2, b, C, b, 0, Rb, nu, seed,
                                 0x100000000ull, res, alloc, err);
     for (i = 0; i < n && res == RO_SGNS_OK; ++i) memcpy(Q + i * l, S2 + i * b, b * sizeof(ro_sgns_real));
@@ -6729,9 +6786,9 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
         /* Y = A A^T Q_{blk-1} (the block's rows are copied out first: the
            products read their input rows in random order) */
         for (i = 0; i < n; ++i) memcpy(S1 + i * w0, Q + i * l + o0, w0 * sizeof(ro_sgns_real));
-        res = ro_sgns_csr_mm(At ? At : A, w0, S1, w0, S2, w0, err);
+        ro_sgns__csr_mm(At ? At : A, w0, S1, w0, S2, w0);
         res = ro_sgns__sum_shards_ld(cm, res, S2, m, w0, w0, err);
-        if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(A, w0, S2, w0, S1, w0, err);
+        if (res == RO_SGNS_OK) ro_sgns__csr_mm(A, w0, S2, w0, S1, w0);
         /* C = Q^T Y over the kq columns so far: H's entries (Q_i^T A)(A^T Q_{blk-1}) */
         if (res == RO_SGNS_OK)
             res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, kq, w0, n, 1, Q, l, S1, w0, 0, C, w0,
@@ -6838,7 +6895,7 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
     /* U = Q Ub_d; V = A^T U Sigma^-1 */
     res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, Q, l, Ud, d, 0, f->U, d,
                        alloc, err);
-    if (res == RO_SGNS_OK) res = ro_sgns_csr_mm(At ? At : A, d, f->U, d, f->V, d, err);
+    if (res == RO_SGNS_OK) ro_sgns__csr_mm(At ? At : A, d, f->U, d, f->V, d);
     res = ro_sgns__sum_shards_ld(cm, res, f->V, m, d, d, err);
     if (res == RO_SGNS_OK)
         for (j = 0; j < d; ++j) {
@@ -6914,12 +6971,16 @@ static ro_sgns_result ro_sgns__tsvd_run(const ro_sgns_csr *A, const ro_sgns_comm
     size_t m = A->cols, l = 0, b = 0;
     ro_sgns_result res = ro_sgns__tsvd_sizes(cfg, n, m, d, &l, &b, err);
     if (res != RO_SGNS_OK) return res;
+    /* a matrix filled by hand: checked once here, the products take it as
+       it is (on shards, one shard's error stops all, below) */
+    res = ro_sgns__csr_check(A, "tsvd", err);
     /* A^T for the products with A^T; a symmetric A (SPPMI of symmetric
        counts) is its own transpose and is not copied (a shard's rows are
        transposed by the same test: a square block equal to its transpose
        is its transpose) */
-    if (A->rows != A->cols ||
-        ro_sgns__csr_symmetric(A->rows, A->row_ptr, A->col, A->val, sizeof(ro_sgns_real), alloc) != 1)
+    if (res == RO_SGNS_OK &&
+        (A->rows != A->cols || ro_sgns__csr_symmetric(A->rows, A->row_ptr, A->col, A->val,
+                                                      sizeof(ro_sgns_real), alloc) != 1))
         res = ro_sgns_csr_transpose(A, &At, alloc, err);
     if (res == RO_SGNS_OK) res = ro_sgns_factors_create(A->rows, m, d, &f, alloc, err);
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
@@ -7496,8 +7557,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                              "problem: need a non-empty n x m count matrix, k > 0 and cds > 0 "
                              "(k = %g, cds = %g)",
                              k, cds);
+    res = ro_sgns__check_rows("problem", n, row_ptr, col, val, err);
+    if (res != RO_SGNS_OK) return res;
     nnz = row_ptr[n];
-    for (e = 0; e < nnz; ++e)
+    for (e = row_ptr[0]; e < nnz; ++e)
         if (col[e] >= m || !(val[e] > 0) || !ro_sgns__is_finite(val[e]))
             return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                                  "problem: entry %.0f has column %lu (m = %lu) or value %g",
@@ -9085,7 +9148,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size
                                                         ro_sgns_error *err)
 {
     ro_sgns_problem *s;
-    size_t rows, i;
+    size_t rows;
     uint64_t e;
     double *wsum;
     ro_sgns_result res;
@@ -9099,14 +9162,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size
                              (unsigned long)r0, (unsigned long)r1, (unsigned long)n,
                              (unsigned long)m, k, cds, total);
     rows = r1 - r0;
-    for (i = 0; i < rows; ++i)
-        if (row_ptr[i + 1] < row_ptr[i])
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "problem_create_shard: row_ptr falls at row %lu",
-                                 (unsigned long)(r0 + i));
-    if (row_ptr[rows] > row_ptr[0] && (!col || !val))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "problem_create_shard: NULL col or val");
+    res = ro_sgns__check_rows("problem_create_shard (rows from r0)", rows, row_ptr, col, val,
+                              err);
+    if (res != RO_SGNS_OK) return res;
     /* a column sum may be the exact sum of values that were rounded to
        float since (ro_sgns_counts): a value may exceed it by that rounding */
     for (e = row_ptr[0]; e < row_ptr[rows]; ++e)

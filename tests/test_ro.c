@@ -330,6 +330,23 @@ static void test_objective_and_gradient(double cds)
         CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, HUGE_VAL, cds, &q, NULL,
                                          &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
               q == (ro_sgns_problem *)&F_lib);
+        /* rows that index outside the arrays: row_ptr falling (row 0 would
+           read past the entries), col or val NULL */
+        {
+            uint64_t *rp = (uint64_t *)malloc((n + 1) * sizeof(uint64_t));
+            memcpy(rp, c.row_ptr, (n + 1) * sizeof(uint64_t));
+            rp[1] = rp[n] + 100;
+            CHECK(ro_sgns_problem_create_csr(n, m, rp, c.col, c.val, k, cds, &q, NULL, &err) ==
+                      RO_SGNS_ERR_INVALID_ARGUMENT &&
+                  q == (ro_sgns_problem *)&F_lib && strstr(err.message, "falls"));
+            free(rp);
+            CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, NULL, c.val, k, cds, &q, NULL,
+                                             &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
+                  q == (ro_sgns_problem *)&F_lib);
+            CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, NULL, k, cds, &q, NULL,
+                                             &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
+                  q == (ro_sgns_problem *)&F_lib);
+        }
         /* the largest #(c)^cds at 1e40: beyond a float, within a double */
         {
             double cmax = 0, cds40;

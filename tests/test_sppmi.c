@@ -197,6 +197,57 @@ static void test_sparse_kernels(void)
     CHECKF(bad_mm == 0, "csr_mm: %d entries differ from the dense product", bad_mm);
 }
 
+/* A matrix filled by hand (ro_sgns_csr_create) that indexes outside
+   itself: a column >= cols, row_ptr falling, row_ptr[0] != 0, row_ptr
+   ending beyond the nnz allocated. csr_mm, csr_transpose and tsvd give
+   INVALID_ARGUMENT and touch nothing: Y keeps its values, *out its
+   pointer (under ASan a missed check is a read or write out of bounds). */
+static void test_csr_malformed(void)
+{
+    int bad;
+    for (bad = 0; bad < 4; ++bad) {
+        ro_sgns_csr *A = NULL, *T, *sentinel_t;
+        ro_sgns_factors *f, *sentinel_f;
+        ro_sgns_error err;
+        real X[4 * 2], Y[3 * 2];
+        size_t i, changed = 0;
+        const char *what[4] = {"column 4 of 4", "row_ptr falls", "row_ptr[0] = 1",
+                               "row_ptr beyond nnz"};
+        /* 3 x 4, 5 entries: rows {0: c0, c3}, {1: c1}, {2: c0, c2} */
+        CHECK(ro_sgns_csr_create(3, 4, 5, &A, NULL, &err) == RO_SGNS_OK);
+        if (!A) continue;
+        A->row_ptr[1] = 2;
+        A->row_ptr[2] = 3;
+        A->row_ptr[3] = 5;
+        A->col[0] = 0;
+        A->col[1] = 3;
+        A->col[2] = 1;
+        A->col[3] = 0;
+        A->col[4] = 2;
+        for (i = 0; i < 5; ++i) A->val[i] = (real)(i + 1);
+        for (i = 0; i < 8; ++i) X[i] = (real)i;
+        CHECK(ro_sgns_csr_mm(A, 2, X, 2, Y, 2, &err) == RO_SGNS_OK); /* well formed */
+        if (bad == 0) A->col[1] = 4;
+        if (bad == 1) A->row_ptr[1] = 4;
+        if (bad == 2) A->row_ptr[0] = 1;
+        if (bad == 3) A->row_ptr[3] = 6;
+        for (i = 0; i < 6; ++i) Y[i] = (real)-7;
+        CHECKF(ro_sgns_csr_mm(A, 2, X, 2, Y, 2, &err) == RO_SGNS_ERR_INVALID_ARGUMENT,
+               "csr_mm, %s", what[bad]);
+        for (i = 0; i < 6; ++i) changed += Y[i] != (real)-7;
+        CHECKF(changed == 0, "csr_mm, %s: Y changed", what[bad]);
+        T = sentinel_t = (ro_sgns_csr *)&err;
+        CHECKF(ro_sgns_csr_transpose(A, &T, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
+                   T == sentinel_t,
+               "csr_transpose, %s", what[bad]);
+        f = sentinel_f = (ro_sgns_factors *)&err;
+        CHECKF(ro_sgns_tsvd(A, 2, NULL, &f, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT &&
+                   f == sentinel_f,
+               "tsvd, %s: %s", what[bad], err.message);
+        ro_sgns_csr_free(A);
+    }
+}
+
 /* ----------------------------------------------------------------- tsvd */
 
 static double *rnd_orthonormal(size_t m, size_t k)
@@ -848,6 +899,7 @@ int main(void)
     ro_sgns_rng_seed(&g_rng, 777, 0);
     test_sppmi_by_hand();
     test_sparse_kernels();
+    test_csr_malformed();
     test_tsvd();
     test_tsvd_edges();
     test_tsvd_progress();
