@@ -1983,8 +1983,9 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    A = Q R with Q n x d, Q^T Q = I, R d x d upper triangular with R_jj >= 0.
    A is overwritten by Q; R (d x d, leading dimension ldr) receives R, its
    strictly lower part set to 0. Rank-deficient and zero input give a valid
-   orthonormal Q and zeros on R's diagonal, never NaN. NaN/Inf in A give
-   RO_SGNS_ERR_NUMERIC with A and R unspecified; RO_SGNS_ERR_OUT_OF_MEMORY
+   orthonormal Q and zeros on R's diagonal, never NaN. NaN/Inf in A, or a
+   column whose norm overflows the real type, give RO_SGNS_ERR_NUMERIC
+   with A and R unspecified; RO_SGNS_ERR_OUT_OF_MEMORY
    leaves them untouched (all workspace is taken first). Routes to LAPACKE
    ?geqrf+?orgqr under RO_SGNS_USE_LAPACKE. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_t lda,
@@ -14373,7 +14374,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *
                          1, Qs, lda, nt, ws);
     }
     ro_sgns__qr_fix_signs(n, d, A, lda, R, ldr);
-    res = ro_sgns__ok(err);
+    /* finite A, but a column norm beyond the largest real: Inf in R */
+    res = ro_sgns__all_finite(d, d, R, ldr) && ro_sgns__all_finite(n, d, A, lda)
+              ? ro_sgns__ok(err)
+              : ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "qr: R overflows the real type");
 done:
     ro_sgns__free(alloc, ws);
     ro_sgns__free(alloc, V);
@@ -14416,9 +14420,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
                                       (const float *)(const void *)tau);
         }
         ro_sgns__free(alloc, tau);
+        /* A is finite (checked above), so besides its workspace LAPACKE
+           fails only where its NaN check finds one that ?geqrf made from
+           a huge A and handed ?orgqr; without that check the NaN comes
+           out with info 0. The builtin QR says NUMERIC: so do we. */
+        if (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR)
+            return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "qr: LAPACKE returned %d",
+                                 (int)info);
+        if (info == 0 && !(ro_sgns__all_finite(n, d, A, lda) && ro_sgns__all_finite(d, d, R, ldr)))
+            info = -1;
         if (info != 0)
-            return ro_sgns__fail(err, info < 0 ? RO_SGNS_ERR_OUT_OF_MEMORY : RO_SGNS_ERR_NUMERIC,
-                                 "qr: LAPACKE returned %d", (int)info);
+            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                 "qr: R overflows the real type (LAPACKE: %d)", (int)info);
         ro_sgns__qr_fix_signs(n, d, A, lda, R, ldr);
         return ro_sgns__ok(err);
     }

@@ -15,6 +15,7 @@
 #include "../ro_sgns.h"
 #include "test_util.h"
 
+#include <float.h>
 #include <string.h>
 
 typedef ro_sgns_real real;
@@ -537,6 +538,18 @@ static void test_qr(void)
         real A[6] = {1, 2, 3, 4, 5, (real)NAN}, R[4];
         ro_sgns_error err;
         CHECK(ro_sgns_qr(3, 2, A, 2, R, 2, NULL, &err) == RO_SGNS_ERR_NUMERIC);
+        { /* finite, but |column 0| = sqrt(3) x the largest real / 1.1: R
+             cannot hold it, in either QR (LAPACKE's too, under
+             RO_SGNS_USE_LAPACKE) */
+            const real big = (real)((sizeof(real) == sizeof(double) ? DBL_MAX : FLT_MAX) / 1.1);
+            real H[6], H2[6];
+            H[0] = H[1] = H[2] = H[4] = big;
+            H[3] = -big;
+            H[5] = 1;
+            memcpy(H2, H, sizeof H);
+            CHECK(ro_sgns_qr(3, 2, H, 2, R, 2, NULL, &err) == RO_SGNS_ERR_NUMERIC);
+            CHECK(ro_sgns_qr_builtin(3, 2, H2, 2, R, 2, NULL, &err) == RO_SGNS_ERR_NUMERIC);
+        }
         CHECK(ro_sgns_qr(1, 2, A, 2, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         CHECK(ro_sgns_qr(3, 0, A, 2, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         CHECK(ro_sgns_qr(3, 2, A, 1, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);

@@ -675,8 +675,12 @@ static void test_safeguard_and_threads(void)
         cfg.safeguard = 0;
         cfg.step = IS_D ? 1e305 : 1e36;
         cfg.iterations = 3;
-        CHECK(ro_sgns_ro_train(p, xs, &cfg, &err) == RO_SGNS_ERR_NUMERIC &&
-              strstr(err.message, "step 1") && strstr(err.message, "last good point"));
+        {
+            ro_sgns_result rc = ro_sgns_ro_train(p, xs, &cfg, &err);
+            CHECKF(rc == RO_SGNS_ERR_NUMERIC && strstr(err.message, "step 1") &&
+                       strstr(err.message, "last good point"),
+                   "%d: %s", (int)rc, err.message);
+        }
         CHECK(xs->iteration == 0 &&
               memcmp(xs->U, x0->U, x0->n * x0->d * sizeof(real)) == 0 &&
               memcmp(xs->V, x0->V, x0->m * x0->d * sizeof(real)) == 0 &&
