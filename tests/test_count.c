@@ -974,6 +974,7 @@ static void test_dominant_word(void)
         }
         if (i % 50 == 49) a[len - 1] = '\n';
     }
+    a[len] = 0;
     c = count_str(a, &cfg);
     if (c) {
         CHECK(c->n == 41 && id_of(c, "x") == 0);
