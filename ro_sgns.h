@@ -2009,7 +2009,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *
    zero (only reachable in double, with entries that span more than about
    150 orders of magnitude). Zero singular values get orthonormal
    completion columns in U and V. A is not changed.
-   U or V may be NULL when not wanted. NaN/Inf in A give RO_SGNS_ERR_NUMERIC;
+   U or V may be NULL when not wanted. NaN/Inf in A, or a largest singular
+   value beyond the real type (entries near it), give RO_SGNS_ERR_NUMERIC;
    more than 60 sweeps give RO_SGNS_ERR_NOT_CONVERGED (not seen in tests).
    Routes to LAPACKE ?gesdd under RO_SGNS_USE_LAPACKE. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_svd(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
@@ -14939,7 +14940,11 @@ static ro_sgns_result ro_sgns__svd_tall(size_t m, size_t n, const ro_sgns_real *
     if (U && !use_qr)
         for (k = 0; k < n; ++k)
             for (i = 0; i < m; ++i) U[i * ldu + k] = (ro_sgns_real)G[order[k] * mm + i];
-    res = ro_sgns__ok(err);
+    /* finite A, but sigma_1 beyond the largest real (entries near it) */
+    res = ro_sgns__is_finite((double)s[0])
+              ? ro_sgns__ok(err)
+              : ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                              "svd: the largest singular value overflows the real type");
 done:
     ro_sgns__free(alloc, work);
     ro_sgns__free(alloc, order);
@@ -15032,6 +15037,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd(size_t m, size_t n, const ro_sgns_real *A
             return ro_sgns__fail(err, info < 0 ? RO_SGNS_ERR_OUT_OF_MEMORY
                                                : RO_SGNS_ERR_NOT_CONVERGED,
                                  "svd: LAPACKE ?gesdd returned %d", (int)info);
+        /* as the builtin SVD: NUMERIC where sigma_1 is beyond the real type */
+        if (!ro_sgns__is_finite((double)s[0]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                 "svd: the largest singular value overflows the real type");
         return ro_sgns__ok(err);
     }
 #endif

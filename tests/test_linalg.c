@@ -853,6 +853,23 @@ static void test_svd(void)
         ro_sgns_error err;
         CHECK(ro_sgns_svd(2, 2, A, 2, NULL, 2, s2, NULL, 2, NULL, &err) == RO_SGNS_ERR_NUMERIC);
         CHECK(strstr(err.message, "NaN") != NULL);
+        { /* finite, but sigma_1 = sqrt(2) (sqrt(3)) x the largest real / 1.1:
+             square (Jacobi alone) and tall (QR first), both paths */
+            const real big = (real)((sizeof(real) == sizeof(double) ? DBL_MAX : FLT_MAX) / 1.1);
+            real H[6], U[6], V[4];
+            int tall;
+            H[0] = H[1] = H[2] = H[4] = big;
+            H[3] = -big;
+            H[5] = 1;
+            for (tall = 0; tall < 2; ++tall) {
+                CHECKF(ro_sgns_svd(2 + (size_t)tall, 2, H, 2, U, 2, s2, V, 2, NULL, &err) ==
+                           RO_SGNS_ERR_NUMERIC,
+                       "svd, tall %d", tall);
+                CHECKF(ro_sgns_svd_builtin(2 + (size_t)tall, 2, H, 2, U, 2, s2, V, 2, NULL,
+                                           &err) == RO_SGNS_ERR_NUMERIC,
+                       "svd_builtin, tall %d", tall);
+            }
+        }
         CHECK(ro_sgns_svd(0, 2, A, 2, NULL, 2, s2, NULL, 2, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
         CHECK(ro_sgns_svd(2, 2, A, 2, NULL, 2, NULL, NULL, 2, NULL, &err) ==
