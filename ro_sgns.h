@@ -10881,6 +10881,33 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
    of blocks.
    ====================================================================== */
 
+/* The largest |x_i| of d values. */
+static double ro_sgns__eval_absmax(const ro_sgns_real *x, size_t d)
+{
+    double m = 0;
+    size_t i;
+    for (i = 0; i < d; ++i)
+        if (RO_SGNS_FABS((double)x[i]) > m) m = RO_SGNS_FABS((double)x[i]);
+    return m;
+}
+
+/* The cosine of a and b with each scaled by its largest entry first: for
+   entries so large (near DBL_MAX) that the plain sums overflow a double. */
+static double ro_sgns__eval_cos_scaled(const ro_sgns_real *a, const ro_sgns_real *b, size_t d)
+{
+    double ma = ro_sgns__eval_absmax(a, d), mb = ro_sgns__eval_absmax(b, d), ab = 0, aa = 0,
+           bb = 0;
+    size_t i;
+    if (ma == 0 || mb == 0) return 0;
+    for (i = 0; i < d; ++i) {
+        double x = (double)a[i] / ma, y = (double)b[i] / mb;
+        ab += x * y;
+        aa += x * x;
+        bb += y * y;
+    }
+    return ab / (RO_SGNS_SQRT(aa) * RO_SGNS_SQRT(bb));
+}
+
 RO_SGNS_DEF double ro_sgns_cosine(const ro_sgns_real *a, const ro_sgns_real *b, size_t d)
 {
     double ab = 0, aa = 0, bb = 0;
@@ -10891,6 +10918,7 @@ RO_SGNS_DEF double ro_sgns_cosine(const ro_sgns_real *a, const ro_sgns_real *b, 
         bb += (double)b[i] * (double)b[i];
     }
     if (aa == 0 || bb == 0) return 0;
+    if (!ro_sgns__is_finite(aa) || !ro_sgns__is_finite(bb)) return ro_sgns__eval_cos_scaled(a, b, d);
     return ab / (RO_SGNS_SQRT(aa) * RO_SGNS_SQRT(bb));
 }
 
@@ -11577,7 +11605,8 @@ RO_SGNS_DEF int ro_sgns_similarity_describe(const ro_sgns_similarity_result *res
 #define RO_SGNS__EVAL_QB 512  /* queries (questions) per block */
 #define RO_SGNS__EVAL_NB 1024 /* matrix rows per block */
 
-/* inv[r] = 1 / ||row r|| for r < rows (0 for a zero row). */
+/* inv[r] = 1 / ||row r|| for r < rows (0 for a zero row, -1 where the
+   squares overflow a double: ro_sgns__eval_cos then starts again). */
 static void ro_sgns__eval_inv_norms(const ro_sgns_vectors *v, size_t rows, double *inv)
 {
     size_t r, j;
@@ -11586,17 +11615,33 @@ static void ro_sgns__eval_inv_norms(const ro_sgns_vectors *v, size_t rows, doubl
         double s = 0;
         for (j = 0; j < v->d; ++j) s += (double)x[j] * (double)x[j];
         inv[r] = s > 0 ? 1.0 / RO_SGNS_SQRT(s) : 0.0;
+        if (!ro_sgns__is_finite(s)) inv[r] = -1;
     }
 }
 
-/* dst = x / ||x|| (zero stays zero), d values. */
+/* The cosine of a unit query q with row x from s, their dot product in
+   the real type (a GEMM's). Where s or x's norm overflowed (entries near
+   the largest real), from scratch, scaled. */
+static double ro_sgns__eval_cos(ro_sgns_real s, const ro_sgns_real *q, const ro_sgns_real *x,
+                                size_t d, double inv)
+{
+    double c = (double)s * inv;
+    return inv >= 0 && ro_sgns__is_finite(c) ? c : ro_sgns__eval_cos_scaled(q, x, d);
+}
+
+/* dst = x / ||x|| (zero stays zero), d values; scaled first where the
+   squares overflow a double. */
 static void ro_sgns__eval_unit(const ro_sgns_real *x, size_t d, ro_sgns_real *dst)
 {
-    double s = 0, inv;
+    double s = 0, inv, m = 1;
     size_t j;
     for (j = 0; j < d; ++j) s += (double)x[j] * (double)x[j];
+    if (!ro_sgns__is_finite(s)) {
+        m = ro_sgns__eval_absmax(x, d);
+        for (s = 0, j = 0; j < d; ++j) s += ((double)x[j] / m) * ((double)x[j] / m);
+    }
     inv = s > 0 ? 1.0 / RO_SGNS_SQRT(s) : 0.0;
-    for (j = 0; j < d; ++j) dst[j] = (ro_sgns_real)((double)x[j] * inv);
+    for (j = 0; j < d; ++j) dst[j] = (ro_sgns_real)((double)x[j] / m * inv);
 }
 
 /* Is a worse than b: lower similarity, or equal and a later row? */
@@ -11701,8 +11746,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v
                 size_t ex = exclude ? exclude[q0 + i] : RO_SGNS_NO_ROW;
                 for (j = 0; j < nb; ++j)
                     if (r0 + j != ex)
-                        ro_sgns__eval_heap_offer(out + (q0 + i) * k, &size[i], k, r0 + j,
-                                                 (double)S[i * nb + j] * inv[r0 + j]);
+                        ro_sgns__eval_heap_offer(
+                            out + (q0 + i) * k, &size[i], k, r0 + j,
+                            ro_sgns__eval_cos(S[i * nb + j], Q + i * d, v->data + (r0 + j) * d,
+                                              d, inv[r0 + j]));
             }
         }
         for (i = 0; i < qb; ++i) {
@@ -11870,15 +11917,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
                 const size_t *rw = rows + 4 * qidx[q0 + i];
                 for (j = 0; j < nb; ++j) {
                     size_t x = r0 + j;
+                    const ro_sgns_real *xr = v->data + x * d;
                     double s;
                     if (L.fold && !L.canon[x]) continue;
                     if (c.exclude_query_words && (x == rw[0] || x == rw[1] || x == rw[2])) continue;
                     if (per == 1) {
-                        s = (double)S[i * nb + j] * inv[x];
+                        s = ro_sgns__eval_cos(S[i * nb + j], Q + i * d, xr, d, inv[x]);
                     } else {
-                        double ca = 0.5 * (1.0 + (double)S[(3 * i) * nb + j] * inv[x]);
-                        double cb = 0.5 * (1.0 + (double)S[(3 * i + 1) * nb + j] * inv[x]);
-                        double cc = 0.5 * (1.0 + (double)S[(3 * i + 2) * nb + j] * inv[x]);
+                        double ca = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i) * nb + j],
+                                                                   Q + 3 * i * d, xr, d, inv[x]));
+                        double cb = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 1) * nb + j],
+                                                                   Q + (3 * i + 1) * d, xr, d,
+                                                                   inv[x]));
+                        double cc = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 2) * nb + j],
+                                                                   Q + (3 * i + 2) * d, xr, d,
+                                                                   inv[x]));
                         s = cb * cc / (ca + c.epsilon);
                     }
                     if (bestrow[i] == RO_SGNS_NO_ROW || s > best[i]) {

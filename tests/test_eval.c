@@ -11,6 +11,7 @@
 #include "test_util.h"
 
 #include <locale.h>
+#include <float.h>
 #include <string.h>
 
 #define IS_DOUBLE (sizeof(ro_sgns_real) == sizeof(double))
@@ -373,6 +374,71 @@ static void test_neighbors(void)
     free(count);
     free(ex);
     free(all);
+}
+
+/* Rows with entries near the largest real: the GEMM's dot products with
+   them overflow the real type, the cosines must not. Neighbours of
+   a = (1, 1, 1, 1): b = big (1, 1, 1, 1) at 1, c = (1, 1, 1, -1) at 0.5,
+   d = -a at -1. The analogy e f g ? (e = (1, 0, 0, 0), f = (0, 1, 0, 0),
+   g = (1, 1, 0, 0)): 3CosAdd's query f^ - e^ + g^ = (-0.29, 1.71, 0, 0)
+   has cosine 0.99998 with y = (-0.17, 1, 0, 0) and 0.93 with the huge
+   x = big (0.2, 1, 0, 0), whose dot product with it is 1.65 big: Inf in
+   the real type, so x would win. The answer is y. */
+static void test_huge_vectors(void)
+{
+    const ro_sgns_real big =
+        (ro_sgns_real)((sizeof(ro_sgns_real) == sizeof(double) ? DBL_MAX : FLT_MAX) / 1.5);
+    const char *w[] = {"a", "b", "c", "d", "e", "f", "g", "x", "y"};
+    ro_sgns_real x[9 * 4] = {1,  1,  1,  1,  /* a */
+                             0,  0,  0,  0,  /* b: big (1, 1, 1, 1), below */
+                             1,  1,  1,  -1, /* c */
+                             -1, -1, -1, -1, /* d */
+                             1,  0,  0,  0,  /* e */
+                             0,  1,  0,  0,  /* f */
+                             1,  1,  0,  0,  /* g */
+                             0,  0,  0,  0,  /* x: big (0.2, 1, 0, 0), below */
+                             (ro_sgns_real)-0.17, 1, 0, 0}; /* y */
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_analogies *q = NULL;
+    ro_sgns_analogy_result *r = NULL;
+    ro_sgns_analogy_config c = ro_sgns_analogy_config_default();
+    ro_sgns_error err;
+    size_t cnt = 0, j;
+    for (j = 0; j < 4; ++j) x[4 + j] = big;
+    x[7 * 4] = (ro_sgns_real)(0.2 * (double)big);
+    x[7 * 4 + 1] = big;
+    CHECK(ro_sgns_vectors_create(9, 4, w, x, 4, &v, NULL, &err) == RO_SGNS_OK);
+    if (!v) return;
+    /* the 8 others of a, against the cosines by hand */
+    {
+        ro_sgns_neighbor all[8];
+        const double want[9] = {0, 1, 0.5, -1, 0.5, 0.5, 0.5 * sqrt(2.0),
+                                1.2 / (2 * sqrt(1.04)), 0.83 / (2 * sqrt(1.0289))};
+        size_t bad = 0;
+        CHECK(ro_sgns_neighbors_of_word(v, "a", 8, all, &cnt, NULL, &err) == RO_SGNS_OK &&
+              cnt == 8);
+        for (j = 0; j < 8; ++j)
+            if (!(all[j].row >= 1 && all[j].row < 9 &&
+                  fabs(all[j].similarity - want[all[j].row]) < 1e-6))
+                ++bad;
+        CHECKF(bad == 0, "%lu cosines with a wrong; the first: row %lu, %g", (unsigned long)bad,
+               (unsigned long)all[0].row, all[0].similarity);
+        CHECK(all[0].row == 1 && all[7].row == 3);
+        CHECK(fabs(ro_sgns_cosine(x, x + 4, 4) - 1) < 1e-12);
+        CHECK(fabs(ro_sgns_cosine(x + 7 * 4, x + 8 * 4, 4) - 0.966 / sqrt(1.04 * 1.0289)) <
+              1e-6);
+    }
+    CHECK(ro_sgns_analogies_load_memory("e f g y\n", 8, &q, NULL, &err) == RO_SGNS_OK);
+    c.restrict_vocab = 0;
+    if (q && ro_sgns_analogy_eval(v, q, &c, &r, NULL, &err) == RO_SGNS_OK) {
+        CHECKF(r->seen == 1 && r->correct == 1, "3CosAdd with a huge row: %lu of %lu",
+               (unsigned long)r->correct, (unsigned long)r->seen);
+        ro_sgns_analogy_result_free(r);
+    } else {
+        CHECKF(0, "analogy_eval: %s", err.message);
+    }
+    ro_sgns_analogies_free(q);
+    ro_sgns_vectors_free(v);
 }
 
 /* ---- analogies ------------------------------------------------------------ */
@@ -1175,6 +1241,7 @@ int main(void)
 {
     test_correlations();
     test_neighbors();
+    test_huge_vectors();
     test_analogy_hand();
     test_analogy_random();
     test_similarity();
