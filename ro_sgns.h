@@ -916,7 +916,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
                                         ro_sgns_error *err);
 
 /* A start point from any W0 (n x d), C0 (m x d): X0 = W0 C0^T brought to
-   U S V^T by a QR of each factor (S = R_W R_C^T), never forming X0. */
+   U S V^T by a QR of each factor (S = R_W R_C^T), never forming X0.
+   NaN or Inf in W0 or C0, or an S beyond the real type: NUMERIC. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
                                                    const ro_sgns_real *W0,
                                                    const ro_sgns_real *C0,
@@ -2310,6 +2311,14 @@ static int ro_sgns__is_finite(double x)
        any compiler that keeps IEEE semantics (we never use -ffast-math). */
     double z = x - x;
     return z == z;
+}
+
+static int ro_sgns__finite_array(const ro_sgns_real *a, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (!ro_sgns__is_finite((double)a[i])) return 0;
+    return 1;
 }
 
 static size_t ro_sgns__min(size_t a, size_t b) { return a < b ? a : b; }
@@ -7048,6 +7057,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
     if (res == RO_SGNS_OK) /* W0 C0^T = Qw (Rw Rc^T) Qc^T */
         res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, d, d, d, 1, Rw, d, Rc, d, 0, f->S, d,
                            alloc, err);
+    if (res == RO_SGNS_OK && !ro_sgns__finite_array(f->S, d * d))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                            "from_wc: R_W R_C^T overflows the real type (entries of W0 and C0 "
+                            "near its largest value)");
     if (res == RO_SGNS_OK) {
         *out = f;
         f = NULL;
@@ -8193,14 +8206,6 @@ static double ro_sgns__now(void)
 #else
     return (double)clock() / CLOCKS_PER_SEC;
 #endif
-}
-
-static int ro_sgns__finite_array(const ro_sgns_real *a, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; ++i)
-        if (!ro_sgns__is_finite((double)a[i])) return 0;
-    return 1;
 }
 
 static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_error *err)

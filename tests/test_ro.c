@@ -198,6 +198,38 @@ static ro_sgns_factors *random_point(size_t n, size_t m, size_t d, double scale)
     return f;
 }
 
+/* from_wc's refusals: NaN in W0, and W0 C0^T's core beyond the real type
+   (W0 = C0 = t [1 0; 0 1; 1 1], so S = R_W R_C^T = t^2 [2 1; 1 2] up to
+   signs: t = 1e20 in float, 1e200 in double overflow, t^(1/2) does not) */
+static void test_from_wc_refusals(void)
+{
+    const double t = IS_D ? 1e200 : 1e20;
+    const real unit[6] = {1, 0, 0, 1, 1, 1};
+    real W[6];
+    ro_sgns_factors *f, *sentinel = (ro_sgns_factors *)&g_rng;
+    ro_sgns_error err;
+    int i, big;
+    for (big = 0; big < 2; ++big) {
+        for (i = 0; i < 6; ++i) W[i] = (real)((double)unit[i] * (big ? t : sqrt(t)));
+        f = sentinel;
+        CHECKF(ro_sgns_factors_from_wc(3, 3, 2, W, W, &f, NULL, &err) ==
+                   (big ? RO_SGNS_ERR_NUMERIC : RO_SGNS_OK),
+               "t = %g: %s", big ? t : sqrt(t), err.message);
+        if (!big && f != sentinel) {
+            /* det S = det(R_W) det(R_C) = 3 t^2 */
+            CHECK(fabs((double)f->S[0] / t * ((double)f->S[3] / t) -
+                       (double)f->S[1] / t * ((double)f->S[2] / t) - 3) <= 1e-5);
+            ro_sgns_factors_free(f);
+        } else {
+            CHECK(f == sentinel);
+        }
+    }
+    W[0] = (real)NAN;
+    f = sentinel;
+    CHECK(ro_sgns_factors_from_wc(3, 3, 2, W, W, &f, NULL, &err) == RO_SGNS_ERR_NUMERIC &&
+          f == sentinel);
+}
+
 static ro_sgns_factors *copy_point(const ro_sgns_factors *x)
 {
     ro_sgns_factors *f = NULL;
@@ -1743,6 +1775,7 @@ int main(void)
     ro_sgns_rng_seed(&g_rng, 4242, 0);
     test_exp_log_accuracy();
     test_symmetry_check();
+    test_from_wc_refusals();
     test_objective_and_gradient(1.0);
     test_objective_and_gradient(0.75); /* context distribution smoothing */
     test_objective_and_gradient(0.3);
