@@ -950,6 +950,20 @@ static void test_big_vocab(void)
    stream + 4 bytes x that word's occurrences cannot hold them all, so a
    success there came that way; it must agree with the unbudgeted run bit
    for bit. */
+static void check_in_pieces(const char *text, size_t len, const ro_sgns_count_config *cfg,
+                            size_t n, uint64_t stream_bytes, uint64_t occ)
+{
+    ro_sgns_counts *c = count_str(text, cfg);
+    uint64_t tight;
+    if (!c) return;
+    CHECK(c->n == n && id_of(c, "x") == 0);
+    check_invariants(c);
+    tight = check_tight_budgets(text, len, cfg, c);
+    CHECKF(tight < stream_bytes + 4 * occ, "tightest budget %llu, x's positions %llu bytes",
+           (unsigned long long)tight, (unsigned long long)(4 * occ));
+    ro_sgns_counts_free(c);
+}
+
 static void test_dominant_word(void)
 {
     size_t len = 0, i, l, cap = 16000000;
@@ -957,7 +971,7 @@ static void test_dominant_word(void)
     ro_sgns_count_config cfg = cfg_min(2, 1);
     ro_sgns_counts *c = NULL;
     unsigned x = 99;
-    uint64_t tight, occ = 0;
+    uint64_t occ = 0;
     if (!a) {
         CHECK(a != NULL);
         return;
@@ -975,16 +989,7 @@ static void test_dominant_word(void)
         if (i % 50 == 49) a[len - 1] = '\n';
     }
     a[len] = 0;
-    c = count_str(a, &cfg);
-    if (c) {
-        CHECK(c->n == 41 && id_of(c, "x") == 0);
-        check_invariants(c);
-        tight = check_tight_budgets(a, len, &cfg, c);
-        CHECKF(tight < 2 * 60000 + 4 * occ, "tightest budget %llu, x's positions %llu bytes",
-               (unsigned long long)tight, (unsigned long long)(4 * occ));
-    }
-    ro_sgns_counts_free(c);
-    c = NULL;
+    check_in_pieces(a, len, &cfg, 41, 2 * 60000, occ);
 
     if (tu_quick()) { /* the rest counts 4.3M tokens about 10 times */
         free(a);
@@ -1005,17 +1010,7 @@ static void test_dominant_word(void)
         occ += 60;
     }
     a[len] = 0;
-    c = count_str(a, &cfg);
-    if (c) {
-        CHECK(c->n == 70001 && id_of(c, "x") == 0);
-        check_invariants(c);
-        tight = check_tight_budgets(a, len, &cfg, c);
-        CHECKF(tight < 4 * (uint64_t)(70000 + occ) + 4 * occ,
-               "tightest budget %llu, x's positions %llu bytes", (unsigned long long)tight,
-               (unsigned long long)(4 * occ));
-    }
-    ro_sgns_counts_free(c);
-    c = NULL;
+    check_in_pieces(a, len, &cfg, 70001, 4 * (uint64_t)(70000 + occ), occ);
 
     /* no budget, 4.6M tokens: lines "y x x ... x" of 100 tokens, window 2,
        so x has 4.55M > 4M positions, over 1/16 of the stream. Per line:
