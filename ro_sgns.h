@@ -6262,17 +6262,13 @@ static ro_sgns_result ro_sgns__csr_check(const ro_sgns_csr *A, const char *who,
     return ro_sgns__ok(err);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_csr **out,
-                                                 const ro_sgns_allocator *alloc,
-                                                 ro_sgns_error *err)
+/* A^T of a checked A (ro_sgns_csr_transpose's work) */
+static ro_sgns_result ro_sgns__csr_transpose(const ro_sgns_csr *A, ro_sgns_csr **out,
+                                             const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     ro_sgns_csr *T = NULL;
     uint64_t *next;
-    ro_sgns_result res;
-    if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_transpose: NULL");
-    res = ro_sgns__csr_check(A, "csr_transpose", err);
-    if (res != RO_SGNS_OK) return res;
-    res = ro_sgns_csr_create(A->cols, A->rows, A->nnz, &T, alloc, err);
+    ro_sgns_result res = ro_sgns_csr_create(A->cols, A->rows, A->nnz, &T, alloc, err);
     if (res != RO_SGNS_OK) return res;
     next = (uint64_t *)ro_sgns__alloc_array(alloc, A->cols + 1, sizeof(uint64_t), 1);
     if (!next) {
@@ -6284,6 +6280,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_c
     ro_sgns__free(alloc, next);
     *out = T;
     return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_csr **out,
+                                                 const ro_sgns_allocator *alloc,
+                                                 ro_sgns_error *err)
+{
+    ro_sgns_result res;
+    if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "csr_transpose: NULL");
+    res = ro_sgns__csr_check(A, "csr_transpose", err);
+    if (res != RO_SGNS_OK) return res;
+    return ro_sgns__csr_transpose(A, out, alloc, err);
 }
 
 /* Y = A X for a checked A (ro_sgns_csr_mm's work) */
@@ -6992,7 +6999,7 @@ static ro_sgns_result ro_sgns__tsvd_run(const ro_sgns_csr *A, const ro_sgns_comm
     if (res == RO_SGNS_OK &&
         (A->rows != A->cols || ro_sgns__csr_symmetric(A->rows, A->row_ptr, A->col, A->val,
                                                       sizeof(ro_sgns_real), alloc) != 1))
-        res = ro_sgns_csr_transpose(A, &At, alloc, err);
+        res = ro_sgns__csr_transpose(A, &At, alloc, err);
     if (res == RO_SGNS_OK) res = ro_sgns_factors_create(A->rows, m, d, &f, alloc, err);
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
     if (res == RO_SGNS_OK) {
