@@ -25,7 +25,7 @@
 #   environment:
 #     PARTS     the parts, in the order to run them ("gemm gemm_d ro scale avx2
 #               elementwise"); "summary": no build, no run, the summary of
-#               the logs already in OUT
+#               the logs already in CPU_DIR
 #     RO_RUNS   the step runs: f|d|c (float, double, CBLAS build) and d
 #               ("f100 f200 f500 d100 d200 d500 c200")
 #     RO_TWO_SWEEPS  1 (default): each step run also takes its steps with
@@ -34,18 +34,21 @@
 #               under `timeout` with what is left, so the summary always comes
 #     CORPUS    the text, plain or .xz (build/corpus.txt, else the bundled .xz)
 #     CORPUS_BYTES  the prefix's size (200000000); the prefix and its counts
-#               stay in OUT for the next run: remove OUT/prefix* after
-#               changing CORPUS or CORPUS_BYTES
+#               stay in CPU_DIR for the next run: remove CPU_DIR/prefix*
+#               after changing CORPUS or CORPUS_BYTES
 #     CPUS      the cores to pin to when the machine has more than 2 (0,1)
 #     ROUNDS    GEMM timings are the best of ROUNDS (3); STEPS a step run (3)
 #     FLOOR_OURS_ONCE  1: a step run times our GEMM's floor after its first
 #               step only, OpenBLAS's after each (0: after each; 1 saves a
 #               sixth of the step runs' time, for a machine lent by the minute)
-#     BUILD     0: use the binaries already in OUT (a second call on a machine
-#               still warm from the first), 1: build them (default)
+#     BUILD     0: use the binaries already in CPU_DIR (a second call on a
+#               machine still warm from the first), 1: build them (default)
 #     BLAS_ROOT an unpacked OpenBLAS + LAPACKE (bench/blas_root.sh), for a
 #               machine where they are not installed
-#     OUT       logs, counts and binaries (build/cpu)
+#     CPU_DIR   logs, counts and binaries (build/cpu; 1.2 GB with the prefix
+#               and its counts). Not named OUT: a lent machine sets OUT to the
+#               folder whose files come back (8 at most), and a run that
+#               wrote everything there would bring nothing back
 #     XFLAGS    more compiler flags for every build, e.g. an experiment's
 #               -DRO_SGNS__KC=384 (the benches print their flags)
 # Never -ffast-math; nothing here changes the tests' environment.
@@ -66,12 +69,12 @@ STEPS=${STEPS:-3}
 FLOOR_OURS_ONCE=${FLOOR_OURS_ONCE:-0}
 BUILD=${BUILD:-1}
 RO_TWO_SWEEPS=${RO_TWO_SWEEPS:-1}
-OUT=${OUT:-build/cpu}
+CPU_DIR=${CPU_DIR:-build/cpu}
 if [ -z "${CORPUS:-}" ]; then
     if [ -s build/corpus.txt ]; then CORPUS=build/corpus.txt
     else CORPUS=../shared/data/corpus/corpus.txt.xz; fi
 fi
-mkdir -p "$OUT"
+mkdir -p "$CPU_DIR"
 start=$(date +%s)
 
 # OpenBLAS and LAPACKE: the system's, or BLAS_ROOT's headers and libraries
@@ -88,24 +91,24 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 native="-O3 -march=native -fopenmp${XFLAGS:+ $XFLAGS}"
 has_avx512=$(grep -qw avx512f /proc/cpuinfo && echo 1 || echo 0)
 if [ "$PARTS" != summary ]; then # PARTS=summary: the summary of the logs there are
-rm -f "$OUT"/*.log # the summary is of this run alone
+rm -f "$CPU_DIR"/*.log # the summary is of this run alone
 fi
 if [ "$PARTS" != summary ] && [ "$BUILD" = 0 ]; then
-    [ -x "$OUT/bin/bench_ro" ] || { echo "bench/cpu.sh: BUILD=0 but $OUT/bin is empty" >&2; exit 1; }
-    echo "bench/cpu.sh: BUILD=0, the binaries already in $OUT/bin" >&2
+    [ -x "$CPU_DIR/bin/bench_ro" ] || { echo "bench/cpu.sh: BUILD=0 but $CPU_DIR/bin is empty" >&2; exit 1; }
+    echo "bench/cpu.sh: BUILD=0, the binaries already in $CPU_DIR/bin" >&2
 elif [ "$PARTS" != summary ]; then
-echo "bench/cpu.sh: building into $OUT/bin (and $OUT/bin-avx2) ..." >&2
-mkdir -p "$OUT/bin" "$OUT/bin-avx2"
+echo "bench/cpu.sh: building into $CPU_DIR/bin (and $CPU_DIR/bin-avx2) ..." >&2
+mkdir -p "$CPU_DIR/bin" "$CPU_DIR/bin-avx2"
 # The compiler directly, not make (a machine that has gcc may lack make), with
 # the Makefile's bench flags; the builds in parallel, each one's errors in
-# OUT/bin/NAME.err.
+# CPU_DIR/bin/NAME.err.
 # build DIR NAME SOURCE FLAGS LIBS [defines...]
 build() {
     dir=$1 name=$2 src=$3 flags=$4 libs=$5
     shift 5
     # shellcheck disable=SC2086 # flags and libs are lists
     ${CC:-gcc} -std=c99 -Wall -Wextra $flags $BLASINC -DBENCH_FLAGS="\"$flags\"" "$@" "$src" \
-        -o "$OUT/$dir/$name" $libs -lm 2> "$OUT/$dir/$name.err" &
+        -o "$CPU_DIR/$dir/$name" $libs -lm 2> "$CPU_DIR/$dir/$name.err" &
 }
 build bin bench_gemm bench/gemm.c "$native" "$BLASLIBS"
 build bin bench_gemm_d bench/gemm.c "$native" "$BLASLIBS" -DRO_SGNS_REAL=double
@@ -121,7 +124,7 @@ if [ "$has_avx512" = 1 ]; then
     build bin-avx2 bench_gemm_d bench/gemm.c "$native -mno-avx512f" "$BLASLIBS" -DRO_SGNS_REAL=double
 fi
 wait
-for e in "$OUT"/bin/*.err "$OUT"/bin-avx2/*.err; do
+for e in "$CPU_DIR"/bin/*.err "$CPU_DIR"/bin-avx2/*.err; do
     [ -f "$e" ] || continue
     if [ ! -x "${e%.err}" ] || [ -s "$e" ]; then cat "$e" >&2; fi
     [ -x "${e%.err}" ] || { echo "bench/cpu.sh: building ${e%.err} failed" >&2; exit 1; }
@@ -136,76 +139,76 @@ left() { # seconds left of the budget (a large number without one)
     if [ "$BUDGET" -le 0 ]; then echo 100000; return; fi
     echo $((BUDGET - ($(date +%s) - start)))
 }
-# run NAME CMD...: CMD's output into OUT/NAME.log, under what is left of
+# run NAME CMD...: CMD's output into CPU_DIR/NAME.log, under what is left of
 # the budget; a bench cut short says so in its log
 run() {
     name=$1
     shift
     l=$(left)
     if [ "$l" -lt 10 ]; then
-        echo "(not run: the budget was spent)" > "$OUT/$name.log"
+        echo "(not run: the budget was spent)" > "$CPU_DIR/$name.log"
         echo "bench/cpu.sh: $name skipped, the budget is spent" >&2
         return 0
     fi
     echo "bench/cpu.sh: $name ($l s left)" >&2
     # shellcheck disable=SC2086
-    if ! timeout "$l" $PIN "$@" > "$OUT/$name.log" 2>&1; then
-        echo "(stopped: timed out or failed, status above)" >> "$OUT/$name.log"
+    if ! timeout "$l" $PIN "$@" > "$CPU_DIR/$name.log" 2>&1; then
+        echo "(stopped: timed out or failed, status above)" >> "$CPU_DIR/$name.log"
     fi
 }
 
 # the prefix, counted at the two vocabularies (once: the counts are kept)
 prefix_counts() {
     n=$1
-    f="$OUT/prefix_$n.counts"
+    f="$CPU_DIR/prefix_$n.counts"
     [ -s "$f" ] && return 0
-    if [ ! -s "$OUT/prefix.txt" ]; then
+    if [ ! -s "$CPU_DIR/prefix.txt" ]; then
         case $CORPUS in
-        *.xz) xz -dc "$CORPUS" | head -c "$CORPUS_BYTES" > "$OUT/prefix.txt.tmp" ;;
-        *) head -c "$CORPUS_BYTES" "$CORPUS" > "$OUT/prefix.txt.tmp" ;;
+        *.xz) xz -dc "$CORPUS" | head -c "$CORPUS_BYTES" > "$CPU_DIR/prefix.txt.tmp" ;;
+        *) head -c "$CORPUS_BYTES" "$CORPUS" > "$CPU_DIR/prefix.txt.tmp" ;;
         esac
-        [ -s "$OUT/prefix.txt.tmp" ] || { echo "bench/cpu.sh: nothing read from $CORPUS" >&2; exit 1; }
-        mv "$OUT/prefix.txt.tmp" "$OUT/prefix.txt"
+        [ -s "$CPU_DIR/prefix.txt.tmp" ] || { echo "bench/cpu.sh: nothing read from $CORPUS" >&2; exit 1; }
+        mv "$CPU_DIR/prefix.txt.tmp" "$CPU_DIR/prefix.txt"
     fi
     t0=$(date +%s.%N)
-    /usr/bin/env time -f %M -o "$OUT/prefix_$n.rss" "$OUT/bin/ro-sgns" count -train "$OUT/prefix.txt" \
+    /usr/bin/env time -f %M -o "$CPU_DIR/prefix_$n.rss" "$CPU_DIR/bin/ro-sgns" count -train "$CPU_DIR/prefix.txt" \
         -output "$f" -window 5 -min-count 5 -max-vocab "$n" -quiet 2>/dev/null ||
-        "$OUT/bin/ro-sgns" count -train "$OUT/prefix.txt" -output "$f" -window 5 -min-count 5 \
+        "$CPU_DIR/bin/ro-sgns" count -train "$CPU_DIR/prefix.txt" -output "$f" -window 5 -min-count 5 \
             -max-vocab "$n" -quiet
-    awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' > "$OUT/prefix_$n.sec"
+    awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' > "$CPU_DIR/prefix_$n.sec"
 }
 
 for part in $PARTS; do
     case $part in
-    gemm) BENCH_GEMM_THREADS=2 run gemm "$OUT/bin/bench_gemm" "$ROUNDS" ;;
-    gemm_d) BENCH_GEMM_THREADS=2 run gemm_d "$OUT/bin/bench_gemm_d" "$ROUNDS" ;;
+    gemm) BENCH_GEMM_THREADS=2 run gemm "$CPU_DIR/bin/bench_gemm" "$ROUNDS" ;;
+    gemm_d) BENCH_GEMM_THREADS=2 run gemm_d "$CPU_DIR/bin/bench_gemm_d" "$ROUNDS" ;;
     ro)
         prefix_counts 22352
         for r in $RO_RUNS; do
             d=${r#?}
             case $r in f*) b=bench_ro ;; d*) b=bench_ro_d ;; c*) b=bench_ro_cblas ;; esac
-            BENCH_COUNTS="$OUT/prefix_22352.counts" BENCH_FLOOR_PAIRED=1 BENCH_FLOOR_ROUNDS=1 \
+            BENCH_COUNTS="$CPU_DIR/prefix_22352.counts" BENCH_FLOOR_PAIRED=1 BENCH_FLOOR_ROUNDS=1 \
                 BENCH_FLOOR_OURS_ONCE="$FLOOR_OURS_ONCE" BENCH_RO_OVERSAMPLE=50 \
-                run "ro_$r" "$OUT/bin/$b" "$d" "$STEPS" scaled 0 1 \
+                run "ro_$r" "$CPU_DIR/bin/$b" "$d" "$STEPS" scaled 0 1 \
                 "$([ "$RO_TWO_SWEEPS" = 1 ] && echo -1 || echo 0)"
         done
         ;;
     scale)
         prefix_counts 22352
         prefix_counts 81212
-        for n in 22352 81212; do run "scale_$n" "$OUT/bin/bench_scale" "$OUT/prefix_$n.counts" 100 2; done
+        for n in 22352 81212; do run "scale_$n" "$CPU_DIR/bin/bench_scale" "$CPU_DIR/prefix_$n.counts" 100 2; done
         ;;
     avx2)
         if [ "$has_avx512" = 1 ]; then
             # Haswell's numbers first (OpenBLAS's pick as set here), then the
             # bench re-runs itself with the CPU's best kernel
-            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 run avx2_gemm "$OUT/bin-avx2/bench_gemm" "$ROUNDS"
-            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 run avx2_gemm_d "$OUT/bin-avx2/bench_gemm_d" "$ROUNDS"
+            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 run avx2_gemm "$CPU_DIR/bin-avx2/bench_gemm" "$ROUNDS"
+            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 run avx2_gemm_d "$CPU_DIR/bin-avx2/bench_gemm_d" "$ROUNDS"
         fi
         ;;
     elementwise)
-        run elementwise_float "$OUT/bin/bench_elementwise_float"
-        run elementwise_double "$OUT/bin/bench_elementwise_double"
+        run elementwise_float "$CPU_DIR/bin/bench_elementwise_float"
+        run elementwise_double "$CPU_DIR/bin/bench_elementwise_double"
         ;;
     summary) ;;
     *) echo "bench/cpu.sh: unknown part $part" >&2; exit 2 ;;
@@ -213,24 +216,24 @@ for part in $PARTS; do
 done
 
 # ---- the summary, from the logs
-s() { [ -f "$OUT/$1.log" ]; }
+s() { [ -f "$CPU_DIR/$1.log" ]; }
 echo "# Issue 16's tables on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo
 echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on ${PIN:-all of them}), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git describe --always --dirty 2>/dev/null || echo 'no git'), $(( $(date +%s) - start )) s."
 for f in gemm gemm_d ro_c200 ro_f100; do
-    if s "$f" && grep -q '^- OpenBLAS' "$OUT/$f.log"; then grep -m1 -E '^- (compiler|OpenBLAS)' "$OUT/$f.log"; grep -m1 '^- OpenBLAS' "$OUT/$f.log"; break; fi
+    if s "$f" && grep -q '^- OpenBLAS' "$CPU_DIR/$f.log"; then grep -m1 -E '^- (compiler|OpenBLAS)' "$CPU_DIR/$f.log"; grep -m1 '^- OpenBLAS' "$CPU_DIR/$f.log"; break; fi
 done
 for p in gemm gemm_d avx2_gemm avx2_gemm_d; do
     s "$p" || continue
     echo
     case $p in avx2*) echo "$p (the build without AVX-512; \"own pick\" = Haswell, set for it; 2 threads, best of $ROUNDS):" ;;
     *) echo "$p (2 threads, best of $ROUNDS):" ;; esac
-    grep -m1 '^| shape' "$OUT/$p.log" || true
-    grep -m1 '^|---' "$OUT/$p.log" || true
-    grep -E '^\| [0-9]+ x [0-9]+ x [0-9]+ [NT][NT] \| 2 \|' "$OUT/$p.log" || tail -n 2 "$OUT/$p.log"
-    grep -E '^\| (kernel|QR)' "$OUT/$p.log" || true
+    grep -m1 '^| shape' "$CPU_DIR/$p.log" || true
+    grep -m1 '^|---' "$CPU_DIR/$p.log" || true
+    grep -E '^\| [0-9]+ x [0-9]+ x [0-9]+ [NT][NT] \| 2 \|' "$CPU_DIR/$p.log" || tail -n 2 "$CPU_DIR/$p.log"
+    grep -E '^\| (kernel|QR)' "$CPU_DIR/$p.log" || true
 done
-if ls "$OUT"/ro_*.log >/dev/null 2>&1; then
+if ls "$CPU_DIR"/ro_*.log >/dev/null 2>&1; then
     echo
     echo "The step against the floor of its four products (OpenBLAS), one round of the floor after each step:"
     echo
@@ -254,7 +257,7 @@ if ls "$OUT"/ro_*.log >/dev/null 2>&1; then
                 gsub(/ /, "", out);
                 two_r = fast2 > 0 ? sprintf("%.2f", fast2) : "-";
                 printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %.4f | %s | %s |\n", substr(r, 2), real, b, st, pr, med, fast, ours, out, F, (st2 == "" ? "-" : st2), two_r }
-        ' "$OUT/ro_$r.log"
+        ' "$CPU_DIR/ro_$r.log"
     done
 fi
 if s scale_22352 || s scale_81212; then
@@ -266,11 +269,11 @@ if s scale_22352 || s scale_81212; then
     base=""
     for n in 22352 81212; do
         s "scale_$n" || continue
-        line=$(grep -E '^[0-9]+ [0-9]+ ' "$OUT/scale_$n.log" | tail -n 1)
-        [ -n "$line" ] || { echo "| $n | (no result: see $OUT/scale_$n.log) | | | | | | |"; continue; }
+        line=$(grep -E '^[0-9]+ [0-9]+ ' "$CPU_DIR/scale_$n.log" | tail -n 1)
+        [ -n "$line" ] || { echo "| $n | (no result: see $CPU_DIR/scale_$n.log) | | | | | | |"; continue; }
         [ -n "$base" ] || base=$line
-        echo "$line" | awk -v base="$base" -v cs="$(cat "$OUT/prefix_$n.sec" 2>/dev/null || echo -)" \
-            -v cr="$(cat "$OUT/prefix_$n.rss" 2>/dev/null || echo -)" '{
+        echo "$line" | awk -v base="$base" -v cs="$(cat "$CPU_DIR/prefix_$n.sec" 2>/dev/null || echo -)" \
+            -v cr="$(cat "$CPU_DIR/prefix_$n.rss" 2>/dev/null || echo -)" '{
             split(base, b, " ");
             pred = ($1 == b[1]) ? "-" : sprintf("%.2f", b[9] * ($1 * $1) / (b[1] * b[1]));
             crm = (cr ~ /^[0-9]+$/) ? sprintf("%.0f", cr / 1024) : "-"; # no GNU time: no peak
@@ -281,7 +284,7 @@ for r in float double; do
     s "elementwise_$r" || continue
     echo
     echo "elementwise, $r (one thread):"
-    grep -E '^\| (pass|with F|direction)|^\(tile' "$OUT/elementwise_$r.log" || tail -n 3 "$OUT/elementwise_$r.log"
+    grep -E '^\| (pass|with F|direction)|^\(tile' "$CPU_DIR/elementwise_$r.log" || tail -n 3 "$CPU_DIR/elementwise_$r.log"
 done
 echo
-echo "(logs: $OUT/*.log)"
+echo "(logs: $CPU_DIR/*.log)"
