@@ -164,7 +164,13 @@ prefix_counts() {
     [ -s "$f" ] && return 0
     if [ ! -s "$CPU_DIR/prefix.txt" ]; then
         case $CORPUS in
-        *.xz) xz -dc "$CORPUS" | head -c "$CORPUS_BYTES" > "$CPU_DIR/prefix.txt.tmp" ;;
+        *.xz) if command -v xz >/dev/null 2>&1; then
+                xz -dc "$CORPUS" | head -c "$CORPUS_BYTES" > "$CPU_DIR/prefix.txt.tmp"
+            else # a machine without xz-utils (the lent Intel host may be one)
+                python3 -c 'import lzma, sys
+with lzma.open(sys.argv[1]) as f: sys.stdout.buffer.write(f.read(int(sys.argv[2])))' \
+                    "$CORPUS" "$CORPUS_BYTES" > "$CPU_DIR/prefix.txt.tmp"
+            fi ;;
         *) head -c "$CORPUS_BYTES" "$CORPUS" > "$CPU_DIR/prefix.txt.tmp" ;;
         esac
         [ -s "$CPU_DIR/prefix.txt.tmp" ] || { echo "bench/cpu.sh: nothing read from $CORPUS" >&2; exit 1; }
