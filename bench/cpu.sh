@@ -58,6 +58,8 @@
 # `xz -dc ../shared/data/corpus/corpus.txt.xz | head -c 200000000 | xz -9e >
 # prefix.txt.xz` (47.5 MB, 4 min); copy both with the repository, then there
 # `sh bench/blas_root.sh DIR && BLAS_ROOT=DIR CORPUS=prefix.txt.xz sh bench/cpu.sh`.
+# On a machine lent call by call (each command capped in time), bench/cpu_bg.sh
+# runs this script detached, and the calls collect its summary.
 set -eu
 PARTS=${PARTS:-"gemm gemm_d ro scale avx2 elementwise"}
 RO_RUNS=${RO_RUNS:-"f100 f200 f500 d100 d200 d500 c200"}
@@ -223,9 +225,11 @@ done
 
 # ---- the summary, from the logs
 s() { [ -f "$CPU_DIR/$1.log" ]; }
+took="$(( $(date +%s) - start )) s"
+[ "$PARTS" = summary ] && took="the logs in $CPU_DIR"
 echo "# Issue 16's tables on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo
-echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on ${PIN:-all of them}), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git describe --always --dirty 2>/dev/null || echo 'no git'), $(( $(date +%s) - start )) s."
+echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on ${PIN:-all of them}), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git describe --always --dirty 2>/dev/null || echo 'no git'), $took."
 for f in gemm gemm_d ro_c200 ro_f100; do
     if s "$f" && grep -q '^- OpenBLAS' "$CPU_DIR/$f.log"; then grep -m1 -E '^- (compiler|OpenBLAS)' "$CPU_DIR/$f.log"; grep -m1 '^- OpenBLAS' "$CPU_DIR/$f.log"; break; fi
 done
