@@ -49,6 +49,15 @@
 #               and its counts). Not named OUT: a lent machine sets OUT to the
 #               folder whose files come back (8 at most), and a run that
 #               wrote everything there would bring nothing back
+#     LANES     jobs side by side instead of PARTS, for a machine with many
+#               cores: lanes split by "|", lane i on cores 2i and 2i + 1, its
+#               jobs one after another. Jobs: gemm, gemm_d, avx2_gemm,
+#               avx2_gemm_d, ro_<run> (ro_f100, ...), scale, elementwise; e.g.
+#               "ro_d500 | gemm_d ro_f100 | scale". The lanes share the L3
+#               and the memory: ALONE names GEMM and step jobs to run again,
+#               one at a time on cores 0 and 1 after the lanes, to see what
+#               that cost (the summary shows both)
+#     ALONE     see LANES ("")
 #     XFLAGS    more compiler flags for every build, e.g. an experiment's
 #               -DRO_SGNS__KC=384 (the benches print their flags)
 # Never -ffast-math; nothing here changes the tests' environment.
@@ -71,6 +80,8 @@ STEPS=${STEPS:-3}
 FLOOR_OURS_ONCE=${FLOOR_OURS_ONCE:-0}
 BUILD=${BUILD:-1}
 RO_TWO_SWEEPS=${RO_TWO_SWEEPS:-1}
+LANES=${LANES:-}
+ALONE=${ALONE:-}
 CPU_DIR=${CPU_DIR:-build/cpu}
 if [ -z "${CORPUS:-}" ]; then
     if [ -s build/corpus.txt ]; then CORPUS=build/corpus.txt
@@ -90,6 +101,14 @@ if [ -n "${BLAS_ROOT:-}" ]; then
     BLASLIBS="-L$L/openblas-pthread -L$L -Wl,--disable-new-dtags -Wl,-rpath,$L/openblas-pthread -Wl,-rpath,$L -llapacke -lopenblas"
 fi
 JOBS=$(nproc 2>/dev/null || echo 2)
+nlanes=0
+if [ -n "$LANES" ]; then
+    nlanes=$(echo "$LANES" | awk -F'|' '{ print NF }')
+    if [ "$PARTS" != summary ] && { [ "$JOBS" -lt $((2 * nlanes)) ] || ! command -v taskset >/dev/null 2>&1; }; then
+        echo "bench/cpu.sh: $nlanes lanes need $((2 * nlanes)) cores and taskset ($JOBS cores here)" >&2
+        exit 2
+    fi
+fi
 native="-O3 -march=native -fopenmp${XFLAGS:+ $XFLAGS}"
 has_avx512=$(grep -qw avx512f /proc/cpuinfo && echo 1 || echo 0)
 if [ "$PARTS" != summary ]; then # PARTS=summary: the summary of the logs there are
@@ -186,72 +205,112 @@ with lzma.open(sys.argv[1]) as f: sys.stdout.buffer.write(f.read(int(sys.argv[2]
     awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' > "$CPU_DIR/prefix_$n.sec"
 }
 
-for part in $PARTS; do
-    case $part in
-    gemm) BENCH_GEMM_THREADS=2 run gemm "$CPU_DIR/bin/bench_gemm" "$ROUNDS" ;;
-    gemm_d) BENCH_GEMM_THREADS=2 run gemm_d "$CPU_DIR/bin/bench_gemm_d" "$ROUNDS" ;;
-    ro)
-        prefix_counts 22352
-        for r in $RO_RUNS; do
-            d=${r#?}
-            case $r in f*) b=bench_ro ;; d*) b=bench_ro_d ;; c*) b=bench_ro_cblas ;; esac
-            BENCH_COUNTS="$CPU_DIR/prefix_22352.counts" BENCH_FLOOR_PAIRED=1 BENCH_FLOOR_ROUNDS=1 \
-                BENCH_FLOOR_OURS_ONCE="$FLOOR_OURS_ONCE" BENCH_RO_OVERSAMPLE=50 \
-                run "ro_$r" "$CPU_DIR/bin/$b" "$d" "$STEPS" scaled 0 1 \
-                "$([ "$RO_TWO_SWEEPS" = 1 ] && echo -1 || echo 0)"
-        done
-        ;;
-    scale)
-        prefix_counts 22352
-        prefix_counts 81212
-        for n in 22352 81212; do run "scale_$n" "$CPU_DIR/bin/bench_scale" "$CPU_DIR/prefix_$n.counts" 100 2; done
-        ;;
-    avx2)
+# job NAME: one bench, its log CPU_DIR/<LOGP>NAME.log. Jobs: gemm, gemm_d,
+# avx2_gemm, avx2_gemm_d, ro_<r> for r in RO_RUNS' form, scale, elementwise.
+LOGP=""
+job() {
+    case $1 in
+    gemm | gemm_d) BENCH_GEMM_THREADS=2 run "$LOGP$1" "$CPU_DIR/bin/bench_$1" "$ROUNDS" ;;
+    avx2_gemm | avx2_gemm_d)
+        # Haswell's numbers first (OpenBLAS's pick as set here), then the
+        # bench re-runs itself with the CPU's best kernel
         if [ "$has_avx512" = 1 ]; then
-            # Haswell's numbers first (OpenBLAS's pick as set here), then the
-            # bench re-runs itself with the CPU's best kernel
-            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 run avx2_gemm "$CPU_DIR/bin-avx2/bench_gemm" "$ROUNDS"
-            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 run avx2_gemm_d "$CPU_DIR/bin-avx2/bench_gemm_d" "$ROUNDS"
-        fi
+            OPENBLAS_CORETYPE=Haswell BENCH_GEMM_THREADS=2 \
+                run "$LOGP$1" "$CPU_DIR/bin-avx2/bench_${1#avx2_}" "$ROUNDS"
+        fi ;;
+    ro_[fdc]*)
+        r=${1#ro_}
+        case $r in f*) b=bench_ro ;; d*) b=bench_ro_d ;; *) b=bench_ro_cblas ;; esac
+        BENCH_COUNTS="$CPU_DIR/prefix_22352.counts" BENCH_FLOOR_PAIRED=1 BENCH_FLOOR_ROUNDS=1 \
+            BENCH_FLOOR_OURS_ONCE="$FLOOR_OURS_ONCE" BENCH_RO_OVERSAMPLE=50 \
+            run "$LOGP$1" "$CPU_DIR/bin/$b" "${r#?}" "$STEPS" scaled 0 1 \
+            "$([ "$RO_TWO_SWEEPS" = 1 ] && echo -1 || echo 0)"
         ;;
+    scale) for n in 22352 81212; do run "${LOGP}scale_$n" "$CPU_DIR/bin/bench_scale" "$CPU_DIR/prefix_$n.counts" 100 2; done ;;
     elementwise)
-        run elementwise_float "$CPU_DIR/bin/bench_elementwise_float"
-        run elementwise_double "$CPU_DIR/bin/bench_elementwise_double"
+        run "${LOGP}elementwise_float" "$CPU_DIR/bin/bench_elementwise_float"
+        run "${LOGP}elementwise_double" "$CPU_DIR/bin/bench_elementwise_double"
         ;;
-    summary) ;;
-    *) echo "bench/cpu.sh: unknown part $part" >&2; exit 2 ;;
+    *) echo "bench/cpu.sh: unknown job $1" >&2; exit 2 ;;
     esac
-done
+}
+# the counts the jobs in $1 need, made before they start
+counts_for() {
+    case " $1 " in *" ro_"* | *" scale "*) prefix_counts 22352 ;; esac
+    case " $1 " in *" scale "*) prefix_counts 81212 ;; esac
+}
+
+if [ -n "$LANES" ] && [ "$PARTS" != summary ]; then
+    # Lanes side by side, lane i on cores 2i and 2i + 1; then ALONE's jobs
+    # again one at a time on lane 0's cores, their logs alone_NAME.log.
+    all=$(echo "$LANES" | tr '|' ' ')
+    counts_for " $all $ALONE "
+    i=0
+    rest=$LANES
+    while [ -n "$rest" ]; do
+        lane=${rest%%|*}
+        case $rest in *'|'*) rest=${rest#*|} ;; *) rest="" ;; esac
+        (
+            PIN="taskset -c $((2 * i)),$((2 * i + 1))"
+            for j in $lane; do job "$j"; done
+        ) &
+        i=$((i + 1))
+    done
+    wait
+    PIN="taskset -c 0,1"
+    LOGP=alone_
+    for j in $ALONE; do
+        case $j in gemm | gemm_d | avx2_gemm | avx2_gemm_d | ro_*) ;;
+        *) echo "bench/cpu.sh: ALONE takes GEMM and step jobs, not $j" >&2; exit 2 ;; esac
+    done
+    for j in $ALONE; do job "$j"; done
+    LOGP=""
+elif [ "$PARTS" != summary ]; then
+    for part in $PARTS; do
+        case $part in
+        ro) jobs=$(for r in $RO_RUNS; do printf 'ro_%s ' "$r"; done) ;;
+        avx2) jobs="avx2_gemm avx2_gemm_d" ;;
+        summary) jobs="" ;;
+        *) jobs=$part ;;
+        esac
+        counts_for " $jobs "
+        for j in $jobs; do job "$j"; done
+    done
+fi
 
 # ---- the summary, from the logs
 s() { [ -f "$CPU_DIR/$1.log" ]; }
 took="$(( $(date +%s) - start )) s"
 [ "$PARTS" = summary ] && took="the logs in $CPU_DIR"
+where=${PIN:-all of them}
+[ "$nlanes" -gt 0 ] && where="$nlanes lanes of 2 cores side by side ($(echo "$LANES" | sed 's/ *| */; /g'))${ALONE:+, then $ALONE again alone on cores 0 and 1}"
 echo "# Issue 16's tables on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo
-echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on ${PIN:-all of them}), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git describe --always --dirty 2>/dev/null || echo 'no git'), $took."
+echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on $where), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git describe --always --dirty 2>/dev/null || echo 'no git'), $took."
 for f in gemm gemm_d ro_c200 ro_f100; do
     if s "$f" && grep -q '^- OpenBLAS' "$CPU_DIR/$f.log"; then grep -m1 -E '^- (compiler|OpenBLAS)' "$CPU_DIR/$f.log"; grep -m1 '^- OpenBLAS' "$CPU_DIR/$f.log"; break; fi
 done
-for p in gemm gemm_d avx2_gemm avx2_gemm_d; do
+for p in gemm gemm_d avx2_gemm avx2_gemm_d alone_gemm alone_gemm_d alone_avx2_gemm alone_avx2_gemm_d; do
     s "$p" || continue
     echo
-    case $p in avx2*) echo "$p (the build without AVX-512; \"own pick\" = Haswell, set for it; 2 threads, best of $ROUNDS):" ;;
-    *) echo "$p (2 threads, best of $ROUNDS):" ;; esac
+    case $p in alone_*) a=", alone after the lanes" ;; *) a="" ;; esac
+    case $p in *avx2*) echo "$p (the build without AVX-512; \"own pick\" = Haswell, set for it; 2 threads, best of $ROUNDS$a):" ;;
+    *) echo "$p (2 threads, best of $ROUNDS$a):" ;; esac
     grep -m1 '^| shape' "$CPU_DIR/$p.log" || true
     grep -m1 '^|---' "$CPU_DIR/$p.log" || true
     grep -E '^\| [0-9]+ x [0-9]+ x [0-9]+ [NT][NT] \| 2 \|' "$CPU_DIR/$p.log" || tail -n 2 "$CPU_DIR/$p.log"
     grep -E '^\| (kernel|QR)' "$CPU_DIR/$p.log" || true
 done
-if ls "$CPU_DIR"/ro_*.log >/dev/null 2>&1; then
+if ls "$CPU_DIR"/ro_*.log "$CPU_DIR"/alone_ro_*.log >/dev/null 2>&1; then
     echo
     echo "The step against the floor of its four products (OpenBLAS), one round of the floor after each step:"
     echo
     echo "| d | real | build | steps s | step / floor, paired | median | fastest step / best floor | our floor / OpenBLAS's | outside the products | F x 1e-9 after the steps | two sweeps a step (fuse = 0): steps s | its fastest / best floor |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-    for r in $RO_RUNS; do
-        s "ro_$r" || continue
-        awk -v r="$r" '
+    for log in $(for r in $RO_RUNS; do printf 'ro_%s ' "$r"; done) $(for r in $RO_RUNS; do printf 'alone_ro_%s ' "$r"; done); do
+        s "$log" || continue
+        r=${log##*ro_}
+        awk -v r="$r" -v alone="$(case $log in alone_*) echo alone ;; esac)" '
             /^the same from the same start, two sweeps/ { two = 1 }
             two && /^\| [0-9]+ \| -?[0-9.]+ \| / { split($0, f, "|"); st2 = st2 sep2 sprintf("%.2f", f[7]); sep2 = ", "; next }
             /two sweeps a step \(fuse = 0\) \| 2 \|/ { split($0, t, "|"); fast2 = t[8] + 0 }
@@ -262,12 +321,13 @@ if ls "$CPU_DIR"/ro_*.log >/dev/null 2>&1; then
             /^\| [0-9]+ \| (float|double) \| 2 \|/ { split($0, t, "|"); fast = t[8] + 0; ours = t[9] + 0; out = t[10] }
             END {
                 b = (substr(r, 1, 1) == "c") ? "RO_SGNS_USE_CBLAS" : "";
+                b = b ((b != "" && alone != "") ? ", " : "") alone;
                 real = (substr(r, 1, 1) == "d") ? "double" : "float";
                 if (st == "") { printf "| %s | %s | %s | (no step: see the log) | | | | | | | | |\n", substr(r, 2), real, b; exit }
                 gsub(/ /, "", out);
                 two_r = fast2 > 0 ? sprintf("%.2f", fast2) : "-";
                 printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %.4f | %s | %s |\n", substr(r, 2), real, b, st, pr, med, fast, ours, out, F, (st2 == "" ? "-" : st2), two_r }
-        ' "$CPU_DIR/ro_$r.log"
+        ' "$CPU_DIR/$log.log"
     done
 fi
 if s scale_22352 || s scale_81212; then

@@ -46,6 +46,11 @@ case $what in
 start)
     mkdir -p "$CPU_DIR"
     rm -f "$CPU_DIR/bg.done" "$CPU_DIR/bg.md" "$CPU_DIR/bg.err"
+    # what the summary of an unfinished run needs, for the call that waits
+    for v in LANES ALONE RO_RUNS ROUNDS; do
+        eval "x=\${$v-}"
+        [ -z "$x" ] || printf "%s='%s'\nexport %s\n" "$v" "$x" "$v"
+    done > "$CPU_DIR/bg.env"
     # setsid: a session of its own, so that the end of the calling command
     # (whose processes a lent machine ends) does not end the run
     # shellcheck disable=SC2016 # $1, $2: expanded by the inner sh
@@ -58,6 +63,8 @@ wait)
         echo "bench/cpu_bg.sh: no run was started in $CPU_DIR (a fresh machine?)" >&2
         exit 1
     }
+    # shellcheck disable=SC1091 # written by start
+    . "$CPU_DIR/bg.env"
     finish
     ;;
 *) echo "usage: sh bench/cpu_bg.sh start|wait SECONDS" >&2; exit 2 ;;
