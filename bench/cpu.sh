@@ -301,7 +301,7 @@ for p in gemm gemm_d avx2_gemm avx2_gemm_d alone_gemm alone_gemm_d alone_avx2_ge
     grep -E '^\| [0-9]+ x [0-9]+ x [0-9]+ [NT][NT] \| 2 \|' "$CPU_DIR/$p.log" || tail -n 2 "$CPU_DIR/$p.log"
     grep -E '^\| (kernel|QR)' "$CPU_DIR/$p.log" || true
 done
-if ls "$CPU_DIR"/ro_*.log "$CPU_DIR"/alone_ro_*.log >/dev/null 2>&1; then
+if ls "$CPU_DIR"/ro_*.log >/dev/null 2>&1 || ls "$CPU_DIR"/alone_ro_*.log >/dev/null 2>&1; then
     echo
     echo "The step against the floor of its four products (OpenBLAS), one round of the floor after each step:"
     echo
