@@ -51,12 +51,13 @@
 #               wrote everything there would bring nothing back
 #     LANES     jobs side by side instead of PARTS, for a machine with many
 #               cores: lanes split by "|", lane i on cores 2i and 2i + 1, its
-#               jobs one after another. Jobs: gemm, gemm_d, avx2_gemm,
-#               avx2_gemm_d, ro_<run> (ro_f100, ...), scale, elementwise; e.g.
-#               "ro_d500 | gemm_d ro_f100 | scale". The lanes share the L3
-#               and the memory: ALONE names GEMM and step jobs to run again,
-#               one at a time on cores 0 and 1 after the lanes, to see what
-#               that cost (the summary shows both)
+#               jobs one after another (with fewer cores than 2 a lane, lane i
+#               runs after the others of slot i mod (cores / 2)). Jobs: gemm,
+#               gemm_d, avx2_gemm, avx2_gemm_d, ro_<run> (ro_f100, ...), scale,
+#               elementwise; e.g. "ro_d500 | gemm_d ro_f100 | scale". The
+#               lanes share the L3 and the memory: ALONE names GEMM and step
+#               jobs to run again, one at a time on cores 0 and 1 after the
+#               lanes, to see what that cost (the summary shows both)
 #     ALONE     see LANES ("")
 #     XFLAGS    more compiler flags for every build, e.g. an experiment's
 #               -DRO_SGNS__KC=384 (the benches print their flags)
@@ -101,13 +102,22 @@ if [ -n "${BLAS_ROOT:-}" ]; then
     BLASLIBS="-L$L/openblas-pthread -L$L -Wl,--disable-new-dtags -Wl,-rpath,$L/openblas-pthread -Wl,-rpath,$L -llapacke -lopenblas"
 fi
 JOBS=$(nproc 2>/dev/null || echo 2)
-nlanes=0
+nlanes=0 nslots=0
 if [ -n "$LANES" ]; then
     nlanes=$(echo "$LANES" | awk -F'|' '{ print NF }')
-    if [ "$PARTS" != summary ] && { [ "$JOBS" -lt $((2 * nlanes)) ] || ! command -v taskset >/dev/null 2>&1; }; then
-        echo "bench/cpu.sh: $nlanes lanes need $((2 * nlanes)) cores and taskset ($JOBS cores here)" >&2
-        exit 2
+    # as many lanes side by side as there are pairs of cores; with fewer,
+    # lane i shares slot i mod (cores / 2) with others, one after another
+    nslots=$((JOBS / 2))
+    command -v taskset >/dev/null 2>&1 || nslots=1
+    [ "$nslots" -ge 1 ] || nslots=1
+    [ "$nslots" -le "$nlanes" ] || nslots=$nlanes
+    if [ "$PARTS" != summary ] && [ "$nslots" -lt "$nlanes" ]; then
+        echo "bench/cpu.sh: $nlanes lanes on $JOBS cores: $nslots side by side" >&2
     fi
+    for j in $ALONE; do
+        case $j in gemm | gemm_d | avx2_gemm | avx2_gemm_d | ro_*) ;;
+        *) echo "bench/cpu.sh: ALONE takes GEMM and step jobs, not $j" >&2; exit 2 ;; esac
+    done
 fi
 native="-O3 -march=native -fopenmp${XFLAGS:+ $XFLAGS}"
 has_avx512=$(grep -qw avx512f /proc/cpuinfo && echo 1 || echo 0)
@@ -245,24 +255,26 @@ if [ -n "$LANES" ] && [ "$PARTS" != summary ]; then
     # again one at a time on lane 0's cores, their logs alone_NAME.log.
     all=$(echo "$LANES" | tr '|' ' ')
     counts_for " $all $ALONE "
-    i=0
-    rest=$LANES
-    while [ -n "$rest" ]; do
-        lane=${rest%%|*}
-        case $rest in *'|'*) rest=${rest#*|} ;; *) rest="" ;; esac
+    k=0
+    while [ "$k" -lt "$nslots" ]; do # slot k: lanes k, k + nslots, ...
         (
-            PIN="taskset -c $((2 * i)),$((2 * i + 1))"
-            for j in $lane; do job "$j"; done
+            [ "$nslots" -eq 1 ] || PIN="taskset -c $((2 * k)),$((2 * k + 1))"
+            i=0
+            rest=$LANES
+            while [ -n "$rest" ]; do
+                lane=${rest%%|*}
+                case $rest in *'|'*) rest=${rest#*|} ;; *) rest="" ;; esac
+                if [ $((i % nslots)) -eq "$k" ]; then
+                    for j in $lane; do job "$j"; done
+                fi
+                i=$((i + 1))
+            done
         ) &
-        i=$((i + 1))
+        k=$((k + 1))
     done
     wait
-    PIN="taskset -c 0,1"
+    [ "$nslots" -eq 1 ] || PIN="taskset -c 0,1"
     LOGP=alone_
-    for j in $ALONE; do
-        case $j in gemm | gemm_d | avx2_gemm | avx2_gemm_d | ro_*) ;;
-        *) echo "bench/cpu.sh: ALONE takes GEMM and step jobs, not $j" >&2; exit 2 ;; esac
-    done
     for j in $ALONE; do job "$j"; done
     LOGP=""
 elif [ "$PARTS" != summary ]; then
@@ -283,7 +295,7 @@ s() { [ -f "$CPU_DIR/$1.log" ]; }
 took="$(( $(date +%s) - start )) s"
 [ "$PARTS" = summary ] && took="the logs in $CPU_DIR"
 where=${PIN:-all of them}
-[ "$nlanes" -gt 0 ] && where="$nlanes lanes of 2 cores side by side ($(echo "$LANES" | sed 's/ *| */; /g'))${ALONE:+, then $ALONE again alone on cores 0 and 1}"
+[ "$nlanes" -gt 0 ] && where="$nlanes lanes ($(echo "$LANES" | sed 's/ *| */; /g')), $([ "$nslots" -gt 1 ] && echo "$nslots of them side by side on 2 cores each" || echo "one after another")${ALONE:+, then $ALONE again alone}"
 echo "# Issue 16's tables on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo
 echo "$(grep -m1 vendor_id /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS cores (benches on $where), $(${CC:-gcc} --version | head -1), $(date -u '+%Y-%m-%d %H:%M') UTC, $(git describe --always --dirty 2>/dev/null || echo 'no git'), $took."
