@@ -51,7 +51,7 @@
 #               wrote everything there would bring nothing back
 #     LANES     jobs side by side instead of PARTS, for a machine with many
 #               cores: lanes split by "|", lane i on cores 2i and 2i + 1, its
-#               jobs one after another (with fewer cores than 2 a lane, lane i
+#               jobs one after another (with fewer than 2 cores a lane, lane i
 #               runs after the others of slot i mod (cores / 2)). Jobs: gemm,
 #               gemm_d, avx2_gemm, avx2_gemm_d, ro_<run> (ro_f100, ...), scale,
 #               elementwise; e.g. "ro_d500 | gemm_d ro_f100 | scale". The
