@@ -189,6 +189,12 @@
      RO_SGNS_NO_STDIO      impl  drop the FILE* / path functions.
      RO_SGNS_USE_CBLAS     impl  ro_sgns_gemm calls cblas_sgemm/cblas_dgemm
                                  (include <cblas.h>, link e.g. -lopenblas).
+                                 An OpenBLAS older than the CPU may take
+                                 generic kernels (Debian's 0.3.21: "Prescott"
+                                 on Intel Sapphire/Emerald Rapids, 2.5-6.6x
+                                 slower than the built-in GEMM there);
+                                 OPENBLAS_CORETYPE=SkylakeX in the
+                                 environment gives its AVX-512 ones.
                                  The RO step's tile products stay on the
                                  built-in kernel unless
      RO_SGNS_CBLAS_TILES   impl  is defined too: then each OpenMP thread of
