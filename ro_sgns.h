@@ -191,8 +191,9 @@
                                  (include <cblas.h>, link e.g. -lopenblas).
                                  An OpenBLAS older than the CPU may take
                                  generic kernels (Debian's 0.3.21: "Prescott"
-                                 on Intel Sapphire/Emerald Rapids, 2.5-6.6x
-                                 slower than the built-in GEMM there);
+                                 on Intel Emerald Rapids: float GEMM at 23-50
+                                 GFLOP/s, its AVX-512 kernels at 79-250 on the
+                                 same shapes and threads; bench/RESULTS.md);
                                  OPENBLAS_CORETYPE=SkylakeX in the
                                  environment gives its AVX-512 ones.
                                  The RO step's tile products stay on the
