@@ -2320,11 +2320,13 @@ static int ro_sgns__is_finite(double x)
     return z == z;
 }
 
-static int ro_sgns__finite_array(const ro_sgns_real *a, size_t n)
+/* Is every entry of the rows x cols matrix A (row stride lda) finite? */
+static int ro_sgns__all_finite(size_t rows, size_t cols, const ro_sgns_real *A, size_t lda)
 {
-    size_t i;
-    for (i = 0; i < n; ++i)
-        if (!ro_sgns__is_finite((double)a[i])) return 0;
+    size_t i, j;
+    for (i = 0; i < rows; ++i)
+        for (j = 0; j < cols; ++j)
+            if (!ro_sgns__is_finite((double)A[i * lda + j])) return 0;
     return 1;
 }
 
@@ -7071,7 +7073,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
     if (res == RO_SGNS_OK) /* W0 C0^T = Qw (Rw Rc^T) Qc^T */
         res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, d, d, d, 1, Rw, d, Rc, d, 0, f->S, d,
                            alloc, err);
-    if (res == RO_SGNS_OK && !ro_sgns__finite_array(f->S, d * d))
+    if (res == RO_SGNS_OK && !ro_sgns__all_finite(d, d, f->S, d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
                             "from_wc: R_W R_C^T overflows the real type (entries of W0 and C0 "
                             "near its largest value)");
@@ -8251,7 +8253,7 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
     if (res == RO_SGNS_OK)
         res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, Keep,
                              Keep ? keep_rows : 0, 0, br, cfg->block_cols, fz, al, mem, err);
-    if (res == RO_SGNS_OK && !ro_sgns__finite_array(DV, n * d))
+    if (res == RO_SGNS_OK && !ro_sgns__all_finite(n, d, DV, d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
     return res;
 }
@@ -14316,15 +14318,6 @@ static void ro_sgns__geqr2(size_t n, size_t d, ro_sgns_real *A, size_t lda, doub
             }
         }
     }
-}
-
-static int ro_sgns__all_finite(size_t rows, size_t cols, const ro_sgns_real *A, size_t lda)
-{
-    size_t i, j;
-    for (i = 0; i < rows; ++i)
-        for (j = 0; j < cols; ++j)
-            if (!ro_sgns__is_finite((double)A[i * lda + j])) return 0;
-    return 1;
 }
 
 static ro_sgns_result ro_sgns__qr_check(size_t n, size_t d, const ro_sgns_real *A, size_t lda,
