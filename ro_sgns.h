@@ -2230,6 +2230,12 @@ RO_SGNS_DEF const char *ro_sgns_result_string(ro_sgns_result code)
     return "unknown result code";
 }
 
+/* The error codes run from -1 down to the last without a gap; the shards
+   agree on one count per code (section 6). A new code goes below the last
+   and becomes it here (the switch above must name it too: -Wall says so). */
+#define RO_SGNS__ERR_LAST RO_SGNS_ERR_NOT_FOUND
+#define RO_SGNS__N_ERRORS (-(int)RO_SGNS__ERR_LAST)
+
 #if defined(__GNUC__) || defined(__clang__)
 #define RO_SGNS__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
@@ -9079,7 +9085,7 @@ done:
    all of S and V), take it together, exchanging only thin matrices.
    Why: the step costs ~8 n m d flops; at n = m = 1M, d = 300 that is
    2.4e15 per step, beyond one machine, while the data a step exchanges is
-   O(m d) per process (docs/SCALING.md has the cost model).
+   O(m d) per process (in the repository: docs/SCALING.md, the cost model).
    How: ro_sgns_ro_train_shard runs section 4's step unchanged; only its
    three exchanges do more than on one machine. On shard s (n_s = r1 - r0
    rows), with flops and, in brackets, what each shard sends:
@@ -9092,8 +9098,8 @@ done:
                 from the shard's last sweep; R^-1 from TSQR's R,
                 the same on every shard: d^3 / 3, no exchange)
      F          each shard's part of F, summed                       (1)
-   Before each exchange the shards agree on their results (a sum of one
-   count per error code, 12 doubles), so an error on one shard -- out of
+   Before each exchange the shards agree on their results (ro_sgns__agree:
+   one sum, a count per error code), so an error on one shard -- out of
    memory, a NaN -- reaches all of them at the same point and every shard
    returns the same code (the lowest-numbered of those seen, in the order
    of ro_sgns_result); only a failing transport (RO_SGNS_ERR_IO) leaves the
@@ -9228,18 +9234,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size
 static ro_sgns_result ro_sgns__agree(const ro_sgns_comm *c, ro_sgns_result res, double *v,
                                      ro_sgns_error *err)
 {
-    double buf[13];
+    double buf[1 + RO_SGNS__N_ERRORS]; /* v, then one count per error code */
     int j;
     if (!c) return res;
     memset(buf, 0, sizeof buf);
     buf[0] = v && res == RO_SGNS_OK ? *v : 0;
-    if (res < 0 && res >= -11) buf[-res] = 1; /* one count per error code */
-    if (c->sum_double(c->user, buf, 12) != 0)
+    if (res < 0 && res >= RO_SGNS__ERR_LAST) buf[-res] = 1;
+    if (c->sum_double(c->user, buf, sizeof buf / sizeof buf[0]) != 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (sum)");
     if (v) *v = buf[0];
-    for (j = 1; j <= 11; ++j)
+    for (j = 1; j <= RO_SGNS__N_ERRORS; ++j)
         if (buf[j] != 0) break;
-    if (j > 11) return res;
+    if (j > RO_SGNS__N_ERRORS) return res;
     if ((ro_sgns_result)-j != res)
         ro_sgns__fail(err, (ro_sgns_result)-j, "shards: %s on %.0f other shard(s)",
                       ro_sgns_result_string((ro_sgns_result)-j), buf[j]);
