@@ -274,7 +274,8 @@ extern "C" {
    ====================================================================== */
 
 /* Every fallible function returns one of these. 0 is success, negative is
-   an error; ro_sgns_result_string() names each code. */
+   an error (numbered from -1 without gaps); ro_sgns_result_string() names
+   each code. */
 typedef enum ro_sgns_result {
     RO_SGNS_OK = 0,
     RO_SGNS_STOPPED = 1,                 /* a callback asked to stop (not an error) */
@@ -366,7 +367,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
    1. Counting: tokens -> vocabulary -> windowed co-occurrence counts
       #(w,c), the marginals #(w), #(c) and |D| [paper 2.1]
 
-   QUICK START (count the bundled corpus, save, load, look inside)
+   QUICK START (count a corpus, save, load, look inside)
        ro_sgns_count_config cfg = ro_sgns_count_config_default();
        ro_sgns_counts *co = NULL;
        ro_sgns_error err;
@@ -374,7 +375,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
        uint64_t k;
        cfg.window = 5;            // 5 words on each side
        cfg.min_count = 100;       // keep words seen >= 100 times
-       if (ro_sgns_count_path("build/corpus.txt", &cfg, &co, NULL, &err) != RO_SGNS_OK) {
+       if (ro_sgns_count_path("corpus.txt", &cfg, &co, NULL, &err) != RO_SGNS_OK) {
            fprintf(stderr, "count: %s\n", err.message);
            return 1;
        }
@@ -426,6 +427,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
      code and hyperwords) they keep their position, so they still take room
      in windows; with close_gaps = 1 (word2vec, GloVe) they are removed
      before windows are formed.
+     Subsampling (sample = t > 0; word2vec's formula): a token of a kept
+     word w is kept with probability min(1, (sqrt(f / (t T)) + 1) t T / f),
+     f = the count of w, T = the sum of the counts of all vocabulary words.
+     The counts in vocab.count are never subsampled. The draws for token i
+     (the i-th token of the input; subsampling and dynamic_window = 1) come
+     from streams seeded with (seed, i / 65536), so they do not depend on
+     the budget.
      For each kept word w at position i and each kept word c at position j,
      0 < |i - j| <= L (L = the half-width "window"), on the same line unless
      cross_lines = 1, the pair (w, c) gets weight 1. With dynamic_window = 1
@@ -448,10 +456,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
      Counting keeps the corpus as a stream of word ids - 2 bytes a token
      while reading, and 2 bytes a token for the pair pass when the
      vocabulary has at most 65533 words (4 otherwise) - plus the table of
-     distinct words and the result. On the bundled corpus (90M tokens,
-     window 5, min_count 100: n = 33,847, 72.5M pairs) the peak resident
-     memory is 782 MiB for a 555 MiB result, 11.3 bytes per stored pair.
-     memory_budget bounds everything
+     distinct words and the result. memory_budget bounds everything
      counting allocates, the result included; a tighter budget costs extra
      passes over the id stream (~2 bytes a token read per pass), never
      exactness, and never a temporary file. A budget that cannot hold the
@@ -478,30 +483,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
 typedef struct ro_sgns_count_config {
     int window;            /* L, words on each side, 1..65535. Default 5. The
                               authors' code used 2 (see above). */
-    uint64_t min_count;    /* keep words whose count is >= min_count (word2vec's
-                              rule; 0 acts as 1). Default 5. The paper's "more
-                              than 200" is min_count = 201. */
+    uint64_t min_count;    /* keep words counted >= min_count times (0 acts as
+                              1). Default 5; the paper's "more than 200" is 201. */
     uint64_t max_vocab;    /* keep at most this many words, the most frequent
                               (ties by byte order); 0 = no limit. Default 0. */
     int dynamic_window;    /* RO_SGNS_WINDOW_FIXED (default), _SAMPLED, _WEIGHTED */
-    double sample;         /* subsampling threshold t, 0 = off (default); word2vec
-                              uses 1e-3. A kept-vocabulary token of word w is
-                              kept with probability
-                                min(1, (sqrt(f / (t T)) + 1) t T / f),
-                              f = count of w, T = sum of the counts of all
-                              vocabulary words (word2vec's formula). The counts
-                              in vocab.count are never subsampled. */
+    double sample;         /* subsampling threshold t (see WHAT IS COUNTED),
+                              0 = off (default); word2vec uses 1e-3 */
     int cross_lines;       /* 0 = windows stop at '\n' (default), 1 = lines are
-                              one stream. The start and end of the input are
-                              always boundaries. */
+                              one stream; the input's two ends always stop them */
     int close_gaps;        /* 0 = dropped words keep their position (default),
                               1 = they are removed before windowing (word2vec) */
     uint64_t memory_budget; /* bytes counting may hold at once, result included;
                               0 = no limit (default) */
-    uint64_t seed;         /* for dynamic_window = 1 and sample > 0. Default 1.
-                              The draws for token t (t-th token of the input)
-                              come from streams seeded with (seed, t / 65536),
-                              so they do not depend on the budget. */
+    uint64_t seed;         /* for dynamic_window = 1 and sample > 0 (see WHAT IS
+                              COUNTED). Default 1. */
 } ro_sgns_count_config;
 
 /* A vocabulary: n words with ids 0..n-1, ordered by descending count, ties
