@@ -771,6 +771,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
 
 /* ======================================================================
    2. SPPMI and the initial point [paper 5; Levy and Goldberg 2014]
+
+   THE SEARCH SPACE OF THE TRUNCATED SVD (ro_sgns_tsvd_config)
+     Both methods search l = d + p columns. Krylov's automatic p = 2 d is
+     large because the tail of a flat spectrum needs the room; its
+     automatic block of b = l / 16 columns (8 to 50) is narrow because
+     narrow blocks give the highest polynomial degree for the same l, and
+     the products run at the same speed down to about 50 columns.
    ====================================================================== */
 
 /* A sparse matrix in compressed sparse row form: the entries of row i are
@@ -811,7 +818,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
        SPPMI_wc = max(log(#(w,c) / (#(w) P(c))) - log k, 0),
    P(c) = #(c)/|D| (cds = 1), or with context distribution smoothing
    (Levy, Goldberg and Dagan 2015) P(c) = #(c)^cds / sum_c' #(c')^cds
-   (they use cds = 0.75; 1 = off, the default of ro_sgns_train). k is the
+   (they use cds = 0.75; 1 = off, the paper's objective). k is the
    number of negative samples, the same k as in the SGNS objective.
    Entries that come out <= 0 are dropped. Counts that hold a row range
    give the SPPMI rows of that range (row_end - row_begin rows, n columns;
@@ -864,14 +871,12 @@ RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f);
    SUBSPACE  randomized subspace iteration (Halko, Martinsson and Tropp
              2011, algorithm 4.4): l = d + p columns, q power iterations,
              each re-orthonormalized.
-   Measured on the bundled corpus's SPPMI (22k x 22k, 17M nonzeros, a flat
-   spectrum: s_500 / s_1 = 0.09) against ARPACK (bench/RESULTS.md): at
-   d = 500 the Krylov defaults keep every one of the d values within 6e-3
-   relative and the top half within 1e-7; subspace iteration (q = 5,
-   p = 250), slower, leaves 2e-2 and 2e-3. Krylov's one caveat: a singular
-   value repeated exactly more than b times can be missed (the space holds
-   at most b directions of any one singular subspace, as in every Lanczos
-   method); SUBSPACE with l above the multiplicity has no such limit. */
+   On a flat spectrum (the bundled corpus's SPPMI, against ARPACK) Krylov
+   was the more accurate and the faster (in the repository:
+   bench/RESULTS.md). Its one caveat: a singular value repeated exactly
+   more than b times can be missed (the space holds at most b directions
+   of any one singular subspace, as in every Lanczos method); SUBSPACE
+   with l above the multiplicity has no such limit. */
 typedef enum ro_sgns_tsvd_method {
     RO_SGNS_TSVD_KRYLOV = 0,
     RO_SGNS_TSVD_SUBSPACE = 1
@@ -893,15 +898,10 @@ typedef int (*ro_sgns_tsvd_callback)(const ro_sgns_tsvd_progress *progress, void
 
 typedef struct ro_sgns_tsvd_config {
     int method;        /* RO_SGNS_TSVD_KRYLOV (default) or _SUBSPACE */
-    size_t oversample; /* p: the search space has l = d + p columns (at most
-                          min(rows, cols)). Default 0 = automatic: 2 d for
-                          Krylov (the tail of a flat spectrum needs the
-                          room), max(50, d / 2) for subspace iteration. */
-    size_t block;      /* Krylov: b, columns per block. Default 0 =
-                          automatic: l / 16, between 8 and 50 (narrow blocks
-                          give the highest polynomial degree for the same
-                          l; the products run at the same speed down to
-                          about 50 columns). */
+    size_t oversample; /* p: the space has l = d + p columns, at most min(rows,
+                          cols). 0 (default): 2 d (Krylov), max(50, d / 2) */
+    size_t block;      /* Krylov: b, columns per block. 0 (default): l / 16,
+                          between 8 and 50 (why: the banner above) */
     int power_iters;   /* subspace iteration: q. Default 5. */
     uint64_t seed;     /* the Gaussian test matrix. Default 1. */
     ro_sgns_tsvd_callback callback; /* progress; default NULL */
@@ -949,9 +949,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
    context distribution smoothing). k and cds must be finite and > 0
    (INVALID_ARGUMENT otherwise); a #(c)^cds or its sum that overflows the
    real type (float: cds = 20 with #(c) = 1000) is RO_SGNS_ERR_NUMERIC.
-   B stays rank one, so nothing costs more. On the bundled
-   corpus (d = 100, docs/ABLATION.md) cds = 0.75 gave vectors as good as
-   cds = 1 at best and worse in most output forms: 1 is the one to use. */
+   B stays rank one, so nothing costs more. cds = 1 did best on the
+   bundled corpus (in the repository: docs/ABLATION.md): use 1. */
 typedef struct ro_sgns_problem ro_sgns_problem;
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *counts, double k,
