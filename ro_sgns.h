@@ -1005,6 +1005,42 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *proble
 
 /* ======================================================================
    4. The Riemannian step [paper 3.1-3.2, Algorithm 1]
+   How a step works, in full: the implementation's section 4 banner. What
+   the settings of ro_sgns_ro_config do:
+
+   THE STEP SIZE
+     The scaled direction (default) takes a step eta of about 1. The plain
+     one takes lambda, which scales with the counts: the paper used 5e-5
+     (d = 100, 200) and 1e-4 (d = 500) on enwik9; start near 1 / max B_wc
+     and let the safeguard halve it. With the safeguard, when every halved
+     try still lowers F, training ends early (RO_SGNS_OK, fewer iterations)
+     at the last good point.
+
+   THREE BIG PRODUCTS A STEP, NOT FOUR (fuse = 1, the default)
+     The sweep that gives F and D V at the new point gives D^T M V too, M V
+     being the next step's (its step known ahead: grown back after
+     acceptance), and D^T U' = (D^T M V) R^-1 from M V's QR. A halved
+     retry, or a QR that needed Householder, sweeps X^T instead. Memory:
+     one block of D's rows a thread (threads x block_rows x m reals; 26 MB
+     a thread in float at m = 22,352; the blocks shrink to 2 (n + m) d / m
+     rows when that is fewer) and n x d + m x d more. Results agree with
+     fuse = 0 (two sweeps a step) to rounding, bit for bit for any thread
+     count. On shards (section 6) R is TSQR's, used below a condition of
+     1/sqrt(eps); the blocks are of the shard's rows x all m columns
+     (1.15 GB a thread in float at m = 10^6).
+
+   KEEPING THE DIRECTION (keep_direction_bytes > 0, instead of fuse)
+     The step keeps rows of D(X), the n x m direction, from the sweep that
+     made them (F and D V at the new point) for the next step's D^T U':
+     the first min(n, bytes / (m sizeof(ro_sgns_real))) rows (the most
+     frequent words). With all n (2.0 GB in float at n = m = 22,352) a
+     step takes 3 big products instead of 4 and one pass of exponentials
+     instead of two; with a fraction f of them, 4 - f products and the
+     second pass over the other columns only. Failing to allocate the rows
+     is RO_SGNS_ERR_OUT_OF_MEMORY. Results agree with the sweep's to
+     rounding (D^T U' by another order of sums), bit for bit for any
+     thread count. The fused step saves about as much in O((n + m) d)
+     memory.
    ====================================================================== */
 
 /* What the progress callback sees after every step. */
@@ -1048,8 +1084,8 @@ typedef struct ro_sgns_ro_progress {
    start may be the best point, scored once on x before ro_sgns_ro_train.
    Score on pairs you do not report: a point chosen by the test sets
    overstates them. Cost per step: the embeddings (n d^2) and the score;
-   memory: one more point (n + m) d + d^2. bench/quality.c (best=1) is a
-   whole program that does this.
+   memory: one more point (n + m) d + d^2. In the repository,
+   bench/quality.c (best=1) is a whole program that does this.
 
    THE SGD START (RO-SGNS from word2vec's answer)
    Any W0 (n x d), C0 (m x d) is a start: X0 = W0 C0^T, brought to
@@ -1062,69 +1098,27 @@ typedef struct ro_sgns_ro_progress {
        ro_sgns_factors_from_wc(n, n, d, W0, C0, &x, NULL, &err);
        ro_sgns_ro_train(problem, x, NULL, &err);
    SGD reaches a point that already scores well on analogies, and the steps
-   then raise F from there (docs/ABLATION.md measures it). */
+   then raise F from there (in the repository: docs/ABLATION.md). */
 typedef int (*ro_sgns_ro_callback)(const ro_sgns_ro_progress *progress,
                                    const ro_sgns_factors *x, void *user);
 
 typedef struct ro_sgns_ro_config {
-    int iterations;              /* K. Default 10. */
+    int iterations;              /* K, >= 0. Default 10. */
     ro_sgns_direction direction; /* Default RO_SGNS_DIRECTION_SCALED. */
-    double step;                 /* lambda (plain) or eta (scaled). Default 1 (scaled).
-                                    For plain steps, lambda scales with the counts:
-                                    the paper used 5e-5 (d = 100, 200) and 1e-4
-                                    (d = 500) on enwik9; start near 1 / max B_wc
-                                    and let the safeguard halve it. */
+    double step;                 /* lambda (plain) or eta (scaled), finite, > 0.
+                                    Default 1 (scaled; plain: THE STEP SIZE) */
     int safeguard;               /* 1 (default): a step that lowers F is halved
                                     and retried; 0: the paper's fixed step. */
-    int max_halvings;            /* Default 8. When every halved try still lowers
-                                    F, training ends early (RO_SGNS_OK, fewer
-                                    iterations) at the last good point. */
-    double grow;                 /* after an accepted step the next one starts at
-                                    min(step * grow, the configured step).
-                                    Default 2. */
+    int max_halvings;            /* halvings a step may try, >= 0. Default 8. If
+                                    all still lower F, training ends (THE STEP SIZE) */
+    double grow;                 /* >= 1, default 2: an accepted step s makes the
+                                    next start at min(s grow, the configured step) */
     size_t block_rows;           /* rows of M per block (0 = 288) */
     size_t block_cols;           /* columns per tile (0 = 512) */
-    size_t keep_direction_bytes; /* memory the step may spend to keep rows of
-                                    D(X), the n x m direction, from the sweep
-                                    that made them (F and D V at the new point)
-                                    for the next step's D^T U': the first
-                                    min(n, bytes / (m sizeof(ro_sgns_real)))
-                                    rows (the most frequent words). With all n
-                                    (2.0 GB in float at n = m = 22,352) a step
-                                    takes 3 big products instead of 4 and one
-                                    pass of exponentials instead of two; with
-                                    a fraction f of them, 4 - f products and
-                                    the second pass over the other columns
-                                    only. Failing to allocate the rows is
-                                    RO_SGNS_ERR_OUT_OF_MEMORY. Default 0: off,
-                                    O((n + m) d) memory. Results agree with
-                                    the sweep's to rounding (D^T U' by another
-                                    order of sums), bit for bit for any thread
-                                    count. Set, it replaces the fused step
-                                    below, which saves as much (Zen 5) in
-                                    O((n + m) d) memory. */
-    int fuse;                    /* 1 (default): a step takes 3 big products,
-                                    not 4 (section 4's banner): the sweep that
-                                    gives F and D V at the new point gives
-                                    D^T M V too, M V being the next step's
-                                    (its step known ahead: grown back after
-                                    acceptance), and D^T U' = (D^T M V) R^-1
-                                    from M V's QR. A halved retry, or a QR
-                                    that needed Householder, sweeps X^T
-                                    instead. Memory: one block of D's rows
-                                    a thread (threads x block_rows x m
-                                    reals; 26 MB a thread in float at m =
-                                    22,352; the blocks shrink to 2 (n + m) d
-                                    / m rows when that is fewer) and n x d
-                                    + m x d more. Results agree with
-                                    fuse = 0 to rounding, bit for bit for any
-                                    thread count. 0: two sweeps a step. Not
-                                    used with keep_direction_bytes. On
-                                    shards (section 6) R is TSQR's, used
-                                    below a condition of 1/sqrt(eps); the
-                                    blocks are of the shard's rows x all m
-                                    columns (1.15 GB a thread in float at
-                                    m = 10^6). */
+    size_t keep_direction_bytes; /* bytes for rows of D kept for the next step
+                                    (KEEPING THE DIRECTION). Default 0: off */
+    int fuse;                    /* 1 (default): 3 big products a step (THREE BIG
+                                    PRODUCTS); 0: 4. Not with keep_direction_bytes */
     ro_sgns_ro_callback callback;
     void *user;
 } ro_sgns_ro_config;
