@@ -1225,14 +1225,11 @@ typedef enum ro_sgns_embedding_kind {
    directions by Sigma^(2 alpha): the wider Sigma's range, the more a few
    top directions (which fit the large counts) decide every cosine at
    alpha = 0.5; alpha = 0 weighs them alike. Levy, Goldberg and Dagan
-   (2015) found eig 0 or 0.5 better than 1 for the SVD, and on the bundled
-   corpus (d = 100, docs/ABLATION.md) alpha = 0 lifts RO-SGNS's mean
-   Spearman on five similarity sets from 0.586 to 0.629 (SVD-SPPMI's from
-   0.586 to 0.588 only). W + C (words and contexts are one vocabulary when
-   the counts are n x n) adds the second estimate of each word that the
-   symmetric objective trains: +0.025 at alpha 0.5 and d = 100, +0.047 at
-   alpha 0.5 and d = 500; at alpha 0 and d = 100 it equals W. The MSR
-   analogies prefer W (0.354 against 0.323 for W + C at alpha 0.5). */
+   (2015) found eig 0 or 0.5 better than 1 for the SVD. W + C (words and
+   contexts are one vocabulary when the counts are n x n) adds the second
+   estimate of each word that the symmetric objective trains. alpha = 0
+   and W + C did best on the bundled corpus's similarity sets, W on its
+   analogies (in the repository: docs/ABLATION.md). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
                                                       ro_sgns_embedding_kind which,
                                                       ro_sgns_real *out, size_t ldo,
