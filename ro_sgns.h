@@ -1324,8 +1324,6 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
    7. File formats: word vectors in memory, word2vec text/binary, GloVe
       (and two examples of section 8, evaluation)
 
-   Two examples for the header's doc block:
-
    Vectors -> a table of Spearman scores that says what it did:
 
        ro_sgns_vectors *v;
@@ -1520,6 +1518,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
    print all of it, because scores are not comparable without it.
    Similarities are cosines, computed in double; a zero vector has cosine
    0 with everything.
+
+   CASE FOLDING (fold_case = 1 in either config)
+     Test words and vocabulary are folded to ASCII lower case (other bytes
+     as they are); when several rows fold to one word, the first (most
+     frequent) is used, as gensim does.
+   A RESTRICTED VOCABULARY (restrict_vocab = N > 0 in either config)
+     Only the first N rows (the N most frequent) count as the vocabulary:
+     for analogies, answers and questions come from them only, and a
+     question with a word beyond them is skipped.
    ====================================================================== */
 
 /* Cosine of two d-vectors, accumulated in double; 0 when either is zero. */
@@ -1572,10 +1579,8 @@ typedef enum ro_sgns_oov_policy {
 
 typedef struct ro_sgns_similarity_config {
     ro_sgns_oov_policy oov; /* default RO_SGNS_OOV_SKIP */
-    int fold_case;          /* default 0. 1: fold test words and vocabulary to
-                               ASCII lower case (other bytes as they are);
-                               when several rows fold to one word, the first
-                               (most frequent) is used, as gensim does */
+    int fold_case;          /* default 0; 1: ASCII case folding (CASE FOLDING
+                               above) */
     size_t restrict_vocab;  /* default 0 = all rows; N: only the first N rows
                                count as in the vocabulary */
 } ro_sgns_similarity_config;
@@ -1694,12 +1699,10 @@ typedef struct ro_sgns_analogy_config {
     ro_sgns_analogy_method method; /* default RO_SGNS_3COSADD */
     double epsilon;                /* 3CosMul only; default 0.001 (Levy and
                                       Goldberg 2014; gensim uses 1e-6) */
-    size_t restrict_vocab;         /* default 0 = all rows; N: answers and
-                                      questions only from the first N rows
-                                      (the N most frequent); questions with a
-                                      word beyond are skipped */
-    int fold_case;                 /* default 0; 1: ASCII case folding as in
-                                      ro_sgns_similarity_config */
+    size_t restrict_vocab;         /* default 0 = all rows; N: only the first
+                                      N rows (A RESTRICTED VOCABULARY above) */
+    int fold_case;                 /* default 0; 1: ASCII case folding (CASE
+                                      FOLDING above) */
     int exclude_query_words;       /* default 1: a, b, c are never the answer */
 } ro_sgns_analogy_config;
 
@@ -1753,7 +1756,7 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
       ascent over the token stream, as word2vec.c does it: the paper's
       "SGD-SGNS" baseline [paper 4, Table 1, Table 2]. Its W, C can be
       scored with the same F(X) as the Riemannian method
-      (ro_sgns_objective_wc) and the same evaluation (section 7).
+      (ro_sgns_objective_wc) and the same evaluation (section 8).
 
    QUICK START (count for the vocabulary, train, evaluate)
        ro_sgns_count_config cc = ro_sgns_count_config_default();
@@ -1826,9 +1829,8 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
      Time: per epoch about N (L + 1) (k + 1) 6 d flops (L + 1 pairs a word
      on average: 6 at L = 5), plus one hash lookup per token while reading.
      Memory, R = sizeof(ro_sgns_real), ld = d rounded up to 64 bytes:
-       id stream      4 bytes a vocabulary token + 4 a line (63 MB for the
-                      15.7M vocabulary tokens of a 17M-token corpus; up to
-                      twice that for a moment while it grows). A corpus
+       id stream      4 bytes a vocabulary token + 4 a line (up to twice
+                      that for a moment while it grows). A corpus
                       larger than memory needs its id stream to fit, not its
                       text: the _callback, _file and _path variants read
                       the text 64 KiB at a time.
@@ -1873,8 +1875,7 @@ typedef struct ro_sgns_sgd_config {
     double alpha;          /* starting learning rate, > 0. Default 0.025
                               (word2vec's skip-gram default). */
     double sample;         /* subsampling threshold t, >= 0; 0 = off. Default 0
-                              (the objective F counts every pair; word2vec's
-                              default is 1e-3). */
+                              (F counts every pair); word2vec's is 1e-3. */
     int epochs;            /* passes over the corpus, >= 1. Default 5 (word2vec
                               -iter 5). */
     int threads;           /* workers; 0 = OpenMP's maximum (1 without OpenMP).
