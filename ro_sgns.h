@@ -1523,6 +1523,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
      Test words and vocabulary are folded to ASCII lower case (other bytes
      as they are); when several rows fold to one word, the first (most
      frequent) is used, as gensim does.
+
    A RESTRICTED VOCABULARY (restrict_vocab = N > 0 in either config)
      Only the first N rows (the N most frequent) count as the vocabulary:
      for analogies, answers and questions come from them only, and a
