@@ -274,7 +274,8 @@ extern "C" {
    ====================================================================== */
 
 /* Every fallible function returns one of these. 0 is success, negative is
-   an error; ro_sgns_result_string() names each code. */
+   an error (numbered from -1 without gaps); ro_sgns_result_string() names
+   each code. */
 typedef enum ro_sgns_result {
     RO_SGNS_OK = 0,
     RO_SGNS_STOPPED = 1,                 /* a callback asked to stop (not an error) */
@@ -366,7 +367,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
    1. Counting: tokens -> vocabulary -> windowed co-occurrence counts
       #(w,c), the marginals #(w), #(c) and |D| [paper 2.1]
 
-   QUICK START (count the bundled corpus, save, load, look inside)
+   QUICK START (count a corpus, save, load, look inside)
        ro_sgns_count_config cfg = ro_sgns_count_config_default();
        ro_sgns_counts *co = NULL;
        ro_sgns_error err;
@@ -374,7 +375,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
        uint64_t k;
        cfg.window = 5;            // 5 words on each side
        cfg.min_count = 100;       // keep words seen >= 100 times
-       if (ro_sgns_count_path("build/corpus.txt", &cfg, &co, NULL, &err) != RO_SGNS_OK) {
+       if (ro_sgns_count_path("corpus.txt", &cfg, &co, NULL, &err) != RO_SGNS_OK) {
            fprintf(stderr, "count: %s\n", err.message);
            return 1;
        }
@@ -426,6 +427,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
      code and hyperwords) they keep their position, so they still take room
      in windows; with close_gaps = 1 (word2vec, GloVe) they are removed
      before windows are formed.
+     Subsampling (sample = t > 0; word2vec's formula): a token of a kept
+     word w is kept with probability min(1, (sqrt(f / (t T)) + 1) t T / f),
+     f = the count of w, T = the sum of the counts of all vocabulary words.
+     The counts in vocab.count are never subsampled. The draws for token i
+     (the i-th token of the input; subsampling and dynamic_window = 1) come
+     from streams seeded with (seed, i / 65536), so they do not depend on
+     the budget.
      For each kept word w at position i and each kept word c at position j,
      0 < |i - j| <= L (L = the half-width "window"), on the same line unless
      cross_lines = 1, the pair (w, c) gets weight 1. With dynamic_window = 1
@@ -448,10 +456,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
      Counting keeps the corpus as a stream of word ids - 2 bytes a token
      while reading, and 2 bytes a token for the pair pass when the
      vocabulary has at most 65533 words (4 otherwise) - plus the table of
-     distinct words and the result. On the bundled corpus (90M tokens,
-     window 5, min_count 100: n = 33,847, 72.5M pairs) the peak resident
-     memory is 782 MiB for a 555 MiB result, 11.3 bytes per stored pair.
-     memory_budget bounds everything
+     distinct words and the result. memory_budget bounds everything
      counting allocates, the result included; a tighter budget costs extra
      passes over the id stream (~2 bytes a token read per pass), never
      exactness, and never a temporary file. A budget that cannot hold the
@@ -478,30 +483,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
 typedef struct ro_sgns_count_config {
     int window;            /* L, words on each side, 1..65535. Default 5. The
                               authors' code used 2 (see above). */
-    uint64_t min_count;    /* keep words whose count is >= min_count (word2vec's
-                              rule; 0 acts as 1). Default 5. The paper's "more
-                              than 200" is min_count = 201. */
+    uint64_t min_count;    /* keep words counted >= min_count times (0 acts as
+                              1). Default 5; the paper's "more than 200" is 201. */
     uint64_t max_vocab;    /* keep at most this many words, the most frequent
                               (ties by byte order); 0 = no limit. Default 0. */
     int dynamic_window;    /* RO_SGNS_WINDOW_FIXED (default), _SAMPLED, _WEIGHTED */
-    double sample;         /* subsampling threshold t, 0 = off (default); word2vec
-                              uses 1e-3. A kept-vocabulary token of word w is
-                              kept with probability
-                                min(1, (sqrt(f / (t T)) + 1) t T / f),
-                              f = count of w, T = sum of the counts of all
-                              vocabulary words (word2vec's formula). The counts
-                              in vocab.count are never subsampled. */
+    double sample;         /* subsampling threshold t (see WHAT IS COUNTED),
+                              0 = off (default); word2vec uses 1e-3 */
     int cross_lines;       /* 0 = windows stop at '\n' (default), 1 = lines are
-                              one stream. The start and end of the input are
-                              always boundaries. */
+                              one stream; the input's two ends always stop them */
     int close_gaps;        /* 0 = dropped words keep their position (default),
                               1 = they are removed before windowing (word2vec) */
     uint64_t memory_budget; /* bytes counting may hold at once, result included;
                               0 = no limit (default) */
-    uint64_t seed;         /* for dynamic_window = 1 and sample > 0. Default 1.
-                              The draws for token t (t-th token of the input)
-                              come from streams seeded with (seed, t / 65536),
-                              so they do not depend on the budget. */
+    uint64_t seed;         /* for dynamic_window = 1 and sample > 0 (see WHAT IS
+                              COUNTED). Default 1. */
 } ro_sgns_count_config;
 
 /* A vocabulary: n words with ids 0..n-1, ordered by descending count, ties
@@ -775,6 +771,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
 
 /* ======================================================================
    2. SPPMI and the initial point [paper 5; Levy and Goldberg 2014]
+
+   THE SEARCH SPACE OF THE TRUNCATED SVD (ro_sgns_tsvd_config)
+     Both methods search l = d + p columns. Krylov's automatic p = 2 d is
+     large because the tail of a flat spectrum needs the room; its
+     automatic block of b = l / 16 columns (8 to 50) is narrow because
+     narrow blocks give the highest polynomial degree for the same l, and
+     the products run at the same speed down to about 50 columns.
    ====================================================================== */
 
 /* A sparse matrix in compressed sparse row form: the entries of row i are
@@ -815,7 +818,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
        SPPMI_wc = max(log(#(w,c) / (#(w) P(c))) - log k, 0),
    P(c) = #(c)/|D| (cds = 1), or with context distribution smoothing
    (Levy, Goldberg and Dagan 2015) P(c) = #(c)^cds / sum_c' #(c')^cds
-   (they use cds = 0.75; 1 = off, the default of ro_sgns_train). k is the
+   (they use cds = 0.75; 1 = off, the paper's objective). k is the
    number of negative samples, the same k as in the SGNS objective.
    Entries that come out <= 0 are dropped. Counts that hold a row range
    give the SPPMI rows of that range (row_end - row_begin rows, n columns;
@@ -868,14 +871,12 @@ RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f);
    SUBSPACE  randomized subspace iteration (Halko, Martinsson and Tropp
              2011, algorithm 4.4): l = d + p columns, q power iterations,
              each re-orthonormalized.
-   Measured on the bundled corpus's SPPMI (22k x 22k, 17M nonzeros, a flat
-   spectrum: s_500 / s_1 = 0.09) against ARPACK (bench/RESULTS.md): at
-   d = 500 the Krylov defaults keep every one of the d values within 6e-3
-   relative and the top half within 1e-7; subspace iteration (q = 5,
-   p = 250), slower, leaves 2e-2 and 2e-3. Krylov's one caveat: a singular
-   value repeated exactly more than b times can be missed (the space holds
-   at most b directions of any one singular subspace, as in every Lanczos
-   method); SUBSPACE with l above the multiplicity has no such limit. */
+   On a flat spectrum (the bundled corpus's SPPMI, against ARPACK) Krylov
+   was the more accurate and the faster (in the repository:
+   bench/RESULTS.md). Its one caveat: a singular value repeated exactly
+   more than b times can be missed (the space holds at most b directions
+   of any one singular subspace, as in every Lanczos method); SUBSPACE
+   with l above the multiplicity has no such limit. */
 typedef enum ro_sgns_tsvd_method {
     RO_SGNS_TSVD_KRYLOV = 0,
     RO_SGNS_TSVD_SUBSPACE = 1
@@ -897,15 +898,10 @@ typedef int (*ro_sgns_tsvd_callback)(const ro_sgns_tsvd_progress *progress, void
 
 typedef struct ro_sgns_tsvd_config {
     int method;        /* RO_SGNS_TSVD_KRYLOV (default) or _SUBSPACE */
-    size_t oversample; /* p: the search space has l = d + p columns (at most
-                          min(rows, cols)). Default 0 = automatic: 2 d for
-                          Krylov (the tail of a flat spectrum needs the
-                          room), max(50, d / 2) for subspace iteration. */
-    size_t block;      /* Krylov: b, columns per block. Default 0 =
-                          automatic: l / 16, between 8 and 50 (narrow blocks
-                          give the highest polynomial degree for the same
-                          l; the products run at the same speed down to
-                          about 50 columns). */
+    size_t oversample; /* p: the space has l = d + p columns, at most min(rows,
+                          cols). 0 (default): 2 d (Krylov), max(50, d / 2) */
+    size_t block;      /* Krylov: b, columns per block. 0 (default): l / 16,
+                          between 8 and 50 (why: the banner above) */
     int power_iters;   /* subspace iteration: q. Default 5. */
     uint64_t seed;     /* the Gaussian test matrix. Default 1. */
     ro_sgns_tsvd_callback callback; /* progress; default NULL */
@@ -953,9 +949,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
    context distribution smoothing). k and cds must be finite and > 0
    (INVALID_ARGUMENT otherwise); a #(c)^cds or its sum that overflows the
    real type (float: cds = 20 with #(c) = 1000) is RO_SGNS_ERR_NUMERIC.
-   B stays rank one, so nothing costs more. On the bundled
-   corpus (d = 100, docs/ABLATION.md) cds = 0.75 gave vectors as good as
-   cds = 1 at best and worse in most output forms: 1 is the one to use. */
+   B stays rank one, so nothing costs more. cds = 1 did best on the
+   bundled corpus (in the repository: docs/ABLATION.md): use 1. */
 typedef struct ro_sgns_problem ro_sgns_problem;
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *counts, double k,
@@ -1010,6 +1005,42 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *proble
 
 /* ======================================================================
    4. The Riemannian step [paper 3.1-3.2, Algorithm 1]
+   How a step works, in full: the implementation's section 4 banner. What
+   the settings of ro_sgns_ro_config do:
+
+   THE STEP SIZE
+     The scaled direction (default) takes a step eta of about 1. The plain
+     one takes lambda, which scales with the counts: the paper used 5e-5
+     (d = 100, 200) and 1e-4 (d = 500) on enwik9; start near 1 / max B_wc
+     and let the safeguard halve it. With the safeguard, when every halved
+     try still lowers F, training ends early (RO_SGNS_OK, fewer iterations)
+     at the last good point.
+
+   THREE BIG PRODUCTS A STEP, NOT FOUR (fuse = 1, the default)
+     The sweep that gives F and D V at the new point gives D^T M V too, M V
+     being the next step's (its step known ahead: grown back after
+     acceptance), and D^T U' = (D^T M V) R^-1 from M V's QR. A halved
+     retry, or a QR that needed Householder, sweeps X^T instead. Memory:
+     one block of D's rows a thread (threads x block_rows x m reals; 26 MB
+     a thread in float at m = 22,352; the blocks shrink to 2 (n + m) d / m
+     rows when that is fewer) and n x d + m x d more. Results agree with
+     fuse = 0 (two sweeps a step) to rounding, bit for bit for any thread
+     count. On shards (section 6) R is TSQR's, used below a condition of
+     1/sqrt(eps); the blocks are of the shard's rows x all m columns
+     (1.15 GB a thread in float at m = 10^6).
+
+   KEEPING THE DIRECTION (keep_direction_bytes > 0, instead of fuse)
+     The step keeps rows of D(X), the n x m direction, from the sweep that
+     made them (F and D V at the new point) for the next step's D^T U':
+     the first min(n, bytes / (m sizeof(ro_sgns_real))) rows (the most
+     frequent words). With all n (2.0 GB in float at n = m = 22,352) a
+     step takes 3 big products instead of 4 and one pass of exponentials
+     instead of two; with a fraction f of them, 4 - f products and the
+     second pass over the other columns only. Failing to allocate the rows
+     is RO_SGNS_ERR_OUT_OF_MEMORY. Results agree with the sweep's to
+     rounding (D^T U' by another order of sums), bit for bit for any
+     thread count. The fused step saves about as much in O((n + m) d)
+     memory.
    ====================================================================== */
 
 /* What the progress callback sees after every step. */
@@ -1053,8 +1084,8 @@ typedef struct ro_sgns_ro_progress {
    start may be the best point, scored once on x before ro_sgns_ro_train.
    Score on pairs you do not report: a point chosen by the test sets
    overstates them. Cost per step: the embeddings (n d^2) and the score;
-   memory: one more point (n + m) d + d^2. bench/quality.c (best=1) is a
-   whole program that does this.
+   memory: one more point (n + m) d + d^2. In the repository,
+   bench/quality.c (best=1) is a whole program that does this.
 
    THE SGD START (RO-SGNS from word2vec's answer)
    Any W0 (n x d), C0 (m x d) is a start: X0 = W0 C0^T, brought to
@@ -1067,69 +1098,27 @@ typedef struct ro_sgns_ro_progress {
        ro_sgns_factors_from_wc(n, n, d, W0, C0, &x, NULL, &err);
        ro_sgns_ro_train(problem, x, NULL, &err);
    SGD reaches a point that already scores well on analogies, and the steps
-   then raise F from there (docs/ABLATION.md measures it). */
+   then raise F from there (in the repository: docs/ABLATION.md). */
 typedef int (*ro_sgns_ro_callback)(const ro_sgns_ro_progress *progress,
                                    const ro_sgns_factors *x, void *user);
 
 typedef struct ro_sgns_ro_config {
-    int iterations;              /* K. Default 10. */
+    int iterations;              /* K, >= 0. Default 10. */
     ro_sgns_direction direction; /* Default RO_SGNS_DIRECTION_SCALED. */
-    double step;                 /* lambda (plain) or eta (scaled). Default 1 (scaled).
-                                    For plain steps, lambda scales with the counts:
-                                    the paper used 5e-5 (d = 100, 200) and 1e-4
-                                    (d = 500) on enwik9; start near 1 / max B_wc
-                                    and let the safeguard halve it. */
+    double step;                 /* lambda (plain) or eta (scaled), finite, > 0.
+                                    Default 1 (scaled; plain: THE STEP SIZE) */
     int safeguard;               /* 1 (default): a step that lowers F is halved
                                     and retried; 0: the paper's fixed step. */
-    int max_halvings;            /* Default 8. When every halved try still lowers
-                                    F, training ends early (RO_SGNS_OK, fewer
-                                    iterations) at the last good point. */
-    double grow;                 /* after an accepted step the next one starts at
-                                    min(step * grow, the configured step).
-                                    Default 2. */
+    int max_halvings;            /* halvings a step may try, >= 0. Default 8. If
+                                    all still lower F, training ends (THE STEP SIZE) */
+    double grow;                 /* >= 1, default 2: an accepted step s makes the
+                                    next start at min(s grow, the configured step) */
     size_t block_rows;           /* rows of M per block (0 = 288) */
     size_t block_cols;           /* columns per tile (0 = 512) */
-    size_t keep_direction_bytes; /* memory the step may spend to keep rows of
-                                    D(X), the n x m direction, from the sweep
-                                    that made them (F and D V at the new point)
-                                    for the next step's D^T U': the first
-                                    min(n, bytes / (m sizeof(ro_sgns_real)))
-                                    rows (the most frequent words). With all n
-                                    (2.0 GB in float at n = m = 22,352) a step
-                                    takes 3 big products instead of 4 and one
-                                    pass of exponentials instead of two; with
-                                    a fraction f of them, 4 - f products and
-                                    the second pass over the other columns
-                                    only. Failing to allocate the rows is
-                                    RO_SGNS_ERR_OUT_OF_MEMORY. Default 0: off,
-                                    O((n + m) d) memory. Results agree with
-                                    the sweep's to rounding (D^T U' by another
-                                    order of sums), bit for bit for any thread
-                                    count. Set, it replaces the fused step
-                                    below, which saves as much (Zen 5) in
-                                    O((n + m) d) memory. */
-    int fuse;                    /* 1 (default): a step takes 3 big products,
-                                    not 4 (section 4's banner): the sweep that
-                                    gives F and D V at the new point gives
-                                    D^T M V too, M V being the next step's
-                                    (its step known ahead: grown back after
-                                    acceptance), and D^T U' = (D^T M V) R^-1
-                                    from M V's QR. A halved retry, or a QR
-                                    that needed Householder, sweeps X^T
-                                    instead. Memory: one block of D's rows
-                                    a thread (threads x block_rows x m
-                                    reals; 26 MB a thread in float at m =
-                                    22,352; the blocks shrink to 2 (n + m) d
-                                    / m rows when that is fewer) and n x d
-                                    + m x d more. Results agree with
-                                    fuse = 0 to rounding, bit for bit for any
-                                    thread count. 0: two sweeps a step. Not
-                                    used with keep_direction_bytes. On
-                                    shards (section 6) R is TSQR's, used
-                                    below a condition of 1/sqrt(eps); the
-                                    blocks are of the shard's rows x all m
-                                    columns (1.15 GB a thread in float at
-                                    m = 10^6). */
+    size_t keep_direction_bytes; /* bytes for rows of D kept for the next step
+                                    (KEEPING THE DIRECTION). Default 0: off */
+    int fuse;                    /* 1 (default): 3 big products a step (THREE BIG
+                                    PRODUCTS); 0: 4. Not with keep_direction_bytes */
     ro_sgns_ro_callback callback;
     void *user;
 } ro_sgns_ro_config;
@@ -1236,14 +1225,11 @@ typedef enum ro_sgns_embedding_kind {
    directions by Sigma^(2 alpha): the wider Sigma's range, the more a few
    top directions (which fit the large counts) decide every cosine at
    alpha = 0.5; alpha = 0 weighs them alike. Levy, Goldberg and Dagan
-   (2015) found eig 0 or 0.5 better than 1 for the SVD, and on the bundled
-   corpus (d = 100, docs/ABLATION.md) alpha = 0 lifts RO-SGNS's mean
-   Spearman on five similarity sets from 0.586 to 0.629 (SVD-SPPMI's from
-   0.586 to 0.588 only). W + C (words and contexts are one vocabulary when
-   the counts are n x n) adds the second estimate of each word that the
-   symmetric objective trains: +0.025 at alpha 0.5 and d = 100, +0.047 at
-   alpha 0.5 and d = 500; at alpha 0 and d = 100 it equals W. The MSR
-   analogies prefer W (0.354 against 0.323 for W + C at alpha 0.5). */
+   (2015) found eig 0 or 0.5 better than 1 for the SVD. W + C (words and
+   contexts are one vocabulary when the counts are n x n) adds the second
+   estimate of each word that the symmetric objective trains. alpha = 0
+   and W + C did best on the bundled corpus's similarity sets, W on its
+   analogies (in the repository: docs/ABLATION.md). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
                                                       ro_sgns_embedding_kind which,
                                                       ro_sgns_real *out, size_t ldo,
@@ -1337,8 +1323,6 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
 /* ======================================================================
    7. File formats: word vectors in memory, word2vec text/binary, GloVe
       (and two examples of section 8, evaluation)
-
-   Two examples for the header's doc block:
 
    Vectors -> a table of Spearman scores that says what it did:
 
@@ -1534,6 +1518,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
    print all of it, because scores are not comparable without it.
    Similarities are cosines, computed in double; a zero vector has cosine
    0 with everything.
+
+   CASE FOLDING (fold_case = 1 in either config)
+     Test words and vocabulary are folded to ASCII lower case (other bytes
+     as they are); when several rows fold to one word, the first (most
+     frequent) is used, as gensim does.
+
+   A RESTRICTED VOCABULARY (restrict_vocab = N > 0 in either config)
+     Only the first N rows (the N most frequent) count as the vocabulary:
+     for analogies, answers and questions come from them only, and a
+     question with a word beyond them is skipped.
    ====================================================================== */
 
 /* Cosine of two d-vectors, accumulated in double; 0 when either is zero. */
@@ -1586,10 +1580,8 @@ typedef enum ro_sgns_oov_policy {
 
 typedef struct ro_sgns_similarity_config {
     ro_sgns_oov_policy oov; /* default RO_SGNS_OOV_SKIP */
-    int fold_case;          /* default 0. 1: fold test words and vocabulary to
-                               ASCII lower case (other bytes as they are);
-                               when several rows fold to one word, the first
-                               (most frequent) is used, as gensim does */
+    int fold_case;          /* default 0; 1: ASCII case folding (CASE FOLDING
+                               above) */
     size_t restrict_vocab;  /* default 0 = all rows; N: only the first N rows
                                count as in the vocabulary */
 } ro_sgns_similarity_config;
@@ -1708,12 +1700,10 @@ typedef struct ro_sgns_analogy_config {
     ro_sgns_analogy_method method; /* default RO_SGNS_3COSADD */
     double epsilon;                /* 3CosMul only; default 0.001 (Levy and
                                       Goldberg 2014; gensim uses 1e-6) */
-    size_t restrict_vocab;         /* default 0 = all rows; N: answers and
-                                      questions only from the first N rows
-                                      (the N most frequent); questions with a
-                                      word beyond are skipped */
-    int fold_case;                 /* default 0; 1: ASCII case folding as in
-                                      ro_sgns_similarity_config */
+    size_t restrict_vocab;         /* default 0 = all rows; N: only the first
+                                      N rows (A RESTRICTED VOCABULARY above) */
+    int fold_case;                 /* default 0; 1: ASCII case folding (CASE
+                                      FOLDING above) */
     int exclude_query_words;       /* default 1: a, b, c are never the answer */
 } ro_sgns_analogy_config;
 
@@ -1767,7 +1757,7 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
       ascent over the token stream, as word2vec.c does it: the paper's
       "SGD-SGNS" baseline [paper 4, Table 1, Table 2]. Its W, C can be
       scored with the same F(X) as the Riemannian method
-      (ro_sgns_objective_wc) and the same evaluation (section 7).
+      (ro_sgns_objective_wc) and the same evaluation (section 8).
 
    QUICK START (count for the vocabulary, train, evaluate)
        ro_sgns_count_config cc = ro_sgns_count_config_default();
@@ -1840,9 +1830,8 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
      Time: per epoch about N (L + 1) (k + 1) 6 d flops (L + 1 pairs a word
      on average: 6 at L = 5), plus one hash lookup per token while reading.
      Memory, R = sizeof(ro_sgns_real), ld = d rounded up to 64 bytes:
-       id stream      4 bytes a vocabulary token + 4 a line (63 MB for the
-                      15.7M vocabulary tokens of a 17M-token corpus; up to
-                      twice that for a moment while it grows). A corpus
+       id stream      4 bytes a vocabulary token + 4 a line (up to twice
+                      that for a moment while it grows). A corpus
                       larger than memory needs its id stream to fit, not its
                       text: the _callback, _file and _path variants read
                       the text 64 KiB at a time.
@@ -1887,8 +1876,7 @@ typedef struct ro_sgns_sgd_config {
     double alpha;          /* starting learning rate, > 0. Default 0.025
                               (word2vec's skip-gram default). */
     double sample;         /* subsampling threshold t, >= 0; 0 = off. Default 0
-                              (the objective F counts every pair; word2vec's
-                              default is 1e-3). */
+                              (F counts every pair); word2vec's is 1e-3. */
     int epochs;            /* passes over the corpus, >= 1. Default 5 (word2vec
                               -iter 5). */
     int threads;           /* workers; 0 = OpenMP's maximum (1 without OpenMP).
@@ -2229,6 +2217,12 @@ RO_SGNS_DEF const char *ro_sgns_result_string(ro_sgns_result code)
     }
     return "unknown result code";
 }
+
+/* The error codes run from -1 down to the last without a gap; the shards
+   agree on one count per code (section 6). A new code goes below the last
+   and becomes it here (the switch above must name it too: -Wall says so). */
+#define RO_SGNS__ERR_LAST RO_SGNS_ERR_NOT_FOUND
+#define RO_SGNS__N_ERRORS (-(int)RO_SGNS__ERR_LAST)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define RO_SGNS__PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -9079,7 +9073,7 @@ done:
    all of S and V), take it together, exchanging only thin matrices.
    Why: the step costs ~8 n m d flops; at n = m = 1M, d = 300 that is
    2.4e15 per step, beyond one machine, while the data a step exchanges is
-   O(m d) per process (docs/SCALING.md has the cost model).
+   O(m d) per process (in the repository: docs/SCALING.md, the cost model).
    How: ro_sgns_ro_train_shard runs section 4's step unchanged; only its
    three exchanges do more than on one machine. On shard s (n_s = r1 - r0
    rows), with flops and, in brackets, what each shard sends:
@@ -9092,8 +9086,8 @@ done:
                 from the shard's last sweep; R^-1 from TSQR's R,
                 the same on every shard: d^3 / 3, no exchange)
      F          each shard's part of F, summed                       (1)
-   Before each exchange the shards agree on their results (a sum of one
-   count per error code, 12 doubles), so an error on one shard -- out of
+   Before each exchange the shards agree on their results (ro_sgns__agree:
+   one sum, a count per error code), so an error on one shard -- out of
    memory, a NaN -- reaches all of them at the same point and every shard
    returns the same code (the lowest-numbered of those seen, in the order
    of ro_sgns_result); only a failing transport (RO_SGNS_ERR_IO) leaves the
@@ -9228,18 +9222,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size
 static ro_sgns_result ro_sgns__agree(const ro_sgns_comm *c, ro_sgns_result res, double *v,
                                      ro_sgns_error *err)
 {
-    double buf[13];
+    double buf[1 + RO_SGNS__N_ERRORS]; /* v, then one count per error code */
     int j;
     if (!c) return res;
     memset(buf, 0, sizeof buf);
     buf[0] = v && res == RO_SGNS_OK ? *v : 0;
-    if (res < 0 && res >= -11) buf[-res] = 1; /* one count per error code */
-    if (c->sum_double(c->user, buf, 12) != 0)
+    if (res < 0 && res >= RO_SGNS__ERR_LAST) buf[-res] = 1;
+    if (c->sum_double(c->user, buf, sizeof buf / sizeof buf[0]) != 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (sum)");
     if (v) *v = buf[0];
-    for (j = 1; j <= 11; ++j)
+    for (j = 1; j <= RO_SGNS__N_ERRORS; ++j)
         if (buf[j] != 0) break;
-    if (j > 11) return res;
+    if (j > RO_SGNS__N_ERRORS) return res;
     if ((ro_sgns_result)-j != res)
         ro_sgns__fail(err, (ro_sgns_result)-j, "shards: %s on %.0f other shard(s)",
                       ro_sgns_result_string((ro_sgns_result)-j), buf[j]);
