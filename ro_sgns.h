@@ -2057,7 +2057,7 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng);
 #include <float.h>  /* DBL_EPSILON, FLT_EPSILON */
 #include <limits.h> /* LONG_MAX */
 #include <errno.h>  /* errno for strerror in messages from the OS */
-#ifndef RO_SGNS_NO_STDIO
+#if !defined(RO_SGNS_NO_STDIO) && !defined(RO_SGNS_NO_FILES)
 /* saving to a path: descriptors, exclusive creation, fsync, rename */
 #if defined(_WIN32)
 #include <io.h>
