@@ -6131,7 +6131,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
    the bundled corpus), where the error of subspace iteration falls like
    (s_{l+1} / s_i)^(2q+1) and Krylov's like a Chebyshev polynomial of
    degree 2s - 1 in the gap; measured, Krylov at l = 3d is both faster and
-   far more accurate (bench/RESULTS.md). Subspace iteration (Halko,
+   far more accurate. Subspace iteration (Halko,
    Martinsson and Tropp 2011, algorithm 4.4) stays available:
        Q = qr(A Omega_l);  q times: Q = qr(A qr(A^T Q));  SVD of Q^T A.
    Cost of Krylov: 2l sparse-product columns (2 nnz flops each), block
@@ -6970,8 +6970,7 @@ static ro_sgns_result ro_sgns__tsvd_sizes(const ro_sgns_tsvd_config *cfg, size_t
        under subspace iteration, and with a Chebyshev polynomial of degree
        2l/b - 1 in the gap under block Krylov: for the tail (i near d) only
        l well beyond d helps, and for a spectrum that decays like a power of
-       i (SPPMI's does) that ratio depends on l / d, so p grows with d.
-       Measured on the bundled corpus (bench/RESULTS.md). */
+       i (SPPMI's does) that ratio depends on l / d, so p grows with d. */
     p = cfg->oversample;
     if (p == 0)
         p = cfg->method == RO_SGNS_TSVD_KRYLOV ? 2 * d : (d / 2 > 50 ? d / 2 : 50);
@@ -12842,10 +12841,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    panel, gets dot products along k instead (ro_sgns__kernel_dot4_s: other
    last bits for those columns). The sweep's second product has the
    288 x 512 tile of X as its A and only d columns, so packing A was 1/d of
-   its work in copies: on Zen 5 at d = 100 that product took 0.252 s of
-   thread 0's time a sweep packed, 0.232 s direct, and on Intel Emerald
-   Rapids it went from 1.21-1.31x the sweep's first product to 1.09-1.12x
-   (bench/RESULTS.md).
+   its work in copies.
    Micro-kernels: one per instruction set the compiler targets (chosen at
    compile time, no run-time dispatch): AVX-512F 12 x 32 float / 6 x 16
    double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
@@ -12900,25 +12896,17 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    build (256 for every kernel), never a function of the CPU: a binary
    gives the same bits on every machine that runs the same kernel. It keeps
    the B micro-panel (KC x NR: 16 KB for AVX2, 32 KB for AVX-512 float)
-   within the L1 cache; on Zen 3 (AVX2, double) KC = 128, 192, 256 and 320
-   measured the same within the noise of a shared machine, on Zen 5
-   (AVX-512, double) 384 and 512 the same as 256, 128 and 192 up to 20%
-   slower on the shapes with k > KC (bench/RESULTS.md).
+   within the L1 cache; smaller KC measured slower where k > KC, larger
+   no faster.
    The row count MR decides no bits (a row's sums are the same whichever
    tile it is in), so it is chosen for L1: in the loop over a B
    micro-panel's tiles, that panel (KC x NR) and one A micro-panel (MR x
    KC) are read KC times together, and 12 x 256 doubles (24 KB) beside
-   256 x 16 (32 KB) exceed a 48 KB L1 (Zen 5, Intel since Ice Lake)
-   where float's 12 + 32 KB do not: the B panel's lines are evicted by
-   the A panel streaming past and come back from L2 every tile. With 6
-   rows (12 + 32 KB) they stay; Zen 5, double, 2 threads, four runs each:
-   2048^3 203-222 -> 218-228 GFLOP/s, NT 1024 x 24292 x 200 221-227 ->
-   233-236, the other RO shapes +0..+8% (bench/RESULTS.md). Six rows of
-   two vectors are 12 accumulators, enough to cover the FMA latency (4
-   cycles, 2 pipes). With a 32 KB L1 (Skylake-X, Zen 4) neither tile
-   keeps B there, and 6 rows fetch it from L2 twice as often a flop
-   (about 30 bytes a cycle at two 512-bit FMAs a cycle, half that on Zen
-   4's one; their L2s give 64 and 32): not measured on those CPUs.
+   256 x 16 (32 KB) exceed a 48 KB L1 where float's 12 + 32 KB do not:
+   the B panel's lines are evicted by the A panel streaming past and come
+   back from L2 every tile. With 6 rows (12 + 32 KB) they stay. Six rows
+   of two vectors are 12 accumulators, enough to cover the FMA latency (4
+   cycles, 2 pipes).
    MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
    B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
    arithmetic: they are chosen per product from the CPU's cache sizes
@@ -12949,12 +12937,8 @@ typedef struct ro_sgns__blocking {
 
 /* The B panel's budget: 2 MB (NC = 2048 floats or 1024 doubles with
    KC = 256). Each thread packs its own panel and the L3 a VM reports is
-   shared with neighbours it cannot see; on Zen 3 at 2 threads, 2 MB beat
-   4 and 8 MB by 6-14% on 2048^3 and NT 1024 x 24292 x 500 (float and
-   double) and lost nothing elsewhere; on Intel Emerald Rapids (2 MB L2)
-   512 KB lost on 10 of the 14 float and double shapes, up to 34%
-   (bench/RESULTS.md). A build may set it (the benches' experiments do);
-   it decides no bits. */
+   shared with neighbours it cannot see: 4 and 8 MB measured slower, 512
+   KB too. A build may set it; it decides no bits. */
 #ifndef RO_SGNS__B_PANEL_BYTES
 #define RO_SGNS__B_PANEL_BYTES ((size_t)2 << 20)
 #endif
@@ -12991,8 +12975,8 @@ static void ro_sgns__cpuid(unsigned leaf, unsigned sub, unsigned r[4])
    line size, sets), else AMD's older leaves 0x80000005/6. No state is kept
    between calls (no globals, no cache to make thread-safe): 6-8 cpuid
    instructions, cheap on bare metal, but in a VM each one traps to the
-   hypervisor (1.25 us each measured on a KVM guest), so callers ask once
-   per product (~10 us), never per block, and small products not at all. */
+   hypervisor (microseconds each), so callers ask once per product, never
+   per block, and small products not at all. */
 static void ro_sgns__cache_sizes(size_t size[3])
 {
     size[0] = size[1] = size[2] = 0;
@@ -13031,11 +13015,8 @@ static void ro_sgns__cache_sizes(size_t size[3])
 
 /* The blocking for the CPU this runs on: the A block (MC x KC) takes about
    a quarter of L2, leaving room for a B panel that fits there too (the NN
-   shapes with n = d: 256 x 112 floats) and for C's lines passing through;
-   on Zen 3 (512 KB L2, float) MC = 126 was within 5% of the best of
-   72..252 on every RO shape, where half of L2 (MC = 252) lost 20% on
-   NN 1024 x 100 x 24292 and 13% on NT 1024 x 24292 x 100
-   (bench/RESULTS.md). The B panel (KC x NC) takes at most half of L3 and
+   shapes with n = d: 256 x 112 floats) and for C's lines passing through
+   (half of L2 measured slower). The B panel (KC x NC) takes at most half of L3 and
    at most the 2 MB budget above, and NC stays in [512, NC_MAX] (a smaller
    one packs A more often). Unknown sizes keep the fixed table. */
 static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
@@ -13131,8 +13112,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    columns) in 2 ROWS accumulators; per step two loads of B and ROWS
    broadcasts of A, each feeding two fused multiply-adds.
    AVX2 + FMA: 6 x 16 float / 6 x 8 double in 12 ymm registers (12 + 2 + 1
-   of the 16: the largest tile that fits; 12 FMAs per 8 loads keeps the two
-   FMA pipes of Haswell..Zen 4 busy while the loads stay under 2 a cycle).
+   of the 16: the largest tile that fits; 12 FMAs per 8 loads keeps two
+   FMA pipes busy while the loads stay under 2 a cycle).
    AVX-512: 12 x 32 float in 24 of the 32 zmm registers, 6 x 16 double in
    12 (12 x 16 would fit too, but its A micro-panel crowds L1: see MR).
    ROWS is a constant, so the rows past it are compiled away.
@@ -13236,8 +13217,7 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    the vectors run down the panel's ROWS rows (12 of 16 lanes, 6 of 8; the
    rest masked off) instead of across its columns, so a step p takes one
    FMA per column instead of one per row (4 instead of 12 at d = 100 with
-   AVX-512; on Zen 5 the half-width kernel was 7.6% of the GEMM's samples
-   in the RO step). Two sets of accumulators, the even and the odd steps,
+   AVX-512). Two sets of accumulators, the even and the odd steps,
    added at the end, keep enough FMAs in flight to hide their latency.
    That is another order of the same terms than the full kernel's, so these
    columns get other last bits than a full panel would give them; always
@@ -13685,9 +13665,7 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
            144 in float, mc > 72 in double) mapped to one set of a 12-way
            L1 and evicted each other (6 KB in AVX2's float: two sets; 4 KB
            in the portable build: one). And the copies, of a length the
-           compiler could not see, ran element by element. Zen 5, AVX-512,
-           one thread, A in L2: 0.43 -> 0.07 ns an element in float, 0.86 ->
-           0.18 in double (bench/RESULTS.md). */
+           compiler could not see, ran element by element. */
         size_t pg, q;
         for (pg = 0; pg < kc; pg += RO_SGNS__PACK_ROWS) {
             const size_t pe = ro_sgns__min(kc, pg + RO_SGNS__PACK_ROWS);
@@ -13877,7 +13855,7 @@ static double ro_sgns__uneven(size_t x, size_t nt)
    never wait for each other until the call ends: with shared packed panels,
    as in BLIS, they meet at two barriers per KC step, and on a busy machine
    every barrier where one thread has been descheduled costs the other a
-   time slice (a 22k x 1000 QR ran 100x slower under load 7). The price is
+   time slice. The price is
    packing twice: with rows split, every thread packs all of op(B) (n x k);
    with columns split, all of op(A) (m x k). So rows are split when
    n <= m (NN 1024 x 100 x 24292: A is the big operand), columns when
@@ -14053,9 +14031,8 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    blocking. With fewer than KC columns A is read in place (direct mode,
    AVX-512 builds): packing A copies m k reals for 2 m n k flops, a 1/(2n)
    share of the work, and reading A in place costs a little in the kernel
-   (MR row streams instead of one; Zen 5, d = 200: the sweep's first
-   product, n = 512, 1-3% slower read in place, its second, n = d, 2-3%
-   faster). Those products may differ from ro_sgns_gemm's in the last bits
+   (MR row streams instead of one: a few percent, a gain where n = d).
+   Those products may differ from ro_sgns_gemm's in the last bits
    of the columns of a narrow edge panel in float. */
 static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                    size_t k, const ro_sgns_real *A, size_t lda,
@@ -14109,7 +14086,7 @@ static void ro_sgns__gemm_ws_shape(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
         ro_sgns__scale_matrix(m, n, beta, C, ldc);
         return;
     }
-    /* too small to be worth a fork, or the cpuid instructions (~10 us in a VM) */
+    /* too small to be worth a fork, or the cpuid instructions (slow in a VM) */
     if ((double)m * (double)n * (double)k < 4e6) {
         nt = 1;
         ro_sgns__gemm_blocking_fixed(&bk);
@@ -14521,8 +14498,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
    RO_SGNS__UPPER_B shapes or CBLAS's syrk and trmm) and d^3 work on d x d
    matrices, so both passes run at GEMM speed, where the
    Householder QR above spends its time in serial panels and rank-32
-   updates that stream A from memory (Zen 5, 22,352 x 500 float: 0.34 s
-   against 0.077 s; bench/RESULTS.md).
+   updates that stream A from memory (4x slower at the step's shapes).
    Whether a pass can be trusted is read from the second Gram matrix: it is
    Q1^T Q1, and when |Q1^T Q1 - I|_F <= 1/2 (cond(Q1)^2 <= 3) the second
    pass is accurate. When the first Cholesky breaks down (rank deficiency,
