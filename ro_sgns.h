@@ -6939,7 +6939,8 @@ static ro_sgns_result ro_sgns__krylov_factors(const ro_sgns__krylov *kr)
         const size_t c = order[j];
         const double sj = sig[c];
         for (i = 0; i < l; ++i)
-            kr->Ud[kr->piv[i] * d + j] = sj > 0 ? (ro_sgns_real)(H[c * l + i] / sj) : (ro_sgns_real)0;
+            kr->Ud[kr->piv[i] * d + j] =
+                sj > 0 ? (ro_sgns_real)(H[c * l + i] / sj) : (ro_sgns_real)0;
         f->S[j * d + j] = (ro_sgns_real)sj;
     }
     /* U = Q Ub_d; V = A^T U Sigma^-1 */
@@ -13137,9 +13138,15 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
 }
 
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
-/* One row of a SIMD micro-kernel's tile: broadcast row i's element of A
+/* The SIMD kernels below are macros where C99 has no better tool: a
+   tile's accumulators are named registers (c00 .. c111), which only token
+   pasting can address row by row (an array may stay in memory), and each
+   kernel is one body for four vector types (float and double, AVX2 and
+   AVX-512) and two layouts of A, where C99 has no generic functions.
+   One row of a SIMD micro-kernel's tile: broadcast row i's element of A
    (a[i * sa_]: sa_ is 1 in a packed panel, the row stride in an unpacked
-   one), two fused multiply-adds into the row's two accumulators. */
+   one), two fused multiply-adds into the row's two accumulators. A macro:
+   it names row i's registers by token pasting. */
 #define RO_SGNS__FMA_ROW(T, SET1, FMA, i)                                 \
     do {                                                                   \
         T ai_ = SET1(a[(i) * sa_]);                                        \
@@ -13149,7 +13156,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
 /* Row i of a full tile's update from the registers, C = (first ? beta C :
    C) + alpha acc, rounded as ro_sgns__update_tile rounds it (a product,
    then a sum); mode 0: not first, 1: first with beta == 0 (C not read),
-   2: first. */
+   2: first. A macro: it names row i's registers by token pasting, for any
+   vector type. */
 #define RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i)                                    \
     do {                                                                                   \
         R_ *ci_ = C + i * ldc;                                                             \
@@ -13164,7 +13172,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
         STOREU(ci_, x0_);                                                                  \
         STOREU(ci_ + W_, x1_);                                                             \
     } while (0)
-/* Six consecutive rows of each (the kernels' rows 0-5; 6-11 for 12 rows). */
+/* Six consecutive rows of each (the kernels' rows 0-5; 6-11 for 12 rows).
+   Macros: they pass six constant row numbers to the pasting ones above. */
 #define RO_SGNS__FMA_ROWS6(T, SET1, FMA, i0, i1, i2, i3, i4, i5)                            \
     do {                                                                                   \
         RO_SGNS__FMA_ROW(T, SET1, FMA, i0);                                                \
@@ -13203,7 +13212,9 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    DIRECT 0: a is a packed micro-panel (lda unused); DIRECT 1: a points to
    row 0 of ROWS rows of A as they are in memory, lda apart, and the kernel
    reads them where they are (see ro_sgns__gemm_run): the same loads and
-   FMAs in the same order, so the same bits, without the packing. */
+   FMAs in the same order, so the same bits, without the packing.
+   A macro: one body for each vector type and layout of A (C99 has no
+   generic functions; the alternative is a copy for each). */
 #define RO_SGNS__KERNEL_SIMD(NAME, DIRECT, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA,     \
                              LOADU, STOREU, MUL, ADD)                                       \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, size_t lda,                  \
@@ -13258,7 +13269,9 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    hide the FMA latency (at most 75% of the full kernel's rate), so half the
    work should take about two thirds of the time; AVX-512 float's twelve
    chains are enough, so about half (double's six, as AVX2's). */
-/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. */
+/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. A macro:
+   it names the rows' registers by token pasting. The kernel itself is one,
+   as RO_SGNS__KERNEL_SIMD is, for each vector type and layout of A. */
 #define RO_SGNS__HALF_ROWS6(SET1, FMA, i0, i1, i2, i3, i4, i5)                              \
     do {                                                                                   \
         c##i0 = FMA(SET1(a[(i0) * sa_]), b0, c##i0);                                       \
@@ -13323,53 +13336,95 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
 #define RO_SGNS__CV_ADD _mm256_add_ps
 #define RO_SGNS__CV_STOREU _mm256_storeu_ps
 #endif
-#define RO_SGNS__COLS_STEP(J)                                                               \
-    e##J = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[J]), e##J);                               \
-    o##J = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[RO_SGNS__CV_NR + J]), o##J)
-#define RO_SGNS__COLS_LAST(J) e##J = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[J]), e##J)
-#define RO_SGNS__COLS_OUT(J)                                                                \
-    RO_SGNS__CV_STOREU(col, RO_SGNS__CV_ADD(e##J, o##J));                                   \
-    for (i = 0; i < RO_SGNS__CV_ROWS; ++i) acc[i * RO_SGNS__CV_NR + J] = col[i]
-#define RO_SGNS__COLS_ALL(NC, DO)                                                           \
-    DO(0);                                                                                  \
-    DO(1);                                                                                  \
-    DO(2);                                                                                  \
-    DO(3);                                                                                  \
-    if (NC > 4) {                                                                           \
-        DO(4);                                                                              \
-        DO(5);                                                                              \
-        DO(6);                                                                              \
-        DO(7);                                                                              \
+/* A kernel's body expanded into each caller with its constant shape (nc
+   here): a C99 function that the compiler must inline, so the constant
+   folds the branches away (GCC and clang; elsewhere plain inline). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RO_SGNS__ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define RO_SGNS__ALWAYS_INLINE
+#endif
+/* Column j's two sums (even and odd steps) added, to column j of acc. */
+static RO_SGNS__INLINE RO_SGNS__ALWAYS_INLINE void ro_sgns__cols_out(float *acc, size_t j,
+                                                                    RO_SGNS__CV_T e,
+                                                                    RO_SGNS__CV_T o)
+{
+    float col[16];
+    size_t i;
+    RO_SGNS__CV_STOREU(col, RO_SGNS__CV_ADD(e, o));
+    for (i = 0; i < RO_SGNS__CV_ROWS; ++i) acc[i * RO_SGNS__CV_NR + j] = col[i];
+}
+/* The narrow kernel for nc = 4 or 8 columns: e_j and o_j hold column j's
+   even and odd steps. */
+static RO_SGNS__INLINE RO_SGNS__ALWAYS_INLINE void
+ro_sgns__kernel_cols(size_t kc, const float *RO_SGNS__RESTRICT a, const float *RO_SGNS__RESTRICT b,
+                     float *RO_SGNS__RESTRICT acc, const size_t nc)
+{
+    const size_t rows = RO_SGNS__CV_ROWS, nr = RO_SGNS__CV_NR;
+    RO_SGNS__CV_T e0 = RO_SGNS__CV_ZERO(), e1 = e0, e2 = e0, e3 = e0, e4 = e0;
+    RO_SGNS__CV_T e5 = e0, e6 = e0, e7 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0;
+    RO_SGNS__CV_T o4 = e0, o5 = e0, o6 = e0, o7 = e0, a0, a1;
+    size_t p = 0;
+    for (; p + 2 <= kc; p += 2, a += 2 * rows, b += 2 * nr) {
+        a0 = RO_SGNS__CV_LOADA(a);
+        a1 = RO_SGNS__CV_LOADA(a + rows);
+        e0 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[0]), e0);
+        o0 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 0]), o0);
+        e1 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[1]), e1);
+        o1 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 1]), o1);
+        e2 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[2]), e2);
+        o2 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 2]), o2);
+        e3 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[3]), e3);
+        o3 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 3]), o3);
+        if (nc > 4) {
+            e4 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[4]), e4);
+            o4 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 4]), o4);
+            e5 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[5]), e5);
+            o5 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 5]), o5);
+            e6 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[6]), e6);
+            o6 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 6]), o6);
+            e7 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[7]), e7);
+            o7 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 7]), o7);
+        }
     }
-#define RO_SGNS__KERNEL_COLS(NAME, NC)                                                      \
-    static void NAME(size_t kc, const float *RO_SGNS__RESTRICT a,                           \
-                     const float *RO_SGNS__RESTRICT b, float *RO_SGNS__RESTRICT acc)        \
-    {                                                                                      \
-        const size_t rows = RO_SGNS__CV_ROWS, nr = RO_SGNS__CV_NR;                         \
-        RO_SGNS__CV_T e0 = RO_SGNS__CV_ZERO(), e1 = e0, e2 = e0, e3 = e0, e4 = e0;          \
-        RO_SGNS__CV_T e5 = e0, e6 = e0, e7 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0;        \
-        RO_SGNS__CV_T o4 = e0, o5 = e0, o6 = e0, o7 = e0, a0, a1;                          \
-        float col[16];                                                                     \
-        size_t p = 0, i;                                                                   \
-        for (; p + 2 <= kc; p += 2, a += 2 * rows, b += 2 * nr) {                          \
-            a0 = RO_SGNS__CV_LOADA(a);                                                     \
-            a1 = RO_SGNS__CV_LOADA(a + rows);                                              \
-            RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_STEP)                                      \
-        }                                                                                  \
-        if (p < kc) { /* an odd kc: the last step to the even set */                      \
-            a0 = RO_SGNS__CV_LOADA(a);                                                     \
-            RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_LAST)                                      \
-        }                                                                                  \
-        (void)a1;                                                                          \
-        RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_OUT)                                           \
+    if (p < kc) { /* an odd kc: the last step to the even set */
+        a0 = RO_SGNS__CV_LOADA(a);
+        e0 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[0]), e0);
+        e1 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[1]), e1);
+        e2 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[2]), e2);
+        e3 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[3]), e3);
+        if (nc > 4) {
+            e4 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[4]), e4);
+            e5 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[5]), e5);
+            e6 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[6]), e6);
+            e7 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[7]), e7);
+        }
     }
-RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols4_s, 4)
+    ro_sgns__cols_out(acc, 0, e0, o0);
+    ro_sgns__cols_out(acc, 1, e1, o1);
+    ro_sgns__cols_out(acc, 2, e2, o2);
+    ro_sgns__cols_out(acc, 3, e3, o3);
+    if (nc > 4) {
+        ro_sgns__cols_out(acc, 4, e4, o4);
+        ro_sgns__cols_out(acc, 5, e5, o5);
+        ro_sgns__cols_out(acc, 6, e6, o6);
+        ro_sgns__cols_out(acc, 7, e7, o7);
+    }
+}
+static void ro_sgns__kernel_cols4_s(size_t kc, const float *a, const float *b, float *acc)
+{
+    ro_sgns__kernel_cols(kc, a, b, acc, 4);
+}
 #ifdef RO_SGNS__AVX512
-RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols8_s, 8)
+static void ro_sgns__kernel_cols8_s(size_t kc, const float *a, const float *b, float *acc)
+{
+    ro_sgns__kernel_cols(kc, a, b, acc, 8);
+}
 #endif
 #ifdef RO_SGNS__AVX512
 /* The four AVX-512 kernels, packed (DIRECT 0) or reading A in place
-   (DIRECT 1, ro_sgns__gemm_run's direct mode). */
+   (DIRECT 1, ro_sgns__gemm_run's direct mode). A macro: the same four
+   instances for each layout, their intrinsics named once. */
 #define RO_SGNS__AVX512_KERNELS(S, D, HALF_S, HALF_D, DIRECT)                               \
     RO_SGNS__KERNEL_SIMD(S, DIRECT, float, __m512, 16, 12, _mm512_setzero_ps,               \
                          _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps, _mm512_fmadd_ps,  \
@@ -13417,68 +13472,85 @@ static RO_SGNS__INLINE float ro_sgns__sum16(__m512 v)
     _mm512_storeu_ps(lane, v);
     return lane[0];
 }
-#define RO_SGNS__DOT4(r, B0, B1, B2, B3, q0, q1, q2, q3)                                    \
-    s##q0 = _mm512_fmadd_ps(a##r, B0, s##q0), s##q1 = _mm512_fmadd_ps(a##r, B1, s##q1);     \
-    s##q2 = _mm512_fmadd_ps(a##r, B2, s##q2), s##q3 = _mm512_fmadd_ps(a##r, B3, s##q3)
-#define RO_SGNS__DOT_OUT4(r, j, q0, q1, q2, q3)                                             \
-    o[(r) * 32 + (j)] = ro_sgns__sum16(s##q0);                                       \
-    o[(r) * 32 + (j) + 1] = ro_sgns__sum16(s##q1);                                   \
-    o[(r) * 32 + (j) + 2] = ro_sgns__sum16(s##q2);                                   \
-    o[(r) * 32 + (j) + 3] = ro_sgns__sum16(s##q3)
-/* NC = 4 or 8 columns, G = 16 / NC rows at a time; acc has row stride 32 */
-#define RO_SGNS__KERNEL_DOT(NAME, NC)                                                      \
-    static void NAME(size_t kc, const float *RO_SGNS__RESTRICT a, size_t lda,              \
-                     const float *RO_SGNS__RESTRICT bt, float *RO_SGNS__RESTRICT acc)      \
-    {                                                                                      \
-        const size_t G = 16 / NC;                                                          \
-        size_t r, p;                                                                       \
-        for (r = 0; r < 12; r += G) {                                                      \
-            __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0;   \
-            __m512 s6 = s0, s7 = s0, s8 = s0, s9 = s0, s10 = s0, s11 = s0, s12 = s0;        \
-            __m512 s13 = s0, s14 = s0, s15 = s0, a0, a1, a2 = s0, a3 = s0;                  \
-            __m512 b0, b1, b2, b3, b4 = s0, b5 = s0, b6 = s0, b7 = s0;                     \
-            float *o = acc + r * 32;                                                       \
-            for (p = 0; p < kc; p += 16) {                                                 \
-                const __mmask16 m =                                                        \
-                    kc - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (kc - p)) - 1);  \
-                const float *ar = a + r * lda + p, *bp = bt + p;                           \
-                a0 = _mm512_maskz_loadu_ps(m, ar), a1 = _mm512_maskz_loadu_ps(m, ar + lda); \
-                b0 = _mm512_maskz_loadu_ps(m, bp), b1 = _mm512_maskz_loadu_ps(m, bp + kc);  \
-                b2 = _mm512_maskz_loadu_ps(m, bp + 2 * kc);                                \
-                b3 = _mm512_maskz_loadu_ps(m, bp + 3 * kc);                                \
-                if (NC > 4) {                                                              \
-                    b4 = _mm512_maskz_loadu_ps(m, bp + 4 * kc);                            \
-                    b5 = _mm512_maskz_loadu_ps(m, bp + 5 * kc);                            \
-                    b6 = _mm512_maskz_loadu_ps(m, bp + 6 * kc);                            \
-                    b7 = _mm512_maskz_loadu_ps(m, bp + 7 * kc);                            \
-                    RO_SGNS__DOT4(0, b0, b1, b2, b3, 0, 1, 2, 3);                          \
-                    RO_SGNS__DOT4(0, b4, b5, b6, b7, 4, 5, 6, 7);                          \
-                    RO_SGNS__DOT4(1, b0, b1, b2, b3, 8, 9, 10, 11);                        \
-                    RO_SGNS__DOT4(1, b4, b5, b6, b7, 12, 13, 14, 15);                      \
-                } else {                                                                   \
-                    a2 = _mm512_maskz_loadu_ps(m, ar + 2 * lda);                           \
-                    a3 = _mm512_maskz_loadu_ps(m, ar + 3 * lda);                           \
-                    RO_SGNS__DOT4(0, b0, b1, b2, b3, 0, 1, 2, 3);                          \
-                    RO_SGNS__DOT4(1, b0, b1, b2, b3, 4, 5, 6, 7);                          \
-                    RO_SGNS__DOT4(2, b0, b1, b2, b3, 8, 9, 10, 11);                        \
-                    RO_SGNS__DOT4(3, b0, b1, b2, b3, 12, 13, 14, 15);                      \
-                }                                                                          \
-            }                                                                              \
-            if (NC > 4) {                                                                  \
-                RO_SGNS__DOT_OUT4(0, 0, 0, 1, 2, 3);                                       \
-                RO_SGNS__DOT_OUT4(0, 4, 4, 5, 6, 7);                                       \
-                RO_SGNS__DOT_OUT4(1, 0, 8, 9, 10, 11);                                     \
-                RO_SGNS__DOT_OUT4(1, 4, 12, 13, 14, 15);                                   \
-            } else {                                                                       \
-                RO_SGNS__DOT_OUT4(0, 0, 0, 1, 2, 3);                                       \
-                RO_SGNS__DOT_OUT4(1, 0, 4, 5, 6, 7);                                       \
-                RO_SGNS__DOT_OUT4(2, 0, 8, 9, 10, 11);                                     \
-                RO_SGNS__DOT_OUT4(3, 0, 12, 13, 14, 15);                                   \
-            }                                                                              \
-        }                                                                                  \
+/* The dot-product kernel for nc = 4 or 8 columns, g = 16 / nc rows at a
+   time; acc has row stride 32. s_q sums row q / nc (a_{q / nc}) times
+   column q % nc (b_{q % nc}). */
+static RO_SGNS__INLINE RO_SGNS__ALWAYS_INLINE void
+ro_sgns__kernel_dot(size_t kc, const float *RO_SGNS__RESTRICT a, size_t lda,
+                    const float *RO_SGNS__RESTRICT bt, float *RO_SGNS__RESTRICT acc,
+                    const size_t nc)
+{
+    const size_t g = 16 / nc;
+    size_t r, p;
+    for (r = 0; r < 12; r += g) {
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0;
+        __m512 s6 = s0, s7 = s0, s8 = s0, s9 = s0, s10 = s0, s11 = s0, s12 = s0;
+        __m512 s13 = s0, s14 = s0, s15 = s0, a0, a1, a2 = s0, a3 = s0;
+        __m512 b0, b1, b2, b3, b4 = s0, b5 = s0, b6 = s0, b7 = s0;
+        float *o = acc + r * 32;
+        for (p = 0; p < kc; p += 16) {
+            const __mmask16 m =
+                kc - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (kc - p)) - 1);
+            const float *ar = a + r * lda + p, *bp = bt + p;
+            a0 = _mm512_maskz_loadu_ps(m, ar), a1 = _mm512_maskz_loadu_ps(m, ar + lda);
+            b0 = _mm512_maskz_loadu_ps(m, bp), b1 = _mm512_maskz_loadu_ps(m, bp + kc);
+            b2 = _mm512_maskz_loadu_ps(m, bp + 2 * kc);
+            b3 = _mm512_maskz_loadu_ps(m, bp + 3 * kc);
+            if (nc > 4) {
+                b4 = _mm512_maskz_loadu_ps(m, bp + 4 * kc);
+                b5 = _mm512_maskz_loadu_ps(m, bp + 5 * kc);
+                b6 = _mm512_maskz_loadu_ps(m, bp + 6 * kc);
+                b7 = _mm512_maskz_loadu_ps(m, bp + 7 * kc);
+                s0 = _mm512_fmadd_ps(a0, b0, s0), s1 = _mm512_fmadd_ps(a0, b1, s1);
+                s2 = _mm512_fmadd_ps(a0, b2, s2), s3 = _mm512_fmadd_ps(a0, b3, s3);
+                s4 = _mm512_fmadd_ps(a0, b4, s4), s5 = _mm512_fmadd_ps(a0, b5, s5);
+                s6 = _mm512_fmadd_ps(a0, b6, s6), s7 = _mm512_fmadd_ps(a0, b7, s7);
+                s8 = _mm512_fmadd_ps(a1, b0, s8), s9 = _mm512_fmadd_ps(a1, b1, s9);
+                s10 = _mm512_fmadd_ps(a1, b2, s10), s11 = _mm512_fmadd_ps(a1, b3, s11);
+                s12 = _mm512_fmadd_ps(a1, b4, s12), s13 = _mm512_fmadd_ps(a1, b5, s13);
+                s14 = _mm512_fmadd_ps(a1, b6, s14), s15 = _mm512_fmadd_ps(a1, b7, s15);
+            } else {
+                a2 = _mm512_maskz_loadu_ps(m, ar + 2 * lda);
+                a3 = _mm512_maskz_loadu_ps(m, ar + 3 * lda);
+                s0 = _mm512_fmadd_ps(a0, b0, s0), s1 = _mm512_fmadd_ps(a0, b1, s1);
+                s2 = _mm512_fmadd_ps(a0, b2, s2), s3 = _mm512_fmadd_ps(a0, b3, s3);
+                s4 = _mm512_fmadd_ps(a1, b0, s4), s5 = _mm512_fmadd_ps(a1, b1, s5);
+                s6 = _mm512_fmadd_ps(a1, b2, s6), s7 = _mm512_fmadd_ps(a1, b3, s7);
+                s8 = _mm512_fmadd_ps(a2, b0, s8), s9 = _mm512_fmadd_ps(a2, b1, s9);
+                s10 = _mm512_fmadd_ps(a2, b2, s10), s11 = _mm512_fmadd_ps(a2, b3, s11);
+                s12 = _mm512_fmadd_ps(a3, b0, s12), s13 = _mm512_fmadd_ps(a3, b1, s13);
+                s14 = _mm512_fmadd_ps(a3, b2, s14), s15 = _mm512_fmadd_ps(a3, b3, s15);
+            }
+        }
+        /* s_q to o[(q / nc) * 32 + q % nc] */
+        o[(0 / nc) * 32 + 0 % nc] = ro_sgns__sum16(s0);
+        o[(1 / nc) * 32 + 1 % nc] = ro_sgns__sum16(s1);
+        o[(2 / nc) * 32 + 2 % nc] = ro_sgns__sum16(s2);
+        o[(3 / nc) * 32 + 3 % nc] = ro_sgns__sum16(s3);
+        o[(4 / nc) * 32 + 4 % nc] = ro_sgns__sum16(s4);
+        o[(5 / nc) * 32 + 5 % nc] = ro_sgns__sum16(s5);
+        o[(6 / nc) * 32 + 6 % nc] = ro_sgns__sum16(s6);
+        o[(7 / nc) * 32 + 7 % nc] = ro_sgns__sum16(s7);
+        o[(8 / nc) * 32 + 8 % nc] = ro_sgns__sum16(s8);
+        o[(9 / nc) * 32 + 9 % nc] = ro_sgns__sum16(s9);
+        o[(10 / nc) * 32 + 10 % nc] = ro_sgns__sum16(s10);
+        o[(11 / nc) * 32 + 11 % nc] = ro_sgns__sum16(s11);
+        o[(12 / nc) * 32 + 12 % nc] = ro_sgns__sum16(s12);
+        o[(13 / nc) * 32 + 13 % nc] = ro_sgns__sum16(s13);
+        o[(14 / nc) * 32 + 14 % nc] = ro_sgns__sum16(s14);
+        o[(15 / nc) * 32 + 15 % nc] = ro_sgns__sum16(s15);
     }
-RO_SGNS__KERNEL_DOT(ro_sgns__kernel_dot4_s, 4)
-RO_SGNS__KERNEL_DOT(ro_sgns__kernel_dot8_s, 8)
+}
+static void ro_sgns__kernel_dot4_s(size_t kc, const float *a, size_t lda, const float *bt,
+                                   float *acc)
+{
+    ro_sgns__kernel_dot(kc, a, lda, bt, acc, 4);
+}
+static void ro_sgns__kernel_dot8_s(size_t kc, const float *a, size_t lda, const float *bt,
+                                   float *acc)
+{
+    ro_sgns__kernel_dot(kc, a, lda, bt, acc, 8);
+}
 #else
 RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_s, 0, float, __m256, 8, 6, _mm256_setzero_ps,
                      _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps,
