@@ -12944,9 +12944,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
 
 /* The textbook triple loop, C = alpha op(A) op(B) + beta C, each entry's
    sum in double: the plain reference. Its fast twin is
-   ro_sgns_gemm_builtin (the blocked loops below); the repository's
-   tests/test_linalg.c compares them entry by entry (test_gemm, through
-   check_gemm). BLAS's argument list, as ro_sgns_gemm's. */
+   ro_sgns_gemm_builtin (the blocked loops below); a test compares them
+   entry by entry (in the repository: tests/test_linalg.c, test_gemm,
+   through check_gemm). BLAS's argument list, as ro_sgns_gemm's. */
 RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b, size_t m,
                                     size_t n, size_t k, ro_sgns_real alpha,
                                     const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
@@ -13116,8 +13116,8 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
    p of the B panel (NR values a step). Plain C that compilers turn into
    vector code, the plain reference of the packed GEMM's inner loop; its
    fast twins are the SIMD kernels below (ro_sgns__kernel picks the
-   build's), which the repository's tests/test_linalg.c compares with it
-   on the same panels (test_gemm_kernels). */
+   build's), which a test compares with it on the same panels (in the
+   repository: tests/test_linalg.c, test_gemm_kernels). */
 static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_real *RO_SGNS__RESTRICT a,
                               const ro_sgns_real *RO_SGNS__RESTRICT b,
                               ro_sgns_real *RO_SGNS__RESTRICT acc)
@@ -14529,8 +14529,8 @@ static double ro_sgns__hypot(double a, double b)
    above the diagonal, v' of each reflector below it, tau[j] the reflector
    scales. w is scratch of d doubles. The plain reference; its fast twin
    is the blocked QR, ro_sgns_qr_builtin (compact WY, below: it runs this
-   on each panel), which the repository's tests/test_linalg.c compares
-   with it (test_qr_unblocked). */
+   on each panel), which a test compares with it (in the repository:
+   tests/test_linalg.c, test_qr_unblocked). */
 static void ro_sgns__geqr2(size_t n, size_t d, ro_sgns_real *A, size_t lda, double *tau,
                            double *w)
 {
@@ -14667,9 +14667,9 @@ static void ro_sgns__qr_panel(const ro_sgns__qr_blocked *q, size_t j)
 }
 
 /* The blocked QR (compact WY; see the banner): the fast twin of
-   ro_sgns__geqr2, which it runs on each panel (test_qr in the
-   repository's tests/test_linalg.c compares them). The public QRs keep
-   LAPACK's argument list. */
+   ro_sgns__geqr2, which it runs on each panel (in the repository:
+   tests/test_linalg.c, test_qr_unblocked compares them). The public QRs
+   keep LAPACK's argument list. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *A, size_t lda,
                                               ro_sgns_real *R, size_t ldr,
                                               const ro_sgns_allocator *alloc,
@@ -15245,9 +15245,11 @@ static void ro_sgns__svd_columns(size_t mm, size_t n, double *G, double *norm2, 
 
 /* The SVD of an m x n matrix with m >= n (see ro_sgns_svd): the one-sided
    Jacobi SVD of this appendix, the plain reference. Its fast twin is
-   LAPACK's ?gesdd, which ro_sgns_svd calls under RO_SGNS_USE_LAPACKE; the
-   repository's tests/test_linalg.c compares their singular values
-   (test_svd, through check_svd, in its LAPACKE build). */
+   LAPACK's ?gesdd, which ro_sgns_svd calls under RO_SGNS_USE_LAPACKE; a
+   test compares their singular values (in the repository:
+   tests/test_linalg.c, test_svd through check_svd, in its LAPACKE
+   build). ro_sgns_svd's
+   argument list (LAPACK's): the wide case calls it with U and V swapped. */
 static ro_sgns_result ro_sgns__svd_tall(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
                                         ro_sgns_real *U, size_t ldu, ro_sgns_real *s,
                                         ro_sgns_real *V, size_t ldv,
