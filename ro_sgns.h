@@ -2968,11 +2968,6 @@ static RO_SGNS__MAYBE_UNUSED int ro_sgns__csr_symmetric(size_t n, const uint64_t
 /* The appendices' internals that the sections before them use. */
 static ro_sgns_real *ro_sgns__align64(void *p);
 static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow);
-static ro_sgns_result ro_sgns__gemm_check(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
-                                          size_t n, size_t k, const ro_sgns_real *A,
-                                          size_t lda, const ro_sgns_real *B, size_t ldb,
-                                          const ro_sgns_real *C, size_t ldc,
-                                          ro_sgns_error *err);
 static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                 size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
                                 size_t lda, const ro_sgns_real *B, size_t ldb,
@@ -6125,7 +6120,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
    the bundled corpus), where the error of subspace iteration falls like
    (s_{l+1} / s_i)^(2q+1) and Krylov's like a Chebyshev polynomial of
    degree 2s - 1 in the gap; measured, Krylov at l = 3d is both faster and
-   far more accurate (bench/RESULTS.md). Subspace iteration (Halko,
+   far more accurate. Subspace iteration (Halko,
    Martinsson and Tropp 2011, algorithm 4.4) stays available:
        Q = qr(A Omega_l);  q times: Q = qr(A qr(A^T Q));  SVD of Q^T A.
    Cost of Krylov: 2l sparse-product columns (2 nnz flops each), block
@@ -6554,19 +6549,33 @@ static ro_sgns_result ro_sgns__tsvd_qr(const ro_sgns_comm *cm, ro_sgns_result re
     return cm ? ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err) : res;
 }
 
-/* Randomized subspace iteration (see ro_sgns_tsvd_method) into f: l
-   columns, q power iterations. At is A^T, or NULL when A is symmetric.
-   On a shard (comm set) A holds the shard's rows: Q and U are its rows,
-   A^T Q is summed over the shards and Q is orthonormalized by TSQR. */
-static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns_csr *At,
-                                             const ro_sgns_comm *cm, size_t d, size_t l, int q,
-                                             uint64_t seed, const ro_sgns_tsvd_config *cfg,
-                                             ro_sgns_factors *f, const ro_sgns_allocator *alloc,
-                                             ro_sgns_error *err)
+/* A truncated SVD under way (ro_sgns__tsvd_run): A and where its rows
+   are, the sizes, the settings, and where the result goes. On a shard
+   (cm set; section 6) A holds the shard's rows, the first of them row r0
+   of the whole, and f receives U's rows for them. */
+typedef struct ro_sgns__tsvd_job {
+    const ro_sgns_csr *A, *At; /* At: A^T, or NULL when A is symmetric */
+    const ro_sgns_comm *cm;
+    size_t r0, d, l, b; /* rank d, l columns of search space in blocks of b */
+    const ro_sgns_tsvd_config *cfg;
+    ro_sgns_factors *f;
+    const ro_sgns_allocator *alloc;
+    ro_sgns_error *err;
+} ro_sgns__tsvd_job;
+
+/* Randomized subspace iteration (see ro_sgns_tsvd_method) into t->f: l
+   columns, q power iterations. On a shard Q and U are its rows, A^T Q is
+   summed over the shards and Q is orthonormalized by TSQR. */
+static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns__tsvd_job *t, int q)
 {
     const double t0 = ro_sgns__now();
     const size_t total = (size_t)q + 3; /* A Omega, q pairs of passes, A^T Q, the small SVD */
-    size_t n = A->rows, m = A->cols, i;
+    const ro_sgns_csr *A = t->A, *At = t->At ? t->At : t->A;
+    const ro_sgns_comm *cm = t->cm;
+    const ro_sgns_tsvd_config *cfg = t->cfg;
+    const ro_sgns_allocator *alloc = t->alloc;
+    ro_sgns_error *err = t->err;
+    size_t n = A->rows, m = A->cols, l = t->l, d = t->d, i;
     ro_sgns_real *Q, *Z, *R, *Ub, *Vb, *sb;
     int it;
     ro_sgns_result res = RO_SGNS_OK;
@@ -6583,13 +6592,13 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
     if (res != RO_SGNS_OK) goto done;
     /* Q = qr(A Omega) */
-    ro_sgns__gaussian(m, l, Z, seed);
+    ro_sgns__gaussian(m, l, Z, cfg->seed);
     ro_sgns__csr_mm(A, l, Z, l, Q, l);
     res = ro_sgns__tsvd_qr(cm, res, n, l, Q, l, R, alloc, err);
     res = ro_sgns__tsvd_tick(cfg, cm, res, 1, total, t0, err);
     /* q power iterations, re-orthonormalized on both sides */
     for (it = 0; it < q && res == RO_SGNS_OK; ++it) {
-        ro_sgns__csr_mm(At ? At : A, l, Q, l, Z, l);
+        ro_sgns__csr_mm(At, l, Q, l, Z, l);
         res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
         if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
         if (res == RO_SGNS_OK) ro_sgns__csr_mm(A, l, Z, l, Q, l);
@@ -6597,7 +6606,7 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
         res = ro_sgns__tsvd_tick(cfg, cm, res, (size_t)it + 2, total, t0, err);
     }
     /* B^T = A^T Q = Q2 R2;  R2^T = Ub Sigma Vb^T */
-    if (res == RO_SGNS_OK) ro_sgns__csr_mm(At ? At : A, l, Q, l, Z, l);
+    if (res == RO_SGNS_OK) ro_sgns__csr_mm(At, l, Q, l, Z, l);
     res = ro_sgns__sum_shards_ld(cm, res, Z, m, l, l, err);
     if (res == RO_SGNS_OK) res = ro_sgns_qr(m, l, Z, l, R, l, alloc, err);
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
@@ -6606,21 +6615,21 @@ static ro_sgns_result ro_sgns__tsvd_subspace(const ro_sgns_csr *A, const ro_sgns
     for (i = 0; i < l; ++i) { /* R <- R^T in place */
         size_t j;
         for (j = i + 1; j < l; ++j) {
-            ro_sgns_real t = R[i * l + j];
+            ro_sgns_real x = R[i * l + j];
             R[i * l + j] = R[j * l + i];
-            R[j * l + i] = t;
+            R[j * l + i] = x;
         }
     }
     res = ro_sgns_svd(l, l, R, l, Ub, l, sb, Vb, l, alloc, err);
     /* U = Q Ub(:, :d), V = Q2 Vb(:, :d), S = diag(s(:d)) */
     if (res == RO_SGNS_OK)
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, Q, l, Ub, l, 0, f->U, d,
-                           alloc, err);
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, Q, l, Ub, l, 0, t->f->U,
+                           d, alloc, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, l, 1, Z, l, Vb, l, 0, f->V, d,
-                           alloc, err);
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, l, 1, Z, l, Vb, l, 0, t->f->V,
+                           d, alloc, err);
     if (res == RO_SGNS_OK)
-        for (i = 0; i < d; ++i) f->S[i * d + i] = sb[i];
+        for (i = 0; i < d; ++i) t->f->S[i * d + i] = sb[i];
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err); /* U's GEMM was local */
     res = ro_sgns__tsvd_tick(cfg, cm, res, total, total, t0, err);
 done:
@@ -6633,17 +6642,28 @@ done:
     return res;
 }
 
-/* Y (n x w, leading dimension ldy) <- its part orthogonal to the k columns
-   of Q (ld ldq), projected twice (classical Gram-Schmidt twice is enough:
-   Giraud et al. 2005). C (k x w, ld ldc) holds the coefficients; with
-   have_first the first pass's, Q^T Y, are already in it (summed over the
-   shards). On a shard Q and Y are its rows and C = Q^T Y is summed. */
-static ro_sgns_result ro_sgns__project_out(const ro_sgns_comm *cm, size_t n, size_t k,
-                                           const ro_sgns_real *Q, size_t ldq, size_t w,
-                                           ro_sgns_real *Y, size_t ldy, ro_sgns_real *C,
-                                           size_t ldc, int have_first,
-                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
+/* Block Krylov's state (ro_sgns__tsvd_krylov): the basis Q (n x l), two
+   n x b (or m x b) blocks S1 and S2 for the products, the coefficients C
+   (l x b), scratch Rb (max(b, d)^2) and nu (l), H = Q^T A A^T Q (l x l,
+   double), and for the end Ud (l x d), sig, piv and order (l each). */
+typedef struct ro_sgns__krylov {
+    const ro_sgns__tsvd_job *t;
+    size_t n, m, l, b, s; /* s: blocks, the last one may be narrower */
+    ro_sgns_real *Q, *S1, *S2, *C, *Rb, *Ud;
+    double *H, *nu, *sig;
+    size_t *piv, *order;
+} ro_sgns__krylov;
+
+/* Y (n x w, leading dimension ldy) <- its part orthogonal to the first k
+   columns of the basis Q, projected twice (classical Gram-Schmidt twice is
+   enough: Giraud et al. 2005). kr->C (k x w, ld ldy) holds the
+   coefficients; with have_first the first pass's, Q^T Y, are already in it
+   (summed over the shards). On a shard Q and Y are its rows and C = Q^T Y
+   is summed. */
+static ro_sgns_result ro_sgns__project_out(const ro_sgns__krylov *kr, size_t k, size_t w,
+                                           ro_sgns_real *Y, size_t ldy, int have_first)
 {
+    const ro_sgns__tsvd_job *t = kr->t;
     int pass;
     ro_sgns_result res = RO_SGNS_OK;
     /* both passes run on every shard whatever failed where: a failure
@@ -6651,37 +6671,36 @@ static ro_sgns_result ro_sgns__project_out(const ro_sgns_comm *cm, size_t n, siz
     for (pass = 0; pass < 2 && k > 0; ++pass) {
         if (pass > 0 || !have_first) {
             if (res == RO_SGNS_OK)
-                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, n, 1, Q, ldq, Y, ldy, 0,
-                                   C, ldc, alloc, err);
-            res = ro_sgns__sum_shards_ld(cm, res, C, k, w, ldc, err);
+                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, k, w, kr->n, 1, kr->Q, kr->l,
+                                   Y, ldy, 0, kr->C, ldy, t->alloc, t->err);
+            res = ro_sgns__sum_shards_ld(t->cm, res, kr->C, k, w, ldy, t->err);
         }
         if (res == RO_SGNS_OK)
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, w, k, -1, Q, ldq, C, ldc, 1, Y,
-                               ldy, alloc, err);
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, kr->n, w, k, -1, kr->Q, kr->l,
+                               kr->C, ldy, 1, Y, ldy, t->alloc, t->err);
     }
     return res;
 }
 
 /* The next block of the Krylov basis: the first w columns of Y (n rows, ld
-   ldy) made orthonormal and orthogonal to the first k columns of Q (ld
-   ldq). C (k x w, ld ldc) is scratch; with have_first it holds Q^T Y
-   already. A column that the projection leaves at rounding level (the
-   space has stopped growing in that direction: an invariant subspace, a
-   rank-deficient A) is replaced by a Gaussian column from stream
-   (seed, tag + ...), so the basis still grows; any orthonormal basis is a
-   valid search space. R (w x w) and nu (w) are scratch. res: the result
-   so far (an error is passed on). On a shard (comm set) Y and Q are the
-   shard's rows, the first of them row r0 of the whole: the sums and the QR
-   run over the shards, and a Gaussian column is the whole one's rows. */
-static ro_sgns_result ro_sgns__krylov_block(const ro_sgns_comm *cm, size_t r0, size_t n,
-                                            size_t k, const ro_sgns_real *Q, size_t ldq,
-                                            size_t w, ro_sgns_real *Y, size_t ldy,
-                                            ro_sgns_real *C, size_t ldc, int have_first,
-                                            ro_sgns_real *R, double *nu, uint64_t seed,
-                                            uint64_t tag, ro_sgns_result res,
-                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
+   ldy) made orthonormal and orthogonal to the first k columns of Q. With
+   have_first kr->C holds Q^T Y already. A column that the projection
+   leaves at rounding level (the space has stopped growing in that
+   direction: an invariant subspace, a rank-deficient A) is replaced by a
+   Gaussian column from stream (seed, tag + ...), so the basis still grows;
+   any orthonormal basis is a valid search space. res: the result so far
+   (an error is passed on). On a shard Y and Q are the shard's rows: the
+   sums and the QR run over the shards, and a Gaussian column is the whole
+   one's rows. */
+static ro_sgns_result ro_sgns__krylov_block(const ro_sgns__krylov *kr, size_t k, size_t w,
+                                            ro_sgns_real *Y, size_t ldy, int have_first,
+                                            uint64_t tag, ro_sgns_result res)
 {
     const double tiny = RO_SGNS__IS_DOUBLE ? 1.5e-8 : 2.5e-4; /* sqrt(epsilon) */
+    const ro_sgns__tsvd_job *t = kr->t;
+    const size_t n = kr->n;
+    double *nu = kr->nu;
+    ro_sgns_real *R = kr->Rb;
     int attempt, again = 0;
     size_t i, j;
     for (attempt = 0; attempt < 4; ++attempt) {
@@ -6690,19 +6709,18 @@ static ro_sgns_result ro_sgns__krylov_block(const ro_sgns_comm *cm, size_t r0, s
         for (j = 0; j < w; ++j) nu[j] = 0;
         for (i = 0; i < n && res == RO_SGNS_OK; ++i)
             for (j = 0; j < w; ++j) nu[j] += (double)Y[i * ldy + j] * Y[i * ldy + j];
-        res = ro_sgns__sum_shards_doubles(cm, res, nu, w, err);
+        res = ro_sgns__sum_shards_doubles(t->cm, res, nu, w, t->err);
         if (res == RO_SGNS_OK)
-            res = ro_sgns__project_out(cm, n, k, Q, ldq, w, Y, ldy, C, ldc,
-                                       have_first && attempt == 0, alloc, err);
-        res = ro_sgns__tsvd_qr(cm, res, n, w, Y, ldy, R, alloc, err);
+            res = ro_sgns__project_out(kr, k, w, Y, ldy, have_first && attempt == 0);
+        res = ro_sgns__tsvd_qr(t->cm, res, n, w, Y, ldy, R, t->alloc, t->err);
         if (res != RO_SGNS_OK) return res;
         for (j = 0; j < w; ++j) {
             double ratio = nu[j] > 0 ? RO_SGNS_FABS((double)R[j * w + j]) / RO_SGNS_SQRT(nu[j]) : 0;
             if (!(ratio > tiny)) { /* rounding noise: a fresh direction */
                 ro_sgns_rng rng;
-                ro_sgns_rng_seed(&rng, seed, tag + (uint64_t)attempt * 0x10000u + j);
+                ro_sgns_rng_seed(&rng, t->cfg->seed, tag + (uint64_t)attempt * 0x10000u + j);
                 /* a shard's rows start r0 rows in: one normal is two draws */
-                for (i = 0; i < 2 * r0; ++i) (void)ro_sgns_rng_next(&rng);
+                for (i = 0; i < 2 * t->r0; ++i) (void)ro_sgns_rng_next(&rng);
                 for (i = 0; i < n; ++i) Y[i * ldy + j] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
                 bad = 1;
             } else if (ratio < worst) {
@@ -6719,7 +6737,7 @@ static ro_sgns_result ro_sgns__krylov_block(const ro_sgns_comm *cm, size_t r0, s
         }
         return RO_SGNS_OK;
     }
-    return ro_sgns__fail(err, RO_SGNS_ERR_NOT_CONVERGED,
+    return ro_sgns__fail(t->err, RO_SGNS_ERR_NOT_CONVERGED,
                          "tsvd: the Krylov basis cannot grow past %lu columns", (unsigned long)k);
 }
 
@@ -6743,157 +6761,162 @@ static ro_sgns_result ro_sgns__orthonormalize_keep_sign(const ro_sgns_comm *cm, 
     return RO_SGNS_OK;
 }
 
-/* Block Krylov (see ro_sgns_tsvd_method) into f: l columns in blocks of b.
-   At is A^T, or NULL when A is symmetric.
-
-   The basis Q = [Q_0 .. Q_{s-1}] (n x l) grows by Q_i = orth(A A^T Q_{i-1})
-   against all earlier blocks. The best rank-d approximation of A within
-   the space is Q times that of B = Q^T A (l x m): with
-   H = B B^T = Ub Sigma^2 Ub^T (l x l),
-       U = Q Ub_d,   V = A^T U Sigma_d^-1,   S = Sigma_d.
-   H costs nothing extra: its column block i, Q^T A (A^T Q_i), is the first
-   projection of the product that makes the next block (Q^T Y with
-   Y = A A^T Q_i, over the blocks that exist by then; H is symmetric), and
-   the last block takes one more product. H's eigenvectors come from a
-   pivoted Cholesky factor, H = P R^T R P^T (double), and one-sided Jacobi
-   on R^T, whose left singular vectors are P^T Ub (no rotations need to be
-   kept). Forming H squares the condition: singular values far below
-   sqrt(epsilon) s_1 (float: 2e-4 s_1) lose relative accuracy this way,
-   which the subspace method keeps.
-   On a shard (comm set; section 6) A, Q and U are the shard's n rows, the
-   first of them row r0 of the whole: A^T Q_i, Q^T Y and A^T U are summed
-   over the shards (m x b, l x b and m x d), each block is orthogonalized
-   by TSQR, and H, V and S come out the same on every shard. */
-static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_csr *At,
-                                           const ro_sgns_comm *cm, size_t r0, size_t d,
-                                           size_t l, size_t b, uint64_t seed,
-                                           const ro_sgns_tsvd_config *cfg, ro_sgns_factors *f,
-                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
+/* kr's buffers for t (NULL where the memory was not there). */
+static int ro_sgns__krylov_alloc(ro_sgns__krylov *kr, const ro_sgns__tsvd_job *t)
 {
-    const double t0 = ro_sgns__now();
-    const size_t n = A->rows, m = A->cols, nm = n > m ? n : m;
-    const size_t s = (l + b - 1) / b; /* blocks; the last one may be narrower */
-    ro_sgns_real *Q, *S1, *S2, *C, *Rb, *Ud;
-    double *H, *nu, *sig;
-    size_t *piv, *order, i, j, k, blk;
-    ro_sgns_result res = RO_SGNS_OK;
-    Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, l, sizeof(ro_sgns_real));
-    S1 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nm, b, sizeof(ro_sgns_real));
-    S2 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nm, b, sizeof(ro_sgns_real));
-    C = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, b, sizeof(ro_sgns_real));
-    Rb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, b > d ? b : d, b > d ? b : d,
-                                              sizeof(ro_sgns_real));
-    Ud = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, d, sizeof(ro_sgns_real));
-    H = (double *)ro_sgns__alloc_array(alloc, l, l, sizeof(double));
-    nu = (double *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(double), 1);
-    piv = (size_t *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(size_t), 1);
-    if (!Q || !S1 || !S2 || !C || !Rb || !Ud || !H || !nu || !piv)
-        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                            "tsvd: cannot allocate the Krylov basis (%lu x %lu)", (unsigned long)n,
-                            (unsigned long)l);
-    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
-    if (res != RO_SGNS_OK) goto done;
-    sig = nu + l;
-    order = piv + l;
+    const ro_sgns_allocator *alloc = t->alloc;
+    const size_t n = t->A->rows, m = t->A->cols, nm = n > m ? n : m, l = t->l, b = t->b;
+    const size_t d = t->d, rb = b > d ? b : d;
+    kr->t = t;
+    kr->n = n;
+    kr->m = m;
+    kr->l = l;
+    kr->b = b;
+    kr->s = (l + b - 1) / b;
+    kr->Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, l, sizeof(ro_sgns_real));
+    kr->S1 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nm, b, sizeof(ro_sgns_real));
+    kr->S2 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nm, b, sizeof(ro_sgns_real));
+    kr->C = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, b, sizeof(ro_sgns_real));
+    kr->Rb = (ro_sgns_real *)ro_sgns__alloc_array(alloc, rb, rb, sizeof(ro_sgns_real));
+    kr->Ud = (ro_sgns_real *)ro_sgns__alloc_array(alloc, l, d, sizeof(ro_sgns_real));
+    kr->H = (double *)ro_sgns__alloc_array(alloc, l, l, sizeof(double));
+    kr->nu = (double *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(double), 1);
+    kr->piv = (size_t *)ro_sgns__alloc_array(alloc, l, 2 * sizeof(size_t), 1);
+    kr->sig = kr->nu ? kr->nu + l : NULL;
+    kr->order = kr->piv ? kr->piv + l : NULL;
+    return kr->Q && kr->S1 && kr->S2 && kr->C && kr->Rb && kr->Ud && kr->H && kr->nu && kr->piv;
+}
 
+static void ro_sgns__krylov_free(ro_sgns__krylov *kr)
+{
+    const ro_sgns_allocator *alloc = kr->t->alloc;
+    ro_sgns__free(alloc, kr->Q);
+    ro_sgns__free(alloc, kr->S1);
+    ro_sgns__free(alloc, kr->S2);
+    ro_sgns__free(alloc, kr->C);
+    ro_sgns__free(alloc, kr->Rb);
+    ro_sgns__free(alloc, kr->Ud);
+    ro_sgns__free(alloc, kr->H);
+    ro_sgns__free(alloc, kr->nu);
+    ro_sgns__free(alloc, kr->piv);
+}
+
+/* The basis Q and H = Q^T A A^T Q (see ro_sgns__tsvd_krylov), reporting
+   each block's end to the callback (t0: the start). */
+static ro_sgns_result ro_sgns__krylov_basis(const ro_sgns__krylov *kr, double t0)
+{
+    const ro_sgns__tsvd_job *t = kr->t;
+    const ro_sgns_csr *A = t->A, *At = t->At ? t->At : t->A;
+    const size_t n = kr->n, m = kr->m, l = kr->l, b = kr->b, s = kr->s;
+    ro_sgns_real *Q = kr->Q, *S1 = kr->S1, *S2 = kr->S2, *C = kr->C;
+    size_t i, j, blk;
+    ro_sgns_result res;
     /* Q_0 = orth(A Omega) */
-    ro_sgns__gaussian(m, b, S1, seed);
+    ro_sgns__gaussian(m, b, S1, t->cfg->seed);
     ro_sgns__csr_mm(A, b, S1, b, S2, b);
-    res = ro_sgns__krylov_block(cm, r0, n, 0, Q, l, b, S2, b, C, b, 0, Rb, nu, seed,
-                                0x100000000ull, res, alloc, err);
+    res = ro_sgns__krylov_block(kr, 0, b, S2, b, 0, 0x100000000ull, RO_SGNS_OK);
     for (i = 0; i < n && res == RO_SGNS_OK; ++i) memcpy(Q + i * l, S2 + i * b, b * sizeof(ro_sgns_real));
     for (blk = 1; blk <= s && res == RO_SGNS_OK; ++blk) {
         const size_t o0 = (blk - 1) * b, w0 = ro_sgns__min(b, l - o0), kq = o0 + w0;
         /* Y = A A^T Q_{blk-1} (the block's rows are copied out first: the
            products read their input rows in random order) */
         for (i = 0; i < n; ++i) memcpy(S1 + i * w0, Q + i * l + o0, w0 * sizeof(ro_sgns_real));
-        ro_sgns__csr_mm(At ? At : A, w0, S1, w0, S2, w0);
-        res = ro_sgns__sum_shards_ld(cm, res, S2, m, w0, w0, err);
+        ro_sgns__csr_mm(At, w0, S1, w0, S2, w0);
+        res = ro_sgns__sum_shards_ld(t->cm, res, S2, m, w0, w0, t->err);
         if (res == RO_SGNS_OK) ro_sgns__csr_mm(A, w0, S2, w0, S1, w0);
         /* C = Q^T Y over the kq columns so far: H's entries (Q_i^T A)(A^T Q_{blk-1}) */
         if (res == RO_SGNS_OK)
             res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, kq, w0, n, 1, Q, l, S1, w0, 0, C, w0,
-                               alloc, err);
-        res = ro_sgns__sum_shards_ld(cm, res, C, kq, w0, w0, err);
+                               t->alloc, t->err);
+        res = ro_sgns__sum_shards_ld(t->cm, res, C, kq, w0, w0, t->err);
         if (res != RO_SGNS_OK) break;
         for (i = 0; i < kq; ++i)
             for (j = 0; j < w0; ++j)
                 if (i <= o0 + j) { /* one triangle, mirrored: H exactly symmetric */
-                    H[i * l + o0 + j] = (double)C[i * w0 + j];
-                    H[(o0 + j) * l + i] = (double)C[i * w0 + j];
+                    kr->H[i * l + o0 + j] = (double)C[i * w0 + j];
+                    kr->H[(o0 + j) * l + i] = (double)C[i * w0 + j];
                 }
-        res = ro_sgns__tsvd_tick(cfg, cm, res, blk, s + 1, t0, err);
+        res = ro_sgns__tsvd_tick(t->cfg, t->cm, res, blk, s + 1, t0, t->err);
         if (res != RO_SGNS_OK) break;
         if (blk == s) break;
         {   /* Q_blk = the first w1 columns of Y, orthogonalized */
             const size_t o1 = blk * b, w1 = ro_sgns__min(b, l - o1);
-            res = ro_sgns__krylov_block(cm, r0, n, kq, Q, l, w1, S1, w0, C, w0, 1, Rb, nu, seed,
-                                        0x100000000ull * (blk + 1), res, alloc, err);
+            res = ro_sgns__krylov_block(kr, kq, w1, S1, w0, 1, 0x100000000ull * (blk + 1), res);
             for (i = 0; i < n && res == RO_SGNS_OK; ++i)
                 memcpy(Q + i * l + o1, S1 + i * w0, w1 * sizeof(ro_sgns_real));
         }
     }
-    if (res != RO_SGNS_OK) goto done;
-    for (j = 0; j < l * l; ++j)
-        if (!ro_sgns__is_finite(H[j])) {
-            res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "tsvd: NaN or Inf in the products");
-            goto done;
-        }
-    /* pivoted Cholesky in place, full symmetric storage: step j takes the
-       largest remaining diagonal; what is left below 16 epsilon of the
-       largest is rounding (rank deficiency) and becomes zero rows */
-    {
-        double top = 0, cut;
-        for (j = 0; j < l; ++j) {
-            piv[j] = j;
-            if (H[j * l + j] > top) top = H[j * l + j];
-        }
-        cut = 16.0 * (RO_SGNS__IS_DOUBLE ? DBL_EPSILON : (double)FLT_EPSILON) * top;
-        for (j = 0; j < l; ++j) {
-            size_t best = j;
-            double pj;
-            long ii;
-            for (i = j + 1; i < l; ++i)
-                if (H[i * l + i] > H[best * l + best]) best = i;
-            if (best != j) {
-                size_t t = piv[j];
-                piv[j] = piv[best];
-                piv[best] = t;
-                for (k = 0; k < l; ++k) {
-                    double x = H[j * l + k];
-                    H[j * l + k] = H[best * l + k];
-                    H[best * l + k] = x;
-                }
-                for (k = 0; k < l; ++k) {
-                    double x = H[k * l + j];
-                    H[k * l + j] = H[k * l + best];
-                    H[k * l + best] = x;
-                }
+    return res;
+}
+
+/* H (l x l, symmetric, full storage) <- R with P^T H P = R^T R, by the
+   pivoted Cholesky factorization in place: step j takes the largest
+   remaining diagonal (piv[j]: its original index); what is left below 16
+   epsilon of the largest is rounding (rank deficiency) and becomes zero
+   rows. */
+static void ro_sgns__pivoted_cholesky(size_t l, double *H, size_t *piv)
+{
+    double top = 0, cut;
+    size_t i, j, k;
+    for (j = 0; j < l; ++j) {
+        piv[j] = j;
+        if (H[j * l + j] > top) top = H[j * l + j];
+    }
+    cut = 16.0 * (RO_SGNS__IS_DOUBLE ? DBL_EPSILON : (double)FLT_EPSILON) * top;
+    for (j = 0; j < l; ++j) {
+        size_t best = j;
+        double pj;
+        long ii;
+        for (i = j + 1; i < l; ++i)
+            if (H[i * l + i] > H[best * l + best]) best = i;
+        if (best != j) {
+            size_t x = piv[j];
+            piv[j] = piv[best];
+            piv[best] = x;
+            for (k = 0; k < l; ++k) {
+                double y = H[j * l + k];
+                H[j * l + k] = H[best * l + k];
+                H[best * l + k] = y;
             }
-            pj = H[j * l + j];
-            if (!(pj > cut)) { /* the rest is rounding: R's remaining rows are 0 */
-                for (i = j; i < l; ++i)
-                    for (k = 0; k < l; ++k) H[i * l + k] = 0;
-                break;
+            for (k = 0; k < l; ++k) {
+                double y = H[k * l + j];
+                H[k * l + j] = H[k * l + best];
+                H[k * l + best] = y;
             }
-            pj = RO_SGNS_SQRT(pj);
-            H[j * l + j] = pj;
-            for (k = j + 1; k < l; ++k) H[j * l + k] /= pj;
-            for (k = 0; k < j; ++k) H[j * l + k] = 0;
+        }
+        pj = H[j * l + j];
+        if (!(pj > cut)) { /* the rest is rounding: R's remaining rows are 0 */
+            for (i = j; i < l; ++i)
+                for (k = 0; k < l; ++k) H[i * l + k] = 0;
+            break;
+        }
+        pj = RO_SGNS_SQRT(pj);
+        H[j * l + j] = pj;
+        for (k = j + 1; k < l; ++k) H[j * l + k] /= pj;
+        for (k = 0; k < j; ++k) H[j * l + k] = 0;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if ((l - j) * (l - j) > 65536)
 #endif
-            for (ii = (long)(j + 1); ii < (long)l; ++ii) {
-                const double hji = H[j * l + (size_t)ii];
-                double *hi = H + (size_t)ii * l;
-                size_t kk;
-                for (kk = j + 1; kk < l; ++kk) hi[kk] -= hji * H[j * l + kk];
-            }
+        for (ii = (long)(j + 1); ii < (long)l; ++ii) {
+            const double hji = H[j * l + (size_t)ii];
+            double *hi = H + (size_t)ii * l;
+            size_t kk;
+            for (kk = j + 1; kk < l; ++kk) hi[kk] -= hji * H[j * l + kk];
         }
     }
-    /* Jacobi on R^T: its column c is R's row c, which is where H keeps it */
-    res = ro_sgns__jacobi(l, l, H, NULL, err);
-    if (res != RO_SGNS_OK) goto done;
+}
+
+/* From H (holding R of the pivoted Cholesky) to the factors: Ub_d, then
+   U = Q Ub_d, V = A^T U Sigma^-1, S = Sigma_d, U and V made orthonormal. */
+static ro_sgns_result ro_sgns__krylov_factors(const ro_sgns__krylov *kr)
+{
+    const ro_sgns__tsvd_job *t = kr->t;
+    const size_t n = kr->n, m = kr->m, l = kr->l, d = t->d;
+    const double *H = kr->H;
+    double *sig = kr->sig;
+    size_t *order = kr->order, i, j, k;
+    ro_sgns_factors *f = t->f;
+    ro_sgns_result res;
     /* sigma_c = |g_c|, sorted descending (insertion sort: stable, ties by
        index) */
     for (j = 0; j < l; ++j) {
@@ -6910,14 +6933,15 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
         const size_t c = order[j];
         const double sj = sig[c];
         for (i = 0; i < l; ++i)
-            Ud[piv[i] * d + j] = sj > 0 ? (ro_sgns_real)(H[c * l + i] / sj) : (ro_sgns_real)0;
+            kr->Ud[kr->piv[i] * d + j] =
+                sj > 0 ? (ro_sgns_real)(H[c * l + i] / sj) : (ro_sgns_real)0;
         f->S[j * d + j] = (ro_sgns_real)sj;
     }
     /* U = Q Ub_d; V = A^T U Sigma^-1 */
-    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, Q, l, Ud, d, 0, f->U, d,
-                       alloc, err);
-    if (res == RO_SGNS_OK) ro_sgns__csr_mm(At ? At : A, d, f->U, d, f->V, d);
-    res = ro_sgns__sum_shards_ld(cm, res, f->V, m, d, d, err);
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, l, 1, kr->Q, l, kr->Ud, d, 0, f->U,
+                       d, t->alloc, t->err);
+    if (res == RO_SGNS_OK) ro_sgns__csr_mm(t->At ? t->At : t->A, d, f->U, d, f->V, d);
+    res = ro_sgns__sum_shards_ld(t->cm, res, f->V, m, d, d, t->err);
     if (res == RO_SGNS_OK)
         for (j = 0; j < d; ++j) {
             const double sj = sig[order[j]];
@@ -6927,21 +6951,58 @@ static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns_csr *A, const ro_sgns_c
     /* U and V orthonormal to working precision, zero-sigma columns completed:
        Householder QR (its Q is orthogonal whatever the rank), signs kept */
     if (res == RO_SGNS_OK)
-        res = ro_sgns__orthonormalize_keep_sign(cm, n, d, f->U, Rb, alloc, err);
+        res = ro_sgns__orthonormalize_keep_sign(t->cm, n, d, f->U, kr->Rb, t->alloc, t->err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__orthonormalize_keep_sign(NULL, m, d, f->V, Rb, alloc, err);
-    res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err); /* V's QR was local */
-    res = ro_sgns__tsvd_tick(cfg, cm, res, s + 1, s + 1, t0, err);
-done:
-    ro_sgns__free(alloc, Q);
-    ro_sgns__free(alloc, S1);
-    ro_sgns__free(alloc, S2);
-    ro_sgns__free(alloc, C);
-    ro_sgns__free(alloc, Rb);
-    ro_sgns__free(alloc, Ud);
-    ro_sgns__free(alloc, H);
-    ro_sgns__free(alloc, nu);
-    ro_sgns__free(alloc, piv);
+        res = ro_sgns__orthonormalize_keep_sign(NULL, m, d, f->V, kr->Rb, t->alloc, t->err);
+    return ro_sgns__sum_shards_doubles(t->cm, res, NULL, 0, t->err); /* V's QR was local */
+}
+
+/* Block Krylov (see ro_sgns_tsvd_method) into t->f: l columns in blocks
+   of b.
+
+   The basis Q = [Q_0 .. Q_{s-1}] (n x l) grows by Q_i = orth(A A^T Q_{i-1})
+   against all earlier blocks. The best rank-d approximation of A within
+   the space is Q times that of B = Q^T A (l x m): with
+   H = B B^T = Ub Sigma^2 Ub^T (l x l),
+       U = Q Ub_d,   V = A^T U Sigma_d^-1,   S = Sigma_d.
+   H costs nothing extra: its column block i, Q^T A (A^T Q_i), is the first
+   projection of the product that makes the next block (Q^T Y with
+   Y = A A^T Q_i, over the blocks that exist by then; H is symmetric), and
+   the last block takes one more product. H's eigenvectors come from a
+   pivoted Cholesky factor, H = P R^T R P^T (double), and one-sided Jacobi
+   on R^T, whose left singular vectors are P^T Ub (no rotations need to be
+   kept). Forming H squares the condition: singular values far below
+   sqrt(epsilon) s_1 (float: 2e-4 s_1) lose relative accuracy this way,
+   which the subspace method keeps.
+   On a shard (section 6) A, Q and U are the shard's n rows, the first of
+   them row r0 of the whole: A^T Q_i, Q^T Y and A^T U are summed over the
+   shards (m x b, l x b and m x d), each block is orthogonalized by TSQR,
+   and H, V and S come out the same on every shard. */
+static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns__tsvd_job *t)
+{
+    const double t0 = ro_sgns__now();
+    ro_sgns__krylov kr;
+    size_t j;
+    ro_sgns_result res = RO_SGNS_OK;
+    if (!ro_sgns__krylov_alloc(&kr, t))
+        res = ro_sgns__fail(t->err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                            "tsvd: cannot allocate the Krylov basis (%lu x %lu)",
+                            (unsigned long)kr.n, (unsigned long)kr.l);
+    res = ro_sgns__sum_shards_doubles(t->cm, res, NULL, 0, t->err);
+    if (res == RO_SGNS_OK) res = ro_sgns__krylov_basis(&kr, t0);
+    for (j = 0; j < kr.l * kr.l && res == RO_SGNS_OK; ++j)
+        if (!ro_sgns__is_finite(kr.H[j]))
+            res = ro_sgns__fail(t->err, RO_SGNS_ERR_NUMERIC, "tsvd: NaN or Inf in the products");
+    if (res == RO_SGNS_OK) {
+        ro_sgns__pivoted_cholesky(kr.l, kr.H, kr.piv);
+        /* Jacobi on R^T: its column c is R's row c, which is where H keeps it */
+        res = ro_sgns__jacobi(kr.l, kr.l, kr.H, NULL, t->err);
+    }
+    if (res == RO_SGNS_OK) {
+        res = ro_sgns__krylov_factors(&kr);
+        res = ro_sgns__tsvd_tick(t->cfg, t->cm, res, kr.s + 1, kr.s + 1, t0, t->err);
+    }
+    ro_sgns__krylov_free(&kr);
     return res;
 }
 
@@ -6964,8 +7025,7 @@ static ro_sgns_result ro_sgns__tsvd_sizes(const ro_sgns_tsvd_config *cfg, size_t
        under subspace iteration, and with a Chebyshev polynomial of degree
        2l/b - 1 in the gap under block Krylov: for the tail (i near d) only
        l well beyond d helps, and for a spectrum that decays like a power of
-       i (SPPMI's does) that ratio depends on l / d, so p grows with d.
-       Measured on the bundled corpus (bench/RESULTS.md). */
+       i (SPPMI's does) that ratio depends on l / d, so p grows with d. */
     p = cfg->oversample;
     if (p == 0)
         p = cfg->method == RO_SGNS_TSVD_KRYLOV ? 2 * d : (d / 2 > 50 ? d / 2 : 50);
@@ -7006,15 +7066,25 @@ static ro_sgns_result ro_sgns__tsvd_run(const ro_sgns_csr *A, const ro_sgns_comm
     if (res == RO_SGNS_OK) res = ro_sgns_factors_create(A->rows, m, d, &f, alloc, err);
     res = ro_sgns__sum_shards_doubles(cm, res, NULL, 0, err);
     if (res == RO_SGNS_OK) {
+        ro_sgns__tsvd_job t;
+        t.A = A;
+        t.At = At;
+        t.cm = cm;
+        t.r0 = r0;
+        t.d = d;
+        t.l = l;
+        t.b = b;
+        t.cfg = cfg;
+        t.f = f;
+        t.alloc = alloc;
+        t.err = err;
         /* a search space as large as the matrix holds all of it: one
            subspace step is exact */
         if (cfg->method == RO_SGNS_TSVD_SUBSPACE || l == ro_sgns__min(n, m))
-            res = ro_sgns__tsvd_subspace(A, At, cm, d, l,
-                                         cfg->method == RO_SGNS_TSVD_SUBSPACE ? cfg->power_iters
-                                                                              : 1,
-                                         cfg->seed, cfg, f, alloc, err);
+            res = ro_sgns__tsvd_subspace(
+                &t, cfg->method == RO_SGNS_TSVD_SUBSPACE ? cfg->power_iters : 1);
         else
-            res = ro_sgns__tsvd_krylov(A, At, cm, r0, d, l, b, cfg->seed, cfg, f, alloc, err);
+            res = ro_sgns__tsvd_krylov(&t);
         if (res == RO_SGNS_STOPPED)
             ro_sgns__fail(err, RO_SGNS_STOPPED, "tsvd: stopped by the callback");
     }
@@ -12836,10 +12906,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    panel, gets dot products along k instead (ro_sgns__kernel_dot4_s: other
    last bits for those columns). The sweep's second product has the
    288 x 512 tile of X as its A and only d columns, so packing A was 1/d of
-   its work in copies: on Zen 5 at d = 100 that product took 0.252 s of
-   thread 0's time a sweep packed, 0.232 s direct, and on Intel Emerald
-   Rapids it went from 1.21-1.31x the sweep's first product to 1.09-1.12x
-   (bench/RESULTS.md).
+   its work in copies.
    Micro-kernels: one per instruction set the compiler targets (chosen at
    compile time, no run-time dispatch): AVX-512F 12 x 32 float / 6 x 16
    double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
@@ -12869,6 +12936,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
    The k loop is never split over threads.
    ====================================================================== */
 
+/* The textbook triple loop, C = alpha op(A) op(B) + beta C, each entry's
+   sum in double: the plain reference. Its fast twin is
+   ro_sgns_gemm_builtin (the blocked loops below); a test compares them
+   entry by entry (in the repository: tests/test_linalg.c, test_gemm,
+   through check_gemm). BLAS's argument list, as ro_sgns_gemm's. */
 RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b, size_t m,
                                     size_t n, size_t k, ro_sgns_real alpha,
                                     const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
@@ -12894,25 +12966,17 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
    build (256 for every kernel), never a function of the CPU: a binary
    gives the same bits on every machine that runs the same kernel. It keeps
    the B micro-panel (KC x NR: 16 KB for AVX2, 32 KB for AVX-512 float)
-   within the L1 cache; on Zen 3 (AVX2, double) KC = 128, 192, 256 and 320
-   measured the same within the noise of a shared machine, on Zen 5
-   (AVX-512, double) 384 and 512 the same as 256, 128 and 192 up to 20%
-   slower on the shapes with k > KC (bench/RESULTS.md).
+   within the L1 cache; smaller KC measured slower where k > KC, larger
+   no faster.
    The row count MR decides no bits (a row's sums are the same whichever
    tile it is in), so it is chosen for L1: in the loop over a B
    micro-panel's tiles, that panel (KC x NR) and one A micro-panel (MR x
    KC) are read KC times together, and 12 x 256 doubles (24 KB) beside
-   256 x 16 (32 KB) exceed a 48 KB L1 (Zen 5, Intel since Ice Lake)
-   where float's 12 + 32 KB do not: the B panel's lines are evicted by
-   the A panel streaming past and come back from L2 every tile. With 6
-   rows (12 + 32 KB) they stay; Zen 5, double, 2 threads, four runs each:
-   2048^3 203-222 -> 218-228 GFLOP/s, NT 1024 x 24292 x 200 221-227 ->
-   233-236, the other RO shapes +0..+8% (bench/RESULTS.md). Six rows of
-   two vectors are 12 accumulators, enough to cover the FMA latency (4
-   cycles, 2 pipes). With a 32 KB L1 (Skylake-X, Zen 4) neither tile
-   keeps B there, and 6 rows fetch it from L2 twice as often a flop
-   (about 30 bytes a cycle at two 512-bit FMAs a cycle, half that on Zen
-   4's one; their L2s give 64 and 32): not measured on those CPUs.
+   256 x 16 (32 KB) exceed a 48 KB L1 where float's 12 + 32 KB do not:
+   the B panel's lines are evicted by the A panel streaming past and come
+   back from L2 every tile. With 6 rows (12 + 32 KB) they stay. Six rows
+   of two vectors are 12 accumulators, enough to cover the FMA latency (4
+   cycles, 2 pipes).
    MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
    B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
    arithmetic: they are chosen per product from the CPU's cache sizes
@@ -12943,12 +13007,8 @@ typedef struct ro_sgns__blocking {
 
 /* The B panel's budget: 2 MB (NC = 2048 floats or 1024 doubles with
    KC = 256). Each thread packs its own panel and the L3 a VM reports is
-   shared with neighbours it cannot see; on Zen 3 at 2 threads, 2 MB beat
-   4 and 8 MB by 6-14% on 2048^3 and NT 1024 x 24292 x 500 (float and
-   double) and lost nothing elsewhere; on Intel Emerald Rapids (2 MB L2)
-   512 KB lost on 10 of the 14 float and double shapes, up to 34%
-   (bench/RESULTS.md). A build may set it (the benches' experiments do);
-   it decides no bits. */
+   shared with neighbours it cannot see: 4 and 8 MB measured slower, 512
+   KB too. A build may set it; it decides no bits. */
 #ifndef RO_SGNS__B_PANEL_BYTES
 #define RO_SGNS__B_PANEL_BYTES ((size_t)2 << 20)
 #endif
@@ -12985,8 +13045,8 @@ static void ro_sgns__cpuid(unsigned leaf, unsigned sub, unsigned r[4])
    line size, sets), else AMD's older leaves 0x80000005/6. No state is kept
    between calls (no globals, no cache to make thread-safe): 6-8 cpuid
    instructions, cheap on bare metal, but in a VM each one traps to the
-   hypervisor (1.25 us each measured on a KVM guest), so callers ask once
-   per product (~10 us), never per block, and small products not at all. */
+   hypervisor (microseconds each), so callers ask once per product, never
+   per block, and small products not at all. */
 static void ro_sgns__cache_sizes(size_t size[3])
 {
     size[0] = size[1] = size[2] = 0;
@@ -13025,11 +13085,8 @@ static void ro_sgns__cache_sizes(size_t size[3])
 
 /* The blocking for the CPU this runs on: the A block (MC x KC) takes about
    a quarter of L2, leaving room for a B panel that fits there too (the NN
-   shapes with n = d: 256 x 112 floats) and for C's lines passing through;
-   on Zen 3 (512 KB L2, float) MC = 126 was within 5% of the best of
-   72..252 on every RO shape, where half of L2 (MC = 252) lost 20% on
-   NN 1024 x 100 x 24292 and 13% on NT 1024 x 24292 x 100
-   (bench/RESULTS.md). The B panel (KC x NC) takes at most half of L3 and
+   shapes with n = d: 256 x 112 floats) and for C's lines passing through
+   (half of L2 measured slower). The B panel (KC x NC) takes at most half of L3 and
    at most the 2 MB budget above, and NC stays in [512, NC_MAX] (a smaller
    one packs A more often). Unknown sizes keep the fixed table. */
 static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
@@ -13049,9 +13106,12 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 }
 
 /* The portable micro-kernel: acc (MR x NR, row-major) = sum over p < kc of
-   the outer product of column p of the A panel and row p of the B panel.
-   Plain C that compilers turn into vector code; the reference for the
-   SIMD kernels below. */
+   the outer product of column p of the A panel (MR values a step) and row
+   p of the B panel (NR values a step). Plain C that compilers turn into
+   vector code, the plain reference of the packed GEMM's inner loop; its
+   fast twins are the SIMD kernels below (ro_sgns__kernel picks the
+   build's), which a test compares with it on the same panels (in the
+   repository: tests/test_linalg.c, test_gemm_kernels). */
 static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_real *RO_SGNS__RESTRICT a,
                               const ro_sgns_real *RO_SGNS__RESTRICT b,
                               ro_sgns_real *RO_SGNS__RESTRICT acc)
@@ -13072,9 +13132,15 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
 }
 
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
-/* One row of a SIMD micro-kernel's tile: broadcast row i's element of A
+/* The SIMD kernels below are macros where C99 has no better tool: a
+   tile's accumulators are named registers (c00 .. c111), which only token
+   pasting can address row by row (an array may stay in memory), and each
+   kernel is one body for four vector types (float and double, AVX2 and
+   AVX-512) and two layouts of A, where C99 has no generic functions.
+   One row of a SIMD micro-kernel's tile: broadcast row i's element of A
    (a[i * sa_]: sa_ is 1 in a packed panel, the row stride in an unpacked
-   one), two fused multiply-adds into the row's two accumulators. */
+   one), two fused multiply-adds into the row's two accumulators. A macro:
+   it names row i's registers by token pasting. */
 #define RO_SGNS__FMA_ROW(T, SET1, FMA, i)                                 \
     do {                                                                   \
         T ai_ = SET1(a[(i) * sa_]);                                        \
@@ -13084,7 +13150,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
 /* Row i of a full tile's update from the registers, C = (first ? beta C :
    C) + alpha acc, rounded as ro_sgns__update_tile rounds it (a product,
    then a sum); mode 0: not first, 1: first with beta == 0 (C not read),
-   2: first. */
+   2: first. A macro: it names row i's registers by token pasting, for any
+   vector type. */
 #define RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i)                                    \
     do {                                                                                   \
         R_ *ci_ = C + i * ldc;                                                             \
@@ -13099,7 +13166,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
         STOREU(ci_, x0_);                                                                  \
         STOREU(ci_ + W_, x1_);                                                             \
     } while (0)
-/* Six consecutive rows of each (the kernels' rows 0-5; 6-11 for 12 rows). */
+/* Six consecutive rows of each (the kernels' rows 0-5; 6-11 for 12 rows).
+   Macros: they pass six constant row numbers to the pasting ones above. */
 #define RO_SGNS__FMA_ROWS6(T, SET1, FMA, i0, i1, i2, i3, i4, i5)                            \
     do {                                                                                   \
         RO_SGNS__FMA_ROW(T, SET1, FMA, i0);                                                \
@@ -13125,8 +13193,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    columns) in 2 ROWS accumulators; per step two loads of B and ROWS
    broadcasts of A, each feeding two fused multiply-adds.
    AVX2 + FMA: 6 x 16 float / 6 x 8 double in 12 ymm registers (12 + 2 + 1
-   of the 16: the largest tile that fits; 12 FMAs per 8 loads keeps the two
-   FMA pipes of Haswell..Zen 4 busy while the loads stay under 2 a cycle).
+   of the 16: the largest tile that fits; 12 FMAs per 8 loads keeps two
+   FMA pipes busy while the loads stay under 2 a cycle).
    AVX-512: 12 x 32 float in 24 of the 32 zmm registers, 6 x 16 double in
    12 (12 x 16 would fit too, but its A micro-panel crowds L1: see MR).
    ROWS is a constant, so the rows past it are compiled away.
@@ -13137,8 +13205,10 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    With C NULL it stores the tile to acc (edge tiles).
    DIRECT 0: a is a packed micro-panel (lda unused); DIRECT 1: a points to
    row 0 of ROWS rows of A as they are in memory, lda apart, and the kernel
-   reads them where they are (see ro_sgns__gemm_run_b): the same loads and
-   FMAs in the same order, so the same bits, without the packing. */
+   reads them where they are (see ro_sgns__gemm_run): the same loads and
+   FMAs in the same order, so the same bits, without the packing.
+   A macro: one body for each vector type and layout of A (C99 has no
+   generic functions; the alternative is a copy for each). */
 #define RO_SGNS__KERNEL_SIMD(NAME, DIRECT, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA,     \
                              LOADU, STOREU, MUL, ADD)                                       \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, size_t lda,                  \
@@ -13193,7 +13263,9 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    hide the FMA latency (at most 75% of the full kernel's rate), so half the
    work should take about two thirds of the time; AVX-512 float's twelve
    chains are enough, so about half (double's six, as AVX2's). */
-/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. */
+/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. A macro:
+   it names the rows' registers by token pasting. The kernel itself is one,
+   as RO_SGNS__KERNEL_SIMD is, for each vector type and layout of A. */
 #define RO_SGNS__HALF_ROWS6(SET1, FMA, i0, i1, i2, i3, i4, i5)                              \
     do {                                                                                   \
         c##i0 = FMA(SET1(a[(i0) * sa_]), b0, c##i0);                                       \
@@ -13230,8 +13302,7 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
    the vectors run down the panel's ROWS rows (12 of 16 lanes, 6 of 8; the
    rest masked off) instead of across its columns, so a step p takes one
    FMA per column instead of one per row (4 instead of 12 at d = 100 with
-   AVX-512; on Zen 5 the half-width kernel was 7.6% of the GEMM's samples
-   in the RO step). Two sets of accumulators, the even and the odd steps,
+   AVX-512). Two sets of accumulators, the even and the odd steps,
    added at the end, keep enough FMAs in flight to hide their latency.
    That is another order of the same terms than the full kernel's, so these
    columns get other last bits than a full panel would give them; always
@@ -13259,53 +13330,95 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
 #define RO_SGNS__CV_ADD _mm256_add_ps
 #define RO_SGNS__CV_STOREU _mm256_storeu_ps
 #endif
-#define RO_SGNS__COLS_STEP(J)                                                               \
-    e##J = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[J]), e##J);                               \
-    o##J = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[RO_SGNS__CV_NR + J]), o##J)
-#define RO_SGNS__COLS_LAST(J) e##J = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[J]), e##J)
-#define RO_SGNS__COLS_OUT(J)                                                                \
-    RO_SGNS__CV_STOREU(col, RO_SGNS__CV_ADD(e##J, o##J));                                   \
-    for (i = 0; i < RO_SGNS__CV_ROWS; ++i) acc[i * RO_SGNS__CV_NR + J] = col[i]
-#define RO_SGNS__COLS_ALL(NC, DO)                                                           \
-    DO(0);                                                                                  \
-    DO(1);                                                                                  \
-    DO(2);                                                                                  \
-    DO(3);                                                                                  \
-    if (NC > 4) {                                                                           \
-        DO(4);                                                                              \
-        DO(5);                                                                              \
-        DO(6);                                                                              \
-        DO(7);                                                                              \
+/* A kernel's body expanded into each caller with its constant shape (nc
+   here): a C99 function that the compiler must inline, so the constant
+   folds the branches away (GCC and clang; elsewhere plain inline). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RO_SGNS__ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define RO_SGNS__ALWAYS_INLINE
+#endif
+/* Column j's two sums (even and odd steps) added, to column j of acc. */
+static RO_SGNS__INLINE RO_SGNS__ALWAYS_INLINE void ro_sgns__cols_out(float *acc, size_t j,
+                                                                    RO_SGNS__CV_T e,
+                                                                    RO_SGNS__CV_T o)
+{
+    float col[16];
+    size_t i;
+    RO_SGNS__CV_STOREU(col, RO_SGNS__CV_ADD(e, o));
+    for (i = 0; i < RO_SGNS__CV_ROWS; ++i) acc[i * RO_SGNS__CV_NR + j] = col[i];
+}
+/* The narrow kernel for nc = 4 or 8 columns: e_j and o_j hold column j's
+   even and odd steps. */
+static RO_SGNS__INLINE RO_SGNS__ALWAYS_INLINE void
+ro_sgns__kernel_cols(size_t kc, const float *RO_SGNS__RESTRICT a, const float *RO_SGNS__RESTRICT b,
+                     float *RO_SGNS__RESTRICT acc, const size_t nc)
+{
+    const size_t rows = RO_SGNS__CV_ROWS, nr = RO_SGNS__CV_NR;
+    RO_SGNS__CV_T e0 = RO_SGNS__CV_ZERO(), e1 = e0, e2 = e0, e3 = e0, e4 = e0;
+    RO_SGNS__CV_T e5 = e0, e6 = e0, e7 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0;
+    RO_SGNS__CV_T o4 = e0, o5 = e0, o6 = e0, o7 = e0, a0, a1;
+    size_t p = 0;
+    for (; p + 2 <= kc; p += 2, a += 2 * rows, b += 2 * nr) {
+        a0 = RO_SGNS__CV_LOADA(a);
+        a1 = RO_SGNS__CV_LOADA(a + rows);
+        e0 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[0]), e0);
+        o0 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 0]), o0);
+        e1 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[1]), e1);
+        o1 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 1]), o1);
+        e2 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[2]), e2);
+        o2 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 2]), o2);
+        e3 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[3]), e3);
+        o3 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 3]), o3);
+        if (nc > 4) {
+            e4 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[4]), e4);
+            o4 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 4]), o4);
+            e5 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[5]), e5);
+            o5 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 5]), o5);
+            e6 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[6]), e6);
+            o6 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 6]), o6);
+            e7 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[7]), e7);
+            o7 = RO_SGNS__CV_FMA(a1, RO_SGNS__CV_SET1(b[nr + 7]), o7);
+        }
     }
-#define RO_SGNS__KERNEL_COLS(NAME, NC)                                                      \
-    static void NAME(size_t kc, const float *RO_SGNS__RESTRICT a,                           \
-                     const float *RO_SGNS__RESTRICT b, float *RO_SGNS__RESTRICT acc)        \
-    {                                                                                      \
-        const size_t rows = RO_SGNS__CV_ROWS, nr = RO_SGNS__CV_NR;                         \
-        RO_SGNS__CV_T e0 = RO_SGNS__CV_ZERO(), e1 = e0, e2 = e0, e3 = e0, e4 = e0;          \
-        RO_SGNS__CV_T e5 = e0, e6 = e0, e7 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0;        \
-        RO_SGNS__CV_T o4 = e0, o5 = e0, o6 = e0, o7 = e0, a0, a1;                          \
-        float col[16];                                                                     \
-        size_t p = 0, i;                                                                   \
-        for (; p + 2 <= kc; p += 2, a += 2 * rows, b += 2 * nr) {                          \
-            a0 = RO_SGNS__CV_LOADA(a);                                                     \
-            a1 = RO_SGNS__CV_LOADA(a + rows);                                              \
-            RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_STEP)                                      \
-        }                                                                                  \
-        if (p < kc) { /* an odd kc: the last step to the even set */                      \
-            a0 = RO_SGNS__CV_LOADA(a);                                                     \
-            RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_LAST)                                      \
-        }                                                                                  \
-        (void)a1;                                                                          \
-        RO_SGNS__COLS_ALL(NC, RO_SGNS__COLS_OUT)                                           \
+    if (p < kc) { /* an odd kc: the last step to the even set */
+        a0 = RO_SGNS__CV_LOADA(a);
+        e0 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[0]), e0);
+        e1 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[1]), e1);
+        e2 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[2]), e2);
+        e3 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[3]), e3);
+        if (nc > 4) {
+            e4 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[4]), e4);
+            e5 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[5]), e5);
+            e6 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[6]), e6);
+            e7 = RO_SGNS__CV_FMA(a0, RO_SGNS__CV_SET1(b[7]), e7);
+        }
     }
-RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols4_s, 4)
+    ro_sgns__cols_out(acc, 0, e0, o0);
+    ro_sgns__cols_out(acc, 1, e1, o1);
+    ro_sgns__cols_out(acc, 2, e2, o2);
+    ro_sgns__cols_out(acc, 3, e3, o3);
+    if (nc > 4) {
+        ro_sgns__cols_out(acc, 4, e4, o4);
+        ro_sgns__cols_out(acc, 5, e5, o5);
+        ro_sgns__cols_out(acc, 6, e6, o6);
+        ro_sgns__cols_out(acc, 7, e7, o7);
+    }
+}
+static void ro_sgns__kernel_cols4_s(size_t kc, const float *a, const float *b, float *acc)
+{
+    ro_sgns__kernel_cols(kc, a, b, acc, 4);
+}
 #ifdef RO_SGNS__AVX512
-RO_SGNS__KERNEL_COLS(ro_sgns__kernel_cols8_s, 8)
+static void ro_sgns__kernel_cols8_s(size_t kc, const float *a, const float *b, float *acc)
+{
+    ro_sgns__kernel_cols(kc, a, b, acc, 8);
+}
 #endif
 #ifdef RO_SGNS__AVX512
 /* The four AVX-512 kernels, packed (DIRECT 0) or reading A in place
-   (DIRECT 1, ro_sgns__gemm_run_b's direct mode). */
+   (DIRECT 1, ro_sgns__gemm_run's direct mode). A macro: the same four
+   instances for each layout, their intrinsics named once. */
 #define RO_SGNS__AVX512_KERNELS(S, D, HALF_S, HALF_D, DIRECT)                               \
     RO_SGNS__KERNEL_SIMD(S, DIRECT, float, __m512, 16, 12, _mm512_setzero_ps,               \
                          _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps, _mm512_fmadd_ps,  \
@@ -13353,68 +13466,85 @@ static RO_SGNS__INLINE float ro_sgns__sum16(__m512 v)
     _mm512_storeu_ps(lane, v);
     return lane[0];
 }
-#define RO_SGNS__DOT4(r, B0, B1, B2, B3, q0, q1, q2, q3)                                    \
-    s##q0 = _mm512_fmadd_ps(a##r, B0, s##q0), s##q1 = _mm512_fmadd_ps(a##r, B1, s##q1);     \
-    s##q2 = _mm512_fmadd_ps(a##r, B2, s##q2), s##q3 = _mm512_fmadd_ps(a##r, B3, s##q3)
-#define RO_SGNS__DOT_OUT4(r, j, q0, q1, q2, q3)                                             \
-    o[(r) * 32 + (j)] = ro_sgns__sum16(s##q0);                                       \
-    o[(r) * 32 + (j) + 1] = ro_sgns__sum16(s##q1);                                   \
-    o[(r) * 32 + (j) + 2] = ro_sgns__sum16(s##q2);                                   \
-    o[(r) * 32 + (j) + 3] = ro_sgns__sum16(s##q3)
-/* NC = 4 or 8 columns, G = 16 / NC rows at a time; acc has row stride 32 */
-#define RO_SGNS__KERNEL_DOT(NAME, NC)                                                      \
-    static void NAME(size_t kc, const float *RO_SGNS__RESTRICT a, size_t lda,              \
-                     const float *RO_SGNS__RESTRICT bt, float *RO_SGNS__RESTRICT acc)      \
-    {                                                                                      \
-        const size_t G = 16 / NC;                                                          \
-        size_t r, p;                                                                       \
-        for (r = 0; r < 12; r += G) {                                                      \
-            __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0;   \
-            __m512 s6 = s0, s7 = s0, s8 = s0, s9 = s0, s10 = s0, s11 = s0, s12 = s0;        \
-            __m512 s13 = s0, s14 = s0, s15 = s0, a0, a1, a2 = s0, a3 = s0;                  \
-            __m512 b0, b1, b2, b3, b4 = s0, b5 = s0, b6 = s0, b7 = s0;                     \
-            float *o = acc + r * 32;                                                       \
-            for (p = 0; p < kc; p += 16) {                                                 \
-                const __mmask16 m =                                                        \
-                    kc - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (kc - p)) - 1);  \
-                const float *ar = a + r * lda + p, *bp = bt + p;                           \
-                a0 = _mm512_maskz_loadu_ps(m, ar), a1 = _mm512_maskz_loadu_ps(m, ar + lda); \
-                b0 = _mm512_maskz_loadu_ps(m, bp), b1 = _mm512_maskz_loadu_ps(m, bp + kc);  \
-                b2 = _mm512_maskz_loadu_ps(m, bp + 2 * kc);                                \
-                b3 = _mm512_maskz_loadu_ps(m, bp + 3 * kc);                                \
-                if (NC > 4) {                                                              \
-                    b4 = _mm512_maskz_loadu_ps(m, bp + 4 * kc);                            \
-                    b5 = _mm512_maskz_loadu_ps(m, bp + 5 * kc);                            \
-                    b6 = _mm512_maskz_loadu_ps(m, bp + 6 * kc);                            \
-                    b7 = _mm512_maskz_loadu_ps(m, bp + 7 * kc);                            \
-                    RO_SGNS__DOT4(0, b0, b1, b2, b3, 0, 1, 2, 3);                          \
-                    RO_SGNS__DOT4(0, b4, b5, b6, b7, 4, 5, 6, 7);                          \
-                    RO_SGNS__DOT4(1, b0, b1, b2, b3, 8, 9, 10, 11);                        \
-                    RO_SGNS__DOT4(1, b4, b5, b6, b7, 12, 13, 14, 15);                      \
-                } else {                                                                   \
-                    a2 = _mm512_maskz_loadu_ps(m, ar + 2 * lda);                           \
-                    a3 = _mm512_maskz_loadu_ps(m, ar + 3 * lda);                           \
-                    RO_SGNS__DOT4(0, b0, b1, b2, b3, 0, 1, 2, 3);                          \
-                    RO_SGNS__DOT4(1, b0, b1, b2, b3, 4, 5, 6, 7);                          \
-                    RO_SGNS__DOT4(2, b0, b1, b2, b3, 8, 9, 10, 11);                        \
-                    RO_SGNS__DOT4(3, b0, b1, b2, b3, 12, 13, 14, 15);                      \
-                }                                                                          \
-            }                                                                              \
-            if (NC > 4) {                                                                  \
-                RO_SGNS__DOT_OUT4(0, 0, 0, 1, 2, 3);                                       \
-                RO_SGNS__DOT_OUT4(0, 4, 4, 5, 6, 7);                                       \
-                RO_SGNS__DOT_OUT4(1, 0, 8, 9, 10, 11);                                     \
-                RO_SGNS__DOT_OUT4(1, 4, 12, 13, 14, 15);                                   \
-            } else {                                                                       \
-                RO_SGNS__DOT_OUT4(0, 0, 0, 1, 2, 3);                                       \
-                RO_SGNS__DOT_OUT4(1, 0, 4, 5, 6, 7);                                       \
-                RO_SGNS__DOT_OUT4(2, 0, 8, 9, 10, 11);                                     \
-                RO_SGNS__DOT_OUT4(3, 0, 12, 13, 14, 15);                                   \
-            }                                                                              \
-        }                                                                                  \
+/* The dot-product kernel for nc = 4 or 8 columns, g = 16 / nc rows at a
+   time; acc has row stride 32. s_q sums row q / nc (a_{q / nc}) times
+   column q % nc (b_{q % nc}). */
+static RO_SGNS__INLINE RO_SGNS__ALWAYS_INLINE void
+ro_sgns__kernel_dot(size_t kc, const float *RO_SGNS__RESTRICT a, size_t lda,
+                    const float *RO_SGNS__RESTRICT bt, float *RO_SGNS__RESTRICT acc,
+                    const size_t nc)
+{
+    const size_t g = 16 / nc;
+    size_t r, p;
+    for (r = 0; r < 12; r += g) {
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0;
+        __m512 s6 = s0, s7 = s0, s8 = s0, s9 = s0, s10 = s0, s11 = s0, s12 = s0;
+        __m512 s13 = s0, s14 = s0, s15 = s0, a0, a1, a2 = s0, a3 = s0;
+        __m512 b0, b1, b2, b3, b4 = s0, b5 = s0, b6 = s0, b7 = s0;
+        float *o = acc + r * 32;
+        for (p = 0; p < kc; p += 16) {
+            const __mmask16 m =
+                kc - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (kc - p)) - 1);
+            const float *ar = a + r * lda + p, *bp = bt + p;
+            a0 = _mm512_maskz_loadu_ps(m, ar), a1 = _mm512_maskz_loadu_ps(m, ar + lda);
+            b0 = _mm512_maskz_loadu_ps(m, bp), b1 = _mm512_maskz_loadu_ps(m, bp + kc);
+            b2 = _mm512_maskz_loadu_ps(m, bp + 2 * kc);
+            b3 = _mm512_maskz_loadu_ps(m, bp + 3 * kc);
+            if (nc > 4) {
+                b4 = _mm512_maskz_loadu_ps(m, bp + 4 * kc);
+                b5 = _mm512_maskz_loadu_ps(m, bp + 5 * kc);
+                b6 = _mm512_maskz_loadu_ps(m, bp + 6 * kc);
+                b7 = _mm512_maskz_loadu_ps(m, bp + 7 * kc);
+                s0 = _mm512_fmadd_ps(a0, b0, s0), s1 = _mm512_fmadd_ps(a0, b1, s1);
+                s2 = _mm512_fmadd_ps(a0, b2, s2), s3 = _mm512_fmadd_ps(a0, b3, s3);
+                s4 = _mm512_fmadd_ps(a0, b4, s4), s5 = _mm512_fmadd_ps(a0, b5, s5);
+                s6 = _mm512_fmadd_ps(a0, b6, s6), s7 = _mm512_fmadd_ps(a0, b7, s7);
+                s8 = _mm512_fmadd_ps(a1, b0, s8), s9 = _mm512_fmadd_ps(a1, b1, s9);
+                s10 = _mm512_fmadd_ps(a1, b2, s10), s11 = _mm512_fmadd_ps(a1, b3, s11);
+                s12 = _mm512_fmadd_ps(a1, b4, s12), s13 = _mm512_fmadd_ps(a1, b5, s13);
+                s14 = _mm512_fmadd_ps(a1, b6, s14), s15 = _mm512_fmadd_ps(a1, b7, s15);
+            } else {
+                a2 = _mm512_maskz_loadu_ps(m, ar + 2 * lda);
+                a3 = _mm512_maskz_loadu_ps(m, ar + 3 * lda);
+                s0 = _mm512_fmadd_ps(a0, b0, s0), s1 = _mm512_fmadd_ps(a0, b1, s1);
+                s2 = _mm512_fmadd_ps(a0, b2, s2), s3 = _mm512_fmadd_ps(a0, b3, s3);
+                s4 = _mm512_fmadd_ps(a1, b0, s4), s5 = _mm512_fmadd_ps(a1, b1, s5);
+                s6 = _mm512_fmadd_ps(a1, b2, s6), s7 = _mm512_fmadd_ps(a1, b3, s7);
+                s8 = _mm512_fmadd_ps(a2, b0, s8), s9 = _mm512_fmadd_ps(a2, b1, s9);
+                s10 = _mm512_fmadd_ps(a2, b2, s10), s11 = _mm512_fmadd_ps(a2, b3, s11);
+                s12 = _mm512_fmadd_ps(a3, b0, s12), s13 = _mm512_fmadd_ps(a3, b1, s13);
+                s14 = _mm512_fmadd_ps(a3, b2, s14), s15 = _mm512_fmadd_ps(a3, b3, s15);
+            }
+        }
+        /* s_q to o[(q / nc) * 32 + q % nc] */
+        o[(0 / nc) * 32 + 0 % nc] = ro_sgns__sum16(s0);
+        o[(1 / nc) * 32 + 1 % nc] = ro_sgns__sum16(s1);
+        o[(2 / nc) * 32 + 2 % nc] = ro_sgns__sum16(s2);
+        o[(3 / nc) * 32 + 3 % nc] = ro_sgns__sum16(s3);
+        o[(4 / nc) * 32 + 4 % nc] = ro_sgns__sum16(s4);
+        o[(5 / nc) * 32 + 5 % nc] = ro_sgns__sum16(s5);
+        o[(6 / nc) * 32 + 6 % nc] = ro_sgns__sum16(s6);
+        o[(7 / nc) * 32 + 7 % nc] = ro_sgns__sum16(s7);
+        o[(8 / nc) * 32 + 8 % nc] = ro_sgns__sum16(s8);
+        o[(9 / nc) * 32 + 9 % nc] = ro_sgns__sum16(s9);
+        o[(10 / nc) * 32 + 10 % nc] = ro_sgns__sum16(s10);
+        o[(11 / nc) * 32 + 11 % nc] = ro_sgns__sum16(s11);
+        o[(12 / nc) * 32 + 12 % nc] = ro_sgns__sum16(s12);
+        o[(13 / nc) * 32 + 13 % nc] = ro_sgns__sum16(s13);
+        o[(14 / nc) * 32 + 14 % nc] = ro_sgns__sum16(s14);
+        o[(15 / nc) * 32 + 15 % nc] = ro_sgns__sum16(s15);
     }
-RO_SGNS__KERNEL_DOT(ro_sgns__kernel_dot4_s, 4)
-RO_SGNS__KERNEL_DOT(ro_sgns__kernel_dot8_s, 8)
+}
+static void ro_sgns__kernel_dot4_s(size_t kc, const float *a, size_t lda, const float *bt,
+                                   float *acc)
+{
+    ro_sgns__kernel_dot(kc, a, lda, bt, acc, 4);
+}
+static void ro_sgns__kernel_dot8_s(size_t kc, const float *a, size_t lda, const float *bt,
+                                   float *acc)
+{
+    ro_sgns__kernel_dot(kc, a, lda, bt, acc, 8);
+}
 #else
 RO_SGNS__KERNEL_SIMD(ro_sgns__kernel_simd_s, 0, float, __m256, 8, 6, _mm256_setzero_ps,
                      _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps, _mm256_fmadd_ps,
@@ -13433,6 +13563,16 @@ RO_SGNS__KERNEL_SIMD_HALF(ro_sgns__kernel_simd_half_d, 0, double, __m256d, 4, 6,
 static void ro_sgns__update_tile(ro_sgns_real *C, size_t ldc, size_t rows, size_t cols,
                                  const ro_sgns_real *acc, ro_sgns_real alpha, ro_sgns_real beta,
                                  int first);
+
+/* Where a tile's product goes: C (rows ldc apart) receives (first ? beta C
+   : C) + alpha product, as ro_sgns__update_tile rounds it; C NULL: the
+   product stays in acc (an edge tile, updated afterwards). */
+typedef struct ro_sgns__tile_out {
+    ro_sgns_real *C;
+    size_t ldc;
+    ro_sgns_real alpha, beta;
+    int first;
+} ro_sgns__tile_out;
 
 /* One MR x NR tile product. With C NULL (an edge tile), the product goes to
    acc, for ro_sgns__update_tile; with C not NULL (a full tile), C (ldc) gets
@@ -13504,7 +13644,7 @@ static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns
 }
 
 #ifdef RO_SGNS__AVX512
-/* Direct mode (ro_sgns__gemm_run_b): A's rows read where they are. The
+/* Direct mode (ro_sgns__gemm_run): A's rows read where they are. The
    columns of an edge panel that the dot-product kernel takes (float: those
    the narrow kernel takes with packing), 0 if none; *skip: the columns
    before them, which the half-width kernel takes. */
@@ -13528,22 +13668,22 @@ static void ro_sgns__edge_bt(size_t kc, const ro_sgns_real *b, size_t skip, size
 
 /* One MR x NR tile product with A in place (row 0 at a, rows lda apart),
    B a packed micro-panel (bt its edge columns from ro_sgns__edge_bt, where
-   ro_sgns__edge_dot_cols gives any): like ro_sgns__kernel with C (a full
-   tile), else to acc like ro_sgns__kernel_edge. */
+   ro_sgns__edge_dot_cols gives any): like ro_sgns__kernel with out->C (a
+   full tile), else to acc like ro_sgns__kernel_edge. */
 static void ro_sgns__kernel_direct(size_t kc, const ro_sgns_real *a, size_t lda,
                                    const ro_sgns_real *b, const ro_sgns_real *bt,
-                                   ro_sgns_real *acc, size_t cols, ro_sgns_real *C, size_t ldc,
-                                   ro_sgns_real alpha, ro_sgns_real beta, int first)
+                                   ro_sgns_real *acc, size_t cols, const ro_sgns__tile_out *out)
 {
     size_t skip, nd = ro_sgns__edge_dot_cols(cols, &skip);
-    const int half = !C && cols <= (size_t)RO_SGNS__NR / 2;
+    const int half = !out->C && cols <= (size_t)RO_SGNS__NR / 2;
     if (RO_SGNS__IS_DOUBLE) {
         const double *ad = (const double *)(const void *)a, *bd = (const double *)(const void *)b;
         if (half)
             ro_sgns__kernel_da_half_d(kc, ad, lda, bd, (double *)(void *)acc);
         else
-            ro_sgns__kernel_da_d(kc, ad, lda, bd, (double *)(void *)acc, (double *)(void *)C,
-                                 ldc, (double)alpha, (double)beta, first);
+            ro_sgns__kernel_da_d(kc, ad, lda, bd, (double *)(void *)acc,
+                                 (double *)(void *)out->C, out->ldc, (double)out->alpha,
+                                 (double)out->beta, out->first);
     } else {
         const float *af = (const float *)(const void *)a, *bf = (const float *)(const void *)b;
         float *accf = (float *)(void *)acc;
@@ -13554,8 +13694,8 @@ static void ro_sgns__kernel_direct(size_t kc, const ro_sgns_real *a, size_t lda,
         } else if (half) {
             ro_sgns__kernel_da_half_s(kc, af, lda, bf, accf);
         } else {
-            ro_sgns__kernel_da_s(kc, af, lda, bf, accf, (float *)(void *)C, ldc, (float)alpha,
-                                 (float)beta, first);
+            ro_sgns__kernel_da_s(kc, af, lda, bf, accf, (float *)(void *)out->C, out->ldc,
+                                 (float)out->alpha, (float)out->beta, out->first);
         }
     }
 }
@@ -13679,9 +13819,7 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
            144 in float, mc > 72 in double) mapped to one set of a 12-way
            L1 and evicted each other (6 KB in AVX2's float: two sets; 4 KB
            in the portable build: one). And the copies, of a length the
-           compiler could not see, ran element by element. Zen 5, AVX-512,
-           one thread, A in L2: 0.43 -> 0.07 ns an element in float, 0.86 ->
-           0.18 in double (bench/RESULTS.md). */
+           compiler could not see, ran element by element. */
         size_t pg, q;
         for (pg = 0; pg < kc; pg += RO_SGNS__PACK_ROWS) {
             const size_t pe = ro_sgns__min(kc, pg + RO_SGNS__PACK_ROWS);
@@ -13807,26 +13945,68 @@ static void ro_sgns__scale_matrix(size_t m, size_t n, ro_sgns_real beta, ro_sgns
         for (j = 0; j < n; ++j) C[i * ldc + j] = beta == 0 ? 0 : beta * C[i * ldc + j];
 }
 
-static ro_sgns_result ro_sgns__gemm_check(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
-                                          size_t n, size_t k, const ro_sgns_real *A,
-                                          size_t lda, const ro_sgns_real *B, size_t ldb,
-                                          const ro_sgns_real *C, size_t ldc,
-                                          ro_sgns_error *err)
+/* A product C = alpha op(A) op(B) + beta C as one value: the BLAS's
+   argument list (ro_sgns_gemm's), grouped by operand, for the blocked
+   loops below. op(X) is X or X^T; op(A) is m x k, op(B) k x n, C m x n. */
+typedef struct ro_sgns__operand {
+    ro_sgns_trans trans;
+    const ro_sgns_real *p; /* X, row-major */
+    size_t ld;             /* X's leading dimension */
+} ro_sgns__operand;
+typedef struct ro_sgns__gemm_op {
+    size_t m, n, k;
+    ro_sgns_real alpha, beta;
+    ro_sgns__operand a, b;
+    ro_sgns_real *C;
+    size_t ldc;
+    const ro_sgns__packed_b *pb; /* op(B) packed ahead (then b is unused), or NULL */
+} ro_sgns__gemm_op;
+
+static ro_sgns__operand ro_sgns__operand_of(ro_sgns_trans trans, const ro_sgns_real *p, size_t ld)
 {
-    size_t a_cols = ta ? m : k, b_cols = tb ? k : n;
+    ro_sgns__operand x;
+    x.trans = trans;
+    x.p = p;
+    x.ld = ld;
+    return x;
+}
+
+/* The product of the BLAS arguments (ro_sgns_gemm's list, in its order). */
+static ro_sgns__gemm_op ro_sgns__gemm_op_of(size_t m, size_t n, size_t k, ro_sgns_real alpha,
+                                            ro_sgns__operand a, ro_sgns__operand b,
+                                            ro_sgns_real beta, ro_sgns_real *C, size_t ldc)
+{
+    ro_sgns__gemm_op op;
+    op.m = m;
+    op.n = n;
+    op.k = k;
+    op.alpha = alpha;
+    op.beta = beta;
+    op.a = a;
+    op.b = b;
+    op.C = C;
+    op.ldc = ldc;
+    op.pb = NULL;
+    return op;
+}
+
+static ro_sgns_result ro_sgns__gemm_check(const ro_sgns__gemm_op *op, ro_sgns_error *err)
+{
+    const size_t m = op->m, n = op->n, k = op->k;
+    size_t a_cols = op->a.trans ? m : k, b_cols = op->b.trans ? k : n;
     if (m == 0 || n == 0) return ro_sgns__ok(err);
-    if (!C || ldc < n)
+    if (!op->C || op->ldc < n)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "gemm: C is NULL or ldc (%lu) < n (%lu)", (unsigned long)ldc,
+                             "gemm: C is NULL or ldc (%lu) < n (%lu)", (unsigned long)op->ldc,
                              (unsigned long)n);
     if (k == 0) return ro_sgns__ok(err);
-    if (!A || lda < a_cols)
+    if (!op->a.p || op->a.ld < a_cols)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "gemm: A is NULL or lda (%lu) < %lu", (unsigned long)lda,
+                             "gemm: A is NULL or lda (%lu) < %lu", (unsigned long)op->a.ld,
                              (unsigned long)a_cols);
-    if (!B || ldb < b_cols)
+    if (!op->b.p || op->b.ld < b_cols)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "gemm: B is NULL or ldb (%lu) < %lu", (unsigned long)ldb,
+                             "gemm: B is NULL or ldb (%lu) < %lu", (unsigned long)op->b.ld,
                              (unsigned long)b_cols);
     return ro_sgns__ok(err);
 }
@@ -13871,7 +14051,7 @@ static double ro_sgns__uneven(size_t x, size_t nt)
    never wait for each other until the call ends: with shared packed panels,
    as in BLIS, they meet at two barriers per KC step, and on a busy machine
    every barrier where one thread has been descheduled costs the other a
-   time slice (a 22k x 1000 QR ran 100x slower under load 7). The price is
+   time slice. The price is
    packing twice: with rows split, every thread packs all of op(B) (n x k);
    with columns split, all of op(A) (m x k). So rows are split when
    n <= m (NN 1024 x 100 x 24292: A is the big operand), columns when
@@ -13910,133 +14090,200 @@ static size_t ro_sgns__tri_split(size_t row_units, size_t n, size_t tid, size_t 
     return u;
 }
 
-static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
-                                size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
-                                size_t lda, const ro_sgns_real *B, size_t ldb,
-                                ro_sgns_real beta, ro_sgns_real *C, size_t ldc, int nt,
-                                ro_sgns_real *ws, const ro_sgns__blocking *bk,
-                                const ro_sgns__packed_b *pb, int shape, int direct)
+/* How the five loops share a product among the threads (ro_sgns__gemm_run). */
+typedef struct ro_sgns__gemm_plan {
+    ro_sgns__blocking bk;
+    int shape, direct, by_rows;
+    size_t per_thread; /* workspace elements a thread */
+} ro_sgns__gemm_plan;
+
+/* One thread's loops: its part of C, its buffers, and the KC block of
+   op(B) under way (its panels at bp). */
+typedef struct ro_sgns__gemm_job {
+    const ro_sgns__gemm_op *op;
+    int shape, da;          /* da: A read in place (direct mode, AVX-512 only) */
+    size_t r0, r1, mc;      /* rows r0..r1-1 in blocks of mc */
+    size_t jp0, jp1;        /* micro-panels jp0..jp1-1 of each NC block */
+    ro_sgns_real *bpack, *apack, *arows, *acc;
+    size_t jc, nc, pc, kc;  /* the NC block and the KC block under way */
+    const ro_sgns_real *bp; /* op(B)'s packed panels of that block */
+} ro_sgns__gemm_job;
+
+/* Thread tid of team's rows, row blocks and buffers (ws: the plan's
+   per_thread elements a thread). */
+static void ro_sgns__gemm_job_init(ro_sgns__gemm_job *j, const ro_sgns__gemm_op *op,
+                                   const ro_sgns__gemm_plan *pl, size_t tid, size_t team,
+                                   ro_sgns_real *ws)
 {
-    const size_t KC = bk->kc, NC = bk->nc, MR = RO_SGNS__MR, NR = RO_SGNS__NR;
-    size_t nc_max = ro_sgns__min(NC, (n + NR - 1) / NR * NR);
-    size_t per_thread = ro_sgns__gemm_per_thread(n), b_elems = KC * nc_max;
-    size_t row_units = (m + MR - 1) / MR, n_panels = nc_max / NR; /* in a full NC block */
-    int by_rows = 1;
-    RO_SGNS_ASSERT(KC == RO_SGNS__KC && bk->mc % MR == 0 && bk->mc > 0 &&
-                   bk->mc <= RO_SGNS__MC_MAX && NC % NR == 0 && NC > 0 &&
-                   NC <= RO_SGNS__NC_MAX);
+    const size_t MR = RO_SGNS__MR, KC = pl->bk.kc, m = op->m;
+    const size_t row_units = (m + MR - 1) / MR;
+    const size_t b_elems = KC * ro_sgns__min(pl->bk.nc, (op->n + RO_SGNS__NR - 1) / RO_SGNS__NR * RO_SGNS__NR);
+    size_t nblk;
+    j->op = op;
+    j->shape = pl->shape;
+#ifdef RO_SGNS__AVX512
+    j->da = pl->direct && !op->a.trans; /* A read in place: see ro_sgns__gemm_run_tile */
+#else
+    j->da = 0;
+#endif
+    j->r0 = 0;
+    j->r1 = m;
+    if (pl->by_rows && pl->shape == RO_SGNS__UPPER_C) {
+        j->r0 = ro_sgns__tri_split(row_units, op->n, tid, team) * MR;
+        j->r1 = ro_sgns__min(m, ro_sgns__tri_split(row_units, op->n, tid + 1, team) * MR);
+    } else if (pl->by_rows) {
+        j->r0 = row_units * tid / team * MR;
+        j->r1 = ro_sgns__min(m, row_units * (tid + 1) / team * MR);
+    }
+    /* this thread's rows in nblk blocks of mc (a multiple of MR <= bk.mc) */
+    nblk = j->r1 > j->r0 ? (j->r1 - j->r0 + pl->bk.mc - 1) / pl->bk.mc : 1;
+    j->mc = ((j->r1 - j->r0 + nblk - 1) / nblk + MR - 1) / MR * MR;
+    j->bpack = ro_sgns__align64(ws + tid * pl->per_thread);
+    j->apack = ro_sgns__align64(j->bpack + b_elems);
+    /* direct mode packs no A: apack holds an edge panel's B columns
+       transposed (ro_sgns__edge_bt, 8 x KC) and arows a partial panel's
+       rows (MR x KC) */
+    j->arows = j->apack + 8 * KC;
+    j->acc = ro_sgns__align64(j->apack + (j->da && j->mc < MR + 8 ? MR + 8 : j->mc) * KC);
+}
+
+/* Tile (ic + ir, jr) of C: rows x cols, the B micro-panel at b over kt
+   steps of the KC block; A's rows from the packed block (at ir) or, in
+   direct mode, where they are. */
+static void ro_sgns__gemm_tile(const ro_sgns__gemm_job *j, size_t ic, size_t ir, size_t rows,
+                               size_t jr, size_t cols, size_t kt)
+{
+    const ro_sgns__gemm_op *op = j->op;
+    const size_t MR = RO_SGNS__MR, NR = RO_SGNS__NR, kc = j->kc, pc = j->pc;
+    const ro_sgns_real *b = j->bp + jr * kc;
+    ro_sgns_real *ct = op->C + (ic + ir) * op->ldc + j->jc + jr;
+#ifdef RO_SGNS__AVX512
+    if (j->da) {
+        const int full = rows == MR, whole = full && cols == NR;
+        ro_sgns__tile_out out;
+        out.C = whole ? ct : NULL;
+        out.ldc = op->ldc;
+        out.alpha = op->alpha;
+        out.beta = op->beta;
+        out.first = pc == 0;
+        ro_sgns__kernel_direct(kt, full ? op->a.p + (ic + ir) * op->a.ld + pc : j->arows,
+                               full ? op->a.ld : kc, b, j->apack, j->acc, cols, &out);
+        if (!whole)
+            ro_sgns__update_tile(ct, op->ldc, rows, cols, j->acc, op->alpha, op->beta, pc == 0);
+        return;
+    }
+#endif
+    if (rows == MR && cols == NR) {
+        ro_sgns__kernel(kt, j->apack + ir * kc, b, j->acc, ct, op->ldc, op->alpha, op->beta,
+                        pc == 0);
+    } else {
+        ro_sgns__kernel_edge(kt, j->apack + ir * kc, b, j->acc, cols);
+        ro_sgns__update_tile(ct, op->ldc, rows, cols, j->acc, op->alpha, op->beta, pc == 0);
+    }
+}
+
+/* Rows ic..ic+mc-1 of C against this thread's micro-panels of the KC
+   block: pack that block of op(A) (in direct mode, copy only a last
+   partial panel's rows), then every tile, panel by panel. */
+static void ro_sgns__gemm_rows(const ro_sgns__gemm_job *j, size_t ic, size_t mc)
+{
+    const ro_sgns__gemm_op *op = j->op;
+    const size_t MR = RO_SGNS__MR, NR = RO_SGNS__NR, kc = j->kc, pc = j->pc, jc = j->jc;
+    size_t jp, ir;
+    if (!j->da)
+        ro_sgns__pack_a(op->a.trans, op->a.p, op->a.ld, op->m, ic, mc, pc, kc, j->apack);
+    else if (mc % MR)
+        ro_sgns__copy_rows(op->a.p + (ic + mc / MR * MR) * op->a.ld + pc, op->a.ld, mc % MR, kc,
+                           j->arows);
+    for (jp = j->jp0; jp < j->jp1; ++jp) {
+        size_t jr = jp * NR, cols = ro_sgns__min(NR, j->nc - jr);
+        size_t kt = kc; /* this panel's part of the KC block */
+        if (j->shape == RO_SGNS__UPPER_B) {
+            if (pc >= jc + jr + cols) continue; /* its rows of op(B): zeros */
+            kt = ro_sgns__min(kc, jc + jr + cols - pc);
+        }
+#ifdef RO_SGNS__AVX512
+        if (j->da) {
+            size_t skip, nd = ro_sgns__edge_dot_cols(cols, &skip);
+            if (nd) ro_sgns__edge_bt(kt, j->bp + jr * kc, skip, nd, j->apack);
+        }
+#endif
+        for (ir = 0; ir < mc; ir += MR) {
+            if (j->shape == RO_SGNS__UPPER_C && ic + ir >= jc + jr + cols) break;
+            ro_sgns__gemm_tile(j, ic, ir, ro_sgns__min(MR, mc - ir), jr, cols, kt);
+        }
+    }
+}
+
+/* One thread's share of the five loops (the outer three here). */
+static void ro_sgns__gemm_thread(const ro_sgns__gemm_op *op, const ro_sgns__gemm_plan *pl,
+                                 size_t tid, size_t team, ro_sgns_real *ws)
+{
+    const size_t KC = pl->bk.kc, NC = pl->bk.nc, NR = RO_SGNS__NR, n = op->n, k = op->k;
+    ro_sgns__gemm_job j;
+    ro_sgns__gemm_job_init(&j, op, pl, tid, team, ws);
+    for (j.jc = 0; j.jc < n && j.r1 > j.r0; j.jc += NC) {
+        size_t np, jend, ic, jp;
+        j.nc = ro_sgns__min(NC, n - j.jc);
+        np = (j.nc + NR - 1) / NR;
+        j.jp0 = pl->by_rows ? 0 : np * tid / team;
+        j.jp1 = pl->by_rows ? np : np * (tid + 1) / team;
+        jend = ro_sgns__min(j.nc, j.jp1 * NR); /* this thread's columns end at jc + jend */
+        for (j.pc = 0; j.pc < k; j.pc += KC) {
+            j.kc = ro_sgns__min(KC, k - j.pc);
+            if (j.shape == RO_SGNS__UPPER_B && j.pc >= j.jc + jend) break; /* zeros below */
+            if (op->pb) {
+                j.bp = op->pb->base + j.pc * op->pb->ld + (op->pb->col0 + j.jc) * j.kc;
+            } else {
+                j.bp = j.bpack;
+                for (jp = j.jp0; jp < j.jp1; ++jp)
+                    ro_sgns__pack_b_panel(op->b.trans, op->b.p, op->b.ld, n, j.pc, j.kc, j.jc,
+                                          j.nc, jp, j.bpack);
+            }
+            for (ic = j.r0; ic < j.r1; ic += j.mc) {
+                if (j.shape == RO_SGNS__UPPER_C && ic >= j.jc + jend) break; /* below */
+                ro_sgns__gemm_rows(&j, ic, ro_sgns__min(j.mc, j.r1 - ic));
+            }
+        }
+    }
+}
+
+/* The five loops on op, as described above: how the work is split over
+   (at most) nt threads, then each thread's share. */
+static void ro_sgns__gemm_run(const ro_sgns__gemm_op *op, int nt, ro_sgns_real *ws,
+                              const ro_sgns__blocking *bk, int shape, int direct)
+{
+    const size_t MR = RO_SGNS__MR, NR = RO_SGNS__NR, m = op->m, n = op->n;
+    const size_t row_units = (m + MR - 1) / MR;
+    const size_t n_panels = ro_sgns__min(bk->nc, (n + NR - 1) / NR * NR) / NR; /* a full NC block's */
+    ro_sgns__gemm_plan pl;
+    RO_SGNS_ASSERT(bk->kc == RO_SGNS__KC && bk->mc % MR == 0 && bk->mc > 0 &&
+                   bk->mc <= RO_SGNS__MC_MAX && bk->nc % NR == 0 && bk->nc > 0 &&
+                   bk->nc <= RO_SGNS__NC_MAX);
+    pl.bk = *bk;
+    pl.shape = shape;
+    pl.direct = direct;
+    pl.by_rows = 1;
+    pl.per_thread = ro_sgns__gemm_per_thread(n);
     if (nt > 1) {
         double ur = ro_sgns__uneven(row_units, (size_t)nt);
         double up = ro_sgns__uneven(n_panels, (size_t)nt);
-        by_rows = n <= m ? !(ur > 1.1 && up < ur) : (up > 1.1 && ur < up);
-        if ((size_t)nt > (by_rows ? row_units : n_panels))
-            nt = (int)(by_rows ? row_units : n_panels);
+        pl.by_rows = n <= m ? !(ur > 1.1 && up < ur) : (up > 1.1 && ur < up);
+        if ((size_t)nt > (pl.by_rows ? row_units : n_panels))
+            nt = (int)(pl.by_rows ? row_units : n_panels);
     }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
     {
         size_t tid = 0, team = 1; /* the team may be smaller than nt (nested) */
-        ro_sgns_real *bpack, *apack, *acc, *arows;
-#ifdef RO_SGNS__AVX512
-        const int da = direct && !ta; /* A read in place: see above */
-#else
-        const int da = 0;
-        (void)direct;
-#endif
-        size_t jc, pc, r0 = 0, r1 = m, nblk, MC;
 #ifdef _OPENMP
         if (nt > 1) {
             tid = (size_t)omp_get_thread_num();
             team = (size_t)omp_get_num_threads();
         }
 #endif
-        if (by_rows && shape == RO_SGNS__UPPER_C) {
-            r0 = ro_sgns__tri_split(row_units, n, tid, team) * MR;
-            r1 = ro_sgns__min(m, ro_sgns__tri_split(row_units, n, tid + 1, team) * MR);
-        } else if (by_rows) {
-            r0 = row_units * tid / team * MR;
-            r1 = ro_sgns__min(m, row_units * (tid + 1) / team * MR);
-        }
-        /* this thread's rows in nblk blocks of MC (a multiple of MR <= bk->mc) */
-        nblk = r1 > r0 ? (r1 - r0 + bk->mc - 1) / bk->mc : 1;
-        MC = ((r1 - r0 + nblk - 1) / nblk + MR - 1) / MR * MR;
-        bpack = ro_sgns__align64(ws + tid * per_thread);
-        apack = ro_sgns__align64(bpack + b_elems);
-        /* direct mode packs no A: apack holds an edge panel's B columns
-           transposed (ro_sgns__edge_bt, 8 x KC) and arows a partial panel's
-           rows (MR x KC) */
-        arows = apack + 8 * KC;
-        acc = ro_sgns__align64(apack + (da && MC < MR + 8 ? MR + 8 : MC) * KC);
-        for (jc = 0; jc < n && r1 > r0; jc += NC) {
-            size_t nc = ro_sgns__min(NC, n - jc);
-            size_t np = (nc + NR - 1) / NR, jp0 = 0, jp1 = np, jend;
-            if (!by_rows) {
-                jp0 = np * tid / team;
-                jp1 = np * (tid + 1) / team;
-            }
-            jend = ro_sgns__min(nc, jp1 * NR); /* this thread's columns end at jc + jend */
-            for (pc = 0; pc < k; pc += KC) {
-                size_t kc = ro_sgns__min(KC, k - pc), jp, ic;
-                const ro_sgns_real *bp = bpack; /* this block's B panels */
-                if (shape == RO_SGNS__UPPER_B && pc >= jc + jend) break; /* zeros below */
-                if (pb)
-                    bp = pb->base + pc * pb->ld + (pb->col0 + jc) * kc;
-                else
-                    for (jp = jp0; jp < jp1; ++jp)
-                        ro_sgns__pack_b_panel(tb, B, ldb, n, pc, kc, jc, nc, jp, bpack);
-                for (ic = r0; ic < r1; ic += MC) {
-                    size_t mc = ro_sgns__min(MC, r1 - ic), ir;
-                    if (shape == RO_SGNS__UPPER_C && ic >= jc + jend) break; /* below */
-                    if (!da)
-                        ro_sgns__pack_a(ta, A, lda, m, ic, mc, pc, kc, apack);
-                    else if (mc % MR)
-                        ro_sgns__copy_rows(A + (ic + mc / MR * MR) * lda + pc, lda, mc % MR, kc,
-                                           arows);
-                    for (jp = jp0; jp < jp1; ++jp) {
-                        size_t jr = jp * NR, cols = ro_sgns__min(NR, nc - jr);
-                        size_t kt = kc; /* this panel's part of the KC block */
-                        if (shape == RO_SGNS__UPPER_B) {
-                            if (pc >= jc + jr + cols) continue; /* its rows of op(B): zeros */
-                            kt = ro_sgns__min(kc, jc + jr + cols - pc);
-                        }
-#ifdef RO_SGNS__AVX512
-                        if (da) {
-                            size_t skip, nd = ro_sgns__edge_dot_cols(cols, &skip);
-                            if (nd) ro_sgns__edge_bt(kt, bp + jr * kc, skip, nd, apack);
-                        }
-#endif
-                        for (ir = 0; ir < mc; ir += MR) {
-                            size_t rows = ro_sgns__min(MR, mc - ir);
-                            ro_sgns_real *ct = C + (ic + ir) * ldc + jc + jr;
-                            if (shape == RO_SGNS__UPPER_C && ic + ir >= jc + jr + cols) break;
-#ifdef RO_SGNS__AVX512
-                            if (da) {
-                                const int full = rows == MR, whole = full && cols == NR;
-                                ro_sgns__kernel_direct(kt, full ? A + (ic + ir) * lda + pc : arows,
-                                                       full ? lda : kc, bp + jr * kc, apack, acc,
-                                                       cols, whole ? ct : NULL, ldc, alpha,
-                                                       beta, pc == 0);
-                                if (!whole)
-                                    ro_sgns__update_tile(ct, ldc, rows, cols, acc, alpha, beta,
-                                                         pc == 0);
-                                continue;
-                            }
-#endif
-                            if (rows == MR && cols == NR) {
-                                ro_sgns__kernel(kt, apack + ir * kc, bp + jr * kc, acc, ct, ldc,
-                                                alpha, beta, pc == 0);
-                            } else {
-                                ro_sgns__kernel_edge(kt, apack + ir * kc, bp + jr * kc, acc,
-                                                     cols);
-                                ro_sgns__update_tile(ct, ldc, rows, cols, acc, alpha, beta,
-                                                     pc == 0);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        ro_sgns__gemm_thread(op, &pl, tid, team, ws);
     }
 }
 
@@ -14047,9 +14294,8 @@ static void ro_sgns__gemm_run_b(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    blocking. With fewer than KC columns A is read in place (direct mode,
    AVX-512 builds): packing A copies m k reals for 2 m n k flops, a 1/(2n)
    share of the work, and reading A in place costs a little in the kernel
-   (MR row streams instead of one; Zen 5, d = 200: the sweep's first
-   product, n = 512, 1-3% slower read in place, its second, n = d, 2-3%
-   faster). Those products may differ from ro_sgns_gemm's in the last bits
+   (MR row streams instead of one: a few percent, a gain where n = d).
+   Those products may differ from ro_sgns_gemm's in the last bits
    of the columns of a narrow edge panel in float. */
 static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                    size_t k, const ro_sgns_real *A, size_t lda,
@@ -14058,12 +14304,15 @@ static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
                                    ro_sgns_real *C, size_t ldc, ro_sgns_real *ws)
 {
     ro_sgns__blocking bk;
+    ro_sgns__gemm_op op = ro_sgns__gemm_op_of(
+        m, n, k, 1, ro_sgns__operand_of(ta, A, lda),
+        ro_sgns__operand_of(pb ? RO_SGNS_NOTRANS : tb, pb ? NULL : B, pb ? 0 : ldb), beta, C, ldc);
+    op.pb = pb;
     ro_sgns__gemm_blocking_fixed(&bk);
-    ro_sgns__gemm_run_b(ta, pb ? RO_SGNS_NOTRANS : tb, m, n, k, 1, A, lda, pb ? NULL : B,
-                        pb ? 0 : ldb, beta, C, ldc, 1, ws, &bk, pb, RO_SGNS__FULL, n < RO_SGNS__KC);
+    ro_sgns__gemm_run(&op, 1, ws, &bk, RO_SGNS__FULL, n < RO_SGNS__KC);
 }
 
-/* Packs op(B) (k x n) whole, as ro_sgns__gemm_run_b would pack it, for
+/* Packs op(B) (k x n) whole, as ro_sgns__gemm_run would pack it, for
    ro_sgns__packed_b {dst, ld, 0}: the KC block starting at p goes to dst +
    p * ld, column j's micro-panel at + j * kc. dst is 64-byte aligned and
    ld, a multiple of NR, at least n: k ld elements in all. */
@@ -14090,39 +14339,27 @@ static size_t ro_sgns__gemm_nr(void) { return RO_SGNS__NR; }
 
 /* ro_sgns_gemm_builtin on checked arguments, with a workspace of at least
    ro_sgns__gemm_ws_elems(n, nt) elements (so a caller that must not fail
-   halfway, like the QR, allocates it once up front); nt: the most threads. */
-static void ro_sgns__gemm_ws_shape(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
-                                   size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
-                                   size_t lda, const ro_sgns_real *B, size_t ldb,
-                                   ro_sgns_real beta, ro_sgns_real *C, size_t ldc, int nt,
-                                   ro_sgns_real *ws, int shape)
+   halfway, like the QR, allocates it once up front); nt: the most threads;
+   shape: RO_SGNS__FULL or a halved product (see ro_sgns__gemm_run). */
+static void ro_sgns__gemm_ws(const ro_sgns__gemm_op *op, int nt, ro_sgns_real *ws, int shape)
 {
     ro_sgns__blocking bk;
-    if (m == 0 || n == 0) return;
-    if (k == 0 || alpha == 0) {
-        ro_sgns__scale_matrix(m, n, beta, C, ldc);
+    if (op->m == 0 || op->n == 0) return;
+    if (op->k == 0 || op->alpha == 0) {
+        ro_sgns__scale_matrix(op->m, op->n, op->beta, op->C, op->ldc);
         return;
     }
-    /* too small to be worth a fork, or the cpuid instructions (~10 us in a VM) */
-    if ((double)m * (double)n * (double)k < 4e6) {
+    /* too small to be worth a fork, or the cpuid instructions (slow in a VM) */
+    if ((double)op->m * (double)op->n * (double)op->k < 4e6) {
         nt = 1;
         ro_sgns__gemm_blocking_fixed(&bk);
     } else {
         ro_sgns__gemm_blocking(&bk);
     }
-    ro_sgns__gemm_run_b(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws, &bk, NULL,
-                        shape, 0);
+    ro_sgns__gemm_run(op, nt, ws, &bk, shape, 0);
 }
 
-static void ro_sgns__gemm_ws(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
-                             ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
-                             const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
-                             ro_sgns_real *C, size_t ldc, int nt, ro_sgns_real *ws)
-{
-    ro_sgns__gemm_ws_shape(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws,
-                           RO_SGNS__FULL);
-}
-
+/* The public GEMMs keep the BLAS's argument list, the one their users know. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans tb, size_t m,
                                                 size_t n, size_t k, ro_sgns_real alpha,
                                                 const ro_sgns_real *A, size_t lda,
@@ -14131,7 +14368,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
                                                 const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err)
 {
-    ro_sgns_result res = ro_sgns__gemm_check(ta, tb, m, n, k, A, lda, B, ldb, C, ldc, err);
+    const ro_sgns__gemm_op op = ro_sgns__gemm_op_of(m, n, k, alpha, ro_sgns__operand_of(ta, A, lda),
+                                                    ro_sgns__operand_of(tb, B, ldb), beta, C, ldc);
+    ro_sgns_result res = ro_sgns__gemm_check(&op, err);
     int nt, overflow = 0;
     size_t elems;
     ro_sgns_real *ws;
@@ -14149,7 +14388,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                              "gemm: cannot allocate packing buffers for %d threads", nt);
     }
-    ro_sgns__gemm_ws(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, nt, ws);
+    ro_sgns__gemm_ws(&op, nt, ws, RO_SGNS__FULL);
     ro_sgns__free(alloc, ws);
     return ro_sgns__ok(err);
 }
@@ -14157,7 +14396,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
 #ifdef RO_SGNS_USE_CBLAS
 /* The product through CBLAS, on checked arguments with m, n, k > 0; 0 (and
    nothing done) when a size is beyond CBLAS's int: such problems stay on
-   the built-in kernel. */
+   the built-in kernel. BLAS-shaped: section 3's tiles call it with the
+   BLAS's arguments. */
 static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                                ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
                                const ro_sgns_real *B, size_t ldb, ro_sgns_real beta,
@@ -14187,7 +14427,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size
                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
 #ifdef RO_SGNS_USE_CBLAS
-    ro_sgns_result res = ro_sgns__gemm_check(ta, tb, m, n, k, A, lda, B, ldb, C, ldc, err);
+    const ro_sgns__gemm_op op = ro_sgns__gemm_op_of(m, n, k, alpha, ro_sgns__operand_of(ta, A, lda),
+                                                    ro_sgns__operand_of(tb, B, ldb), beta, C, ldc);
+    ro_sgns_result res = ro_sgns__gemm_check(&op, err);
     if (res != RO_SGNS_OK || m == 0 || n == 0) return res;
     if (k == 0) {
         ro_sgns__scale_matrix(m, n, beta, C, ldc);
@@ -14200,24 +14442,26 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size
                                 err);
 }
 
-/* ro_sgns_gemm on arguments that passed ro_sgns__gemm_check, with the
+/* ro_sgns_gemm on arguments that passed its checks, with the
    built-in kernel's workspace already taken: ws holds at least
    ro_sgns__gemm_ws_elems(n, ro_sgns__num_threads()) elements. It cannot
    fail, so a caller that takes everything first never leaves an output
    half-written (ro_sgns_shard_pass2, ro_sgns_tsqr_apply). The same route
-   as ro_sgns_gemm (CBLAS where it would use it) and the same bits. */
+   as ro_sgns_gemm (CBLAS where it would use it) and the same bits.
+   BLAS-shaped like ro_sgns_gemm, whose stand-in it is. */
 static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                 size_t k, ro_sgns_real alpha, const ro_sgns_real *A,
                                 size_t lda, const ro_sgns_real *B, size_t ldb,
                                 ro_sgns_real beta, ro_sgns_real *C, size_t ldc,
                                 ro_sgns_real *ws)
 {
+    const ro_sgns__gemm_op op = ro_sgns__gemm_op_of(m, n, k, alpha, ro_sgns__operand_of(ta, A, lda),
+                                                    ro_sgns__operand_of(tb, B, ldb), beta, C, ldc);
 #ifdef RO_SGNS_USE_CBLAS
     if (m && n && k && ro_sgns__gemm_cblas(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
         return;
 #endif
-    ro_sgns__gemm_ws(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                     ro_sgns__num_threads(), ws);
+    ro_sgns__gemm_ws(&op, ro_sgns__num_threads(), ws, RO_SGNS__FULL);
 }
 
 /* ======================================================================
@@ -14277,7 +14521,10 @@ static double ro_sgns__hypot(double a, double b)
 
 /* Unblocked Householder QR of the n x d matrix A (n >= d) in place: R on and
    above the diagonal, v' of each reflector below it, tau[j] the reflector
-   scales. w is scratch of d doubles. */
+   scales. w is scratch of d doubles. The plain reference; its fast twin
+   is the blocked QR, ro_sgns_qr_builtin (compact WY, below: it runs this
+   on each panel), which a test compares with it (in the repository:
+   tests/test_linalg.c, test_qr_unblocked). */
 static void ro_sgns__geqr2(size_t n, size_t d, ro_sgns_real *A, size_t lda, double *tau,
                            double *w)
 {
@@ -14343,95 +14590,124 @@ static void ro_sgns__qr_fix_signs(size_t n, size_t d, ro_sgns_real *Q, size_t ld
     }
 }
 
+/* The blocked QR under way: A (n x d, lda) and its workspace. The
+   reflectors of panel j (columns j..j+jb-1, jb <= NB) are kept, unit lower
+   trapezoidal, at V(j:, j:j+jb) (V n x d, ld d) with their T (jb x jb
+   upper triangular) at T + (j / NB) NB^2 (ld NB): H_j ... H_{j+jb-1} =
+   I - V T V^T, the compact WY form. W and W2 (NB x d each) hold the
+   products between, ws the GEMM's workspace for nt threads. */
+typedef struct ro_sgns__qr_blocked {
+    size_t n, d, lda;
+    ro_sgns_real *A, *V, *T, *W, *W2, *ws;
+    double *tau, *w; /* the reflectors' scales (d), geqr2's scratch (d) */
+    int nt;
+} ro_sgns__qr_blocked;
+
+/* C (n - j rows x cols, ldc) <- (I - V op(T) V^T) C for panel j's block
+   reflector, in three GEMMs: W = V^T C, W2 = op(T) W, C -= V W2. op(T) =
+   T^T applies the panel's H^T (the factorization's trailing update), T
+   its H (forming Q). */
+static void ro_sgns__qr_apply_block(const ro_sgns__qr_blocked *q, size_t j, ro_sgns_trans tt,
+                                    ro_sgns_real *C, size_t ldc, size_t cols)
+{
+    const size_t nb = RO_SGNS__QR_NB, jb = ro_sgns__min(nb, q->d - j), rows = q->n - j;
+    const ro_sgns__operand V = ro_sgns__operand_of(RO_SGNS_NOTRANS, q->V + j * q->d + j, q->d);
+    const ro_sgns__operand Vt = ro_sgns__operand_of(RO_SGNS_TRANS, V.p, V.ld);
+    const ro_sgns__operand T = ro_sgns__operand_of(tt, q->T + (j / nb) * nb * nb, nb);
+    ro_sgns__gemm_op op = ro_sgns__gemm_op_of(jb, cols, rows, 1, Vt,
+                                              ro_sgns__operand_of(RO_SGNS_NOTRANS, C, ldc), 0,
+                                              q->W, cols);
+    ro_sgns__gemm_ws(&op, q->nt, q->ws, RO_SGNS__FULL);
+    op = ro_sgns__gemm_op_of(jb, cols, jb, 1, T, ro_sgns__operand_of(RO_SGNS_NOTRANS, q->W, cols),
+                             0, q->W2, cols);
+    ro_sgns__gemm_ws(&op, q->nt, q->ws, RO_SGNS__FULL);
+    op = ro_sgns__gemm_op_of(rows, cols, jb, -1, V,
+                             ro_sgns__operand_of(RO_SGNS_NOTRANS, q->W2, cols), 1, C, ldc);
+    ro_sgns__gemm_ws(&op, q->nt, q->ws, RO_SGNS__FULL);
+}
+
+/* Panel j of the factorization: its reflectors by ro_sgns__geqr2, copied
+   to V, their T (LAPACK's ?larft: T_ii = tau_i, T(0:i, i) = -tau_i
+   T(0:i, 0:i) (V(:, 0:i)^T v_i), with the Gram matrix V^T V from one
+   GEMM), then the trailing columns C -= V (T^T (V^T C)). */
+static void ro_sgns__qr_panel(const ro_sgns__qr_blocked *q, size_t j)
+{
+    const size_t nb = RO_SGNS__QR_NB, d = q->d, lda = q->lda;
+    const size_t jb = ro_sgns__min(nb, d - j), rows = q->n - j, rest = d - j - jb;
+    ro_sgns_real *A = q->A, *Vp = q->V + j * d + j, *Tp = q->T + (j / nb) * nb * nb;
+    ro_sgns_real *W = q->W, *W2 = q->W2;
+    const double *tau = q->tau;
+    ro_sgns__gemm_op op;
+    size_t i, c, r;
+    ro_sgns__geqr2(rows, jb, A + j * lda + j, lda, q->tau + j, q->w);
+    for (i = 0; i < rows; ++i)
+        for (c = 0; c < jb; ++c)
+            Vp[i * d + c] = i == c ? 1 : (i > c ? A[(j + i) * lda + j + c] : 0);
+    op = ro_sgns__gemm_op_of(jb, jb, rows, 1, ro_sgns__operand_of(RO_SGNS_TRANS, Vp, d),
+                             ro_sgns__operand_of(RO_SGNS_NOTRANS, Vp, d), 0, W, jb);
+    ro_sgns__gemm_ws(&op, q->nt, q->ws, RO_SGNS__FULL);
+    for (i = 0; i < jb; ++i) {
+        for (r = 0; r < i; ++r) {
+            double sum = 0;
+            size_t p;
+            for (p = r; p < i; ++p) sum += (double)Tp[r * nb + p] * W[p * jb + i];
+            W2[r] = (ro_sgns_real)(-tau[j + i] * sum);
+        }
+        for (r = 0; r < i; ++r) Tp[r * nb + i] = W2[r];
+        Tp[i * nb + i] = (ro_sgns_real)tau[j + i];
+        for (r = i + 1; r < jb; ++r) Tp[r * nb + i] = 0;
+    }
+    if (rest > 0) ro_sgns__qr_apply_block(q, j, RO_SGNS_TRANS, A + j * lda + j + jb, lda, rest);
+}
+
+/* The blocked QR (compact WY; see the banner): the fast twin of
+   ro_sgns__geqr2, which it runs on each panel (in the repository:
+   tests/test_linalg.c, test_qr_unblocked compares them). The public QRs
+   keep LAPACK's argument list. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *A, size_t lda,
                                               ro_sgns_real *R, size_t ldr,
                                               const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err)
 {
-    const size_t nb = RO_SGNS__QR_NB;
-    size_t n_panels = (d + nb - 1) / nb, i, j, c, r;
-    ro_sgns_real *V, *T, *W, *W2, *ws;
-    double *tau, *w;
-    int nt = ro_sgns__num_threads(), of = 0;
+    const size_t nb = RO_SGNS__QR_NB, n_panels = (d + nb - 1) / nb;
+    size_t i, j, c, r;
+    ro_sgns__qr_blocked q;
+    int of = 0;
     ro_sgns_result res = ro_sgns__qr_check(n, d, A, lda, R, ldr, err);
     if (res != RO_SGNS_OK) return res;
-    V = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
-    T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n_panels * nb, nb, sizeof(ro_sgns_real));
-    W = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 2 * nb, d, sizeof(ro_sgns_real));
-    tau = (double *)ro_sgns__alloc_array(alloc, 2, d, sizeof(double));
+    q.n = n;
+    q.d = d;
+    q.lda = lda;
+    q.A = A;
+    q.nt = ro_sgns__num_threads();
+    q.V = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
+    q.T = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n_panels * nb, nb, sizeof(ro_sgns_real));
+    q.W = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 2 * nb, d, sizeof(ro_sgns_real));
+    q.tau = (double *)ro_sgns__alloc_array(alloc, 2, d, sizeof(double));
     /* every product below has at most d columns: one GEMM workspace, taken
        before A is touched, so a failure leaves A and R as they were */
-    ws = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__gemm_ws_elems(d, nt, &of), 1,
-                                              sizeof(ro_sgns_real));
-    if (!V || !T || !W || !tau || !ws || of) {
+    q.ws = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__gemm_ws_elems(d, q.nt, &of), 1,
+                                                sizeof(ro_sgns_real));
+    if (!q.V || !q.T || !q.W || !q.tau || !q.ws || of) {
         res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                             "qr: cannot allocate workspace for %lu x %lu", (unsigned long)n,
                             (unsigned long)d);
         goto done;
     }
-    W2 = W + nb * d;
-    w = tau + d;
-
-    /* 1. Factor, panel by panel: A(j:, j:j+jb) by reflectors, then the
-          trailing columns by  C -= V (T^T (V^T C)). V is kept, unit lower
-          trapezoidal, at V(j:, j:j+jb). */
-    for (j = 0; j < d; j += nb) {
-        size_t jb = ro_sgns__min(nb, d - j), rows = n - j, rest = d - j - jb;
-        ro_sgns_real *Vp = V + j * d + j, *Tp = T + (j / nb) * nb * nb;
-        ro_sgns__geqr2(rows, jb, A + j * lda + j, lda, tau + j, w);
-        for (i = 0; i < rows; ++i)
-            for (c = 0; c < jb; ++c)
-                Vp[i * d + c] = i == c ? 1 : (i > c ? A[(j + i) * lda + j + c] : 0);
-        /* T: T_ii = tau_i, T(0:i, i) = -tau_i T(0:i, 0:i) (V(:, 0:i)^T v_i),
-           with the Gram matrix V^T V from one GEMM (LAPACK's ?larft). */
-        ro_sgns__gemm_ws(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, jb, rows, 1, Vp, d, Vp, d, 0, W, jb,
-                         nt, ws);
-        for (i = 0; i < jb; ++i) {
-            for (r = 0; r < i; ++r) {
-                double sum = 0;
-                size_t q;
-                for (q = r; q < i; ++q) sum += (double)Tp[r * nb + q] * W[q * jb + i];
-                W2[r] = (ro_sgns_real)(-tau[j + i] * sum);
-            }
-            for (r = 0; r < i; ++r) Tp[r * nb + i] = W2[r];
-            Tp[i * nb + i] = (ro_sgns_real)tau[j + i];
-            for (r = i + 1; r < jb; ++r) Tp[r * nb + i] = 0;
-        }
-        if (rest > 0) {
-            ro_sgns_real *C = A + j * lda + j + jb;
-            ro_sgns__gemm_ws(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, rest, rows, 1, Vp, d, C, lda, 0,
-                             W, rest, nt, ws);
-            ro_sgns__gemm_ws(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, rest, jb, 1, Tp, nb, W, rest, 0,
-                             W2, rest, nt, ws);
-            ro_sgns__gemm_ws(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, rest, jb, -1, Vp, d, W2,
-                             rest, 1, C, lda, nt, ws);
-        }
-    }
-
+    q.W2 = q.W + nb * d;
+    q.w = q.tau + d;
+    /* 1. Factor, panel by panel. */
+    for (j = 0; j < d; j += nb) ro_sgns__qr_panel(&q, j);
     /* 2. R is the upper triangle. */
     for (i = 0; i < d; ++i)
         for (c = 0; c < d; ++c) R[i * ldr + c] = c >= i ? A[i * lda + c] : 0;
-
     /* 3. Q = H_1 ... H_d [I; 0], panels applied from the last: panel j
           touches only Q(j:, j:), by  Q(j:, j:) -= V (T (V^T Q(j:, j:))). */
     for (i = 0; i < n; ++i)
         for (c = 0; c < d; ++c) A[i * lda + c] = (ro_sgns_real)(i == c);
     for (r = n_panels; r-- > 0;) {
-        size_t jb, rows, cols;
-        ro_sgns_real *Vp, *Tp, *Qs;
         j = r * nb;
-        jb = ro_sgns__min(nb, d - j);
-        rows = n - j;
-        cols = d - j;
-        Vp = V + j * d + j;
-        Tp = T + r * nb * nb;
-        Qs = A + j * lda + j;
-        ro_sgns__gemm_ws(RO_SGNS_TRANS, RO_SGNS_NOTRANS, jb, cols, rows, 1, Vp, d, Qs, lda, 0, W,
-                         cols, nt, ws);
-        ro_sgns__gemm_ws(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, jb, cols, jb, 1, Tp, nb, W, cols, 0,
-                         W2, cols, nt, ws);
-        ro_sgns__gemm_ws(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, cols, jb, -1, Vp, d, W2, cols,
-                         1, Qs, lda, nt, ws);
+        ro_sgns__qr_apply_block(&q, j, RO_SGNS_NOTRANS, A + j * lda + j, lda, d - j);
     }
     ro_sgns__qr_fix_signs(n, d, A, lda, R, ldr);
     /* finite A, but a column norm beyond the largest real: Inf in R */
@@ -14439,11 +14715,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *
               ? ro_sgns__ok(err)
               : ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "qr: R overflows the real type");
 done:
-    ro_sgns__free(alloc, ws);
-    ro_sgns__free(alloc, V);
-    ro_sgns__free(alloc, T);
-    ro_sgns__free(alloc, W);
-    ro_sgns__free(alloc, tau);
+    ro_sgns__free(alloc, q.ws);
+    ro_sgns__free(alloc, q.V);
+    ro_sgns__free(alloc, q.T);
+    ro_sgns__free(alloc, q.W);
+    ro_sgns__free(alloc, q.tau);
     return res;
 }
 
@@ -14515,8 +14791,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
    RO_SGNS__UPPER_B shapes or CBLAS's syrk and trmm) and d^3 work on d x d
    matrices, so both passes run at GEMM speed, where the
    Householder QR above spends its time in serial panels and rank-32
-   updates that stream A from memory (Zen 5, 22,352 x 500 float: 0.34 s
-   against 0.077 s; bench/RESULTS.md).
+   updates that stream A from memory (4x slower at the step's shapes).
    Whether a pass can be trusted is read from the second Gram matrix: it is
    Q1^T Q1, and when |Q1^T Q1 - I|_F <= 1/2 (cond(Q1)^2 <= 3) the second
    pass is accurate. When the first Cholesky breaks down (rank deficiency,
@@ -14585,8 +14860,12 @@ static void ro_sgns__gram_upper(size_t n, size_t d, const ro_sgns_real *A, size_
         return;
     }
 #endif
-    ro_sgns__gemm_ws_shape(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, A, lda, A, lda, 0, G, d,
-                           ro_sgns__num_threads(), ws, RO_SGNS__UPPER_C);
+    {
+        const ro_sgns__gemm_op op = ro_sgns__gemm_op_of(
+            d, d, n, 1, ro_sgns__operand_of(RO_SGNS_TRANS, A, lda),
+            ro_sgns__operand_of(RO_SGNS_NOTRANS, A, lda), 0, G, d);
+        ro_sgns__gemm_ws(&op, ro_sgns__num_threads(), ws, RO_SGNS__UPPER_C);
+    }
 }
 
 /* W = A T for T upper triangular with zeros below (d x d; A n x d, W n x
@@ -14611,8 +14890,12 @@ static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size
         return;
     }
 #endif
-    ro_sgns__gemm_ws_shape(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, A, lda, T, d, 0, W, ldw,
-                           ro_sgns__num_threads(), ws, RO_SGNS__UPPER_B);
+    {
+        const ro_sgns__gemm_op op = ro_sgns__gemm_op_of(
+            n, d, d, 1, ro_sgns__operand_of(RO_SGNS_NOTRANS, A, lda),
+            ro_sgns__operand_of(RO_SGNS_NOTRANS, T, d), 0, W, ldw);
+        ro_sgns__gemm_ws(&op, ro_sgns__num_threads(), ws, RO_SGNS__UPPER_B);
+    }
 }
 
 /* CholeskyQR2 of A (n x d, n >= d >= 1): 1 when done, A = Q R as
@@ -14794,14 +15077,57 @@ static int ro_sgns__jacobi_pair(size_t m, size_t n, double *gp, double *gq, doub
     return 1;
 }
 
+/* Round r of a sweep's round-robin tournament among np blocks (np even):
+   round -1 pairs each block with itself (t < nb), rounds 0 .. np-2 pair
+   block np-1 with block r (t = 0) and (r + t) mod (np-1) with
+   (r - t) mod (np-1) (the circle method: each round's pairs are disjoint).
+   *bi <= *bj; a pair with a block >= nb is the bye of an odd count. */
+static void ro_sgns__jacobi_round_pair(long r, long t, long np, long *bi, long *bj)
+{
+    long x;
+    if (r < 0) {
+        *bi = *bj = t;
+        return;
+    }
+    if (t == 0) {
+        *bi = r;
+        *bj = np - 1;
+    } else {
+        *bi = (r + t) % (np - 1);
+        *bj = (r - t + (np - 1)) % (np - 1);
+    }
+    if (*bi > *bj) {
+        x = *bi;
+        *bi = *bj;
+        *bj = x;
+    }
+}
+
+/* Rotate every pair of columns p < q with p in block bi and q in block bj
+   (blocks of RO_SGNS__JACOBI_BLOCK; both in block bi when bi == bj), in
+   order of p, then q. 1 if any pair was rotated. */
+static int ro_sgns__jacobi_blocks(size_t m, size_t n, double *G, double *V, size_t bi,
+                                  size_t bj, double tol)
+{
+    const size_t cb = RO_SGNS__JACOBI_BLOCK, p1 = ro_sgns__min(n, (bi + 1) * cb);
+    const size_t q0 = bj * cb, q1 = ro_sgns__min(n, q0 + cb);
+    size_t p, q;
+    int rotated = 0;
+    for (p = bi * cb; p < p1; ++p)
+        for (q = bi == bj ? p + 1 : q0; q < q1; ++q)
+            rotated |= ro_sgns__jacobi_pair(m, n, G + p * m, G + q * m, V ? V + p * n : NULL,
+                                            V ? V + q * n : NULL, tol);
+    return rotated;
+}
+
 /* Orthogonalize the n columns of G (column j at G + j*m, length m) by
    one-sided Jacobi rotations, applied to the columns of V (length n) too
    unless V is NULL. The columns are cut into blocks of
    RO_SGNS__JACOBI_BLOCK; a sweep rotates the pairs inside each block, then
    every pair of blocks once, in the rounds of a round-robin tournament
-   (the circle method: in each round the blocks meet in disjoint pairs). The
-   pairs of a round touch disjoint columns, so they run in parallel and the
-   result is the same for any number of threads. */
+   (ro_sgns__jacobi_round_pair). The pairs of a round touch disjoint
+   columns, so they run in parallel and the result is the same for any
+   number of threads. */
 static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
                                       ro_sgns_error *err)
 {
@@ -14819,8 +15145,6 @@ static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
     for (sweep = 0; sweep < RO_SGNS__JACOBI_MAX_SWEEPS; ++sweep) {
         int rotated = 0;
         long r;
-        /* round -1: the pairs inside each block; rounds 0 .. np-2: block
-           np-1 meets block r, and (r + t) mod (np-1) meets (r - t) mod (np-1) */
         for (r = -1; r < np - 1; ++r) {
             long t, pairs = r < 0 ? nb : np / 2;
 #ifdef _OPENMP
@@ -14828,30 +15152,9 @@ static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
 #endif
             for (t = 0; t < pairs; ++t) {
                 long bi, bj;
-                size_t p, q, p1, q0, q1;
-                if (r < 0) {
-                    bi = bj = t;
-                } else if (t == 0) {
-                    bi = r;
-                    bj = np - 1;
-                } else {
-                    bi = (r + t) % (np - 1);
-                    bj = (r - t + (np - 1)) % (np - 1);
-                }
-                if (bi >= nb || bj >= nb) continue; /* the bye */
-                if (bi > bj) {
-                    long sw = bi;
-                    bi = bj;
-                    bj = sw;
-                }
-                p1 = ro_sgns__min(n, (size_t)(bi + 1) * cb);
-                q0 = (size_t)bj * cb;
-                q1 = ro_sgns__min(n, q0 + cb);
-                for (p = (size_t)bi * cb; p < p1; ++p)
-                    for (q = bi == bj ? p + 1 : q0; q < q1; ++q)
-                        rotated |= ro_sgns__jacobi_pair(m, n, G + p * m, G + q * m,
-                                                        V ? V + p * n : NULL,
-                                                        V ? V + q * n : NULL, tol);
+                ro_sgns__jacobi_round_pair(r, t, np, &bi, &bj);
+                if (bj < nb) /* else the bye */
+                    rotated |= ro_sgns__jacobi_blocks(m, n, G, V, (size_t)bi, (size_t)bj, tol);
             }
         }
         if (!rotated) return ro_sgns__ok(err);
@@ -14891,7 +15194,56 @@ static void ro_sgns__complete_column(size_t m, size_t r, double *U, const unsign
     }
 }
 
-/* The SVD of an m x n matrix with m >= n (see ro_sgns_svd). */
+/* After the rotations: sigma_j = |g_j| (norm2, n), order the columns by
+   it, descending (insertion sort: stable, n small), and make each column
+   of G (mm x n, column-contiguous) a unit vector: g_j / sigma_j, or, for
+   a column too small to normalize (sigma_j set to 0), a unit vector
+   orthogonal to the others (good: n bytes of scratch). */
+static void ro_sgns__svd_columns(size_t mm, size_t n, double *G, double *norm2, size_t *order,
+                                 unsigned char *good)
+{
+    size_t i, j, k;
+    for (j = 0; j < n; ++j) {
+        double nrm = 0, big = 0;
+        const double *g = G + j * mm;
+        for (i = 0; i < mm; ++i)
+            if (RO_SGNS_FABS(g[i]) > big) big = RO_SGNS_FABS(g[i]);
+        if (big > 0)
+            for (i = 0; i < mm; ++i) nrm += (g[i] / big) * (g[i] / big);
+        norm2[j] = big * RO_SGNS_SQRT(nrm);
+        order[j] = j;
+    }
+    for (j = 1; j < n; ++j) {
+        size_t o = order[j];
+        k = j;
+        while (k > 0 && norm2[order[k - 1]] < norm2[o]) {
+            order[k] = order[k - 1];
+            --k;
+        }
+        order[k] = o;
+    }
+    for (j = 0; j < n; ++j) {
+        double *g = G + j * mm;
+        good[j] = norm2[j] > 1e-150;
+        if (good[j])
+            for (i = 0; i < mm; ++i) g[i] /= norm2[j];
+        else
+            norm2[j] = 0;
+    }
+    for (j = 0; j < n; ++j)
+        if (!good[j]) {
+            ro_sgns__complete_column(mm, n, G, good, j);
+            good[j] = 1;
+        }
+}
+
+/* The SVD of an m x n matrix with m >= n (see ro_sgns_svd): the one-sided
+   Jacobi SVD of this appendix, the plain reference. Its fast twin is
+   LAPACK's ?gesdd, which ro_sgns_svd calls under RO_SGNS_USE_LAPACKE; a
+   test compares their singular values (in the repository:
+   tests/test_linalg.c, test_svd through check_svd, in its LAPACKE
+   build). ro_sgns_svd's
+   argument list (LAPACK's): the wide case calls it with U and V swapped. */
 static ro_sgns_result ro_sgns__svd_tall(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
                                         ro_sgns_real *U, size_t ldu, ro_sgns_real *s,
                                         ro_sgns_real *V, size_t ldv,
@@ -14947,40 +15299,7 @@ static ro_sgns_result ro_sgns__svd_tall(size_t m, size_t n, const ro_sgns_real *
     res = ro_sgns__jacobi(mm, n, G, Vt, err);
     if (res != RO_SGNS_OK) goto done;
 
-    /* sigma_j = |g_j|, then sort descending (insertion sort: stable, n small) */
-    for (j = 0; j < n; ++j) {
-        double nrm = 0, big = 0;
-        const double *g = G + j * mm;
-        for (i = 0; i < mm; ++i)
-            if (RO_SGNS_FABS(g[i]) > big) big = RO_SGNS_FABS(g[i]);
-        if (big > 0)
-            for (i = 0; i < mm; ++i) nrm += (g[i] / big) * (g[i] / big);
-        norm2[j] = big * RO_SGNS_SQRT(nrm);
-        order[j] = j;
-    }
-    for (j = 1; j < n; ++j) {
-        size_t o = order[j];
-        k = j;
-        while (k > 0 && norm2[order[k - 1]] < norm2[o]) {
-            order[k] = order[k - 1];
-            --k;
-        }
-        order[k] = o;
-    }
-    /* u_j = g_j / sigma_j; columns too small to normalize get completed */
-    for (j = 0; j < n; ++j) {
-        double *g = G + j * mm;
-        good[j] = norm2[j] > 1e-150;
-        if (good[j])
-            for (i = 0; i < mm; ++i) g[i] /= norm2[j];
-        else
-            norm2[j] = 0;
-    }
-    for (j = 0; j < n; ++j)
-        if (!good[j]) {
-            ro_sgns__complete_column(mm, n, G, good, j);
-            good[j] = 1;
-        }
+    ro_sgns__svd_columns(mm, n, G, norm2, order, good);
     if (U && use_qr) {
         /* U = Q U_R, U_R stored into R (n x n, row-major) in sorted order;
            first, as the one step that can fail: s and V are written after */
@@ -15028,6 +15347,7 @@ static ro_sgns_result ro_sgns__svd_check(size_t m, size_t n, const ro_sgns_real 
     return ro_sgns__ok(err);
 }
 
+/* The public SVDs keep LAPACK's argument list, the one their users know. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns_real *A,
                                                size_t lda, ro_sgns_real *U, size_t ldu,
                                                ro_sgns_real *s, ro_sgns_real *V, size_t ldv,

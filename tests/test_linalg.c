@@ -155,6 +155,57 @@ static void test_gemm_edges(void)
     }
 }
 
+/* The micro-kernels against the portable one, ro_sgns__kernel_c (the plain
+   reference of appendix A), on the same packed panels: the full-tile
+   kernel (ro_sgns__kernel, the SIMD one where the build has it) and the
+   edge kernels (ro_sgns__kernel_edge: half-width, narrow) for every edge
+   width, at the GEMM bound above with k = kc (one KC block); bitwise where
+   the build has no SIMD kernel, as it then is the portable one. */
+static void test_gemm_kernels(void)
+{
+    const size_t MR = RO_SGNS__MR, NR = RO_SGNS__NR;
+    static const size_t kcs[] = {1, 2, 3, 7, 16, 100, 255, 256};
+    size_t t, i, j, p, cols;
+#if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
+    const int bitwise = 0;
+#else
+    const int bitwise = 1;
+#endif
+    real *abuf = (real *)malloc((MR * 256 + 64) * sizeof(real));
+    real *bbuf = (real *)malloc((NR * 256 + 64) * sizeof(real));
+    real *cbuf = (real *)malloc((2 * MR * 32 + 128) * sizeof(real));
+    real *a = ro_sgns__align64(abuf), *b = ro_sgns__align64(bbuf), *ref = ro_sgns__align64(cbuf);
+    real *acc = ro_sgns__align64(ref + MR * 32);
+    for (t = 0; t < sizeof kcs / sizeof kcs[0]; ++t) {
+        const size_t kc = kcs[t];
+        for (i = 0; i < MR * kc; ++i) a[i] = (real)ro_sgns_rng_normal(&g_rng);
+        for (i = 0; i < NR * kc; ++i) b[i] = (real)ro_sgns_rng_normal(&g_rng);
+        ro_sgns__kernel_c(kc, a, b, ref);
+        for (cols = 0; cols <= NR; ++cols) { /* 0: the full tile's kernel */
+            int ok = 1;
+            for (i = 0; i < MR * NR; ++i) acc[i] = (real)NAN;
+            if (cols == 0)
+                ro_sgns__kernel(kc, a, b, acc, NULL, 0, 0, 0, 0);
+            else
+                ro_sgns__kernel_edge(kc, a, b, acc, cols);
+            for (i = 0; i < MR; ++i)
+                for (j = 0; j < (cols ? cols : NR); ++j) {
+                    double absab = 0, bound;
+                    for (p = 0; p < kc; ++p) absab += fabs((double)a[p * MR + i] * b[p * NR + j]);
+                    bound = 2 * EPS * ((double)kc + 3) * absab;
+                    if (bitwise ? memcmp(&acc[i * NR + j], &ref[i * NR + j], sizeof(real)) != 0
+                                : !(fabs((double)acc[i * NR + j] - ref[i * NR + j]) <= bound))
+                        ok = 0;
+                }
+            CHECKF(ok, "micro-kernel kc %lu, %lu columns (0: full): off the portable kernel",
+                   (unsigned long)kc, (unsigned long)cols);
+        }
+    }
+    free(abuf);
+    free(bbuf);
+    free(cbuf);
+}
+
 /* The RO sweep's tile products (ro_sgns__gemm_run_tile: A read in place in
    AVX-512 builds when n < KC, with the narrow edge columns of float as dot
    products along k; packed otherwise, as n = 500 here): against a dot product in double per entry at the bound of
@@ -315,14 +366,16 @@ static void check_shaped(size_t n, size_t d)
         const int shape = w == 0 ? RO_SGNS__UPPER_C : RO_SGNS__UPPER_B;
         double worst = 0;
         int same = 1, route_ok = 1;
+        ro_sgns__gemm_op op = ro_sgns__gemm_op_of(m, d, k, 1, ro_sgns__operand_of(ta, A, d),
+                                                  ro_sgns__operand_of(RO_SGNS_NOTRANS, B, ldb), 0,
+                                                  full, d);
         ro_sgns_gemm_naive(ta, RO_SGNS_NOTRANS, m, d, k, 1, A, d, B, ldb, 0, ref, d);
         ro_sgns_gemm_naive(ta, RO_SGNS_NOTRANS, m, d, k, 1, Aa, d, Ba, ldb, 0, abs_ab, d);
-        ro_sgns__gemm_ws_shape(ta, RO_SGNS_NOTRANS, m, d, k, 1, A, d, B, ldb, 0, full, d, 1, ws,
-                               RO_SGNS__FULL);
+        ro_sgns__gemm_ws(&op, 1, ws, RO_SGNS__FULL);
+        op.C = got;
         for (nt = 1; nt <= 3; ++nt) {
             for (i = 0; i < m * d; ++i) got[i] = (real)NAN;
-            ro_sgns__gemm_ws_shape(ta, RO_SGNS_NOTRANS, m, d, k, 1, A, d, B, ldb, 0, got, d, nt,
-                                   ws, shape);
+            ro_sgns__gemm_ws(&op, nt, ws, shape);
             for (i = 0; i < m; ++i)
                 for (j = w == 0 ? i : 0; j < d; ++j) {
                     double e = fabs((double)got[i * d + j] - (double)ref[i * d + j]);
@@ -553,6 +606,39 @@ static void test_qr(void)
         CHECK(ro_sgns_qr(1, 2, A, 2, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         CHECK(ro_sgns_qr(3, 0, A, 2, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         CHECK(ro_sgns_qr(3, 2, A, 1, R, 2, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    }
+}
+
+/* The unblocked Householder QR (ro_sgns__geqr2, appendix B's plain
+   reference) against the blocked one (ro_sgns_qr_builtin, compact WY,
+   panels of 32 columns) on full-rank matrices of one and several panels:
+   the same R but for the signs of its rows (geqr2 leaves R_jj of either
+   sign; the public QR makes it >= 0), within |A - Q R|'s bound. */
+static void test_qr_unblocked(void)
+{
+    static const size_t sizes[][2] = {{1, 1}, {9, 5}, {100, 37}, {300, 64}, {257, 100}};
+    size_t s, i, c;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        const size_t n = sizes[s][0], d = sizes[s][1];
+        real *A = rnd_matrix(n, d, 1), *Q = rnd_matrix(n, d, 1), *R = rnd_matrix(d, d, 1);
+        double *tau = (double *)malloc(2 * d * sizeof(double)), worst = 0;
+        const double bound = QR_REC * (double)n * EPS * frob(n * d, A);
+        memcpy(Q, A, n * d * sizeof(real));
+        CHECK(ro_sgns_qr_builtin(n, d, Q, d, R, d, NULL, NULL) == RO_SGNS_OK);
+        ro_sgns__geqr2(n, d, A, d, tau, tau + d);
+        for (i = 0; i < d; ++i) {
+            const double sign = A[i * d + i] < 0 ? -1 : 1;
+            for (c = i; c < d; ++c) {
+                double e = fabs(sign * (double)A[i * d + c] - (double)R[i * d + c]);
+                if (!(e <= worst)) worst = e;
+            }
+        }
+        CHECKF(worst <= bound, "geqr2 %lux%lu: R differs from the blocked QR's by %.3g (> %.3g)",
+               (unsigned long)n, (unsigned long)d, worst, bound);
+        free(A);
+        free(Q);
+        free(R);
+        free(tau);
     }
 }
 
@@ -961,7 +1047,9 @@ int main(void)
     test_gemm_threads();
     test_gemm_shapes();
     test_gemm_tile();
+    test_gemm_kernels();
     test_qr();
+    test_qr_unblocked();
     test_qr_chol2();
     test_svd();
     test_alloc_failure();
