@@ -3020,10 +3020,10 @@ static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
      then the counts file.
    WHY THIS WAY: the output is sorted by row and column, so it is made row
      by row, in its final order, instead of hashing 10 pairs a token into a
-     table and sorting it (GloVe's cooccur: 1.4-1.9M tokens/s, a pair table
-     of 16+ bytes a pair, temporary files). Here nothing is ever sorted but
-     the vocabulary, there are no runs to merge, and memory is the stream of
-     ids plus the result.
+     table of 16+ bytes a pair and sorting it (GloVe's cooccur, with
+     temporary files). Here nothing is ever sorted but the vocabulary,
+     there are no runs to merge, and memory is the stream of ids plus the
+     result.
    HOW, in three passes:
      (a) read: each token is interned in an open-addressing table of all
          distinct words (32-byte slots holding the count, the hash, the id
@@ -3053,10 +3053,7 @@ static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
    COST: time O(bytes + tokens L + nnz + groups * tokens + n^2 / 64) (the
      last term reads the bitmap, a bit per column per row); memory
      2 tokens (2 if n <= 65533, else 4) + tokens / 4 (1/16 of the
-     positions) + 8 nnz + 64 bytes a distinct word while reading. On the
-     bundled corpus (90M tokens, n = 33,847, window 5, 72.5M pairs) the peak
-     resident memory is 782 MiB (11.3 bytes a pair) for a 555 MiB result;
-     one core counts about 7.7M tokens/s (bench/count.c; bench/RESULTS.md).
+     positions) + 8 nnz + 64 bytes a distinct word while reading.
    INVARIANTS: S[0] = S[N-1] = LINE; any other S[p] is a vocabulary id
      (< n), DROP or LINE; a window walk stops at LINE and steps over DROP;
      weights are summed as integers (1, or L - dist + 1 when weighted) in
@@ -3563,23 +3560,27 @@ static ro_sgns_result ro_sgns__flush_batch(ro_sgns__counter *k)
     return RO_SGNS_OK;
 }
 
+/* The length a token of len bytes keeps: at most RO_SGNS_MAX_WORD_BYTES.
+   word[MAX] is then the first byte cut off; if it continues a UTF-8
+   character (10xxxxxx), the cut moves back to that character's first
+   byte, at most 3 bytes (the longest character is 4). */
+static size_t ro_sgns__cut_token(const unsigned char *word, size_t len)
+{
+    int back = 0;
+    if (len <= RO_SGNS_MAX_WORD_BYTES) return len;
+    len = RO_SGNS_MAX_WORD_BYTES;
+    while (back < 3 && (word[len] & 0xC0u) == 0x80u) {
+        --len;
+        ++back;
+    }
+    return len;
+}
+
 /* The current word is complete: cut it if it is too long, queue it. */
 static ro_sgns_result ro_sgns__end_word(ro_sgns__counter *k)
 {
-    size_t len = k->cur;
-    unsigned char *word = k->bbuf + k->bused;
+    size_t len = ro_sgns__cut_token(k->bbuf + k->bused, k->cur);
     k->cur = 0;
-    if (len > RO_SGNS_MAX_WORD_BYTES) {
-        /* word[MAX] is the first byte cut off; if it continues a UTF-8
-           character (10xxxxxx), move the cut back to that character's
-           first byte, at most 3 bytes (the longest character is 4). */
-        int back = 0;
-        len = RO_SGNS_MAX_WORD_BYTES;
-        while (back < 3 && (word[len] & 0xC0u) == 0x80u) {
-            --len;
-            ++back;
-        }
-    }
     k->bstart[k->nb] = (uint32_t)k->bused;
     k->blen[k->nb] = (uint32_t)len;
     ++k->nb;
@@ -3771,6 +3772,83 @@ static ro_sgns_result ro_sgns__build_vocab(ro_sgns__counter *k, ro_sgns_counts *
     return RO_SGNS_OK;
 }
 
+/* The subsampling table: keep[w] = the probability of keeping a token of w
+   (word2vec's formula over the vocabulary's counts). */
+static ro_sgns_result ro_sgns__keep_table(ro_sgns__counter *k, const ro_sgns_counts *c,
+                                          double **out)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t n = c->vocab.n, i;
+    double T = 0, st, *keep;
+    keep = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double), "subsampling table", k->err,
+                                        &rc);
+    if (!keep) return rc;
+    for (i = 0; i < n; ++i) T += (double)c->vocab.count[i];
+    st = k->cfg.sample * T;
+    for (i = 0; i < n; ++i) {
+        double f = (double)c->vocab.count[i];
+        keep[i] = (RO_SGNS_SQRT(f / st) + 1.0) * st / f;
+    }
+    *out = keep;
+    return RO_SGNS_OK;
+}
+
+/* The arrays pass (b) writes besides the stream in place: the 4-byte
+   stream S32 when n > 65533, the subsampling table *keep (with sample),
+   the sampled half-widths bw (dynamic_window 1). */
+static ro_sgns_result ro_sgns__remap_alloc(ro_sgns__counter *k, const ro_sgns_counts *c,
+                                           double **keep)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t clen = k->clen;
+    *keep = NULL;
+    if (c->vocab.n > 0xFFFDu) {
+        k->S32 = (uint32_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint32_t),
+                                                "token id stream", k->err, &rc);
+        if (!k->S32) return rc;
+        k->s32cap = clen;
+        k->S32[0] = RO_SGNS__LINE;
+    }
+    if (k->cfg.sample > 0) {
+        rc = ro_sgns__keep_table(k, c, keep);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    if (k->cfg.dynamic_window == RO_SGNS_WINDOW_SAMPLED) {
+        k->bw = (uint16_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint16_t),
+                                               "sampled window widths", k->err, &rc);
+        if (!k->bw) {
+            ro_sgns__mem_free(&k->mem, *keep, c->vocab.n, sizeof(double));
+            *keep = NULL;
+            return rc;
+        }
+        k->bwcap = clen;
+        k->bw[0] = 0;
+    }
+    return RO_SGNS_OK;
+}
+
+/* The stream of ids is complete with out positions: keep the 2-byte
+   block, shrunk to them, or free the codes behind the 4-byte stream. */
+static void ro_sgns__remap_done(ro_sgns__counter *k, size_t out)
+{
+    k->N = out;
+    if (!k->S32) {
+        ro_sgns_result rc = RO_SGNS_OK;
+        uint16_t *q = (uint16_t *)ro_sgns__mem_realloc(&k->mem, k->C, k->ccap, out,
+                                                       sizeof(uint16_t), "token id stream",
+                                                       k->err, &rc);
+        if (q) { /* a shrink that fails leaves the larger block: fine */
+            k->C = q;
+            k->ccap = out;
+        }
+        k->S16 = k->C;
+    } else {
+        ro_sgns__mem_free(&k->mem, k->C, k->ccap, sizeof(uint16_t));
+        k->C = NULL;
+        k->ccap = 0;
+    }
+}
+
 /* Turn the codes into vocabulary ids, applying subsampling, close_gaps and
    the sampled half-widths, and count the positions of each word into occ
    (n entries, zeroed by the caller). When n <= 65533 the ids overwrite the
@@ -3780,45 +3858,19 @@ static ro_sgns_result ro_sgns__build_vocab(ro_sgns__counter *k, ro_sgns_counts *
 static ro_sgns_result ro_sgns__remap_stream(ro_sgns__counter *k, const ro_sgns_counts *c,
                                             const uint32_t *remap, uint32_t *occ)
 {
-    ro_sgns_result rc = RO_SGNS_OK;
     const ro_sgns_count_config *cfg = &k->cfg;
-    size_t n = c->vocab.n, p, out = 1, i, clen = k->clen;
+    size_t p, out = 1, clen = k->clen;
     uint64_t raw = 0;
-    double *keep = NULL;
+    double *keep;
     ro_sgns_rng rs, rw;
-    uint16_t *bw = NULL, *C = k->C, *S16 = NULL;
-    uint32_t *S32 = NULL;
+    uint16_t *bw, *C = k->C, *S16;
+    uint32_t *S32;
     uint32_t L = (uint32_t)cfg->window, last = RO_SGNS__LINE;
-    if (n <= 0xFFFDu) {
-        S16 = C;
-    } else {
-        S32 = (uint32_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint32_t),
-                                             "token id stream", k->err, &rc);
-        if (!S32) return rc;
-        k->S32 = S32;
-        k->s32cap = clen;
-        S32[0] = RO_SGNS__LINE;
-    }
-    if (cfg->sample > 0) {
-        double T = 0, st;
-        keep = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double), "subsampling table",
-                                            k->err, &rc);
-        if (!keep) return rc;
-        for (i = 0; i < n; ++i) T += (double)c->vocab.count[i];
-        st = cfg->sample * T;
-        for (i = 0; i < n; ++i) {
-            double f = (double)c->vocab.count[i];
-            keep[i] = (RO_SGNS_SQRT(f / st) + 1.0) * st / f;
-        }
-    }
-    if (cfg->dynamic_window == RO_SGNS_WINDOW_SAMPLED) {
-        bw = (uint16_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint16_t),
-                                            "sampled window widths", k->err, &rc);
-        if (!bw) goto done;
-        k->bw = bw;
-        k->bwcap = clen;
-        bw[0] = 0;
-    }
+    ro_sgns_result rc = ro_sgns__remap_alloc(k, c, &keep);
+    if (rc != RO_SGNS_OK) return rc;
+    S32 = k->S32;
+    S16 = S32 ? NULL : C;
+    bw = k->bw;
     ro_sgns_rng_seed(&rs, cfg->seed, 0);
     ro_sgns_rng_seed(&rw, cfg->seed, 1);
     /* C[0] and C[clen - 1] are line breaks */
@@ -3858,42 +3910,57 @@ static ro_sgns_result ro_sgns__remap_stream(ro_sgns__counter *k, const ro_sgns_c
     if (S16) S16[out] = (uint16_t)RO_SGNS__LINE;
     else S32[out] = RO_SGNS__LINE;
     ++out;
-    k->N = out;
-    if (S16) {
-        /* keep the block, shrunk to the ids */
-        uint16_t *q = (uint16_t *)ro_sgns__mem_realloc(&k->mem, C, k->ccap, out,
-                                                       sizeof(uint16_t), "token id stream",
-                                                       k->err, &rc);
-        if (q) {
-            k->C = q;
-            k->ccap = out;
-        }
-        rc = RO_SGNS_OK; /* a shrink that fails leaves the larger block: fine */
-        k->S16 = k->C;
-    } else {
-        ro_sgns__mem_free(&k->mem, k->C, k->ccap, sizeof(uint16_t));
-        k->C = NULL;
-        k->ccap = 0;
-    }
-done:
-    ro_sgns__mem_free(&k->mem, keep, n, sizeof(double));
-    return rc;
+    ro_sgns__remap_done(k, out);
+    ro_sgns__mem_free(&k->mem, keep, c->vocab.n, sizeof(double));
+    return RO_SGNS_OK;
 }
 
 /* ---- pass (c): pairs, row by row ----------------------------------------- */
 
-/* The three loops that read the stream, written once for 2-byte ids (W =
+/* Add weight w at column x of the row being summed: to acc[x], x's bit in
+   bm and, with summary, the bit of bm's word in sm. */
+static RO_SGNS__INLINE void ro_sgns__pair_add(uint32_t x, double w,
+                                              double *RO_SGNS__RESTRICT acc,
+                                              uint64_t *RO_SGNS__RESTRICT bm,
+                                              uint64_t *RO_SGNS__RESTRICT sm, int summary)
+{
+    acc[x] += w;
+    bm[x >> 6] |= (uint64_t)1 << (x & 63);
+    if (summary) sm[x >> 12] |= (uint64_t)1 << ((x >> 6) & 63);
+}
+
+/* The four loops that read the stream, written once for 2-byte ids (W =
    16) and once for 4-byte ids (W = 32):
-   gather: add the contexts around the np positions pos[] (weight wt[dist])
-     into the accumulator acc and set the column's bit in bm; a walk stops
-     at LINE and steps over DROP. With 4-byte ids (n > 65533) it also sets
-     the bit of that bitmap word in the summary sm, so that a row is read
-     out in O(n / 4096 + touched) however large n is; with 2-byte ids bm has
-     at most 1024 words, read in full (one extra write per context saved);
+   walk: one side of one window, from s[step] to s[b * step] (step -1 or
+     +1): add the contexts (weight wt[dist]) into the accumulator acc and
+     set the column's bit in bm; it stops at LINE and steps over DROP.
+     With 4-byte ids (n > 65533) it also sets the bit of that bitmap word
+     in the summary sm, so that a row is read out in O(n / 4096 + touched)
+     however large n is; with 2-byte ids bm has at most 1024 words, read in
+     full (one extra write per context saved);
+   gather: both sides of the windows around the np positions pos[];
    bucket: one pass over the stream that files the positions of words
      lo .. lo + span - 1 by word (offs[] holds each word's next slot);
-   find: the next positions of word w from *q on, at most cap of them. */
+   find: the next positions of word w from *q on, at most cap of them.
+   A macro: C99 has no templates, and a width chosen at run time would
+   cost a branch in these innermost loops. */
 #define RO_SGNS__PAIR_KERNELS(W, T, SUMMARY)                                                \
+    static RO_SGNS__INLINE void ro_sgns__walk##W(                                           \
+        const T *RO_SGNS__RESTRICT s, ptrdiff_t step, uint32_t b, uint32_t n,               \
+        const double *RO_SGNS__RESTRICT wt, double *RO_SGNS__RESTRICT acc,                  \
+        uint64_t *RO_SGNS__RESTRICT bm, uint64_t *RO_SGNS__RESTRICT sm)                     \
+    {                                                                                       \
+        const T line = (T)RO_SGNS__LINE;                                                    \
+        uint32_t d;                                                                         \
+        for (d = 1; d <= b; ++d) {                                                          \
+            uint32_t x = s[step * (ptrdiff_t)d];                                            \
+            if (x >= n) {                                                                   \
+                if (x == line) break;                                                       \
+                continue;                                                                   \
+            }                                                                               \
+            ro_sgns__pair_add(x, wt[d], acc, bm, sm, SUMMARY);                              \
+        }                                                                                   \
+    }                                                                                       \
     static void ro_sgns__gather##W(const T *RO_SGNS__RESTRICT S, size_t N, const uint16_t *bw, \
                                    const uint32_t *RO_SGNS__RESTRICT pos, size_t np,        \
                                    uint32_t L, const double *RO_SGNS__RESTRICT wt,          \
@@ -3901,36 +3968,16 @@ done:
                                    uint64_t *RO_SGNS__RESTRICT bm,                          \
                                    uint64_t *RO_SGNS__RESTRICT sm, uint32_t n)              \
     {                                                                                       \
-        const T line = (T)RO_SGNS__LINE;                                                    \
         size_t i;                                                                           \
         for (i = 0; i < np; ++i) {                                                          \
-            const T *s = S + pos[i];                                                        \
-            uint32_t b = bw ? bw[pos[i]] : L, d;                                            \
+            uint32_t b = bw ? bw[pos[i]] : L;                                               \
             if (i + 16 < np) {                                                              \
                 size_t q = pos[i + 16];                                                     \
                 RO_SGNS__PREFETCH(S + (q > L ? q - L : 0));                                 \
                 RO_SGNS__PREFETCH(S + (q + L < N ? q + L : N - 1));                         \
             }                                                                               \
-            for (d = 1; d <= b; ++d) {                                                      \
-                uint32_t x = s[0 - (ptrdiff_t)d];                                           \
-                if (x >= n) {                                                               \
-                    if (x == line) break;                                                   \
-                    continue;                                                               \
-                }                                                                           \
-                acc[x] += wt[d];                                                            \
-                bm[x >> 6] |= (uint64_t)1 << (x & 63);                                      \
-                if (SUMMARY) sm[x >> 12] |= (uint64_t)1 << ((x >> 6) & 63);                 \
-            }                                                                               \
-            for (d = 1; d <= b; ++d) {                                                      \
-                uint32_t x = s[d];                                                          \
-                if (x >= n) {                                                               \
-                    if (x == line) break;                                                   \
-                    continue;                                                               \
-                }                                                                           \
-                acc[x] += wt[d];                                                            \
-                bm[x >> 6] |= (uint64_t)1 << (x & 63);                                      \
-                if (SUMMARY) sm[x >> 12] |= (uint64_t)1 << ((x >> 6) & 63);                 \
-            }                                                                               \
+            ro_sgns__walk##W(S + pos[i], -1, b, n, wt, acc, bm, sm);                        \
+            ro_sgns__walk##W(S + pos[i], 1, b, n, wt, acc, bm, sm);                         \
         }                                                                                   \
     }                                                                                       \
     static void ro_sgns__bucket##W(const T *RO_SGNS__RESTRICT S, size_t N, uint32_t lo,     \
@@ -3959,6 +4006,8 @@ RO_SGNS__PAIR_KERNELS(32, uint32_t, 1)
 /* The bytes of a stored pair: a u32 column and a float value. */
 #define RO_SGNS__PAIR_BYTES (sizeof(uint32_t) + sizeof(float))
 
+/* Pass (c)'s state: the output's room, the accumulator of one thread, the
+   run's tables and the positions of the current group of rows. */
 typedef struct ro_sgns__pairs {
     size_t cap;   /* capacity of c->col and c->val */
     double *acc;  /* n: the current row, in weight units */
@@ -3966,6 +4015,12 @@ typedef struct ro_sgns__pairs {
     uint64_t *sm; /* (n + 4095) / 4096: its nonzero words of bm */
     double *ctx;  /* column sums in weight units */
     double div;   /* weight units per count: L (weighted window) or 1 */
+    double *wts;  /* L + 1: the weight of a context at distance d */
+    const uint32_t *occ; /* n: the positions of each word */
+    uint64_t total_occ;  /* their sum */
+    uint32_t *offs;      /* n + 1: a bucketed group's row ends */
+    uint32_t *pos;       /* pcap: the group's positions */
+    size_t pcap;
 } ro_sgns__pairs;
 
 static ro_sgns_result ro_sgns__out_reserve(ro_sgns__counter *k, ro_sgns_counts *c,
@@ -3984,6 +4039,18 @@ static ro_sgns_result ro_sgns__out_reserve(ro_sgns__counter *k, ro_sgns_counts *
     c->val = (float *)p;
     pr->cap = cap;
     return RO_SGNS_OK;
+}
+
+/* Room for more entries after the c->nnz there are, growing by half
+   (only without a budget: with one, the group reserved its room). */
+static ro_sgns_result ro_sgns__out_room(ro_sgns__counter *k, ro_sgns_counts *c,
+                                        ro_sgns__pairs *pr, uint64_t more)
+{
+    size_t want;
+    if (c->nnz + more <= pr->cap) return RO_SGNS_OK;
+    want = pr->cap + pr->cap / 2 + 4096;
+    if (want < c->nnz + more) want = (size_t)(c->nnz + more);
+    return ro_sgns__out_reserve(k, c, pr, want);
 }
 
 /* The bound on the nonzeros of a row with o positions. */
@@ -4040,19 +4107,14 @@ static ro_sgns_result ro_sgns__emit_row(ro_sgns__counter *k, ro_sgns_counts *c,
                                         int summary)
 {
     double rs;
+    ro_sgns_result rc;
     if (!bound) { /* no positions (all subsampled away): an empty row */
         c->row_ptr[w + 1] = c->nnz;
         c->word_count[w] = 0;
         return RO_SGNS_OK;
     }
-    if (c->nnz + bound > pr->cap) {
-        /* only without a budget (with one, the group reserved room) */
-        size_t want = pr->cap + pr->cap / 2 + 4096;
-        ro_sgns_result rc;
-        if (want < c->nnz + bound) want = (size_t)(c->nnz + bound);
-        rc = ro_sgns__out_reserve(k, c, pr, want);
-        if (rc != RO_SGNS_OK) return rc;
-    }
+    rc = ro_sgns__out_room(k, c, pr, bound);
+    if (rc != RO_SGNS_OK) return rc;
     c->nnz += ro_sgns__read_row(pr->acc, pr->bm, pr->sm, (c->n + 63) / 64, summary, pr->div,
                                 pr->ctx, c->col + c->nnz, c->val + c->nnz, &rs);
     c->row_ptr[w + 1] = c->nnz;
@@ -4155,21 +4217,29 @@ static void ro_sgns__par_release(ro_sgns__counter *k, ro_sgns_counts *c, ro_sgns
     q->nt = 1;
 }
 
-/* Rows [a, b) of a bucketed group (their positions at pos, ends in offs),
-   in rounds, with q->nt threads. */
+/* The windows around the np positions pos summed into acc, bm, sm by
+   the kernel of the stream's width. */
+static void ro_sgns__gather(const ro_sgns__counter *k, const ro_sgns__pairs *pr, uint32_t n,
+                            const uint32_t *pos, size_t np, double *acc, uint64_t *bm,
+                            uint64_t *sm)
+{
+    uint32_t L = (uint32_t)k->cfg.window;
+    if (k->S16)
+        ro_sgns__gather16(k->S16, k->N, k->bw, pos, np, L, pr->wts, acc, bm, sm, n);
+    else
+        ro_sgns__gather32(k->S32, k->N, k->bw, pos, np, L, pr->wts, acc, bm, sm, n);
+}
+
+/* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
+   pr->offs), in rounds, with q->nt threads. */
 static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts *c,
                                              ro_sgns__pairs *pr, ro_sgns__par *q, size_t a,
-                                             size_t b, const uint32_t *offs,
-                                             const uint32_t *pos, const uint32_t *occ,
-                                             const double *wts)
+                                             size_t b)
 {
     size_t n = c->n, nb = (n + 63) / 64, ns = (nb + 63) / 64, g0 = 0, span = b - a;
     uint32_t L = (uint32_t)k->cfg.window;
-    const uint16_t *S16 = k->S16;
-    const uint32_t *S32 = k->S32;
-    size_t N = k->N;
-    const uint16_t *bw = k->bw;
-    int summary = !S16;
+    const uint32_t *offs = pr->offs, *pos = pr->pos, *occ = pr->occ;
+    int summary = !k->S16;
     while (g0 < span) {
         size_t g1 = g0;
         uint64_t tot = 0, add = 0;
@@ -4198,12 +4268,7 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
             acc = q->acc + (size_t)t * n;
             bm = q->bm + (size_t)t * nb;
             sm = q->sm + (size_t)t * ns;
-            if (S16)
-                ro_sgns__gather16(S16, N, bw, pos + start, offs[r] - start, L, wts, acc, bm, sm,
-                                  (uint32_t)n);
-            else
-                ro_sgns__gather32(S32, N, bw, pos + start, offs[r] - start, L, wts, acc, bm, sm,
-                                  (uint32_t)n);
+            ro_sgns__gather(k, pr, (uint32_t)n, pos + start, offs[r] - start, acc, bm, sm);
             q->rlen[r] = ro_sgns__read_row(acc, bm, sm, nb, summary, pr->div,
                                            q->ctx + (size_t)t * n, q->rcol + q->roff[r],
                                            q->rval + q->roff[r], &rs);
@@ -4211,12 +4276,8 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
         }
         /* the round's place in the CSR, then the copy (faults in parallel) */
         for (r = r0; r < r1; ++r) add += q->rlen[r];
-        if (c->nnz + add > pr->cap) {
-            size_t want = pr->cap + pr->cap / 2 + 4096;
-            if (want < c->nnz + add) want = (size_t)(c->nnz + add);
-            rc = ro_sgns__out_reserve(k, c, pr, want);
-            if (rc != RO_SGNS_OK) return rc;
-        }
+        rc = ro_sgns__out_room(k, c, pr, add);
+        if (rc != RO_SGNS_OK) return rc;
         for (r = r0; r < r1; ++r) c->row_ptr[a + (size_t)r + 1] = c->row_ptr[a + (size_t)r] + q->rlen[r];
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(q->nt)
@@ -4233,186 +4294,223 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
     return RO_SGNS_OK;
 }
 
-static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *c,
-                                           const uint32_t *occ)
+/* Pass (c)'s workspace and the output's row_ptr and marginals, zeroed,
+   and the weights of the window. */
+static ro_sgns_result ro_sgns__pairs_init(ro_sgns__counter *k, ro_sgns_counts *c,
+                                          ro_sgns__pairs *pr, const uint32_t *occ)
 {
     ro_sgns_result rc = RO_SGNS_OK;
     const ro_sgns_count_config *cfg = &k->cfg;
-    size_t n = c->n, nb = (n + 63) / 64, ns = (nb + 63) / 64, w, a, pcap = 0;
+    size_t n = c->n, nb = (n + 63) / 64, ns = (nb + 63) / 64, w;
     uint32_t L = (uint32_t)cfg->window, d;
-    uint32_t *pos = NULL, *offs = NULL;
-    double *wts = NULL;
-    uint64_t total_occ = 0;
-    const uint16_t *S16 = k->S16;
-    const uint32_t *S32 = k->S32;
-    size_t N = k->N;
-    ro_sgns__pairs pr;
-    ro_sgns__par par;
-    memset(&pr, 0, sizeof pr);
-    memset(&par, 0, sizeof par);
-    par.nt = 1;
-    for (w = 0; w < n; ++w) total_occ += occ[w];
-
-    wts = (double *)ro_sgns__mem_alloc(&k->mem, (size_t)L + 1, sizeof(double), "window weights",
-                                       k->err, &rc);
-    if (wts) pr.acc = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
-                                                   "row accumulator", k->err, &rc);
-    if (pr.acc) pr.bm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, nb, sizeof(uint64_t),
-                                                       "row accumulator", k->err, &rc);
-    if (pr.bm) pr.sm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, ns, sizeof(uint64_t),
-                                                      "row accumulator", k->err, &rc);
-    if (pr.sm) offs = (uint32_t *)ro_sgns__mem_alloc(&k->mem, n + 1, sizeof(uint32_t),
-                                                     "row offsets", k->err, &rc);
-    if (offs) c->row_ptr = (uint64_t *)ro_sgns__mem_alloc(&k->mem, n + 1, sizeof(uint64_t),
-                                                          "co-occurrence matrix", k->err, &rc);
+    memset(pr, 0, sizeof *pr);
+    pr->occ = occ;
+    for (w = 0; w < n; ++w) pr->total_occ += occ[w];
+    pr->wts = (double *)ro_sgns__mem_alloc(&k->mem, (size_t)L + 1, sizeof(double),
+                                           "window weights", k->err, &rc);
+    if (pr->wts) pr->acc = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
+                                                        "row accumulator", k->err, &rc);
+    if (pr->acc) pr->bm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, nb, sizeof(uint64_t),
+                                                         "row accumulator", k->err, &rc);
+    if (pr->bm) pr->sm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, ns, sizeof(uint64_t),
+                                                        "row accumulator", k->err, &rc);
+    if (pr->sm) pr->offs = (uint32_t *)ro_sgns__mem_alloc(&k->mem, n + 1, sizeof(uint32_t),
+                                                          "row offsets", k->err, &rc);
+    if (pr->offs) c->row_ptr = (uint64_t *)ro_sgns__mem_alloc(
+                      &k->mem, n + 1, sizeof(uint64_t), "co-occurrence matrix", k->err, &rc);
     if (c->row_ptr) c->word_count = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
                                                                  "marginals", k->err, &rc);
     if (c->word_count) c->ctx_count = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
                                                                    "marginals", k->err, &rc);
-    if (!c->ctx_count) goto done;
-    pr.ctx = c->ctx_count;
+    if (!c->ctx_count) return rc;
+    pr->ctx = c->ctx_count;
     for (d = 0; d <= L; ++d)
-        wts[d] = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)(L - d + 1) : 1.0;
-    pr.div = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)L : 1.0;
-    memset(pr.acc, 0, n * sizeof(double));
-    memset(pr.bm, 0, nb * sizeof(uint64_t));
-    memset(pr.sm, 0, ns * sizeof(uint64_t));
-    memset(pr.ctx, 0, n * sizeof(double));
+        pr->wts[d] = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)(L - d + 1) : 1.0;
+    pr->div = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)L : 1.0;
+    memset(pr->acc, 0, n * sizeof(double));
+    memset(pr->bm, 0, nb * sizeof(uint64_t));
+    memset(pr->sm, 0, ns * sizeof(uint64_t));
+    memset(pr->ctx, 0, n * sizeof(double));
     c->row_ptr[0] = 0;
     c->nnz = 0;
-    ro_sgns__par_init(k, &par, n, ro_sgns__num_threads(), occ);
+    return RO_SGNS_OK;
+}
 
+/* Free pass (c)'s workspace (the output stays). */
+static void ro_sgns__pairs_free(ro_sgns__counter *k, ro_sgns__pairs *pr, size_t n)
+{
+    size_t nb = (n + 63) / 64, ns = (nb + 63) / 64;
+    ro_sgns__mem_free(&k->mem, pr->pos, pr->pcap, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, pr->offs, n + 1, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, pr->sm, ns, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, pr->bm, nb, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, pr->acc, n, sizeof(double));
+    ro_sgns__mem_free(&k->mem, pr->wts, (size_t)k->cfg.window + 1, sizeof(double));
+    memset(pr, 0, sizeof *pr);
+}
+
+/* The budget's error when row a alone, output bound rb, does not fit; it
+   says how far the run got: the result grows about in proportion to the
+   positions done. */
+static ro_sgns_result ro_sgns__row_too_big(const ro_sgns__counter *k, const ro_sgns_counts *c,
+                                           const ro_sgns__pairs *pr, size_t a, uint64_t rb)
+{
+    uint64_t done_occ = 0, res;
+    size_t g, n = c->n;
+    for (g = 0; g < a; ++g) done_occ += pr->occ[g];
+    res = RO_SGNS__PAIR_BYTES * c->nnz + 8 * (uint64_t)(n + 1) + 16 * (uint64_t)n;
+    return ro_sgns__fail(
+        k->err, RO_SGNS_ERR_BUDGET,
+        "memory budget of %llu bytes is too small: counting needs at least "
+        "%llu bytes; the result so far takes %llu bytes for %.1f%% of the word "
+        "positions (rows 0..%llu of %llu) and %llu more are held",
+        (unsigned long long)k->mem.limit,
+        (unsigned long long)(k->mem.in_use + RO_SGNS__PAIR_BYTES * rb + 4),
+        (unsigned long long)res,
+        pr->total_occ ? 100.0 * (double)done_occ / (double)pr->total_occ : 0.0,
+        (unsigned long long)a, (unsigned long long)n, (unsigned long long)(k->mem.in_use - res));
+}
+
+/* With a budget, the group from row a: free the positions, fit the output
+   to what it holds, then take rows [a, *b) while their positions and
+   output bounds fit in the rest, and allocate their positions. A row that
+   does not fit alone is done in pieces (*piecewise). */
+static ro_sgns_result ro_sgns__group_fit(ro_sgns__counter *k, ro_sgns_counts *c,
+                                         ro_sgns__pairs *pr, ro_sgns__par *par, size_t a,
+                                         size_t *b, int *piecewise)
+{
+    size_t n = c->n, e;
+    uint32_t L = (uint32_t)k->cfg.window;
+    uint64_t gocc, gbound, avail;
+    ro_sgns_result rc = RO_SGNS_OK;
+    for (;;) {
+        ro_sgns__mem_free(&k->mem, pr->pos, pr->pcap, sizeof(uint32_t));
+        pr->pos = NULL;
+        rc = ro_sgns__out_reserve(k, c, pr, (size_t)c->nnz);
+        if (rc != RO_SGNS_OK) return rc;
+        avail = k->mem.limit > k->mem.in_use ? k->mem.limit - k->mem.in_use : 0;
+        e = a;
+        gocc = gbound = 0;
+        while (e < n) {
+            uint64_t o = pr->occ[e], rb = ro_sgns__row_bound(o, L, n);
+            uint64_t cost = 4 * (gocc + o) + RO_SGNS__PAIR_BYTES * (gbound + rb);
+            if (cost > avail) break;
+            gocc += o;
+            gbound += rb;
+            ++e;
+        }
+        if (e > a || par->nt == 1) break;
+        /* the threads' workspace is in the way: one thread, retry */
+        ro_sgns__par_release(k, c, par);
+    }
+    if (e == a) {
+        /* one row alone does not fit: do it in pieces */
+        uint64_t rb = ro_sgns__row_bound(pr->occ[a], L, n);
+        if (avail < RO_SGNS__PAIR_BYTES * rb + 4) return ro_sgns__row_too_big(k, c, pr, a, rb);
+        *piecewise = 1;
+        e = a + 1;
+        gocc = (avail - RO_SGNS__PAIR_BYTES * rb) / 4;
+        if (gocc > pr->occ[a]) gocc = pr->occ[a];
+        gbound = rb;
+    }
+    rc = ro_sgns__out_reserve(k, c, pr, (size_t)(c->nnz + gbound));
+    if (rc != RO_SGNS_OK) return rc;
+    pr->pcap = gocc ? (size_t)gocc : 1;
+    pr->pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pr->pcap, sizeof(uint32_t), "positions",
+                                             k->err, &rc);
+    if (!pr->pos) return rc;
+    *b = e;
+    return RO_SGNS_OK;
+}
+
+/* Row a alone, its positions pcap at a time. */
+static ro_sgns_result ro_sgns__row_in_pieces(ro_sgns__counter *k, ro_sgns_counts *c,
+                                             ro_sgns__pairs *pr, size_t a)
+{
+    size_t q = 1, N = k->N;
+    while (q + 1 < N) {
+        size_t np = k->S16 ? ro_sgns__find16(k->S16, N, &q, (uint32_t)a, pr->pos, pr->pcap)
+                           : ro_sgns__find32(k->S32, N, &q, (uint32_t)a, pr->pos, pr->pcap);
+        ro_sgns__gather(k, pr, (uint32_t)c->n, pr->pos, np, pr->acc, pr->bm, pr->sm);
+    }
+    return ro_sgns__emit_row(k, c, pr, a,
+                             ro_sgns__row_bound(pr->occ[a], (uint32_t)k->cfg.window, c->n),
+                             !k->S16);
+}
+
+/* Rows [a, b), whose positions fit in pr->pos: a counting sort of the
+   positions by word (one read of the stream), then row by row, on the
+   threads when there are several. */
+static ro_sgns_result ro_sgns__group_rows(ro_sgns__counter *k, ro_sgns_counts *c,
+                                          ro_sgns__pairs *pr, ro_sgns__par *par, size_t a,
+                                          size_t b)
+{
+    uint32_t *offs = pr->offs, o = 0;
+    size_t g;
+    ro_sgns_result rc;
+    for (g = 0; g < b - a; ++g) {
+        offs[g] = o;
+        o += pr->occ[a + g];
+    }
+    if (k->S16)
+        ro_sgns__bucket16(k->S16, k->N, (uint32_t)a, (uint32_t)(b - a), offs, pr->pos);
+    else
+        ro_sgns__bucket32(k->S32, k->N, (uint32_t)a, (uint32_t)(b - a), offs, pr->pos);
+    /* offs[g] is now the end of row a+g, i.e. the start of a+g+1 */
+    if (par->nt > 1) return ro_sgns__rows_parallel(k, c, pr, par, a, b);
+    for (g = 0; g < b - a; ++g) {
+        uint32_t start = g ? offs[g - 1] : 0;
+        ro_sgns__gather(k, pr, (uint32_t)c->n, pr->pos + start, offs[g] - start, pr->acc,
+                        pr->bm, pr->sm);
+        rc = ro_sgns__emit_row(k, c, pr, a + g,
+                               ro_sgns__row_bound(pr->occ[a + g], (uint32_t)k->cfg.window, c->n),
+                               !k->S16);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    return RO_SGNS_OK;
+}
+
+/* Pass (c): the rows by groups (see the section's banner), into c. */
+static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *c,
+                                           const uint32_t *occ)
+{
+    ro_sgns_result rc;
+    size_t n = c->n, a, b = 0;
+    ro_sgns__pairs pr;
+    ro_sgns__par par;
+    memset(&par, 0, sizeof par);
+    par.nt = 1;
+    rc = ro_sgns__pairs_init(k, c, &pr, occ);
+    if (rc != RO_SGNS_OK) goto done;
+    ro_sgns__par_init(k, &par, n, ro_sgns__num_threads(), occ);
     if (!k->mem.limit) {
         /* Without a budget: positions for 1/16 of the stream at a time (at
            least 4M): 16 more reads of the stream cost less than the fresh
            pages of a full position array, and keep the peak down. */
-        uint64_t P = total_occ / 16;
+        uint64_t P = pr.total_occ / 16;
         if (P < ((uint64_t)1 << 22)) P = (uint64_t)1 << 22;
-        if (P > total_occ) P = total_occ;
-        pcap = P ? (size_t)P : 1;
-        pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pcap, sizeof(uint32_t), "positions",
-                                             k->err, &rc);
-        if (!pos) goto done;
+        if (P > pr.total_occ) P = pr.total_occ;
+        pr.pcap = P ? (size_t)P : 1;
+        pr.pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pr.pcap, sizeof(uint32_t), "positions",
+                                                k->err, &rc);
+        if (!pr.pos) goto done;
     }
-
-    for (a = 0; a < n;) {
-        size_t b = a, g;
-        uint64_t gocc = 0, gbound = 0;
+    for (a = 0; a < n; a = b) {
         int piecewise = 0;
         if (!k->mem.limit) {
-            while (b < n && gocc + occ[b] <= pcap) gocc += occ[b++];
+            uint64_t gocc = 0;
+            for (b = a; b < n && gocc + occ[b] <= pr.pcap; ++b) gocc += occ[b];
             if (b == a) {
                 piecewise = 1;
                 b = a + 1;
             }
         } else {
-            /* Free the positions, fit the output to what it holds, then take
-               rows while their positions and output bound fit. */
-            uint64_t avail;
-            ro_sgns__mem_free(&k->mem, pos, pcap, sizeof(uint32_t));
-            pos = NULL;
-            rc = ro_sgns__out_reserve(k, c, &pr, (size_t)c->nnz);
+            rc = ro_sgns__group_fit(k, c, &pr, &par, a, &b, &piecewise);
             if (rc != RO_SGNS_OK) goto done;
-            avail = k->mem.limit > k->mem.in_use ? k->mem.limit - k->mem.in_use : 0;
-            while (b < n) {
-                uint64_t o = occ[b], rb = ro_sgns__row_bound(o, L, n);
-                uint64_t cost = 4 * (gocc + o) + RO_SGNS__PAIR_BYTES * (gbound + rb);
-                if (cost > avail) break;
-                gocc += o;
-                gbound += rb;
-                ++b;
-            }
-            if (b == a && par.nt > 1) {
-                /* the threads' workspace is in the way: one thread, retry */
-                ro_sgns__par_release(k, c, &par);
-                continue;
-            }
-            if (b == a) {
-                /* one row alone does not fit: do it in pieces */
-                uint64_t rb = ro_sgns__row_bound(occ[a], L, n);
-                if (avail < RO_SGNS__PAIR_BYTES * rb + 4) {
-                    /* say how far it got: the result grows about in
-                       proportion to the positions done */
-                    uint64_t done_occ = 0, res;
-                    for (g = 0; g < a; ++g) done_occ += occ[g];
-                    res = RO_SGNS__PAIR_BYTES * c->nnz + 8 * (uint64_t)(n + 1) +
-                          16 * (uint64_t)n;
-                    rc = ro_sgns__fail(
-                        k->err, RO_SGNS_ERR_BUDGET,
-                        "memory budget of %llu bytes is too small: counting needs at least "
-                        "%llu bytes; the result so far takes %llu bytes for %.1f%% of the word "
-                        "positions (rows 0..%llu of %llu) and %llu more are held",
-                        (unsigned long long)k->mem.limit,
-                        (unsigned long long)(k->mem.in_use + RO_SGNS__PAIR_BYTES * rb + 4),
-                        (unsigned long long)res,
-                        total_occ ? 100.0 * (double)done_occ / (double)total_occ : 0.0,
-                        (unsigned long long)a, (unsigned long long)n,
-                        (unsigned long long)(k->mem.in_use - res));
-                    goto done;
-                }
-                piecewise = 1;
-                b = a + 1;
-                gocc = (avail - RO_SGNS__PAIR_BYTES * rb) / 4;
-                if (gocc > occ[a]) gocc = occ[a];
-                gbound = rb;
-            }
-            rc = ro_sgns__out_reserve(k, c, &pr, (size_t)(c->nnz + gbound));
-            if (rc != RO_SGNS_OK) goto done;
-            pcap = gocc ? (size_t)gocc : 1;
-            pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pcap, sizeof(uint32_t), "positions",
-                                                 k->err, &rc);
-            if (!pos) goto done;
         }
-        if (piecewise) {
-            /* the positions of word a, pcap at a time */
-            size_t q = 1;
-            while (q + 1 < N) {
-                size_t np = S16 ? ro_sgns__find16(S16, N, &q, (uint32_t)a, pos, pcap)
-                                : ro_sgns__find32(S32, N, &q, (uint32_t)a, pos, pcap);
-                if (S16)
-                    ro_sgns__gather16(S16, N, k->bw, pos, np, L, wts, pr.acc, pr.bm, pr.sm,
-                                      (uint32_t)n);
-                else
-                    ro_sgns__gather32(S32, N, k->bw, pos, np, L, wts, pr.acc, pr.bm, pr.sm,
-                                      (uint32_t)n);
-            }
-            rc = ro_sgns__emit_row(k, c, &pr, a, ro_sgns__row_bound(occ[a], L, n), !S16);
-            if (rc != RO_SGNS_OK) goto done;
-            a = b;
-            continue;
-        }
-        /* counting sort of the positions of rows [a, b), then row by row */
-        {
-            uint32_t o = 0;
-            for (g = 0; g < b - a; ++g) {
-                offs[g] = o;
-                o += occ[a + g];
-            }
-            if (S16)
-                ro_sgns__bucket16(S16, N, (uint32_t)a, (uint32_t)(b - a), offs, pos);
-            else
-                ro_sgns__bucket32(S32, N, (uint32_t)a, (uint32_t)(b - a), offs, pos);
-            /* offs[g] is now the end of row a+g, i.e. the start of a+g+1 */
-            if (par.nt > 1) {
-                rc = ro_sgns__rows_parallel(k, c, &pr, &par, a, b, offs, pos, occ, wts);
-                if (rc != RO_SGNS_OK) goto done;
-                a = b;
-                continue;
-            }
-            for (g = 0; g < b - a; ++g) {
-                uint32_t start = g ? offs[g - 1] : 0;
-                if (S16)
-                    ro_sgns__gather16(S16, N, k->bw, pos + start, offs[g] - start, L, wts,
-                                      pr.acc, pr.bm, pr.sm, (uint32_t)n);
-                else
-                    ro_sgns__gather32(S32, N, k->bw, pos + start, offs[g] - start, L, wts,
-                                      pr.acc, pr.bm, pr.sm, (uint32_t)n);
-                rc = ro_sgns__emit_row(k, c, &pr, a + g, ro_sgns__row_bound(occ[a + g], L, n),
-                                       !S16);
-                if (rc != RO_SGNS_OK) goto done;
-            }
-        }
-        a = b;
+        rc = piecewise ? ro_sgns__row_in_pieces(k, c, &pr, a)
+                       : ro_sgns__group_rows(k, c, &pr, &par, a, b);
+        if (rc != RO_SGNS_OK) goto done;
     }
     /* the threads' column sums (integers: exact in any order) */
     ro_sgns__par_release(k, c, &par);
@@ -4420,12 +4518,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
     rc = ro_sgns__out_reserve(k, c, &pr, (size_t)c->nnz);
 done:
     ro_sgns__par_free(k, &par, n);
-    ro_sgns__mem_free(&k->mem, pos, pcap, sizeof(uint32_t));
-    ro_sgns__mem_free(&k->mem, offs, n + 1, sizeof(uint32_t));
-    ro_sgns__mem_free(&k->mem, pr.sm, ns, sizeof(uint64_t));
-    ro_sgns__mem_free(&k->mem, pr.bm, nb, sizeof(uint64_t));
-    ro_sgns__mem_free(&k->mem, pr.acc, n, sizeof(double));
-    ro_sgns__mem_free(&k->mem, wts, (size_t)L + 1, sizeof(double));
+    ro_sgns__pairs_free(k, &pr, n);
     return rc;
 }
 
@@ -4447,6 +4540,80 @@ static ro_sgns_result ro_sgns__check_count_config(const ro_sgns_count_config *cf
     return RO_SGNS_OK;
 }
 
+/* Pass (a): the text, from a memory block (read == NULL) or from a reader,
+   into the table of distinct words and the stream of codes, between two
+   LINE codes. */
+static ro_sgns_result ro_sgns__count_read(ro_sgns__counter *k, const void *text, size_t size,
+                                          ro_sgns_read_fn read, void *user)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    unsigned char *block = NULL;
+    size_t block_size = (size_t)1 << 18;
+    uint64_t bytes_read = 0;
+    uint16_t line = (uint16_t)RO_SGNS__LINE16;
+    k->tab_mask = 1023;
+    k->arena_cap = 4096;
+    k->tab = (uint64_t *)ro_sgns__mem_alloc(&k->mem, 4 * (k->tab_mask + 1), sizeof(uint64_t),
+                                            "table of distinct words", k->err, &rc);
+    if (k->tab) k->warena = (unsigned char *)ro_sgns__mem_alloc(&k->mem, k->arena_cap, 1,
+                                                                "words", k->err, &rc);
+    if (!k->warena) return rc;
+    memset(k->tab, 0, 4 * (k->tab_mask + 1) * sizeof(uint64_t));
+    rc = ro_sgns__push(k, &line, 1);
+    if (rc != RO_SGNS_OK) return rc;
+    k->last_line = 1;
+    if (!read) {
+        rc = ro_sgns__feed(k, (const unsigned char *)text, size);
+        if (rc != RO_SGNS_OK) return rc;
+    } else {
+        block = (unsigned char *)ro_sgns__mem_alloc(&k->mem, block_size, 1, "read buffer", k->err,
+                                                    &rc);
+        if (!block) return rc;
+        for (;;) {
+            size_t got = read(user, block, block_size);
+            if (got == 0) break;
+            if (got > block_size) {
+                rc = ro_sgns__fail(k->err, RO_SGNS_ERR_IO, "read failed after %llu bytes",
+                                   (unsigned long long)bytes_read);
+                break;
+            }
+            bytes_read += got;
+            rc = ro_sgns__feed(k, block, got);
+            if (rc != RO_SGNS_OK) break;
+        }
+        ro_sgns__mem_free(&k->mem, block, block_size, 1);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    if (k->cur) {
+        rc = ro_sgns__end_word(k);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    rc = ro_sgns__flush_batch(k);
+    if (rc != RO_SGNS_OK) return rc;
+    k->last_line = 0;
+    rc = ro_sgns__push(k, &line, 1); /* the end is a boundary, always */
+    if (rc != RO_SGNS_OK) return rc;
+    if (k->tokens == 0) return ro_sgns__fail(k->err, RO_SGNS_ERR_EMPTY, "empty input: no tokens");
+    return RO_SGNS_OK;
+}
+
+/* The totals, exact in weight units; the weighted mode divides once (the
+   values were divided as they were stored, ro_sgns__read_row). */
+static void ro_sgns__count_totals(const ro_sgns__counter *k, ro_sgns_counts *c)
+{
+    size_t w;
+    c->total = 0;
+    for (w = 0; w < c->n; ++w) c->total += c->word_count[w];
+    if (k->cfg.dynamic_window == RO_SGNS_WINDOW_WEIGHTED) {
+        double L = (double)k->cfg.window;
+        for (w = 0; w < c->n; ++w) {
+            c->word_count[w] /= L;
+            c->ctx_count[w] /= L;
+        }
+        c->total /= L;
+    }
+}
+
 /* Count from a memory block (read == NULL) or from a reader. */
 static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_read_fn read,
                                          void *user, const ro_sgns_count_config *config,
@@ -4459,10 +4626,7 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     ro_sgns_counts *c = NULL;
     ro_sgns_result rc = RO_SGNS_OK;
     uint32_t *remap = NULL, *occ = NULL;
-    unsigned char *block = NULL;
-    size_t block_size = (size_t)1 << 18, nw = 0, w;
-    uint64_t bytes_read = 0;
-    uint16_t line = (uint16_t)RO_SGNS__LINE16;
+    size_t nw = 0;
 
     if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
     if (!read && !text && size)
@@ -4483,52 +4647,8 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     k->err = err;
 
     /* (a) read */
-    k->tab_mask = 1023;
-    k->arena_cap = 4096;
-    k->tab = (uint64_t *)ro_sgns__mem_alloc(&k->mem, 4 * (k->tab_mask + 1), sizeof(uint64_t),
-                                            "table of distinct words", err, &rc);
-    if (k->tab) k->warena = (unsigned char *)ro_sgns__mem_alloc(&k->mem, k->arena_cap, 1,
-                                                                "words", err, &rc);
-    if (!k->warena) goto fail;
-    memset(k->tab, 0, 4 * (k->tab_mask + 1) * sizeof(uint64_t));
-    rc = ro_sgns__push(k, &line, 1);
+    rc = ro_sgns__count_read(k, text, size, read, user);
     if (rc != RO_SGNS_OK) goto fail;
-    k->last_line = 1;
-    if (!read) {
-        rc = ro_sgns__feed(k, (const unsigned char *)text, size);
-        if (rc != RO_SGNS_OK) goto fail;
-    } else {
-        block = (unsigned char *)ro_sgns__mem_alloc(&k->mem, block_size, 1, "read buffer", err,
-                                                    &rc);
-        if (!block) goto fail;
-        for (;;) {
-            size_t got = read(user, block, block_size);
-            if (got == 0) break;
-            if (got > block_size) {
-                rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read failed after %llu bytes",
-                                   (unsigned long long)bytes_read);
-                goto fail;
-            }
-            bytes_read += got;
-            rc = ro_sgns__feed(k, block, got);
-            if (rc != RO_SGNS_OK) goto fail;
-        }
-        ro_sgns__mem_free(&k->mem, block, block_size, 1);
-        block = NULL;
-    }
-    if (k->cur) {
-        rc = ro_sgns__end_word(k);
-        if (rc != RO_SGNS_OK) goto fail;
-    }
-    rc = ro_sgns__flush_batch(k);
-    if (rc != RO_SGNS_OK) goto fail;
-    k->last_line = 0;
-    rc = ro_sgns__push(k, &line, 1); /* the end is a boundary, always */
-    if (rc != RO_SGNS_OK) goto fail;
-    if (k->tokens == 0) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "empty input: no tokens");
-        goto fail;
-    }
 
     /* (b) vocabulary, then the table of distinct words goes */
     c = ro_sgns__counts_new(&k->mem, err, &rc);
@@ -4562,18 +4682,7 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
                            (unsigned long long)c->n, k->cfg.window);
         goto fail;
     }
-    /* totals, exact in weight units; the weighted mode divides once (the
-       values were divided as they were stored, ro_sgns__read_row) */
-    c->total = 0;
-    for (w = 0; w < c->n; ++w) c->total += c->word_count[w];
-    if (k->cfg.dynamic_window == RO_SGNS_WINDOW_WEIGHTED) {
-        double L = (double)k->cfg.window;
-        for (w = 0; w < c->n; ++w) {
-            c->word_count[w] /= L;
-            c->ctx_count[w] /= L;
-        }
-        c->total /= L;
-    }
+    ro_sgns__count_totals(k, c);
     c->peak_bytes = k->mem.peak;
     ro_sgns__counter_free(k);
     ro_sgns__free(alloc, k);
@@ -4581,7 +4690,6 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     return ro_sgns__ok(err);
 
 fail:
-    ro_sgns__mem_free(&k->mem, block, block_size, 1);
     ro_sgns__mem_free(&k->mem, remap, nw, sizeof(uint32_t));
     ro_sgns__mem_free(&k->mem, occ, c ? c->vocab.n : 0, sizeof(uint32_t));
     ro_sgns__counter_free(k);
@@ -12138,17 +12246,9 @@ static ro_sgns_result ro_sgns__sgd_push(ro_sgns__sgd_reader *r, uint32_t x)
    look it up, keep its id if it is a vocabulary word. */
 static ro_sgns_result ro_sgns__sgd_end_word(ro_sgns__sgd_reader *r)
 {
-    size_t len = r->cur;
+    size_t len = ro_sgns__cut_token(r->word, r->cur);
     int64_t id;
     r->cur = 0;
-    if (len > RO_SGNS_MAX_WORD_BYTES) {
-        int back = 0;
-        len = RO_SGNS_MAX_WORD_BYTES;
-        while (back < 3 && (r->word[len] & 0xC0u) == 0x80u) {
-            --len;
-            ++back;
-        }
-    }
     id = ro_sgns_vocab_find(r->vocab, (const char *)r->word, len);
     if (id < 0) return RO_SGNS_OK; /* not in the vocabulary: dropped, no gap */
     ++r->words;
