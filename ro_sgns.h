@@ -9666,13 +9666,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
    little-endian file reads and writes the same on a big-endian host; the
    host's float bytes are never copied to or from the file.
    Numbers in text go through strtod/snprintf with the locale's decimal
-   point swapped in and out (see ro_sgns__eval_number).
+   point swapped in and out (see ro_sgns__txt_number).
    Cost: reading is O(file size) time; memory is the matrix (n d reals:
    reserved once from the header's V when it is credible, else grown by
    doubling and trimmed at the end, so up to 2x while reading), the words,
    and a hash table of 2-4 n slots. Writing streams through a 64 KiB
-   buffer. A 25,000 x 500 binary file loads in ~0.2 s, the text file in
-   ~1.4 s (bench/eval.c; bench/RESULTS.md).
+   buffer.
    Invariants of a ro_sgns_vectors: see its declaration (n >= 1, d in
    [1, RO_SGNS_FILE_MAX_DIM], words unique tokens (bytes above 0x20); values
    finite); the hash table is at most half full, so probes end.
@@ -9683,10 +9682,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
 
 /* The binary format stores IEEE-754 binary32; we reinterpret a uint32 as a
    float, which needs a 4-byte float (true wherever IEEE floats are). */
-typedef char ro_sgns__eval_float_is_32_bits[sizeof(float) == 4 ? 1 : -1];
+typedef char ro_sgns__vec_float_is_32_bits[sizeof(float) == 4 ? 1 : -1];
 
-#define RO_SGNS__EVAL_BUF 65536 /* refill and write buffer, bytes */
-#define RO_SGNS__EVAL_TOK 255   /* longest number token, bytes */
+#define RO_SGNS__TXT_BUF 65536 /* refill and write buffer, bytes */
+#define RO_SGNS__TXT_TOK 255   /* longest number token, bytes */
 
 typedef unsigned long long ro_sgns__ull; /* for printing sizes and offsets */
 
@@ -9695,9 +9694,8 @@ typedef unsigned long long ro_sgns__ull; /* for printing sizes and offsets */
 /* Make room for need elements of elem bytes in p (capacity *cap, doubled
    as needed); *out gets the (possibly moved) block. p stays valid and
    owned by the caller when this fails. */
-static ro_sgns_result ro_sgns__eval_reserve(const ro_sgns_allocator *al, void *p, size_t *cap,
-                                            size_t need, size_t elem, void **out,
-                                            ro_sgns_error *err)
+static ro_sgns_result ro_sgns__grow_array(const ro_sgns_allocator *al, void *p, size_t *cap,
+                                          size_t need, size_t elem, void **out, ro_sgns_error *err)
 {
     size_t nc, bytes;
     int of = 0;
@@ -9722,25 +9720,25 @@ static ro_sgns_result ro_sgns__eval_reserve(const ro_sgns_allocator *al, void *p
 
 /* A pool of NUL-terminated strings addressed by offset (offsets survive the
    pool moving when it grows). */
-typedef struct ro_sgns__eval_strs {
+typedef struct ro_sgns__strpool {
     char *pool;
     size_t len, cap;
     size_t *offs;
     size_t n, ncap;
-} ro_sgns__eval_strs;
+} ro_sgns__strpool;
 
-static ro_sgns_result ro_sgns__eval_strs_add(const ro_sgns_allocator *al, ro_sgns__eval_strs *s,
-                                             const char *str, size_t len, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__strpool_add(const ro_sgns_allocator *al, ro_sgns__strpool *s,
+                                           const char *str, size_t len, ro_sgns_error *err)
 {
     void *q;
     ro_sgns_result rc;
     if (len >= (size_t)-1 - s->len - 1)
         return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "string pool overflows size_t");
-    if ((rc = ro_sgns__eval_reserve(al, s->pool, &s->cap, s->len + len + 1, 1, &q, err)) !=
+    if ((rc = ro_sgns__grow_array(al, s->pool, &s->cap, s->len + len + 1, 1, &q, err)) !=
         RO_SGNS_OK)
         return rc;
     s->pool = (char *)q;
-    if ((rc = ro_sgns__eval_reserve(al, s->offs, &s->ncap, s->n + 1, sizeof(size_t), &q, err)) !=
+    if ((rc = ro_sgns__grow_array(al, s->offs, &s->ncap, s->n + 1, sizeof(size_t), &q, err)) !=
         RO_SGNS_OK)
         return rc;
     s->offs = (size_t *)q;
@@ -9751,7 +9749,7 @@ static ro_sgns_result ro_sgns__eval_strs_add(const ro_sgns_allocator *al, ro_sgn
     return RO_SGNS_OK;
 }
 
-static void ro_sgns__eval_strs_free(const ro_sgns_allocator *al, ro_sgns__eval_strs *s)
+static void ro_sgns__strpool_free(const ro_sgns_allocator *al, ro_sgns__strpool *s)
 {
     ro_sgns__free(al, s->pool);
     ro_sgns__free(al, s->offs);
@@ -9762,33 +9760,33 @@ static void ro_sgns__eval_strs_free(const ro_sgns_allocator *al, ro_sgns__eval_s
    FNV-1a (64 bit) over the word's bytes, open addressing with linear
    probing in a power-of-two table kept at most half full; a slot holds
    row + 1, 0 is empty. With fold set, ASCII letters hash and compare as
-   lower case (the folded lookup of section 7). The strings of the rows
+   lower case (the folded lookup of section 8). The strings of the rows
    come either from an array of pointers or from a pool + offsets (while a
    reader is still growing the pool). */
 
-typedef struct ro_sgns__eval_keys {
+typedef struct ro_sgns__vec_keys {
     char *const *words; /* when not NULL, row r's string is words[r] */
     const char *pool;   /* else pool + offs[r] */
     const size_t *offs;
-} ro_sgns__eval_keys;
+} ro_sgns__vec_keys;
 
-static const char *ro_sgns__eval_key(const ro_sgns__eval_keys *k, size_t r)
+static const char *ro_sgns__vec_key(const ro_sgns__vec_keys *k, size_t r)
 {
     return k->words ? k->words[r] : k->pool + k->offs[r];
 }
 
-static unsigned char ro_sgns__eval_lower(unsigned char c)
+static unsigned char ro_sgns__ascii_lower(unsigned char c)
 {
     return (unsigned char)(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
 }
 
-static uint64_t ro_sgns__eval_hash(const char *s, size_t len, int fold)
+static uint64_t ro_sgns__vec_hash(const char *s, size_t len, int fold)
 {
     uint64_t h = 14695981039346656037ull;
     size_t i;
     for (i = 0; i < len; ++i) {
         unsigned char c = (unsigned char)s[i];
-        if (fold) c = ro_sgns__eval_lower(c);
+        if (fold) c = ro_sgns__ascii_lower(c);
         h ^= c;
         h *= 1099511628211ull;
     }
@@ -9796,32 +9794,32 @@ static uint64_t ro_sgns__eval_hash(const char *s, size_t len, int fold)
 }
 
 /* Does the stored NUL-terminated string equal key[0..len) (folded)? */
-static int ro_sgns__eval_same(const char *stored, const char *key, size_t len, int fold)
+static int ro_sgns__vec_same(const char *stored, const char *key, size_t len, int fold)
 {
     size_t i;
     for (i = 0; i < len; ++i) {
         unsigned char c = (unsigned char)key[i];
         if (stored[i] == '\0') return 0;
-        if (fold) c = ro_sgns__eval_lower(c);
+        if (fold) c = ro_sgns__ascii_lower(c);
         if ((unsigned char)stored[i] != c) return 0;
     }
     return stored[len] == '\0';
 }
 
 /* The slot that holds key, or the empty slot where it would go. */
-static size_t ro_sgns__eval_probe(const size_t *slots, size_t mask, const ro_sgns__eval_keys *keys,
-                                  const char *key, size_t len, int fold)
+static size_t ro_sgns__vec_probe(const size_t *slots, size_t mask, const ro_sgns__vec_keys *keys,
+                                 const char *key, size_t len, int fold)
 {
-    size_t i = (size_t)ro_sgns__eval_hash(key, len, fold) & mask;
+    size_t i = (size_t)ro_sgns__vec_hash(key, len, fold) & mask;
     for (;;) {
         size_t s = slots[i];
-        if (s == 0 || ro_sgns__eval_same(ro_sgns__eval_key(keys, s - 1), key, len, fold)) return i;
+        if (s == 0 || ro_sgns__vec_same(ro_sgns__vec_key(keys, s - 1), key, len, fold)) return i;
         i = (i + 1) & mask;
     }
 }
 
 /* Table size for count entries: a power of two >= 2 count, at least 16. */
-static size_t ro_sgns__eval_table_size(size_t count)
+static size_t ro_sgns__vec_table_size(size_t count)
 {
     size_t size = 16;
     while (size / 2 < count && size <= (size_t)-1 / 4) size *= 2;
@@ -9829,9 +9827,9 @@ static size_t ro_sgns__eval_table_size(size_t count)
 }
 
 /* A fresh table of size slots holding rows [0, count) (assumed unique). */
-static ro_sgns_result ro_sgns__eval_table_build(const ro_sgns_allocator *al,
-                                                const ro_sgns__eval_keys *keys, size_t count,
-                                                size_t size, size_t **slots_out, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_table_build(const ro_sgns_allocator *al,
+                                               const ro_sgns__vec_keys *keys, size_t count,
+                                               size_t size, size_t **slots_out, ro_sgns_error *err)
 {
     size_t *slots = (size_t *)ro_sgns__alloc_array(al, size, 1, sizeof(size_t));
     size_t r;
@@ -9840,22 +9838,22 @@ static ro_sgns_result ro_sgns__eval_table_build(const ro_sgns_allocator *al,
                              "cannot allocate a hash table of %llu slots", (ro_sgns__ull)size);
     memset(slots, 0, size * sizeof(size_t));
     for (r = 0; r < count; ++r) {
-        const char *w = ro_sgns__eval_key(keys, r);
-        slots[ro_sgns__eval_probe(slots, size - 1, keys, w, strlen(w), 0)] = r + 1;
+        const char *w = ro_sgns__vec_key(keys, r);
+        slots[ro_sgns__vec_probe(slots, size - 1, keys, w, strlen(w), 0)] = r + 1;
     }
     *slots_out = slots;
     return RO_SGNS_OK;
 }
 
 /* Row of key[0..len) in v, exact bytes. */
-static int ro_sgns__eval_vfind(const ro_sgns_vectors *v, const char *key, size_t len, size_t *row)
+static int ro_sgns__vec_find(const ro_sgns_vectors *v, const char *key, size_t len, size_t *row)
 {
     size_t s;
-    ro_sgns__eval_keys keys;
+    ro_sgns__vec_keys keys;
     if (!v || v->n == 0 || !v->words) return 0;
     if (!v->slots_) { /* a hand-made object: scan */
         for (s = 0; s < v->n; ++s)
-            if (ro_sgns__eval_same(v->words[s], key, len, 0)) {
+            if (ro_sgns__vec_same(v->words[s], key, len, 0)) {
                 *row = s;
                 return 1;
             }
@@ -9864,7 +9862,7 @@ static int ro_sgns__eval_vfind(const ro_sgns_vectors *v, const char *key, size_t
     keys.words = v->words;
     keys.pool = NULL;
     keys.offs = NULL;
-    s = v->slots_[ro_sgns__eval_probe(v->slots_, v->slot_mask_, &keys, key, len, 0)];
+    s = v->slots_[ro_sgns__vec_probe(v->slots_, v->slot_mask_, &keys, key, len, 0)];
     if (s == 0) return 0;
     *row = s - 1;
     return 1;
@@ -9873,7 +9871,7 @@ static int ro_sgns__eval_vfind(const ro_sgns_vectors *v, const char *key, size_t
 /* Is w a token (section 1's TOKENS: non-empty, every byte above 0x20), so
    that every format can write it and read it back? *at gets the first
    byte that is not (0 for an empty word). */
-static int ro_sgns__eval_word_ok(const char *w, size_t *at)
+static int ro_sgns__vec_word_ok(const char *w, size_t *at)
 {
     const unsigned char *p = (const unsigned char *)w;
     size_t i;
@@ -9889,8 +9887,8 @@ static int ro_sgns__eval_word_ok(const char *w, size_t *at)
 
 /* The message for a word that is not a token: its index and the word,
    escaped. */
-static ro_sgns_result ro_sgns__eval_bad_word(ro_sgns_error *err, const char *who, size_t i,
-                                             const char *w, size_t at)
+static ro_sgns_result ro_sgns__vec_bad_word(ro_sgns_error *err, const char *who, size_t i,
+                                            const char *w, size_t at)
 {
     char shown[64];
     if (!w) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: word %llu is NULL", who,
@@ -9907,19 +9905,19 @@ static ro_sgns_result ro_sgns__eval_bad_word(ro_sgns_error *err, const char *who
 
 /* ---- the builder: rows appended by readers and the constructor --------- */
 
-typedef struct ro_sgns__eval_build {
+typedef struct ro_sgns__vec_build {
     const ro_sgns_allocator *al;
-    ro_sgns__eval_strs words;
+    ro_sgns__strpool words;
     ro_sgns_real *data;
     size_t cap; /* rows data has room for */
     size_t d;   /* 0 until known (GloVe's first line) */
     size_t *slots;
     size_t nslots;
-} ro_sgns__eval_build;
+} ro_sgns__vec_build;
 
-static void ro_sgns__eval_build_free(ro_sgns__eval_build *b)
+static void ro_sgns__vec_build_free(ro_sgns__vec_build *b)
 {
-    ro_sgns__eval_strs_free(b->al, &b->words);
+    ro_sgns__strpool_free(b->al, &b->words);
     ro_sgns__free(b->al, b->data);
     ro_sgns__free(b->al, b->slots);
     b->data = NULL;
@@ -9929,19 +9927,19 @@ static void ro_sgns__eval_build_free(ro_sgns__eval_build *b)
 /* Append a word; *row points at its d values to fill. A word already there
    gives RO_SGNS_ERR_FORMAT with *dup = its row and no message (the caller
    says where). */
-static ro_sgns_result ro_sgns__eval_build_add(ro_sgns__eval_build *b, const char *w, size_t len,
-                                              ro_sgns_real **row, size_t *dup, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_build_add(ro_sgns__vec_build *b, const char *w, size_t len,
+                                             ro_sgns_real **row, size_t *dup, ro_sgns_error *err)
 {
-    ro_sgns__eval_keys keys;
+    ro_sgns__vec_keys keys;
     ro_sgns_result rc;
     size_t n = b->words.n, slot;
     void *q;
     if ((n + 1) * 2 > b->nslots) { /* keep the table at most half full */
-        size_t size = ro_sgns__eval_table_size(n + 1 > 512 ? 2 * (n + 1) : 512), *slots = NULL;
+        size_t size = ro_sgns__vec_table_size(n + 1 > 512 ? 2 * (n + 1) : 512), *slots = NULL;
         keys.words = NULL;
         keys.pool = b->words.pool;
         keys.offs = b->words.offs;
-        if ((rc = ro_sgns__eval_table_build(b->al, &keys, n, size, &slots, err)) != RO_SGNS_OK)
+        if ((rc = ro_sgns__vec_table_build(b->al, &keys, n, size, &slots, err)) != RO_SGNS_OK)
             return rc;
         ro_sgns__free(b->al, b->slots);
         b->slots = slots;
@@ -9950,20 +9948,20 @@ static ro_sgns_result ro_sgns__eval_build_add(ro_sgns__eval_build *b, const char
     keys.words = NULL;
     keys.pool = b->words.pool;
     keys.offs = b->words.offs;
-    slot = ro_sgns__eval_probe(b->slots, b->nslots - 1, &keys, w, len, 0);
+    slot = ro_sgns__vec_probe(b->slots, b->nslots - 1, &keys, w, len, 0);
     if (b->slots[slot]) {
         *dup = b->slots[slot] - 1;
         return RO_SGNS_ERR_FORMAT;
     }
     if (n + 1 > b->cap) {
         size_t cap = b->cap, need = n + 1;
-        if ((rc = ro_sgns__eval_reserve(b->al, b->data, &cap, need, b->d * sizeof(ro_sgns_real), &q,
-                                        err)) != RO_SGNS_OK)
+        if ((rc = ro_sgns__grow_array(b->al, b->data, &cap, need, b->d * sizeof(ro_sgns_real), &q,
+                                      err)) != RO_SGNS_OK)
             return rc;
         b->data = (ro_sgns_real *)q;
         b->cap = cap;
     }
-    if ((rc = ro_sgns__eval_strs_add(b->al, &b->words, w, len, err)) != RO_SGNS_OK) return rc;
+    if ((rc = ro_sgns__strpool_add(b->al, &b->words, w, len, err)) != RO_SGNS_OK) return rc;
     b->slots[slot] = n + 1;
     *row = b->data + n * b->d;
     return RO_SGNS_OK;
@@ -9972,10 +9970,10 @@ static ro_sgns_result ro_sgns__eval_build_add(ro_sgns__eval_build *b, const char
 /* Room for rows rows (matrix and hash table) at once, when the count is
    known: saves the copies and page faults of growing a 50 MB matrix by
    doubling. Only before the first row. */
-static ro_sgns_result ro_sgns__eval_build_reserve(ro_sgns__eval_build *b, size_t rows,
-                                                  ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_build_reserve(ro_sgns__vec_build *b, size_t rows,
+                                                 ro_sgns_error *err)
 {
-    size_t size = ro_sgns__eval_table_size(rows);
+    size_t size = ro_sgns__vec_table_size(rows);
     void *q;
     if (b->words.n != 0 || rows <= b->cap) return RO_SGNS_OK;
     q = ro_sgns__alloc_array(b->al, rows, b->d, sizeof(ro_sgns_real));
@@ -10000,8 +9998,8 @@ static ro_sgns_result ro_sgns__eval_build_reserve(ro_sgns__eval_build *b, size_t
 
 /* Turn a complete builder into a new object *out (the builder is
    emptied; *out untouched on failure). */
-static ro_sgns_result ro_sgns__eval_build_finish(ro_sgns__eval_build *b, ro_sgns_vectors **out,
-                                                 ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_build_finish(ro_sgns__vec_build *b, ro_sgns_vectors **out,
+                                                ro_sgns_error *err)
 {
     size_t n = b->words.n, i;
     ro_sgns_vectors *v = (ro_sgns_vectors *)ro_sgns__malloc(b->al, sizeof *v);
@@ -10041,7 +10039,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err)
 {
-    ro_sgns__eval_build b;
+    ro_sgns__vec_build b;
     ro_sgns_result rc = RO_SGNS_OK;
     size_t i, j, dup = 0;
     ro_sgns_real *row;
@@ -10062,8 +10060,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
                              "vectors_create: %llu x %llu overflows", (ro_sgns__ull)n,
                              (ro_sgns__ull)d);
     for (i = 0; i < n; ++i)
-        if (!ro_sgns__eval_word_ok(words[i], &j))
-            return ro_sgns__eval_bad_word(err, "vectors_create", i, words[i], j);
+        if (!ro_sgns__vec_word_ok(words[i], &j))
+            return ro_sgns__vec_bad_word(err, "vectors_create", i, words[i], j);
     if (data)
         for (i = 0; i < n; ++i)
             for (j = 0; j < d; ++j)
@@ -10075,9 +10073,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
     memset(&b, 0, sizeof b);
     b.al = alloc;
     b.d = d;
-    rc = ro_sgns__eval_build_reserve(&b, n, err);
+    rc = ro_sgns__vec_build_reserve(&b, n, err);
     for (i = 0; i < n && rc == RO_SGNS_OK; ++i) {
-        rc = ro_sgns__eval_build_add(&b, words[i], strlen(words[i]), &row, &dup, err);
+        rc = ro_sgns__vec_build_add(&b, words[i], strlen(words[i]), &row, &dup, err);
         if (rc == RO_SGNS_ERR_FORMAT) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                                "vectors_create: words %llu and %llu are both '%s'",
@@ -10090,8 +10088,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
         else
             for (j = 0; j < d; ++j) row[j] = 0;
     }
-    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, out, err);
-    ro_sgns__eval_build_free(&b);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__vec_build_finish(&b, out, err);
+    ro_sgns__vec_build_free(&b);
     return rc;
 }
 
@@ -10110,7 +10108,7 @@ RO_SGNS_DEF void ro_sgns_vectors_free(ro_sgns_vectors *v)
 RO_SGNS_DEF int ro_sgns_vectors_find(const ro_sgns_vectors *v, const char *word, size_t *row)
 {
     size_t r;
-    if (!word || !ro_sgns__eval_vfind(v, word, strlen(word), &r)) return 0;
+    if (!word || !ro_sgns__vec_find(v, word, strlen(word), &r)) return 0;
     if (row) *row = r;
     return 1;
 }
@@ -10124,7 +10122,7 @@ RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v, co
 
 /* ---- input: a memory buffer, or a read callback refilled 64 KiB at a time */
 
-typedef struct ro_sgns__eval_in {
+typedef struct ro_sgns__txt_in {
     const unsigned char *buf;
     size_t len, pos;
     ro_sgns__ull base; /* stream offset of buf[0] */
@@ -10132,17 +10130,17 @@ typedef struct ro_sgns__eval_in {
     void *user;
     unsigned char *own; /* the refill buffer of a callback stream */
     int eof, ioerr;
-} ro_sgns__eval_in;
+} ro_sgns__txt_in;
 
-static int ro_sgns__eval_refill(ro_sgns__eval_in *in)
+static int ro_sgns__txt_refill(ro_sgns__txt_in *in)
 {
     size_t got;
     if (!in->read_fn || in->eof || in->ioerr) return -1;
     in->base += in->len;
     in->buf = in->own;
     in->pos = in->len = 0;
-    got = in->read_fn(in->user, in->own, RO_SGNS__EVAL_BUF);
-    if (got == (size_t)-1 || got > RO_SGNS__EVAL_BUF) {
+    got = in->read_fn(in->user, in->own, RO_SGNS__TXT_BUF);
+    if (got == (size_t)-1 || got > RO_SGNS__TXT_BUF) {
         in->ioerr = 1;
         return -1;
     }
@@ -10155,74 +10153,74 @@ static int ro_sgns__eval_refill(ro_sgns__eval_in *in)
 }
 
 /* The next byte, or -1 at the end (or on a read error: see ioerr). */
-static int ro_sgns__eval_getc(ro_sgns__eval_in *in)
+static int ro_sgns__txt_getc(ro_sgns__txt_in *in)
 {
-    return in->pos < in->len ? in->buf[in->pos++] : ro_sgns__eval_refill(in);
+    return in->pos < in->len ? in->buf[in->pos++] : ro_sgns__txt_refill(in);
 }
 
 /* Give back the byte just read (always possible: it is still in buf). */
-static void ro_sgns__eval_unget(ro_sgns__eval_in *in, int c)
+static void ro_sgns__txt_unget(ro_sgns__txt_in *in, int c)
 {
     if (c >= 0) in->pos--;
 }
 
-static ro_sgns__ull ro_sgns__eval_offset(const ro_sgns__eval_in *in) { return in->base + in->pos; }
+static ro_sgns__ull ro_sgns__txt_offset(const ro_sgns__txt_in *in) { return in->base + in->pos; }
 
 /* Skip a UTF-8 byte order mark at the very start of a pair or question
    file (spreadsheets write one). */
-static void ro_sgns__eval_skip_bom(ro_sgns__eval_in *in)
+static void ro_sgns__txt_skip_bom(ro_sgns__txt_in *in)
 {
-    int c = ro_sgns__eval_getc(in);
-    ro_sgns__eval_unget(in, c);
+    int c = ro_sgns__txt_getc(in);
+    ro_sgns__txt_unget(in, c);
     if (in->base == 0 && in->pos == 0 && in->len >= 3 && in->buf[0] == 0xEF && in->buf[1] == 0xBB &&
         in->buf[2] == 0xBF)
         in->pos = 3;
 }
 
 /* Blanks separate fields of a line; '\n' ends it (so CRLF is a blank + LF). */
-static int ro_sgns__eval_blank(int c)
+static int ro_sgns__txt_blank(int c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
 /* Skip blanks; return the next byte without taking it (-1 at the end). */
-static int ro_sgns__eval_skip_blanks(ro_sgns__eval_in *in)
+static int ro_sgns__txt_skip_blanks(ro_sgns__txt_in *in)
 {
     int c;
-    while ((c = ro_sgns__eval_getc(in)) >= 0 && ro_sgns__eval_blank(c)) {
+    while ((c = ro_sgns__txt_getc(in)) >= 0 && ro_sgns__txt_blank(c)) {
     }
-    ro_sgns__eval_unget(in, c);
+    ro_sgns__txt_unget(in, c);
     return c;
 }
 
 /* Take the rest of the line, '\n' included. */
-static void ro_sgns__eval_skip_line(ro_sgns__eval_in *in)
+static void ro_sgns__txt_skip_line(ro_sgns__txt_in *in)
 {
     int c;
-    while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n') {
+    while ((c = ro_sgns__txt_getc(in)) >= 0 && c != '\n') {
     }
 }
 
-#define RO_SGNS__EVAL_TOO_LONG 1
-#define RO_SGNS__EVAL_HAS_CTRL 2
+#define RO_SGNS__TXT_TOO_LONG 1
+#define RO_SGNS__TXT_HAS_CTRL 2
 
 /* Read one field (up to a blank, '\n' or the end, which stay unread) into
    tok (room for cap bytes, NUL-terminated, truncated if longer). Returns
    its full length; *flags gets TOO_LONG / HAS_CTRL (a byte below 0x20
    that is not a blank: NUL and the other control bytes, which no word
    has: section 1's TOKENS). */
-static size_t ro_sgns__eval_field(ro_sgns__eval_in *in, char *tok, size_t cap, int *flags)
+static size_t ro_sgns__txt_field(ro_sgns__txt_in *in, char *tok, size_t cap, int *flags)
 {
     size_t len = 0;
     int c;
     *flags = 0;
-    while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n' && !ro_sgns__eval_blank(c)) {
-        if (c < 0x20) *flags |= RO_SGNS__EVAL_HAS_CTRL;
+    while ((c = ro_sgns__txt_getc(in)) >= 0 && c != '\n' && !ro_sgns__txt_blank(c)) {
+        if (c < 0x20) *flags |= RO_SGNS__TXT_HAS_CTRL;
         if (len + 1 < cap) tok[len] = (char)c;
         ++len;
     }
-    ro_sgns__eval_unget(in, c);
-    if (len + 1 > cap) *flags |= RO_SGNS__EVAL_TOO_LONG;
+    ro_sgns__txt_unget(in, c);
+    if (len + 1 > cap) *flags |= RO_SGNS__TXT_TOO_LONG;
     tok[len + 1 < cap ? len : cap - 1] = '\0';
     return len;
 }
@@ -10237,12 +10235,12 @@ static size_t ro_sgns__eval_field(ro_sgns__eval_in *in, char *tok, size_t cap, i
    replaced by localeconv()->decimal_point before strtod sees the token.
    The writers do the reverse after snprintf. */
 
-typedef struct ro_sgns__eval_num {
+typedef struct ro_sgns__txt_num {
     char dp[8]; /* the locale's decimal point */
     size_t dp_len;
-} ro_sgns__eval_num;
+} ro_sgns__txt_num;
 
-static void ro_sgns__eval_num_init(ro_sgns__eval_num *nf)
+static void ro_sgns__txt_num_init(ro_sgns__txt_num *nf)
 {
     struct lconv *lc = localeconv();
     const char *dp = (lc && lc->decimal_point && lc->decimal_point[0]) ? lc->decimal_point : ".";
@@ -10255,42 +10253,42 @@ static void ro_sgns__eval_num_init(ro_sgns__eval_num *nf)
     nf->dp_len = l;
 }
 
-#define RO_SGNS__EVAL_NUM_OK 0
-#define RO_SGNS__EVAL_NUM_SYNTAX 1
-#define RO_SGNS__EVAL_NUM_NONFINITE 2
-#define RO_SGNS__EVAL_NUM_RANGE 3
+#define RO_SGNS__TXT_NUM_OK 0
+#define RO_SGNS__TXT_NUM_SYNTAX 1
+#define RO_SGNS__TXT_NUM_NONFINITE 2
+#define RO_SGNS__TXT_NUM_RANGE 3
 
-static int ro_sgns__eval_digit(char c) { return c >= '0' && c <= '9'; }
+static int ro_sgns__txt_digit(char c) { return c >= '0' && c <= '9'; }
 
-static int ro_sgns__eval_number(const char *tok, size_t len, const ro_sgns__eval_num *nf,
-                                int single, double *out)
+static int ro_sgns__txt_number(const char *tok, size_t len, const ro_sgns__txt_num *nf, int single,
+                               double *out)
 {
-    char buf[RO_SGNS__EVAL_TOK * 8 + 1];
+    char buf[RO_SGNS__TXT_TOK * 8 + 1];
     size_t i = 0, j = 0, nd = 0, ne = 0;
     char *end;
     double x;
-    if (len == 0 || len > RO_SGNS__EVAL_TOK) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (len == 0 || len > RO_SGNS__TXT_TOK) return RO_SGNS__TXT_NUM_SYNTAX;
     if (tok[i] == '+' || tok[i] == '-') ++i;
     if (i < len && ((tok[i] | 32) == 'n' || (tok[i] | 32) == 'i')) {
         if (len - i >= 3 &&
             (((tok[i] | 32) == 'n' && (tok[i + 1] | 32) == 'a' && (tok[i + 2] | 32) == 'n') ||
              ((tok[i] | 32) == 'i' && (tok[i + 1] | 32) == 'n' && (tok[i + 2] | 32) == 'f')))
-            return RO_SGNS__EVAL_NUM_NONFINITE;
-        return RO_SGNS__EVAL_NUM_SYNTAX;
+            return RO_SGNS__TXT_NUM_NONFINITE;
+        return RO_SGNS__TXT_NUM_SYNTAX;
     }
-    while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++nd;
+    while (i < len && ro_sgns__txt_digit(tok[i])) ++i, ++nd;
     if (i < len && tok[i] == '.') {
         ++i;
-        while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++nd;
+        while (i < len && ro_sgns__txt_digit(tok[i])) ++i, ++nd;
     }
-    if (nd == 0) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (nd == 0) return RO_SGNS__TXT_NUM_SYNTAX;
     if (i < len && (tok[i] == 'e' || tok[i] == 'E')) {
         ++i;
         if (i < len && (tok[i] == '+' || tok[i] == '-')) ++i;
-        while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++ne;
-        if (ne == 0) return RO_SGNS__EVAL_NUM_SYNTAX;
+        while (i < len && ro_sgns__txt_digit(tok[i])) ++i, ++ne;
+        if (ne == 0) return RO_SGNS__TXT_NUM_SYNTAX;
     }
-    if (i != len) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (i != len) return RO_SGNS__TXT_NUM_SYNTAX;
     for (i = 0; i < len; ++i) {
         if (tok[i] == '.') {
             memcpy(buf + j, nf->dp, nf->dp_len);
@@ -10303,77 +10301,77 @@ static int ro_sgns__eval_number(const char *tok, size_t len, const ro_sgns__eval
     /* float: strtof rounds once, so any string that round-trips a float32
        (gensim's shortest repr, our %.9g) gives that float back exactly */
     x = single ? (double)strtof(buf, &end) : strtod(buf, &end);
-    if (end != buf + j) return RO_SGNS__EVAL_NUM_SYNTAX;
-    if (!ro_sgns__is_finite(x)) return RO_SGNS__EVAL_NUM_RANGE;
+    if (end != buf + j) return RO_SGNS__TXT_NUM_SYNTAX;
+    if (!ro_sgns__is_finite(x)) return RO_SGNS__TXT_NUM_RANGE;
     *out = x;
-    return RO_SGNS__EVAL_NUM_OK;
+    return RO_SGNS__TXT_NUM_OK;
 }
 
-static const char *ro_sgns__eval_num_problem(int code)
+static const char *ro_sgns__txt_num_problem(int code)
 {
     switch (code) {
-    case RO_SGNS__EVAL_NUM_NONFINITE: return "NaN or Inf";
-    case RO_SGNS__EVAL_NUM_RANGE: return "a number out of range";
+    case RO_SGNS__TXT_NUM_NONFINITE: return "NaN or Inf";
+    case RO_SGNS__TXT_NUM_RANGE: return "a number out of range";
     default: return "not a number";
     }
 }
 
 /* Read one number field of a text line into *x; on failure a FORMAT error
    naming the line. */
-static ro_sgns_result ro_sgns__eval_read_number(ro_sgns__eval_in *in, const ro_sgns__eval_num *nf,
-                                                ro_sgns__ull line, double *x, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__txt_read_number(ro_sgns__txt_in *in, const ro_sgns__txt_num *nf,
+                                               ro_sgns__ull line, double *x, ro_sgns_error *err)
 {
-    char tok[RO_SGNS__EVAL_TOK + 1];
+    char tok[RO_SGNS__TXT_TOK + 1];
     int flags, code;
-    size_t len = ro_sgns__eval_field(in, tok, sizeof tok, &flags);
-    if (flags & RO_SGNS__EVAL_TOO_LONG)
+    size_t len = ro_sgns__txt_field(in, tok, sizeof tok, &flags);
+    if (flags & RO_SGNS__TXT_TOO_LONG)
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a number longer than %d bytes",
-                             line, RO_SGNS__EVAL_TOK);
-    code = (flags & RO_SGNS__EVAL_HAS_CTRL)
-               ? RO_SGNS__EVAL_NUM_SYNTAX
-               : ro_sgns__eval_number(tok, len, nf, !RO_SGNS__IS_DOUBLE, x);
-    if (code != RO_SGNS__EVAL_NUM_OK)
+                             line, RO_SGNS__TXT_TOK);
+    code = (flags & RO_SGNS__TXT_HAS_CTRL)
+               ? RO_SGNS__TXT_NUM_SYNTAX
+               : ro_sgns__txt_number(tok, len, nf, !RO_SGNS__IS_DOUBLE, x);
+    if (code != RO_SGNS__TXT_NUM_OK)
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: %s: '%.40s'", line,
-                             ro_sgns__eval_num_problem(code), tok);
+                             ro_sgns__txt_num_problem(code), tok);
     return RO_SGNS_OK;
 }
 
 /* ---- text readers (word2vec text, GloVe) -------------------------------- */
 
 /* Read a non-negative decimal integer field (the header's V or d). */
-static int ro_sgns__eval_read_count(ro_sgns__eval_in *in, ro_sgns__ull *out)
+static int ro_sgns__vec_read_count(ro_sgns__txt_in *in, ro_sgns__ull *out)
 {
     ro_sgns__ull x = 0;
     int c, any = 0;
-    while ((c = ro_sgns__eval_getc(in)) >= '0' && c <= '9') {
+    while ((c = ro_sgns__txt_getc(in)) >= '0' && c <= '9') {
         if (x > ((ro_sgns__ull)-1 - 9) / 10) return 0;
         x = x * 10 + (ro_sgns__ull)(c - '0');
         any = 1;
     }
-    ro_sgns__eval_unget(in, c);
+    ro_sgns__txt_unget(in, c);
     *out = x;
     return any;
 }
 
 /* The word2vec header line "V d" (both formats). */
-static ro_sgns_result ro_sgns__eval_header(ro_sgns__eval_in *in, size_t *count, size_t *dim,
-                                           ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_header(ro_sgns__txt_in *in, size_t *count, size_t *dim,
+                                          ro_sgns_error *err)
 {
     ro_sgns__ull V = 0, d = 0;
     int c, ok;
-    ro_sgns__eval_skip_blanks(in);
-    ok = ro_sgns__eval_read_count(in, &V);
-    ok = ok && ro_sgns__eval_blank(ro_sgns__eval_getc(in));
-    ro_sgns__eval_skip_blanks(in);
-    ok = ok && ro_sgns__eval_read_count(in, &d);
+    ro_sgns__txt_skip_blanks(in);
+    ok = ro_sgns__vec_read_count(in, &V);
+    ok = ok && ro_sgns__txt_blank(ro_sgns__txt_getc(in));
+    ro_sgns__txt_skip_blanks(in);
+    ok = ok && ro_sgns__vec_read_count(in, &d);
     if (!ok)
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                              "line 1: not a word2vec header 'V d' (vector count, dimension)");
-    c = ro_sgns__eval_skip_blanks(in);
+    c = ro_sgns__txt_skip_blanks(in);
     if (c >= 0 && c != '\n')
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                              "line 1: the word2vec header 'V d' has more after d");
-    (void)ro_sgns__eval_getc(in);
+    (void)ro_sgns__txt_getc(in);
     if (V == 0) return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line 1: header says 0 vectors");
     if (d == 0) return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line 1: header says dimension 0");
     if (d > RO_SGNS_FILE_MAX_DIM)
@@ -10391,9 +10389,9 @@ static ro_sgns_result ro_sgns__eval_header(ro_sgns__eval_in *in, size_t *count, 
 /* The text body: lines "word x1 ... xd" until target rows or the end. With
    b->d == 0 (GloVe) d is the number of fields on the first line. *line is
    the number of the next line to read. */
-static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eval_build *b,
-                                              size_t target, const ro_sgns__eval_num *nf,
-                                              ro_sgns__ull *line, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_text_body(ro_sgns__txt_in *in, ro_sgns__vec_build *b,
+                                             size_t target, const ro_sgns__txt_num *nf,
+                                             ro_sgns__ull *line, ro_sgns_error *err)
 {
     char word[RO_SGNS_FILE_MAX_WORD + 1];
     double *first = NULL, x;
@@ -10403,20 +10401,20 @@ static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eva
     int c, flags;
     void *q;
     while (b->words.n < target) {
-        c = ro_sgns__eval_skip_blanks(in);
+        c = ro_sgns__txt_skip_blanks(in);
         if (c < 0) break;
         if (c == '\n') { /* blank line */
-            (void)ro_sgns__eval_getc(in);
+            (void)ro_sgns__txt_getc(in);
             ++*line;
             continue;
         }
-        len = ro_sgns__eval_field(in, word, sizeof word, &flags);
-        if (flags & RO_SGNS__EVAL_TOO_LONG) {
+        len = ro_sgns__txt_field(in, word, sizeof word, &flags);
+        if (flags & RO_SGNS__TXT_TOO_LONG) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word longer than %d bytes",
                                *line, (int)RO_SGNS_FILE_MAX_WORD);
             break;
         }
-        if (flags & RO_SGNS__EVAL_HAS_CTRL) {
+        if (flags & RO_SGNS__TXT_HAS_CTRL) {
             char shown[64];
             ro_sgns__escape_word(shown, sizeof shown, (const unsigned char *)word,
                                  len < sizeof word ? len : sizeof word - 1);
@@ -10428,7 +10426,7 @@ static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eva
         if (b->d == 0) { /* GloVe's first line sets d */
             size_t cnt = 0;
             for (;;) {
-                c = ro_sgns__eval_skip_blanks(in);
+                c = ro_sgns__txt_skip_blanks(in);
                 if (c < 0 || c == '\n') break;
                 if (cnt == RO_SGNS_FILE_MAX_DIM) {
                     rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
@@ -10436,9 +10434,9 @@ static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eva
                                        *line, (int)RO_SGNS_FILE_MAX_DIM);
                     break;
                 }
-                if ((rc = ro_sgns__eval_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
-                if ((rc = ro_sgns__eval_reserve(b->al, first, &firstcap, cnt + 1, sizeof(double),
-                                                &q, err)) != RO_SGNS_OK)
+                if ((rc = ro_sgns__txt_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
+                if ((rc = ro_sgns__grow_array(b->al, first, &firstcap, cnt + 1, sizeof(double), &q,
+                                              err)) != RO_SGNS_OK)
                     break;
                 first = (double *)q;
                 first[cnt++] = x;
@@ -10450,10 +10448,10 @@ static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eva
                 break;
             }
             b->d = cnt;
-            if ((rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err)) != RO_SGNS_OK) break;
+            if ((rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err)) != RO_SGNS_OK) break;
             for (j = 0; j < cnt; ++j) row[j] = (ro_sgns_real)first[j];
         } else {
-            rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err);
+            rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
             if (rc == RO_SGNS_ERR_FORMAT) {
                 rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                    "line %llu: duplicate word '%.64s' (also vector %llu)", *line,
@@ -10462,18 +10460,18 @@ static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eva
             }
             if (rc != RO_SGNS_OK) break;
             for (j = 0; j < b->d; ++j) {
-                c = ro_sgns__eval_skip_blanks(in);
+                c = ro_sgns__txt_skip_blanks(in);
                 if (c < 0 || c == '\n') {
                     rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                        "line %llu: %llu numbers after the word, expected %llu",
                                        *line, (ro_sgns__ull)j, (ro_sgns__ull)b->d);
                     break;
                 }
-                if ((rc = ro_sgns__eval_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
+                if ((rc = ro_sgns__txt_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
                 row[j] = (ro_sgns_real)x;
             }
             if (rc != RO_SGNS_OK) break;
-            c = ro_sgns__eval_skip_blanks(in);
+            c = ro_sgns__txt_skip_blanks(in);
             if (c >= 0 && c != '\n') {
                 rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                    "line %llu: more than %llu numbers after the word%s", *line,
@@ -10484,24 +10482,23 @@ static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eva
                 break;
             }
         }
-        (void)ro_sgns__eval_getc(in); /* the '\n' */
+        (void)ro_sgns__txt_getc(in); /* the '\n' */
         ++*line;
     }
     ro_sgns__free(b->al, first);
     if (rc == RO_SGNS_OK && in->ioerr)
-        rc =
-            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
     return rc;
 }
 
 /* Is the rest of the input only blanks and newlines? */
-static int ro_sgns__eval_rest_blank(ro_sgns__eval_in *in, ro_sgns__ull *line)
+static int ro_sgns__txt_rest_blank(ro_sgns__txt_in *in, ro_sgns__ull *line)
 {
     int c;
-    while ((c = ro_sgns__eval_getc(in)) >= 0) {
+    while ((c = ro_sgns__txt_getc(in)) >= 0) {
         if (c == '\n')
             ++*line;
-        else if (!ro_sgns__eval_blank(c))
+        else if (!ro_sgns__txt_blank(c))
             return 0;
     }
     return 1;
@@ -10512,15 +10509,15 @@ static int ro_sgns__eval_rest_blank(ro_sgns__eval_in *in, ro_sgns__ull *line)
 /* The float32 whose IEEE bits are u. The uint32 was assembled from the
    file's bytes by shifts, so this is right on any host whose float and
    integer byte orders agree (all IEEE platforms in use). */
-static ro_sgns_real ro_sgns__eval_f32(uint32_t u)
+static ro_sgns_real ro_sgns__vec_f32(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f); /* the bits of a uint32, not file bytes */
     return (ro_sgns_real)f;
 }
 
-static ro_sgns_result ro_sgns__eval_binary_body(ro_sgns__eval_in *in, ro_sgns__eval_build *b,
-                                                size_t target, size_t header_n, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_binary_body(ro_sgns__txt_in *in, ro_sgns__vec_build *b,
+                                               size_t target, size_t header_n, ro_sgns_error *err)
 {
     char word[RO_SGNS_FILE_MAX_WORD + 1];
     size_t len, j, dup = 0;
@@ -10531,29 +10528,29 @@ static ro_sgns_result ro_sgns__eval_binary_body(ro_sgns__eval_in *in, ro_sgns__e
     while (b->words.n < target) {
         vec = b->words.n + 1; /* 1-based number of the vector being read */
         /* the newline after the previous vector: optional (gensim writes none) */
-        while ((c = ro_sgns__eval_getc(in)) == '\n' || c == '\r') {
+        while ((c = ro_sgns__txt_getc(in)) == '\n' || c == '\r') {
         }
-        at = ro_sgns__eval_offset(in) - (c >= 0);
+        at = ro_sgns__txt_offset(in) - (c >= 0);
         if (c < 0) goto truncated;
         len = 0;
         while (c >= 0 && c != ' ') {
             if (c < 0x20) /* no word has one (section 1's TOKENS) */
                 return ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT, "byte %llu: a control byte 0x%02x in word %llu",
-                    ro_sgns__eval_offset(in) - 1, (unsigned)c, (ro_sgns__ull)b->words.n + 1);
+                    ro_sgns__txt_offset(in) - 1, (unsigned)c, (ro_sgns__ull)b->words.n + 1);
             if (len == RO_SGNS_FILE_MAX_WORD)
                 return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                      "byte %llu: word %llu longer than %d bytes", at,
                                      (ro_sgns__ull)b->words.n + 1, (int)RO_SGNS_FILE_MAX_WORD);
             word[len++] = (char)c;
-            c = ro_sgns__eval_getc(in);
+            c = ro_sgns__txt_getc(in);
         }
         if (c < 0) goto truncated;
         if (len == 0)
             return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "byte %llu: empty word (vector %llu)", at,
                                  (ro_sgns__ull)b->words.n + 1);
         word[len] = '\0';
-        rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err);
+        rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
         if (rc == RO_SGNS_ERR_FORMAT)
             return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                  "byte %llu: duplicate word '%.64s' (vectors %llu and %llu)", at,
@@ -10569,23 +10566,23 @@ static ro_sgns_result ro_sgns__eval_binary_body(ro_sgns__eval_in *in, ro_sgns__e
                 uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
                              (uint32_t)p[3] << 24;
                 if ((u & 0x7F800000u) == 0x7F800000u) {
-                    at = ro_sgns__eval_offset(in) + 4 * t;
+                    at = ro_sgns__txt_offset(in) + 4 * t;
                     j += t;
                     goto nonfinite;
                 }
-                row[j + t] = ro_sgns__eval_f32(u);
+                row[j + t] = ro_sgns__vec_f32(u);
             }
             in->pos += 4 * m;
             j += m;
             if (m == 0) {
                 uint32_t u = 0;
-                at = ro_sgns__eval_offset(in);
+                at = ro_sgns__txt_offset(in);
                 for (k = 0; k < 4; ++k) {
-                    if ((c = ro_sgns__eval_getc(in)) < 0) goto truncated;
+                    if ((c = ro_sgns__txt_getc(in)) < 0) goto truncated;
                     u |= (uint32_t)c << (8 * k);
                 }
                 if ((u & 0x7F800000u) == 0x7F800000u) goto nonfinite;
-                row[j++] = ro_sgns__eval_f32(u);
+                row[j++] = ro_sgns__vec_f32(u);
             }
         }
     }
@@ -10597,21 +10594,21 @@ nonfinite:
 truncated:
     if (in->ioerr)
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu",
-                             ro_sgns__eval_offset(in));
+                             ro_sgns__txt_offset(in));
     return ro_sgns__fail(
         err, RO_SGNS_ERR_FORMAT,
         "byte %llu: truncated: the header says %llu vectors, the data ends in vector %llu",
-        ro_sgns__eval_offset(in), (ro_sgns__ull)header_n, vec);
+        ro_sgns__txt_offset(in), (ro_sgns__ull)header_n, vec);
 }
 
 /* ---- the reader all entry points share ---------------------------------- */
 
-static ro_sgns_result ro_sgns__eval_read(ro_sgns__eval_in *in, ro_sgns_vectors_format format,
-                                         size_t limit, ro_sgns_vectors **out,
-                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_read(ro_sgns__txt_in *in, ro_sgns_vectors_format format,
+                                        size_t limit, ro_sgns_vectors **out,
+                                        const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
-    ro_sgns__eval_build b;
-    ro_sgns__eval_num nf;
+    ro_sgns__vec_build b;
+    ro_sgns__txt_num nf;
     ro_sgns_result rc = RO_SGNS_OK;
     size_t V = 0, d = 0, target, reserve;
     ro_sgns__ull line = 1;
@@ -10622,17 +10619,17 @@ static ro_sgns_result ro_sgns__eval_read(ro_sgns__eval_in *in, ro_sgns_vectors_f
                              (int)format);
     memset(&b, 0, sizeof b);
     b.al = alloc;
-    ro_sgns__eval_num_init(&nf);
+    ro_sgns__txt_num_init(&nf);
     /* No byte-order-mark skipping here (unlike the pair and question files):
        a GloVe file's first word must read back as written, and gensim keeps
        a BOM as part of the first word too. */
     if (format == RO_SGNS_GLOVE_TEXT) {
         target = limit ? limit : (size_t)-1;
-        rc = ro_sgns__eval_text_body(in, &b, target, &nf, &line, err);
+        rc = ro_sgns__vec_text_body(in, &b, target, &nf, &line, err);
         if (rc == RO_SGNS_OK && b.words.n == 0)
             rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "GloVe file without vectors");
     } else {
-        if ((rc = ro_sgns__eval_header(in, &V, &d, err)) != RO_SGNS_OK) return rc;
+        if ((rc = ro_sgns__vec_header(in, &V, &d, err)) != RO_SGNS_OK) return rc;
         b.d = d;
         ++line;
         target = (limit && limit < V) ? limit : V;
@@ -10647,34 +10644,33 @@ static ro_sgns_result ro_sgns__eval_read(ro_sgns__eval_in *in, ro_sgns_vectors_f
             reserve = ro_sgns__min(
                 reserve,
                 (in->len - in->pos) / ((format == RO_SGNS_W2V_BINARY ? 4 : 2) * d + 2) + 1);
-        if ((rc = ro_sgns__eval_build_reserve(&b, reserve, err)) != RO_SGNS_OK) {
-            ro_sgns__eval_build_free(&b);
+        if ((rc = ro_sgns__vec_build_reserve(&b, reserve, err)) != RO_SGNS_OK) {
+            ro_sgns__vec_build_free(&b);
             return rc;
         }
         if (format == RO_SGNS_W2V_TEXT) {
-            rc = ro_sgns__eval_text_body(in, &b, target, &nf, &line, err);
+            rc = ro_sgns__vec_text_body(in, &b, target, &nf, &line, err);
             if (rc == RO_SGNS_OK && b.words.n < target)
                 rc = ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT,
                     "line %llu: the header says %llu vectors, the file ends after %llu", line,
                     (ro_sgns__ull)V, (ro_sgns__ull)b.words.n);
-            if (rc == RO_SGNS_OK && target == V && !ro_sgns__eval_rest_blank(in, &line))
+            if (rc == RO_SGNS_OK && target == V && !ro_sgns__txt_rest_blank(in, &line))
                 rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                    "line %llu: more vectors than the %llu the header says", line,
                                    (ro_sgns__ull)V);
         } else {
-            rc = ro_sgns__eval_binary_body(in, &b, target, V, err);
-            if (rc == RO_SGNS_OK && target == V && !ro_sgns__eval_rest_blank(in, &line))
+            rc = ro_sgns__vec_binary_body(in, &b, target, V, err);
+            if (rc == RO_SGNS_OK && target == V && !ro_sgns__txt_rest_blank(in, &line))
                 rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                    "byte %llu: data after the %llu vectors the header says",
-                                   ro_sgns__eval_offset(in) - 1, (ro_sgns__ull)V);
+                                   ro_sgns__txt_offset(in) - 1, (ro_sgns__ull)V);
         }
     }
     if (rc == RO_SGNS_OK && in->ioerr)
-        rc =
-            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
-    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, out, err);
-    ro_sgns__eval_build_free(&b);
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
+    if (rc == RO_SGNS_OK) rc = ro_sgns__vec_build_finish(&b, out, err);
+    ro_sgns__vec_build_free(&b);
     return rc;
 }
 
@@ -10684,25 +10680,25 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_memory(const void *data, size_t 
                                                        const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
+    ro_sgns__txt_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "vectors_load_memory: data is NULL");
     memset(&in, 0, sizeof in);
     in.buf = (const unsigned char *)data;
     in.len = size;
-    return ro_sgns__eval_read(&in, format, limit, out, alloc, err);
+    return ro_sgns__vec_read(&in, format, limit, out, alloc, err);
 }
 
 /* Set up a callback input with its refill buffer. */
-static ro_sgns_result ro_sgns__eval_in_cb(ro_sgns__eval_in *in, ro_sgns_read_fn read_fn, void *user,
-                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__txt_in_cb(ro_sgns__txt_in *in, ro_sgns_read_fn read_fn, void *user,
+                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     memset(in, 0, sizeof *in);
     if (!read_fn)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "reader: the read callback is NULL");
-    in->own = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__EVAL_BUF);
+    in->own = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__TXT_BUF);
     if (!in->own) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "reader: no input buffer");
     in->buf = in->own;
     in->read_fn = read_fn;
@@ -10716,35 +10712,35 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_callback(ro_sgns_read_fn read_fn
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
-    ro_sgns_result rc = ro_sgns__eval_in_cb(&in, read_fn, user, alloc, err);
+    ro_sgns__txt_in in;
+    ro_sgns_result rc = ro_sgns__txt_in_cb(&in, read_fn, user, alloc, err);
     if (rc != RO_SGNS_OK) return rc;
-    rc = ro_sgns__eval_read(&in, format, limit, out, alloc, err);
+    rc = ro_sgns__vec_read(&in, format, limit, out, alloc, err);
     ro_sgns__free(alloc, in.own);
     return rc;
 }
 
 /* ---- writers ------------------------------------------------------------ */
 
-typedef struct ro_sgns__eval_out {
+typedef struct ro_sgns__vec_out {
     ro_sgns_write_fn write_fn;
     void *user;
     unsigned char *buf;
     size_t len;
     int failed;
-} ro_sgns__eval_out;
+} ro_sgns__vec_out;
 
-static void ro_sgns__eval_flush(ro_sgns__eval_out *o)
+static void ro_sgns__vec_flush(ro_sgns__vec_out *o)
 {
     if (!o->failed && o->len && o->write_fn(o->user, o->buf, o->len) != 0) o->failed = 1;
     o->len = 0;
 }
 
-static void ro_sgns__eval_put(ro_sgns__eval_out *o, const void *p, size_t n)
+static void ro_sgns__vec_put(ro_sgns__vec_out *o, const void *p, size_t n)
 {
     if (o->failed) return;
-    if (o->len + n > RO_SGNS__EVAL_BUF) ro_sgns__eval_flush(o);
-    if (n > RO_SGNS__EVAL_BUF) {
+    if (o->len + n > RO_SGNS__TXT_BUF) ro_sgns__vec_flush(o);
+    if (n > RO_SGNS__TXT_BUF) {
         if (!o->failed && o->write_fn(o->user, p, n) != 0) o->failed = 1;
         return;
     }
@@ -10754,7 +10750,7 @@ static void ro_sgns__eval_put(ro_sgns__eval_out *o, const void *p, size_t n)
 
 /* Format x with enough digits to read back bit-exactly, '.' as the
    decimal point whatever the locale; returns the length. */
-static size_t ro_sgns__eval_format(char *s, size_t cap, double x, const ro_sgns__eval_num *nf)
+static size_t ro_sgns__vec_format(char *s, size_t cap, double x, const ro_sgns__txt_num *nf)
 {
     int n = RO_SGNS__IS_DOUBLE ? snprintf(s, cap, "%.17g", x) : snprintf(s, cap, "%.9g", x);
     size_t len = n < 0 ? 0 : ((size_t)n >= cap ? cap - 1 : (size_t)n), i;
@@ -10775,8 +10771,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err)
 {
-    ro_sgns__eval_out o;
-    ro_sgns__eval_num nf;
+    ro_sgns__vec_out o;
+    ro_sgns__txt_num nf;
     char num[64];
     size_t i, j;
     if (!v || !v->words || !v->data || v->n == 0 || v->d == 0 || !write_fn)
@@ -10788,8 +10784,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
                              (int)format);
     /* check everything first, so a failed write leaves nothing behind */
     for (i = 0; i < v->n; ++i) {
-        if (!ro_sgns__eval_word_ok(v->words[i], &j))
-            return ro_sgns__eval_bad_word(err, "vectors writer", i, v->words[i], j);
+        if (!ro_sgns__vec_word_ok(v->words[i], &j))
+            return ro_sgns__vec_bad_word(err, "vectors writer", i, v->words[i], j);
         for (j = 0; j < v->d; ++j) {
             double x = (double)v->data[i * v->d + j];
             if (!ro_sgns__is_finite(x) ||
@@ -10804,19 +10800,19 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
     memset(&o, 0, sizeof o);
     o.write_fn = write_fn;
     o.user = user;
-    o.buf = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__EVAL_BUF);
+    o.buf = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__TXT_BUF);
     if (!o.buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors writer: no buffer");
-    ro_sgns__eval_num_init(&nf);
+    ro_sgns__txt_num_init(&nf);
     if (format != RO_SGNS_GLOVE_TEXT) {
         int n = snprintf(num, sizeof num, "%llu %llu\n", (ro_sgns__ull)v->n, (ro_sgns__ull)v->d);
-        ro_sgns__eval_put(&o, num, (size_t)n);
+        ro_sgns__vec_put(&o, num, (size_t)n);
     }
     for (i = 0; i < v->n && !o.failed; ++i) {
         const ro_sgns_real *row = v->data + i * v->d;
-        ro_sgns__eval_put(&o, v->words[i], strlen(v->words[i]));
+        ro_sgns__vec_put(&o, v->words[i], strlen(v->words[i]));
         if (format == RO_SGNS_W2V_BINARY) {
             unsigned char bytes[4];
-            ro_sgns__eval_put(&o, " ", 1);
+            ro_sgns__vec_put(&o, " ", 1);
             for (j = 0; j < v->d; ++j) {
                 float f = (float)row[j];
                 uint32_t u;
@@ -10825,37 +10821,36 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
                 bytes[1] = (unsigned char)((u >> 8) & 0xFF);
                 bytes[2] = (unsigned char)((u >> 16) & 0xFF);
                 bytes[3] = (unsigned char)(u >> 24);
-                ro_sgns__eval_put(&o, bytes, 4);
+                ro_sgns__vec_put(&o, bytes, 4);
             }
         } else {
             for (j = 0; j < v->d; ++j) {
                 num[0] = ' ';
-                ro_sgns__eval_put(
-                    &o, num,
-                    1 + ro_sgns__eval_format(num + 1, sizeof num - 1, (double)row[j], &nf));
+                ro_sgns__vec_put(
+                    &o, num, 1 + ro_sgns__vec_format(num + 1, sizeof num - 1, (double)row[j], &nf));
             }
         }
-        ro_sgns__eval_put(&o, "\n", 1);
+        ro_sgns__vec_put(&o, "\n", 1);
     }
-    ro_sgns__eval_flush(&o);
+    ro_sgns__vec_flush(&o);
     ro_sgns__free(alloc, o.buf);
     if (o.failed)
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "vectors writer: the write callback failed");
     return ro_sgns__ok(err);
 }
 
-typedef struct ro_sgns__eval_membuf {
+typedef struct ro_sgns__vec_membuf {
     const ro_sgns_allocator *al;
     unsigned char *p;
     size_t len, cap;
-} ro_sgns__eval_membuf;
+} ro_sgns__vec_membuf;
 
-static int ro_sgns__eval_mem_write(void *user, const void *src, size_t size)
+static int ro_sgns__vec_mem_write(void *user, const void *src, size_t size)
 {
-    ro_sgns__eval_membuf *m = (ro_sgns__eval_membuf *)user;
+    ro_sgns__vec_membuf *m = (ro_sgns__vec_membuf *)user;
     void *q;
     if (size > (size_t)-1 - m->len) return 1;
-    if (ro_sgns__eval_reserve(m->al, m->p, &m->cap, m->len + size, 1, &q, NULL) != RO_SGNS_OK)
+    if (ro_sgns__grow_array(m->al, m->p, &m->cap, m->len + size, 1, &q, NULL) != RO_SGNS_OK)
         return 1;
     m->p = (unsigned char *)q;
     memcpy(m->p + m->len, src, size);
@@ -10869,14 +10864,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_memory(const ro_sgns_vectors *v,
                                                        const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err)
 {
-    ro_sgns__eval_membuf m;
+    ro_sgns__vec_membuf m;
     ro_sgns_result rc;
     if (!out || !size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "vectors_save_memory: out or size is NULL");
     memset(&m, 0, sizeof m);
     m.al = alloc;
-    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__eval_mem_write, &m, alloc, err);
+    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__vec_mem_write, &m, alloc, err);
     if (rc == RO_SGNS_ERR_IO)
         rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_save_memory: out of memory");
     if (rc != RO_SGNS_OK) {
@@ -10889,27 +10884,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_memory(const ro_sgns_vectors *v,
 }
 
 #ifndef RO_SGNS_NO_STDIO
-static size_t ro_sgns__eval_file_read(void *user, void *dst, size_t size)
-{
-    FILE *f = (FILE *)user;
-    size_t got = fread(dst, 1, size, f);
-    if (got == 0 && ferror(f)) return (size_t)-1;
-    return got;
-}
-
-static int ro_sgns__eval_file_write(void *user, const void *src, size_t size)
-{
-    return fwrite(src, 1, size, (FILE *)user) != size;
-}
-
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_file(FILE *f, ro_sgns_vectors_format format,
                                                      size_t limit, ro_sgns_vectors **out,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err)
 {
     if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load_file: f is NULL");
-    return ro_sgns_vectors_load_callback(ro_sgns__eval_file_read, f, format, limit, out, alloc,
-                                         err);
+    return ro_sgns_vectors_load_callback(ro_sgns__fread_fn, f, format, limit, out, alloc, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
@@ -10947,7 +10928,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_file(const ro_sgns_vectors *v,
     ro_sgns_result rc;
     if (!f)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_save_file: f is NULL");
-    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__eval_file_write, f, alloc, err);
+    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__fwrite_fn, f, alloc, err);
     if (rc == RO_SGNS_OK && fflush(f) != 0)
         rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "vectors_save_file: flush failed");
     return rc;
@@ -11002,9 +10983,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
    queries (unit vectors; b^ - a^ + c^ for 3CosAdd) times the matrix
    transposed, 512 queries x 1024 rows at a time, each column scaled by
    the row's inverse norm -- the matrix is never copied or normalized in
-   place. O(queries n d) flops; workspace O(n + 512 (3 d + 3072)) reals. (The block of
-   queries is the GEMM's m: at m = 256 the built-in GEMM runs at half the
-   speed it reaches at m >= 512 for k = 500.)
+   place. O(queries n d) flops; workspace O(n + 512 (3 d + 3072)) reals.
+   (512 queries a block: the block is the GEMM's m, and the built-in GEMM
+   needs m >= 512 for its full speed.)
    Invariants: a zero vector has cosine 0 with everything; ties go to the
    lower row (the more frequent word); results never depend on the order
    of blocks.
@@ -11148,32 +11129,32 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_spearman(size_t n, const double *x, const dou
 /* The rest of the line's fields: up to maxf stored at buf + i (RO_SGNS_FILE_MAX_WORD
    + 1), lens[i] their full lengths, flags[i] TOO_LONG/HAS_NUL. Takes the
    '\n'. Returns the number of fields (may exceed maxf). */
-static size_t ro_sgns__eval_fields(ro_sgns__eval_in *in, char *buf, size_t maxf, size_t *lens,
-                                   int *flags)
+static size_t ro_sgns__txt_fields(ro_sgns__txt_in *in, char *buf, size_t maxf, size_t *lens,
+                                  int *flags)
 {
     size_t nf = 0;
     int c, fl;
     char scratch[8];
     for (;;) {
-        c = ro_sgns__eval_skip_blanks(in);
+        c = ro_sgns__txt_skip_blanks(in);
         if (c < 0 || c == '\n') break;
         if (nf < maxf) {
-            lens[nf] = ro_sgns__eval_field(in, buf + nf * (RO_SGNS_FILE_MAX_WORD + 1),
-                                           RO_SGNS_FILE_MAX_WORD + 1, &flags[nf]);
+            lens[nf] = ro_sgns__txt_field(in, buf + nf * (RO_SGNS_FILE_MAX_WORD + 1),
+                                          RO_SGNS_FILE_MAX_WORD + 1, &flags[nf]);
         } else {
-            (void)ro_sgns__eval_field(in, scratch, sizeof scratch, &fl);
+            (void)ro_sgns__txt_field(in, scratch, sizeof scratch, &fl);
         }
         ++nf;
     }
-    (void)ro_sgns__eval_getc(in);
+    (void)ro_sgns__txt_getc(in);
     return nf;
 }
 
-static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns__eval_in *in, ro_sgns_pairs **out,
-                                               const ro_sgns_allocator *alloc, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__pairs_parse(ro_sgns__txt_in *in, ro_sgns_pairs **out,
+                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
-    ro_sgns__eval_strs s;
-    ro_sgns__eval_num nf;
+    ro_sgns__strpool s;
+    ro_sgns__txt_num nf;
     char *buf = NULL;
     double *score = NULL, x;
     char **w = NULL;
@@ -11185,18 +11166,18 @@ static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns__eval_in *in, ro_sgns_pai
     void *q;
     if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs reader: out is NULL");
     memset(&s, 0, sizeof s);
-    ro_sgns__eval_num_init(&nf);
+    ro_sgns__txt_num_init(&nf);
     buf = (char *)ro_sgns__alloc_array(alloc, 4, RO_SGNS_FILE_MAX_WORD + 1, 1);
     if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
-    ro_sgns__eval_skip_bom(in);
+    ro_sgns__txt_skip_bom(in);
     for (;; ++line) {
-        c = ro_sgns__eval_skip_blanks(in);
+        c = ro_sgns__txt_skip_blanks(in);
         if (c < 0) break;
         if (c == '#' || c == '\n') {
-            ro_sgns__eval_skip_line(in);
+            ro_sgns__txt_skip_line(in);
             continue;
         }
-        nfld = ro_sgns__eval_fields(in, buf, 4, lens, flags);
+        nfld = ro_sgns__txt_fields(in, buf, 4, lens, flags);
         if (nfld < 3 || (nfld > 3 && buf[3 * (RO_SGNS_FILE_MAX_WORD + 1)] != '#')) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                "line %llu: %llu fields, expected 'word1 word2 score'", line,
@@ -11207,30 +11188,29 @@ static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns__eval_in *in, ro_sgns_pai
             if (flags[i]) {
                 rc = ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
-                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a control byte");
+                    (flags[i] & RO_SGNS__TXT_TOO_LONG) ? "too long" : "has a control byte");
                 goto done;
             }
-        code = flags[2] ? RO_SGNS__EVAL_NUM_SYNTAX
-                        : ro_sgns__eval_number(buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1), lens[2], &nf,
-                                               0, &x);
-        if (code != RO_SGNS__EVAL_NUM_OK) {
+        code = flags[2] ? RO_SGNS__TXT_NUM_SYNTAX
+                        : ro_sgns__txt_number(buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1), lens[2], &nf,
+                                              0, &x);
+        if (code != RO_SGNS__TXT_NUM_OK) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: score is %s: '%.40s'", line,
-                               ro_sgns__eval_num_problem(code),
+                               ro_sgns__txt_num_problem(code),
                                buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1));
             goto done;
         }
-        if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf, lens[0], err)) != RO_SGNS_OK ||
-            (rc = ro_sgns__eval_strs_add(alloc, &s, buf + RO_SGNS_FILE_MAX_WORD + 1, lens[1],
-                                         err)) != RO_SGNS_OK ||
-            (rc = ro_sgns__eval_reserve(alloc, score, &scap, n + 1, sizeof(double), &q, err)) !=
+        if ((rc = ro_sgns__strpool_add(alloc, &s, buf, lens[0], err)) != RO_SGNS_OK ||
+            (rc = ro_sgns__strpool_add(alloc, &s, buf + RO_SGNS_FILE_MAX_WORD + 1, lens[1], err)) !=
+                RO_SGNS_OK ||
+            (rc = ro_sgns__grow_array(alloc, score, &scap, n + 1, sizeof(double), &q, err)) !=
                 RO_SGNS_OK)
             goto done;
         score = (double *)q;
         score[n++] = x;
     }
     if (in->ioerr) {
-        rc =
-            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
         goto done;
     }
     if (n == 0) {
@@ -11258,7 +11238,7 @@ static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns__eval_in *in, ro_sgns_pai
     *out = p;
     rc = ro_sgns__ok(err);
 done:
-    ro_sgns__eval_strs_free(alloc, &s);
+    ro_sgns__strpool_free(alloc, &s);
     ro_sgns__free(alloc, score);
     ro_sgns__free(alloc, buf);
     return rc;
@@ -11269,13 +11249,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_memory(const void *data, size_t si
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
+    ro_sgns__txt_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load_memory: data is NULL");
     memset(&in, 0, sizeof in);
     in.buf = (const unsigned char *)data;
     in.len = size;
-    return ro_sgns__eval_pairs_read(&in, out, alloc, err);
+    return ro_sgns__pairs_parse(&in, out, alloc, err);
 }
 
 RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p)
@@ -11289,12 +11269,11 @@ RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p)
     ro_sgns__free(&al, p);
 }
 
-static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns_analogies **out,
-                                                   const ro_sgns_allocator *alloc,
-                                                   ro_sgns_error *err)
+static ro_sgns_result ro_sgns__analogies_parse(ro_sgns__txt_in *in, ro_sgns_analogies **out,
+                                               const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     ro_sgns_analogies *a;
-    ro_sgns__eval_strs s;
+    ro_sgns__strpool s;
     char *buf = NULL;
     size_t *first = NULL, *names = NULL, *sect = NULL, fcap = 0, ncap = 0, scap = 0;
     size_t nq = 0, ns = 0, nfld, lens[5], i, j;
@@ -11308,35 +11287,35 @@ static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns
     memset(&s, 0, sizeof s);
     buf = (char *)ro_sgns__alloc_array(alloc, 5, RO_SGNS_FILE_MAX_WORD + 1, 1);
     if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
-    ro_sgns__eval_skip_bom(in);
+    ro_sgns__txt_skip_bom(in);
     for (;; ++line) {
-        c = ro_sgns__eval_skip_blanks(in);
+        c = ro_sgns__txt_skip_blanks(in);
         if (c < 0) break;
         if (c == '#' || c == '\n') {
-            ro_sgns__eval_skip_line(in);
+            ro_sgns__txt_skip_line(in);
             continue;
         }
         if (c == ':') { /* ": section name": the rest of the line, trimmed */
             size_t len = 0, cap = RO_SGNS_FILE_MAX_WORD + 1;
-            (void)ro_sgns__eval_getc(in);
-            ro_sgns__eval_skip_blanks(in);
-            while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n') {
+            (void)ro_sgns__txt_getc(in);
+            ro_sgns__txt_skip_blanks(in);
+            while ((c = ro_sgns__txt_getc(in)) >= 0 && c != '\n') {
                 if (c == 0) {
                     rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: NUL byte", line);
                     goto done;
                 }
                 if (len + 1 < cap) buf[len++] = (char)c;
             }
-            while (len > 0 && ro_sgns__eval_blank((unsigned char)buf[len - 1])) --len;
-            if ((rc = ro_sgns__eval_reserve(alloc, names, &ncap, ns + 1, sizeof(size_t), &q,
-                                            err)) != RO_SGNS_OK)
+            while (len > 0 && ro_sgns__txt_blank((unsigned char)buf[len - 1])) --len;
+            if ((rc = ro_sgns__grow_array(alloc, names, &ncap, ns + 1, sizeof(size_t), &q, err)) !=
+                RO_SGNS_OK)
                 goto done;
             names = (size_t *)q;
             names[ns++] = s.n;
-            if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf, len, err)) != RO_SGNS_OK) goto done;
+            if ((rc = ro_sgns__strpool_add(alloc, &s, buf, len, err)) != RO_SGNS_OK) goto done;
             continue;
         }
-        nfld = ro_sgns__eval_fields(in, buf, 5, lens, flags);
+        nfld = ro_sgns__txt_fields(in, buf, 5, lens, flags);
         if (nfld != 4) {
             rc = ro_sgns__fail(
                 err, RO_SGNS_ERR_FORMAT,
@@ -11348,22 +11327,22 @@ static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns
             if (flags[i]) {
                 rc = ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
-                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a control byte");
+                    (flags[i] & RO_SGNS__TXT_TOO_LONG) ? "too long" : "has a control byte");
                 goto done;
             }
         if (ns == 0) { /* questions before any section: section "" */
-            if ((rc = ro_sgns__eval_reserve(alloc, names, &ncap, 1, sizeof(size_t), &q, err)) !=
+            if ((rc = ro_sgns__grow_array(alloc, names, &ncap, 1, sizeof(size_t), &q, err)) !=
                 RO_SGNS_OK)
                 goto done;
             names = (size_t *)q;
             names[ns++] = s.n;
-            if ((rc = ro_sgns__eval_strs_add(alloc, &s, "", 0, err)) != RO_SGNS_OK) goto done;
+            if ((rc = ro_sgns__strpool_add(alloc, &s, "", 0, err)) != RO_SGNS_OK) goto done;
         }
-        if ((rc = ro_sgns__eval_reserve(alloc, first, &fcap, nq + 1, sizeof(size_t), &q, err)) !=
+        if ((rc = ro_sgns__grow_array(alloc, first, &fcap, nq + 1, sizeof(size_t), &q, err)) !=
             RO_SGNS_OK)
             goto done;
         first = (size_t *)q;
-        if ((rc = ro_sgns__eval_reserve(alloc, sect, &scap, nq + 1, sizeof(size_t), &q, err)) !=
+        if ((rc = ro_sgns__grow_array(alloc, sect, &scap, nq + 1, sizeof(size_t), &q, err)) !=
             RO_SGNS_OK)
             goto done;
         sect = (size_t *)q;
@@ -11371,13 +11350,12 @@ static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns
         sect[nq] = ns - 1;
         ++nq;
         for (i = 0; i < 4; ++i)
-            if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf + i * (RO_SGNS_FILE_MAX_WORD + 1),
-                                             lens[i], err)) != RO_SGNS_OK)
+            if ((rc = ro_sgns__strpool_add(alloc, &s, buf + i * (RO_SGNS_FILE_MAX_WORD + 1),
+                                           lens[i], err)) != RO_SGNS_OK)
                 goto done;
     }
     if (in->ioerr) {
-        rc =
-            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
         goto done;
     }
     if (nq == 0) {
@@ -11410,7 +11388,7 @@ static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns
     *out = a;
     rc = ro_sgns__ok(err);
 done:
-    ro_sgns__eval_strs_free(alloc, &s);
+    ro_sgns__strpool_free(alloc, &s);
     ro_sgns__free(alloc, buf);
     ro_sgns__free(alloc, first);
     ro_sgns__free(alloc, names);
@@ -11423,14 +11401,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_memory(const void *data, size_
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
+    ro_sgns__txt_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "analogies_load_memory: data is NULL");
     memset(&in, 0, sizeof in);
     in.buf = (const unsigned char *)data;
     in.len = size;
-    return ro_sgns__eval_analogies_read(&in, out, alloc, err);
+    return ro_sgns__analogies_parse(&in, out, alloc, err);
 }
 
 RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q)
@@ -11448,29 +11426,28 @@ RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q)
 #ifndef RO_SGNS_NO_STDIO
 /* Open path and run a reader over it as a stream; the file name goes in
    front of any message. */
-typedef ro_sgns_result (*ro_sgns__eval_text_reader)(ro_sgns__eval_in *in, void *out,
-                                                    const ro_sgns_allocator *alloc,
-                                                    ro_sgns_error *err);
+typedef ro_sgns_result (*ro_sgns__txt_parser)(ro_sgns__txt_in *in, void *out,
+                                              const ro_sgns_allocator *alloc, ro_sgns_error *err);
 
-static ro_sgns_result ro_sgns__eval_pairs_reader(ro_sgns__eval_in *in, void *out,
-                                                 const ro_sgns_allocator *alloc, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__pairs_parse_any(ro_sgns__txt_in *in, void *out,
+                                               const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
-    return ro_sgns__eval_pairs_read(in, (ro_sgns_pairs **)out, alloc, err);
+    return ro_sgns__pairs_parse(in, (ro_sgns_pairs **)out, alloc, err);
 }
 
-static ro_sgns_result ro_sgns__eval_analogies_reader(ro_sgns__eval_in *in, void *out,
-                                                     const ro_sgns_allocator *alloc,
-                                                     ro_sgns_error *err)
+static ro_sgns_result ro_sgns__analogies_parse_any(ro_sgns__txt_in *in, void *out,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err)
 {
-    return ro_sgns__eval_analogies_read(in, (ro_sgns_analogies **)out, alloc, err);
+    return ro_sgns__analogies_parse(in, (ro_sgns_analogies **)out, alloc, err);
 }
 
 /* out is the T ** of the reader. */
-static ro_sgns_result ro_sgns__eval_load(const char *path, ro_sgns__eval_text_reader reader,
-                                         void *out, const ro_sgns_allocator *alloc,
-                                         ro_sgns_error *err)
+static ro_sgns_result ro_sgns__txt_load_path(const char *path, ro_sgns__txt_parser reader,
+                                             void *out, const ro_sgns_allocator *alloc,
+                                             ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
+    ro_sgns__txt_in in;
     FILE *f;
     ro_sgns_result rc;
     size_t plen;
@@ -11479,7 +11456,7 @@ static ro_sgns_result ro_sgns__eval_load(const char *path, ro_sgns__eval_text_re
     if (!f)
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s': %s", path,
                              strerror(errno));
-    rc = ro_sgns__eval_in_cb(&in, ro_sgns__eval_file_read, f, alloc, err);
+    rc = ro_sgns__txt_in_cb(&in, ro_sgns__fread_fn, f, alloc, err);
     if (rc == RO_SGNS_OK) rc = reader(&in, out, alloc, err);
     ro_sgns__free(alloc, in.own);
     fclose(f);
@@ -11499,7 +11476,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_path(const char *path, ro_sgns_pai
 {
     if (!out)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load_path: out is NULL");
-    return ro_sgns__eval_load(path, ro_sgns__eval_pairs_reader, out, alloc, err);
+    return ro_sgns__txt_load_path(path, ro_sgns__pairs_parse_any, out, alloc, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_path(const char *path,
@@ -11510,7 +11487,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_path(const char *path,
     if (!out)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "analogies_load_path: out is NULL");
-    return ro_sgns__eval_load(path, ro_sgns__eval_analogies_reader, out, alloc, err);
+    return ro_sgns__txt_load_path(path, ro_sgns__analogies_parse_any, out, alloc, err);
 }
 #endif /* RO_SGNS_NO_STDIO */
 
@@ -11548,7 +11525,7 @@ static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const r
     L->limit = (restrict_vocab && restrict_vocab < v->n) ? restrict_vocab : v->n;
     L->fold = fold != 0;
     if (!L->fold) return RO_SGNS_OK;
-    size = ro_sgns__eval_table_size(L->limit);
+    size = ro_sgns__vec_table_size(L->limit);
     L->fslots = (size_t *)ro_sgns__alloc_array(al, size, 1, sizeof(size_t));
     L->canon = (unsigned char *)ro_sgns__malloc(al, L->limit);
     if (!L->fslots || !L->canon) {
@@ -11559,15 +11536,15 @@ static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const r
     L->fmask = size - 1;
     for (r = 0; r < L->limit; ++r) {
         const char *w = v->words[r];
-        size_t len = strlen(w), i = (size_t)ro_sgns__eval_hash(w, len, 1) & L->fmask;
+        size_t len = strlen(w), i = (size_t)ro_sgns__vec_hash(w, len, 1) & L->fmask;
         for (;;) { /* probe comparing both sides folded */
             size_t s = L->fslots[i], t;
             const char *o;
             if (s == 0) break;
             o = v->words[s - 1];
             for (t = 0; t < len && o[t] &&
-                        ro_sgns__eval_lower((unsigned char)o[t]) ==
-                            ro_sgns__eval_lower((unsigned char)w[t]);
+                        ro_sgns__ascii_lower((unsigned char)o[t]) ==
+                            ro_sgns__ascii_lower((unsigned char)w[t]);
                  ++t) {
             }
             if (t == len && o[t] == '\0') break;
@@ -11584,19 +11561,19 @@ static int ro_sgns__eval_lookup_find(const ro_sgns__eval_lookup *L, const char *
 {
     size_t len = strlen(word), i, s, t;
     if (!L->fold) {
-        if (!ro_sgns__eval_vfind(L->v, word, len, &s) || s >= L->limit) return 0;
+        if (!ro_sgns__vec_find(L->v, word, len, &s) || s >= L->limit) return 0;
         *row = s;
         return 1;
     }
-    i = (size_t)ro_sgns__eval_hash(word, len, 1) & L->fmask;
+    i = (size_t)ro_sgns__vec_hash(word, len, 1) & L->fmask;
     for (;;) {
         const char *o;
         s = L->fslots[i];
         if (s == 0) return 0;
         o = L->v->words[s - 1];
         for (t = 0; t < len && o[t] &&
-                    ro_sgns__eval_lower((unsigned char)o[t]) ==
-                        ro_sgns__eval_lower((unsigned char)word[t]);
+                    ro_sgns__ascii_lower((unsigned char)o[t]) ==
+                        ro_sgns__ascii_lower((unsigned char)word[t]);
              ++t) {
         }
         if (t == len && o[t] == '\0') {
@@ -12141,7 +12118,7 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
    WHY HERE: a baseline is only fair when its vocabulary, tokens and
      evaluation are the ones of the method it is compared with; the
      counting section's vocabulary and tokenizer and the evaluation of
-     section 7 are shared, and ro_sgns_objective_wc scores W C^T with the
+     section 8 are shared, and ro_sgns_objective_wc scores W C^T with the
      same F. word2vec.c itself needs a 400 MB negative table, prints, exits
      and cannot be embedded.
    HOW:
