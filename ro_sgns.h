@@ -10132,6 +10132,14 @@ typedef struct ro_sgns__txt_in {
     int eof, ioerr;
 } ro_sgns__txt_in;
 
+/* Set up an input over a memory buffer. */
+static void ro_sgns__txt_in_memory(ro_sgns__txt_in *in, const void *data, size_t size)
+{
+    memset(in, 0, sizeof *in);
+    in->buf = (const unsigned char *)data;
+    in->len = size;
+}
+
 static int ro_sgns__txt_refill(ro_sgns__txt_in *in)
 {
     size_t got;
@@ -10386,6 +10394,99 @@ static ro_sgns_result ro_sgns__vec_header(ro_sgns__txt_in *in, size_t *count, si
     return RO_SGNS_OK;
 }
 
+/* The word that starts a line of a text body, into word (RO_SGNS_FILE_MAX_WORD
+   + 1 bytes), *len its length; a FORMAT error for one too long or with a
+   control byte. */
+static ro_sgns_result ro_sgns__vec_text_word(ro_sgns__txt_in *in, char *word, ro_sgns__ull line,
+                                             size_t *len, ro_sgns_error *err)
+{
+    const size_t cap = (size_t)RO_SGNS_FILE_MAX_WORD + 1;
+    int flags;
+    *len = ro_sgns__txt_field(in, word, cap, &flags);
+    if (flags & RO_SGNS__TXT_TOO_LONG)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word longer than %d bytes",
+                             line, (int)RO_SGNS_FILE_MAX_WORD);
+    if (flags & RO_SGNS__TXT_HAS_CTRL) {
+        char shown[64];
+        ro_sgns__escape_word(shown, sizeof shown, (const unsigned char *)word,
+                             *len < cap ? *len : cap - 1);
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "line %llu: the word '%s' has a control byte (words are runs of "
+                             "bytes above 0x20)",
+                             line, shown);
+    }
+    return RO_SGNS_OK;
+}
+
+/* The rest of GloVe's first line, after its word: its count of numbers
+   sets b->d; then the row. */
+static ro_sgns_result ro_sgns__vec_glove_first(ro_sgns__txt_in *in, ro_sgns__vec_build *b,
+                                               const ro_sgns__txt_num *nf, ro_sgns__ull line,
+                                               const char *word, size_t len, ro_sgns_error *err)
+{
+    double *first = NULL, x;
+    size_t firstcap = 0, cnt = 0, j, dup = 0;
+    ro_sgns_real *row;
+    ro_sgns_result rc = RO_SGNS_OK;
+    int c;
+    void *q;
+    for (;;) {
+        c = ro_sgns__txt_skip_blanks(in);
+        if (c < 0 || c == '\n') break;
+        if (cnt == RO_SGNS_FILE_MAX_DIM) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                               "line %llu: more than RO_SGNS_FILE_MAX_DIM %d numbers", line,
+                               (int)RO_SGNS_FILE_MAX_DIM);
+            break;
+        }
+        if ((rc = ro_sgns__txt_read_number(in, nf, line, &x, err)) != RO_SGNS_OK) break;
+        if ((rc = ro_sgns__grow_array(b->al, first, &firstcap, cnt + 1, sizeof(double), &q, err)) !=
+            RO_SGNS_OK)
+            break;
+        first = (double *)q;
+        first[cnt++] = x;
+    }
+    if (rc == RO_SGNS_OK && cnt == 0)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word without numbers", line);
+    if (rc == RO_SGNS_OK) {
+        b->d = cnt;
+        rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
+        if (rc == RO_SGNS_OK)
+            for (j = 0; j < cnt; ++j) row[j] = (ro_sgns_real)first[j];
+    }
+    ro_sgns__free(b->al, first);
+    return rc;
+}
+
+/* The rest of any other line, after its word: b->d numbers into row, and
+   nothing more before the line ends. */
+static ro_sgns_result ro_sgns__vec_text_row(ro_sgns__txt_in *in, const ro_sgns__vec_build *b,
+                                            const ro_sgns__txt_num *nf, ro_sgns__ull line,
+                                            ro_sgns_real *row, ro_sgns_error *err)
+{
+    double x;
+    size_t j;
+    int c;
+    ro_sgns_result rc;
+    for (j = 0; j < b->d; ++j) {
+        c = ro_sgns__txt_skip_blanks(in);
+        if (c < 0 || c == '\n')
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                 "line %llu: %llu numbers after the word, expected %llu", line,
+                                 (ro_sgns__ull)j, (ro_sgns__ull)b->d);
+        if ((rc = ro_sgns__txt_read_number(in, nf, line, &x, err)) != RO_SGNS_OK) return rc;
+        row[j] = (ro_sgns_real)x;
+    }
+    c = ro_sgns__txt_skip_blanks(in);
+    if (c >= 0 && c != '\n')
+        return ro_sgns__fail(
+            err, RO_SGNS_ERR_FORMAT, "line %llu: more than %llu numbers after the word%s", line,
+            (ro_sgns__ull)b->d,
+            (line == 2 && b->d == 1 && b->words.n == 2) ? " (a word2vec header read as GloVe?)"
+                                                        : "");
+    return RO_SGNS_OK;
+}
+
 /* The text body: lines "word x1 ... xd" until target rows or the end. With
    b->d == 0 (GloVe) d is the number of fields on the first line. *line is
    the number of the next line to read. */
@@ -10394,12 +10495,10 @@ static ro_sgns_result ro_sgns__vec_text_body(ro_sgns__txt_in *in, ro_sgns__vec_b
                                              ro_sgns__ull *line, ro_sgns_error *err)
 {
     char word[RO_SGNS_FILE_MAX_WORD + 1];
-    double *first = NULL, x;
-    size_t firstcap = 0, len, j, dup = 0;
+    size_t len, dup = 0;
     ro_sgns_real *row;
     ro_sgns_result rc = RO_SGNS_OK;
-    int c, flags;
-    void *q;
+    int c;
     while (b->words.n < target) {
         c = ro_sgns__txt_skip_blanks(in);
         if (c < 0) break;
@@ -10408,84 +10507,22 @@ static ro_sgns_result ro_sgns__vec_text_body(ro_sgns__txt_in *in, ro_sgns__vec_b
             ++*line;
             continue;
         }
-        len = ro_sgns__txt_field(in, word, sizeof word, &flags);
-        if (flags & RO_SGNS__TXT_TOO_LONG) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word longer than %d bytes",
-                               *line, (int)RO_SGNS_FILE_MAX_WORD);
-            break;
-        }
-        if (flags & RO_SGNS__TXT_HAS_CTRL) {
-            char shown[64];
-            ro_sgns__escape_word(shown, sizeof shown, (const unsigned char *)word,
-                                 len < sizeof word ? len : sizeof word - 1);
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                               "line %llu: the word '%s' has a control byte (words are runs of "
-                               "bytes above 0x20)", *line, shown);
-            break;
-        }
+        rc = ro_sgns__vec_text_word(in, word, *line, &len, err);
+        if (rc != RO_SGNS_OK) break;
         if (b->d == 0) { /* GloVe's first line sets d */
-            size_t cnt = 0;
-            for (;;) {
-                c = ro_sgns__txt_skip_blanks(in);
-                if (c < 0 || c == '\n') break;
-                if (cnt == RO_SGNS_FILE_MAX_DIM) {
-                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                                       "line %llu: more than RO_SGNS_FILE_MAX_DIM %d numbers",
-                                       *line, (int)RO_SGNS_FILE_MAX_DIM);
-                    break;
-                }
-                if ((rc = ro_sgns__txt_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
-                if ((rc = ro_sgns__grow_array(b->al, first, &firstcap, cnt + 1, sizeof(double), &q,
-                                              err)) != RO_SGNS_OK)
-                    break;
-                first = (double *)q;
-                first[cnt++] = x;
-            }
-            if (rc != RO_SGNS_OK) break;
-            if (cnt == 0) {
-                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word without numbers",
-                                   *line);
-                break;
-            }
-            b->d = cnt;
-            if ((rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err)) != RO_SGNS_OK) break;
-            for (j = 0; j < cnt; ++j) row[j] = (ro_sgns_real)first[j];
+            rc = ro_sgns__vec_glove_first(in, b, nf, *line, word, len, err);
         } else {
             rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
-            if (rc == RO_SGNS_ERR_FORMAT) {
+            if (rc == RO_SGNS_ERR_FORMAT)
                 rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                    "line %llu: duplicate word '%.64s' (also vector %llu)", *line,
                                    word, (ro_sgns__ull)dup + 1);
-                break;
-            }
-            if (rc != RO_SGNS_OK) break;
-            for (j = 0; j < b->d; ++j) {
-                c = ro_sgns__txt_skip_blanks(in);
-                if (c < 0 || c == '\n') {
-                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                                       "line %llu: %llu numbers after the word, expected %llu",
-                                       *line, (ro_sgns__ull)j, (ro_sgns__ull)b->d);
-                    break;
-                }
-                if ((rc = ro_sgns__txt_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
-                row[j] = (ro_sgns_real)x;
-            }
-            if (rc != RO_SGNS_OK) break;
-            c = ro_sgns__txt_skip_blanks(in);
-            if (c >= 0 && c != '\n') {
-                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                                   "line %llu: more than %llu numbers after the word%s", *line,
-                                   (ro_sgns__ull)b->d,
-                                   (*line == 2 && b->d == 1 && b->words.n == 2)
-                                       ? " (a word2vec header read as GloVe?)"
-                                       : "");
-                break;
-            }
+            if (rc == RO_SGNS_OK) rc = ro_sgns__vec_text_row(in, b, nf, *line, row, err);
         }
+        if (rc != RO_SGNS_OK) break;
         (void)ro_sgns__txt_getc(in); /* the '\n' */
         ++*line;
     }
-    ro_sgns__free(b->al, first);
     if (rc == RO_SGNS_OK && in->ioerr)
         rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
     return rc;
@@ -10684,9 +10721,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_memory(const void *data, size_t 
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "vectors_load_memory: data is NULL");
-    memset(&in, 0, sizeof in);
-    in.buf = (const unsigned char *)data;
-    in.len = size;
+    ro_sgns__txt_in_memory(&in, data, size);
     return ro_sgns__vec_read(&in, format, limit, out, alloc, err);
 }
 
@@ -10893,6 +10928,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_file(FILE *f, ro_sgns_vectors_fo
     return ro_sgns_vectors_load_callback(ro_sgns__fread_fn, f, format, limit, out, alloc, err);
 }
 
+/* Put the file name (its last 120 bytes) in front of err's message. */
+static void ro_sgns__txt_name_path(ro_sgns_error *err, const char *path)
+{
+    char msg[RO_SGNS_MESSAGE_SIZE];
+    size_t plen = strlen(path);
+    if (!err) return;
+    memcpy(msg, err->message, sizeof msg);
+    snprintf(err->message, sizeof err->message, "%.*s: %.128s", (int)(plen > 120 ? 120 : plen),
+             plen > 120 ? path + plen - 120 : path, msg);
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
                                                      ro_sgns_vectors_format format, size_t limit,
                                                      ro_sgns_vectors **out,
@@ -10901,7 +10947,6 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
 {
     FILE *f;
     ro_sgns_result rc;
-    size_t plen;
     if (!path)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load_path: path is NULL");
     f = fopen(path, "rb");
@@ -10910,13 +10955,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
                              strerror(errno));
     rc = ro_sgns_vectors_load_file(f, format, limit, out, alloc, err);
     fclose(f);
-    if (rc != RO_SGNS_OK && err) { /* prefix the file name */
-        char msg[RO_SGNS_MESSAGE_SIZE];
-        plen = strlen(path);
-        memcpy(msg, err->message, sizeof msg);
-        snprintf(err->message, sizeof err->message, "%.*s: %.128s", (int)(plen > 120 ? 120 : plen),
-                 plen > 120 ? path + plen - 120 : path, msg);
-    }
+    if (rc != RO_SGNS_OK) ro_sgns__txt_name_path(err, path);
     return rc;
 }
 
@@ -11150,6 +11189,71 @@ static size_t ro_sgns__txt_fields(ro_sgns__txt_in *in, char *buf, size_t maxf, s
     return nf;
 }
 
+/* Skip blank lines and comment lines ('#'), counting them in *line; the
+   first byte of the next line with content, not taken, or -1 at the end. */
+static int ro_sgns__txt_content(ro_sgns__txt_in *in, ro_sgns__ull *line)
+{
+    for (;; ++*line) {
+        int c = ro_sgns__txt_skip_blanks(in);
+        if (c != '#' && c != '\n') return c;
+        ro_sgns__txt_skip_line(in);
+    }
+}
+
+/* A FORMAT error for the first of count words whose ro_sgns__txt_field
+   flags are set (too long, or a control byte). */
+static ro_sgns_result ro_sgns__txt_words_ok(const int *flags, size_t count, ro_sgns__ull line,
+                                            ro_sgns_error *err)
+{
+    size_t i;
+    for (i = 0; i < count; ++i)
+        if (flags[i])
+            return ro_sgns__fail(
+                err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
+                (flags[i] & RO_SGNS__TXT_TOO_LONG) ? "too long" : "has a control byte");
+    return RO_SGNS_OK;
+}
+
+/* The end of a file of items: a read error, or none read (empty: the
+   message). */
+static ro_sgns_result ro_sgns__txt_end(const ro_sgns__txt_in *in, size_t items, const char *empty,
+                                       ro_sgns_error *err)
+{
+    if (in->ioerr)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu",
+                             ro_sgns__txt_offset(in));
+    if (items == 0) return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "%s", empty);
+    return RO_SGNS_OK;
+}
+
+/* The pairs object from the n pairs read: words 2i and 2i + 1 of s, score
+   i; it takes s's pool and score (set to NULL). */
+static ro_sgns_result ro_sgns__pairs_finish(ro_sgns__strpool *s, double **score, size_t n,
+                                            ro_sgns_pairs **out, const ro_sgns_allocator *alloc,
+                                            ro_sgns_error *err)
+{
+    char **w = (char **)ro_sgns__alloc_array(alloc, n, 2, sizeof(char *));
+    ro_sgns_pairs *p = (ro_sgns_pairs *)ro_sgns__malloc(alloc, sizeof *p);
+    size_t i;
+    if (!w || !p) {
+        ro_sgns__free(alloc, w);
+        ro_sgns__free(alloc, p);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
+    }
+    for (i = 0; i < 2 * n; ++i) w[i / 2 + (i % 2) * n] = s->pool + s->offs[i];
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->word1 = w;
+    p->word2 = w + n;
+    p->score = *score;
+    p->pool_ = s->pool;
+    if (alloc) p->alloc_ = *alloc;
+    s->pool = NULL;
+    *score = NULL;
+    *out = p;
+    return ro_sgns__ok(err);
+}
+
 static ro_sgns_result ro_sgns__pairs_parse(ro_sgns__txt_in *in, ro_sgns_pairs **out,
                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
@@ -11157,9 +11261,7 @@ static ro_sgns_result ro_sgns__pairs_parse(ro_sgns__txt_in *in, ro_sgns_pairs **
     ro_sgns__txt_num nf;
     char *buf = NULL;
     double *score = NULL, x;
-    char **w = NULL;
-    ro_sgns_pairs *p;
-    size_t scap = 0, nfld, lens[4], i, n = 0;
+    size_t scap = 0, nfld, lens[4], n = 0;
     int flags[4], c, code;
     ro_sgns__ull line = 1;
     ro_sgns_result rc = RO_SGNS_OK;
@@ -11171,12 +11273,8 @@ static ro_sgns_result ro_sgns__pairs_parse(ro_sgns__txt_in *in, ro_sgns_pairs **
     if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
     ro_sgns__txt_skip_bom(in);
     for (;; ++line) {
-        c = ro_sgns__txt_skip_blanks(in);
+        c = ro_sgns__txt_content(in, &line);
         if (c < 0) break;
-        if (c == '#' || c == '\n') {
-            ro_sgns__txt_skip_line(in);
-            continue;
-        }
         nfld = ro_sgns__txt_fields(in, buf, 4, lens, flags);
         if (nfld < 3 || (nfld > 3 && buf[3 * (RO_SGNS_FILE_MAX_WORD + 1)] != '#')) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
@@ -11184,13 +11282,7 @@ static ro_sgns_result ro_sgns__pairs_parse(ro_sgns__txt_in *in, ro_sgns_pairs **
                                (ro_sgns__ull)nfld);
             goto done;
         }
-        for (i = 0; i < 2; ++i)
-            if (flags[i]) {
-                rc = ro_sgns__fail(
-                    err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
-                    (flags[i] & RO_SGNS__TXT_TOO_LONG) ? "too long" : "has a control byte");
-                goto done;
-            }
+        if ((rc = ro_sgns__txt_words_ok(flags, 2, line, err)) != RO_SGNS_OK) goto done;
         code = flags[2] ? RO_SGNS__TXT_NUM_SYNTAX
                         : ro_sgns__txt_number(buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1), lens[2], &nf,
                                               0, &x);
@@ -11209,34 +11301,8 @@ static ro_sgns_result ro_sgns__pairs_parse(ro_sgns__txt_in *in, ro_sgns_pairs **
         score = (double *)q;
         score[n++] = x;
     }
-    if (in->ioerr) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
-        goto done;
-    }
-    if (n == 0) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "no word pairs");
-        goto done;
-    }
-    w = (char **)ro_sgns__alloc_array(alloc, n, 2, sizeof(char *));
-    p = (ro_sgns_pairs *)ro_sgns__malloc(alloc, sizeof *p);
-    if (!w || !p) {
-        ro_sgns__free(alloc, w);
-        ro_sgns__free(alloc, p);
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
-        goto done;
-    }
-    for (i = 0; i < 2 * n; ++i) w[i / 2 + (i % 2) * n] = s.pool + s.offs[i];
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->word1 = w;
-    p->word2 = w + n;
-    p->score = score;
-    p->pool_ = s.pool;
-    if (alloc) p->alloc_ = *alloc;
-    s.pool = NULL;
-    score = NULL;
-    *out = p;
-    rc = ro_sgns__ok(err);
+    rc = ro_sgns__txt_end(in, n, "no word pairs", err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__pairs_finish(&s, &score, n, out, alloc, err);
 done:
     ro_sgns__strpool_free(alloc, &s);
     ro_sgns__free(alloc, score);
@@ -11252,9 +11318,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_memory(const void *data, size_t si
     ro_sgns__txt_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load_memory: data is NULL");
-    memset(&in, 0, sizeof in);
-    in.buf = (const unsigned char *)data;
-    in.len = size;
+    ro_sgns__txt_in_memory(&in, data, size);
     return ro_sgns__pairs_parse(&in, out, alloc, err);
 }
 
@@ -11269,50 +11333,143 @@ RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p)
     ro_sgns__free(&al, p);
 }
 
+/* The questions read so far: their words in the pool s, question i's
+   first word at s.offs[first[i]], its section sect[i]; section j's name at
+   s.offs[names[j]]. */
+typedef struct ro_sgns__analogies_build {
+    ro_sgns__strpool s;
+    size_t *first, *names, *sect;
+    size_t fcap, ncap, scap;
+    size_t nq, ns; /* questions, sections */
+} ro_sgns__analogies_build;
+
+static void ro_sgns__analogies_build_free(ro_sgns__analogies_build *qb,
+                                          const ro_sgns_allocator *alloc)
+{
+    ro_sgns__strpool_free(alloc, &qb->s);
+    ro_sgns__free(alloc, qb->first);
+    ro_sgns__free(alloc, qb->names);
+    ro_sgns__free(alloc, qb->sect);
+    memset(qb, 0, sizeof *qb);
+}
+
+/* A new section named name[0..len). */
+static ro_sgns_result ro_sgns__analogies_name(ro_sgns__analogies_build *qb, const char *name,
+                                              size_t len, const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    ro_sgns_result rc;
+    void *q;
+    if ((rc = ro_sgns__grow_array(alloc, qb->names, &qb->ncap, qb->ns + 1, sizeof(size_t), &q,
+                                  err)) != RO_SGNS_OK)
+        return rc;
+    qb->names = (size_t *)q;
+    qb->names[qb->ns++] = qb->s.n;
+    return ro_sgns__strpool_add(alloc, &qb->s, name, len, err);
+}
+
+/* A line ": section name" (the ':' not yet taken): its name is the rest of
+   the line, trimmed, at most RO_SGNS_FILE_MAX_WORD bytes of it (buf). */
+static ro_sgns_result ro_sgns__analogies_section(ro_sgns__txt_in *in, ro_sgns__analogies_build *qb,
+                                                 char *buf, ro_sgns__ull line,
+                                                 const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    size_t len = 0, cap = RO_SGNS_FILE_MAX_WORD + 1;
+    int c;
+    (void)ro_sgns__txt_getc(in);
+    ro_sgns__txt_skip_blanks(in);
+    while ((c = ro_sgns__txt_getc(in)) >= 0 && c != '\n') {
+        if (c == 0) return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: NUL byte", line);
+        if (len + 1 < cap) buf[len++] = (char)c;
+    }
+    while (len > 0 && ro_sgns__txt_blank((unsigned char)buf[len - 1])) --len;
+    return ro_sgns__analogies_name(qb, buf, len, alloc, err);
+}
+
+/* A question a b c d, its words at buf (RO_SGNS_FILE_MAX_WORD + 1 apart),
+   lens their lengths; questions before any section go to section "". */
+static ro_sgns_result ro_sgns__analogies_question(ro_sgns__analogies_build *qb, const char *buf,
+                                                  const size_t *lens,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    ro_sgns_result rc;
+    size_t i;
+    void *q;
+    if (qb->ns == 0 && (rc = ro_sgns__analogies_name(qb, "", 0, alloc, err)) != RO_SGNS_OK)
+        return rc;
+    if ((rc = ro_sgns__grow_array(alloc, qb->first, &qb->fcap, qb->nq + 1, sizeof(size_t), &q,
+                                  err)) != RO_SGNS_OK)
+        return rc;
+    qb->first = (size_t *)q;
+    if ((rc = ro_sgns__grow_array(alloc, qb->sect, &qb->scap, qb->nq + 1, sizeof(size_t), &q,
+                                  err)) != RO_SGNS_OK)
+        return rc;
+    qb->sect = (size_t *)q;
+    qb->first[qb->nq] = qb->s.n;
+    qb->sect[qb->nq] = qb->ns - 1;
+    ++qb->nq;
+    for (i = 0; i < 4; ++i)
+        if ((rc = ro_sgns__strpool_add(alloc, &qb->s, buf + i * (RO_SGNS_FILE_MAX_WORD + 1),
+                                       lens[i], err)) != RO_SGNS_OK)
+            return rc;
+    return RO_SGNS_OK;
+}
+
+/* The analogies object from what was read; it takes qb's pool and sect
+   (set to NULL). */
+static ro_sgns_result ro_sgns__analogies_finish(ro_sgns__analogies_build *qb,
+                                                ro_sgns_analogies **out,
+                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    size_t nq = qb->nq, ns = qb->ns, i, j;
+    char **words = (char **)ro_sgns__alloc_array(alloc, nq, 4, sizeof(char *));
+    char **snames = (char **)ro_sgns__alloc_array(alloc, ns, 1, sizeof(char *));
+    ro_sgns_analogies *a = (ro_sgns_analogies *)ro_sgns__malloc(alloc, sizeof *a);
+    if (!words || !snames || !a) {
+        ro_sgns__free(alloc, words);
+        ro_sgns__free(alloc, snames);
+        ro_sgns__free(alloc, a);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
+    }
+    for (i = 0; i < nq; ++i)
+        for (j = 0; j < 4; ++j) words[4 * i + j] = qb->s.pool + qb->s.offs[qb->first[i] + j];
+    for (i = 0; i < ns; ++i) snames[i] = qb->s.pool + qb->s.offs[qb->names[i]];
+    memset(a, 0, sizeof *a);
+    a->n = nq;
+    a->words = words;
+    a->section = qb->sect;
+    a->nsections = ns;
+    a->section_names = snames;
+    a->pool_ = qb->s.pool;
+    if (alloc) a->alloc_ = *alloc;
+    qb->s.pool = NULL;
+    qb->sect = NULL;
+    *out = a;
+    return ro_sgns__ok(err);
+}
+
 static ro_sgns_result ro_sgns__analogies_parse(ro_sgns__txt_in *in, ro_sgns_analogies **out,
                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
-    ro_sgns_analogies *a;
-    ro_sgns__strpool s;
-    char *buf = NULL;
-    size_t *first = NULL, *names = NULL, *sect = NULL, fcap = 0, ncap = 0, scap = 0;
-    size_t nq = 0, ns = 0, nfld, lens[5], i, j;
-    char **words = NULL, **snames = NULL;
+    ro_sgns__analogies_build qb;
+    char *buf;
+    size_t nfld, lens[5];
     int flags[5], c;
     ro_sgns__ull line = 1;
     ro_sgns_result rc = RO_SGNS_OK;
-    void *q;
     if (!out)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogies reader: out is NULL");
-    memset(&s, 0, sizeof s);
+    memset(&qb, 0, sizeof qb);
     buf = (char *)ro_sgns__alloc_array(alloc, 5, RO_SGNS_FILE_MAX_WORD + 1, 1);
     if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
     ro_sgns__txt_skip_bom(in);
     for (;; ++line) {
-        c = ro_sgns__txt_skip_blanks(in);
+        c = ro_sgns__txt_content(in, &line);
         if (c < 0) break;
-        if (c == '#' || c == '\n') {
-            ro_sgns__txt_skip_line(in);
-            continue;
-        }
-        if (c == ':') { /* ": section name": the rest of the line, trimmed */
-            size_t len = 0, cap = RO_SGNS_FILE_MAX_WORD + 1;
-            (void)ro_sgns__txt_getc(in);
-            ro_sgns__txt_skip_blanks(in);
-            while ((c = ro_sgns__txt_getc(in)) >= 0 && c != '\n') {
-                if (c == 0) {
-                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: NUL byte", line);
-                    goto done;
-                }
-                if (len + 1 < cap) buf[len++] = (char)c;
-            }
-            while (len > 0 && ro_sgns__txt_blank((unsigned char)buf[len - 1])) --len;
-            if ((rc = ro_sgns__grow_array(alloc, names, &ncap, ns + 1, sizeof(size_t), &q, err)) !=
-                RO_SGNS_OK)
-                goto done;
-            names = (size_t *)q;
-            names[ns++] = s.n;
-            if ((rc = ro_sgns__strpool_add(alloc, &s, buf, len, err)) != RO_SGNS_OK) goto done;
+        if (c == ':') {
+            rc = ro_sgns__analogies_section(in, &qb, buf, line, alloc, err);
+            if (rc != RO_SGNS_OK) goto done;
             continue;
         }
         nfld = ro_sgns__txt_fields(in, buf, 5, lens, flags);
@@ -11323,76 +11480,15 @@ static ro_sgns_result ro_sgns__analogies_parse(ro_sgns__txt_in *in, ro_sgns_anal
                 (ro_sgns__ull)nfld);
             goto done;
         }
-        for (i = 0; i < 4; ++i)
-            if (flags[i]) {
-                rc = ro_sgns__fail(
-                    err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
-                    (flags[i] & RO_SGNS__TXT_TOO_LONG) ? "too long" : "has a control byte");
-                goto done;
-            }
-        if (ns == 0) { /* questions before any section: section "" */
-            if ((rc = ro_sgns__grow_array(alloc, names, &ncap, 1, sizeof(size_t), &q, err)) !=
-                RO_SGNS_OK)
-                goto done;
-            names = (size_t *)q;
-            names[ns++] = s.n;
-            if ((rc = ro_sgns__strpool_add(alloc, &s, "", 0, err)) != RO_SGNS_OK) goto done;
-        }
-        if ((rc = ro_sgns__grow_array(alloc, first, &fcap, nq + 1, sizeof(size_t), &q, err)) !=
-            RO_SGNS_OK)
-            goto done;
-        first = (size_t *)q;
-        if ((rc = ro_sgns__grow_array(alloc, sect, &scap, nq + 1, sizeof(size_t), &q, err)) !=
-            RO_SGNS_OK)
-            goto done;
-        sect = (size_t *)q;
-        first[nq] = s.n;
-        sect[nq] = ns - 1;
-        ++nq;
-        for (i = 0; i < 4; ++i)
-            if ((rc = ro_sgns__strpool_add(alloc, &s, buf + i * (RO_SGNS_FILE_MAX_WORD + 1),
-                                           lens[i], err)) != RO_SGNS_OK)
-                goto done;
+        if ((rc = ro_sgns__txt_words_ok(flags, 4, line, err)) != RO_SGNS_OK) goto done;
+        rc = ro_sgns__analogies_question(&qb, buf, lens, alloc, err);
+        if (rc != RO_SGNS_OK) goto done;
     }
-    if (in->ioerr) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
-        goto done;
-    }
-    if (nq == 0) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "no analogy questions");
-        goto done;
-    }
-    words = (char **)ro_sgns__alloc_array(alloc, nq, 4, sizeof(char *));
-    snames = (char **)ro_sgns__alloc_array(alloc, ns, 1, sizeof(char *));
-    a = (ro_sgns_analogies *)ro_sgns__malloc(alloc, sizeof *a);
-    if (!words || !snames || !a) {
-        ro_sgns__free(alloc, words);
-        ro_sgns__free(alloc, snames);
-        ro_sgns__free(alloc, a);
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
-        goto done;
-    }
-    for (i = 0; i < nq; ++i)
-        for (j = 0; j < 4; ++j) words[4 * i + j] = s.pool + s.offs[first[i] + j];
-    for (i = 0; i < ns; ++i) snames[i] = s.pool + s.offs[names[i]];
-    memset(a, 0, sizeof *a);
-    a->n = nq;
-    a->words = words;
-    a->section = sect;
-    a->nsections = ns;
-    a->section_names = snames;
-    a->pool_ = s.pool;
-    if (alloc) a->alloc_ = *alloc;
-    s.pool = NULL;
-    sect = NULL;
-    *out = a;
-    rc = ro_sgns__ok(err);
+    rc = ro_sgns__txt_end(in, qb.nq, "no analogy questions", err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__analogies_finish(&qb, out, alloc, err);
 done:
-    ro_sgns__strpool_free(alloc, &s);
+    ro_sgns__analogies_build_free(&qb, alloc);
     ro_sgns__free(alloc, buf);
-    ro_sgns__free(alloc, first);
-    ro_sgns__free(alloc, names);
-    ro_sgns__free(alloc, sect);
     return rc;
 }
 
@@ -11405,9 +11501,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_memory(const void *data, size_
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "analogies_load_memory: data is NULL");
-    memset(&in, 0, sizeof in);
-    in.buf = (const unsigned char *)data;
-    in.len = size;
+    ro_sgns__txt_in_memory(&in, data, size);
     return ro_sgns__analogies_parse(&in, out, alloc, err);
 }
 
@@ -11450,7 +11544,6 @@ static ro_sgns_result ro_sgns__txt_load_path(const char *path, ro_sgns__txt_pars
     ro_sgns__txt_in in;
     FILE *f;
     ro_sgns_result rc;
-    size_t plen;
     if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "load: path is NULL");
     f = fopen(path, "rb");
     if (!f)
@@ -11460,13 +11553,7 @@ static ro_sgns_result ro_sgns__txt_load_path(const char *path, ro_sgns__txt_pars
     if (rc == RO_SGNS_OK) rc = reader(&in, out, alloc, err);
     ro_sgns__free(alloc, in.own);
     fclose(f);
-    if (rc != RO_SGNS_OK && err) {
-        char msg[RO_SGNS_MESSAGE_SIZE];
-        plen = strlen(path);
-        memcpy(msg, err->message, sizeof msg);
-        snprintf(err->message, sizeof err->message, "%.*s: %.128s", (int)(plen > 120 ? 120 : plen),
-                 plen > 120 ? path + plen - 120 : path, msg);
-    }
+    if (rc != RO_SGNS_OK) ro_sgns__txt_name_path(err, path);
     return rc;
 }
 
@@ -11515,6 +11602,17 @@ static void ro_sgns__eval_lookup_free(ro_sgns__eval_lookup *L, const ro_sgns_all
     memset(L, 0, sizeof *L);
 }
 
+/* Do the NUL-terminated o and w[0..len) agree with both folded? */
+static int ro_sgns__eval_same_folded(const char *o, const char *w, size_t len)
+{
+    size_t t;
+    for (t = 0; t < len; ++t)
+        if (!o[t] ||
+            ro_sgns__ascii_lower((unsigned char)o[t]) != ro_sgns__ascii_lower((unsigned char)w[t]))
+            return 0;
+    return o[len] == '\0';
+}
+
 static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const ro_sgns_vectors *v,
                                                 size_t restrict_vocab, int fold,
                                                 const ro_sgns_allocator *al, ro_sgns_error *err)
@@ -11538,16 +11636,8 @@ static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const r
         const char *w = v->words[r];
         size_t len = strlen(w), i = (size_t)ro_sgns__vec_hash(w, len, 1) & L->fmask;
         for (;;) { /* probe comparing both sides folded */
-            size_t s = L->fslots[i], t;
-            const char *o;
-            if (s == 0) break;
-            o = v->words[s - 1];
-            for (t = 0; t < len && o[t] &&
-                        ro_sgns__ascii_lower((unsigned char)o[t]) ==
-                            ro_sgns__ascii_lower((unsigned char)w[t]);
-                 ++t) {
-            }
-            if (t == len && o[t] == '\0') break;
+            size_t s = L->fslots[i];
+            if (s == 0 || ro_sgns__eval_same_folded(v->words[s - 1], w, len)) break;
             i = (i + 1) & L->fmask;
         }
         L->canon[r] = L->fslots[i] == 0;
@@ -11559,7 +11649,7 @@ static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const r
 /* Row of word under the policy, or 0 when out of vocabulary. */
 static int ro_sgns__eval_lookup_find(const ro_sgns__eval_lookup *L, const char *word, size_t *row)
 {
-    size_t len = strlen(word), i, s, t;
+    size_t len = strlen(word), i, s;
     if (!L->fold) {
         if (!ro_sgns__vec_find(L->v, word, len, &s) || s >= L->limit) return 0;
         *row = s;
@@ -11567,16 +11657,9 @@ static int ro_sgns__eval_lookup_find(const ro_sgns__eval_lookup *L, const char *
     }
     i = (size_t)ro_sgns__vec_hash(word, len, 1) & L->fmask;
     for (;;) {
-        const char *o;
         s = L->fslots[i];
         if (s == 0) return 0;
-        o = L->v->words[s - 1];
-        for (t = 0; t < len && o[t] &&
-                    ro_sgns__ascii_lower((unsigned char)o[t]) ==
-                        ro_sgns__ascii_lower((unsigned char)word[t]);
-             ++t) {
-        }
-        if (t == len && o[t] == '\0') {
+        if (ro_sgns__eval_same_folded(L->v->words[s - 1], word, len)) {
             *row = s - 1;
             return 1;
         }
@@ -11911,6 +11994,179 @@ RO_SGNS_DEF ro_sgns_analogy_config ro_sgns_analogy_config_default(void)
     return c;
 }
 
+/* The checks of ro_sgns_analogy_eval's arguments. */
+static ro_sgns_result ro_sgns__eval_analogy_check(const ro_sgns_vectors *v,
+                                                  const ro_sgns_analogies *q,
+                                                  const ro_sgns_analogy_config *c,
+                                                  ro_sgns_analogy_result **out, ro_sgns_error *err)
+{
+    size_t i;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "analogy_eval", err)) != RO_SGNS_OK) return rc;
+    if (!q || !out || (q->n && (!q->words || !q->section)) || (q->nsections && !q->section_names))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "analogy_eval: NULL questions or out");
+    if (c->method != RO_SGNS_3COSADD && c->method != RO_SGNS_3COSMUL)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogy_eval: unknown method");
+    if (c->method == RO_SGNS_3COSMUL && !(c->epsilon > 0 && ro_sgns__is_finite(c->epsilon)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "analogy_eval: 3CosMul needs epsilon > 0");
+    for (i = 0; i < q->n; ++i)
+        if (q->section[i] >= q->nsections)
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "analogy_eval: question %llu has section %llu of %llu",
+                                 (ro_sgns__ull)i, (ro_sgns__ull)q->section[i],
+                                 (ro_sgns__ull)q->nsections);
+    return RO_SGNS_OK;
+}
+
+/* The result's own block *mem: room for the struct (copied in at the
+   end), then its sections (r->sections), then their names, copied. */
+static ro_sgns_result ro_sgns__eval_analogy_block(const ro_sgns_analogies *q,
+                                                  ro_sgns_analogy_result *r, unsigned char **mem,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    size_t names = 0, i, bytes;
+    int of = 0;
+    for (i = 0; i < q->nsections; ++i) names += strlen(q->section_names[i]) + 1;
+    bytes = ro_sgns__mul(q->nsections, sizeof(ro_sgns_analogy_section), &of);
+    if (of || bytes > (size_t)-1 - names - sizeof *r)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "analogy_eval: too many sections");
+    bytes += sizeof *r; /* the sections start after the struct, aligned as it is */
+    *mem = (unsigned char *)ro_sgns__malloc(alloc, bytes + names);
+    if (!*mem) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogy_eval: no memory");
+    r->sections = (ro_sgns_analogy_section *)(void *)(*mem + sizeof *r);
+    names = bytes;
+    for (i = 0; i < q->nsections; ++i) {
+        size_t len = strlen(q->section_names[i]) + 1;
+        memcpy(*mem + names, q->section_names[i], len);
+        r->sections[i].name = (const char *)(*mem + names);
+        r->sections[i].total = r->sections[i].seen = r->sections[i].correct = 0;
+        names += len;
+    }
+    return RO_SGNS_OK;
+}
+
+/* ro_sgns_analogy_eval's workspace. */
+typedef struct ro_sgns__eval_aws {
+    size_t per;        /* query rows per question: 1 (3CosAdd) or 3 (3CosMul) */
+    size_t nseen;      /* questions with all four words in the vocabulary */
+    size_t *rows;      /* 4 a question: the rows of a, b, c, d */
+    size_t *qidx;      /* nseen: those questions, in order */
+    double *inv;       /* the vocabulary rows' inverse norms */
+    ro_sgns_real *Q;   /* the queries of a block of questions, d each */
+    ro_sgns_real *S;   /* their dot products with a block of rows */
+    ro_sgns_real *tmp; /* 3 d: a^, b^, c^ */
+    double *best;      /* a question's best score so far ... */
+    size_t *bestrow;   /* ... and its row */
+} ro_sgns__eval_aws;
+
+static void ro_sgns__eval_aws_free(ro_sgns__eval_aws *w, const ro_sgns_allocator *alloc)
+{
+    ro_sgns__free(alloc, w->rows);
+    ro_sgns__free(alloc, w->qidx);
+    ro_sgns__free(alloc, w->inv);
+    ro_sgns__free(alloc, w->Q);
+    ro_sgns__free(alloc, w->S);
+    ro_sgns__free(alloc, w->tmp);
+    ro_sgns__free(alloc, w->best);
+    ro_sgns__free(alloc, w->bestrow);
+}
+
+/* The workspace for q's questions over nrows rows of d values. */
+static ro_sgns_result ro_sgns__eval_aws_alloc(ro_sgns__eval_aws *w, const ro_sgns_analogies *q,
+                                              size_t nrows, size_t d,
+                                              const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    size_t qmax = ro_sgns__min(RO_SGNS__EVAL_QB, q->n ? q->n : 1); /* questions per block */
+    w->rows = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 4, sizeof(size_t));
+    w->qidx = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 1, sizeof(size_t));
+    w->inv = (double *)ro_sgns__alloc_array(alloc, nrows, 1, sizeof(double));
+    w->Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, qmax * w->per, d, sizeof(ro_sgns_real));
+    w->S = (ro_sgns_real *)ro_sgns__alloc_array(
+        alloc, qmax * w->per, ro_sgns__min(RO_SGNS__EVAL_NB, nrows), sizeof(ro_sgns_real));
+    w->tmp = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 3, d, sizeof(ro_sgns_real));
+    w->best = (double *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(double));
+    w->bestrow = (size_t *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(size_t));
+    if (!w->rows || !w->qidx || !w->inv || !w->Q || !w->S || !w->tmp || !w->best || !w->bestrow)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "analogy_eval: no memory for the workspace");
+    return RO_SGNS_OK;
+}
+
+/* The queries of questions [q0, q0 + qb) of the seen ones, and no best
+   row yet. */
+static void ro_sgns__eval_analogy_queries(const ro_sgns_vectors *v, ro_sgns__eval_aws *w, size_t q0,
+                                          size_t qb)
+{
+    size_t i, j, t, d = v->d;
+    ro_sgns_real *Q = w->Q, *tmp = w->tmp;
+    for (i = 0; i < qb; ++i) {
+        const size_t *rw = w->rows + 4 * w->qidx[q0 + i];
+        for (t = 0; t < 3; ++t) ro_sgns__eval_unit(v->data + rw[t] * d, d, tmp + t * d);
+        if (w->per == 1) /* 3CosAdd: one query b^ - a^ + c^ */
+            for (j = 0; j < d; ++j) Q[i * d + j] = tmp[d + j] - tmp[j] + tmp[2 * d + j];
+        else /* 3CosMul: a^, b^, c^ */
+            memcpy(Q + 3 * i * d, tmp, 3 * d * sizeof(ro_sgns_real));
+        w->best[i] = 0;
+        w->bestrow[i] = RO_SGNS_NO_ROW;
+    }
+}
+
+/* Score rows [r0, r0 + nb) for the qb questions of the block from w->S,
+   keeping each question's best row. */
+static void ro_sgns__eval_analogy_scan(const ro_sgns_vectors *v, const ro_sgns__eval_lookup *L,
+                                       const ro_sgns_analogy_config *c, ro_sgns__eval_aws *w,
+                                       size_t q0, size_t qb, size_t r0, size_t nb)
+{
+    size_t i, j, d = v->d;
+    const ro_sgns_real *Q = w->Q, *S = w->S;
+    const double *inv = w->inv;
+    for (i = 0; i < qb; ++i) {
+        const size_t *rw = w->rows + 4 * w->qidx[q0 + i];
+        for (j = 0; j < nb; ++j) {
+            size_t x = r0 + j;
+            const ro_sgns_real *xr = v->data + x * d;
+            double s;
+            if (L->fold && !L->canon[x]) continue;
+            if (c->exclude_query_words && (x == rw[0] || x == rw[1] || x == rw[2])) continue;
+            if (w->per == 1) {
+                s = ro_sgns__eval_cos(S[i * nb + j], Q + i * d, xr, d, inv[x]);
+            } else {
+                double ca = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i) * nb + j], Q + 3 * i * d, xr,
+                                                           d, inv[x]));
+                double cb = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 1) * nb + j],
+                                                           Q + (3 * i + 1) * d, xr, d, inv[x]));
+                double cc = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 2) * nb + j],
+                                                           Q + (3 * i + 2) * d, xr, d, inv[x]));
+                s = cb * cc / (ca + c->epsilon);
+            }
+            if (w->bestrow[i] == RO_SGNS_NO_ROW || s > w->best[i]) {
+                w->best[i] = s;
+                w->bestrow[i] = x;
+            }
+        }
+    }
+}
+
+/* Count the block's questions seen, and correct where the best row is d. */
+static void ro_sgns__eval_analogy_tally(const ro_sgns_analogies *q, const ro_sgns__eval_aws *w,
+                                        ro_sgns_analogy_result *r, size_t q0, size_t qb)
+{
+    size_t i;
+    for (i = 0; i < qb; ++i) {
+        size_t qi = w->qidx[q0 + i];
+        ro_sgns_analogy_section *sec = &r->sections[q->section[qi]];
+        sec->seen++;
+        r->seen++;
+        if (w->bestrow[i] == w->rows[4 * qi + 3]) {
+            sec->correct++;
+            r->correct++;
+        }
+    }
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
                                                 const ro_sgns_analogies *q,
                                                 const ro_sgns_analogy_config *cfg,
@@ -11920,143 +12176,46 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
     ro_sgns_analogy_config c = cfg ? *cfg : ro_sgns_analogy_config_default();
     ro_sgns__eval_lookup L;
     ro_sgns_analogy_result r;
-    double *inv = NULL, *best = NULL;
-    ro_sgns_real *Q = NULL, *S = NULL, *tmp = NULL;
-    size_t *rows = NULL, *bestrow = NULL, *qidx = NULL, names = 0;
-    size_t i, j, t, d, nrows, per, nseen = 0, q0, qb, r0, nb, qmax;
+    ro_sgns__eval_aws w;
+    size_t i, j, d, nrows, q0, qb, r0, nb;
     unsigned char *mem = NULL;
     ro_sgns_result rc;
     memset(&L, 0, sizeof L);
-    if ((rc = ro_sgns__eval_check_vectors(v, "analogy_eval", err)) != RO_SGNS_OK) return rc;
-    if (!q || !out || (q->n && (!q->words || !q->section)) || (q->nsections && !q->section_names))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "analogy_eval: NULL questions or out");
-    if (c.method != RO_SGNS_3COSADD && c.method != RO_SGNS_3COSMUL)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogy_eval: unknown method");
-    if (c.method == RO_SGNS_3COSMUL && !(c.epsilon > 0 && ro_sgns__is_finite(c.epsilon)))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "analogy_eval: 3CosMul needs epsilon > 0");
-    for (i = 0; i < q->n; ++i)
-        if (q->section[i] >= q->nsections)
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "analogy_eval: question %llu has section %llu of %llu",
-                                 (ro_sgns__ull)i, (ro_sgns__ull)q->section[i],
-                                 (ro_sgns__ull)q->nsections);
+    memset(&w, 0, sizeof w);
+    if ((rc = ro_sgns__eval_analogy_check(v, q, &c, out, err)) != RO_SGNS_OK) return rc;
     d = v->d;
-    per = c.method == RO_SGNS_3COSMUL ? 3 : 1; /* query rows per question */
+    w.per = c.method == RO_SGNS_3COSMUL ? 3 : 1;
     memset(&r, 0, sizeof r);
     r.config = c;
     r.total = q->n;
     r.nsections = q->nsections;
-    /* the result's own block: the struct, its sections, their names */
-    for (i = 0; i < q->nsections; ++i) names += strlen(q->section_names[i]) + 1;
-    {
-        int of = 0;
-        size_t bytes = ro_sgns__mul(q->nsections, sizeof(ro_sgns_analogy_section), &of);
-        if (of || bytes > (size_t)-1 - names - sizeof r) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "analogy_eval: too many sections");
-            goto done;
-        }
-        bytes += sizeof r; /* the sections start after the struct, aligned as it is */
-        mem = (unsigned char *)ro_sgns__malloc(alloc, bytes + names);
-        if (!mem) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogy_eval: no memory");
-            goto done;
-        }
-        r.sections = (ro_sgns_analogy_section *)(void *)(mem + sizeof r);
-        names = bytes;
-        for (i = 0; i < q->nsections; ++i) {
-            size_t len = strlen(q->section_names[i]) + 1;
-            memcpy(mem + names, q->section_names[i], len);
-            r.sections[i].name = (const char *)(mem + names);
-            r.sections[i].total = r.sections[i].seen = r.sections[i].correct = 0;
-            names += len;
-        }
-    }
+    if ((rc = ro_sgns__eval_analogy_block(q, &r, &mem, alloc, err)) != RO_SGNS_OK) goto done;
     if ((rc = ro_sgns__eval_lookup_init(&L, v, c.restrict_vocab, c.fold_case, alloc, err)) !=
         RO_SGNS_OK)
         goto done;
     nrows = L.limit;
     r.vocab_rows = nrows;
-    rows = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 4, sizeof(size_t));
-    qidx = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 1, sizeof(size_t));
-    inv = (double *)ro_sgns__alloc_array(alloc, nrows, 1, sizeof(double));
-    qmax = ro_sgns__min(RO_SGNS__EVAL_QB, q->n ? q->n : 1); /* questions per block */
-    Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, qmax * per, d, sizeof(ro_sgns_real));
-    S = (ro_sgns_real *)ro_sgns__alloc_array(
-        alloc, qmax * per, ro_sgns__min(RO_SGNS__EVAL_NB, nrows), sizeof(ro_sgns_real));
-    tmp = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 3, d, sizeof(ro_sgns_real));
-    best = (double *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(double));
-    bestrow = (size_t *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(size_t));
-    if (!rows || !qidx || !inv || !Q || !S || !tmp || !best || !bestrow) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                           "analogy_eval: no memory for the workspace");
-        goto done;
-    }
+    if ((rc = ro_sgns__eval_aws_alloc(&w, q, nrows, d, alloc, err)) != RO_SGNS_OK) goto done;
     /* resolve the words; questions with one out of vocabulary are skipped */
     for (i = 0; i < q->n; ++i) {
         int ok = 1;
         r.sections[q->section[i]].total++;
         for (j = 0; j < 4 && ok; ++j)
-            ok = ro_sgns__eval_lookup_find(&L, q->words[4 * i + j], &rows[4 * i + j]);
-        if (ok) qidx[nseen++] = i;
+            ok = ro_sgns__eval_lookup_find(&L, q->words[4 * i + j], &w.rows[4 * i + j]);
+        if (ok) w.qidx[w.nseen++] = i;
     }
-    ro_sgns__eval_inv_norms(v, nrows, inv);
-    for (q0 = 0; q0 < nseen; q0 += qb) {
-        qb = ro_sgns__min(RO_SGNS__EVAL_QB, nseen - q0);
-        for (i = 0; i < qb; ++i) {
-            const size_t *rw = rows + 4 * qidx[q0 + i];
-            for (t = 0; t < 3; ++t) ro_sgns__eval_unit(v->data + rw[t] * d, d, tmp + t * d);
-            if (per == 1) /* 3CosAdd: one query b^ - a^ + c^ */
-                for (j = 0; j < d; ++j) Q[i * d + j] = tmp[d + j] - tmp[j] + tmp[2 * d + j];
-            else /* 3CosMul: a^, b^, c^ */
-                memcpy(Q + 3 * i * d, tmp, 3 * d * sizeof(ro_sgns_real));
-            best[i] = 0;
-            bestrow[i] = RO_SGNS_NO_ROW;
-        }
+    ro_sgns__eval_inv_norms(v, nrows, w.inv);
+    for (q0 = 0; q0 < w.nseen; q0 += qb) {
+        qb = ro_sgns__min(RO_SGNS__EVAL_QB, w.nseen - q0);
+        ro_sgns__eval_analogy_queries(v, &w, q0, qb);
         for (r0 = 0; r0 < nrows; r0 += nb) {
             nb = ro_sgns__min(RO_SGNS__EVAL_NB, nrows - r0);
-            rc = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, qb * per, nb, d, 1, Q, d,
-                              v->data + r0 * d, d, 0, S, nb, alloc, err);
+            rc = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, qb * w.per, nb, d, 1, w.Q, d,
+                              v->data + r0 * d, d, 0, w.S, nb, alloc, err);
             if (rc != RO_SGNS_OK) goto done;
-            for (i = 0; i < qb; ++i) {
-                const size_t *rw = rows + 4 * qidx[q0 + i];
-                for (j = 0; j < nb; ++j) {
-                    size_t x = r0 + j;
-                    const ro_sgns_real *xr = v->data + x * d;
-                    double s;
-                    if (L.fold && !L.canon[x]) continue;
-                    if (c.exclude_query_words && (x == rw[0] || x == rw[1] || x == rw[2])) continue;
-                    if (per == 1) {
-                        s = ro_sgns__eval_cos(S[i * nb + j], Q + i * d, xr, d, inv[x]);
-                    } else {
-                        double ca = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i) * nb + j],
-                                                                   Q + 3 * i * d, xr, d, inv[x]));
-                        double cb = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 1) * nb + j],
-                                                                   Q + (3 * i + 1) * d, xr, d,
-                                                                   inv[x]));
-                        double cc = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 2) * nb + j],
-                                                                   Q + (3 * i + 2) * d, xr, d,
-                                                                   inv[x]));
-                        s = cb * cc / (ca + c.epsilon);
-                    }
-                    if (bestrow[i] == RO_SGNS_NO_ROW || s > best[i]) {
-                        best[i] = s;
-                        bestrow[i] = x;
-                    }
-                }
-            }
+            ro_sgns__eval_analogy_scan(v, &L, &c, &w, q0, qb, r0, nb);
         }
-        for (i = 0; i < qb; ++i) {
-            size_t qi = qidx[q0 + i];
-            ro_sgns_analogy_section *sec = &r.sections[q->section[qi]];
-            sec->seen++;
-            r.seen++;
-            if (bestrow[i] == rows[4 * qi + 3]) {
-                sec->correct++;
-                r.correct++;
-            }
-        }
+        ro_sgns__eval_analogy_tally(q, &w, &r, q0, qb);
     }
     r.skipped = r.total - r.seen;
     r.accuracy = r.seen ? (double)r.correct / (double)r.seen : 0.0;
@@ -12068,14 +12227,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
 done:
     ro_sgns__eval_lookup_free(&L, alloc);
     ro_sgns__free(alloc, mem);
-    ro_sgns__free(alloc, rows);
-    ro_sgns__free(alloc, qidx);
-    ro_sgns__free(alloc, inv);
-    ro_sgns__free(alloc, Q);
-    ro_sgns__free(alloc, S);
-    ro_sgns__free(alloc, tmp);
-    ro_sgns__free(alloc, best);
-    ro_sgns__free(alloc, bestrow);
+    ro_sgns__eval_aws_free(&w, alloc);
     return rc;
 }
 
