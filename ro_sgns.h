@@ -12818,6 +12818,165 @@ static ro_sgns_result ro_sgns__sgd_check(const ro_sgns_vocab *v, const ro_sgns_s
     return RO_SGNS_OK;
 }
 
+/* The padded row length *ld, the targets' stride *tgt_ld and the number
+   of workers *nt for n words; an error when W and C cannot be sized. */
+static ro_sgns_result ro_sgns__sgd_sizes(size_t n, const ro_sgns_sgd_config *cfg, size_t *ld,
+                                         size_t *tgt_ld, int *nt, ro_sgns_error *err)
+{
+    size_t d = (size_t)cfg->size;
+    int of = 0;
+    *ld = (d + RO_SGNS__SGD_LANES - 1) / RO_SGNS__SGD_LANES * RO_SGNS__SGD_LANES;
+    *tgt_ld = ((size_t)cfg->negative + 16) / 16 * 16; /* k + 1 rounded up: no false sharing */
+    *nt = cfg->threads ? cfg->threads : ro_sgns__num_threads();
+#ifndef _OPENMP
+    *nt = 1;
+#endif
+    (void)ro_sgns__mul(ro_sgns__mul(ro_sgns__mul(n, *ld, &of), sizeof(ro_sgns_real), &of), 2, &of);
+    (void)ro_sgns__mul((size_t)*nt, *tgt_ld, &of);
+    if (of)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                             "W and C (2 x %llu x %llu) do not fit in memory",
+                             (unsigned long long)n, (unsigned long long)*ld);
+    return RO_SGNS_OK;
+}
+
+/* What a run allocates besides the id stream. */
+typedef struct ro_sgns__sgd_mem {
+    void *wraw, *craw, *eraw;  /* W, C (n x ld) and the workers' e (ld), 64 bytes over */
+    ro_sgns__sgd_alias *alias; /* n */
+    double *pw;                /* n: the alias table's scratch ... */
+    uint32_t *work;            /* n: ... freed once it is built */
+    uint32_t *keep;            /* n, with subsampling */
+    ro_sgns__sgd_local *loc;   /* a worker's workspace ... */
+    uint32_t *sen, *tgt;       /* ... and its sentence and targets */
+} ro_sgns__sgd_mem;
+
+static void ro_sgns__sgd_mem_free(ro_sgns__sgd_mem *m, const ro_sgns_allocator *al)
+{
+    ro_sgns__free(al, m->wraw);
+    ro_sgns__free(al, m->craw);
+    ro_sgns__free(al, m->alias);
+    ro_sgns__free(al, m->pw);
+    ro_sgns__free(al, m->work);
+    ro_sgns__free(al, m->keep);
+    ro_sgns__free(al, m->loc);
+    ro_sgns__free(al, m->sen);
+    ro_sgns__free(al, m->tgt);
+    ro_sgns__free(al, m->eraw);
+}
+
+static ro_sgns_result ro_sgns__sgd_alloc(ro_sgns__sgd_mem *m, size_t n, size_t ld, size_t tgt_ld,
+                                         int nt, int subsample, const ro_sgns_allocator *al,
+                                         ro_sgns_error *err)
+{
+    m->wraw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
+    m->craw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
+    m->alias = (ro_sgns__sgd_alias *)ro_sgns__alloc_array(al, n, 1, sizeof(ro_sgns__sgd_alias));
+    m->pw = (double *)ro_sgns__alloc_array(al, n, 1, sizeof(double));
+    m->work = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
+    if (subsample) m->keep = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
+    m->loc = (ro_sgns__sgd_local *)ro_sgns__alloc_array(al, (size_t)nt, 1, sizeof *m->loc);
+    m->sen = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, RO_SGNS_SGD_BLOCK, sizeof(uint32_t));
+    m->tgt = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, tgt_ld, sizeof(uint32_t));
+    m->eraw = ro_sgns__alloc_array(al, (size_t)nt * ld + 64, 1, sizeof(ro_sgns_real));
+    if (!m->wraw || !m->craw || !m->alias || !m->pw || !m->work || (subsample && !m->keep) ||
+        !m->loc || !m->sen || !m->tgt || !m->eraw)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "no memory for training (W and C: 2 x %llu x %llu)",
+                             (unsigned long long)n, (unsigned long long)ld);
+    return RO_SGNS_OK;
+}
+
+/* (b) The tables: the alias table of the negatives (its scratch freed
+   after), the subsampling thresholds, the sigmoid table sigm. */
+static ro_sgns_result ro_sgns__sgd_tables(ro_sgns__sgd *s, ro_sgns__sgd_mem *m,
+                                          const ro_sgns_vocab *vocab, ro_sgns_real *sigm,
+                                          const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    ro_sgns_result rc = ro_sgns__sgd_alias_build(vocab, m->alias, m->pw, m->work, err);
+    if (rc != RO_SGNS_OK) return rc;
+    ro_sgns__free(al, m->pw);
+    ro_sgns__free(al, m->work);
+    m->pw = NULL;
+    m->work = NULL;
+    if (m->keep) ro_sgns__sgd_keep_build(vocab, s->cfg.sample, m->keep);
+    ro_sgns__sgd_sigmoid_build(sigm);
+    s->alias = m->alias;
+    s->keep = m->keep;
+    s->sigm = sigm;
+    return RO_SGNS_OK;
+}
+
+/* (b) The factors, padded to ld with zeros: W as word2vec starts it, from
+   stream (seed, 0), and C = 0. */
+static void ro_sgns__sgd_factors(ro_sgns__sgd *s, const ro_sgns__sgd_mem *m)
+{
+    size_t i, j, n = s->n, ld = s->ld, d = (size_t)s->cfg.size;
+    ro_sgns_rng rng;
+    s->W = ro_sgns__align64(m->wraw);
+    s->C = ro_sgns__align64(m->craw);
+    ro_sgns_rng_seed(&rng, s->cfg.seed, 0);
+    for (i = 0; i < n; ++i) {
+        ro_sgns_real *w = s->W + i * ld;
+        for (j = 0; j < d; ++j)
+            w[j] = (ro_sgns_real)((ro_sgns_rng_uniform(&rng) - 0.5) / (double)d);
+        for (; j < ld; ++j) w[j] = 0;
+    }
+    memset(s->C, 0, n * ld * sizeof(ro_sgns_real));
+}
+
+/* (c) Train: nt workers (or as many as OpenMP gives), each on its share of
+   the blocks of every epoch. */
+static void ro_sgns__sgd_train(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int nt)
+{
+    (void)nt; /* without OpenMP, one worker */
+    s->t0 = ro_sgns__now();
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        int tid = 0, nth = 1;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        nth = omp_get_num_threads();
+#endif
+        if (tid == 0) s->nt = nth; /* read only by the callback, after the barrier below */
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+        ro_sgns__sgd_worker(s, &loc[tid], tid, nth);
+    }
+}
+
+/* (d) W and C checked for NaN/Inf (and the nt workers' flags), then copied
+   out unpadded; a stop by the callback is said after the copy. */
+static ro_sgns_result ro_sgns__sgd_copy_out(const ro_sgns__sgd *s, const ro_sgns__sgd_local *loc,
+                                            int nt, ro_sgns_real *Wout, ro_sgns_real *Cout,
+                                            ro_sgns_error *err)
+{
+    size_t i, j, n = s->n, ld = s->ld, d = (size_t)s->cfg.size;
+    int t, bad = 0;
+    for (t = 0; t < nt; ++t) bad |= loc[t].bad;
+    for (i = 0; i < n && !bad; ++i)
+        for (j = 0; j < d; ++j)
+            if (!ro_sgns__is_finite((double)s->W[i * ld + j]) ||
+                !ro_sgns__is_finite((double)s->C[i * ld + j]))
+                bad = 1;
+    if (bad)
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                             "NaN or Inf in W or C after training (alpha = %g too large?)",
+                             s->cfg.alpha);
+    for (i = 0; i < n; ++i) {
+        memcpy(Wout + i * d, s->W + i * ld, d * sizeof(ro_sgns_real));
+        memcpy(Cout + i * d, s->C + i * ld, d * sizeof(ro_sgns_real));
+    }
+    if (s->stop && s->done < s->total)
+        return ro_sgns__fail(err, RO_SGNS_STOPPED,
+                             "stopped by the callback after %llu of %llu words",
+                             (unsigned long long)s->done, (unsigned long long)s->total);
+    return ro_sgns__ok(err);
+}
+
 static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_read_fn read,
                                        void *user, const ro_sgns_vocab *vocab,
                                        const ro_sgns_sgd_config *config, ro_sgns_real *Wout,
@@ -12827,37 +12986,20 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     ro_sgns_sgd_config cfg = config ? *config : ro_sgns_sgd_config_default();
     ro_sgns__sgd_reader rd;
     ro_sgns__sgd s;
-    ro_sgns__sgd_local *loc = NULL;
-    void *wraw = NULL, *craw = NULL, *eraw = NULL;
-    ro_sgns__sgd_alias *alias = NULL;
-    uint32_t *keep = NULL, *work = NULL, *sen = NULL, *tgt = NULL;
-    double *pw = NULL;
+    ro_sgns__sgd_mem m;
     ro_sgns_real sigm[RO_SGNS__SGD_EXP_SIZE + 1];
-    ro_sgns_real *E = NULL;
-    size_t n, d, ld, i, j, tgt_ld;
-    int nt, t, of = 0, bad = 0;
+    ro_sgns_real *E;
+    size_t ld, tgt_ld;
+    int nt, t;
     ro_sgns_result rc;
-    ro_sgns_rng rng;
 
     if (!read && !text && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "text is NULL");
     rc = ro_sgns__sgd_check(vocab, &cfg, Wout, Cout, err);
     if (rc != RO_SGNS_OK) return rc;
-    n = vocab->n;
-    d = (size_t)cfg.size;
-    ld = (d + RO_SGNS__SGD_LANES - 1) / RO_SGNS__SGD_LANES * RO_SGNS__SGD_LANES;
-    tgt_ld = ((size_t)cfg.negative + 16) / 16 * 16; /* k + 1 rounded up: no false sharing */
-    nt = cfg.threads ? cfg.threads : ro_sgns__num_threads();
-#ifndef _OPENMP
-    nt = 1;
-#endif
-    (void)ro_sgns__mul(ro_sgns__mul(ro_sgns__mul(n, ld, &of), sizeof(ro_sgns_real), &of), 2,
-                       &of);
-    (void)ro_sgns__mul((size_t)nt, tgt_ld, &of);
-    if (of)
-        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
-                             "W and C (2 x %llu x %llu) do not fit in memory",
-                             (unsigned long long)n, (unsigned long long)ld);
+    rc = ro_sgns__sgd_sizes(vocab->n, &cfg, &ld, &tgt_ld, &nt, err);
+    if (rc != RO_SGNS_OK) return rc;
+    memset(&m, 0, sizeof m);
 
     /* (a) the id stream */
     memset(&rd, 0, sizeof rd);
@@ -12873,115 +13015,36 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
 
     /* (b) tables and factors */
     memset(&s, 0, sizeof s);
-    s.n = n;
+    s.n = vocab->n;
     s.ld = ld;
     s.len = rd.len;
     s.nblocks = (rd.len + RO_SGNS_SGD_BLOCK - 1) / RO_SGNS_SGD_BLOCK;
+    s.cfg = cfg;
     if ((size_t)nt > s.nblocks) nt = (int)s.nblocks;
-    wraw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
-    craw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
-    alias = (ro_sgns__sgd_alias *)ro_sgns__alloc_array(al, n, 1, sizeof(ro_sgns__sgd_alias));
-    pw = (double *)ro_sgns__alloc_array(al, n, 1, sizeof(double));
-    work = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
-    if (cfg.sample > 0) keep = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
-    loc = (ro_sgns__sgd_local *)ro_sgns__alloc_array(al, (size_t)nt, 1, sizeof *loc);
-    sen = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, RO_SGNS_SGD_BLOCK, sizeof(uint32_t));
-    tgt = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, tgt_ld, sizeof(uint32_t));
-    eraw = ro_sgns__alloc_array(al, (size_t)nt * ld + 64, 1, sizeof(ro_sgns_real));
-    if (!wraw || !craw || !alias || !pw || !work || (cfg.sample > 0 && !keep) || !loc || !sen ||
-        !tgt || !eraw) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                           "no memory for training (W and C: 2 x %llu x %llu)",
-                           (unsigned long long)n, (unsigned long long)ld);
-        goto done;
-    }
-    rc = ro_sgns__sgd_alias_build(vocab, alias, pw, work, err);
+    rc = ro_sgns__sgd_alloc(&m, s.n, ld, tgt_ld, nt, cfg.sample > 0, al, err);
     if (rc != RO_SGNS_OK) goto done;
-    ro_sgns__free(al, pw);
-    ro_sgns__free(al, work);
-    pw = NULL;
-    work = NULL;
-    if (keep) ro_sgns__sgd_keep_build(vocab, cfg.sample, keep);
-    ro_sgns__sgd_sigmoid_build(sigm);
-    s.W = ro_sgns__align64(wraw);
-    s.C = ro_sgns__align64(craw);
-    E = ro_sgns__align64(eraw);
-    ro_sgns_rng_seed(&rng, cfg.seed, 0);
-    for (i = 0; i < n; ++i) {
-        ro_sgns_real *w = s.W + i * ld;
-        for (j = 0; j < d; ++j) w[j] = (ro_sgns_real)((ro_sgns_rng_uniform(&rng) - 0.5) / (double)d);
-        for (; j < ld; ++j) w[j] = 0;
-    }
-    memset(s.C, 0, n * ld * sizeof(ro_sgns_real));
+    rc = ro_sgns__sgd_tables(&s, &m, vocab, sigm, al, err);
+    if (rc != RO_SGNS_OK) goto done;
+    ro_sgns__sgd_factors(&s, &m);
+    E = ro_sgns__align64(m.eraw);
     for (t = 0; t < nt; ++t) {
-        loc[t].sen = sen + (size_t)t * RO_SGNS_SGD_BLOCK;
-        loc[t].tgt = tgt + (size_t)t * tgt_ld;
-        loc[t].e = E + (size_t)t * ld;
-        loc[t].bad = 0;
+        m.loc[t].sen = m.sen + (size_t)t * RO_SGNS_SGD_BLOCK;
+        m.loc[t].tgt = m.tgt + (size_t)t * tgt_ld;
+        m.loc[t].e = E + (size_t)t * ld;
+        m.loc[t].bad = 0;
     }
     s.ids = rd.id;
-    s.alias = alias;
-    s.keep = keep;
-    s.sigm = sigm;
-    s.cfg = cfg;
     s.total = rd.words * (uint64_t)cfg.epochs;
     s.nt = nt;
     s.done = 0;
     s.next_report = cfg.report_words && cfg.report_words < s.total ? cfg.report_words : s.total;
     s.stop = 0;
 
-    /* (c) train */
-    s.t0 = ro_sgns__now();
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt) if (nt > 1)
-#endif
-    {
-        int tid = 0, nth = 1;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-        nth = omp_get_num_threads();
-#endif
-        if (tid == 0) s.nt = nth; /* read only by the callback, after the barrier below */
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-        ro_sgns__sgd_worker(&s, &loc[tid], tid, nth);
-    }
-
-    /* (d) check and copy out */
-    for (t = 0; t < nt; ++t) bad |= loc[t].bad;
-    for (i = 0; i < n && !bad; ++i)
-        for (j = 0; j < d; ++j)
-            if (!ro_sgns__is_finite((double)s.W[i * ld + j]) ||
-                !ro_sgns__is_finite((double)s.C[i * ld + j]))
-                bad = 1;
-    if (bad) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
-                           "NaN or Inf in W or C after training (alpha = %g too large?)",
-                           cfg.alpha);
-        goto done;
-    }
-    for (i = 0; i < n; ++i) {
-        memcpy(Wout + i * d, s.W + i * ld, d * sizeof(ro_sgns_real));
-        memcpy(Cout + i * d, s.C + i * ld, d * sizeof(ro_sgns_real));
-    }
-    if (s.stop && s.done < s.total)
-        rc = ro_sgns__fail(err, RO_SGNS_STOPPED, "stopped by the callback after %llu of %llu words",
-                           (unsigned long long)s.done, (unsigned long long)s.total);
-    else
-        rc = ro_sgns__ok(err);
+    ro_sgns__sgd_train(&s, m.loc, nt);                          /* (c) */
+    rc = ro_sgns__sgd_copy_out(&s, m.loc, nt, Wout, Cout, err); /* (d) */
 done:
     ro_sgns__free(al, rd.id);
-    ro_sgns__free(al, wraw);
-    ro_sgns__free(al, craw);
-    ro_sgns__free(al, alias);
-    ro_sgns__free(al, pw);
-    ro_sgns__free(al, work);
-    ro_sgns__free(al, keep);
-    ro_sgns__free(al, loc);
-    ro_sgns__free(al, sen);
-    ro_sgns__free(al, tgt);
-    ro_sgns__free(al, eraw);
+    ro_sgns__sgd_mem_free(&m, al);
     return rc;
 }
 
