@@ -3938,7 +3938,8 @@ static RO_SGNS__INLINE void ro_sgns__pair_add(uint32_t x, double w,
      in the summary sm, so that a row is read out in O(n / 4096 + touched)
      however large n is; with 2-byte ids bm has at most 1024 words, read in
      full (one extra write per context saved);
-   gather: both sides of the windows around the np positions pos[];
+   gather: both sides of the windows around the np positions pos[] of
+     k's stream;
    bucket: one pass over the stream that files the positions of words
      lo .. lo + span - 1 by word (offs[] holds each word's next slot);
    find: the next positions of word w from *q on, at most cap of them.
@@ -3961,13 +3962,17 @@ static RO_SGNS__INLINE void ro_sgns__pair_add(uint32_t x, double w,
             ro_sgns__pair_add(x, wt[d], acc, bm, sm, SUMMARY);                              \
         }                                                                                   \
     }                                                                                       \
-    static void ro_sgns__gather##W(const T *RO_SGNS__RESTRICT S, size_t N, const uint16_t *bw, \
+    static void ro_sgns__gather##W(const ro_sgns__counter *k,                               \
                                    const uint32_t *RO_SGNS__RESTRICT pos, size_t np,        \
-                                   uint32_t L, const double *RO_SGNS__RESTRICT wt,          \
+                                   const double *RO_SGNS__RESTRICT wt,                      \
                                    double *RO_SGNS__RESTRICT acc,                           \
                                    uint64_t *RO_SGNS__RESTRICT bm,                          \
                                    uint64_t *RO_SGNS__RESTRICT sm, uint32_t n)              \
     {                                                                                       \
+        const T *RO_SGNS__RESTRICT S = k->S##W;                                             \
+        const uint16_t *bw = k->bw;                                                         \
+        const size_t N = k->N;                                                              \
+        const uint32_t L = (uint32_t)k->cfg.window;                                         \
         size_t i;                                                                           \
         for (i = 0; i < np; ++i) {                                                          \
             uint32_t b = bw ? bw[pos[i]] : L;                                               \
@@ -4223,11 +4228,10 @@ static void ro_sgns__gather(const ro_sgns__counter *k, const ro_sgns__pairs *pr,
                             const uint32_t *pos, size_t np, double *acc, uint64_t *bm,
                             uint64_t *sm)
 {
-    uint32_t L = (uint32_t)k->cfg.window;
     if (k->S16)
-        ro_sgns__gather16(k->S16, k->N, k->bw, pos, np, L, pr->wts, acc, bm, sm, n);
+        ro_sgns__gather16(k, pos, np, pr->wts, acc, bm, sm, n);
     else
-        ro_sgns__gather32(k->S32, k->N, k->bw, pos, np, L, pr->wts, acc, bm, sm, n);
+        ro_sgns__gather32(k, pos, np, pr->wts, acc, bm, sm, n);
 }
 
 /* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
