@@ -3009,10 +3009,10 @@ static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
      then the counts file.
    WHY THIS WAY: the output is sorted by row and column, so it is made row
      by row, in its final order, instead of hashing 10 pairs a token into a
-     table and sorting it (GloVe's cooccur: 1.4-1.9M tokens/s, a pair table
-     of 16+ bytes a pair, temporary files). Here nothing is ever sorted but
-     the vocabulary, there are no runs to merge, and memory is the stream of
-     ids plus the result.
+     table of 16+ bytes a pair and sorting it (GloVe's cooccur, with
+     temporary files). Here nothing is ever sorted but the vocabulary,
+     there are no runs to merge, and memory is the stream of ids plus the
+     result.
    HOW, in three passes:
      (a) read: each token is interned in an open-addressing table of all
          distinct words (32-byte slots holding the count, the hash, the id
@@ -3042,10 +3042,7 @@ static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
    COST: time O(bytes + tokens L + nnz + groups * tokens + n^2 / 64) (the
      last term reads the bitmap, a bit per column per row); memory
      2 tokens (2 if n <= 65533, else 4) + tokens / 4 (1/16 of the
-     positions) + 8 nnz + 64 bytes a distinct word while reading. On the
-     bundled corpus (90M tokens, n = 33,847, window 5, 72.5M pairs) the peak
-     resident memory is 782 MiB (11.3 bytes a pair) for a 555 MiB result;
-     one core counts about 7.7M tokens/s (bench/count.c; bench/RESULTS.md).
+     positions) + 8 nnz + 64 bytes a distinct word while reading.
    INVARIANTS: S[0] = S[N-1] = LINE; any other S[p] is a vocabulary id
      (< n), DROP or LINE; a window walk stops at LINE and steps over DROP;
      weights are summed as integers (1, or L - dist + 1 when weighted) in
@@ -3552,23 +3549,27 @@ static ro_sgns_result ro_sgns__flush_batch(ro_sgns__counter *k)
     return RO_SGNS_OK;
 }
 
+/* The length a token of len bytes keeps: at most RO_SGNS_MAX_WORD_BYTES.
+   word[MAX] is then the first byte cut off; if it continues a UTF-8
+   character (10xxxxxx), the cut moves back to that character's first
+   byte, at most 3 bytes (the longest character is 4). */
+static size_t ro_sgns__cut_token(const unsigned char *word, size_t len)
+{
+    int back = 0;
+    if (len <= RO_SGNS_MAX_WORD_BYTES) return len;
+    len = RO_SGNS_MAX_WORD_BYTES;
+    while (back < 3 && (word[len] & 0xC0u) == 0x80u) {
+        --len;
+        ++back;
+    }
+    return len;
+}
+
 /* The current word is complete: cut it if it is too long, queue it. */
 static ro_sgns_result ro_sgns__end_word(ro_sgns__counter *k)
 {
-    size_t len = k->cur;
-    unsigned char *word = k->bbuf + k->bused;
+    size_t len = ro_sgns__cut_token(k->bbuf + k->bused, k->cur);
     k->cur = 0;
-    if (len > RO_SGNS_MAX_WORD_BYTES) {
-        /* word[MAX] is the first byte cut off; if it continues a UTF-8
-           character (10xxxxxx), move the cut back to that character's
-           first byte, at most 3 bytes (the longest character is 4). */
-        int back = 0;
-        len = RO_SGNS_MAX_WORD_BYTES;
-        while (back < 3 && (word[len] & 0xC0u) == 0x80u) {
-            --len;
-            ++back;
-        }
-    }
     k->bstart[k->nb] = (uint32_t)k->bused;
     k->blen[k->nb] = (uint32_t)len;
     ++k->nb;
@@ -3760,6 +3761,83 @@ static ro_sgns_result ro_sgns__build_vocab(ro_sgns__counter *k, ro_sgns_counts *
     return RO_SGNS_OK;
 }
 
+/* The subsampling table: keep[w] = the probability of keeping a token of w
+   (word2vec's formula over the vocabulary's counts). */
+static ro_sgns_result ro_sgns__keep_table(ro_sgns__counter *k, const ro_sgns_counts *c,
+                                          double **out)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t n = c->vocab.n, i;
+    double T = 0, st, *keep;
+    keep = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double), "subsampling table", k->err,
+                                        &rc);
+    if (!keep) return rc;
+    for (i = 0; i < n; ++i) T += (double)c->vocab.count[i];
+    st = k->cfg.sample * T;
+    for (i = 0; i < n; ++i) {
+        double f = (double)c->vocab.count[i];
+        keep[i] = (RO_SGNS_SQRT(f / st) + 1.0) * st / f;
+    }
+    *out = keep;
+    return RO_SGNS_OK;
+}
+
+/* The arrays pass (b) writes besides the stream in place: the 4-byte
+   stream S32 when n > 65533, the subsampling table *keep (with sample),
+   the sampled half-widths bw (dynamic_window 1). */
+static ro_sgns_result ro_sgns__remap_alloc(ro_sgns__counter *k, const ro_sgns_counts *c,
+                                           double **keep)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t clen = k->clen;
+    *keep = NULL;
+    if (c->vocab.n > 0xFFFDu) {
+        k->S32 = (uint32_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint32_t),
+                                                "token id stream", k->err, &rc);
+        if (!k->S32) return rc;
+        k->s32cap = clen;
+        k->S32[0] = RO_SGNS__LINE;
+    }
+    if (k->cfg.sample > 0) {
+        rc = ro_sgns__keep_table(k, c, keep);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    if (k->cfg.dynamic_window == RO_SGNS_WINDOW_SAMPLED) {
+        k->bw = (uint16_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint16_t),
+                                               "sampled window widths", k->err, &rc);
+        if (!k->bw) {
+            ro_sgns__mem_free(&k->mem, *keep, c->vocab.n, sizeof(double));
+            *keep = NULL;
+            return rc;
+        }
+        k->bwcap = clen;
+        k->bw[0] = 0;
+    }
+    return RO_SGNS_OK;
+}
+
+/* The stream of ids is complete with out positions: keep the 2-byte
+   block, shrunk to them, or free the codes behind the 4-byte stream. */
+static void ro_sgns__remap_done(ro_sgns__counter *k, size_t out)
+{
+    k->N = out;
+    if (!k->S32) {
+        ro_sgns_result rc = RO_SGNS_OK;
+        uint16_t *q = (uint16_t *)ro_sgns__mem_realloc(&k->mem, k->C, k->ccap, out,
+                                                       sizeof(uint16_t), "token id stream",
+                                                       k->err, &rc);
+        if (q) { /* a shrink that fails leaves the larger block: fine */
+            k->C = q;
+            k->ccap = out;
+        }
+        k->S16 = k->C;
+    } else {
+        ro_sgns__mem_free(&k->mem, k->C, k->ccap, sizeof(uint16_t));
+        k->C = NULL;
+        k->ccap = 0;
+    }
+}
+
 /* Turn the codes into vocabulary ids, applying subsampling, close_gaps and
    the sampled half-widths, and count the positions of each word into occ
    (n entries, zeroed by the caller). When n <= 65533 the ids overwrite the
@@ -3769,45 +3847,19 @@ static ro_sgns_result ro_sgns__build_vocab(ro_sgns__counter *k, ro_sgns_counts *
 static ro_sgns_result ro_sgns__remap_stream(ro_sgns__counter *k, const ro_sgns_counts *c,
                                             const uint32_t *remap, uint32_t *occ)
 {
-    ro_sgns_result rc = RO_SGNS_OK;
     const ro_sgns_count_config *cfg = &k->cfg;
-    size_t n = c->vocab.n, p, out = 1, i, clen = k->clen;
+    size_t p, out = 1, clen = k->clen;
     uint64_t raw = 0;
-    double *keep = NULL;
+    double *keep;
     ro_sgns_rng rs, rw;
-    uint16_t *bw = NULL, *C = k->C, *S16 = NULL;
-    uint32_t *S32 = NULL;
+    uint16_t *bw, *C = k->C, *S16;
+    uint32_t *S32;
     uint32_t L = (uint32_t)cfg->window, last = RO_SGNS__LINE;
-    if (n <= 0xFFFDu) {
-        S16 = C;
-    } else {
-        S32 = (uint32_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint32_t),
-                                             "token id stream", k->err, &rc);
-        if (!S32) return rc;
-        k->S32 = S32;
-        k->s32cap = clen;
-        S32[0] = RO_SGNS__LINE;
-    }
-    if (cfg->sample > 0) {
-        double T = 0, st;
-        keep = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double), "subsampling table",
-                                            k->err, &rc);
-        if (!keep) return rc;
-        for (i = 0; i < n; ++i) T += (double)c->vocab.count[i];
-        st = cfg->sample * T;
-        for (i = 0; i < n; ++i) {
-            double f = (double)c->vocab.count[i];
-            keep[i] = (RO_SGNS_SQRT(f / st) + 1.0) * st / f;
-        }
-    }
-    if (cfg->dynamic_window == RO_SGNS_WINDOW_SAMPLED) {
-        bw = (uint16_t *)ro_sgns__mem_alloc(&k->mem, clen, sizeof(uint16_t),
-                                            "sampled window widths", k->err, &rc);
-        if (!bw) goto done;
-        k->bw = bw;
-        k->bwcap = clen;
-        bw[0] = 0;
-    }
+    ro_sgns_result rc = ro_sgns__remap_alloc(k, c, &keep);
+    if (rc != RO_SGNS_OK) return rc;
+    S32 = k->S32;
+    S16 = S32 ? NULL : C;
+    bw = k->bw;
     ro_sgns_rng_seed(&rs, cfg->seed, 0);
     ro_sgns_rng_seed(&rw, cfg->seed, 1);
     /* C[0] and C[clen - 1] are line breaks */
@@ -3847,79 +3899,79 @@ static ro_sgns_result ro_sgns__remap_stream(ro_sgns__counter *k, const ro_sgns_c
     if (S16) S16[out] = (uint16_t)RO_SGNS__LINE;
     else S32[out] = RO_SGNS__LINE;
     ++out;
-    k->N = out;
-    if (S16) {
-        /* keep the block, shrunk to the ids */
-        uint16_t *q = (uint16_t *)ro_sgns__mem_realloc(&k->mem, C, k->ccap, out,
-                                                       sizeof(uint16_t), "token id stream",
-                                                       k->err, &rc);
-        if (q) {
-            k->C = q;
-            k->ccap = out;
-        }
-        rc = RO_SGNS_OK; /* a shrink that fails leaves the larger block: fine */
-        k->S16 = k->C;
-    } else {
-        ro_sgns__mem_free(&k->mem, k->C, k->ccap, sizeof(uint16_t));
-        k->C = NULL;
-        k->ccap = 0;
-    }
-done:
-    ro_sgns__mem_free(&k->mem, keep, n, sizeof(double));
-    return rc;
+    ro_sgns__remap_done(k, out);
+    ro_sgns__mem_free(&k->mem, keep, c->vocab.n, sizeof(double));
+    return RO_SGNS_OK;
 }
 
 /* ---- pass (c): pairs, row by row ----------------------------------------- */
 
-/* The three loops that read the stream, written once for 2-byte ids (W =
+/* Add weight w at column x of the row being summed: to acc[x], x's bit in
+   bm and, with summary, the bit of bm's word in sm. */
+static RO_SGNS__INLINE void ro_sgns__pair_add(uint32_t x, double w,
+                                              double *RO_SGNS__RESTRICT acc,
+                                              uint64_t *RO_SGNS__RESTRICT bm,
+                                              uint64_t *RO_SGNS__RESTRICT sm, int summary)
+{
+    acc[x] += w;
+    bm[x >> 6] |= (uint64_t)1 << (x & 63);
+    if (summary) sm[x >> 12] |= (uint64_t)1 << ((x >> 6) & 63);
+}
+
+/* The four loops that read the stream, written once for 2-byte ids (W =
    16) and once for 4-byte ids (W = 32):
-   gather: add the contexts around the np positions pos[] (weight wt[dist])
-     into the accumulator acc and set the column's bit in bm; a walk stops
-     at LINE and steps over DROP. With 4-byte ids (n > 65533) it also sets
-     the bit of that bitmap word in the summary sm, so that a row is read
-     out in O(n / 4096 + touched) however large n is; with 2-byte ids bm has
-     at most 1024 words, read in full (one extra write per context saved);
+   walk: one side of one window, from s[step] to s[b * step] (step -1 or
+     +1): add the contexts (weight wt[dist]) into the accumulator acc and
+     set the column's bit in bm; it stops at LINE and steps over DROP.
+     With 4-byte ids (n > 65533) it also sets the bit of that bitmap word
+     in the summary sm, so that a row is read out in O(n / 4096 + touched)
+     however large n is; with 2-byte ids bm has at most 1024 words, read in
+     full (one extra write per context saved);
+   gather: both sides of the windows around the np positions pos[] of
+     k's stream;
    bucket: one pass over the stream that files the positions of words
      lo .. lo + span - 1 by word (offs[] holds each word's next slot);
-   find: the next positions of word w from *q on, at most cap of them. */
+   find: the next positions of word w from *q on, at most cap of them.
+   A macro: C99 has no templates, and a width chosen at run time would
+   cost a branch in these innermost loops. */
 #define RO_SGNS__PAIR_KERNELS(W, T, SUMMARY)                                                \
-    static void ro_sgns__gather##W(const T *RO_SGNS__RESTRICT S, size_t N, const uint16_t *bw, \
+    static RO_SGNS__INLINE void ro_sgns__walk##W(                                           \
+        const T *RO_SGNS__RESTRICT s, ptrdiff_t step, uint32_t b, uint32_t n,               \
+        const double *RO_SGNS__RESTRICT wt, double *RO_SGNS__RESTRICT acc,                  \
+        uint64_t *RO_SGNS__RESTRICT bm, uint64_t *RO_SGNS__RESTRICT sm)                     \
+    {                                                                                       \
+        const T line = (T)RO_SGNS__LINE;                                                    \
+        uint32_t d;                                                                         \
+        for (d = 1; d <= b; ++d) {                                                          \
+            uint32_t x = s[step * (ptrdiff_t)d];                                            \
+            if (x >= n) {                                                                   \
+                if (x == line) break;                                                       \
+                continue;                                                                   \
+            }                                                                               \
+            ro_sgns__pair_add(x, wt[d], acc, bm, sm, SUMMARY);                              \
+        }                                                                                   \
+    }                                                                                       \
+    static void ro_sgns__gather##W(const ro_sgns__counter *k,                               \
                                    const uint32_t *RO_SGNS__RESTRICT pos, size_t np,        \
-                                   uint32_t L, const double *RO_SGNS__RESTRICT wt,          \
+                                   const double *RO_SGNS__RESTRICT wt,                      \
                                    double *RO_SGNS__RESTRICT acc,                           \
                                    uint64_t *RO_SGNS__RESTRICT bm,                          \
                                    uint64_t *RO_SGNS__RESTRICT sm, uint32_t n)              \
     {                                                                                       \
-        const T line = (T)RO_SGNS__LINE;                                                    \
+        const T *RO_SGNS__RESTRICT S = k->S##W;                                             \
+        const uint16_t *bw = k->bw;                                                         \
+        const size_t N = k->N;                                                              \
+        const uint32_t L = (uint32_t)k->cfg.window;                                         \
         size_t i;                                                                           \
         for (i = 0; i < np; ++i) {                                                          \
-            const T *s = S + pos[i];                                                        \
-            uint32_t b = bw ? bw[pos[i]] : L, d;                                            \
+            uint32_t b = bw ? bw[pos[i]] : L;                                               \
             if (i + 16 < np) {                                                              \
                 size_t q = pos[i + 16];                                                     \
                 RO_SGNS__PREFETCH(S + (q > L ? q - L : 0));                                 \
                 RO_SGNS__PREFETCH(S + (q + L < N ? q + L : N - 1));                         \
             }                                                                               \
-            for (d = 1; d <= b; ++d) {                                                      \
-                uint32_t x = s[0 - (ptrdiff_t)d];                                           \
-                if (x >= n) {                                                               \
-                    if (x == line) break;                                                   \
-                    continue;                                                               \
-                }                                                                           \
-                acc[x] += wt[d];                                                            \
-                bm[x >> 6] |= (uint64_t)1 << (x & 63);                                      \
-                if (SUMMARY) sm[x >> 12] |= (uint64_t)1 << ((x >> 6) & 63);                 \
-            }                                                                               \
-            for (d = 1; d <= b; ++d) {                                                      \
-                uint32_t x = s[d];                                                          \
-                if (x >= n) {                                                               \
-                    if (x == line) break;                                                   \
-                    continue;                                                               \
-                }                                                                           \
-                acc[x] += wt[d];                                                            \
-                bm[x >> 6] |= (uint64_t)1 << (x & 63);                                      \
-                if (SUMMARY) sm[x >> 12] |= (uint64_t)1 << ((x >> 6) & 63);                 \
-            }                                                                               \
+            ro_sgns__walk##W(S + pos[i], -1, b, n, wt, acc, bm, sm);                        \
+            ro_sgns__walk##W(S + pos[i], 1, b, n, wt, acc, bm, sm);                         \
         }                                                                                   \
     }                                                                                       \
     static void ro_sgns__bucket##W(const T *RO_SGNS__RESTRICT S, size_t N, uint32_t lo,     \
@@ -3948,6 +4000,8 @@ RO_SGNS__PAIR_KERNELS(32, uint32_t, 1)
 /* The bytes of a stored pair: a u32 column and a float value. */
 #define RO_SGNS__PAIR_BYTES (sizeof(uint32_t) + sizeof(float))
 
+/* Pass (c)'s state: the output's room, the accumulator of one thread, the
+   run's tables and the positions of the current group of rows. */
 typedef struct ro_sgns__pairs {
     size_t cap;   /* capacity of c->col and c->val */
     double *acc;  /* n: the current row, in weight units */
@@ -3955,6 +4009,12 @@ typedef struct ro_sgns__pairs {
     uint64_t *sm; /* (n + 4095) / 4096: its nonzero words of bm */
     double *ctx;  /* column sums in weight units */
     double div;   /* weight units per count: L (weighted window) or 1 */
+    double *wts;  /* L + 1: the weight of a context at distance d */
+    const uint32_t *occ; /* n: the positions of each word */
+    uint64_t total_occ;  /* their sum */
+    uint32_t *offs;      /* n + 1: a bucketed group's row ends */
+    uint32_t *pos;       /* pcap: the group's positions */
+    size_t pcap;
 } ro_sgns__pairs;
 
 static ro_sgns_result ro_sgns__out_reserve(ro_sgns__counter *k, ro_sgns_counts *c,
@@ -3973,6 +4033,18 @@ static ro_sgns_result ro_sgns__out_reserve(ro_sgns__counter *k, ro_sgns_counts *
     c->val = (float *)p;
     pr->cap = cap;
     return RO_SGNS_OK;
+}
+
+/* Room for more entries after the c->nnz there are, growing by half
+   (only without a budget: with one, the group reserved its room). */
+static ro_sgns_result ro_sgns__out_room(ro_sgns__counter *k, ro_sgns_counts *c,
+                                        ro_sgns__pairs *pr, uint64_t more)
+{
+    size_t want;
+    if (c->nnz + more <= pr->cap) return RO_SGNS_OK;
+    want = pr->cap + pr->cap / 2 + 4096;
+    if (want < c->nnz + more) want = (size_t)(c->nnz + more);
+    return ro_sgns__out_reserve(k, c, pr, want);
 }
 
 /* The bound on the nonzeros of a row with o positions. */
@@ -4029,19 +4101,14 @@ static ro_sgns_result ro_sgns__emit_row(ro_sgns__counter *k, ro_sgns_counts *c,
                                         int summary)
 {
     double rs;
+    ro_sgns_result rc;
     if (!bound) { /* no positions (all subsampled away): an empty row */
         c->row_ptr[w + 1] = c->nnz;
         c->word_count[w] = 0;
         return RO_SGNS_OK;
     }
-    if (c->nnz + bound > pr->cap) {
-        /* only without a budget (with one, the group reserved room) */
-        size_t want = pr->cap + pr->cap / 2 + 4096;
-        ro_sgns_result rc;
-        if (want < c->nnz + bound) want = (size_t)(c->nnz + bound);
-        rc = ro_sgns__out_reserve(k, c, pr, want);
-        if (rc != RO_SGNS_OK) return rc;
-    }
+    rc = ro_sgns__out_room(k, c, pr, bound);
+    if (rc != RO_SGNS_OK) return rc;
     c->nnz += ro_sgns__read_row(pr->acc, pr->bm, pr->sm, (c->n + 63) / 64, summary, pr->div,
                                 pr->ctx, c->col + c->nnz, c->val + c->nnz, &rs);
     c->row_ptr[w + 1] = c->nnz;
@@ -4144,21 +4211,28 @@ static void ro_sgns__par_release(ro_sgns__counter *k, ro_sgns_counts *c, ro_sgns
     q->nt = 1;
 }
 
-/* Rows [a, b) of a bucketed group (their positions at pos, ends in offs),
-   in rounds, with q->nt threads. */
+/* The windows around the np positions pos summed into acc, bm, sm by
+   the kernel of the stream's width. */
+static void ro_sgns__gather(const ro_sgns__counter *k, const ro_sgns__pairs *pr, uint32_t n,
+                            const uint32_t *pos, size_t np, double *acc, uint64_t *bm,
+                            uint64_t *sm)
+{
+    if (k->S16)
+        ro_sgns__gather16(k, pos, np, pr->wts, acc, bm, sm, n);
+    else
+        ro_sgns__gather32(k, pos, np, pr->wts, acc, bm, sm, n);
+}
+
+/* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
+   pr->offs), in rounds, with q->nt threads. */
 static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts *c,
                                              ro_sgns__pairs *pr, ro_sgns__par *q, size_t a,
-                                             size_t b, const uint32_t *offs,
-                                             const uint32_t *pos, const uint32_t *occ,
-                                             const double *wts)
+                                             size_t b)
 {
     size_t n = c->n, nb = (n + 63) / 64, ns = (nb + 63) / 64, g0 = 0, span = b - a;
     uint32_t L = (uint32_t)k->cfg.window;
-    const uint16_t *S16 = k->S16;
-    const uint32_t *S32 = k->S32;
-    size_t N = k->N;
-    const uint16_t *bw = k->bw;
-    int summary = !S16;
+    const uint32_t *offs = pr->offs, *pos = pr->pos, *occ = pr->occ;
+    int summary = !k->S16;
     while (g0 < span) {
         size_t g1 = g0;
         uint64_t tot = 0, add = 0;
@@ -4187,12 +4261,7 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
             acc = q->acc + (size_t)t * n;
             bm = q->bm + (size_t)t * nb;
             sm = q->sm + (size_t)t * ns;
-            if (S16)
-                ro_sgns__gather16(S16, N, bw, pos + start, offs[r] - start, L, wts, acc, bm, sm,
-                                  (uint32_t)n);
-            else
-                ro_sgns__gather32(S32, N, bw, pos + start, offs[r] - start, L, wts, acc, bm, sm,
-                                  (uint32_t)n);
+            ro_sgns__gather(k, pr, (uint32_t)n, pos + start, offs[r] - start, acc, bm, sm);
             q->rlen[r] = ro_sgns__read_row(acc, bm, sm, nb, summary, pr->div,
                                            q->ctx + (size_t)t * n, q->rcol + q->roff[r],
                                            q->rval + q->roff[r], &rs);
@@ -4200,12 +4269,8 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
         }
         /* the round's place in the CSR, then the copy (faults in parallel) */
         for (r = r0; r < r1; ++r) add += q->rlen[r];
-        if (c->nnz + add > pr->cap) {
-            size_t want = pr->cap + pr->cap / 2 + 4096;
-            if (want < c->nnz + add) want = (size_t)(c->nnz + add);
-            rc = ro_sgns__out_reserve(k, c, pr, want);
-            if (rc != RO_SGNS_OK) return rc;
-        }
+        rc = ro_sgns__out_room(k, c, pr, add);
+        if (rc != RO_SGNS_OK) return rc;
         for (r = r0; r < r1; ++r) c->row_ptr[a + (size_t)r + 1] = c->row_ptr[a + (size_t)r] + q->rlen[r];
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(q->nt)
@@ -4222,186 +4287,223 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
     return RO_SGNS_OK;
 }
 
-static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *c,
-                                           const uint32_t *occ)
+/* Pass (c)'s workspace and the output's row_ptr and marginals, zeroed,
+   and the weights of the window. */
+static ro_sgns_result ro_sgns__pairs_init(ro_sgns__counter *k, ro_sgns_counts *c,
+                                          ro_sgns__pairs *pr, const uint32_t *occ)
 {
     ro_sgns_result rc = RO_SGNS_OK;
     const ro_sgns_count_config *cfg = &k->cfg;
-    size_t n = c->n, nb = (n + 63) / 64, ns = (nb + 63) / 64, w, a, pcap = 0;
+    size_t n = c->n, nb = (n + 63) / 64, ns = (nb + 63) / 64, w;
     uint32_t L = (uint32_t)cfg->window, d;
-    uint32_t *pos = NULL, *offs = NULL;
-    double *wts = NULL;
-    uint64_t total_occ = 0;
-    const uint16_t *S16 = k->S16;
-    const uint32_t *S32 = k->S32;
-    size_t N = k->N;
-    ro_sgns__pairs pr;
-    ro_sgns__par par;
-    memset(&pr, 0, sizeof pr);
-    memset(&par, 0, sizeof par);
-    par.nt = 1;
-    for (w = 0; w < n; ++w) total_occ += occ[w];
-
-    wts = (double *)ro_sgns__mem_alloc(&k->mem, (size_t)L + 1, sizeof(double), "window weights",
-                                       k->err, &rc);
-    if (wts) pr.acc = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
-                                                   "row accumulator", k->err, &rc);
-    if (pr.acc) pr.bm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, nb, sizeof(uint64_t),
-                                                       "row accumulator", k->err, &rc);
-    if (pr.bm) pr.sm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, ns, sizeof(uint64_t),
-                                                      "row accumulator", k->err, &rc);
-    if (pr.sm) offs = (uint32_t *)ro_sgns__mem_alloc(&k->mem, n + 1, sizeof(uint32_t),
-                                                     "row offsets", k->err, &rc);
-    if (offs) c->row_ptr = (uint64_t *)ro_sgns__mem_alloc(&k->mem, n + 1, sizeof(uint64_t),
-                                                          "co-occurrence matrix", k->err, &rc);
+    memset(pr, 0, sizeof *pr);
+    pr->occ = occ;
+    for (w = 0; w < n; ++w) pr->total_occ += occ[w];
+    pr->wts = (double *)ro_sgns__mem_alloc(&k->mem, (size_t)L + 1, sizeof(double),
+                                           "window weights", k->err, &rc);
+    if (pr->wts) pr->acc = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
+                                                        "row accumulator", k->err, &rc);
+    if (pr->acc) pr->bm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, nb, sizeof(uint64_t),
+                                                         "row accumulator", k->err, &rc);
+    if (pr->bm) pr->sm = (uint64_t *)ro_sgns__mem_alloc(&k->mem, ns, sizeof(uint64_t),
+                                                        "row accumulator", k->err, &rc);
+    if (pr->sm) pr->offs = (uint32_t *)ro_sgns__mem_alloc(&k->mem, n + 1, sizeof(uint32_t),
+                                                          "row offsets", k->err, &rc);
+    if (pr->offs) c->row_ptr = (uint64_t *)ro_sgns__mem_alloc(
+                      &k->mem, n + 1, sizeof(uint64_t), "co-occurrence matrix", k->err, &rc);
     if (c->row_ptr) c->word_count = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
                                                                  "marginals", k->err, &rc);
     if (c->word_count) c->ctx_count = (double *)ro_sgns__mem_alloc(&k->mem, n, sizeof(double),
                                                                    "marginals", k->err, &rc);
-    if (!c->ctx_count) goto done;
-    pr.ctx = c->ctx_count;
+    if (!c->ctx_count) return rc;
+    pr->ctx = c->ctx_count;
     for (d = 0; d <= L; ++d)
-        wts[d] = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)(L - d + 1) : 1.0;
-    pr.div = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)L : 1.0;
-    memset(pr.acc, 0, n * sizeof(double));
-    memset(pr.bm, 0, nb * sizeof(uint64_t));
-    memset(pr.sm, 0, ns * sizeof(uint64_t));
-    memset(pr.ctx, 0, n * sizeof(double));
+        pr->wts[d] = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)(L - d + 1) : 1.0;
+    pr->div = cfg->dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)L : 1.0;
+    memset(pr->acc, 0, n * sizeof(double));
+    memset(pr->bm, 0, nb * sizeof(uint64_t));
+    memset(pr->sm, 0, ns * sizeof(uint64_t));
+    memset(pr->ctx, 0, n * sizeof(double));
     c->row_ptr[0] = 0;
     c->nnz = 0;
-    ro_sgns__par_init(k, &par, n, ro_sgns__num_threads(), occ);
+    return RO_SGNS_OK;
+}
 
+/* Free pass (c)'s workspace (the output stays). */
+static void ro_sgns__pairs_free(ro_sgns__counter *k, ro_sgns__pairs *pr, size_t n)
+{
+    size_t nb = (n + 63) / 64, ns = (nb + 63) / 64;
+    ro_sgns__mem_free(&k->mem, pr->pos, pr->pcap, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, pr->offs, n + 1, sizeof(uint32_t));
+    ro_sgns__mem_free(&k->mem, pr->sm, ns, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, pr->bm, nb, sizeof(uint64_t));
+    ro_sgns__mem_free(&k->mem, pr->acc, n, sizeof(double));
+    ro_sgns__mem_free(&k->mem, pr->wts, (size_t)k->cfg.window + 1, sizeof(double));
+    memset(pr, 0, sizeof *pr);
+}
+
+/* The budget's error when row a alone, output bound rb, does not fit; it
+   says how far the run got: the result grows about in proportion to the
+   positions done. */
+static ro_sgns_result ro_sgns__row_too_big(const ro_sgns__counter *k, const ro_sgns_counts *c,
+                                           const ro_sgns__pairs *pr, size_t a, uint64_t rb)
+{
+    uint64_t done_occ = 0, res;
+    size_t g, n = c->n;
+    for (g = 0; g < a; ++g) done_occ += pr->occ[g];
+    res = RO_SGNS__PAIR_BYTES * c->nnz + 8 * (uint64_t)(n + 1) + 16 * (uint64_t)n;
+    return ro_sgns__fail(
+        k->err, RO_SGNS_ERR_BUDGET,
+        "memory budget of %llu bytes is too small: counting needs at least "
+        "%llu bytes; the result so far takes %llu bytes for %.1f%% of the word "
+        "positions (rows 0..%llu of %llu) and %llu more are held",
+        (unsigned long long)k->mem.limit,
+        (unsigned long long)(k->mem.in_use + RO_SGNS__PAIR_BYTES * rb + 4),
+        (unsigned long long)res,
+        pr->total_occ ? 100.0 * (double)done_occ / (double)pr->total_occ : 0.0,
+        (unsigned long long)a, (unsigned long long)n, (unsigned long long)(k->mem.in_use - res));
+}
+
+/* With a budget, the group from row a: free the positions, fit the output
+   to what it holds, then take rows [a, *b) while their positions and
+   output bounds fit in the rest, and allocate their positions. A row that
+   does not fit alone is done in pieces (*piecewise). */
+static ro_sgns_result ro_sgns__group_fit(ro_sgns__counter *k, ro_sgns_counts *c,
+                                         ro_sgns__pairs *pr, ro_sgns__par *par, size_t a,
+                                         size_t *b, int *piecewise)
+{
+    size_t n = c->n, e;
+    uint32_t L = (uint32_t)k->cfg.window;
+    uint64_t gocc, gbound, avail;
+    ro_sgns_result rc = RO_SGNS_OK;
+    for (;;) {
+        ro_sgns__mem_free(&k->mem, pr->pos, pr->pcap, sizeof(uint32_t));
+        pr->pos = NULL;
+        rc = ro_sgns__out_reserve(k, c, pr, (size_t)c->nnz);
+        if (rc != RO_SGNS_OK) return rc;
+        avail = k->mem.limit > k->mem.in_use ? k->mem.limit - k->mem.in_use : 0;
+        e = a;
+        gocc = gbound = 0;
+        while (e < n) {
+            uint64_t o = pr->occ[e], rb = ro_sgns__row_bound(o, L, n);
+            uint64_t cost = 4 * (gocc + o) + RO_SGNS__PAIR_BYTES * (gbound + rb);
+            if (cost > avail) break;
+            gocc += o;
+            gbound += rb;
+            ++e;
+        }
+        if (e > a || par->nt == 1) break;
+        /* the threads' workspace is in the way: one thread, retry */
+        ro_sgns__par_release(k, c, par);
+    }
+    if (e == a) {
+        /* one row alone does not fit: do it in pieces */
+        uint64_t rb = ro_sgns__row_bound(pr->occ[a], L, n);
+        if (avail < RO_SGNS__PAIR_BYTES * rb + 4) return ro_sgns__row_too_big(k, c, pr, a, rb);
+        *piecewise = 1;
+        e = a + 1;
+        gocc = (avail - RO_SGNS__PAIR_BYTES * rb) / 4;
+        if (gocc > pr->occ[a]) gocc = pr->occ[a];
+        gbound = rb;
+    }
+    rc = ro_sgns__out_reserve(k, c, pr, (size_t)(c->nnz + gbound));
+    if (rc != RO_SGNS_OK) return rc;
+    pr->pcap = gocc ? (size_t)gocc : 1;
+    pr->pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pr->pcap, sizeof(uint32_t), "positions",
+                                             k->err, &rc);
+    if (!pr->pos) return rc;
+    *b = e;
+    return RO_SGNS_OK;
+}
+
+/* Row a alone, its positions pcap at a time. */
+static ro_sgns_result ro_sgns__row_in_pieces(ro_sgns__counter *k, ro_sgns_counts *c,
+                                             ro_sgns__pairs *pr, size_t a)
+{
+    size_t q = 1, N = k->N;
+    while (q + 1 < N) {
+        size_t np = k->S16 ? ro_sgns__find16(k->S16, N, &q, (uint32_t)a, pr->pos, pr->pcap)
+                           : ro_sgns__find32(k->S32, N, &q, (uint32_t)a, pr->pos, pr->pcap);
+        ro_sgns__gather(k, pr, (uint32_t)c->n, pr->pos, np, pr->acc, pr->bm, pr->sm);
+    }
+    return ro_sgns__emit_row(k, c, pr, a,
+                             ro_sgns__row_bound(pr->occ[a], (uint32_t)k->cfg.window, c->n),
+                             !k->S16);
+}
+
+/* Rows [a, b), whose positions fit in pr->pos: a counting sort of the
+   positions by word (one read of the stream), then row by row, on the
+   threads when there are several. */
+static ro_sgns_result ro_sgns__group_rows(ro_sgns__counter *k, ro_sgns_counts *c,
+                                          ro_sgns__pairs *pr, ro_sgns__par *par, size_t a,
+                                          size_t b)
+{
+    uint32_t *offs = pr->offs, o = 0;
+    size_t g;
+    ro_sgns_result rc;
+    for (g = 0; g < b - a; ++g) {
+        offs[g] = o;
+        o += pr->occ[a + g];
+    }
+    if (k->S16)
+        ro_sgns__bucket16(k->S16, k->N, (uint32_t)a, (uint32_t)(b - a), offs, pr->pos);
+    else
+        ro_sgns__bucket32(k->S32, k->N, (uint32_t)a, (uint32_t)(b - a), offs, pr->pos);
+    /* offs[g] is now the end of row a+g, i.e. the start of a+g+1 */
+    if (par->nt > 1) return ro_sgns__rows_parallel(k, c, pr, par, a, b);
+    for (g = 0; g < b - a; ++g) {
+        uint32_t start = g ? offs[g - 1] : 0;
+        ro_sgns__gather(k, pr, (uint32_t)c->n, pr->pos + start, offs[g] - start, pr->acc,
+                        pr->bm, pr->sm);
+        rc = ro_sgns__emit_row(k, c, pr, a + g,
+                               ro_sgns__row_bound(pr->occ[a + g], (uint32_t)k->cfg.window, c->n),
+                               !k->S16);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    return RO_SGNS_OK;
+}
+
+/* Pass (c): the rows by groups (see the section's banner), into c. */
+static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *c,
+                                           const uint32_t *occ)
+{
+    ro_sgns_result rc;
+    size_t n = c->n, a, b = 0;
+    ro_sgns__pairs pr;
+    ro_sgns__par par;
+    memset(&par, 0, sizeof par);
+    par.nt = 1;
+    rc = ro_sgns__pairs_init(k, c, &pr, occ);
+    if (rc != RO_SGNS_OK) goto done;
+    ro_sgns__par_init(k, &par, n, ro_sgns__num_threads(), occ);
     if (!k->mem.limit) {
         /* Without a budget: positions for 1/16 of the stream at a time (at
            least 4M): 16 more reads of the stream cost less than the fresh
            pages of a full position array, and keep the peak down. */
-        uint64_t P = total_occ / 16;
+        uint64_t P = pr.total_occ / 16;
         if (P < ((uint64_t)1 << 22)) P = (uint64_t)1 << 22;
-        if (P > total_occ) P = total_occ;
-        pcap = P ? (size_t)P : 1;
-        pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pcap, sizeof(uint32_t), "positions",
-                                             k->err, &rc);
-        if (!pos) goto done;
+        if (P > pr.total_occ) P = pr.total_occ;
+        pr.pcap = P ? (size_t)P : 1;
+        pr.pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pr.pcap, sizeof(uint32_t), "positions",
+                                                k->err, &rc);
+        if (!pr.pos) goto done;
     }
-
-    for (a = 0; a < n;) {
-        size_t b = a, g;
-        uint64_t gocc = 0, gbound = 0;
+    for (a = 0; a < n; a = b) {
         int piecewise = 0;
         if (!k->mem.limit) {
-            while (b < n && gocc + occ[b] <= pcap) gocc += occ[b++];
+            uint64_t gocc = 0;
+            for (b = a; b < n && gocc + occ[b] <= pr.pcap; ++b) gocc += occ[b];
             if (b == a) {
                 piecewise = 1;
                 b = a + 1;
             }
         } else {
-            /* Free the positions, fit the output to what it holds, then take
-               rows while their positions and output bound fit. */
-            uint64_t avail;
-            ro_sgns__mem_free(&k->mem, pos, pcap, sizeof(uint32_t));
-            pos = NULL;
-            rc = ro_sgns__out_reserve(k, c, &pr, (size_t)c->nnz);
+            rc = ro_sgns__group_fit(k, c, &pr, &par, a, &b, &piecewise);
             if (rc != RO_SGNS_OK) goto done;
-            avail = k->mem.limit > k->mem.in_use ? k->mem.limit - k->mem.in_use : 0;
-            while (b < n) {
-                uint64_t o = occ[b], rb = ro_sgns__row_bound(o, L, n);
-                uint64_t cost = 4 * (gocc + o) + RO_SGNS__PAIR_BYTES * (gbound + rb);
-                if (cost > avail) break;
-                gocc += o;
-                gbound += rb;
-                ++b;
-            }
-            if (b == a && par.nt > 1) {
-                /* the threads' workspace is in the way: one thread, retry */
-                ro_sgns__par_release(k, c, &par);
-                continue;
-            }
-            if (b == a) {
-                /* one row alone does not fit: do it in pieces */
-                uint64_t rb = ro_sgns__row_bound(occ[a], L, n);
-                if (avail < RO_SGNS__PAIR_BYTES * rb + 4) {
-                    /* say how far it got: the result grows about in
-                       proportion to the positions done */
-                    uint64_t done_occ = 0, res;
-                    for (g = 0; g < a; ++g) done_occ += occ[g];
-                    res = RO_SGNS__PAIR_BYTES * c->nnz + 8 * (uint64_t)(n + 1) +
-                          16 * (uint64_t)n;
-                    rc = ro_sgns__fail(
-                        k->err, RO_SGNS_ERR_BUDGET,
-                        "memory budget of %llu bytes is too small: counting needs at least "
-                        "%llu bytes; the result so far takes %llu bytes for %.1f%% of the word "
-                        "positions (rows 0..%llu of %llu) and %llu more are held",
-                        (unsigned long long)k->mem.limit,
-                        (unsigned long long)(k->mem.in_use + RO_SGNS__PAIR_BYTES * rb + 4),
-                        (unsigned long long)res,
-                        total_occ ? 100.0 * (double)done_occ / (double)total_occ : 0.0,
-                        (unsigned long long)a, (unsigned long long)n,
-                        (unsigned long long)(k->mem.in_use - res));
-                    goto done;
-                }
-                piecewise = 1;
-                b = a + 1;
-                gocc = (avail - RO_SGNS__PAIR_BYTES * rb) / 4;
-                if (gocc > occ[a]) gocc = occ[a];
-                gbound = rb;
-            }
-            rc = ro_sgns__out_reserve(k, c, &pr, (size_t)(c->nnz + gbound));
-            if (rc != RO_SGNS_OK) goto done;
-            pcap = gocc ? (size_t)gocc : 1;
-            pos = (uint32_t *)ro_sgns__mem_alloc(&k->mem, pcap, sizeof(uint32_t), "positions",
-                                                 k->err, &rc);
-            if (!pos) goto done;
         }
-        if (piecewise) {
-            /* the positions of word a, pcap at a time */
-            size_t q = 1;
-            while (q + 1 < N) {
-                size_t np = S16 ? ro_sgns__find16(S16, N, &q, (uint32_t)a, pos, pcap)
-                                : ro_sgns__find32(S32, N, &q, (uint32_t)a, pos, pcap);
-                if (S16)
-                    ro_sgns__gather16(S16, N, k->bw, pos, np, L, wts, pr.acc, pr.bm, pr.sm,
-                                      (uint32_t)n);
-                else
-                    ro_sgns__gather32(S32, N, k->bw, pos, np, L, wts, pr.acc, pr.bm, pr.sm,
-                                      (uint32_t)n);
-            }
-            rc = ro_sgns__emit_row(k, c, &pr, a, ro_sgns__row_bound(occ[a], L, n), !S16);
-            if (rc != RO_SGNS_OK) goto done;
-            a = b;
-            continue;
-        }
-        /* counting sort of the positions of rows [a, b), then row by row */
-        {
-            uint32_t o = 0;
-            for (g = 0; g < b - a; ++g) {
-                offs[g] = o;
-                o += occ[a + g];
-            }
-            if (S16)
-                ro_sgns__bucket16(S16, N, (uint32_t)a, (uint32_t)(b - a), offs, pos);
-            else
-                ro_sgns__bucket32(S32, N, (uint32_t)a, (uint32_t)(b - a), offs, pos);
-            /* offs[g] is now the end of row a+g, i.e. the start of a+g+1 */
-            if (par.nt > 1) {
-                rc = ro_sgns__rows_parallel(k, c, &pr, &par, a, b, offs, pos, occ, wts);
-                if (rc != RO_SGNS_OK) goto done;
-                a = b;
-                continue;
-            }
-            for (g = 0; g < b - a; ++g) {
-                uint32_t start = g ? offs[g - 1] : 0;
-                if (S16)
-                    ro_sgns__gather16(S16, N, k->bw, pos + start, offs[g] - start, L, wts,
-                                      pr.acc, pr.bm, pr.sm, (uint32_t)n);
-                else
-                    ro_sgns__gather32(S32, N, k->bw, pos + start, offs[g] - start, L, wts,
-                                      pr.acc, pr.bm, pr.sm, (uint32_t)n);
-                rc = ro_sgns__emit_row(k, c, &pr, a + g, ro_sgns__row_bound(occ[a + g], L, n),
-                                       !S16);
-                if (rc != RO_SGNS_OK) goto done;
-            }
-        }
-        a = b;
+        rc = piecewise ? ro_sgns__row_in_pieces(k, c, &pr, a)
+                       : ro_sgns__group_rows(k, c, &pr, &par, a, b);
+        if (rc != RO_SGNS_OK) goto done;
     }
     /* the threads' column sums (integers: exact in any order) */
     ro_sgns__par_release(k, c, &par);
@@ -4409,12 +4511,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
     rc = ro_sgns__out_reserve(k, c, &pr, (size_t)c->nnz);
 done:
     ro_sgns__par_free(k, &par, n);
-    ro_sgns__mem_free(&k->mem, pos, pcap, sizeof(uint32_t));
-    ro_sgns__mem_free(&k->mem, offs, n + 1, sizeof(uint32_t));
-    ro_sgns__mem_free(&k->mem, pr.sm, ns, sizeof(uint64_t));
-    ro_sgns__mem_free(&k->mem, pr.bm, nb, sizeof(uint64_t));
-    ro_sgns__mem_free(&k->mem, pr.acc, n, sizeof(double));
-    ro_sgns__mem_free(&k->mem, wts, (size_t)L + 1, sizeof(double));
+    ro_sgns__pairs_free(k, &pr, n);
     return rc;
 }
 
@@ -4436,6 +4533,80 @@ static ro_sgns_result ro_sgns__check_count_config(const ro_sgns_count_config *cf
     return RO_SGNS_OK;
 }
 
+/* Pass (a): the text, from a memory block (read == NULL) or from a reader,
+   into the table of distinct words and the stream of codes, between two
+   LINE codes. */
+static ro_sgns_result ro_sgns__count_read(ro_sgns__counter *k, const void *text, size_t size,
+                                          ro_sgns_read_fn read, void *user)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    unsigned char *block = NULL;
+    size_t block_size = (size_t)1 << 18;
+    uint64_t bytes_read = 0;
+    uint16_t line = (uint16_t)RO_SGNS__LINE16;
+    k->tab_mask = 1023;
+    k->arena_cap = 4096;
+    k->tab = (uint64_t *)ro_sgns__mem_alloc(&k->mem, 4 * (k->tab_mask + 1), sizeof(uint64_t),
+                                            "table of distinct words", k->err, &rc);
+    if (k->tab) k->warena = (unsigned char *)ro_sgns__mem_alloc(&k->mem, k->arena_cap, 1,
+                                                                "words", k->err, &rc);
+    if (!k->warena) return rc;
+    memset(k->tab, 0, 4 * (k->tab_mask + 1) * sizeof(uint64_t));
+    rc = ro_sgns__push(k, &line, 1);
+    if (rc != RO_SGNS_OK) return rc;
+    k->last_line = 1;
+    if (!read) {
+        rc = ro_sgns__feed(k, (const unsigned char *)text, size);
+        if (rc != RO_SGNS_OK) return rc;
+    } else {
+        block = (unsigned char *)ro_sgns__mem_alloc(&k->mem, block_size, 1, "read buffer", k->err,
+                                                    &rc);
+        if (!block) return rc;
+        for (;;) {
+            size_t got = read(user, block, block_size);
+            if (got == 0) break;
+            if (got > block_size) {
+                rc = ro_sgns__fail(k->err, RO_SGNS_ERR_IO, "read failed after %llu bytes",
+                                   (unsigned long long)bytes_read);
+                break;
+            }
+            bytes_read += got;
+            rc = ro_sgns__feed(k, block, got);
+            if (rc != RO_SGNS_OK) break;
+        }
+        ro_sgns__mem_free(&k->mem, block, block_size, 1);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    if (k->cur) {
+        rc = ro_sgns__end_word(k);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    rc = ro_sgns__flush_batch(k);
+    if (rc != RO_SGNS_OK) return rc;
+    k->last_line = 0;
+    rc = ro_sgns__push(k, &line, 1); /* the end is a boundary, always */
+    if (rc != RO_SGNS_OK) return rc;
+    if (k->tokens == 0) return ro_sgns__fail(k->err, RO_SGNS_ERR_EMPTY, "empty input: no tokens");
+    return RO_SGNS_OK;
+}
+
+/* The totals, exact in weight units; the weighted mode divides once (the
+   values were divided as they were stored, ro_sgns__read_row). */
+static void ro_sgns__count_totals(const ro_sgns__counter *k, ro_sgns_counts *c)
+{
+    size_t w;
+    c->total = 0;
+    for (w = 0; w < c->n; ++w) c->total += c->word_count[w];
+    if (k->cfg.dynamic_window == RO_SGNS_WINDOW_WEIGHTED) {
+        double L = (double)k->cfg.window;
+        for (w = 0; w < c->n; ++w) {
+            c->word_count[w] /= L;
+            c->ctx_count[w] /= L;
+        }
+        c->total /= L;
+    }
+}
+
 /* Count from a memory block (read == NULL) or from a reader. */
 static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_read_fn read,
                                          void *user, const ro_sgns_count_config *config,
@@ -4448,10 +4619,7 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     ro_sgns_counts *c = NULL;
     ro_sgns_result rc = RO_SGNS_OK;
     uint32_t *remap = NULL, *occ = NULL;
-    unsigned char *block = NULL;
-    size_t block_size = (size_t)1 << 18, nw = 0, w;
-    uint64_t bytes_read = 0;
-    uint16_t line = (uint16_t)RO_SGNS__LINE16;
+    size_t nw = 0;
 
     if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
     if (!read && !text && size)
@@ -4472,52 +4640,8 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     k->err = err;
 
     /* (a) read */
-    k->tab_mask = 1023;
-    k->arena_cap = 4096;
-    k->tab = (uint64_t *)ro_sgns__mem_alloc(&k->mem, 4 * (k->tab_mask + 1), sizeof(uint64_t),
-                                            "table of distinct words", err, &rc);
-    if (k->tab) k->warena = (unsigned char *)ro_sgns__mem_alloc(&k->mem, k->arena_cap, 1,
-                                                                "words", err, &rc);
-    if (!k->warena) goto fail;
-    memset(k->tab, 0, 4 * (k->tab_mask + 1) * sizeof(uint64_t));
-    rc = ro_sgns__push(k, &line, 1);
+    rc = ro_sgns__count_read(k, text, size, read, user);
     if (rc != RO_SGNS_OK) goto fail;
-    k->last_line = 1;
-    if (!read) {
-        rc = ro_sgns__feed(k, (const unsigned char *)text, size);
-        if (rc != RO_SGNS_OK) goto fail;
-    } else {
-        block = (unsigned char *)ro_sgns__mem_alloc(&k->mem, block_size, 1, "read buffer", err,
-                                                    &rc);
-        if (!block) goto fail;
-        for (;;) {
-            size_t got = read(user, block, block_size);
-            if (got == 0) break;
-            if (got > block_size) {
-                rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read failed after %llu bytes",
-                                   (unsigned long long)bytes_read);
-                goto fail;
-            }
-            bytes_read += got;
-            rc = ro_sgns__feed(k, block, got);
-            if (rc != RO_SGNS_OK) goto fail;
-        }
-        ro_sgns__mem_free(&k->mem, block, block_size, 1);
-        block = NULL;
-    }
-    if (k->cur) {
-        rc = ro_sgns__end_word(k);
-        if (rc != RO_SGNS_OK) goto fail;
-    }
-    rc = ro_sgns__flush_batch(k);
-    if (rc != RO_SGNS_OK) goto fail;
-    k->last_line = 0;
-    rc = ro_sgns__push(k, &line, 1); /* the end is a boundary, always */
-    if (rc != RO_SGNS_OK) goto fail;
-    if (k->tokens == 0) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "empty input: no tokens");
-        goto fail;
-    }
 
     /* (b) vocabulary, then the table of distinct words goes */
     c = ro_sgns__counts_new(&k->mem, err, &rc);
@@ -4551,18 +4675,7 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
                            (unsigned long long)c->n, k->cfg.window);
         goto fail;
     }
-    /* totals, exact in weight units; the weighted mode divides once (the
-       values were divided as they were stored, ro_sgns__read_row) */
-    c->total = 0;
-    for (w = 0; w < c->n; ++w) c->total += c->word_count[w];
-    if (k->cfg.dynamic_window == RO_SGNS_WINDOW_WEIGHTED) {
-        double L = (double)k->cfg.window;
-        for (w = 0; w < c->n; ++w) {
-            c->word_count[w] /= L;
-            c->ctx_count[w] /= L;
-        }
-        c->total /= L;
-    }
+    ro_sgns__count_totals(k, c);
     c->peak_bytes = k->mem.peak;
     ro_sgns__counter_free(k);
     ro_sgns__free(alloc, k);
@@ -4570,7 +4683,6 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     return ro_sgns__ok(err);
 
 fail:
-    ro_sgns__mem_free(&k->mem, block, block_size, 1);
     ro_sgns__mem_free(&k->mem, remap, nw, sizeof(uint32_t));
     ro_sgns__mem_free(&k->mem, occ, c ? c->vocab.n : 0, sizeof(uint32_t));
     ro_sgns__counter_free(k);
@@ -9622,13 +9734,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
    little-endian file reads and writes the same on a big-endian host; the
    host's float bytes are never copied to or from the file.
    Numbers in text go through strtod/snprintf with the locale's decimal
-   point swapped in and out (see ro_sgns__eval_number).
+   point swapped in and out (see ro_sgns__txt_number).
    Cost: reading is O(file size) time; memory is the matrix (n d reals:
    reserved once from the header's V when it is credible, else grown by
    doubling and trimmed at the end, so up to 2x while reading), the words,
    and a hash table of 2-4 n slots. Writing streams through a 64 KiB
-   buffer. A 25,000 x 500 binary file loads in ~0.2 s, the text file in
-   ~1.4 s (bench/eval.c; bench/RESULTS.md).
+   buffer.
    Invariants of a ro_sgns_vectors: see its declaration (n >= 1, d in
    [1, RO_SGNS_FILE_MAX_DIM], words unique tokens (bytes above 0x20); values
    finite); the hash table is at most half full, so probes end.
@@ -9639,10 +9750,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
 
 /* The binary format stores IEEE-754 binary32; we reinterpret a uint32 as a
    float, which needs a 4-byte float (true wherever IEEE floats are). */
-typedef char ro_sgns__eval_float_is_32_bits[sizeof(float) == 4 ? 1 : -1];
+typedef char ro_sgns__vec_float_is_32_bits[sizeof(float) == 4 ? 1 : -1];
 
-#define RO_SGNS__EVAL_BUF 65536 /* refill and write buffer, bytes */
-#define RO_SGNS__EVAL_TOK 255   /* longest number token, bytes */
+#define RO_SGNS__TXT_BUF 65536 /* refill and write buffer, bytes */
+#define RO_SGNS__TXT_TOK 255   /* longest number token, bytes */
 
 typedef unsigned long long ro_sgns__ull; /* for printing sizes and offsets */
 
@@ -9651,9 +9762,8 @@ typedef unsigned long long ro_sgns__ull; /* for printing sizes and offsets */
 /* Make room for need elements of elem bytes in p (capacity *cap, doubled
    as needed); *out gets the (possibly moved) block. p stays valid and
    owned by the caller when this fails. */
-static ro_sgns_result ro_sgns__eval_reserve(const ro_sgns_allocator *al, void *p, size_t *cap,
-                                            size_t need, size_t elem, void **out,
-                                            ro_sgns_error *err)
+static ro_sgns_result ro_sgns__grow_array(const ro_sgns_allocator *al, void *p, size_t *cap,
+                                          size_t need, size_t elem, void **out, ro_sgns_error *err)
 {
     size_t nc, bytes;
     int of = 0;
@@ -9678,25 +9788,25 @@ static ro_sgns_result ro_sgns__eval_reserve(const ro_sgns_allocator *al, void *p
 
 /* A pool of NUL-terminated strings addressed by offset (offsets survive the
    pool moving when it grows). */
-typedef struct ro_sgns__eval_strs {
+typedef struct ro_sgns__strpool {
     char *pool;
     size_t len, cap;
     size_t *offs;
     size_t n, ncap;
-} ro_sgns__eval_strs;
+} ro_sgns__strpool;
 
-static ro_sgns_result ro_sgns__eval_strs_add(const ro_sgns_allocator *al, ro_sgns__eval_strs *s,
-                                             const char *str, size_t len, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__strpool_add(const ro_sgns_allocator *al, ro_sgns__strpool *s,
+                                           const char *str, size_t len, ro_sgns_error *err)
 {
     void *q;
     ro_sgns_result rc;
     if (len >= (size_t)-1 - s->len - 1)
         return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "string pool overflows size_t");
-    if ((rc = ro_sgns__eval_reserve(al, s->pool, &s->cap, s->len + len + 1, 1, &q, err)) !=
+    if ((rc = ro_sgns__grow_array(al, s->pool, &s->cap, s->len + len + 1, 1, &q, err)) !=
         RO_SGNS_OK)
         return rc;
     s->pool = (char *)q;
-    if ((rc = ro_sgns__eval_reserve(al, s->offs, &s->ncap, s->n + 1, sizeof(size_t), &q, err)) !=
+    if ((rc = ro_sgns__grow_array(al, s->offs, &s->ncap, s->n + 1, sizeof(size_t), &q, err)) !=
         RO_SGNS_OK)
         return rc;
     s->offs = (size_t *)q;
@@ -9707,7 +9817,7 @@ static ro_sgns_result ro_sgns__eval_strs_add(const ro_sgns_allocator *al, ro_sgn
     return RO_SGNS_OK;
 }
 
-static void ro_sgns__eval_strs_free(const ro_sgns_allocator *al, ro_sgns__eval_strs *s)
+static void ro_sgns__strpool_free(const ro_sgns_allocator *al, ro_sgns__strpool *s)
 {
     ro_sgns__free(al, s->pool);
     ro_sgns__free(al, s->offs);
@@ -9718,33 +9828,33 @@ static void ro_sgns__eval_strs_free(const ro_sgns_allocator *al, ro_sgns__eval_s
    FNV-1a (64 bit) over the word's bytes, open addressing with linear
    probing in a power-of-two table kept at most half full; a slot holds
    row + 1, 0 is empty. With fold set, ASCII letters hash and compare as
-   lower case (the folded lookup of section 7). The strings of the rows
+   lower case (the folded lookup of section 8). The strings of the rows
    come either from an array of pointers or from a pool + offsets (while a
    reader is still growing the pool). */
 
-typedef struct ro_sgns__eval_keys {
+typedef struct ro_sgns__vec_keys {
     char *const *words; /* when not NULL, row r's string is words[r] */
     const char *pool;   /* else pool + offs[r] */
     const size_t *offs;
-} ro_sgns__eval_keys;
+} ro_sgns__vec_keys;
 
-static const char *ro_sgns__eval_key(const ro_sgns__eval_keys *k, size_t r)
+static const char *ro_sgns__vec_key(const ro_sgns__vec_keys *k, size_t r)
 {
     return k->words ? k->words[r] : k->pool + k->offs[r];
 }
 
-static unsigned char ro_sgns__eval_lower(unsigned char c)
+static unsigned char ro_sgns__ascii_lower(unsigned char c)
 {
     return (unsigned char)(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
 }
 
-static uint64_t ro_sgns__eval_hash(const char *s, size_t len, int fold)
+static uint64_t ro_sgns__vec_hash(const char *s, size_t len, int fold)
 {
     uint64_t h = 14695981039346656037ull;
     size_t i;
     for (i = 0; i < len; ++i) {
         unsigned char c = (unsigned char)s[i];
-        if (fold) c = ro_sgns__eval_lower(c);
+        if (fold) c = ro_sgns__ascii_lower(c);
         h ^= c;
         h *= 1099511628211ull;
     }
@@ -9752,32 +9862,32 @@ static uint64_t ro_sgns__eval_hash(const char *s, size_t len, int fold)
 }
 
 /* Does the stored NUL-terminated string equal key[0..len) (folded)? */
-static int ro_sgns__eval_same(const char *stored, const char *key, size_t len, int fold)
+static int ro_sgns__vec_same(const char *stored, const char *key, size_t len, int fold)
 {
     size_t i;
     for (i = 0; i < len; ++i) {
         unsigned char c = (unsigned char)key[i];
         if (stored[i] == '\0') return 0;
-        if (fold) c = ro_sgns__eval_lower(c);
+        if (fold) c = ro_sgns__ascii_lower(c);
         if ((unsigned char)stored[i] != c) return 0;
     }
     return stored[len] == '\0';
 }
 
 /* The slot that holds key, or the empty slot where it would go. */
-static size_t ro_sgns__eval_probe(const size_t *slots, size_t mask, const ro_sgns__eval_keys *keys,
-                                  const char *key, size_t len, int fold)
+static size_t ro_sgns__vec_probe(const size_t *slots, size_t mask, const ro_sgns__vec_keys *keys,
+                                 const char *key, size_t len, int fold)
 {
-    size_t i = (size_t)ro_sgns__eval_hash(key, len, fold) & mask;
+    size_t i = (size_t)ro_sgns__vec_hash(key, len, fold) & mask;
     for (;;) {
         size_t s = slots[i];
-        if (s == 0 || ro_sgns__eval_same(ro_sgns__eval_key(keys, s - 1), key, len, fold)) return i;
+        if (s == 0 || ro_sgns__vec_same(ro_sgns__vec_key(keys, s - 1), key, len, fold)) return i;
         i = (i + 1) & mask;
     }
 }
 
 /* Table size for count entries: a power of two >= 2 count, at least 16. */
-static size_t ro_sgns__eval_table_size(size_t count)
+static size_t ro_sgns__vec_table_size(size_t count)
 {
     size_t size = 16;
     while (size / 2 < count && size <= (size_t)-1 / 4) size *= 2;
@@ -9785,9 +9895,9 @@ static size_t ro_sgns__eval_table_size(size_t count)
 }
 
 /* A fresh table of size slots holding rows [0, count) (assumed unique). */
-static ro_sgns_result ro_sgns__eval_table_build(const ro_sgns_allocator *al,
-                                                const ro_sgns__eval_keys *keys, size_t count,
-                                                size_t size, size_t **slots_out, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_table_build(const ro_sgns_allocator *al,
+                                               const ro_sgns__vec_keys *keys, size_t count,
+                                               size_t size, size_t **slots_out, ro_sgns_error *err)
 {
     size_t *slots = (size_t *)ro_sgns__alloc_array(al, size, 1, sizeof(size_t));
     size_t r;
@@ -9796,22 +9906,22 @@ static ro_sgns_result ro_sgns__eval_table_build(const ro_sgns_allocator *al,
                              "cannot allocate a hash table of %llu slots", (ro_sgns__ull)size);
     memset(slots, 0, size * sizeof(size_t));
     for (r = 0; r < count; ++r) {
-        const char *w = ro_sgns__eval_key(keys, r);
-        slots[ro_sgns__eval_probe(slots, size - 1, keys, w, strlen(w), 0)] = r + 1;
+        const char *w = ro_sgns__vec_key(keys, r);
+        slots[ro_sgns__vec_probe(slots, size - 1, keys, w, strlen(w), 0)] = r + 1;
     }
     *slots_out = slots;
     return RO_SGNS_OK;
 }
 
 /* Row of key[0..len) in v, exact bytes. */
-static int ro_sgns__eval_vfind(const ro_sgns_vectors *v, const char *key, size_t len, size_t *row)
+static int ro_sgns__vec_find(const ro_sgns_vectors *v, const char *key, size_t len, size_t *row)
 {
     size_t s;
-    ro_sgns__eval_keys keys;
+    ro_sgns__vec_keys keys;
     if (!v || v->n == 0 || !v->words) return 0;
     if (!v->slots_) { /* a hand-made object: scan */
         for (s = 0; s < v->n; ++s)
-            if (ro_sgns__eval_same(v->words[s], key, len, 0)) {
+            if (ro_sgns__vec_same(v->words[s], key, len, 0)) {
                 *row = s;
                 return 1;
             }
@@ -9820,7 +9930,7 @@ static int ro_sgns__eval_vfind(const ro_sgns_vectors *v, const char *key, size_t
     keys.words = v->words;
     keys.pool = NULL;
     keys.offs = NULL;
-    s = v->slots_[ro_sgns__eval_probe(v->slots_, v->slot_mask_, &keys, key, len, 0)];
+    s = v->slots_[ro_sgns__vec_probe(v->slots_, v->slot_mask_, &keys, key, len, 0)];
     if (s == 0) return 0;
     *row = s - 1;
     return 1;
@@ -9829,7 +9939,7 @@ static int ro_sgns__eval_vfind(const ro_sgns_vectors *v, const char *key, size_t
 /* Is w a token (section 1's TOKENS: non-empty, every byte above 0x20), so
    that every format can write it and read it back? *at gets the first
    byte that is not (0 for an empty word). */
-static int ro_sgns__eval_word_ok(const char *w, size_t *at)
+static int ro_sgns__vec_word_ok(const char *w, size_t *at)
 {
     const unsigned char *p = (const unsigned char *)w;
     size_t i;
@@ -9845,8 +9955,8 @@ static int ro_sgns__eval_word_ok(const char *w, size_t *at)
 
 /* The message for a word that is not a token: its index and the word,
    escaped. */
-static ro_sgns_result ro_sgns__eval_bad_word(ro_sgns_error *err, const char *who, size_t i,
-                                             const char *w, size_t at)
+static ro_sgns_result ro_sgns__vec_bad_word(ro_sgns_error *err, const char *who, size_t i,
+                                            const char *w, size_t at)
 {
     char shown[64];
     if (!w) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: word %llu is NULL", who,
@@ -9863,19 +9973,19 @@ static ro_sgns_result ro_sgns__eval_bad_word(ro_sgns_error *err, const char *who
 
 /* ---- the builder: rows appended by readers and the constructor --------- */
 
-typedef struct ro_sgns__eval_build {
+typedef struct ro_sgns__vec_build {
     const ro_sgns_allocator *al;
-    ro_sgns__eval_strs words;
+    ro_sgns__strpool words;
     ro_sgns_real *data;
     size_t cap; /* rows data has room for */
     size_t d;   /* 0 until known (GloVe's first line) */
     size_t *slots;
     size_t nslots;
-} ro_sgns__eval_build;
+} ro_sgns__vec_build;
 
-static void ro_sgns__eval_build_free(ro_sgns__eval_build *b)
+static void ro_sgns__vec_build_free(ro_sgns__vec_build *b)
 {
-    ro_sgns__eval_strs_free(b->al, &b->words);
+    ro_sgns__strpool_free(b->al, &b->words);
     ro_sgns__free(b->al, b->data);
     ro_sgns__free(b->al, b->slots);
     b->data = NULL;
@@ -9885,19 +9995,19 @@ static void ro_sgns__eval_build_free(ro_sgns__eval_build *b)
 /* Append a word; *row points at its d values to fill. A word already there
    gives RO_SGNS_ERR_FORMAT with *dup = its row and no message (the caller
    says where). */
-static ro_sgns_result ro_sgns__eval_build_add(ro_sgns__eval_build *b, const char *w, size_t len,
-                                              ro_sgns_real **row, size_t *dup, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_build_add(ro_sgns__vec_build *b, const char *w, size_t len,
+                                             ro_sgns_real **row, size_t *dup, ro_sgns_error *err)
 {
-    ro_sgns__eval_keys keys;
+    ro_sgns__vec_keys keys;
     ro_sgns_result rc;
     size_t n = b->words.n, slot;
     void *q;
     if ((n + 1) * 2 > b->nslots) { /* keep the table at most half full */
-        size_t size = ro_sgns__eval_table_size(n + 1 > 512 ? 2 * (n + 1) : 512), *slots = NULL;
+        size_t size = ro_sgns__vec_table_size(n + 1 > 512 ? 2 * (n + 1) : 512), *slots = NULL;
         keys.words = NULL;
         keys.pool = b->words.pool;
         keys.offs = b->words.offs;
-        if ((rc = ro_sgns__eval_table_build(b->al, &keys, n, size, &slots, err)) != RO_SGNS_OK)
+        if ((rc = ro_sgns__vec_table_build(b->al, &keys, n, size, &slots, err)) != RO_SGNS_OK)
             return rc;
         ro_sgns__free(b->al, b->slots);
         b->slots = slots;
@@ -9906,20 +10016,20 @@ static ro_sgns_result ro_sgns__eval_build_add(ro_sgns__eval_build *b, const char
     keys.words = NULL;
     keys.pool = b->words.pool;
     keys.offs = b->words.offs;
-    slot = ro_sgns__eval_probe(b->slots, b->nslots - 1, &keys, w, len, 0);
+    slot = ro_sgns__vec_probe(b->slots, b->nslots - 1, &keys, w, len, 0);
     if (b->slots[slot]) {
         *dup = b->slots[slot] - 1;
         return RO_SGNS_ERR_FORMAT;
     }
     if (n + 1 > b->cap) {
         size_t cap = b->cap, need = n + 1;
-        if ((rc = ro_sgns__eval_reserve(b->al, b->data, &cap, need, b->d * sizeof(ro_sgns_real), &q,
-                                        err)) != RO_SGNS_OK)
+        if ((rc = ro_sgns__grow_array(b->al, b->data, &cap, need, b->d * sizeof(ro_sgns_real), &q,
+                                      err)) != RO_SGNS_OK)
             return rc;
         b->data = (ro_sgns_real *)q;
         b->cap = cap;
     }
-    if ((rc = ro_sgns__eval_strs_add(b->al, &b->words, w, len, err)) != RO_SGNS_OK) return rc;
+    if ((rc = ro_sgns__strpool_add(b->al, &b->words, w, len, err)) != RO_SGNS_OK) return rc;
     b->slots[slot] = n + 1;
     *row = b->data + n * b->d;
     return RO_SGNS_OK;
@@ -9928,10 +10038,10 @@ static ro_sgns_result ro_sgns__eval_build_add(ro_sgns__eval_build *b, const char
 /* Room for rows rows (matrix and hash table) at once, when the count is
    known: saves the copies and page faults of growing a 50 MB matrix by
    doubling. Only before the first row. */
-static ro_sgns_result ro_sgns__eval_build_reserve(ro_sgns__eval_build *b, size_t rows,
-                                                  ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_build_reserve(ro_sgns__vec_build *b, size_t rows,
+                                                 ro_sgns_error *err)
 {
-    size_t size = ro_sgns__eval_table_size(rows);
+    size_t size = ro_sgns__vec_table_size(rows);
     void *q;
     if (b->words.n != 0 || rows <= b->cap) return RO_SGNS_OK;
     q = ro_sgns__alloc_array(b->al, rows, b->d, sizeof(ro_sgns_real));
@@ -9956,8 +10066,8 @@ static ro_sgns_result ro_sgns__eval_build_reserve(ro_sgns__eval_build *b, size_t
 
 /* Turn a complete builder into a new object *out (the builder is
    emptied; *out untouched on failure). */
-static ro_sgns_result ro_sgns__eval_build_finish(ro_sgns__eval_build *b, ro_sgns_vectors **out,
-                                                 ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_build_finish(ro_sgns__vec_build *b, ro_sgns_vectors **out,
+                                                ro_sgns_error *err)
 {
     size_t n = b->words.n, i;
     ro_sgns_vectors *v = (ro_sgns_vectors *)ro_sgns__malloc(b->al, sizeof *v);
@@ -9997,7 +10107,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err)
 {
-    ro_sgns__eval_build b;
+    ro_sgns__vec_build b;
     ro_sgns_result rc = RO_SGNS_OK;
     size_t i, j, dup = 0;
     ro_sgns_real *row;
@@ -10018,8 +10128,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
                              "vectors_create: %llu x %llu overflows", (ro_sgns__ull)n,
                              (ro_sgns__ull)d);
     for (i = 0; i < n; ++i)
-        if (!ro_sgns__eval_word_ok(words[i], &j))
-            return ro_sgns__eval_bad_word(err, "vectors_create", i, words[i], j);
+        if (!ro_sgns__vec_word_ok(words[i], &j))
+            return ro_sgns__vec_bad_word(err, "vectors_create", i, words[i], j);
     if (data)
         for (i = 0; i < n; ++i)
             for (j = 0; j < d; ++j)
@@ -10031,9 +10141,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
     memset(&b, 0, sizeof b);
     b.al = alloc;
     b.d = d;
-    rc = ro_sgns__eval_build_reserve(&b, n, err);
+    rc = ro_sgns__vec_build_reserve(&b, n, err);
     for (i = 0; i < n && rc == RO_SGNS_OK; ++i) {
-        rc = ro_sgns__eval_build_add(&b, words[i], strlen(words[i]), &row, &dup, err);
+        rc = ro_sgns__vec_build_add(&b, words[i], strlen(words[i]), &row, &dup, err);
         if (rc == RO_SGNS_ERR_FORMAT) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                                "vectors_create: words %llu and %llu are both '%s'",
@@ -10046,8 +10156,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char
         else
             for (j = 0; j < d; ++j) row[j] = 0;
     }
-    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, out, err);
-    ro_sgns__eval_build_free(&b);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__vec_build_finish(&b, out, err);
+    ro_sgns__vec_build_free(&b);
     return rc;
 }
 
@@ -10066,7 +10176,7 @@ RO_SGNS_DEF void ro_sgns_vectors_free(ro_sgns_vectors *v)
 RO_SGNS_DEF int ro_sgns_vectors_find(const ro_sgns_vectors *v, const char *word, size_t *row)
 {
     size_t r;
-    if (!word || !ro_sgns__eval_vfind(v, word, strlen(word), &r)) return 0;
+    if (!word || !ro_sgns__vec_find(v, word, strlen(word), &r)) return 0;
     if (row) *row = r;
     return 1;
 }
@@ -10080,7 +10190,7 @@ RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v, co
 
 /* ---- input: a memory buffer, or a read callback refilled 64 KiB at a time */
 
-typedef struct ro_sgns__eval_in {
+typedef struct ro_sgns__txt_in {
     const unsigned char *buf;
     size_t len, pos;
     ro_sgns__ull base; /* stream offset of buf[0] */
@@ -10088,17 +10198,25 @@ typedef struct ro_sgns__eval_in {
     void *user;
     unsigned char *own; /* the refill buffer of a callback stream */
     int eof, ioerr;
-} ro_sgns__eval_in;
+} ro_sgns__txt_in;
 
-static int ro_sgns__eval_refill(ro_sgns__eval_in *in)
+/* Set up an input over a memory buffer. */
+static void ro_sgns__txt_in_memory(ro_sgns__txt_in *in, const void *data, size_t size)
+{
+    memset(in, 0, sizeof *in);
+    in->buf = (const unsigned char *)data;
+    in->len = size;
+}
+
+static int ro_sgns__txt_refill(ro_sgns__txt_in *in)
 {
     size_t got;
     if (!in->read_fn || in->eof || in->ioerr) return -1;
     in->base += in->len;
     in->buf = in->own;
     in->pos = in->len = 0;
-    got = in->read_fn(in->user, in->own, RO_SGNS__EVAL_BUF);
-    if (got == (size_t)-1 || got > RO_SGNS__EVAL_BUF) {
+    got = in->read_fn(in->user, in->own, RO_SGNS__TXT_BUF);
+    if (got == (size_t)-1 || got > RO_SGNS__TXT_BUF) {
         in->ioerr = 1;
         return -1;
     }
@@ -10111,74 +10229,74 @@ static int ro_sgns__eval_refill(ro_sgns__eval_in *in)
 }
 
 /* The next byte, or -1 at the end (or on a read error: see ioerr). */
-static int ro_sgns__eval_getc(ro_sgns__eval_in *in)
+static int ro_sgns__txt_getc(ro_sgns__txt_in *in)
 {
-    return in->pos < in->len ? in->buf[in->pos++] : ro_sgns__eval_refill(in);
+    return in->pos < in->len ? in->buf[in->pos++] : ro_sgns__txt_refill(in);
 }
 
 /* Give back the byte just read (always possible: it is still in buf). */
-static void ro_sgns__eval_unget(ro_sgns__eval_in *in, int c)
+static void ro_sgns__txt_unget(ro_sgns__txt_in *in, int c)
 {
     if (c >= 0) in->pos--;
 }
 
-static ro_sgns__ull ro_sgns__eval_offset(const ro_sgns__eval_in *in) { return in->base + in->pos; }
+static ro_sgns__ull ro_sgns__txt_offset(const ro_sgns__txt_in *in) { return in->base + in->pos; }
 
 /* Skip a UTF-8 byte order mark at the very start of a pair or question
    file (spreadsheets write one). */
-static void ro_sgns__eval_skip_bom(ro_sgns__eval_in *in)
+static void ro_sgns__txt_skip_bom(ro_sgns__txt_in *in)
 {
-    int c = ro_sgns__eval_getc(in);
-    ro_sgns__eval_unget(in, c);
+    int c = ro_sgns__txt_getc(in);
+    ro_sgns__txt_unget(in, c);
     if (in->base == 0 && in->pos == 0 && in->len >= 3 && in->buf[0] == 0xEF && in->buf[1] == 0xBB &&
         in->buf[2] == 0xBF)
         in->pos = 3;
 }
 
 /* Blanks separate fields of a line; '\n' ends it (so CRLF is a blank + LF). */
-static int ro_sgns__eval_blank(int c)
+static int ro_sgns__txt_blank(int c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
 /* Skip blanks; return the next byte without taking it (-1 at the end). */
-static int ro_sgns__eval_skip_blanks(ro_sgns__eval_in *in)
+static int ro_sgns__txt_skip_blanks(ro_sgns__txt_in *in)
 {
     int c;
-    while ((c = ro_sgns__eval_getc(in)) >= 0 && ro_sgns__eval_blank(c)) {
+    while ((c = ro_sgns__txt_getc(in)) >= 0 && ro_sgns__txt_blank(c)) {
     }
-    ro_sgns__eval_unget(in, c);
+    ro_sgns__txt_unget(in, c);
     return c;
 }
 
 /* Take the rest of the line, '\n' included. */
-static void ro_sgns__eval_skip_line(ro_sgns__eval_in *in)
+static void ro_sgns__txt_skip_line(ro_sgns__txt_in *in)
 {
     int c;
-    while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n') {
+    while ((c = ro_sgns__txt_getc(in)) >= 0 && c != '\n') {
     }
 }
 
-#define RO_SGNS__EVAL_TOO_LONG 1
-#define RO_SGNS__EVAL_HAS_CTRL 2
+#define RO_SGNS__TXT_TOO_LONG 1
+#define RO_SGNS__TXT_HAS_CTRL 2
 
 /* Read one field (up to a blank, '\n' or the end, which stay unread) into
    tok (room for cap bytes, NUL-terminated, truncated if longer). Returns
    its full length; *flags gets TOO_LONG / HAS_CTRL (a byte below 0x20
    that is not a blank: NUL and the other control bytes, which no word
    has: section 1's TOKENS). */
-static size_t ro_sgns__eval_field(ro_sgns__eval_in *in, char *tok, size_t cap, int *flags)
+static size_t ro_sgns__txt_field(ro_sgns__txt_in *in, char *tok, size_t cap, int *flags)
 {
     size_t len = 0;
     int c;
     *flags = 0;
-    while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n' && !ro_sgns__eval_blank(c)) {
-        if (c < 0x20) *flags |= RO_SGNS__EVAL_HAS_CTRL;
+    while ((c = ro_sgns__txt_getc(in)) >= 0 && c != '\n' && !ro_sgns__txt_blank(c)) {
+        if (c < 0x20) *flags |= RO_SGNS__TXT_HAS_CTRL;
         if (len + 1 < cap) tok[len] = (char)c;
         ++len;
     }
-    ro_sgns__eval_unget(in, c);
-    if (len + 1 > cap) *flags |= RO_SGNS__EVAL_TOO_LONG;
+    ro_sgns__txt_unget(in, c);
+    if (len + 1 > cap) *flags |= RO_SGNS__TXT_TOO_LONG;
     tok[len + 1 < cap ? len : cap - 1] = '\0';
     return len;
 }
@@ -10193,12 +10311,12 @@ static size_t ro_sgns__eval_field(ro_sgns__eval_in *in, char *tok, size_t cap, i
    replaced by localeconv()->decimal_point before strtod sees the token.
    The writers do the reverse after snprintf. */
 
-typedef struct ro_sgns__eval_num {
+typedef struct ro_sgns__txt_num {
     char dp[8]; /* the locale's decimal point */
     size_t dp_len;
-} ro_sgns__eval_num;
+} ro_sgns__txt_num;
 
-static void ro_sgns__eval_num_init(ro_sgns__eval_num *nf)
+static void ro_sgns__txt_num_init(ro_sgns__txt_num *nf)
 {
     struct lconv *lc = localeconv();
     const char *dp = (lc && lc->decimal_point && lc->decimal_point[0]) ? lc->decimal_point : ".";
@@ -10211,42 +10329,42 @@ static void ro_sgns__eval_num_init(ro_sgns__eval_num *nf)
     nf->dp_len = l;
 }
 
-#define RO_SGNS__EVAL_NUM_OK 0
-#define RO_SGNS__EVAL_NUM_SYNTAX 1
-#define RO_SGNS__EVAL_NUM_NONFINITE 2
-#define RO_SGNS__EVAL_NUM_RANGE 3
+#define RO_SGNS__TXT_NUM_OK 0
+#define RO_SGNS__TXT_NUM_SYNTAX 1
+#define RO_SGNS__TXT_NUM_NONFINITE 2
+#define RO_SGNS__TXT_NUM_RANGE 3
 
-static int ro_sgns__eval_digit(char c) { return c >= '0' && c <= '9'; }
+static int ro_sgns__txt_digit(char c) { return c >= '0' && c <= '9'; }
 
-static int ro_sgns__eval_number(const char *tok, size_t len, const ro_sgns__eval_num *nf,
-                                int single, double *out)
+static int ro_sgns__txt_number(const char *tok, size_t len, const ro_sgns__txt_num *nf, int single,
+                               double *out)
 {
-    char buf[RO_SGNS__EVAL_TOK * 8 + 1];
+    char buf[RO_SGNS__TXT_TOK * 8 + 1];
     size_t i = 0, j = 0, nd = 0, ne = 0;
     char *end;
     double x;
-    if (len == 0 || len > RO_SGNS__EVAL_TOK) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (len == 0 || len > RO_SGNS__TXT_TOK) return RO_SGNS__TXT_NUM_SYNTAX;
     if (tok[i] == '+' || tok[i] == '-') ++i;
     if (i < len && ((tok[i] | 32) == 'n' || (tok[i] | 32) == 'i')) {
         if (len - i >= 3 &&
             (((tok[i] | 32) == 'n' && (tok[i + 1] | 32) == 'a' && (tok[i + 2] | 32) == 'n') ||
              ((tok[i] | 32) == 'i' && (tok[i + 1] | 32) == 'n' && (tok[i + 2] | 32) == 'f')))
-            return RO_SGNS__EVAL_NUM_NONFINITE;
-        return RO_SGNS__EVAL_NUM_SYNTAX;
+            return RO_SGNS__TXT_NUM_NONFINITE;
+        return RO_SGNS__TXT_NUM_SYNTAX;
     }
-    while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++nd;
+    while (i < len && ro_sgns__txt_digit(tok[i])) ++i, ++nd;
     if (i < len && tok[i] == '.') {
         ++i;
-        while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++nd;
+        while (i < len && ro_sgns__txt_digit(tok[i])) ++i, ++nd;
     }
-    if (nd == 0) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (nd == 0) return RO_SGNS__TXT_NUM_SYNTAX;
     if (i < len && (tok[i] == 'e' || tok[i] == 'E')) {
         ++i;
         if (i < len && (tok[i] == '+' || tok[i] == '-')) ++i;
-        while (i < len && ro_sgns__eval_digit(tok[i])) ++i, ++ne;
-        if (ne == 0) return RO_SGNS__EVAL_NUM_SYNTAX;
+        while (i < len && ro_sgns__txt_digit(tok[i])) ++i, ++ne;
+        if (ne == 0) return RO_SGNS__TXT_NUM_SYNTAX;
     }
-    if (i != len) return RO_SGNS__EVAL_NUM_SYNTAX;
+    if (i != len) return RO_SGNS__TXT_NUM_SYNTAX;
     for (i = 0; i < len; ++i) {
         if (tok[i] == '.') {
             memcpy(buf + j, nf->dp, nf->dp_len);
@@ -10259,77 +10377,77 @@ static int ro_sgns__eval_number(const char *tok, size_t len, const ro_sgns__eval
     /* float: strtof rounds once, so any string that round-trips a float32
        (gensim's shortest repr, our %.9g) gives that float back exactly */
     x = single ? (double)strtof(buf, &end) : strtod(buf, &end);
-    if (end != buf + j) return RO_SGNS__EVAL_NUM_SYNTAX;
-    if (!ro_sgns__is_finite(x)) return RO_SGNS__EVAL_NUM_RANGE;
+    if (end != buf + j) return RO_SGNS__TXT_NUM_SYNTAX;
+    if (!ro_sgns__is_finite(x)) return RO_SGNS__TXT_NUM_RANGE;
     *out = x;
-    return RO_SGNS__EVAL_NUM_OK;
+    return RO_SGNS__TXT_NUM_OK;
 }
 
-static const char *ro_sgns__eval_num_problem(int code)
+static const char *ro_sgns__txt_num_problem(int code)
 {
     switch (code) {
-    case RO_SGNS__EVAL_NUM_NONFINITE: return "NaN or Inf";
-    case RO_SGNS__EVAL_NUM_RANGE: return "a number out of range";
+    case RO_SGNS__TXT_NUM_NONFINITE: return "NaN or Inf";
+    case RO_SGNS__TXT_NUM_RANGE: return "a number out of range";
     default: return "not a number";
     }
 }
 
 /* Read one number field of a text line into *x; on failure a FORMAT error
    naming the line. */
-static ro_sgns_result ro_sgns__eval_read_number(ro_sgns__eval_in *in, const ro_sgns__eval_num *nf,
-                                                ro_sgns__ull line, double *x, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__txt_read_number(ro_sgns__txt_in *in, const ro_sgns__txt_num *nf,
+                                               ro_sgns__ull line, double *x, ro_sgns_error *err)
 {
-    char tok[RO_SGNS__EVAL_TOK + 1];
+    char tok[RO_SGNS__TXT_TOK + 1];
     int flags, code;
-    size_t len = ro_sgns__eval_field(in, tok, sizeof tok, &flags);
-    if (flags & RO_SGNS__EVAL_TOO_LONG)
+    size_t len = ro_sgns__txt_field(in, tok, sizeof tok, &flags);
+    if (flags & RO_SGNS__TXT_TOO_LONG)
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a number longer than %d bytes",
-                             line, RO_SGNS__EVAL_TOK);
-    code = (flags & RO_SGNS__EVAL_HAS_CTRL)
-               ? RO_SGNS__EVAL_NUM_SYNTAX
-               : ro_sgns__eval_number(tok, len, nf, !RO_SGNS__IS_DOUBLE, x);
-    if (code != RO_SGNS__EVAL_NUM_OK)
+                             line, RO_SGNS__TXT_TOK);
+    code = (flags & RO_SGNS__TXT_HAS_CTRL)
+               ? RO_SGNS__TXT_NUM_SYNTAX
+               : ro_sgns__txt_number(tok, len, nf, !RO_SGNS__IS_DOUBLE, x);
+    if (code != RO_SGNS__TXT_NUM_OK)
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: %s: '%.40s'", line,
-                             ro_sgns__eval_num_problem(code), tok);
+                             ro_sgns__txt_num_problem(code), tok);
     return RO_SGNS_OK;
 }
 
 /* ---- text readers (word2vec text, GloVe) -------------------------------- */
 
 /* Read a non-negative decimal integer field (the header's V or d). */
-static int ro_sgns__eval_read_count(ro_sgns__eval_in *in, ro_sgns__ull *out)
+static int ro_sgns__vec_read_count(ro_sgns__txt_in *in, ro_sgns__ull *out)
 {
     ro_sgns__ull x = 0;
     int c, any = 0;
-    while ((c = ro_sgns__eval_getc(in)) >= '0' && c <= '9') {
+    while ((c = ro_sgns__txt_getc(in)) >= '0' && c <= '9') {
         if (x > ((ro_sgns__ull)-1 - 9) / 10) return 0;
         x = x * 10 + (ro_sgns__ull)(c - '0');
         any = 1;
     }
-    ro_sgns__eval_unget(in, c);
+    ro_sgns__txt_unget(in, c);
     *out = x;
     return any;
 }
 
 /* The word2vec header line "V d" (both formats). */
-static ro_sgns_result ro_sgns__eval_header(ro_sgns__eval_in *in, size_t *count, size_t *dim,
-                                           ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_header(ro_sgns__txt_in *in, size_t *count, size_t *dim,
+                                          ro_sgns_error *err)
 {
     ro_sgns__ull V = 0, d = 0;
     int c, ok;
-    ro_sgns__eval_skip_blanks(in);
-    ok = ro_sgns__eval_read_count(in, &V);
-    ok = ok && ro_sgns__eval_blank(ro_sgns__eval_getc(in));
-    ro_sgns__eval_skip_blanks(in);
-    ok = ok && ro_sgns__eval_read_count(in, &d);
+    ro_sgns__txt_skip_blanks(in);
+    ok = ro_sgns__vec_read_count(in, &V);
+    ok = ok && ro_sgns__txt_blank(ro_sgns__txt_getc(in));
+    ro_sgns__txt_skip_blanks(in);
+    ok = ok && ro_sgns__vec_read_count(in, &d);
     if (!ok)
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                              "line 1: not a word2vec header 'V d' (vector count, dimension)");
-    c = ro_sgns__eval_skip_blanks(in);
+    c = ro_sgns__txt_skip_blanks(in);
     if (c >= 0 && c != '\n')
         return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                              "line 1: the word2vec header 'V d' has more after d");
-    (void)ro_sgns__eval_getc(in);
+    (void)ro_sgns__txt_getc(in);
     if (V == 0) return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line 1: header says 0 vectors");
     if (d == 0) return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line 1: header says dimension 0");
     if (d > RO_SGNS_FILE_MAX_DIM)
@@ -10344,120 +10462,148 @@ static ro_sgns_result ro_sgns__eval_header(ro_sgns__eval_in *in, size_t *count, 
     return RO_SGNS_OK;
 }
 
+/* The word that starts a line of a text body, into word (RO_SGNS_FILE_MAX_WORD
+   + 1 bytes), *len its length; a FORMAT error for one too long or with a
+   control byte. */
+static ro_sgns_result ro_sgns__vec_text_word(ro_sgns__txt_in *in, char *word, ro_sgns__ull line,
+                                             size_t *len, ro_sgns_error *err)
+{
+    const size_t cap = (size_t)RO_SGNS_FILE_MAX_WORD + 1;
+    int flags;
+    *len = ro_sgns__txt_field(in, word, cap, &flags);
+    if (flags & RO_SGNS__TXT_TOO_LONG)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word longer than %d bytes",
+                             line, (int)RO_SGNS_FILE_MAX_WORD);
+    if (flags & RO_SGNS__TXT_HAS_CTRL) {
+        char shown[64];
+        ro_sgns__escape_word(shown, sizeof shown, (const unsigned char *)word,
+                             *len < cap ? *len : cap - 1);
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "line %llu: the word '%s' has a control byte (words are runs of "
+                             "bytes above 0x20)",
+                             line, shown);
+    }
+    return RO_SGNS_OK;
+}
+
+/* The rest of GloVe's first line, after its word: its count of numbers
+   sets b->d; then the row. */
+static ro_sgns_result ro_sgns__vec_glove_first(ro_sgns__txt_in *in, ro_sgns__vec_build *b,
+                                               const ro_sgns__txt_num *nf, ro_sgns__ull line,
+                                               const char *word, size_t len, ro_sgns_error *err)
+{
+    double *first = NULL, x;
+    size_t firstcap = 0, cnt = 0, j, dup = 0;
+    ro_sgns_real *row;
+    ro_sgns_result rc = RO_SGNS_OK;
+    int c;
+    void *q;
+    for (;;) {
+        c = ro_sgns__txt_skip_blanks(in);
+        if (c < 0 || c == '\n') break;
+        if (cnt == RO_SGNS_FILE_MAX_DIM) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                               "line %llu: more than RO_SGNS_FILE_MAX_DIM %d numbers", line,
+                               (int)RO_SGNS_FILE_MAX_DIM);
+            break;
+        }
+        if ((rc = ro_sgns__txt_read_number(in, nf, line, &x, err)) != RO_SGNS_OK) break;
+        if ((rc = ro_sgns__grow_array(b->al, first, &firstcap, cnt + 1, sizeof(double), &q, err)) !=
+            RO_SGNS_OK)
+            break;
+        first = (double *)q;
+        first[cnt++] = x;
+    }
+    if (rc == RO_SGNS_OK && cnt == 0)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word without numbers", line);
+    if (rc == RO_SGNS_OK) {
+        b->d = cnt;
+        rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
+        if (rc == RO_SGNS_OK)
+            for (j = 0; j < cnt; ++j) row[j] = (ro_sgns_real)first[j];
+    }
+    ro_sgns__free(b->al, first);
+    return rc;
+}
+
+/* The rest of any other line, after its word: b->d numbers into row, and
+   nothing more before the line ends. */
+static ro_sgns_result ro_sgns__vec_text_row(ro_sgns__txt_in *in, const ro_sgns__vec_build *b,
+                                            const ro_sgns__txt_num *nf, ro_sgns__ull line,
+                                            ro_sgns_real *row, ro_sgns_error *err)
+{
+    double x;
+    size_t j;
+    int c;
+    ro_sgns_result rc;
+    for (j = 0; j < b->d; ++j) {
+        c = ro_sgns__txt_skip_blanks(in);
+        if (c < 0 || c == '\n')
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                 "line %llu: %llu numbers after the word, expected %llu", line,
+                                 (ro_sgns__ull)j, (ro_sgns__ull)b->d);
+        if ((rc = ro_sgns__txt_read_number(in, nf, line, &x, err)) != RO_SGNS_OK) return rc;
+        row[j] = (ro_sgns_real)x;
+    }
+    c = ro_sgns__txt_skip_blanks(in);
+    if (c >= 0 && c != '\n')
+        return ro_sgns__fail(
+            err, RO_SGNS_ERR_FORMAT, "line %llu: more than %llu numbers after the word%s", line,
+            (ro_sgns__ull)b->d,
+            (line == 2 && b->d == 1 && b->words.n == 2) ? " (a word2vec header read as GloVe?)"
+                                                        : "");
+    return RO_SGNS_OK;
+}
+
 /* The text body: lines "word x1 ... xd" until target rows or the end. With
    b->d == 0 (GloVe) d is the number of fields on the first line. *line is
    the number of the next line to read. */
-static ro_sgns_result ro_sgns__eval_text_body(ro_sgns__eval_in *in, ro_sgns__eval_build *b,
-                                              size_t target, const ro_sgns__eval_num *nf,
-                                              ro_sgns__ull *line, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_text_body(ro_sgns__txt_in *in, ro_sgns__vec_build *b,
+                                             size_t target, const ro_sgns__txt_num *nf,
+                                             ro_sgns__ull *line, ro_sgns_error *err)
 {
     char word[RO_SGNS_FILE_MAX_WORD + 1];
-    double *first = NULL, x;
-    size_t firstcap = 0, len, j, dup = 0;
+    size_t len, dup = 0;
     ro_sgns_real *row;
     ro_sgns_result rc = RO_SGNS_OK;
-    int c, flags;
-    void *q;
+    int c;
     while (b->words.n < target) {
-        c = ro_sgns__eval_skip_blanks(in);
+        c = ro_sgns__txt_skip_blanks(in);
         if (c < 0) break;
         if (c == '\n') { /* blank line */
-            (void)ro_sgns__eval_getc(in);
+            (void)ro_sgns__txt_getc(in);
             ++*line;
             continue;
         }
-        len = ro_sgns__eval_field(in, word, sizeof word, &flags);
-        if (flags & RO_SGNS__EVAL_TOO_LONG) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word longer than %d bytes",
-                               *line, (int)RO_SGNS_FILE_MAX_WORD);
-            break;
-        }
-        if (flags & RO_SGNS__EVAL_HAS_CTRL) {
-            char shown[64];
-            ro_sgns__escape_word(shown, sizeof shown, (const unsigned char *)word,
-                                 len < sizeof word ? len : sizeof word - 1);
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                               "line %llu: the word '%s' has a control byte (words are runs of "
-                               "bytes above 0x20)", *line, shown);
-            break;
-        }
+        rc = ro_sgns__vec_text_word(in, word, *line, &len, err);
+        if (rc != RO_SGNS_OK) break;
         if (b->d == 0) { /* GloVe's first line sets d */
-            size_t cnt = 0;
-            for (;;) {
-                c = ro_sgns__eval_skip_blanks(in);
-                if (c < 0 || c == '\n') break;
-                if (cnt == RO_SGNS_FILE_MAX_DIM) {
-                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                                       "line %llu: more than RO_SGNS_FILE_MAX_DIM %d numbers",
-                                       *line, (int)RO_SGNS_FILE_MAX_DIM);
-                    break;
-                }
-                if ((rc = ro_sgns__eval_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
-                if ((rc = ro_sgns__eval_reserve(b->al, first, &firstcap, cnt + 1, sizeof(double),
-                                                &q, err)) != RO_SGNS_OK)
-                    break;
-                first = (double *)q;
-                first[cnt++] = x;
-            }
-            if (rc != RO_SGNS_OK) break;
-            if (cnt == 0) {
-                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word without numbers",
-                                   *line);
-                break;
-            }
-            b->d = cnt;
-            if ((rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err)) != RO_SGNS_OK) break;
-            for (j = 0; j < cnt; ++j) row[j] = (ro_sgns_real)first[j];
+            rc = ro_sgns__vec_glove_first(in, b, nf, *line, word, len, err);
         } else {
-            rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err);
-            if (rc == RO_SGNS_ERR_FORMAT) {
+            rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
+            if (rc == RO_SGNS_ERR_FORMAT)
                 rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                    "line %llu: duplicate word '%.64s' (also vector %llu)", *line,
                                    word, (ro_sgns__ull)dup + 1);
-                break;
-            }
-            if (rc != RO_SGNS_OK) break;
-            for (j = 0; j < b->d; ++j) {
-                c = ro_sgns__eval_skip_blanks(in);
-                if (c < 0 || c == '\n') {
-                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                                       "line %llu: %llu numbers after the word, expected %llu",
-                                       *line, (ro_sgns__ull)j, (ro_sgns__ull)b->d);
-                    break;
-                }
-                if ((rc = ro_sgns__eval_read_number(in, nf, *line, &x, err)) != RO_SGNS_OK) break;
-                row[j] = (ro_sgns_real)x;
-            }
-            if (rc != RO_SGNS_OK) break;
-            c = ro_sgns__eval_skip_blanks(in);
-            if (c >= 0 && c != '\n') {
-                rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                                   "line %llu: more than %llu numbers after the word%s", *line,
-                                   (ro_sgns__ull)b->d,
-                                   (*line == 2 && b->d == 1 && b->words.n == 2)
-                                       ? " (a word2vec header read as GloVe?)"
-                                       : "");
-                break;
-            }
+            if (rc == RO_SGNS_OK) rc = ro_sgns__vec_text_row(in, b, nf, *line, row, err);
         }
-        (void)ro_sgns__eval_getc(in); /* the '\n' */
+        if (rc != RO_SGNS_OK) break;
+        (void)ro_sgns__txt_getc(in); /* the '\n' */
         ++*line;
     }
-    ro_sgns__free(b->al, first);
     if (rc == RO_SGNS_OK && in->ioerr)
-        rc =
-            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
     return rc;
 }
 
 /* Is the rest of the input only blanks and newlines? */
-static int ro_sgns__eval_rest_blank(ro_sgns__eval_in *in, ro_sgns__ull *line)
+static int ro_sgns__txt_rest_blank(ro_sgns__txt_in *in, ro_sgns__ull *line)
 {
     int c;
-    while ((c = ro_sgns__eval_getc(in)) >= 0) {
+    while ((c = ro_sgns__txt_getc(in)) >= 0) {
         if (c == '\n')
             ++*line;
-        else if (!ro_sgns__eval_blank(c))
+        else if (!ro_sgns__txt_blank(c))
             return 0;
     }
     return 1;
@@ -10468,15 +10614,15 @@ static int ro_sgns__eval_rest_blank(ro_sgns__eval_in *in, ro_sgns__ull *line)
 /* The float32 whose IEEE bits are u. The uint32 was assembled from the
    file's bytes by shifts, so this is right on any host whose float and
    integer byte orders agree (all IEEE platforms in use). */
-static ro_sgns_real ro_sgns__eval_f32(uint32_t u)
+static ro_sgns_real ro_sgns__vec_f32(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f); /* the bits of a uint32, not file bytes */
     return (ro_sgns_real)f;
 }
 
-static ro_sgns_result ro_sgns__eval_binary_body(ro_sgns__eval_in *in, ro_sgns__eval_build *b,
-                                                size_t target, size_t header_n, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_binary_body(ro_sgns__txt_in *in, ro_sgns__vec_build *b,
+                                               size_t target, size_t header_n, ro_sgns_error *err)
 {
     char word[RO_SGNS_FILE_MAX_WORD + 1];
     size_t len, j, dup = 0;
@@ -10487,29 +10633,29 @@ static ro_sgns_result ro_sgns__eval_binary_body(ro_sgns__eval_in *in, ro_sgns__e
     while (b->words.n < target) {
         vec = b->words.n + 1; /* 1-based number of the vector being read */
         /* the newline after the previous vector: optional (gensim writes none) */
-        while ((c = ro_sgns__eval_getc(in)) == '\n' || c == '\r') {
+        while ((c = ro_sgns__txt_getc(in)) == '\n' || c == '\r') {
         }
-        at = ro_sgns__eval_offset(in) - (c >= 0);
+        at = ro_sgns__txt_offset(in) - (c >= 0);
         if (c < 0) goto truncated;
         len = 0;
         while (c >= 0 && c != ' ') {
             if (c < 0x20) /* no word has one (section 1's TOKENS) */
                 return ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT, "byte %llu: a control byte 0x%02x in word %llu",
-                    ro_sgns__eval_offset(in) - 1, (unsigned)c, (ro_sgns__ull)b->words.n + 1);
+                    ro_sgns__txt_offset(in) - 1, (unsigned)c, (ro_sgns__ull)b->words.n + 1);
             if (len == RO_SGNS_FILE_MAX_WORD)
                 return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                      "byte %llu: word %llu longer than %d bytes", at,
                                      (ro_sgns__ull)b->words.n + 1, (int)RO_SGNS_FILE_MAX_WORD);
             word[len++] = (char)c;
-            c = ro_sgns__eval_getc(in);
+            c = ro_sgns__txt_getc(in);
         }
         if (c < 0) goto truncated;
         if (len == 0)
             return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "byte %llu: empty word (vector %llu)", at,
                                  (ro_sgns__ull)b->words.n + 1);
         word[len] = '\0';
-        rc = ro_sgns__eval_build_add(b, word, len, &row, &dup, err);
+        rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
         if (rc == RO_SGNS_ERR_FORMAT)
             return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                  "byte %llu: duplicate word '%.64s' (vectors %llu and %llu)", at,
@@ -10525,23 +10671,23 @@ static ro_sgns_result ro_sgns__eval_binary_body(ro_sgns__eval_in *in, ro_sgns__e
                 uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
                              (uint32_t)p[3] << 24;
                 if ((u & 0x7F800000u) == 0x7F800000u) {
-                    at = ro_sgns__eval_offset(in) + 4 * t;
+                    at = ro_sgns__txt_offset(in) + 4 * t;
                     j += t;
                     goto nonfinite;
                 }
-                row[j + t] = ro_sgns__eval_f32(u);
+                row[j + t] = ro_sgns__vec_f32(u);
             }
             in->pos += 4 * m;
             j += m;
             if (m == 0) {
                 uint32_t u = 0;
-                at = ro_sgns__eval_offset(in);
+                at = ro_sgns__txt_offset(in);
                 for (k = 0; k < 4; ++k) {
-                    if ((c = ro_sgns__eval_getc(in)) < 0) goto truncated;
+                    if ((c = ro_sgns__txt_getc(in)) < 0) goto truncated;
                     u |= (uint32_t)c << (8 * k);
                 }
                 if ((u & 0x7F800000u) == 0x7F800000u) goto nonfinite;
-                row[j++] = ro_sgns__eval_f32(u);
+                row[j++] = ro_sgns__vec_f32(u);
             }
         }
     }
@@ -10553,21 +10699,21 @@ nonfinite:
 truncated:
     if (in->ioerr)
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu",
-                             ro_sgns__eval_offset(in));
+                             ro_sgns__txt_offset(in));
     return ro_sgns__fail(
         err, RO_SGNS_ERR_FORMAT,
         "byte %llu: truncated: the header says %llu vectors, the data ends in vector %llu",
-        ro_sgns__eval_offset(in), (ro_sgns__ull)header_n, vec);
+        ro_sgns__txt_offset(in), (ro_sgns__ull)header_n, vec);
 }
 
 /* ---- the reader all entry points share ---------------------------------- */
 
-static ro_sgns_result ro_sgns__eval_read(ro_sgns__eval_in *in, ro_sgns_vectors_format format,
-                                         size_t limit, ro_sgns_vectors **out,
-                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__vec_read(ro_sgns__txt_in *in, ro_sgns_vectors_format format,
+                                        size_t limit, ro_sgns_vectors **out,
+                                        const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
-    ro_sgns__eval_build b;
-    ro_sgns__eval_num nf;
+    ro_sgns__vec_build b;
+    ro_sgns__txt_num nf;
     ro_sgns_result rc = RO_SGNS_OK;
     size_t V = 0, d = 0, target, reserve;
     ro_sgns__ull line = 1;
@@ -10578,17 +10724,17 @@ static ro_sgns_result ro_sgns__eval_read(ro_sgns__eval_in *in, ro_sgns_vectors_f
                              (int)format);
     memset(&b, 0, sizeof b);
     b.al = alloc;
-    ro_sgns__eval_num_init(&nf);
+    ro_sgns__txt_num_init(&nf);
     /* No byte-order-mark skipping here (unlike the pair and question files):
        a GloVe file's first word must read back as written, and gensim keeps
        a BOM as part of the first word too. */
     if (format == RO_SGNS_GLOVE_TEXT) {
         target = limit ? limit : (size_t)-1;
-        rc = ro_sgns__eval_text_body(in, &b, target, &nf, &line, err);
+        rc = ro_sgns__vec_text_body(in, &b, target, &nf, &line, err);
         if (rc == RO_SGNS_OK && b.words.n == 0)
             rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "GloVe file without vectors");
     } else {
-        if ((rc = ro_sgns__eval_header(in, &V, &d, err)) != RO_SGNS_OK) return rc;
+        if ((rc = ro_sgns__vec_header(in, &V, &d, err)) != RO_SGNS_OK) return rc;
         b.d = d;
         ++line;
         target = (limit && limit < V) ? limit : V;
@@ -10603,34 +10749,33 @@ static ro_sgns_result ro_sgns__eval_read(ro_sgns__eval_in *in, ro_sgns_vectors_f
             reserve = ro_sgns__min(
                 reserve,
                 (in->len - in->pos) / ((format == RO_SGNS_W2V_BINARY ? 4 : 2) * d + 2) + 1);
-        if ((rc = ro_sgns__eval_build_reserve(&b, reserve, err)) != RO_SGNS_OK) {
-            ro_sgns__eval_build_free(&b);
+        if ((rc = ro_sgns__vec_build_reserve(&b, reserve, err)) != RO_SGNS_OK) {
+            ro_sgns__vec_build_free(&b);
             return rc;
         }
         if (format == RO_SGNS_W2V_TEXT) {
-            rc = ro_sgns__eval_text_body(in, &b, target, &nf, &line, err);
+            rc = ro_sgns__vec_text_body(in, &b, target, &nf, &line, err);
             if (rc == RO_SGNS_OK && b.words.n < target)
                 rc = ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT,
                     "line %llu: the header says %llu vectors, the file ends after %llu", line,
                     (ro_sgns__ull)V, (ro_sgns__ull)b.words.n);
-            if (rc == RO_SGNS_OK && target == V && !ro_sgns__eval_rest_blank(in, &line))
+            if (rc == RO_SGNS_OK && target == V && !ro_sgns__txt_rest_blank(in, &line))
                 rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                    "line %llu: more vectors than the %llu the header says", line,
                                    (ro_sgns__ull)V);
         } else {
-            rc = ro_sgns__eval_binary_body(in, &b, target, V, err);
-            if (rc == RO_SGNS_OK && target == V && !ro_sgns__eval_rest_blank(in, &line))
+            rc = ro_sgns__vec_binary_body(in, &b, target, V, err);
+            if (rc == RO_SGNS_OK && target == V && !ro_sgns__txt_rest_blank(in, &line))
                 rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                    "byte %llu: data after the %llu vectors the header says",
-                                   ro_sgns__eval_offset(in) - 1, (ro_sgns__ull)V);
+                                   ro_sgns__txt_offset(in) - 1, (ro_sgns__ull)V);
         }
     }
     if (rc == RO_SGNS_OK && in->ioerr)
-        rc =
-            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
-    if (rc == RO_SGNS_OK) rc = ro_sgns__eval_build_finish(&b, out, err);
-    ro_sgns__eval_build_free(&b);
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__txt_offset(in));
+    if (rc == RO_SGNS_OK) rc = ro_sgns__vec_build_finish(&b, out, err);
+    ro_sgns__vec_build_free(&b);
     return rc;
 }
 
@@ -10640,25 +10785,23 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_memory(const void *data, size_t 
                                                        const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
+    ro_sgns__txt_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "vectors_load_memory: data is NULL");
-    memset(&in, 0, sizeof in);
-    in.buf = (const unsigned char *)data;
-    in.len = size;
-    return ro_sgns__eval_read(&in, format, limit, out, alloc, err);
+    ro_sgns__txt_in_memory(&in, data, size);
+    return ro_sgns__vec_read(&in, format, limit, out, alloc, err);
 }
 
 /* Set up a callback input with its refill buffer. */
-static ro_sgns_result ro_sgns__eval_in_cb(ro_sgns__eval_in *in, ro_sgns_read_fn read_fn, void *user,
-                                          const ro_sgns_allocator *alloc, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__txt_in_cb(ro_sgns__txt_in *in, ro_sgns_read_fn read_fn, void *user,
+                                         const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     memset(in, 0, sizeof *in);
     if (!read_fn)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "reader: the read callback is NULL");
-    in->own = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__EVAL_BUF);
+    in->own = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__TXT_BUF);
     if (!in->own) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "reader: no input buffer");
     in->buf = in->own;
     in->read_fn = read_fn;
@@ -10672,35 +10815,35 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_callback(ro_sgns_read_fn read_fn
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
-    ro_sgns_result rc = ro_sgns__eval_in_cb(&in, read_fn, user, alloc, err);
+    ro_sgns__txt_in in;
+    ro_sgns_result rc = ro_sgns__txt_in_cb(&in, read_fn, user, alloc, err);
     if (rc != RO_SGNS_OK) return rc;
-    rc = ro_sgns__eval_read(&in, format, limit, out, alloc, err);
+    rc = ro_sgns__vec_read(&in, format, limit, out, alloc, err);
     ro_sgns__free(alloc, in.own);
     return rc;
 }
 
 /* ---- writers ------------------------------------------------------------ */
 
-typedef struct ro_sgns__eval_out {
+typedef struct ro_sgns__vec_out {
     ro_sgns_write_fn write_fn;
     void *user;
     unsigned char *buf;
     size_t len;
     int failed;
-} ro_sgns__eval_out;
+} ro_sgns__vec_out;
 
-static void ro_sgns__eval_flush(ro_sgns__eval_out *o)
+static void ro_sgns__vec_flush(ro_sgns__vec_out *o)
 {
     if (!o->failed && o->len && o->write_fn(o->user, o->buf, o->len) != 0) o->failed = 1;
     o->len = 0;
 }
 
-static void ro_sgns__eval_put(ro_sgns__eval_out *o, const void *p, size_t n)
+static void ro_sgns__vec_put(ro_sgns__vec_out *o, const void *p, size_t n)
 {
     if (o->failed) return;
-    if (o->len + n > RO_SGNS__EVAL_BUF) ro_sgns__eval_flush(o);
-    if (n > RO_SGNS__EVAL_BUF) {
+    if (o->len + n > RO_SGNS__TXT_BUF) ro_sgns__vec_flush(o);
+    if (n > RO_SGNS__TXT_BUF) {
         if (!o->failed && o->write_fn(o->user, p, n) != 0) o->failed = 1;
         return;
     }
@@ -10710,7 +10853,7 @@ static void ro_sgns__eval_put(ro_sgns__eval_out *o, const void *p, size_t n)
 
 /* Format x with enough digits to read back bit-exactly, '.' as the
    decimal point whatever the locale; returns the length. */
-static size_t ro_sgns__eval_format(char *s, size_t cap, double x, const ro_sgns__eval_num *nf)
+static size_t ro_sgns__vec_format(char *s, size_t cap, double x, const ro_sgns__txt_num *nf)
 {
     int n = RO_SGNS__IS_DOUBLE ? snprintf(s, cap, "%.17g", x) : snprintf(s, cap, "%.9g", x);
     size_t len = n < 0 ? 0 : ((size_t)n >= cap ? cap - 1 : (size_t)n), i;
@@ -10731,8 +10874,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err)
 {
-    ro_sgns__eval_out o;
-    ro_sgns__eval_num nf;
+    ro_sgns__vec_out o;
+    ro_sgns__txt_num nf;
     char num[64];
     size_t i, j;
     if (!v || !v->words || !v->data || v->n == 0 || v->d == 0 || !write_fn)
@@ -10744,8 +10887,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
                              (int)format);
     /* check everything first, so a failed write leaves nothing behind */
     for (i = 0; i < v->n; ++i) {
-        if (!ro_sgns__eval_word_ok(v->words[i], &j))
-            return ro_sgns__eval_bad_word(err, "vectors writer", i, v->words[i], j);
+        if (!ro_sgns__vec_word_ok(v->words[i], &j))
+            return ro_sgns__vec_bad_word(err, "vectors writer", i, v->words[i], j);
         for (j = 0; j < v->d; ++j) {
             double x = (double)v->data[i * v->d + j];
             if (!ro_sgns__is_finite(x) ||
@@ -10760,19 +10903,19 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
     memset(&o, 0, sizeof o);
     o.write_fn = write_fn;
     o.user = user;
-    o.buf = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__EVAL_BUF);
+    o.buf = (unsigned char *)ro_sgns__malloc(alloc, RO_SGNS__TXT_BUF);
     if (!o.buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors writer: no buffer");
-    ro_sgns__eval_num_init(&nf);
+    ro_sgns__txt_num_init(&nf);
     if (format != RO_SGNS_GLOVE_TEXT) {
         int n = snprintf(num, sizeof num, "%llu %llu\n", (ro_sgns__ull)v->n, (ro_sgns__ull)v->d);
-        ro_sgns__eval_put(&o, num, (size_t)n);
+        ro_sgns__vec_put(&o, num, (size_t)n);
     }
     for (i = 0; i < v->n && !o.failed; ++i) {
         const ro_sgns_real *row = v->data + i * v->d;
-        ro_sgns__eval_put(&o, v->words[i], strlen(v->words[i]));
+        ro_sgns__vec_put(&o, v->words[i], strlen(v->words[i]));
         if (format == RO_SGNS_W2V_BINARY) {
             unsigned char bytes[4];
-            ro_sgns__eval_put(&o, " ", 1);
+            ro_sgns__vec_put(&o, " ", 1);
             for (j = 0; j < v->d; ++j) {
                 float f = (float)row[j];
                 uint32_t u;
@@ -10781,37 +10924,36 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *
                 bytes[1] = (unsigned char)((u >> 8) & 0xFF);
                 bytes[2] = (unsigned char)((u >> 16) & 0xFF);
                 bytes[3] = (unsigned char)(u >> 24);
-                ro_sgns__eval_put(&o, bytes, 4);
+                ro_sgns__vec_put(&o, bytes, 4);
             }
         } else {
             for (j = 0; j < v->d; ++j) {
                 num[0] = ' ';
-                ro_sgns__eval_put(
-                    &o, num,
-                    1 + ro_sgns__eval_format(num + 1, sizeof num - 1, (double)row[j], &nf));
+                ro_sgns__vec_put(
+                    &o, num, 1 + ro_sgns__vec_format(num + 1, sizeof num - 1, (double)row[j], &nf));
             }
         }
-        ro_sgns__eval_put(&o, "\n", 1);
+        ro_sgns__vec_put(&o, "\n", 1);
     }
-    ro_sgns__eval_flush(&o);
+    ro_sgns__vec_flush(&o);
     ro_sgns__free(alloc, o.buf);
     if (o.failed)
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "vectors writer: the write callback failed");
     return ro_sgns__ok(err);
 }
 
-typedef struct ro_sgns__eval_membuf {
+typedef struct ro_sgns__vec_membuf {
     const ro_sgns_allocator *al;
     unsigned char *p;
     size_t len, cap;
-} ro_sgns__eval_membuf;
+} ro_sgns__vec_membuf;
 
-static int ro_sgns__eval_mem_write(void *user, const void *src, size_t size)
+static int ro_sgns__vec_mem_write(void *user, const void *src, size_t size)
 {
-    ro_sgns__eval_membuf *m = (ro_sgns__eval_membuf *)user;
+    ro_sgns__vec_membuf *m = (ro_sgns__vec_membuf *)user;
     void *q;
     if (size > (size_t)-1 - m->len) return 1;
-    if (ro_sgns__eval_reserve(m->al, m->p, &m->cap, m->len + size, 1, &q, NULL) != RO_SGNS_OK)
+    if (ro_sgns__grow_array(m->al, m->p, &m->cap, m->len + size, 1, &q, NULL) != RO_SGNS_OK)
         return 1;
     m->p = (unsigned char *)q;
     memcpy(m->p + m->len, src, size);
@@ -10825,14 +10967,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_memory(const ro_sgns_vectors *v,
                                                        const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err)
 {
-    ro_sgns__eval_membuf m;
+    ro_sgns__vec_membuf m;
     ro_sgns_result rc;
     if (!out || !size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "vectors_save_memory: out or size is NULL");
     memset(&m, 0, sizeof m);
     m.al = alloc;
-    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__eval_mem_write, &m, alloc, err);
+    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__vec_mem_write, &m, alloc, err);
     if (rc == RO_SGNS_ERR_IO)
         rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "vectors_save_memory: out of memory");
     if (rc != RO_SGNS_OK) {
@@ -10845,27 +10987,24 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_memory(const ro_sgns_vectors *v,
 }
 
 #ifndef RO_SGNS_NO_STDIO
-static size_t ro_sgns__eval_file_read(void *user, void *dst, size_t size)
-{
-    FILE *f = (FILE *)user;
-    size_t got = fread(dst, 1, size, f);
-    if (got == 0 && ferror(f)) return (size_t)-1;
-    return got;
-}
-
-static int ro_sgns__eval_file_write(void *user, const void *src, size_t size)
-{
-    return fwrite(src, 1, size, (FILE *)user) != size;
-}
-
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_file(FILE *f, ro_sgns_vectors_format format,
                                                      size_t limit, ro_sgns_vectors **out,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err)
 {
     if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load_file: f is NULL");
-    return ro_sgns_vectors_load_callback(ro_sgns__eval_file_read, f, format, limit, out, alloc,
-                                         err);
+    return ro_sgns_vectors_load_callback(ro_sgns__fread_fn, f, format, limit, out, alloc, err);
+}
+
+/* Put the file name (its last 120 bytes) in front of err's message. */
+static void ro_sgns__txt_name_path(ro_sgns_error *err, const char *path)
+{
+    char msg[RO_SGNS_MESSAGE_SIZE];
+    size_t plen = strlen(path);
+    if (!err) return;
+    memcpy(msg, err->message, sizeof msg);
+    snprintf(err->message, sizeof err->message, "%.*s: %.128s", (int)(plen > 120 ? 120 : plen),
+             plen > 120 ? path + plen - 120 : path, msg);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
@@ -10876,7 +11015,6 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
 {
     FILE *f;
     ro_sgns_result rc;
-    size_t plen;
     if (!path)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_load_path: path is NULL");
     f = fopen(path, "rb");
@@ -10885,13 +11023,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_path(const char *path,
                              strerror(errno));
     rc = ro_sgns_vectors_load_file(f, format, limit, out, alloc, err);
     fclose(f);
-    if (rc != RO_SGNS_OK && err) { /* prefix the file name */
-        char msg[RO_SGNS_MESSAGE_SIZE];
-        plen = strlen(path);
-        memcpy(msg, err->message, sizeof msg);
-        snprintf(err->message, sizeof err->message, "%.*s: %.128s", (int)(plen > 120 ? 120 : plen),
-                 plen > 120 ? path + plen - 120 : path, msg);
-    }
+    if (rc != RO_SGNS_OK) ro_sgns__txt_name_path(err, path);
     return rc;
 }
 
@@ -10903,7 +11035,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_file(const ro_sgns_vectors *v,
     ro_sgns_result rc;
     if (!f)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "vectors_save_file: f is NULL");
-    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__eval_file_write, f, alloc, err);
+    rc = ro_sgns_vectors_save_callback(v, format, ro_sgns__fwrite_fn, f, alloc, err);
     if (rc == RO_SGNS_OK && fflush(f) != 0)
         rc = ro_sgns__fail(err, RO_SGNS_ERR_IO, "vectors_save_file: flush failed");
     return rc;
@@ -10958,9 +11090,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
    queries (unit vectors; b^ - a^ + c^ for 3CosAdd) times the matrix
    transposed, 512 queries x 1024 rows at a time, each column scaled by
    the row's inverse norm -- the matrix is never copied or normalized in
-   place. O(queries n d) flops; workspace O(n + 512 (3 d + 3072)) reals. (The block of
-   queries is the GEMM's m: at m = 256 the built-in GEMM runs at half the
-   speed it reaches at m >= 512 for k = 500.)
+   place. O(queries n d) flops; workspace O(n + 512 (3 d + 3072)) reals.
+   (512 queries a block: the block is the GEMM's m, and the built-in GEMM
+   needs m >= 512 for its full speed.)
    Invariants: a zero vector has cosine 0 with everything; ties go to the
    lower row (the more frequent word); results never depend on the order
    of blocks.
@@ -11104,117 +11236,143 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_spearman(size_t n, const double *x, const dou
 /* The rest of the line's fields: up to maxf stored at buf + i (RO_SGNS_FILE_MAX_WORD
    + 1), lens[i] their full lengths, flags[i] TOO_LONG/HAS_NUL. Takes the
    '\n'. Returns the number of fields (may exceed maxf). */
-static size_t ro_sgns__eval_fields(ro_sgns__eval_in *in, char *buf, size_t maxf, size_t *lens,
-                                   int *flags)
+static size_t ro_sgns__txt_fields(ro_sgns__txt_in *in, char *buf, size_t maxf, size_t *lens,
+                                  int *flags)
 {
     size_t nf = 0;
     int c, fl;
     char scratch[8];
     for (;;) {
-        c = ro_sgns__eval_skip_blanks(in);
+        c = ro_sgns__txt_skip_blanks(in);
         if (c < 0 || c == '\n') break;
         if (nf < maxf) {
-            lens[nf] = ro_sgns__eval_field(in, buf + nf * (RO_SGNS_FILE_MAX_WORD + 1),
-                                           RO_SGNS_FILE_MAX_WORD + 1, &flags[nf]);
+            lens[nf] = ro_sgns__txt_field(in, buf + nf * (RO_SGNS_FILE_MAX_WORD + 1),
+                                          RO_SGNS_FILE_MAX_WORD + 1, &flags[nf]);
         } else {
-            (void)ro_sgns__eval_field(in, scratch, sizeof scratch, &fl);
+            (void)ro_sgns__txt_field(in, scratch, sizeof scratch, &fl);
         }
         ++nf;
     }
-    (void)ro_sgns__eval_getc(in);
+    (void)ro_sgns__txt_getc(in);
     return nf;
 }
 
-static ro_sgns_result ro_sgns__eval_pairs_read(ro_sgns__eval_in *in, ro_sgns_pairs **out,
-                                               const ro_sgns_allocator *alloc, ro_sgns_error *err)
+/* Skip blank lines and comment lines ('#'), counting them in *line; the
+   first byte of the next line with content, not taken, or -1 at the end. */
+static int ro_sgns__txt_content(ro_sgns__txt_in *in, ro_sgns__ull *line)
 {
-    ro_sgns__eval_strs s;
-    ro_sgns__eval_num nf;
+    for (;; ++*line) {
+        int c = ro_sgns__txt_skip_blanks(in);
+        if (c != '#' && c != '\n') return c;
+        ro_sgns__txt_skip_line(in);
+    }
+}
+
+/* A FORMAT error for the first of count words whose ro_sgns__txt_field
+   flags are set (too long, or a control byte). */
+static ro_sgns_result ro_sgns__txt_words_ok(const int *flags, size_t count, ro_sgns__ull line,
+                                            ro_sgns_error *err)
+{
+    size_t i;
+    for (i = 0; i < count; ++i)
+        if (flags[i])
+            return ro_sgns__fail(
+                err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
+                (flags[i] & RO_SGNS__TXT_TOO_LONG) ? "too long" : "has a control byte");
+    return RO_SGNS_OK;
+}
+
+/* The end of a file of items: a read error, or none read (empty: the
+   message). */
+static ro_sgns_result ro_sgns__txt_end(const ro_sgns__txt_in *in, size_t items, const char *empty,
+                                       ro_sgns_error *err)
+{
+    if (in->ioerr)
+        return ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu",
+                             ro_sgns__txt_offset(in));
+    if (items == 0) return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "%s", empty);
+    return RO_SGNS_OK;
+}
+
+/* The pairs object from the n pairs read: words 2i and 2i + 1 of s, score
+   i; it takes s's pool and score (set to NULL). */
+static ro_sgns_result ro_sgns__pairs_finish(ro_sgns__strpool *s, double **score, size_t n,
+                                            ro_sgns_pairs **out, const ro_sgns_allocator *alloc,
+                                            ro_sgns_error *err)
+{
+    char **w = (char **)ro_sgns__alloc_array(alloc, n, 2, sizeof(char *));
+    ro_sgns_pairs *p = (ro_sgns_pairs *)ro_sgns__malloc(alloc, sizeof *p);
+    size_t i;
+    if (!w || !p) {
+        ro_sgns__free(alloc, w);
+        ro_sgns__free(alloc, p);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
+    }
+    for (i = 0; i < 2 * n; ++i) w[i / 2 + (i % 2) * n] = s->pool + s->offs[i];
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->word1 = w;
+    p->word2 = w + n;
+    p->score = *score;
+    p->pool_ = s->pool;
+    if (alloc) p->alloc_ = *alloc;
+    s->pool = NULL;
+    *score = NULL;
+    *out = p;
+    return ro_sgns__ok(err);
+}
+
+static ro_sgns_result ro_sgns__pairs_parse(ro_sgns__txt_in *in, ro_sgns_pairs **out,
+                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__strpool s;
+    ro_sgns__txt_num nf;
     char *buf = NULL;
     double *score = NULL, x;
-    char **w = NULL;
-    ro_sgns_pairs *p;
-    size_t scap = 0, nfld, lens[4], i, n = 0;
+    size_t scap = 0, nfld, lens[4], n = 0;
     int flags[4], c, code;
     ro_sgns__ull line = 1;
     ro_sgns_result rc = RO_SGNS_OK;
     void *q;
     if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs reader: out is NULL");
     memset(&s, 0, sizeof s);
-    ro_sgns__eval_num_init(&nf);
+    ro_sgns__txt_num_init(&nf);
     buf = (char *)ro_sgns__alloc_array(alloc, 4, RO_SGNS_FILE_MAX_WORD + 1, 1);
     if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
-    ro_sgns__eval_skip_bom(in);
+    ro_sgns__txt_skip_bom(in);
     for (;; ++line) {
-        c = ro_sgns__eval_skip_blanks(in);
+        c = ro_sgns__txt_content(in, &line);
         if (c < 0) break;
-        if (c == '#' || c == '\n') {
-            ro_sgns__eval_skip_line(in);
-            continue;
-        }
-        nfld = ro_sgns__eval_fields(in, buf, 4, lens, flags);
+        nfld = ro_sgns__txt_fields(in, buf, 4, lens, flags);
         if (nfld < 3 || (nfld > 3 && buf[3 * (RO_SGNS_FILE_MAX_WORD + 1)] != '#')) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
                                "line %llu: %llu fields, expected 'word1 word2 score'", line,
                                (ro_sgns__ull)nfld);
             goto done;
         }
-        for (i = 0; i < 2; ++i)
-            if (flags[i]) {
-                rc = ro_sgns__fail(
-                    err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
-                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a control byte");
-                goto done;
-            }
-        code = flags[2] ? RO_SGNS__EVAL_NUM_SYNTAX
-                        : ro_sgns__eval_number(buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1), lens[2], &nf,
-                                               0, &x);
-        if (code != RO_SGNS__EVAL_NUM_OK) {
+        if ((rc = ro_sgns__txt_words_ok(flags, 2, line, err)) != RO_SGNS_OK) goto done;
+        code = flags[2] ? RO_SGNS__TXT_NUM_SYNTAX
+                        : ro_sgns__txt_number(buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1), lens[2], &nf,
+                                              0, &x);
+        if (code != RO_SGNS__TXT_NUM_OK) {
             rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: score is %s: '%.40s'", line,
-                               ro_sgns__eval_num_problem(code),
+                               ro_sgns__txt_num_problem(code),
                                buf + 2 * (RO_SGNS_FILE_MAX_WORD + 1));
             goto done;
         }
-        if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf, lens[0], err)) != RO_SGNS_OK ||
-            (rc = ro_sgns__eval_strs_add(alloc, &s, buf + RO_SGNS_FILE_MAX_WORD + 1, lens[1],
-                                         err)) != RO_SGNS_OK ||
-            (rc = ro_sgns__eval_reserve(alloc, score, &scap, n + 1, sizeof(double), &q, err)) !=
+        if ((rc = ro_sgns__strpool_add(alloc, &s, buf, lens[0], err)) != RO_SGNS_OK ||
+            (rc = ro_sgns__strpool_add(alloc, &s, buf + RO_SGNS_FILE_MAX_WORD + 1, lens[1], err)) !=
+                RO_SGNS_OK ||
+            (rc = ro_sgns__grow_array(alloc, score, &scap, n + 1, sizeof(double), &q, err)) !=
                 RO_SGNS_OK)
             goto done;
         score = (double *)q;
         score[n++] = x;
     }
-    if (in->ioerr) {
-        rc =
-            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
-        goto done;
-    }
-    if (n == 0) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "no word pairs");
-        goto done;
-    }
-    w = (char **)ro_sgns__alloc_array(alloc, n, 2, sizeof(char *));
-    p = (ro_sgns_pairs *)ro_sgns__malloc(alloc, sizeof *p);
-    if (!w || !p) {
-        ro_sgns__free(alloc, w);
-        ro_sgns__free(alloc, p);
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "pairs reader: no memory");
-        goto done;
-    }
-    for (i = 0; i < 2 * n; ++i) w[i / 2 + (i % 2) * n] = s.pool + s.offs[i];
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->word1 = w;
-    p->word2 = w + n;
-    p->score = score;
-    p->pool_ = s.pool;
-    if (alloc) p->alloc_ = *alloc;
-    s.pool = NULL;
-    score = NULL;
-    *out = p;
-    rc = ro_sgns__ok(err);
+    rc = ro_sgns__txt_end(in, n, "no word pairs", err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__pairs_finish(&s, &score, n, out, alloc, err);
 done:
-    ro_sgns__eval_strs_free(alloc, &s);
+    ro_sgns__strpool_free(alloc, &s);
     ro_sgns__free(alloc, score);
     ro_sgns__free(alloc, buf);
     return rc;
@@ -11225,13 +11383,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_memory(const void *data, size_t si
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
+    ro_sgns__txt_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load_memory: data is NULL");
-    memset(&in, 0, sizeof in);
-    in.buf = (const unsigned char *)data;
-    in.len = size;
-    return ro_sgns__eval_pairs_read(&in, out, alloc, err);
+    ro_sgns__txt_in_memory(&in, data, size);
+    return ro_sgns__pairs_parse(&in, out, alloc, err);
 }
 
 RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p)
@@ -11245,54 +11401,146 @@ RO_SGNS_DEF void ro_sgns_pairs_free(ro_sgns_pairs *p)
     ro_sgns__free(&al, p);
 }
 
-static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns_analogies **out,
-                                                   const ro_sgns_allocator *alloc,
-                                                   ro_sgns_error *err)
+/* The questions read so far: their words in the pool s, question i's
+   first word at s.offs[first[i]], its section sect[i]; section j's name at
+   s.offs[names[j]]. */
+typedef struct ro_sgns__analogies_build {
+    ro_sgns__strpool s;
+    size_t *first, *names, *sect;
+    size_t fcap, ncap, scap;
+    size_t nq, ns; /* questions, sections */
+} ro_sgns__analogies_build;
+
+static void ro_sgns__analogies_build_free(ro_sgns__analogies_build *qb,
+                                          const ro_sgns_allocator *alloc)
 {
-    ro_sgns_analogies *a;
-    ro_sgns__eval_strs s;
-    char *buf = NULL;
-    size_t *first = NULL, *names = NULL, *sect = NULL, fcap = 0, ncap = 0, scap = 0;
-    size_t nq = 0, ns = 0, nfld, lens[5], i, j;
-    char **words = NULL, **snames = NULL;
+    ro_sgns__strpool_free(alloc, &qb->s);
+    ro_sgns__free(alloc, qb->first);
+    ro_sgns__free(alloc, qb->names);
+    ro_sgns__free(alloc, qb->sect);
+    memset(qb, 0, sizeof *qb);
+}
+
+/* A new section named name[0..len). */
+static ro_sgns_result ro_sgns__analogies_name(ro_sgns__analogies_build *qb, const char *name,
+                                              size_t len, const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    ro_sgns_result rc;
+    void *q;
+    if ((rc = ro_sgns__grow_array(alloc, qb->names, &qb->ncap, qb->ns + 1, sizeof(size_t), &q,
+                                  err)) != RO_SGNS_OK)
+        return rc;
+    qb->names = (size_t *)q;
+    qb->names[qb->ns++] = qb->s.n;
+    return ro_sgns__strpool_add(alloc, &qb->s, name, len, err);
+}
+
+/* A line ": section name" (the ':' not yet taken): its name is the rest of
+   the line, trimmed, at most RO_SGNS_FILE_MAX_WORD bytes of it (buf). */
+static ro_sgns_result ro_sgns__analogies_section(ro_sgns__txt_in *in, ro_sgns__analogies_build *qb,
+                                                 char *buf, ro_sgns__ull line,
+                                                 const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    size_t len = 0, cap = RO_SGNS_FILE_MAX_WORD + 1;
+    int c;
+    (void)ro_sgns__txt_getc(in);
+    ro_sgns__txt_skip_blanks(in);
+    while ((c = ro_sgns__txt_getc(in)) >= 0 && c != '\n') {
+        if (c == 0) return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: NUL byte", line);
+        if (len + 1 < cap) buf[len++] = (char)c;
+    }
+    while (len > 0 && ro_sgns__txt_blank((unsigned char)buf[len - 1])) --len;
+    return ro_sgns__analogies_name(qb, buf, len, alloc, err);
+}
+
+/* A question a b c d, its words at buf (RO_SGNS_FILE_MAX_WORD + 1 apart),
+   lens their lengths; questions before any section go to section "". */
+static ro_sgns_result ro_sgns__analogies_question(ro_sgns__analogies_build *qb, const char *buf,
+                                                  const size_t *lens,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    ro_sgns_result rc;
+    size_t i;
+    void *q;
+    if (qb->ns == 0 && (rc = ro_sgns__analogies_name(qb, "", 0, alloc, err)) != RO_SGNS_OK)
+        return rc;
+    if ((rc = ro_sgns__grow_array(alloc, qb->first, &qb->fcap, qb->nq + 1, sizeof(size_t), &q,
+                                  err)) != RO_SGNS_OK)
+        return rc;
+    qb->first = (size_t *)q;
+    if ((rc = ro_sgns__grow_array(alloc, qb->sect, &qb->scap, qb->nq + 1, sizeof(size_t), &q,
+                                  err)) != RO_SGNS_OK)
+        return rc;
+    qb->sect = (size_t *)q;
+    qb->first[qb->nq] = qb->s.n;
+    qb->sect[qb->nq] = qb->ns - 1;
+    ++qb->nq;
+    for (i = 0; i < 4; ++i)
+        if ((rc = ro_sgns__strpool_add(alloc, &qb->s, buf + i * (RO_SGNS_FILE_MAX_WORD + 1),
+                                       lens[i], err)) != RO_SGNS_OK)
+            return rc;
+    return RO_SGNS_OK;
+}
+
+/* The analogies object from what was read; it takes qb's pool and sect
+   (set to NULL). */
+static ro_sgns_result ro_sgns__analogies_finish(ro_sgns__analogies_build *qb,
+                                                ro_sgns_analogies **out,
+                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    size_t nq = qb->nq, ns = qb->ns, i, j;
+    char **words = (char **)ro_sgns__alloc_array(alloc, nq, 4, sizeof(char *));
+    char **snames = (char **)ro_sgns__alloc_array(alloc, ns, 1, sizeof(char *));
+    ro_sgns_analogies *a = (ro_sgns_analogies *)ro_sgns__malloc(alloc, sizeof *a);
+    if (!words || !snames || !a) {
+        ro_sgns__free(alloc, words);
+        ro_sgns__free(alloc, snames);
+        ro_sgns__free(alloc, a);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
+    }
+    for (i = 0; i < nq; ++i)
+        for (j = 0; j < 4; ++j) words[4 * i + j] = qb->s.pool + qb->s.offs[qb->first[i] + j];
+    for (i = 0; i < ns; ++i) snames[i] = qb->s.pool + qb->s.offs[qb->names[i]];
+    memset(a, 0, sizeof *a);
+    a->n = nq;
+    a->words = words;
+    a->section = qb->sect;
+    a->nsections = ns;
+    a->section_names = snames;
+    a->pool_ = qb->s.pool;
+    if (alloc) a->alloc_ = *alloc;
+    qb->s.pool = NULL;
+    qb->sect = NULL;
+    *out = a;
+    return ro_sgns__ok(err);
+}
+
+static ro_sgns_result ro_sgns__analogies_parse(ro_sgns__txt_in *in, ro_sgns_analogies **out,
+                                               const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__analogies_build qb;
+    char *buf;
+    size_t nfld, lens[5];
     int flags[5], c;
     ro_sgns__ull line = 1;
     ro_sgns_result rc = RO_SGNS_OK;
-    void *q;
     if (!out)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogies reader: out is NULL");
-    memset(&s, 0, sizeof s);
+    memset(&qb, 0, sizeof qb);
     buf = (char *)ro_sgns__alloc_array(alloc, 5, RO_SGNS_FILE_MAX_WORD + 1, 1);
     if (!buf) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
-    ro_sgns__eval_skip_bom(in);
+    ro_sgns__txt_skip_bom(in);
     for (;; ++line) {
-        c = ro_sgns__eval_skip_blanks(in);
+        c = ro_sgns__txt_content(in, &line);
         if (c < 0) break;
-        if (c == '#' || c == '\n') {
-            ro_sgns__eval_skip_line(in);
+        if (c == ':') {
+            rc = ro_sgns__analogies_section(in, &qb, buf, line, alloc, err);
+            if (rc != RO_SGNS_OK) goto done;
             continue;
         }
-        if (c == ':') { /* ": section name": the rest of the line, trimmed */
-            size_t len = 0, cap = RO_SGNS_FILE_MAX_WORD + 1;
-            (void)ro_sgns__eval_getc(in);
-            ro_sgns__eval_skip_blanks(in);
-            while ((c = ro_sgns__eval_getc(in)) >= 0 && c != '\n') {
-                if (c == 0) {
-                    rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: NUL byte", line);
-                    goto done;
-                }
-                if (len + 1 < cap) buf[len++] = (char)c;
-            }
-            while (len > 0 && ro_sgns__eval_blank((unsigned char)buf[len - 1])) --len;
-            if ((rc = ro_sgns__eval_reserve(alloc, names, &ncap, ns + 1, sizeof(size_t), &q,
-                                            err)) != RO_SGNS_OK)
-                goto done;
-            names = (size_t *)q;
-            names[ns++] = s.n;
-            if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf, len, err)) != RO_SGNS_OK) goto done;
-            continue;
-        }
-        nfld = ro_sgns__eval_fields(in, buf, 5, lens, flags);
+        nfld = ro_sgns__txt_fields(in, buf, 5, lens, flags);
         if (nfld != 4) {
             rc = ro_sgns__fail(
                 err, RO_SGNS_ERR_FORMAT,
@@ -11300,77 +11548,15 @@ static ro_sgns_result ro_sgns__eval_analogies_read(ro_sgns__eval_in *in, ro_sgns
                 (ro_sgns__ull)nfld);
             goto done;
         }
-        for (i = 0; i < 4; ++i)
-            if (flags[i]) {
-                rc = ro_sgns__fail(
-                    err, RO_SGNS_ERR_FORMAT, "line %llu: word %d is %s", line, (int)i + 1,
-                    (flags[i] & RO_SGNS__EVAL_TOO_LONG) ? "too long" : "has a control byte");
-                goto done;
-            }
-        if (ns == 0) { /* questions before any section: section "" */
-            if ((rc = ro_sgns__eval_reserve(alloc, names, &ncap, 1, sizeof(size_t), &q, err)) !=
-                RO_SGNS_OK)
-                goto done;
-            names = (size_t *)q;
-            names[ns++] = s.n;
-            if ((rc = ro_sgns__eval_strs_add(alloc, &s, "", 0, err)) != RO_SGNS_OK) goto done;
-        }
-        if ((rc = ro_sgns__eval_reserve(alloc, first, &fcap, nq + 1, sizeof(size_t), &q, err)) !=
-            RO_SGNS_OK)
-            goto done;
-        first = (size_t *)q;
-        if ((rc = ro_sgns__eval_reserve(alloc, sect, &scap, nq + 1, sizeof(size_t), &q, err)) !=
-            RO_SGNS_OK)
-            goto done;
-        sect = (size_t *)q;
-        first[nq] = s.n;
-        sect[nq] = ns - 1;
-        ++nq;
-        for (i = 0; i < 4; ++i)
-            if ((rc = ro_sgns__eval_strs_add(alloc, &s, buf + i * (RO_SGNS_FILE_MAX_WORD + 1),
-                                             lens[i], err)) != RO_SGNS_OK)
-                goto done;
+        if ((rc = ro_sgns__txt_words_ok(flags, 4, line, err)) != RO_SGNS_OK) goto done;
+        rc = ro_sgns__analogies_question(&qb, buf, lens, alloc, err);
+        if (rc != RO_SGNS_OK) goto done;
     }
-    if (in->ioerr) {
-        rc =
-            ro_sgns__fail(err, RO_SGNS_ERR_IO, "read error at byte %llu", ro_sgns__eval_offset(in));
-        goto done;
-    }
-    if (nq == 0) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "no analogy questions");
-        goto done;
-    }
-    words = (char **)ro_sgns__alloc_array(alloc, nq, 4, sizeof(char *));
-    snames = (char **)ro_sgns__alloc_array(alloc, ns, 1, sizeof(char *));
-    a = (ro_sgns_analogies *)ro_sgns__malloc(alloc, sizeof *a);
-    if (!words || !snames || !a) {
-        ro_sgns__free(alloc, words);
-        ro_sgns__free(alloc, snames);
-        ro_sgns__free(alloc, a);
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogies reader: no memory");
-        goto done;
-    }
-    for (i = 0; i < nq; ++i)
-        for (j = 0; j < 4; ++j) words[4 * i + j] = s.pool + s.offs[first[i] + j];
-    for (i = 0; i < ns; ++i) snames[i] = s.pool + s.offs[names[i]];
-    memset(a, 0, sizeof *a);
-    a->n = nq;
-    a->words = words;
-    a->section = sect;
-    a->nsections = ns;
-    a->section_names = snames;
-    a->pool_ = s.pool;
-    if (alloc) a->alloc_ = *alloc;
-    s.pool = NULL;
-    sect = NULL;
-    *out = a;
-    rc = ro_sgns__ok(err);
+    rc = ro_sgns__txt_end(in, qb.nq, "no analogy questions", err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__analogies_finish(&qb, out, alloc, err);
 done:
-    ro_sgns__eval_strs_free(alloc, &s);
+    ro_sgns__analogies_build_free(&qb, alloc);
     ro_sgns__free(alloc, buf);
-    ro_sgns__free(alloc, first);
-    ro_sgns__free(alloc, names);
-    ro_sgns__free(alloc, sect);
     return rc;
 }
 
@@ -11379,14 +11565,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_memory(const void *data, size_
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
+    ro_sgns__txt_in in;
     if (!data && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "analogies_load_memory: data is NULL");
-    memset(&in, 0, sizeof in);
-    in.buf = (const unsigned char *)data;
-    in.len = size;
-    return ro_sgns__eval_analogies_read(&in, out, alloc, err);
+    ro_sgns__txt_in_memory(&in, data, size);
+    return ro_sgns__analogies_parse(&in, out, alloc, err);
 }
 
 RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q)
@@ -11404,48 +11588,40 @@ RO_SGNS_DEF void ro_sgns_analogies_free(ro_sgns_analogies *q)
 #ifndef RO_SGNS_NO_STDIO
 /* Open path and run a reader over it as a stream; the file name goes in
    front of any message. */
-typedef ro_sgns_result (*ro_sgns__eval_text_reader)(ro_sgns__eval_in *in, void *out,
-                                                    const ro_sgns_allocator *alloc,
-                                                    ro_sgns_error *err);
+typedef ro_sgns_result (*ro_sgns__txt_parser)(ro_sgns__txt_in *in, void *out,
+                                              const ro_sgns_allocator *alloc, ro_sgns_error *err);
 
-static ro_sgns_result ro_sgns__eval_pairs_reader(ro_sgns__eval_in *in, void *out,
-                                                 const ro_sgns_allocator *alloc, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__pairs_parse_any(ro_sgns__txt_in *in, void *out,
+                                               const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
-    return ro_sgns__eval_pairs_read(in, (ro_sgns_pairs **)out, alloc, err);
+    return ro_sgns__pairs_parse(in, (ro_sgns_pairs **)out, alloc, err);
 }
 
-static ro_sgns_result ro_sgns__eval_analogies_reader(ro_sgns__eval_in *in, void *out,
-                                                     const ro_sgns_allocator *alloc,
-                                                     ro_sgns_error *err)
+static ro_sgns_result ro_sgns__analogies_parse_any(ro_sgns__txt_in *in, void *out,
+                                                   const ro_sgns_allocator *alloc,
+                                                   ro_sgns_error *err)
 {
-    return ro_sgns__eval_analogies_read(in, (ro_sgns_analogies **)out, alloc, err);
+    return ro_sgns__analogies_parse(in, (ro_sgns_analogies **)out, alloc, err);
 }
 
 /* out is the T ** of the reader. */
-static ro_sgns_result ro_sgns__eval_load(const char *path, ro_sgns__eval_text_reader reader,
-                                         void *out, const ro_sgns_allocator *alloc,
-                                         ro_sgns_error *err)
+static ro_sgns_result ro_sgns__txt_load_path(const char *path, ro_sgns__txt_parser reader,
+                                             void *out, const ro_sgns_allocator *alloc,
+                                             ro_sgns_error *err)
 {
-    ro_sgns__eval_in in;
+    ro_sgns__txt_in in;
     FILE *f;
     ro_sgns_result rc;
-    size_t plen;
     if (!path) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "load: path is NULL");
     f = fopen(path, "rb");
     if (!f)
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "cannot open '%.200s': %s", path,
                              strerror(errno));
-    rc = ro_sgns__eval_in_cb(&in, ro_sgns__eval_file_read, f, alloc, err);
+    rc = ro_sgns__txt_in_cb(&in, ro_sgns__fread_fn, f, alloc, err);
     if (rc == RO_SGNS_OK) rc = reader(&in, out, alloc, err);
     ro_sgns__free(alloc, in.own);
     fclose(f);
-    if (rc != RO_SGNS_OK && err) {
-        char msg[RO_SGNS_MESSAGE_SIZE];
-        plen = strlen(path);
-        memcpy(msg, err->message, sizeof msg);
-        snprintf(err->message, sizeof err->message, "%.*s: %.128s", (int)(plen > 120 ? 120 : plen),
-                 plen > 120 ? path + plen - 120 : path, msg);
-    }
+    if (rc != RO_SGNS_OK) ro_sgns__txt_name_path(err, path);
     return rc;
 }
 
@@ -11455,7 +11631,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_path(const char *path, ro_sgns_pai
 {
     if (!out)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "pairs_load_path: out is NULL");
-    return ro_sgns__eval_load(path, ro_sgns__eval_pairs_reader, out, alloc, err);
+    return ro_sgns__txt_load_path(path, ro_sgns__pairs_parse_any, out, alloc, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_path(const char *path,
@@ -11466,7 +11642,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogies_load_path(const char *path,
     if (!out)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "analogies_load_path: out is NULL");
-    return ro_sgns__eval_load(path, ro_sgns__eval_analogies_reader, out, alloc, err);
+    return ro_sgns__txt_load_path(path, ro_sgns__analogies_parse_any, out, alloc, err);
 }
 #endif /* RO_SGNS_NO_STDIO */
 
@@ -11494,6 +11670,17 @@ static void ro_sgns__eval_lookup_free(ro_sgns__eval_lookup *L, const ro_sgns_all
     memset(L, 0, sizeof *L);
 }
 
+/* Do the NUL-terminated o and w[0..len) agree with both folded? */
+static int ro_sgns__eval_same_folded(const char *o, const char *w, size_t len)
+{
+    size_t t;
+    for (t = 0; t < len; ++t)
+        if (!o[t] ||
+            ro_sgns__ascii_lower((unsigned char)o[t]) != ro_sgns__ascii_lower((unsigned char)w[t]))
+            return 0;
+    return o[len] == '\0';
+}
+
 static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const ro_sgns_vectors *v,
                                                 size_t restrict_vocab, int fold,
                                                 const ro_sgns_allocator *al, ro_sgns_error *err)
@@ -11504,7 +11691,7 @@ static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const r
     L->limit = (restrict_vocab && restrict_vocab < v->n) ? restrict_vocab : v->n;
     L->fold = fold != 0;
     if (!L->fold) return RO_SGNS_OK;
-    size = ro_sgns__eval_table_size(L->limit);
+    size = ro_sgns__vec_table_size(L->limit);
     L->fslots = (size_t *)ro_sgns__alloc_array(al, size, 1, sizeof(size_t));
     L->canon = (unsigned char *)ro_sgns__malloc(al, L->limit);
     if (!L->fslots || !L->canon) {
@@ -11515,18 +11702,10 @@ static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const r
     L->fmask = size - 1;
     for (r = 0; r < L->limit; ++r) {
         const char *w = v->words[r];
-        size_t len = strlen(w), i = (size_t)ro_sgns__eval_hash(w, len, 1) & L->fmask;
+        size_t len = strlen(w), i = (size_t)ro_sgns__vec_hash(w, len, 1) & L->fmask;
         for (;;) { /* probe comparing both sides folded */
-            size_t s = L->fslots[i], t;
-            const char *o;
-            if (s == 0) break;
-            o = v->words[s - 1];
-            for (t = 0; t < len && o[t] &&
-                        ro_sgns__eval_lower((unsigned char)o[t]) ==
-                            ro_sgns__eval_lower((unsigned char)w[t]);
-                 ++t) {
-            }
-            if (t == len && o[t] == '\0') break;
+            size_t s = L->fslots[i];
+            if (s == 0 || ro_sgns__eval_same_folded(v->words[s - 1], w, len)) break;
             i = (i + 1) & L->fmask;
         }
         L->canon[r] = L->fslots[i] == 0;
@@ -11538,24 +11717,17 @@ static ro_sgns_result ro_sgns__eval_lookup_init(ro_sgns__eval_lookup *L, const r
 /* Row of word under the policy, or 0 when out of vocabulary. */
 static int ro_sgns__eval_lookup_find(const ro_sgns__eval_lookup *L, const char *word, size_t *row)
 {
-    size_t len = strlen(word), i, s, t;
+    size_t len = strlen(word), i, s;
     if (!L->fold) {
-        if (!ro_sgns__eval_vfind(L->v, word, len, &s) || s >= L->limit) return 0;
+        if (!ro_sgns__vec_find(L->v, word, len, &s) || s >= L->limit) return 0;
         *row = s;
         return 1;
     }
-    i = (size_t)ro_sgns__eval_hash(word, len, 1) & L->fmask;
+    i = (size_t)ro_sgns__vec_hash(word, len, 1) & L->fmask;
     for (;;) {
-        const char *o;
         s = L->fslots[i];
         if (s == 0) return 0;
-        o = L->v->words[s - 1];
-        for (t = 0; t < len && o[t] &&
-                    ro_sgns__eval_lower((unsigned char)o[t]) ==
-                        ro_sgns__eval_lower((unsigned char)word[t]);
-             ++t) {
-        }
-        if (t == len && o[t] == '\0') {
+        if (ro_sgns__eval_same_folded(L->v->words[s - 1], word, len)) {
             *row = s - 1;
             return 1;
         }
@@ -11890,6 +12062,179 @@ RO_SGNS_DEF ro_sgns_analogy_config ro_sgns_analogy_config_default(void)
     return c;
 }
 
+/* The checks of ro_sgns_analogy_eval's arguments. */
+static ro_sgns_result ro_sgns__eval_analogy_check(const ro_sgns_vectors *v,
+                                                  const ro_sgns_analogies *q,
+                                                  const ro_sgns_analogy_config *c,
+                                                  ro_sgns_analogy_result **out, ro_sgns_error *err)
+{
+    size_t i;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "analogy_eval", err)) != RO_SGNS_OK) return rc;
+    if (!q || !out || (q->n && (!q->words || !q->section)) || (q->nsections && !q->section_names))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "analogy_eval: NULL questions or out");
+    if (c->method != RO_SGNS_3COSADD && c->method != RO_SGNS_3COSMUL)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogy_eval: unknown method");
+    if (c->method == RO_SGNS_3COSMUL && !(c->epsilon > 0 && ro_sgns__is_finite(c->epsilon)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "analogy_eval: 3CosMul needs epsilon > 0");
+    for (i = 0; i < q->n; ++i)
+        if (q->section[i] >= q->nsections)
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "analogy_eval: question %llu has section %llu of %llu",
+                                 (ro_sgns__ull)i, (ro_sgns__ull)q->section[i],
+                                 (ro_sgns__ull)q->nsections);
+    return RO_SGNS_OK;
+}
+
+/* The result's own block *mem: room for the struct (copied in at the
+   end), then its sections (r->sections), then their names, copied. */
+static ro_sgns_result ro_sgns__eval_analogy_block(const ro_sgns_analogies *q,
+                                                  ro_sgns_analogy_result *r, unsigned char **mem,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    size_t names = 0, i, bytes;
+    int of = 0;
+    for (i = 0; i < q->nsections; ++i) names += strlen(q->section_names[i]) + 1;
+    bytes = ro_sgns__mul(q->nsections, sizeof(ro_sgns_analogy_section), &of);
+    if (of || bytes > (size_t)-1 - names - sizeof *r)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "analogy_eval: too many sections");
+    bytes += sizeof *r; /* the sections start after the struct, aligned as it is */
+    *mem = (unsigned char *)ro_sgns__malloc(alloc, bytes + names);
+    if (!*mem) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogy_eval: no memory");
+    r->sections = (ro_sgns_analogy_section *)(void *)(*mem + sizeof *r);
+    names = bytes;
+    for (i = 0; i < q->nsections; ++i) {
+        size_t len = strlen(q->section_names[i]) + 1;
+        memcpy(*mem + names, q->section_names[i], len);
+        r->sections[i].name = (const char *)(*mem + names);
+        r->sections[i].total = r->sections[i].seen = r->sections[i].correct = 0;
+        names += len;
+    }
+    return RO_SGNS_OK;
+}
+
+/* ro_sgns_analogy_eval's workspace. */
+typedef struct ro_sgns__eval_aws {
+    size_t per;        /* query rows per question: 1 (3CosAdd) or 3 (3CosMul) */
+    size_t nseen;      /* questions with all four words in the vocabulary */
+    size_t *rows;      /* 4 a question: the rows of a, b, c, d */
+    size_t *qidx;      /* nseen: those questions, in order */
+    double *inv;       /* the vocabulary rows' inverse norms */
+    ro_sgns_real *Q;   /* the queries of a block of questions, d each */
+    ro_sgns_real *S;   /* their dot products with a block of rows */
+    ro_sgns_real *tmp; /* 3 d: a^, b^, c^ */
+    double *best;      /* a question's best score so far ... */
+    size_t *bestrow;   /* ... and its row */
+} ro_sgns__eval_aws;
+
+static void ro_sgns__eval_aws_free(ro_sgns__eval_aws *w, const ro_sgns_allocator *alloc)
+{
+    ro_sgns__free(alloc, w->rows);
+    ro_sgns__free(alloc, w->qidx);
+    ro_sgns__free(alloc, w->inv);
+    ro_sgns__free(alloc, w->Q);
+    ro_sgns__free(alloc, w->S);
+    ro_sgns__free(alloc, w->tmp);
+    ro_sgns__free(alloc, w->best);
+    ro_sgns__free(alloc, w->bestrow);
+}
+
+/* The workspace for q's questions over nrows rows of d values. */
+static ro_sgns_result ro_sgns__eval_aws_alloc(ro_sgns__eval_aws *w, const ro_sgns_analogies *q,
+                                              size_t nrows, size_t d,
+                                              const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    size_t qmax = ro_sgns__min(RO_SGNS__EVAL_QB, q->n ? q->n : 1); /* questions per block */
+    w->rows = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 4, sizeof(size_t));
+    w->qidx = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 1, sizeof(size_t));
+    w->inv = (double *)ro_sgns__alloc_array(alloc, nrows, 1, sizeof(double));
+    w->Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, qmax * w->per, d, sizeof(ro_sgns_real));
+    w->S = (ro_sgns_real *)ro_sgns__alloc_array(
+        alloc, qmax * w->per, ro_sgns__min(RO_SGNS__EVAL_NB, nrows), sizeof(ro_sgns_real));
+    w->tmp = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 3, d, sizeof(ro_sgns_real));
+    w->best = (double *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(double));
+    w->bestrow = (size_t *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(size_t));
+    if (!w->rows || !w->qidx || !w->inv || !w->Q || !w->S || !w->tmp || !w->best || !w->bestrow)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "analogy_eval: no memory for the workspace");
+    return RO_SGNS_OK;
+}
+
+/* The queries of questions [q0, q0 + qb) of the seen ones, and no best
+   row yet. */
+static void ro_sgns__eval_analogy_queries(const ro_sgns_vectors *v, ro_sgns__eval_aws *w, size_t q0,
+                                          size_t qb)
+{
+    size_t i, j, t, d = v->d;
+    ro_sgns_real *Q = w->Q, *tmp = w->tmp;
+    for (i = 0; i < qb; ++i) {
+        const size_t *rw = w->rows + 4 * w->qidx[q0 + i];
+        for (t = 0; t < 3; ++t) ro_sgns__eval_unit(v->data + rw[t] * d, d, tmp + t * d);
+        if (w->per == 1) /* 3CosAdd: one query b^ - a^ + c^ */
+            for (j = 0; j < d; ++j) Q[i * d + j] = tmp[d + j] - tmp[j] + tmp[2 * d + j];
+        else /* 3CosMul: a^, b^, c^ */
+            memcpy(Q + 3 * i * d, tmp, 3 * d * sizeof(ro_sgns_real));
+        w->best[i] = 0;
+        w->bestrow[i] = RO_SGNS_NO_ROW;
+    }
+}
+
+/* Score rows [r0, r0 + nb) for the qb questions of the block from w->S,
+   keeping each question's best row. */
+static void ro_sgns__eval_analogy_scan(const ro_sgns_vectors *v, const ro_sgns__eval_lookup *L,
+                                       const ro_sgns_analogy_config *c, ro_sgns__eval_aws *w,
+                                       size_t q0, size_t qb, size_t r0, size_t nb)
+{
+    size_t i, j, d = v->d;
+    const ro_sgns_real *Q = w->Q, *S = w->S;
+    const double *inv = w->inv;
+    for (i = 0; i < qb; ++i) {
+        const size_t *rw = w->rows + 4 * w->qidx[q0 + i];
+        for (j = 0; j < nb; ++j) {
+            size_t x = r0 + j;
+            const ro_sgns_real *xr = v->data + x * d;
+            double s;
+            if (L->fold && !L->canon[x]) continue;
+            if (c->exclude_query_words && (x == rw[0] || x == rw[1] || x == rw[2])) continue;
+            if (w->per == 1) {
+                s = ro_sgns__eval_cos(S[i * nb + j], Q + i * d, xr, d, inv[x]);
+            } else {
+                double ca = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i) * nb + j], Q + 3 * i * d, xr,
+                                                           d, inv[x]));
+                double cb = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 1) * nb + j],
+                                                           Q + (3 * i + 1) * d, xr, d, inv[x]));
+                double cc = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 2) * nb + j],
+                                                           Q + (3 * i + 2) * d, xr, d, inv[x]));
+                s = cb * cc / (ca + c->epsilon);
+            }
+            if (w->bestrow[i] == RO_SGNS_NO_ROW || s > w->best[i]) {
+                w->best[i] = s;
+                w->bestrow[i] = x;
+            }
+        }
+    }
+}
+
+/* Count the block's questions seen, and correct where the best row is d. */
+static void ro_sgns__eval_analogy_tally(const ro_sgns_analogies *q, const ro_sgns__eval_aws *w,
+                                        ro_sgns_analogy_result *r, size_t q0, size_t qb)
+{
+    size_t i;
+    for (i = 0; i < qb; ++i) {
+        size_t qi = w->qidx[q0 + i];
+        ro_sgns_analogy_section *sec = &r->sections[q->section[qi]];
+        sec->seen++;
+        r->seen++;
+        if (w->bestrow[i] == w->rows[4 * qi + 3]) {
+            sec->correct++;
+            r->correct++;
+        }
+    }
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
                                                 const ro_sgns_analogies *q,
                                                 const ro_sgns_analogy_config *cfg,
@@ -11899,143 +12244,46 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
     ro_sgns_analogy_config c = cfg ? *cfg : ro_sgns_analogy_config_default();
     ro_sgns__eval_lookup L;
     ro_sgns_analogy_result r;
-    double *inv = NULL, *best = NULL;
-    ro_sgns_real *Q = NULL, *S = NULL, *tmp = NULL;
-    size_t *rows = NULL, *bestrow = NULL, *qidx = NULL, names = 0;
-    size_t i, j, t, d, nrows, per, nseen = 0, q0, qb, r0, nb, qmax;
+    ro_sgns__eval_aws w;
+    size_t i, j, d, nrows, q0, qb, r0, nb;
     unsigned char *mem = NULL;
     ro_sgns_result rc;
     memset(&L, 0, sizeof L);
-    if ((rc = ro_sgns__eval_check_vectors(v, "analogy_eval", err)) != RO_SGNS_OK) return rc;
-    if (!q || !out || (q->n && (!q->words || !q->section)) || (q->nsections && !q->section_names))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "analogy_eval: NULL questions or out");
-    if (c.method != RO_SGNS_3COSADD && c.method != RO_SGNS_3COSMUL)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "analogy_eval: unknown method");
-    if (c.method == RO_SGNS_3COSMUL && !(c.epsilon > 0 && ro_sgns__is_finite(c.epsilon)))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "analogy_eval: 3CosMul needs epsilon > 0");
-    for (i = 0; i < q->n; ++i)
-        if (q->section[i] >= q->nsections)
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "analogy_eval: question %llu has section %llu of %llu",
-                                 (ro_sgns__ull)i, (ro_sgns__ull)q->section[i],
-                                 (ro_sgns__ull)q->nsections);
+    memset(&w, 0, sizeof w);
+    if ((rc = ro_sgns__eval_analogy_check(v, q, &c, out, err)) != RO_SGNS_OK) return rc;
     d = v->d;
-    per = c.method == RO_SGNS_3COSMUL ? 3 : 1; /* query rows per question */
+    w.per = c.method == RO_SGNS_3COSMUL ? 3 : 1;
     memset(&r, 0, sizeof r);
     r.config = c;
     r.total = q->n;
     r.nsections = q->nsections;
-    /* the result's own block: the struct, its sections, their names */
-    for (i = 0; i < q->nsections; ++i) names += strlen(q->section_names[i]) + 1;
-    {
-        int of = 0;
-        size_t bytes = ro_sgns__mul(q->nsections, sizeof(ro_sgns_analogy_section), &of);
-        if (of || bytes > (size_t)-1 - names - sizeof r) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "analogy_eval: too many sections");
-            goto done;
-        }
-        bytes += sizeof r; /* the sections start after the struct, aligned as it is */
-        mem = (unsigned char *)ro_sgns__malloc(alloc, bytes + names);
-        if (!mem) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "analogy_eval: no memory");
-            goto done;
-        }
-        r.sections = (ro_sgns_analogy_section *)(void *)(mem + sizeof r);
-        names = bytes;
-        for (i = 0; i < q->nsections; ++i) {
-            size_t len = strlen(q->section_names[i]) + 1;
-            memcpy(mem + names, q->section_names[i], len);
-            r.sections[i].name = (const char *)(mem + names);
-            r.sections[i].total = r.sections[i].seen = r.sections[i].correct = 0;
-            names += len;
-        }
-    }
+    if ((rc = ro_sgns__eval_analogy_block(q, &r, &mem, alloc, err)) != RO_SGNS_OK) goto done;
     if ((rc = ro_sgns__eval_lookup_init(&L, v, c.restrict_vocab, c.fold_case, alloc, err)) !=
         RO_SGNS_OK)
         goto done;
     nrows = L.limit;
     r.vocab_rows = nrows;
-    rows = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 4, sizeof(size_t));
-    qidx = (size_t *)ro_sgns__alloc_array(alloc, q->n ? q->n : 1, 1, sizeof(size_t));
-    inv = (double *)ro_sgns__alloc_array(alloc, nrows, 1, sizeof(double));
-    qmax = ro_sgns__min(RO_SGNS__EVAL_QB, q->n ? q->n : 1); /* questions per block */
-    Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, qmax * per, d, sizeof(ro_sgns_real));
-    S = (ro_sgns_real *)ro_sgns__alloc_array(
-        alloc, qmax * per, ro_sgns__min(RO_SGNS__EVAL_NB, nrows), sizeof(ro_sgns_real));
-    tmp = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 3, d, sizeof(ro_sgns_real));
-    best = (double *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(double));
-    bestrow = (size_t *)ro_sgns__alloc_array(alloc, qmax, 1, sizeof(size_t));
-    if (!rows || !qidx || !inv || !Q || !S || !tmp || !best || !bestrow) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                           "analogy_eval: no memory for the workspace");
-        goto done;
-    }
+    if ((rc = ro_sgns__eval_aws_alloc(&w, q, nrows, d, alloc, err)) != RO_SGNS_OK) goto done;
     /* resolve the words; questions with one out of vocabulary are skipped */
     for (i = 0; i < q->n; ++i) {
         int ok = 1;
         r.sections[q->section[i]].total++;
         for (j = 0; j < 4 && ok; ++j)
-            ok = ro_sgns__eval_lookup_find(&L, q->words[4 * i + j], &rows[4 * i + j]);
-        if (ok) qidx[nseen++] = i;
+            ok = ro_sgns__eval_lookup_find(&L, q->words[4 * i + j], &w.rows[4 * i + j]);
+        if (ok) w.qidx[w.nseen++] = i;
     }
-    ro_sgns__eval_inv_norms(v, nrows, inv);
-    for (q0 = 0; q0 < nseen; q0 += qb) {
-        qb = ro_sgns__min(RO_SGNS__EVAL_QB, nseen - q0);
-        for (i = 0; i < qb; ++i) {
-            const size_t *rw = rows + 4 * qidx[q0 + i];
-            for (t = 0; t < 3; ++t) ro_sgns__eval_unit(v->data + rw[t] * d, d, tmp + t * d);
-            if (per == 1) /* 3CosAdd: one query b^ - a^ + c^ */
-                for (j = 0; j < d; ++j) Q[i * d + j] = tmp[d + j] - tmp[j] + tmp[2 * d + j];
-            else /* 3CosMul: a^, b^, c^ */
-                memcpy(Q + 3 * i * d, tmp, 3 * d * sizeof(ro_sgns_real));
-            best[i] = 0;
-            bestrow[i] = RO_SGNS_NO_ROW;
-        }
+    ro_sgns__eval_inv_norms(v, nrows, w.inv);
+    for (q0 = 0; q0 < w.nseen; q0 += qb) {
+        qb = ro_sgns__min(RO_SGNS__EVAL_QB, w.nseen - q0);
+        ro_sgns__eval_analogy_queries(v, &w, q0, qb);
         for (r0 = 0; r0 < nrows; r0 += nb) {
             nb = ro_sgns__min(RO_SGNS__EVAL_NB, nrows - r0);
-            rc = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, qb * per, nb, d, 1, Q, d,
-                              v->data + r0 * d, d, 0, S, nb, alloc, err);
+            rc = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, qb * w.per, nb, d, 1, w.Q, d,
+                              v->data + r0 * d, d, 0, w.S, nb, alloc, err);
             if (rc != RO_SGNS_OK) goto done;
-            for (i = 0; i < qb; ++i) {
-                const size_t *rw = rows + 4 * qidx[q0 + i];
-                for (j = 0; j < nb; ++j) {
-                    size_t x = r0 + j;
-                    const ro_sgns_real *xr = v->data + x * d;
-                    double s;
-                    if (L.fold && !L.canon[x]) continue;
-                    if (c.exclude_query_words && (x == rw[0] || x == rw[1] || x == rw[2])) continue;
-                    if (per == 1) {
-                        s = ro_sgns__eval_cos(S[i * nb + j], Q + i * d, xr, d, inv[x]);
-                    } else {
-                        double ca = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i) * nb + j],
-                                                                   Q + 3 * i * d, xr, d, inv[x]));
-                        double cb = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 1) * nb + j],
-                                                                   Q + (3 * i + 1) * d, xr, d,
-                                                                   inv[x]));
-                        double cc = 0.5 * (1.0 + ro_sgns__eval_cos(S[(3 * i + 2) * nb + j],
-                                                                   Q + (3 * i + 2) * d, xr, d,
-                                                                   inv[x]));
-                        s = cb * cc / (ca + c.epsilon);
-                    }
-                    if (bestrow[i] == RO_SGNS_NO_ROW || s > best[i]) {
-                        best[i] = s;
-                        bestrow[i] = x;
-                    }
-                }
-            }
+            ro_sgns__eval_analogy_scan(v, &L, &c, &w, q0, qb, r0, nb);
         }
-        for (i = 0; i < qb; ++i) {
-            size_t qi = qidx[q0 + i];
-            ro_sgns_analogy_section *sec = &r.sections[q->section[qi]];
-            sec->seen++;
-            r.seen++;
-            if (bestrow[i] == rows[4 * qi + 3]) {
-                sec->correct++;
-                r.correct++;
-            }
-        }
+        ro_sgns__eval_analogy_tally(q, &w, &r, q0, qb);
     }
     r.skipped = r.total - r.seen;
     r.accuracy = r.seen ? (double)r.correct / (double)r.seen : 0.0;
@@ -12047,14 +12295,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
 done:
     ro_sgns__eval_lookup_free(&L, alloc);
     ro_sgns__free(alloc, mem);
-    ro_sgns__free(alloc, rows);
-    ro_sgns__free(alloc, qidx);
-    ro_sgns__free(alloc, inv);
-    ro_sgns__free(alloc, Q);
-    ro_sgns__free(alloc, S);
-    ro_sgns__free(alloc, tmp);
-    ro_sgns__free(alloc, best);
-    ro_sgns__free(alloc, bestrow);
+    ro_sgns__eval_aws_free(&w, alloc);
     return rc;
 }
 
@@ -12097,7 +12338,7 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
    WHY HERE: a baseline is only fair when its vocabulary, tokens and
      evaluation are the ones of the method it is compared with; the
      counting section's vocabulary and tokenizer and the evaluation of
-     section 7 are shared, and ro_sgns_objective_wc scores W C^T with the
+     section 8 are shared, and ro_sgns_objective_wc scores W C^T with the
      same F. word2vec.c itself needs a 400 MB negative table, prints, exits
      and cannot be embedded.
    HOW:
@@ -12202,17 +12443,9 @@ static ro_sgns_result ro_sgns__sgd_push(ro_sgns__sgd_reader *r, uint32_t x)
    look it up, keep its id if it is a vocabulary word. */
 static ro_sgns_result ro_sgns__sgd_end_word(ro_sgns__sgd_reader *r)
 {
-    size_t len = r->cur;
+    size_t len = ro_sgns__cut_token(r->word, r->cur);
     int64_t id;
     r->cur = 0;
-    if (len > RO_SGNS_MAX_WORD_BYTES) {
-        int back = 0;
-        len = RO_SGNS_MAX_WORD_BYTES;
-        while (back < 3 && (r->word[len] & 0xC0u) == 0x80u) {
-            --len;
-            ++back;
-        }
-    }
     id = ro_sgns_vocab_find(r->vocab, (const char *)r->word, len);
     if (id < 0) return RO_SGNS_OK; /* not in the vocabulary: dropped, no gap */
     ++r->words;
@@ -12653,6 +12886,165 @@ static ro_sgns_result ro_sgns__sgd_check(const ro_sgns_vocab *v, const ro_sgns_s
     return RO_SGNS_OK;
 }
 
+/* The padded row length *ld, the targets' stride *tgt_ld and the number
+   of workers *nt for n words; an error when W and C cannot be sized. */
+static ro_sgns_result ro_sgns__sgd_sizes(size_t n, const ro_sgns_sgd_config *cfg, size_t *ld,
+                                         size_t *tgt_ld, int *nt, ro_sgns_error *err)
+{
+    size_t d = (size_t)cfg->size;
+    int of = 0;
+    *ld = (d + RO_SGNS__SGD_LANES - 1) / RO_SGNS__SGD_LANES * RO_SGNS__SGD_LANES;
+    *tgt_ld = ((size_t)cfg->negative + 16) / 16 * 16; /* k + 1 rounded up: no false sharing */
+    *nt = cfg->threads ? cfg->threads : ro_sgns__num_threads();
+#ifndef _OPENMP
+    *nt = 1;
+#endif
+    (void)ro_sgns__mul(ro_sgns__mul(ro_sgns__mul(n, *ld, &of), sizeof(ro_sgns_real), &of), 2, &of);
+    (void)ro_sgns__mul((size_t)*nt, *tgt_ld, &of);
+    if (of)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                             "W and C (2 x %llu x %llu) do not fit in memory",
+                             (unsigned long long)n, (unsigned long long)*ld);
+    return RO_SGNS_OK;
+}
+
+/* What a run allocates besides the id stream. */
+typedef struct ro_sgns__sgd_mem {
+    void *wraw, *craw, *eraw;  /* W, C (n x ld) and the workers' e (ld), 64 bytes over */
+    ro_sgns__sgd_alias *alias; /* n */
+    double *pw;                /* n: the alias table's scratch ... */
+    uint32_t *work;            /* n: ... freed once it is built */
+    uint32_t *keep;            /* n, with subsampling */
+    ro_sgns__sgd_local *loc;   /* a worker's workspace ... */
+    uint32_t *sen, *tgt;       /* ... and its sentence and targets */
+} ro_sgns__sgd_mem;
+
+static void ro_sgns__sgd_mem_free(ro_sgns__sgd_mem *m, const ro_sgns_allocator *al)
+{
+    ro_sgns__free(al, m->wraw);
+    ro_sgns__free(al, m->craw);
+    ro_sgns__free(al, m->alias);
+    ro_sgns__free(al, m->pw);
+    ro_sgns__free(al, m->work);
+    ro_sgns__free(al, m->keep);
+    ro_sgns__free(al, m->loc);
+    ro_sgns__free(al, m->sen);
+    ro_sgns__free(al, m->tgt);
+    ro_sgns__free(al, m->eraw);
+}
+
+static ro_sgns_result ro_sgns__sgd_alloc(ro_sgns__sgd_mem *m, size_t n, size_t ld, size_t tgt_ld,
+                                         int nt, int subsample, const ro_sgns_allocator *al,
+                                         ro_sgns_error *err)
+{
+    m->wraw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
+    m->craw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
+    m->alias = (ro_sgns__sgd_alias *)ro_sgns__alloc_array(al, n, 1, sizeof(ro_sgns__sgd_alias));
+    m->pw = (double *)ro_sgns__alloc_array(al, n, 1, sizeof(double));
+    m->work = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
+    if (subsample) m->keep = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
+    m->loc = (ro_sgns__sgd_local *)ro_sgns__alloc_array(al, (size_t)nt, 1, sizeof *m->loc);
+    m->sen = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, RO_SGNS_SGD_BLOCK, sizeof(uint32_t));
+    m->tgt = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, tgt_ld, sizeof(uint32_t));
+    m->eraw = ro_sgns__alloc_array(al, (size_t)nt * ld + 64, 1, sizeof(ro_sgns_real));
+    if (!m->wraw || !m->craw || !m->alias || !m->pw || !m->work || (subsample && !m->keep) ||
+        !m->loc || !m->sen || !m->tgt || !m->eraw)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "no memory for training (W and C: 2 x %llu x %llu)",
+                             (unsigned long long)n, (unsigned long long)ld);
+    return RO_SGNS_OK;
+}
+
+/* (b) The tables: the alias table of the negatives (its scratch freed
+   after), the subsampling thresholds, the sigmoid table sigm. */
+static ro_sgns_result ro_sgns__sgd_tables(ro_sgns__sgd *s, ro_sgns__sgd_mem *m,
+                                          const ro_sgns_vocab *vocab, ro_sgns_real *sigm,
+                                          const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    ro_sgns_result rc = ro_sgns__sgd_alias_build(vocab, m->alias, m->pw, m->work, err);
+    if (rc != RO_SGNS_OK) return rc;
+    ro_sgns__free(al, m->pw);
+    ro_sgns__free(al, m->work);
+    m->pw = NULL;
+    m->work = NULL;
+    if (m->keep) ro_sgns__sgd_keep_build(vocab, s->cfg.sample, m->keep);
+    ro_sgns__sgd_sigmoid_build(sigm);
+    s->alias = m->alias;
+    s->keep = m->keep;
+    s->sigm = sigm;
+    return RO_SGNS_OK;
+}
+
+/* (b) The factors, padded to ld with zeros: W as word2vec starts it, from
+   stream (seed, 0), and C = 0. */
+static void ro_sgns__sgd_factors(ro_sgns__sgd *s, const ro_sgns__sgd_mem *m)
+{
+    size_t i, j, n = s->n, ld = s->ld, d = (size_t)s->cfg.size;
+    ro_sgns_rng rng;
+    s->W = ro_sgns__align64(m->wraw);
+    s->C = ro_sgns__align64(m->craw);
+    ro_sgns_rng_seed(&rng, s->cfg.seed, 0);
+    for (i = 0; i < n; ++i) {
+        ro_sgns_real *w = s->W + i * ld;
+        for (j = 0; j < d; ++j)
+            w[j] = (ro_sgns_real)((ro_sgns_rng_uniform(&rng) - 0.5) / (double)d);
+        for (; j < ld; ++j) w[j] = 0;
+    }
+    memset(s->C, 0, n * ld * sizeof(ro_sgns_real));
+}
+
+/* (c) Train: nt workers (or as many as OpenMP gives), each on its share of
+   the blocks of every epoch. */
+static void ro_sgns__sgd_train(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int nt)
+{
+    (void)nt; /* without OpenMP, one worker */
+    s->t0 = ro_sgns__now();
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        int tid = 0, nth = 1;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        nth = omp_get_num_threads();
+#endif
+        if (tid == 0) s->nt = nth; /* read only by the callback, after the barrier below */
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+        ro_sgns__sgd_worker(s, &loc[tid], tid, nth);
+    }
+}
+
+/* (d) W and C checked for NaN/Inf (and the nt workers' flags), then copied
+   out unpadded; a stop by the callback is said after the copy. */
+static ro_sgns_result ro_sgns__sgd_copy_out(const ro_sgns__sgd *s, const ro_sgns__sgd_local *loc,
+                                            int nt, ro_sgns_real *Wout, ro_sgns_real *Cout,
+                                            ro_sgns_error *err)
+{
+    size_t i, j, n = s->n, ld = s->ld, d = (size_t)s->cfg.size;
+    int t, bad = 0;
+    for (t = 0; t < nt; ++t) bad |= loc[t].bad;
+    for (i = 0; i < n && !bad; ++i)
+        for (j = 0; j < d; ++j)
+            if (!ro_sgns__is_finite((double)s->W[i * ld + j]) ||
+                !ro_sgns__is_finite((double)s->C[i * ld + j]))
+                bad = 1;
+    if (bad)
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                             "NaN or Inf in W or C after training (alpha = %g too large?)",
+                             s->cfg.alpha);
+    for (i = 0; i < n; ++i) {
+        memcpy(Wout + i * d, s->W + i * ld, d * sizeof(ro_sgns_real));
+        memcpy(Cout + i * d, s->C + i * ld, d * sizeof(ro_sgns_real));
+    }
+    if (s->stop && s->done < s->total)
+        return ro_sgns__fail(err, RO_SGNS_STOPPED,
+                             "stopped by the callback after %llu of %llu words",
+                             (unsigned long long)s->done, (unsigned long long)s->total);
+    return ro_sgns__ok(err);
+}
+
 static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_read_fn read,
                                        void *user, const ro_sgns_vocab *vocab,
                                        const ro_sgns_sgd_config *config, ro_sgns_real *Wout,
@@ -12662,37 +13054,20 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     ro_sgns_sgd_config cfg = config ? *config : ro_sgns_sgd_config_default();
     ro_sgns__sgd_reader rd;
     ro_sgns__sgd s;
-    ro_sgns__sgd_local *loc = NULL;
-    void *wraw = NULL, *craw = NULL, *eraw = NULL;
-    ro_sgns__sgd_alias *alias = NULL;
-    uint32_t *keep = NULL, *work = NULL, *sen = NULL, *tgt = NULL;
-    double *pw = NULL;
+    ro_sgns__sgd_mem m;
     ro_sgns_real sigm[RO_SGNS__SGD_EXP_SIZE + 1];
-    ro_sgns_real *E = NULL;
-    size_t n, d, ld, i, j, tgt_ld;
-    int nt, t, of = 0, bad = 0;
+    ro_sgns_real *E;
+    size_t ld, tgt_ld;
+    int nt, t;
     ro_sgns_result rc;
-    ro_sgns_rng rng;
 
     if (!read && !text && size)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "text is NULL");
     rc = ro_sgns__sgd_check(vocab, &cfg, Wout, Cout, err);
     if (rc != RO_SGNS_OK) return rc;
-    n = vocab->n;
-    d = (size_t)cfg.size;
-    ld = (d + RO_SGNS__SGD_LANES - 1) / RO_SGNS__SGD_LANES * RO_SGNS__SGD_LANES;
-    tgt_ld = ((size_t)cfg.negative + 16) / 16 * 16; /* k + 1 rounded up: no false sharing */
-    nt = cfg.threads ? cfg.threads : ro_sgns__num_threads();
-#ifndef _OPENMP
-    nt = 1;
-#endif
-    (void)ro_sgns__mul(ro_sgns__mul(ro_sgns__mul(n, ld, &of), sizeof(ro_sgns_real), &of), 2,
-                       &of);
-    (void)ro_sgns__mul((size_t)nt, tgt_ld, &of);
-    if (of)
-        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
-                             "W and C (2 x %llu x %llu) do not fit in memory",
-                             (unsigned long long)n, (unsigned long long)ld);
+    rc = ro_sgns__sgd_sizes(vocab->n, &cfg, &ld, &tgt_ld, &nt, err);
+    if (rc != RO_SGNS_OK) return rc;
+    memset(&m, 0, sizeof m);
 
     /* (a) the id stream */
     memset(&rd, 0, sizeof rd);
@@ -12708,115 +13083,36 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
 
     /* (b) tables and factors */
     memset(&s, 0, sizeof s);
-    s.n = n;
+    s.n = vocab->n;
     s.ld = ld;
     s.len = rd.len;
     s.nblocks = (rd.len + RO_SGNS_SGD_BLOCK - 1) / RO_SGNS_SGD_BLOCK;
+    s.cfg = cfg;
     if ((size_t)nt > s.nblocks) nt = (int)s.nblocks;
-    wraw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
-    craw = ro_sgns__alloc_array(al, n * ld + 64, 1, sizeof(ro_sgns_real));
-    alias = (ro_sgns__sgd_alias *)ro_sgns__alloc_array(al, n, 1, sizeof(ro_sgns__sgd_alias));
-    pw = (double *)ro_sgns__alloc_array(al, n, 1, sizeof(double));
-    work = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
-    if (cfg.sample > 0) keep = (uint32_t *)ro_sgns__alloc_array(al, n, 1, sizeof(uint32_t));
-    loc = (ro_sgns__sgd_local *)ro_sgns__alloc_array(al, (size_t)nt, 1, sizeof *loc);
-    sen = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, RO_SGNS_SGD_BLOCK, sizeof(uint32_t));
-    tgt = (uint32_t *)ro_sgns__alloc_array(al, (size_t)nt, tgt_ld, sizeof(uint32_t));
-    eraw = ro_sgns__alloc_array(al, (size_t)nt * ld + 64, 1, sizeof(ro_sgns_real));
-    if (!wraw || !craw || !alias || !pw || !work || (cfg.sample > 0 && !keep) || !loc || !sen ||
-        !tgt || !eraw) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                           "no memory for training (W and C: 2 x %llu x %llu)",
-                           (unsigned long long)n, (unsigned long long)ld);
-        goto done;
-    }
-    rc = ro_sgns__sgd_alias_build(vocab, alias, pw, work, err);
+    rc = ro_sgns__sgd_alloc(&m, s.n, ld, tgt_ld, nt, cfg.sample > 0, al, err);
     if (rc != RO_SGNS_OK) goto done;
-    ro_sgns__free(al, pw);
-    ro_sgns__free(al, work);
-    pw = NULL;
-    work = NULL;
-    if (keep) ro_sgns__sgd_keep_build(vocab, cfg.sample, keep);
-    ro_sgns__sgd_sigmoid_build(sigm);
-    s.W = ro_sgns__align64(wraw);
-    s.C = ro_sgns__align64(craw);
-    E = ro_sgns__align64(eraw);
-    ro_sgns_rng_seed(&rng, cfg.seed, 0);
-    for (i = 0; i < n; ++i) {
-        ro_sgns_real *w = s.W + i * ld;
-        for (j = 0; j < d; ++j) w[j] = (ro_sgns_real)((ro_sgns_rng_uniform(&rng) - 0.5) / (double)d);
-        for (; j < ld; ++j) w[j] = 0;
-    }
-    memset(s.C, 0, n * ld * sizeof(ro_sgns_real));
+    rc = ro_sgns__sgd_tables(&s, &m, vocab, sigm, al, err);
+    if (rc != RO_SGNS_OK) goto done;
+    ro_sgns__sgd_factors(&s, &m);
+    E = ro_sgns__align64(m.eraw);
     for (t = 0; t < nt; ++t) {
-        loc[t].sen = sen + (size_t)t * RO_SGNS_SGD_BLOCK;
-        loc[t].tgt = tgt + (size_t)t * tgt_ld;
-        loc[t].e = E + (size_t)t * ld;
-        loc[t].bad = 0;
+        m.loc[t].sen = m.sen + (size_t)t * RO_SGNS_SGD_BLOCK;
+        m.loc[t].tgt = m.tgt + (size_t)t * tgt_ld;
+        m.loc[t].e = E + (size_t)t * ld;
+        m.loc[t].bad = 0;
     }
     s.ids = rd.id;
-    s.alias = alias;
-    s.keep = keep;
-    s.sigm = sigm;
-    s.cfg = cfg;
     s.total = rd.words * (uint64_t)cfg.epochs;
     s.nt = nt;
     s.done = 0;
     s.next_report = cfg.report_words && cfg.report_words < s.total ? cfg.report_words : s.total;
     s.stop = 0;
 
-    /* (c) train */
-    s.t0 = ro_sgns__now();
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt) if (nt > 1)
-#endif
-    {
-        int tid = 0, nth = 1;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-        nth = omp_get_num_threads();
-#endif
-        if (tid == 0) s.nt = nth; /* read only by the callback, after the barrier below */
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-        ro_sgns__sgd_worker(&s, &loc[tid], tid, nth);
-    }
-
-    /* (d) check and copy out */
-    for (t = 0; t < nt; ++t) bad |= loc[t].bad;
-    for (i = 0; i < n && !bad; ++i)
-        for (j = 0; j < d; ++j)
-            if (!ro_sgns__is_finite((double)s.W[i * ld + j]) ||
-                !ro_sgns__is_finite((double)s.C[i * ld + j]))
-                bad = 1;
-    if (bad) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
-                           "NaN or Inf in W or C after training (alpha = %g too large?)",
-                           cfg.alpha);
-        goto done;
-    }
-    for (i = 0; i < n; ++i) {
-        memcpy(Wout + i * d, s.W + i * ld, d * sizeof(ro_sgns_real));
-        memcpy(Cout + i * d, s.C + i * ld, d * sizeof(ro_sgns_real));
-    }
-    if (s.stop && s.done < s.total)
-        rc = ro_sgns__fail(err, RO_SGNS_STOPPED, "stopped by the callback after %llu of %llu words",
-                           (unsigned long long)s.done, (unsigned long long)s.total);
-    else
-        rc = ro_sgns__ok(err);
+    ro_sgns__sgd_train(&s, m.loc, nt);                          /* (c) */
+    rc = ro_sgns__sgd_copy_out(&s, m.loc, nt, Wout, Cout, err); /* (d) */
 done:
     ro_sgns__free(al, rd.id);
-    ro_sgns__free(al, wraw);
-    ro_sgns__free(al, craw);
-    ro_sgns__free(al, alias);
-    ro_sgns__free(al, pw);
-    ro_sgns__free(al, work);
-    ro_sgns__free(al, keep);
-    ro_sgns__free(al, loc);
-    ro_sgns__free(al, sen);
-    ro_sgns__free(al, tgt);
-    ro_sgns__free(al, eraw);
+    ro_sgns__sgd_mem_free(&m, al);
     return rc;
 }
 
