@@ -8925,23 +8925,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *
     return ro_sgns__factors_save(f, write, user, RO_SGNS__CHUNK_LOG2, err);
 }
 
-/* Read a checkpoint, version 1 or 2, through the counts file's reader. */
-static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors **out,
-                                            const ro_sgns_allocator *alloc)
+/* A checkpoint's header, version 1 or 2 (r->version), checked; *out made
+   of its sizes and given the rest; then the reader is past it. */
+static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **out,
+                                         const ro_sgns_allocator *alloc)
 {
     const unsigned char *h;
-    ro_sgns_factors *f = NULL;
-    uint64_t n, m, d, idx, total;
-    uint32_t version, window = 0, log2 = 0;
+    ro_sgns_factors *f;
+    uint64_t n, m, d;
+    uint32_t window = 0, log2 = 0;
     double step, k = 0, cds = 0;
     size_t hsize;
-    ro_sgns_result res = RO_SGNS_OK;
-    ro_sgns_error *err = r->err;
-    r->name = "checkpoint";
-    res = ro_sgns__r_magic(r, RO_SGNS__FX_MAGIC, "checkpoint", RO_SGNS__FX_HEADER_V1, &h);
+    ro_sgns_result res = ro_sgns__r_magic(r, RO_SGNS__FX_MAGIC, "checkpoint",
+                                          RO_SGNS__FX_HEADER_V1, &h);
     if (res != RO_SGNS_OK) return res;
-    version = r->version;
-    if (version == 1) {
+    if (r->version == 1) {
         hsize = RO_SGNS__FX_HEADER_V1;
         if (ro_sgns__get_u32(h + 12) != ro_sgns__fx_header_check(h))
             return ro_sgns__bad(r, 12, "the header check does not match the header");
@@ -8974,16 +8972,33 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
         return ro_sgns__bad(r, 16, "sizes n = %llu, m = %llu, d = %llu or next step %g out of "
                             "range", (unsigned long long)n, (unsigned long long)m,
                             (unsigned long long)d, step);
-    res = ro_sgns_factors_create((size_t)n, (size_t)m, (size_t)d, &f, alloc, err);
+    res = ro_sgns_factors_create((size_t)n, (size_t)m, (size_t)d, &f, alloc, r->err);
     if (res != RO_SGNS_OK) return res;
     f->iteration = ro_sgns__get_u64(h + 40);
     f->next_step = step;
-    f->counts_fingerprint = version == 2 ? ro_sgns__get_u64(h + 56) : 0;
+    f->counts_fingerprint = r->version == 2 ? ro_sgns__get_u64(h + 56) : 0;
     f->k = k;
     f->cds = cds;
     f->window = (int)window;
     ro_sgns__r_take(r, hsize, 1);
-    total = n * d + d * d + m * d;
+    *out = f;
+    return RO_SGNS_OK;
+}
+
+/* Read a checkpoint, version 1 or 2, through the counts file's reader:
+   the header, U, S and V (each value finite), the checksums. */
+static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors **out,
+                                            const ro_sgns_allocator *alloc)
+{
+    ro_sgns_factors *f = NULL;
+    uint64_t n, d, idx, total;
+    ro_sgns_result res;
+    r->name = "checkpoint";
+    res = ro_sgns__fx_header(r, &f, alloc);
+    if (res != RO_SGNS_OK) return res;
+    n = f->n;
+    d = f->d;
+    total = n * d + d * d + (uint64_t)f->m * d;
     for (idx = 0; idx < total;) {
         size_t j, m8 = total - idx < RO_SGNS__IO_BUF / 8 ? (size_t)(total - idx)
                                                          : RO_SGNS__IO_BUF / 8;
@@ -9003,7 +9018,7 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
         ro_sgns__r_take(r, 8 * m8, 1);
         idx += m8;
     }
-    if (version == 2) {
+    if (r->version == 2) {
         res = ro_sgns__r_check_table(r);
     } else {
         const unsigned char *p = ro_sgns__r_peek(r, 8, "the checksum", &res);
@@ -9013,7 +9028,7 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
     }
     if (res != RO_SGNS_OK) goto fail;
     *out = f;
-    return ro_sgns__ok(err);
+    return ro_sgns__ok(r->err);
 fail:
     ro_sgns_factors_free(f);
     return res;
