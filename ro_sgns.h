@@ -5310,7 +5310,9 @@ static ro_sgns_result ro_sgns__r_need(ro_sgns__reader *r, uint64_t count, uint64
 }
 
 /* A growing array for the loader: never allocates much more than the bytes
-   seen so far, so a corrupt size in a header cannot ask for terabytes. */
+   seen so far, so a corrupt size in a header cannot ask for terabytes.
+   When it cannot grow, p is freed and NULL (and *rc) returned: the caller
+   stores the NULL where p was. */
 static void *ro_sgns__r_grow(ro_sgns__reader *r, ro_sgns__mem *m, void *p, size_t *cap,
                              size_t need, size_t total, size_t elem, const char *what,
                              ro_sgns_result *rc)
@@ -5322,7 +5324,11 @@ static void *ro_sgns__r_grow(ro_sgns__reader *r, ro_sgns__mem *m, void *p, size_
     if (nc < 4096) nc = 4096;
     if (r->mem || nc > total) nc = total; /* memory sources were size-checked */
     q = ro_sgns__mem_realloc(m, p, *cap, nc, elem, what, r->err, rc);
-    if (!q) return NULL;
+    if (!q) {
+        ro_sgns__mem_free(m, p, *cap, elem);
+        *cap = 0;
+        return NULL;
+    }
     *cap = nc;
     return q;
 }
