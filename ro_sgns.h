@@ -5411,7 +5411,9 @@ static ro_sgns_result ro_sgns__r_need(ro_sgns__reader *r, uint64_t count, uint64
 }
 
 /* A growing array for the loader: never allocates much more than the bytes
-   seen so far, so a corrupt size in a header cannot ask for terabytes. */
+   seen so far, so a corrupt size in a header cannot ask for terabytes.
+   When it cannot grow, p is freed and NULL (and *rc) returned: the caller
+   stores the NULL where p was. */
 static void *ro_sgns__r_grow(ro_sgns__reader *r, ro_sgns__mem *m, void *p, size_t *cap,
                              size_t need, size_t total, size_t elem, const char *what,
                              ro_sgns_result *rc)
@@ -5423,7 +5425,11 @@ static void *ro_sgns__r_grow(ro_sgns__reader *r, ro_sgns__mem *m, void *p, size_
     if (nc < 4096) nc = 4096;
     if (r->mem || nc > total) nc = total; /* memory sources were size-checked */
     q = ro_sgns__mem_realloc(m, p, *cap, nc, elem, what, r->err, rc);
-    if (!q) return NULL;
+    if (!q) {
+        ro_sgns__mem_free(m, p, *cap, elem);
+        *cap = 0;
+        return NULL;
+    }
     *cap = nc;
     return q;
 }
@@ -5487,6 +5493,9 @@ static ro_sgns_result ro_sgns__r_enter_chunks(ro_sgns__reader *r)
     uint32_t t = 0;
     unsigned char b[4];
     ro_sgns_result rc;
+#ifndef RO_SGNS_NO_STDIO
+    if (r->file) r->file_pos = r->offset + (r->len - r->pos); /* past what buf holds */
+#endif
     if (nch > (size_t)-1 / 8)
         return ro_sgns__fail(r->err, RO_SGNS_ERR_SIZE_OVERFLOW, "%llu chunks",
                              (unsigned long long)nch);
@@ -5585,6 +5594,47 @@ static ro_sgns_result ro_sgns__r_check_table(ro_sgns__reader *r)
     return RO_SGNS_OK;
 }
 
+/* Can the source seek (a buffer, or a seekable FILE)? Then a version 2
+   file's row range is read in chunk mode. */
+static int ro_sgns__r_can_seek(const ro_sgns__reader *r)
+{
+#ifndef RO_SGNS_NO_STDIO
+    if (r->file) return 1;
+#endif
+    return r->mem != NULL;
+}
+
+/* Go on reading at offset off: in chunk mode anywhere ahead; a stream
+   reads on where it is, which must be off. */
+static void ro_sgns__r_skip_to(ro_sgns__reader *r, uint64_t off)
+{
+    RO_SGNS_ASSERT(r->chunked || off == r->offset);
+    if (r->chunked) r->offset = off;
+}
+
+/* The data are read: a buffer must end here (a stream may go on; its
+   caller decides). */
+static ro_sgns_result ro_sgns__r_at_end(const ro_sgns__reader *r)
+{
+    if (r->mem && r->offset != r->mem_size)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "%llu trailing bytes after the %s at offset %llu",
+                             (unsigned long long)(r->mem_size - r->offset), r->name,
+                             (unsigned long long)r->offset);
+    return RO_SGNS_OK;
+}
+
+#ifndef RO_SGNS_NO_STDIO
+/* Has f, the FILE the data were just read from (as a stream or by
+   chunks), more bytes after them? */
+static int ro_sgns__r_file_more(ro_sgns__reader *r, FILE *f)
+{
+    unsigned char b;
+    if (!r->chunked) return fgetc(f) != EOF;
+    return !ro_sgns__fseek_to(f, &r->file_pos, r->offset) && fread(&b, 1, 1, f) == 1;
+}
+#endif
+
 /* Does a marginal agree with the sum of its terms values rounded to
    float? Each rounding moves a value by at most 2^-24 of it, and the two
    sums in double by at most (terms + 2) eps of the total. */
@@ -5618,48 +5668,48 @@ static void ro_sgns__escape_word(char *out, size_t size, const unsigned char *w,
     out[o] = '\0';
 }
 
-/* Load a counts file, whole (ranged = 0) or rows [r0, r1). */
-static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
-                                    const ro_sgns_allocator *alloc, int ranged, size_t r0,
-                                    size_t r1)
-{
-    ro_sgns__mem m;
-    ro_sgns_counts *c = NULL;
-    ro_sgns_result rc = RO_SGNS_OK;
-    const unsigned char *h;
-    uint64_t n, nnz, word_bytes, sum = 0, k, prev, base = 0, end = 0, lo = 0, hi = 0, start;
-    uint64_t marg_at = 0;
-    size_t i, cap_w = 0, cap_l = 0, cap_c = 0, cap_a = 0, cap_r = 0, cap_col = 0, cap_val = 0,
-              cap_wc = 0, cap_cc = 0, dup = 0, hsize, row, w0, w1;
-    uint32_t wnd, dyn, cl, cg, flags, version, log2 = 0;
-    double sample, total, *rowsum = NULL, *colsum = NULL, swc = 0, scc = 0;
-    ro_sgns_error *err = r->err;
+/* ---- loading a counts file ---------------------------------------------
+   A load walks the file's parts in their order and checks each as it
+   reads it: the header (version 1 or 2), the vocabulary, row_ptr, the
+   pairs (col, then val), the marginals, the checksums, and last the
+   marginals against the pairs. The pairs of the rows wanted are read one
+   of three ways (ro_sgns__load_span): the whole file reads them all; a
+   row range of a version 2 file from a source that can seek reads only
+   the chunks that hold them (the reader's chunk mode); any other row
+   range reads them all and keeps its own. Where the bytes come from is
+   the reader's business alone. */
 
-    memset(&m, 0, sizeof m);
-    m.al = alloc;
-    rc = ro_sgns__r_magic(r, "ROSGNSCT", "counts file", RO_SGNS__COUNTS_HEADER_V1, &h);
-    if (rc != RO_SGNS_OK) return rc;
-    version = r->version;
-    hsize = version == 1 ? RO_SGNS__COUNTS_HEADER_V1 : RO_SGNS__COUNTS_HEADER;
-    if (version == 2) {
-        rc = ro_sgns__r_header_v2(r, hsize, &h);
-        if (rc != RO_SGNS_OK) return rc;
-        log2 = ro_sgns__get_u32(h + 112);
-        if (log2 < RO_SGNS__CHUNK_LOG2_MIN || log2 > RO_SGNS__CHUNK_LOG2_MAX)
-            return ro_sgns__bad(r, 112, "chunks of 2^%lu bytes, want 2^%u to 2^%u",
-                                (unsigned long)log2, RO_SGNS__CHUNK_LOG2_MIN,
-                                RO_SGNS__CHUNK_LOG2_MAX);
-    }
-    flags = ro_sgns__get_u32(h + 12);
-    n = ro_sgns__get_u64(h + 16);
-    nnz = ro_sgns__get_u64(h + 24);
-    word_bytes = ro_sgns__get_u64(h + 48);
-    wnd = ro_sgns__get_u32(h + 56);
-    dyn = ro_sgns__get_u32(h + 60);
-    sample = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 80));
-    cl = ro_sgns__get_u32(h + 88);
-    cg = ro_sgns__get_u32(h + 92);
-    total = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 104));
+/* The state of one load. */
+typedef struct ro_sgns__load_state {
+    ro_sgns__reader *r;          /* the source; the version, r->version */
+    ro_sgns__mem m;              /* the allocator; the bytes held */
+    ro_sgns_counts *c;           /* the counts being built */
+    int ranged;                  /* rows [r0, r1) only, else all n */
+    size_t r0, r1;
+    uint64_t n, nnz, word_bytes; /* from the header */
+    size_t hsize;                /* the header's bytes */
+    uint32_t log2;               /* version 2: chunks of 2^log2 bytes */
+    uint64_t base, end;          /* the pairs kept: entries [base, end) */
+    uint64_t lo, hi;             /* the pairs read: entries [lo, hi) */
+    uint64_t start, marg_at;     /* the offsets of col[0] and of the marginals */
+    double *rowsum, *colsum;     /* the values read, summed by row and column */
+} ro_sgns__load_state;
+
+/* The header's fields (h: version 1's 112 bytes or version 2's 120)
+   checked, and the rows asked for against n; then the counts made and
+   given them. */
+static ro_sgns_result ro_sgns__load_fields(ro_sgns__load_state *s, const unsigned char *h)
+{
+    ro_sgns__reader *r = s->r;
+    uint64_t n = ro_sgns__get_u64(h + 16), nnz = ro_sgns__get_u64(h + 24);
+    uint64_t word_bytes = ro_sgns__get_u64(h + 48);
+    uint32_t flags = ro_sgns__get_u32(h + 12), wnd = ro_sgns__get_u32(h + 56);
+    uint32_t dyn = ro_sgns__get_u32(h + 60), cl = ro_sgns__get_u32(h + 88);
+    uint32_t cg = ro_sgns__get_u32(h + 92);
+    double sample = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 80));
+    double total = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 104));
+    ro_sgns_counts *c;
+    ro_sgns_result rc = RO_SGNS_OK;
     if (flags) return ro_sgns__bad(r, 12, "flags %lu, want 0", (unsigned long)flags);
     if (n == 0 || n > RO_SGNS__MAX_IDS || n > (size_t)-1 / 16)
         return ro_sgns__bad(r, 16, "vocabulary size n = %llu out of range 1..%u",
@@ -5678,14 +5728,16 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
     if (cg > 1) return ro_sgns__bad(r, 92, "close_gaps %lu", (unsigned long)cg);
     if (!(total > 0) || !ro_sgns__is_finite(total))
         return ro_sgns__bad(r, 104, "total is not a positive finite number");
-    if (ranged && (r0 >= r1 || r1 > n))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+    if (s->ranged && (s->r0 >= s->r1 || s->r1 > n))
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "rows %llu..%llu are not a range of the %llu rows (want 0 <= r0 "
-                             "< r1 <= n)", (unsigned long long)r0, (unsigned long long)r1,
+                             "< r1 <= n)", (unsigned long long)s->r0, (unsigned long long)s->r1,
                              (unsigned long long)n);
-
-    c = ro_sgns__counts_new(&m, err, &rc);
+    c = s->c = ro_sgns__counts_new(&s->m, r->err, &rc);
     if (!c) return rc;
+    s->n = n;
+    s->nnz = nnz;
+    s->word_bytes = word_bytes;
     c->n = (size_t)n;
     c->corpus_tokens = ro_sgns__get_u64(h + 32);
     c->distinct_words = ro_sgns__get_u64(h + 40);
@@ -5699,87 +5751,112 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
     c->config.seed = ro_sgns__get_u64(h + 96);
     c->config.memory_budget = 0;
     c->total = total;
-    if (version == 2) {
-        r->ch.size = (uint64_t)1 << log2;
-        r->data_bytes = ro_sgns__counts_data_bytes(n, nnz, word_bytes);
-    }
-    ro_sgns__r_take(r, hsize, 1);
-    /* a version 2 row range from a buffer or a seekable file: by chunks */
-#ifndef RO_SGNS_NO_STDIO
-    if (r->file) r->file_pos = r->offset + (r->len - r->pos);
-    if (ranged && version == 2 && (r->mem || r->file)) {
-#else
-    if (ranged && version == 2 && r->mem) {
-#endif
-        rc = ro_sgns__r_enter_chunks(r);
-        if (rc != RO_SGNS_OK) goto fail;
-    }
+    return RO_SGNS_OK;
+}
 
-    /* vocabulary */
-    rc = ro_sgns__r_need(r, n, 12, "the vocabulary");
+/* The header, version 1 or 2 (r->version), and its fields; then the
+   reader is past it. */
+static ro_sgns_result ro_sgns__load_header(ro_sgns__load_state *s)
+{
+    ro_sgns__reader *r = s->r;
+    const unsigned char *h;
+    ro_sgns_result rc = ro_sgns__r_magic(r, "ROSGNSCT", "counts file", RO_SGNS__COUNTS_HEADER_V1,
+                                         &h);
+    if (rc != RO_SGNS_OK) return rc;
+    s->hsize = r->version == 1 ? RO_SGNS__COUNTS_HEADER_V1 : RO_SGNS__COUNTS_HEADER;
+    if (r->version == 2) {
+        rc = ro_sgns__r_header_v2(r, s->hsize, &h);
+        if (rc != RO_SGNS_OK) return rc;
+        s->log2 = ro_sgns__get_u32(h + 112);
+        if (s->log2 < RO_SGNS__CHUNK_LOG2_MIN || s->log2 > RO_SGNS__CHUNK_LOG2_MAX)
+            return ro_sgns__bad(r, 112, "chunks of 2^%lu bytes, want 2^%u to 2^%u",
+                                (unsigned long)s->log2, RO_SGNS__CHUNK_LOG2_MIN,
+                                RO_SGNS__CHUNK_LOG2_MAX);
+    }
+    rc = ro_sgns__load_fields(s, h);
+    if (rc != RO_SGNS_OK) return rc;
+    if (r->version == 2) {
+        r->ch.size = (uint64_t)1 << s->log2;
+        r->data_bytes = ro_sgns__counts_data_bytes(s->n, s->nnz, s->word_bytes);
+    }
+    ro_sgns__r_take(r, s->hsize, 1);
+    return RO_SGNS_OK;
+}
+
+/* The bytes p[0, len) of word i, whose length is at offset at: a token,
+   so no byte <= 0x20. */
+static ro_sgns_result ro_sgns__load_token(ro_sgns__reader *r, uint64_t i, uint64_t at,
+                                          const unsigned char *p, uint32_t len)
+{
+    uint32_t j;
+    for (j = 0; j < len; ++j)
+        if (p[j] <= 0x20) {
+            char shown[64];
+            ro_sgns__escape_word(shown, sizeof shown, p, len);
+            return ro_sgns__bad(r, at + 4 + j,
+                                "word %llu '%s' has the byte 0x%02x, which separates tokens "
+                                "(no byte <= 0x20 is part of a word)%s",
+                                (unsigned long long)i, shown, (unsigned)p[j],
+                                r->version == 1 ? "; a version 1 file from an older count: "
+                                                  "count the corpus again" : "");
+        }
+    return RO_SGNS_OK;
+}
+
+/* The vocabulary: n words, each its length, its bytes (a token) and its
+   count (not 0); the bytes as many as the header says; no word twice. */
+static ro_sgns_result ro_sgns__load_vocab(ro_sgns__load_state *s)
+{
+    ro_sgns__reader *r = s->r;
+    ro_sgns_counts *c = s->c;
+    uint64_t n = s->n, word_bytes = s->word_bytes, sum = 0, k;
+    size_t i, cap_w = 0, cap_l = 0, cap_c = 0, cap_a = 0, dup = 0;
+    ro_sgns_result rc = ro_sgns__r_need(r, n, 12, "the vocabulary");
     if (rc == RO_SGNS_OK) rc = ro_sgns__r_need(r, word_bytes + 12 * n, 1, "the vocabulary");
-    if (rc != RO_SGNS_OK) goto fail;
+    if (rc != RO_SGNS_OK) return rc;
     for (i = 0; i < n; ++i) {
         uint64_t at = r->offset;
-        uint32_t len, j;
+        uint32_t len;
         const unsigned char *p = ro_sgns__r_peek(r, 4, "a word length", &rc);
-        if (!p) goto fail;
+        if (!p) return rc;
         len = ro_sgns__get_u32(p);
-        if (len < 1 || len > RO_SGNS_MAX_WORD_BYTES) {
-            rc = ro_sgns__bad(r, at, "word %llu has length %lu", (unsigned long long)i,
-                              (unsigned long)len);
-            goto fail;
-        }
-        if (sum + len > word_bytes) {
-            rc = ro_sgns__bad(r, at, "words are longer than the header's %llu bytes",
-                              (unsigned long long)word_bytes);
-            goto fail;
-        }
+        if (len < 1 || len > RO_SGNS_MAX_WORD_BYTES)
+            return ro_sgns__bad(r, at, "word %llu has length %lu", (unsigned long long)i,
+                                (unsigned long)len);
+        if (sum + len > word_bytes)
+            return ro_sgns__bad(r, at, "words are longer than the header's %llu bytes",
+                                (unsigned long long)word_bytes);
         ro_sgns__r_take(r, 4, 1);
         p = ro_sgns__r_peek(r, (size_t)len + 8, "a word", &rc);
-        if (!p) goto fail;
-        for (j = 0; j < len; ++j)
-            if (p[j] <= 0x20) {
-                char shown[64];
-                ro_sgns__escape_word(shown, sizeof shown, p, len);
-                rc = ro_sgns__bad(r, at + 4 + j,
-                                  "word %llu '%s' has the byte 0x%02x, which separates tokens "
-                                  "(no byte <= 0x20 is part of a word)%s",
-                                  (unsigned long long)i, shown, (unsigned)p[j],
-                                  version == 1 ? "; a version 1 file from an older count: "
-                                                 "count the corpus again" : "");
-                goto fail;
-            }
-        c->vocab.word = (char **)ro_sgns__r_grow(r, &m, c->vocab.word, &cap_w, i + 1,
+        if (!p) return rc;
+        rc = ro_sgns__load_token(r, i, at, p, len);
+        if (rc != RO_SGNS_OK) return rc;
+        c->vocab.word = (char **)ro_sgns__r_grow(r, &s->m, c->vocab.word, &cap_w, i + 1,
                                                  (size_t)n, sizeof(char *), "vocabulary", &rc);
-        if (!c->vocab.word) goto fail;
-        c->vocab.len = (uint32_t *)ro_sgns__r_grow(r, &m, c->vocab.len, &cap_l, i + 1,
+        if (!c->vocab.word) return rc;
+        c->vocab.len = (uint32_t *)ro_sgns__r_grow(r, &s->m, c->vocab.len, &cap_l, i + 1,
                                                    (size_t)n, 4, "vocabulary", &rc);
-        if (!c->vocab.len) goto fail;
-        c->vocab.count = (uint64_t *)ro_sgns__r_grow(r, &m, c->vocab.count, &cap_c, i + 1,
+        if (!c->vocab.len) return rc;
+        c->vocab.count = (uint64_t *)ro_sgns__r_grow(r, &s->m, c->vocab.count, &cap_c, i + 1,
                                                      (size_t)n, 8, "vocabulary", &rc);
-        if (!c->vocab.count) goto fail;
-        c->vocab.arena_ = (char *)ro_sgns__r_grow(r, &m, c->vocab.arena_, &cap_a,
+        if (!c->vocab.count) return rc;
+        c->vocab.arena_ = (char *)ro_sgns__r_grow(r, &s->m, c->vocab.arena_, &cap_a,
                                                   (size_t)(sum + i + len + 1),
                                                   (size_t)(word_bytes + n), 1, "vocabulary",
                                                   &rc);
-        if (!c->vocab.arena_) goto fail;
+        if (!c->vocab.arena_) return rc;
         memcpy(c->vocab.arena_ + sum + i, p, len);
         c->vocab.arena_[sum + i + len] = '\0';
         c->vocab.len[i] = len;
         c->vocab.count[i] = ro_sgns__get_u64(p + len);
-        if (c->vocab.count[i] == 0) {
-            rc = ro_sgns__bad(r, at + 4 + len, "word %llu has count 0", (unsigned long long)i);
-            goto fail;
-        }
+        if (c->vocab.count[i] == 0)
+            return ro_sgns__bad(r, at + 4 + len, "word %llu has count 0", (unsigned long long)i);
         sum += len;
         ro_sgns__r_take(r, (size_t)len + 8, 1);
     }
-    if (sum != word_bytes) {
-        rc = ro_sgns__bad(r, 48, "header says %llu word bytes, the words have %llu",
-                          (unsigned long long)word_bytes, (unsigned long long)sum);
-        goto fail;
-    }
+    if (sum != word_bytes)
+        return ro_sgns__bad(r, 48, "header says %llu word bytes, the words have %llu",
+                            (unsigned long long)word_bytes, (unsigned long long)sum);
     c->vocab.n = (size_t)n;
     c->vocab.arena_size_ = (size_t)(word_bytes + n);
     /* the arena may have moved while growing: pointers only now */
@@ -5787,119 +5864,142 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
         c->vocab.word[i] = c->vocab.arena_ + k;
         k += c->vocab.len[i] + 1;
     }
-    rc = ro_sgns__vocab_index(&c->vocab, &m, &dup, err);
+    rc = ro_sgns__vocab_index(&c->vocab, &s->m, &dup, r->err);
     if (rc == RO_SGNS_ERR_FORMAT) {
-        uint64_t at = hsize + 12 * (uint64_t)dup +
+        uint64_t at = s->hsize + 12 * (uint64_t)dup +
                       (uint64_t)(c->vocab.word[dup] - c->vocab.arena_) - dup;
         rc = ro_sgns__bad(r, at, "word %llu repeats an earlier word", (unsigned long long)dup);
     }
-    if (rc != RO_SGNS_OK) goto fail;
+    return rc;
+}
 
-    /* row_ptr, all of it (a range needs its bounds) */
-    rc = ro_sgns__r_need(r, n + 1, 8, "row_ptr");
-    if (rc != RO_SGNS_OK) goto fail;
-    prev = 0;
+/* row_ptr, all of it (a range needs its bounds): from 0, never falling,
+   to nnz. */
+static ro_sgns_result ro_sgns__load_row_ptr(ro_sgns__load_state *s)
+{
+    ro_sgns__reader *r = s->r;
+    ro_sgns_counts *c = s->c;
+    uint64_t n = s->n, nnz = s->nnz, prev = 0;
+    size_t i, cap_r = 0;
+    ro_sgns_result rc = ro_sgns__r_need(r, n + 1, 8, "row_ptr");
+    if (rc != RO_SGNS_OK) return rc;
     for (i = 0; i <= n;) {
         size_t j, m8 = (size_t)(n + 1 - i) < RO_SGNS__IO_BUF / 8 ? (size_t)(n + 1 - i)
                                                                  : RO_SGNS__IO_BUF / 8;
         const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "row_ptr", &rc);
-        if (!p) goto fail;
-        c->row_ptr = (uint64_t *)ro_sgns__r_grow(r, &m, c->row_ptr, &cap_r, i + m8,
+        if (!p) return rc;
+        c->row_ptr = (uint64_t *)ro_sgns__r_grow(r, &s->m, c->row_ptr, &cap_r, i + m8,
                                                  (size_t)n + 1, 8, "row_ptr", &rc);
-        if (!c->row_ptr) goto fail;
+        if (!c->row_ptr) return rc;
         for (j = 0; j < m8; ++j) {
             uint64_t x = ro_sgns__get_u64(p + 8 * j);
-            if ((i + j == 0 && x != 0) || x < prev || x > nnz || (i + j == n && x != nnz)) {
-                rc = ro_sgns__bad(r, r->offset + 8 * j,
-                                  "row_ptr[%llu] = %llu is out of order or range",
-                                  (unsigned long long)(i + j), (unsigned long long)x);
-                goto fail;
-            }
+            if ((i + j == 0 && x != 0) || x < prev || x > nnz || (i + j == n && x != nnz))
+                return ro_sgns__bad(r, r->offset + 8 * j,
+                                    "row_ptr[%llu] = %llu is out of order or range",
+                                    (unsigned long long)(i + j), (unsigned long long)x);
             c->row_ptr[i + j] = prev = x;
         }
         ro_sgns__r_take(r, 8 * m8, 1);
         i += m8;
     }
-    /* the pairs kept: entries [base, end); those read: [lo, hi) (all of
-       them unless the reader can skip) */
-    w0 = ranged ? r0 : 0;
-    w1 = ranged ? r1 : (size_t)n;
-    base = c->row_ptr[w0];
-    end = c->row_ptr[w1];
-    lo = r->chunked ? base : 0;
-    hi = r->chunked ? end : nnz;
-    start = r->offset; /* col[0] */
-    marg_at = start + 12 * nnz;
+    return RO_SGNS_OK;
+}
 
-    /* col, checked row by row */
-    rc = ro_sgns__r_need(r, nnz, 12, "col and val");
-    if (rc != RO_SGNS_OK) goto fail;
-    if (r->chunked) r->offset = start + 4 * lo;
-    row = 0;
-    {
-        uint32_t prev_col = 0;
-        for (k = lo; k < hi;) {
-            size_t j, m4 = hi - k < RO_SGNS__IO_BUF / 4 ? (size_t)(hi - k) : RO_SGNS__IO_BUF / 4;
-            const unsigned char *p = ro_sgns__r_peek(r, 4 * m4, "col", &rc);
-            if (!p) goto fail;
-            if (k + m4 > base && k < end) {
-                size_t need = (size_t)((k + m4 < end ? k + m4 : end) - base);
-                c->col = (uint32_t *)ro_sgns__r_grow(r, &m, c->col, &cap_col, need,
-                                                     (size_t)(end - base), 4, "col", &rc);
-                if (!c->col) goto fail;
-            }
-            for (j = 0; j < m4; ++j) {
-                uint64_t kk = k + j;
-                uint32_t x = ro_sgns__get_u32(p + 4 * j);
-                while (c->row_ptr[row + 1] <= kk) ++row;
-                if (x >= n || (kk > c->row_ptr[row] && x <= prev_col)) {
-                    rc = ro_sgns__bad(r, r->offset + 4 * j,
-                                      "col[%llu] = %lu is out of range or order",
-                                      (unsigned long long)kk, (unsigned long)x);
-                    goto fail;
-                }
-                prev_col = x;
-                if (kk >= base && kk < end) c->col[kk - base] = x;
-            }
-            ro_sgns__r_take(r, 4 * m4, 1);
-            k += m4;
+/* The pairs to keep, those of the rows wanted: entries [base, end). Those
+   to read: the same in chunk mode, else all of them. row_ptr is read and
+   the reader at col[0]. */
+static void ro_sgns__load_span(ro_sgns__load_state *s)
+{
+    const uint64_t *row_ptr = s->c->row_ptr;
+    s->base = row_ptr[s->ranged ? s->r0 : 0];
+    s->end = row_ptr[s->ranged ? s->r1 : (size_t)s->n];
+    s->lo = s->r->chunked ? s->base : 0;
+    s->hi = s->r->chunked ? s->end : s->nnz;
+    s->start = s->r->offset;
+    s->marg_at = s->start + 12 * s->nnz;
+}
+
+/* col of the pairs read: each < n and, within its row, above the one
+   before. */
+static ro_sgns_result ro_sgns__load_col(ro_sgns__load_state *s)
+{
+    ro_sgns__reader *r = s->r;
+    ro_sgns_counts *c = s->c;
+    uint64_t n = s->n, base = s->base, end = s->end, hi = s->hi, k;
+    size_t row = 0, cap_col = 0;
+    uint32_t prev_col = 0;
+    ro_sgns_result rc = ro_sgns__r_need(r, s->nnz, 12, "col and val");
+    if (rc != RO_SGNS_OK) return rc;
+    ro_sgns__r_skip_to(r, s->start + 4 * s->lo);
+    for (k = s->lo; k < hi;) {
+        size_t j, m4 = hi - k < RO_SGNS__IO_BUF / 4 ? (size_t)(hi - k) : RO_SGNS__IO_BUF / 4;
+        const unsigned char *p = ro_sgns__r_peek(r, 4 * m4, "col", &rc);
+        if (!p) return rc;
+        if (k + m4 > base && k < end) {
+            size_t need = (size_t)((k + m4 < end ? k + m4 : end) - base);
+            c->col = (uint32_t *)ro_sgns__r_grow(r, &s->m, c->col, &cap_col, need,
+                                                 (size_t)(end - base), 4, "col", &rc);
+            if (!c->col) return rc;
         }
+        for (j = 0; j < m4; ++j) {
+            uint64_t kk = k + j;
+            uint32_t x = ro_sgns__get_u32(p + 4 * j);
+            while (c->row_ptr[row + 1] <= kk) ++row;
+            if (x >= n || (kk > c->row_ptr[row] && x <= prev_col))
+                return ro_sgns__bad(r, r->offset + 4 * j,
+                                    "col[%llu] = %lu is out of range or order",
+                                    (unsigned long long)kk, (unsigned long)x);
+            prev_col = x;
+            if (kk >= base && kk < end) c->col[kk - base] = x;
+        }
+        ro_sgns__r_take(r, 4 * m4, 1);
+        k += m4;
     }
-    /* val (f64 in the file, float in memory), summed by row (and column,
-       when every column is known) for the check of the marginals */
-    rowsum = (double *)ro_sgns__mem_alloc(&m, (size_t)n, sizeof(double), "row sums", err, &rc);
-    if (!rowsum) goto fail;
-    memset(rowsum, 0, (size_t)n * sizeof(double));
-    if (!ranged) {
-        colsum = (double *)ro_sgns__mem_alloc(&m, (size_t)n, sizeof(double), "column sums",
-                                              err, &rc);
-        if (!colsum) goto fail;
-        memset(colsum, 0, (size_t)n * sizeof(double));
+    return RO_SGNS_OK;
+}
+
+/* val of the pairs read (f64 in the file, float in memory): each a
+   positive float. Summed by row, and by column when every column is
+   known (the whole matrix), for the check of the marginals. */
+static ro_sgns_result ro_sgns__load_val(ro_sgns__load_state *s)
+{
+    ro_sgns__reader *r = s->r;
+    ro_sgns_counts *c = s->c;
+    uint64_t base = s->base, end = s->end, hi = s->hi, k;
+    size_t row = 0, cap_val = 0;
+    double *rowsum, *colsum = NULL;
+    ro_sgns_result rc = RO_SGNS_OK;
+    rowsum = s->rowsum = (double *)ro_sgns__mem_alloc(&s->m, (size_t)s->n, sizeof(double),
+                                                      "row sums", r->err, &rc);
+    if (!rowsum) return rc;
+    memset(rowsum, 0, (size_t)s->n * sizeof(double));
+    if (!s->ranged) {
+        colsum = s->colsum = (double *)ro_sgns__mem_alloc(&s->m, (size_t)s->n, sizeof(double),
+                                                          "column sums", r->err, &rc);
+        if (!colsum) return rc;
+        memset(colsum, 0, (size_t)s->n * sizeof(double));
     }
-    if (r->chunked) r->offset = start + 4 * nnz + 8 * lo;
-    row = 0;
-    for (k = lo; k < hi;) {
+    ro_sgns__r_skip_to(r, s->start + 4 * s->nnz + 8 * s->lo);
+    for (k = s->lo; k < hi;) {
         size_t j, m8 = hi - k < RO_SGNS__IO_BUF / 8 ? (size_t)(hi - k) : RO_SGNS__IO_BUF / 8;
         const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "val", &rc);
-        if (!p) goto fail;
+        if (!p) return rc;
         if (k + m8 > base && k < end) {
             size_t need = (size_t)((k + m8 < end ? k + m8 : end) - base);
-            c->val = (float *)ro_sgns__r_grow(r, &m, c->val, &cap_val, need,
+            c->val = (float *)ro_sgns__r_grow(r, &s->m, c->val, &cap_val, need,
                                               (size_t)(end - base), sizeof(float), "val", &rc);
-            if (!c->val) goto fail;
+            if (!c->val) return rc;
         }
         for (j = 0; j < m8; ++j) {
             uint64_t kk = k + j;
             double x = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
             /* range first: converting a double beyond FLT_MAX is undefined */
             float f = x > 0 && x <= FLT_MAX ? (float)x : 0.0f;
-            if (!(f > 0)) {
-                rc = ro_sgns__bad(r, r->offset + 8 * j,
-                                  "val[%llu] = %g is not a positive finite number a float "
-                                  "holds (0 < val <= %g, not rounding to 0)",
-                                  (unsigned long long)kk, x, (double)FLT_MAX);
-                goto fail;
-            }
+            if (!(f > 0))
+                return ro_sgns__bad(r, r->offset + 8 * j,
+                                    "val[%llu] = %g is not a positive finite number a float "
+                                    "holds (0 < val <= %g, not rounding to 0)",
+                                    (unsigned long long)kk, x, (double)FLT_MAX);
             while (c->row_ptr[row + 1] <= kk) ++row;
             rowsum[row] += (double)f;
             if (colsum) colsum[c->col[kk]] += (double)f;
@@ -5908,35 +6008,43 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
         ro_sgns__r_take(r, 8 * m8, 1);
         k += m8;
     }
-    /* word_count, ctx_count */
-    if (r->chunked) r->offset = marg_at;
+    return RO_SGNS_OK;
+}
+
+/* word_count, then ctx_count: each >= 0 and finite. */
+static ro_sgns_result ro_sgns__load_marginals(ro_sgns__load_state *s)
+{
+    ro_sgns__reader *r = s->r;
+    ro_sgns_counts *c = s->c;
+    uint64_t n = s->n, k;
+    size_t cap_wc = 0, cap_cc = 0;
+    ro_sgns_result rc;
+    ro_sgns__r_skip_to(r, s->marg_at);
     rc = ro_sgns__r_need(r, 2 * n + 1, 8, "the marginals");
-    if (rc != RO_SGNS_OK) goto fail;
+    if (rc != RO_SGNS_OK) return rc;
     for (k = 0; k < 2 * n;) {
         size_t j, m8 = 2 * n - k < RO_SGNS__IO_BUF / 8 ? (size_t)(2 * n - k) : RO_SGNS__IO_BUF / 8;
         const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "the marginals", &rc);
-        if (!p) goto fail;
+        if (!p) return rc;
         for (j = 0; j < m8; ++j) {
             uint64_t kk = k + j;
             double x = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
             double *dst;
-            if (!(x >= 0) || !ro_sgns__is_finite(x)) {
-                rc = ro_sgns__bad(r, r->offset + 8 * j,
-                                  "marginal %llu is negative or not finite",
-                                  (unsigned long long)kk);
-                goto fail;
-            }
+            if (!(x >= 0) || !ro_sgns__is_finite(x))
+                return ro_sgns__bad(r, r->offset + 8 * j,
+                                    "marginal %llu is negative or not finite",
+                                    (unsigned long long)kk);
             if (kk < n) {
-                c->word_count = (double *)ro_sgns__r_grow(r, &m, c->word_count, &cap_wc,
+                c->word_count = (double *)ro_sgns__r_grow(r, &s->m, c->word_count, &cap_wc,
                                                           (size_t)kk + 1, (size_t)n, 8,
                                                           "word_count", &rc);
-                if (!c->word_count) goto fail;
+                if (!c->word_count) return rc;
                 dst = c->word_count + kk;
             } else {
-                c->ctx_count = (double *)ro_sgns__r_grow(r, &m, c->ctx_count, &cap_cc,
+                c->ctx_count = (double *)ro_sgns__r_grow(r, &s->m, c->ctx_count, &cap_cc,
                                                          (size_t)(kk - n) + 1, (size_t)n, 8,
                                                          "ctx_count", &rc);
-                if (!c->ctx_count) goto fail;
+                if (!c->ctx_count) return rc;
                 dst = c->ctx_count + (kk - n);
             }
             *dst = x;
@@ -5944,98 +6052,123 @@ static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
         ro_sgns__r_take(r, 8 * m8, 1);
         k += m8;
     }
-    /* checksum */
-    if (r->chunked) {
-        /* every byte used came from a verified chunk; a buffer must end
-           where the file does */
-        uint64_t size = ro_sgns__chunked_size(r->data_bytes, log2);
-        if (r->mem && r->mem_size != size) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                               "%llu trailing bytes after the counts at offset %llu",
-                               (unsigned long long)(r->mem_size - size),
-                               (unsigned long long)size);
-            goto fail;
-        }
-        r->offset = size;
-    } else if (version == 2) {
-        rc = ro_sgns__r_check_table(r);
-        if (rc != RO_SGNS_OK) goto fail;
-    } else {
-        uint64_t want = ro_sgns__ck_final(&r->ck), got;
-        const unsigned char *p = ro_sgns__r_peek(r, 8, "the checksum", &rc);
-        if (!p) goto fail;
-        got = ro_sgns__get_u64(p);
-        if (got != want) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                               "corrupt counts: checksum at offset %llu is %016llx, the data "
-                               "before it gives %016llx", (unsigned long long)r->offset,
-                               (unsigned long long)got, (unsigned long long)want);
-            goto fail;
-        }
-        ro_sgns__r_take(r, 8, 0);
-    }
-    if (r->mem && r->offset != r->mem_size) {
-        rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                           "%llu trailing bytes after the counts at offset %llu",
-                           (unsigned long long)(r->mem_size - r->offset),
-                           (unsigned long long)r->offset);
-        goto fail;
-    }
-    /* the marginals against the pairs read (a file can be intact and
-       still wrong: #(w) = 0 for a word with pairs would end in a NaN) */
-    if (r->chunked) {
-        w0 = r0;
-        w1 = r1;
-    } else {
-        w0 = 0;
-        w1 = (size_t)n;
-    }
+    return RO_SGNS_OK;
+}
+
+/* Version 1's checksum, after the data: of every byte before it. */
+static ro_sgns_result ro_sgns__load_checksum_v1(ro_sgns__reader *r)
+{
+    uint64_t want = ro_sgns__ck_final(&r->ck), got;
+    ro_sgns_result rc = RO_SGNS_OK;
+    const unsigned char *p = ro_sgns__r_peek(r, 8, "the checksum", &rc);
+    if (!p) return rc;
+    got = ro_sgns__get_u64(p);
+    if (got != want)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "corrupt counts: checksum at offset %llu is %016llx, the data "
+                             "before it gives %016llx", (unsigned long long)r->offset,
+                             (unsigned long long)got, (unsigned long long)want);
+    ro_sgns__r_take(r, 8, 0);
+    return RO_SGNS_OK;
+}
+
+/* The checksums: in chunk mode every byte used came from a verified chunk
+   (and the table was checked on the way in), so the reader skips to the
+   end of the file; a version 2 stream has its chunks' CRCs compared with
+   the table; version 1 its one checksum. Then the input must end. */
+static ro_sgns_result ro_sgns__load_verify(ro_sgns__load_state *s)
+{
+    ro_sgns__reader *r = s->r;
+    ro_sgns_result rc = RO_SGNS_OK;
+    if (r->chunked) ro_sgns__r_skip_to(r, ro_sgns__chunked_size(r->data_bytes, s->log2));
+    else if (r->version == 2) rc = ro_sgns__r_check_table(r);
+    else rc = ro_sgns__load_checksum_v1(r);
+    return rc == RO_SGNS_OK ? ro_sgns__r_at_end(r) : rc;
+}
+
+/* The marginals against the pairs read (a file can be intact and still
+   wrong: #(w) = 0 for a word with pairs would end in a NaN): #(w) of the
+   rows whose pairs were all read, #(c) when every row was, |D| against
+   the sums of both. */
+static ro_sgns_result ro_sgns__load_check_marginals(const ro_sgns__load_state *s)
+{
+    const ro_sgns_counts *c = s->c;
+    const double *rowsum = s->rowsum, *colsum = s->colsum;
+    uint64_t n = s->n;
+    size_t i, w0 = s->r->chunked ? s->r0 : 0, w1 = s->r->chunked ? s->r1 : (size_t)n;
+    double total = c->total, swc = 0, scc = 0;
     for (i = w0; i < w1; ++i)
         if (!ro_sgns__marginal_ok(c->word_count[i], rowsum[i],
-                                  c->row_ptr[i + 1] - c->row_ptr[i])) {
-            rc = ro_sgns__bad(r, marg_at + 8 * (uint64_t)i,
-                              "#(w) of word %llu is %.9g, its pairs sum to %.9g",
-                              (unsigned long long)i, c->word_count[i], rowsum[i]);
-            goto fail;
-        }
+                                  c->row_ptr[i + 1] - c->row_ptr[i]))
+            return ro_sgns__bad(s->r, s->marg_at + 8 * (uint64_t)i,
+                                "#(w) of word %llu is %.9g, its pairs sum to %.9g",
+                                (unsigned long long)i, c->word_count[i], rowsum[i]);
     for (i = 0; colsum && i < n; ++i)
-        if (!ro_sgns__marginal_ok(c->ctx_count[i], colsum[i], nnz)) {
-            rc = ro_sgns__bad(r, marg_at + 8 * (n + (uint64_t)i),
-                              "#(c) of context %llu is %.9g, its pairs sum to %.9g",
-                              (unsigned long long)i, c->ctx_count[i], colsum[i]);
-            goto fail;
-        }
+        if (!ro_sgns__marginal_ok(c->ctx_count[i], colsum[i], s->nnz))
+            return ro_sgns__bad(s->r, s->marg_at + 8 * (n + (uint64_t)i),
+                                "#(c) of context %llu is %.9g, its pairs sum to %.9g",
+                                (unsigned long long)i, c->ctx_count[i], colsum[i]);
     for (i = 0; i < n; ++i) {
         swc += c->word_count[i];
         scc += c->ctx_count[i];
     }
     if (RO_SGNS_FABS(swc - total) > (double)(n + 2) * DBL_EPSILON * total ||
-        RO_SGNS_FABS(scc - total) > (double)(n + 2) * DBL_EPSILON * total) {
-        rc = ro_sgns__bad(r, 104, "|D| = %.17g, but the #(w) sum to %.17g and the #(c) to %.17g",
-                          total, swc, scc);
-        goto fail;
+        RO_SGNS_FABS(scc - total) > (double)(n + 2) * DBL_EPSILON * total)
+        return ro_sgns__bad(s->r, 104,
+                            "|D| = %.17g, but the #(w) sum to %.17g and the #(c) to %.17g",
+                            total, swc, scc);
+    return RO_SGNS_OK;
+}
+
+/* Load a counts file, whole (ranged = 0) or rows [r0, r1). */
+static ro_sgns_result ro_sgns__load(ro_sgns__reader *r, ro_sgns_counts **out,
+                                    const ro_sgns_allocator *alloc, int ranged, size_t r0,
+                                    size_t r1)
+{
+    ro_sgns__load_state s;
+    ro_sgns_counts *c;
+    ro_sgns_result rc;
+    size_t i;
+    memset(&s, 0, sizeof s);
+    s.r = r;
+    s.m.al = alloc;
+    s.ranged = ranged;
+    s.r0 = r0;
+    s.r1 = r1;
+    rc = ro_sgns__load_header(&s);
+    /* a version 2 row range from a source that can seek: by chunks */
+    if (rc == RO_SGNS_OK && ranged && r->version == 2 && ro_sgns__r_can_seek(r))
+        rc = ro_sgns__r_enter_chunks(r);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__load_vocab(&s);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__load_row_ptr(&s);
+    if (rc == RO_SGNS_OK) {
+        ro_sgns__load_span(&s);
+        rc = ro_sgns__load_col(&s);
     }
-    ro_sgns__mem_free(&m, rowsum, (size_t)n, sizeof(double));
-    ro_sgns__mem_free(&m, colsum, (size_t)n, sizeof(double));
-    rowsum = colsum = NULL;
+    if (rc == RO_SGNS_OK) rc = ro_sgns__load_val(&s);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__load_marginals(&s);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__load_verify(&s);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__load_check_marginals(&s);
+    ro_sgns__mem_free(&s.m, s.rowsum, (size_t)s.n, sizeof(double));
+    ro_sgns__mem_free(&s.m, s.colsum, (size_t)s.n, sizeof(double));
+    c = s.c;
+    if (rc != RO_SGNS_OK) {
+        ro_sgns_counts_free(c);
+        return rc;
+    }
     /* a range: row_ptr from 0 for the rows held */
     if (ranged) {
-        for (i = 0; i <= r1 - r0; ++i) c->row_ptr[i] = c->row_ptr[r0 + i] - base;
+        for (i = 0; i <= r1 - r0; ++i) c->row_ptr[i] = c->row_ptr[r0 + i] - s.base;
         c->row_begin = r0;
         c->row_end = r1;
     } else {
         c->row_begin = 0;
-        c->row_end = (size_t)n;
+        c->row_end = (size_t)s.n;
     }
-    c->nnz = end - base;
+    c->nnz = s.end - s.base;
     c->peak_bytes = 0;
     *out = c;
-    return ro_sgns__ok(err);
-fail:
-    ro_sgns__mem_free(&m, rowsum, (size_t)n, sizeof(double));
-    ro_sgns__mem_free(&m, colsum, (size_t)n, sizeof(double));
-    ro_sgns_counts_free(c);
-    return rc;
+    return ro_sgns__ok(r->err);
 }
 
 /* Load from memory, whole (ranged = 0) or rows [r0, r1). */
@@ -6141,21 +6274,12 @@ static ro_sgns_result ro_sgns__load_stdio(FILE *f, int ranged, size_t r0, size_t
     r->user = f;
     if (ranged && fseek(f, 0, SEEK_CUR) == 0) r->file = f; /* it can seek */
     rc = ro_sgns__load(r, &c, alloc, ranged, r0, r1);
-    if (rc == RO_SGNS_OK && whole_file) {
-        int more;
-        if (r->chunked) {
-            unsigned char b;
-            more = !ro_sgns__fseek_to(f, &r->file_pos, r->offset) && fread(&b, 1, 1, f) == 1;
-        } else {
-            more = fgetc(f) != EOF;
-        }
-        if (more) {
-            rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
-                               "trailing bytes after the counts at offset %llu",
-                               (unsigned long long)r->offset);
-            ro_sgns_counts_free(c);
-            c = NULL;
-        }
+    if (rc == RO_SGNS_OK && whole_file && ro_sgns__r_file_more(r, f)) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                           "trailing bytes after the counts at offset %llu",
+                           (unsigned long long)r->offset);
+        ro_sgns_counts_free(c);
+        c = NULL;
     }
     ro_sgns__reader_free(r);
     if (rc == RO_SGNS_OK) *out = c;
@@ -8983,23 +9107,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *
     return ro_sgns__factors_save(f, write, user, RO_SGNS__CHUNK_LOG2, err);
 }
 
-/* Read a checkpoint, version 1 or 2, through the counts file's reader. */
-static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors **out,
-                                            const ro_sgns_allocator *alloc)
+/* A checkpoint's header, version 1 or 2 (r->version), checked; *out made
+   of its sizes and given the rest; then the reader is past it. */
+static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **out,
+                                         const ro_sgns_allocator *alloc)
 {
     const unsigned char *h;
-    ro_sgns_factors *f = NULL;
-    uint64_t n, m, d, idx, total;
-    uint32_t version, window = 0, log2 = 0;
+    ro_sgns_factors *f;
+    uint64_t n, m, d;
+    uint32_t window = 0, log2 = 0;
     double step, k = 0, cds = 0;
     size_t hsize;
-    ro_sgns_result res = RO_SGNS_OK;
-    ro_sgns_error *err = r->err;
-    r->name = "checkpoint";
-    res = ro_sgns__r_magic(r, RO_SGNS__FX_MAGIC, "checkpoint", RO_SGNS__FX_HEADER_V1, &h);
+    ro_sgns_result res = ro_sgns__r_magic(r, RO_SGNS__FX_MAGIC, "checkpoint",
+                                          RO_SGNS__FX_HEADER_V1, &h);
     if (res != RO_SGNS_OK) return res;
-    version = r->version;
-    if (version == 1) {
+    if (r->version == 1) {
         hsize = RO_SGNS__FX_HEADER_V1;
         if (ro_sgns__get_u32(h + 12) != ro_sgns__fx_header_check(h))
             return ro_sgns__bad(r, 12, "the header check does not match the header");
@@ -9032,16 +9154,33 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
         return ro_sgns__bad(r, 16, "sizes n = %llu, m = %llu, d = %llu or next step %g out of "
                             "range", (unsigned long long)n, (unsigned long long)m,
                             (unsigned long long)d, step);
-    res = ro_sgns_factors_create((size_t)n, (size_t)m, (size_t)d, &f, alloc, err);
+    res = ro_sgns_factors_create((size_t)n, (size_t)m, (size_t)d, &f, alloc, r->err);
     if (res != RO_SGNS_OK) return res;
     f->iteration = ro_sgns__get_u64(h + 40);
     f->next_step = step;
-    f->counts_fingerprint = version == 2 ? ro_sgns__get_u64(h + 56) : 0;
+    f->counts_fingerprint = r->version == 2 ? ro_sgns__get_u64(h + 56) : 0;
     f->k = k;
     f->cds = cds;
     f->window = (int)window;
     ro_sgns__r_take(r, hsize, 1);
-    total = n * d + d * d + m * d;
+    *out = f;
+    return RO_SGNS_OK;
+}
+
+/* Read a checkpoint, version 1 or 2, through the counts file's reader:
+   the header, U, S and V (each value finite), the checksums. */
+static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors **out,
+                                            const ro_sgns_allocator *alloc)
+{
+    ro_sgns_factors *f = NULL;
+    uint64_t n, d, idx, total;
+    ro_sgns_result res;
+    r->name = "checkpoint";
+    res = ro_sgns__fx_header(r, &f, alloc);
+    if (res != RO_SGNS_OK) return res;
+    n = f->n;
+    d = f->d;
+    total = n * d + d * d + (uint64_t)f->m * d;
     for (idx = 0; idx < total;) {
         size_t j, m8 = total - idx < RO_SGNS__IO_BUF / 8 ? (size_t)(total - idx)
                                                          : RO_SGNS__IO_BUF / 8;
@@ -9061,7 +9200,7 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
         ro_sgns__r_take(r, 8 * m8, 1);
         idx += m8;
     }
-    if (version == 2) {
+    if (r->version == 2) {
         res = ro_sgns__r_check_table(r);
     } else {
         const unsigned char *p = ro_sgns__r_peek(r, 8, "the checksum", &res);
@@ -9071,7 +9210,7 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
     }
     if (res != RO_SGNS_OK) goto fail;
     *out = f;
-    return ro_sgns__ok(err);
+    return ro_sgns__ok(r->err);
 fail:
     ro_sgns_factors_free(f);
     return res;

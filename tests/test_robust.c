@@ -795,20 +795,55 @@ static ro_sgns_result c_counts_load_memory(void)
     g_counts = (ro_sgns_counts *)SENT;
     return ro_sgns_counts_load_memory(C0_FILE, C0_SIZE, &g_counts, NULL, &g_err);
 }
-static ro_sgns_result c_counts_load_callback(void)
+/* a counts file through the read callback, in reads of at most chunk bytes */
+static ro_sgns_result counts_load_callback_of(unsigned char *file, size_t size, size_t chunk)
 {
     membuf r;
     memset(&r, 0, sizeof r);
-    r.p = C0_FILE;
-    r.len = C0_SIZE;
-    r.chunk = 100;
+    r.p = file;
+    r.len = size;
+    r.chunk = chunk;
     g_counts = (ro_sgns_counts *)SENT;
     return ro_sgns_counts_load_callback(mb_read, &r, &g_counts, &RA, &g_err);
+}
+static ro_sgns_result c_counts_load_callback(void)
+{
+    return counts_load_callback_of(C0_FILE, C0_SIZE, 100);
 }
 static ro_sgns_result c_counts_load_path(void)
 {
     g_counts = (ro_sgns_counts *)SENT;
     return ro_sgns_counts_load_path(P_COUNTS, &g_counts, &RA, &g_err);
+}
+/* counts whose pairs outgrow a stream load's first arrays (4096 entries)
+   in one 64 KiB chunk: a failed growth must free what the array held */
+static unsigned char *C3_FILE;
+static size_t C3_SIZE;
+static ro_sgns_result c_counts_load_callback_grown(void)
+{
+    return counts_load_callback_of(C3_FILE, C3_SIZE, 1000);
+}
+static int k_counts3(ro_sgns_result rc) { return k_counts_as(rc, C3_FILE, C3_SIZE); }
+static void make_c3(void)
+{
+    static char text[24000];
+    size_t i, len = 0;
+    uint64_t s = 99;
+    ro_sgns_counts *c = NULL;
+    void *buf = NULL;
+    for (i = 0; i < 4000; ++i) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        len += (size_t)sprintf(text + len, "w%u ", (unsigned)((s >> 33) % 70));
+    }
+    CHECK(ro_sgns_count_memory(text, len, &g_cc, &c, NULL, &g_err) == RO_SGNS_OK);
+    if (!c) return;
+    CHECK(c->nnz > 4096);
+    CHECK(ro_sgns_counts_save_memory(c, &buf, &C3_SIZE, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(C3_SIZE <= 65536);
+    C3_FILE = (unsigned char *)malloc(C3_SIZE);
+    if (buf) memcpy(C3_FILE, buf, C3_SIZE);
+    oom_macro_free(NULL, buf);
+    ro_sgns_counts_free(c);
 }
 
 /* saving over an existing file: the old bytes stay until the new file is complete */
@@ -878,6 +913,10 @@ static void test_counting(void)
     sweep("ro_sgns_counts_load_memory", c_counts_load_memory, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_load_callback", c_counts_load_callback, k_counts, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_load_path", c_counts_load_path, k_counts, RO_SGNS_OK, 5);
+    make_c3();
+    if (C3_FILE)
+        sweep("ro_sgns_counts_load_callback (grown)", c_counts_load_callback_grown, k_counts3,
+              RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_save_path", c_counts_save_path, k_counts_save_path, RO_SGNS_OK, 1);
     sweep("ro_sgns_counts_load_rows_memory", c_counts_load_rows_memory, k_rows, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_load_rows_file", c_counts_load_rows_file, k_rows, RO_SGNS_OK, 5);
@@ -2701,6 +2740,7 @@ int main(int argc, char **argv)
            g_oom.live, g_oom.wrong);
     free(C0_FILE);
     free(C2_FILE);
+    free(C3_FILE);
     free(X0_FILE);
     free(g_mb.p);
     free(W0);
