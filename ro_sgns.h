@@ -2448,19 +2448,20 @@ static void ro_sgns__chunks_init(ro_sgns__chunks *ch, unsigned log2, size_t rese
 
 static void ro_sgns__chunks_push(ro_sgns__chunks *ch)
 {
-    if (ch->oom) return;
-    if (ch->n == ch->cap) {
+    if (!ch->oom && ch->n == ch->cap) {
         size_t cap = ch->cap ? 2 * ch->cap : 64;
         uint32_t *q = cap > (size_t)-1 / 8 ? NULL
                       : (uint32_t *)ro_sgns__realloc(ch->al, ch->sum, cap * sizeof(uint32_t));
-        if (!q) {
+        if (q) {
+            ch->sum = q;
+            ch->cap = cap;
+        } else {
             ch->oom = 1;
-            return;
         }
-        ch->sum = q;
-        ch->cap = cap;
     }
-    ch->sum[ch->n++] = ch->cur;
+    if (!ch->oom) ch->sum[ch->n++] = ch->cur;
+    /* the chunk ends either way: a feed after an allocation failure must
+       still move on (it used to take 0 bytes a turn, forever) */
     ch->cur = 0;
     ch->fill = 0;
 }
