@@ -7117,46 +7117,24 @@ done:
    partial F); partial sums are added in block order after the loop.
    Numerics: s and log s come from e = exp(-|x|) <= 1 only, so nothing
    overflows; exp and log1p are branch-free polynomials that compilers
-   vectorize (below), accurate to a few ulp of ro_sgns_real (tests/test_ro.c
-   checks at most 4 against libm over their domains; measured 2.4-2.9).
-   Vectorizing them takes one more thing from GCC: under its default
-   -ftrapping-math it will not turn a select on a floating-point comparison
-   (x < 0 ? .. : ..) into a vector blend without AVX-512's masks, so on
-   AVX2, SSE or NEON these loops stayed scalar and took 70% of the RO step
-   (2026-11-27, Zen 3: 10.4 s a step at d = 100 against a 3.5 s floor).
-   The functions from here to the end of ro_sgns__inverse_b are compiled
-   with -fno-trapping-math (GCC only; not under RO_SGNS_NO_SIMD), which
-   only lets the compiler assume that no floating-point trap is enabled
-   (none is: the library never reads or sets the FP environment). Clang
-   does this by default. They are also compiled with -ftree-vectorize and
-   the dynamic cost model: GCC 12's -O2 vectorizes only loops that need no
-   scalar epilogue, so a user's -O2 build ran these loops scalar (Zen 3,
-   float, the dense part: 9.7 ns an entry at -O2, 2.7 with this, 1.2 with
-   -march=native). And with -ffp-contract=fast, which lets a * b + c
-   become one fused multiply-add where the target has one (-mfma, AArch64;
-   -std=c99 turns it off, clang contracts within an expression by
-   default): the polynomials are chains of them, and fusing cut the dense
-   part from 0.50 to 0.31 ns an entry with F and from 0.24 to 0.19 without
-   (Zen 5, float, -march=native; bench/elementwise.c). A fused result is
-   rounded once instead of twice, so the bits differ between targets with
-   and without FMA, as they already do between compilers; in one build the
-   vector and scalar code of a loop are contracted alike, and nothing here
-   depends on the thread count.
-   Last, with AVX-512, 512-bit vectors: GCC's tuning for Intel's AVX-512
-   CPUs (-march=native there, skylake-avx512 to sapphirerapids) prefers
-   256-bit vectors in loops it vectorizes, to spare mostly scalar code the
-   clock drop of 512-bit work; the step's GEMM runs 512-bit kernels most of
-   the time anyway, and these loops ran at half width beside them. Built
-   with -march=sapphirerapids and run on Zen 5 (bench/elementwise.c, float,
-   ns an entry with F / without): 0.50-0.58 / 0.25-0.33 at 256 bits, 0.30 /
-   0.17-0.18 at 512; double 1.81-1.83 / 0.93-0.94 -> 0.92-0.95 / 0.48-0.49.
-   The same bits (every operation is per entry; the sums' lanes are fixed
-   in the code, not by the vector width), and no change where the tuning
-   already chose 512 bits (-march=native on Zen 4 and 5: the same code).
-   Clang has no such switch for a function or a loop (its target attribute
-   rejects prefer-vector-width, and vectorize_width(16) gives two 256-bit
-   halves): a clang build for Intel gets 512 bits from the user's
-   -mprefer-vector-width=512.
+   vectorize (below), accurate to a few ulp of ro_sgns_real (in the
+   repository: tests/test_ro.c checks at most 4 against libm).
+   GCC compiles the functions from here to the end of ro_sgns__inverse_b
+   with options of their own (not under RO_SGNS_NO_SIMD), one reason each:
+   -fno-trapping-math: otherwise a select on a floating-point comparison
+     (x < 0 ? .. : ..) becomes no vector blend without AVX-512's masks; the
+     library never enables an FP trap (clang assumes none by default).
+   -ftree-vectorize, dynamic cost model: GCC's -O2 would leave these loops
+     scalar (it vectorizes only loops that need no scalar epilogue).
+   -ffp-contract=fast: the polynomials are chains of multiply-adds, fused
+     where the target has FMA; the bits then differ between targets with
+     and without FMA (as between compilers), never between the vector and
+     scalar code of one build or with the thread count.
+   prefer-vector-width=512 (AVX-512): GCC's tuning for Intel's CPUs would
+     give these loops half-width vectors beside the GEMM's 512-bit ones;
+     the same bits (per-entry operations, the sums' lanes fixed in the
+     code). Clang has no such switch for a function: a clang build for
+     Intel gets 512 bits from the user's -mprefer-vector-width=512.
    ====================================================================== */
 
 #if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 4)) && \
@@ -7178,13 +7156,9 @@ done:
    The polynomials here are evaluated by Estrin's scheme (pairs c_i + c_i+1 r
    combined with r^2, r^4, ...) rather than Horner's: the same terms, but a
    dependency chain of about log2(degree) multiply-adds instead of degree,
-   which is what limits these loops on out-of-order CPUs. With the
-   exponentials in a loop of their own (ro_sgns__row_exp), on Zen 3 (-O3
-   -march=native), the dense part an entry with and without the objective:
-   float 2.6 and 1.4 -> 2.0 and 1.15 ns, double 11.8 and 4.4 -> 5.5 and 2.9
-   ns (make bench-elementwise has the loop alone; bench/RESULTS.md). The
-   leading 1 + r is added last, as Horner's scheme does, which keeps the
-   error at Horner's. */
+   which is what limits these loops on out-of-order CPUs. The leading
+   1 + r is added last, as Horner's scheme does, which keeps the error at
+   Horner's. */
 static RO_SGNS__INLINE float ro_sgns__expf_neg(float x)
 {
     const float shifter = 12582912.0f; /* 1.5 * 2^23 */
@@ -7262,9 +7236,9 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__log1pr_unit(ro_sgns_real e)
    (acc), in a fixed order the compiler can vectorize without
    reassociating: 32 values at a time (four independent chains of 8-lane
    vector additions), then 8 at a time into lanes 0-7, then one at a time
-   into lanes 0-7; the lanes are added up once, at the end of the block.
-   (One 8-lane sum reduced a row at a time was bound by the additions'
-   latency and the reduction: Zen 5, d = 100, 2.6% of the step.) */
+   into lanes 0-7; the lanes are added up once, at the end of the block
+   (one 8-lane sum reduced a row at a time was bound by the additions'
+   latency and the reduction). */
 static void ro_sgns__sum_into(double *RO_SGNS__RESTRICT acc, const ro_sgns_real *RO_SGNS__RESTRICT v,
                               size_t n)
 {
@@ -7285,15 +7259,9 @@ static double ro_sgns__sum_lanes(const double *acc)
 }
 
 /* -|x| by setting the sign bit: one vector OR, where x < 0 ? x : -x became
-   two comparisons, a sign flip and two blends (GCC, AVX-512). The
-   exponentials come out the same for every x (-0 and +0 both give 1, a
-   NaN stays a NaN). ro_sgns__row_exp on Zen 5, one thread, ns an entry of
-   the dense part with F / without (bench/elementwise.c, 12-14 alternating
-   runs): float 0.29-0.32 / 0.17-0.20 -> 0.27-0.29 / 0.15-0.18, double
-   0.94-0.97 / 0.47-0.52 -> 0.87-0.92 / 0.42-0.47. The plainer
-   x < -x ? x : -x (a sign flip and a min) measured 0.28-0.29 / 0.16-0.17
-   in float beside 0.27-0.28 / 0.15-0.17 for this, and LLVM's model of Intel's
-   Sapphire Rapids (llvm-mca) has it 8% slower there, this one unchanged. */
+   two comparisons, a sign flip and two blends (GCC, AVX-512), and the
+   plainer x < -x ? x : -x a sign flip and a min. The exponentials come out
+   the same for every x (-0 and +0 both give 1, a NaN stays a NaN). */
 static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
 {
     if (RO_SGNS__IS_DOUBLE) {
@@ -7315,8 +7283,8 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
 
 /* The exponentials of one row of a tile: es[j] = exp(-|x_j|), x = t. A loop
    of its own: two short dependency chains an entry instead of one long one
-   let an out-of-order core overlap more entries (Zen 3, float: 10-20%
-   faster, same bits). The counts' terms of the row read them too. */
+   let an out-of-order core overlap more entries. The counts' terms of the
+   row read them too. */
 static void ro_sgns__row_exp(const ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
                              ro_sgns_real *RO_SGNS__RESTRICT es)
 {
@@ -8174,9 +8142,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    shortcut does not apply, the step sweeps as before: a halved retry (its
    lambda is not the one G was made for), a QR that took Householder's
    path (or on shards an R above that condition), the kept direction.
-   Measured on Zen 5 (bench/RESULTS.md): the step 15-24%
-   faster than with two sweeps (d = 100-500, float and double), a little
-   under the 25-30% the saved product and pass promise: reading D's
+   It saves a little less than the product and pass it drops: reading D's
    blocks back from memory (n m reals a step) makes the third product
    slower than the other two.
    Three products instead of four (keep_direction_bytes): the sweep that
