@@ -7115,6 +7115,12 @@ done:
    counts and their transpose.
    Determinism: blocks are independent (each owns its rows of Out and its
    partial F); partial sums are added in block order after the loop.
+   The code, from the top: ro_sgns__sweep (what to compute: a
+   ro_sgns__sweep_args; sizes and memory; the sum of F) -> the walk over
+   blocks of rows (ro_sgns__sweep_walk: threads, schedule) -> a block
+   (ro_sgns__sweep_block; fused, ro_sgns__fuse_y and ro_sgns__fuse_dty) ->
+   a tile (ro_sgns__sweep_tile: the two GEMMs) -> a row of it
+   (ro_sgns__grad_row: the gradient and F) -> the elementwise loops below.
    Numerics: s and log s come from e = exp(-|x|) <= 1 only, so nothing
    overflows; exp and log1p are branch-free polynomials that compilers
    vectorize (below), accurate to a few ulp of ro_sgns_real (in the
@@ -7632,7 +7638,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
 /* A product of the sweep, on one tile, by the calling thread alone: the
    built-in kernel (on op(B) packed ahead when pb is not NULL), or the BLAS
    under RO_SGNS_CBLAS_TILES (see the options at the top: each of the
-   sweep's threads calls it on its own tile). */
+   sweep's threads calls it on its own tile). BLAS-shaped: the BLAS's
+   arguments, then the packed op(B) and the kernel's workspace. */
 static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                                const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
                                size_t ldb, const ro_sgns__packed_b *pb, ro_sgns_real beta,
@@ -7646,17 +7653,16 @@ static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
 
 /* The sweep's B operands, R^T for X's tiles and P for the products with
    them, packed once a sweep: otherwise every block of rows packs them again
-   (rows / BR times; on Zen 3 at d = 100 the packing of B was ~5% of the
-   step). Memory: cols (rounded up to NR) x d + cols x dp (dp rounded up)
-   reals, like R and P themselves. NULL (and the tiles pack their own) when
-   the tiles (if more than one) are not a multiple of NR wide, the tiles go
-   to the BLAS, or the memory is not there: the same bits either way.
-   The threads pack their shares of the panels (a copy: no bits depend on
-   who makes it). With mem, the buffer is mem's, kept from one sweep to
-   the next (grown when too small) and never returned to be freed: the RO
-   step sweeps twice a step, and a fresh buffer of that size (90 MB at d =
-   500) came from the system each time, its pages faulted in one by one by
-   the serial packing (44,000 faults a step on the bundled corpus). */
+   (rows / BR times). Memory: cols (rounded up to NR) x d + cols x dp (dp
+   rounded up) reals, like R and P themselves. NULL (and the tiles pack
+   their own) when the tiles (if more than one) are not a multiple of NR
+   wide, the tiles go to the BLAS, or the memory is not there: the same
+   bits either way. The threads pack their shares of the panels (a copy: no
+   bits depend on who makes it). With mem, the buffer is mem's, kept from
+   one sweep to the next (grown when too small) and never returned to be
+   freed: the RO step sweeps twice a step, and a fresh buffer of that size
+   would come from the system each time, its pages faulted in one by one
+   by the serial packing. */
 typedef struct ro_sgns__sweep_mem {
     ro_sgns_real *buf;
     size_t elems;
@@ -7745,260 +7751,397 @@ typedef struct ro_sgns__fuse {
     size_t slots;
 } ro_sgns__fuse;
 
-/* Rows of G per chunk of the fused sweep's D^T Y (256 x d reals: in L2
-   for d <= 500 in float). */
+/* Rows of G per chunk of the fused sweep's D^T Y (256 x d reals: small
+   enough to stay in L2). */
 #define RO_SGNS__GCH 256
 
-/* One blocked sweep over X = L R^T (L rows x d, R cols x d): F (if F is not
-   NULL) and Out = D(X) P (if P is not NULL; P cols x dp, Out rows x dp).
-   Keep (may be NULL) receives the first keep_rows rows of D(X) (keep_rows
-   x cols). Only the columns from cbeg on are swept (F and D(X) P over
-   those; 0 for all): the rest of D(X) P is the caller's (section 4).
-   fz (may be NULL; needs cbeg = 0, P = R): also Y and G = D(X)^T Y, the
-   blocks of br_max rows taken fz->slots at a time.
-   mem (may be NULL): the packed operands' buffer kept between sweeps. */
-static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction dir,
-                                     size_t d, const ro_sgns_real *L, const ro_sgns_real *R,
-                                     size_t dp, const ro_sgns_real *P, ro_sgns_real *Out,
-                                     double *F, ro_sgns_real *Keep, size_t keep_rows,
-                                     size_t cbeg, size_t br_max, size_t cb_max,
-                                     const ro_sgns__fuse *fz, const ro_sgns_allocator *alloc,
-                                     ro_sgns__sweep_mem *mem, ro_sgns_error *err)
+/* What one sweep computes: over X = L R^T on one side of the counts, F (if
+   F is not NULL) and Out = D(X) P (if P is not NULL). Keep (may be NULL)
+   receives the first keep_rows rows of D(X). Only the columns from cbeg on
+   are swept (F and D(X) P over those; 0 for all): the rest of D(X) P is
+   the caller's (section 4). fz (may be NULL; needs cbeg = 0, P = R): also
+   Y and G = D(X)^T Y, the blocks of br_max rows taken fz->slots at a time.
+   ro_sgns__sweep_of fills the first six fields and zeroes the others. */
+typedef struct ro_sgns__sweep_args {
+    const ro_sgns__side *sd;        /* the counts (rows x cols) and B's factors */
+    ro_sgns_direction dir;          /* D: the gradient (plain) or the scaled one */
+    size_t d;
+    const ro_sgns_real *L, *R;      /* rows x d, cols x d */
+    const ro_sgns_allocator *alloc;
+    size_t dp;
+    const ro_sgns_real *P;          /* cols x dp, or NULL */
+    ro_sgns_real *Out;              /* rows x dp */
+    double *F;
+    ro_sgns_real *Keep;             /* keep_rows x cols */
+    size_t keep_rows;
+    size_t cbeg;
+    size_t br_max, cb_max;          /* a block's rows, a tile's columns (0: BR, CB) */
+    const ro_sgns__fuse *fz;
+    ro_sgns__sweep_mem *mem;        /* the packed operands kept between sweeps */
+} ro_sgns__sweep_args;
+
+static ro_sgns__sweep_args ro_sgns__sweep_of(const ro_sgns__side *sd, ro_sgns_direction dir,
+                                             size_t d, const ro_sgns_real *L,
+                                             const ro_sgns_real *R,
+                                             const ro_sgns_allocator *alloc)
 {
-    size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws, slots, tile_elems;
-    size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols - cbeg + nr - 1) / nr * nr;
-    size_t dp_pad = (dp + nr - 1) / nr * nr;
-    int nt = ro_sgns__num_threads(), overflow = 0;
-    double *fblock;
-    ro_sgns_real *buf, *packed, *rt, *pp, *ypack = NULL, *ypk = NULL;
-    const ro_sgns_real plain = dir == RO_SGNS_DIRECTION_PLAIN ? 1 : 0;
+    ro_sgns__sweep_args a;
+    memset(&a, 0, sizeof a);
+    a.sd = sd;
+    a.dir = dir;
+    a.d = d;
+    a.L = L;
+    a.R = R;
+    a.alloc = alloc;
+    return a;
+}
+
+/* A sweep's layout, fixed before its threads start: sizes, the packed
+   operands and the shared buffers (ro_sgns__sweep_plan_make). */
+typedef struct ro_sgns__sweep_plan {
+    const ro_sgns__sweep_args *a;
+    int nt;                             /* threads: at most one a block */
+    size_t br_max, cb_max;              /* a block's rows, a tile's columns */
+    size_t nblocks, slots;              /* blocks; blocks between two passes over G */
+    size_t cols_pad, dp_pad;            /* the packed panels' leading dimensions */
+    size_t tile_elems, gws, per_thread; /* reals: a thread's tile, GEMM workspace, all */
+    ro_sgns_real plain;                 /* 1: the gradient, 0: the scaled direction */
+    ro_sgns_real *rt, *pp;              /* R^T and P packed (NULL: each tile packs) */
+    ro_sgns_real *ypk;                  /* fused: the slots' rows of Y packed, or NULL */
+    ro_sgns_real *buf;                  /* the threads' scratch, per_thread each */
+    double *fblock;                     /* each block's part of F */
+    ro_sgns_real *packed, *ypack;       /* the allocations behind rt, pp and ypk */
+} ro_sgns__sweep_plan;
+
+/* One thread's scratch in a sweep, cut from the plan's buf. */
+typedef struct ro_sgns__sweep_scratch {
+    ro_sgns_real *tile;              /* its tile (fused: the tiles are in fz->buf) */
+    ro_sgns_real *fterm;             /* F's terms of a row */
+    ro_sgns_real *es;                /* the row's exp(-|x|) */
+    ro_sgns_real *xs, *ex, *as, *bs; /* its counts in the tile: x, exp(-|x|),
+                                        #(w,c), 1 or 1 / B_wc */
+    ro_sgns_real *delta;             /* their terms of the direction */
+    uint64_t *cursor;                /* each row of the block: its next count */
+    uint32_t *runlen;                /* each row's run of counts in the last tile */
+    ro_sgns_real *gemm_ws;
+} ro_sgns__sweep_scratch;
+
+/* Thread tid's scratch: the tile (not fused), f terms, the row's
+   exponentials, sparse x / their exponentials / counts / factors / deltas
+   (cb each), cursors (two reals each: 8 bytes), GEMM workspace, each row's
+   run in the previous tile (one real each: 4 bytes). */
+static void ro_sgns__sweep_scratch_at(const ro_sgns__sweep_plan *pl, int tid,
+                                      ro_sgns__sweep_scratch *s)
+{
+    const size_t cb_max = pl->cb_max;
+    s->tile = ro_sgns__align64(pl->buf + (size_t)tid * pl->per_thread);
+    s->fterm = s->tile + pl->tile_elems;
+    s->es = s->fterm + cb_max;
+    s->ex = s->es + cb_max;
+    s->delta = s->ex + cb_max;
+    s->xs = s->delta + cb_max;
+    s->as = s->xs + cb_max;
+    s->bs = s->as + cb_max;
+    s->cursor = (uint64_t *)(void *)ro_sgns__align64(s->bs + cb_max);
+    s->gemm_ws = (ro_sgns_real *)(void *)(s->cursor + pl->br_max);
+    s->runlen = (uint32_t *)(void *)(s->gemm_ws + pl->gws);
+}
+
+/* Each row's counts in a tile are a short run of its CSR arrays, far from
+   the previous row's: without a hint every run begins with a miss to
+   memory. The sweep asks for the run of row w, RO_SGNS__PF_ROWS rows
+   ahead, from its cursor kp: as many lines as that row's run in the
+   previous tile had (its contexts are sorted by frequency, so runs shrink
+   from tile to tile), at least four. */
+static RO_SGNS__INLINE void ro_sgns__prefetch_counts(const ro_sgns__side *sd, size_t w,
+                                                     uint64_t kp, uint32_t run)
+{
+    uint64_t ke = sd->row_ptr[w + 1];
+    uint64_t kq, kl = kp + run + 16;
+    for (kq = kp; kq < ke && kq < kl; kq += 16) {
+        RO_SGNS__PREFETCH(sd->col + kq);
+        RO_SGNS__PREFETCH(sd->val + kq);
+    }
+}
+
+/* The SGNS gradient (or the scaled direction) and F of one row of a tile,
+   in place: t (cb reals, columns c0..) holds the row of X and becomes the
+   row of D(X); F's terms go into facc when F is wanted. w is the row, i its
+   place in the block (its cursor, at its first count in column c0 or
+   beyond, moves past the tile). The dense part covers every entry, the
+   counts' part the row's counts in the tile; the direction's first
+   keep_rows rows are kept for D^T U' (section 4). */
+static void ro_sgns__grad_row(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
+                              size_t i, size_t w, ro_sgns_real *t, size_t c0, size_t cb,
+                              double *facc)
+{
+    const ro_sgns__sweep_args *a = pl->a;
+    const ro_sgns__side *sd = a->sd;
+    const uint32_t *col = sd->col;
+    const ro_sgns_real plain = pl->plain;
+    ro_sgns_real *es = s->es, *fterm = a->F ? s->fterm : NULL, *delta = s->delta;
+    ro_sgns_real *xs = s->xs, *ex = s->ex, *as = s->as, *bs = s->bs;
+    uint64_t k0 = s->cursor[i], k1 = k0, kk;
+    const double rf = sd->rowfac[w];
+    /* the row's exponentials, then the counts' terms while t still holds x:
+       the run of this row's counts in the tile gathered into short arrays
+       as it is found (x, its exponential, the count, the column's factor),
+       then vectorizable loops. The arrays' pointers are locals: for all the
+       compiler knows, a store to xs..bs could change *s or *sd, and it
+       would reload them after each one. */
+    ro_sgns__row_exp(t, cb, es);
+    {
+        const uint64_t kend = sd->row_ptr[w + 1];
+        const float *val = sd->val;
+        const ro_sgns_real *cf = sd->colfac;
+        const size_t cend = c0 + cb;
+        size_t q = 0;
+        for (; k1 < kend; ++k1, ++q) {
+            size_t c = col[k1];
+            if (c >= cend) break;
+            xs[q] = t[c - c0];
+            ex[q] = es[c - c0];
+            as[q] = (ro_sgns_real)val[k1];
+            bs[q] = cf[c];
+        }
+    }
+    if (k1 > k0) {
+        size_t nk = (size_t)(k1 - k0), q;
+        /* the factor of the direction: 1 (plain) or 1 / B_wc, in a loop of
+           its own so the divisions vectorize */
+        if (plain != 0)
+            for (q = 0; q < nk; ++q) bs[q] = 1;
+        else
+            ro_sgns__inverse_b(nk, rf, bs);
+        ro_sgns__sparse_terms(nk, xs, ex, as, bs, delta, fterm);
+        if (fterm) ro_sgns__sum_into(facc, fterm, nk);
+    }
+    ro_sgns__dense_rest(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain, fterm, es);
+    if (fterm) ro_sgns__sum_into(facc, fterm, cb);
+    for (kk = k0; kk < k1; ++kk) t[col[kk] - c0] += delta[kk - k0];
+    s->cursor[i] = k1;
+    s->runlen[i] = (uint32_t)(k1 - k0) > 48 ? (uint32_t)(k1 - k0) : 48;
+    if (w < a->keep_rows) memcpy(a->Keep + w * sd->cols + c0, t, cb * sizeof(ro_sgns_real));
+}
+
+/* One tile: rows r0 .. r0 + br - 1 and the columns from c0 (as many as
+   fit in a tile) of X = L R^T into tile (GEMM), each row made D(X)'s with
+   F's terms into facc, then Out's rows += tile P_c (GEMM). */
+static void ro_sgns__sweep_tile(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
+                                size_t r0, size_t br, size_t c0, ro_sgns_real *tile,
+                                double *facc)
+{
+    const ro_sgns__sweep_args *a = pl->a;
+    const size_t d = a->d, dp = a->dp, cb = ro_sgns__min(pl->cb_max, a->sd->cols - c0);
+    size_t i;
+    ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
+    prt.base = pl->rt;
+    prt.ld = pl->cols_pad;
+    prt.col0 = c0 - a->cbeg;
+    ppp.base = pl->pp ? pl->pp + (c0 - a->cbeg) * pl->dp_pad : NULL;
+    ppp.ld = pl->dp_pad;
+    ppp.col0 = 0;
+    ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, a->L + r0 * d, d, a->R + c0 * d,
+                       d, pl->rt ? &prt : NULL, 0, tile, cb, s->gemm_ws);
+    for (i = 0; i < br; ++i) {
+        if (i + RO_SGNS__PF_ROWS < br)
+            ro_sgns__prefetch_counts(a->sd, r0 + i + RO_SGNS__PF_ROWS,
+                                     s->cursor[i + RO_SGNS__PF_ROWS],
+                                     s->runlen[i + RO_SGNS__PF_ROWS]);
+        ro_sgns__grad_row(pl, s, i, r0 + i, tile + i * cb, c0, cb, facc);
+    }
+    if (a->P)
+        ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, cb, a->P + c0 * dp,
+                           dp, pl->pp ? &ppp : NULL, c0 == a->cbeg ? 0 : 1, a->Out + r0 * dp, dp,
+                           s->gemm_ws);
+}
+
+/* Fused: the block's rows r0 .. r0 + br - 1 of Y = L + lambda D(X) P,
+   complete once its last tile is, packed into its slot of ypk for G's
+   chunks (else every chunk's product packs them again: as many reals a
+   sweep as D has). */
+static void ro_sgns__fuse_y(const ro_sgns__sweep_plan *pl, size_t r0, size_t br, size_t slot)
+{
+    const ro_sgns__fuse *fz = pl->a->fz;
+    const ro_sgns_real *L = pl->a->L, *Out = pl->a->Out;
+    const size_t dp = pl->a->dp;
+    size_t q;
+    for (q = r0 * dp; q < (r0 + br) * dp; ++q) fz->Y[q] = L[q] + fz->lambda * Out[q];
+    if (pl->ypk)
+        ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, fz->Y + r0 * dp, dp, dp, br,
+                              pl->ypk + slot * pl->br_max * pl->dp_pad, pl->dp_pad);
+}
+
+/* Block blk of rows: its tiles from column cbeg on, its part of F and,
+   fused, its rows of Y. Its tiles are the thread's own tile, or (fused)
+   the block's rows of D in slot `slot` of fz->buf, tile after tile (each
+   tile's rows contiguous, as the thread's own tile: what G's chunks then
+   read is one run of memory, not br_max pages). */
+static void ro_sgns__sweep_block(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
+                                 size_t blk, size_t slot)
+{
+    const ro_sgns__sweep_args *a = pl->a;
+    const size_t cbeg = a->cbeg, cols = a->sd->cols, br_max = pl->br_max, r0 = blk * br_max;
+    const size_t br = ro_sgns__min(br_max, a->sd->rows - r0);
+    ro_sgns_real *tiles = a->fz ? a->fz->buf + slot * br_max * (cols - cbeg) : s->tile;
+    double facc[32]; /* F's lanes (ro_sgns__sum_into) */
+    size_t i, c0;
+    for (i = 0; i < 32; ++i) facc[i] = 0;
+    for (i = 0; i < br; ++i) {
+        s->cursor[i] = ro_sgns__first_col(a->sd, r0 + i, cbeg);
+        s->runlen[i] = 64;
+    }
+    for (c0 = cbeg; c0 < cols; c0 += pl->cb_max)
+        ro_sgns__sweep_tile(pl, s, r0, br, c0, a->fz ? tiles + (c0 - cbeg) * br_max : tiles, facc);
+    pl->fblock[blk] = ro_sgns__sum_lanes(facc);
+    if (a->fz) ro_sgns__fuse_y(pl, r0, br, slot);
+}
+
+/* Fused: G += D^T Y of the blocks sb .. sbe - 1 (the slots), in block
+   order, by chunks of G's rows (RO_SGNS__GCH rows of a tile's columns
+   each) shared out among the sweep's threads, each of which calls this. */
+static void ro_sgns__fuse_dty(const ro_sgns__sweep_plan *pl, ro_sgns_real *gemm_ws, size_t sb,
+                              size_t sbe)
+{
+    const ro_sgns__fuse *fz = pl->a->fz;
+    const size_t rows = pl->a->sd->rows, cols = pl->a->sd->cols, dp = pl->a->dp;
+    const size_t br_max = pl->br_max, cb_max = pl->cb_max, dp_pad = pl->dp_pad;
+    const size_t per_tile = (cb_max + RO_SGNS__GCH - 1) / RO_SGNS__GCH;
+    const long nch = (long)(((cols + cb_max - 1) / cb_max) * per_tile);
+    long ch;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (ch = 0; ch < nch; ++ch) {
+        size_t t0 = (size_t)ch / per_tile * cb_max, b, gr;
+        size_t g0 = t0 + (size_t)ch % per_tile * RO_SGNS__GCH;
+        size_t cbt = ro_sgns__min(cb_max, cols - t0); /* the tile's width */
+        if (g0 >= t0 + cbt) continue;
+        gr = ro_sgns__min(RO_SGNS__GCH, t0 + cbt - g0);
+        for (b = sb; b < sbe; ++b) {
+            size_t r0 = b * br_max, br = ro_sgns__min(br_max, rows - r0);
+            ro_sgns__packed_b pyb; /* the block's Y, packed */
+            pyb.base = pl->ypk ? pl->ypk + (b - sb) * br_max * dp_pad : NULL;
+            pyb.ld = dp_pad;
+            pyb.col0 = 0;
+            ro_sgns__tile_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, gr, dp, br,
+                               fz->buf + (b - sb) * br_max * cols + t0 * br_max + (g0 - t0), cbt,
+                               fz->Y + r0 * dp, dp, pl->ypk ? &pyb : NULL, b == 0 ? 0 : 1,
+                               fz->G + g0 * dp, dp, gemm_ws);
+        }
+    }
+}
+
+/* The walk over the blocks of rows: the threads take them one at a time
+   (a block's cost depends on its counts), each with its own scratch;
+   fused, fz->slots blocks at a time, then G's chunks of those. */
+static void ro_sgns__sweep_walk(const ro_sgns__sweep_plan *pl)
+{
+#ifdef _OPENMP
+#pragma omp parallel num_threads(pl->nt) if (pl->nt > 1)
+#endif
+    {
+        int tid = 0;
+        ro_sgns__sweep_scratch s;
+        size_t sb;
+        long blk;
+#ifdef _OPENMP
+        if (pl->nt > 1) tid = omp_get_thread_num();
+#endif
+        ro_sgns__sweep_scratch_at(pl, tid, &s);
+        for (sb = 0; sb < pl->nblocks; sb += pl->slots) { /* one pass unless fused */
+            const long sbe = (long)ro_sgns__min(pl->nblocks, sb + pl->slots);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+            for (blk = (long)sb; blk < sbe; ++blk)
+                ro_sgns__sweep_block(pl, &s, (size_t)blk, (size_t)(blk - (long)sb));
+            if (pl->a->fz) ro_sgns__fuse_dty(pl, s.gemm_ws, sb, (size_t)sbe);
+        }
+    }
+}
+
+static void ro_sgns__sweep_plan_free(const ro_sgns__sweep_plan *pl)
+{
+    ro_sgns__free(pl->a->alloc, pl->buf);
+    ro_sgns__free(pl->a->alloc, pl->fblock);
+    ro_sgns__free(pl->a->alloc, pl->packed);
+    ro_sgns__free(pl->a->alloc, pl->ypack);
+}
+
+/* The sweep's sizes and memory: the threads' scratch, each block's F,
+   fused the slots' packed Y, and R^T and P packed. On failure nothing is
+   held. */
+static ro_sgns_result ro_sgns__sweep_plan_make(ro_sgns__sweep_plan *pl,
+                                               const ro_sgns__sweep_args *a, ro_sgns_error *err)
+{
+    const size_t rows = a->sd->rows, cols = a->sd->cols, nr = ro_sgns__gemm_nr(), dp = a->dp;
+    size_t br_max = a->br_max ? a->br_max : RO_SGNS__BR;
+    size_t cb_max = a->cb_max ? a->cb_max : RO_SGNS__CB;
+    int overflow = 0;
 #if defined(RO_SGNS_USE_CBLAS) && defined(RO_SGNS_CBLAS_TILES)
     const int pack_y = 0; /* the BLAS packs its own */
 #else
     const int pack_y = 1;
 #endif
-    long blk;
-    if (cbeg >= cols) { /* nothing to sweep: the caller has every column */
-        if (P) memset(Out, 0, rows * dp * sizeof(ro_sgns_real));
-        if (F) *F = 0;
-        return ro_sgns__ok(err);
-    }
-    if (br_max == 0) br_max = RO_SGNS__BR;
-    if (cb_max == 0) cb_max = RO_SGNS__CB;
-    cb_max = ro_sgns__min(cb_max, cols - cbeg);
-    br_max = ro_sgns__min(br_max, rows);
-    nblocks = (rows + br_max - 1) / br_max;
-    if ((size_t)nt > nblocks) nt = (int)nblocks;
-    slots = fz ? fz->slots : nblocks; /* blocks between two passes over G */
-    tile_elems = fz ? 0 : br_max * cb_max; /* fused: the tiles are in fz->buf */
-    gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
-    /* per thread: tile (not fused), f terms, the row's exponentials, sparse x / their
-       exponentials / counts / factors / deltas (cb each), cursors (two reals
-       each: 8 bytes), GEMM workspace, each row's run in the previous tile
-       (one real each: 4 bytes) */
-    per_thread = tile_elems + 7 * cb_max + 3 * br_max + gws + 64;
-    buf = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__mul((size_t)nt, per_thread, &overflow),
-                                               sizeof(ro_sgns_real), 1);
-    fblock = (double *)ro_sgns__alloc_array(alloc, nblocks, sizeof(double), 1);
-    /* fused: each slot's Y rows packed once for G's chunks (else every
-       chunk's product packs them again: as many reals a sweep as D has) */
-    if (fz && pack_y) {
-        ypack = (ro_sgns_real *)ro_sgns__alloc_array(
-            alloc, ro_sgns__mul(ro_sgns__mul(slots, br_max, &overflow), dp_pad, &overflow) + 64,
+    memset(pl, 0, sizeof *pl);
+    pl->a = a;
+    pl->nt = ro_sgns__num_threads();
+    pl->plain = a->dir == RO_SGNS_DIRECTION_PLAIN ? 1 : 0;
+    pl->cols_pad = (cols - a->cbeg + nr - 1) / nr * nr;
+    pl->dp_pad = (dp + nr - 1) / nr * nr;
+    pl->cb_max = cb_max = ro_sgns__min(cb_max, cols - a->cbeg);
+    pl->br_max = br_max = ro_sgns__min(br_max, rows);
+    pl->nblocks = (rows + br_max - 1) / br_max;
+    if ((size_t)pl->nt > pl->nblocks) pl->nt = (int)pl->nblocks;
+    pl->slots = a->fz ? a->fz->slots : pl->nblocks;
+    pl->tile_elems = a->fz ? 0 : br_max * cb_max; /* fused: the tiles are in fz->buf */
+    pl->gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
+    pl->per_thread = pl->tile_elems + 7 * cb_max + 3 * br_max + pl->gws + 64;
+    pl->buf = (ro_sgns_real *)ro_sgns__alloc_array(
+        a->alloc, ro_sgns__mul((size_t)pl->nt, pl->per_thread, &overflow), sizeof(ro_sgns_real), 1);
+    pl->fblock = (double *)ro_sgns__alloc_array(a->alloc, pl->nblocks, sizeof(double), 1);
+    if (a->fz && pack_y) {
+        pl->ypack = (ro_sgns_real *)ro_sgns__alloc_array(
+            a->alloc,
+            ro_sgns__mul(ro_sgns__mul(pl->slots, br_max, &overflow), pl->dp_pad, &overflow) + 64,
             sizeof(ro_sgns_real), 1);
-        ypk = ypack ? ro_sgns__align64(ypack) : NULL;
+        pl->ypk = pl->ypack ? ro_sgns__align64(pl->ypack) : NULL;
     }
-    if (overflow || !buf || !fblock || (fz && pack_y && !ypack)) {
-        ro_sgns__free(alloc, buf);
-        ro_sgns__free(alloc, fblock);
-        ro_sgns__free(alloc, ypack);
+    if (overflow || !pl->buf || !pl->fblock || (a->fz && pack_y && !pl->ypack)) {
+        ro_sgns__sweep_plan_free(pl);
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "sgns: cannot allocate %d blocks of %lu x %lu", nt,
+                             "sgns: cannot allocate %d blocks of %lu x %lu", pl->nt,
                              (unsigned long)br_max, (unsigned long)cb_max);
     }
-    packed = ro_sgns__sweep_pack(cols - cbeg, d, R + cbeg * d, dp, P ? P + cbeg * dp : NULL,
-                                 cb_max, alloc, mem, &rt, &pp);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt) if (nt > 1)
-#endif
-    {
-        int tid = 0;
-        ro_sgns_real *own_tile, *fterm, *es, *ex, *delta, *xs, *as, *bs, *gemm_ws;
-        uint64_t *cursor;
-        uint32_t *runlen;
-        size_t sb;
-#ifdef _OPENMP
-        if (nt > 1) tid = omp_get_thread_num();
-#endif
-        own_tile = ro_sgns__align64(buf + (size_t)tid * per_thread);
-        fterm = own_tile + tile_elems;
-        es = fterm + cb_max;
-        ex = es + cb_max;
-        delta = ex + cb_max;
-        xs = delta + cb_max;
-        as = xs + cb_max;
-        bs = as + cb_max;
-        cursor = (uint64_t *)(void *)ro_sgns__align64(bs + cb_max);
-        gemm_ws = (ro_sgns_real *)(void *)(cursor + br_max);
-        runlen = (uint32_t *)(void *)(gemm_ws + gws);
-        for (sb = 0; sb < nblocks; sb += slots) { /* one pass unless fused */
-            const long sbe = (long)ro_sgns__min(nblocks, sb + slots);
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-            for (blk = (long)sb; blk < sbe; ++blk) {
-                size_t r0 = (size_t)blk * br_max, br = ro_sgns__min(br_max, rows - r0), i, c0;
-                /* the block's tiles: the thread's own, or (fused) the block's
-                   rows of D in a slot of fz->buf, tile after tile (each tile's
-                   rows contiguous, as the thread's own tile: what G's chunks
-                   then read is one run of memory, not br_max pages) */
-                ro_sgns_real *slot =
-                    fz ? fz->buf + (size_t)(blk - (long)sb) * br_max * (cols - cbeg) : own_tile;
-                double facc[32];
-                for (i = 0; i < 32; ++i) facc[i] = 0;
-                for (i = 0; i < br; ++i) {
-                    cursor[i] = ro_sgns__first_col(sd, r0 + i, cbeg);
-                    runlen[i] = 64;
-                }
-                for (c0 = cbeg; c0 < cols; c0 += cb_max) {
-                    size_t cb = ro_sgns__min(cb_max, cols - c0);
-                    ro_sgns_real *tile = fz ? slot + (c0 - cbeg) * br_max : slot;
-                    ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
-                    prt.base = rt;
-                    prt.ld = cols_pad;
-                    prt.col0 = c0 - cbeg;
-                    ppp.base = pp ? pp + (c0 - cbeg) * dp_pad : NULL;
-                    ppp.ld = dp_pad;
-                    ppp.col0 = 0;
-                    ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, L + r0 * d, d,
-                                       R + c0 * d, d, rt ? &prt : NULL, 0, tile, cb, gemm_ws);
-                    for (i = 0; i < br; ++i) {
-                        size_t w = r0 + i;
-                        ro_sgns_real *t = tile + i * cb;
-                        const uint32_t *col = sd->col;
-                        uint64_t k0 = cursor[i], k1 = k0, kk;
-                        const double rf = sd->rowfac[w];
-                        /* Each row's counts in this tile are a short run of its
-                           CSR arrays, far from the previous row's: without a
-                           hint every run begins with a miss to memory (on Zen
-                           3, d = 100: 7% of the step). Ask now for the run
-                           RO_SGNS__PF_ROWS rows ahead: as many lines as that
-                           row's run in the previous tile had (its contexts are
-                           sorted by frequency, so runs shrink from tile to
-                           tile), at least four (the step's share of this loop:
-                           Zen 3, d = 100, 11% -> 6.5% with four lines; on Zen 5
-                           the previous run's length saved 0.3% more). */
-                        if (i + RO_SGNS__PF_ROWS < br) {
-                            uint64_t kp = cursor[i + RO_SGNS__PF_ROWS];
-                            uint64_t ke = sd->row_ptr[w + RO_SGNS__PF_ROWS + 1];
-                            uint64_t kq, kl = kp + runlen[i + RO_SGNS__PF_ROWS] + 16;
-                            for (kq = kp; kq < ke && kq < kl; kq += 16) {
-                                RO_SGNS__PREFETCH(col + kq);
-                                RO_SGNS__PREFETCH(sd->val + kq);
-                            }
-                        }
-                        /* the row's exponentials, then the counts' terms while
-                           t still holds x: the run of this row's counts in the
-                           tile gathered into short arrays as it is found (x, its
-                           exponential, the count, the column's factor), then
-                           vectorizable loops. The arrays' pointers are read
-                           into locals once: for all the compiler knows, a store
-                           to xs..bs could change *sd, and it would reload them
-                           after each one. */
-                        ro_sgns__row_exp(t, cb, es);
-                        {
-                            const uint64_t kend = sd->row_ptr[w + 1];
-                            const float *val = sd->val;
-                            const ro_sgns_real *cf = sd->colfac;
-                            const size_t cend = c0 + cb;
-                            size_t q = 0;
-                            for (; k1 < kend; ++k1, ++q) {
-                                size_t c = col[k1];
-                                if (c >= cend) break;
-                                xs[q] = t[c - c0];
-                                ex[q] = es[c - c0];
-                                as[q] = (ro_sgns_real)val[k1];
-                                bs[q] = cf[c];
-                            }
-                        }
-                        if (k1 > k0) {
-                            size_t nk = (size_t)(k1 - k0), q;
-                            /* the factor of the direction: 1 (plain) or 1 / B_wc,
-                               in a loop of its own so the divisions vectorize */
-                            if (plain != 0)
-                                for (q = 0; q < nk; ++q) bs[q] = 1;
-                            else
-                                ro_sgns__inverse_b(nk, rf, bs);
-                            ro_sgns__sparse_terms(nk, xs, ex, as, bs, delta, F ? fterm : NULL);
-                            if (F) ro_sgns__sum_into(facc, fterm, nk);
-                        }
-                        ro_sgns__dense_rest(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
-                                            F ? fterm : NULL, es);
-                        if (F) ro_sgns__sum_into(facc, fterm, cb);
-                        for (kk = k0; kk < k1; ++kk) t[col[kk] - c0] += delta[kk - k0];
-                        cursor[i] = k1;
-                        runlen[i] = (uint32_t)(k1 - k0) > 48 ? (uint32_t)(k1 - k0) : 48;
-                        /* the direction's first keep_rows rows kept for D^T U' (section 4) */
-                        if (w < keep_rows)
-                            memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
-                    }
-                    if (P)
-                        ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, cb,
-                                           P + c0 * dp, dp, pp ? &ppp : NULL, c0 == cbeg ? 0 : 1,
-                                           Out + r0 * dp, dp, gemm_ws);
-                }
-                fblock[blk] = ro_sgns__sum_lanes(facc);
-                if (fz) { /* the block's rows of Y = L + lambda D(X) P, complete now */
-                    size_t q;
-                    for (q = r0 * dp; q < (r0 + br) * dp; ++q)
-                        fz->Y[q] = L[q] + fz->lambda * Out[q];
-                    if (ypk)
-                        ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, fz->Y + r0 * dp, dp, dp, br,
-                                              ypk + (size_t)(blk - (long)sb) * br_max * dp_pad,
-                                              dp_pad);
-                }
-            }
-            if (fz) { /* G += D^T Y of the slots' blocks, in block order, by chunks of
-                         G's rows: GCH rows of a tile's columns each */
-                const size_t per_tile = (cb_max + RO_SGNS__GCH - 1) / RO_SGNS__GCH;
-                const long nch = (long)(((cols + cb_max - 1) / cb_max) * per_tile);
-                long ch;
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-                for (ch = 0; ch < nch; ++ch) {
-                    size_t t0 = (size_t)ch / per_tile * cb_max, b, gr;
-                    size_t g0 = t0 + (size_t)ch % per_tile * RO_SGNS__GCH;
-                    size_t cbt = ro_sgns__min(cb_max, cols - t0); /* the tile's width */
-                    if (g0 >= t0 + cbt) continue;
-                    gr = ro_sgns__min(RO_SGNS__GCH, t0 + cbt - g0);
-                    for (b = sb; b < (size_t)sbe; ++b) {
-                        size_t r0 = b * br_max, br = ro_sgns__min(br_max, rows - r0);
-                        ro_sgns__packed_b pyb; /* the block's Y, packed */
-                        pyb.base = ypk ? ypk + (b - sb) * br_max * dp_pad : NULL;
-                        pyb.ld = dp_pad;
-                        pyb.col0 = 0;
-                        ro_sgns__tile_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, gr, dp, br,
-                                           fz->buf + (b - sb) * br_max * cols + t0 * br_max +
-                                               (g0 - t0),
-                                           cbt, fz->Y + r0 * dp, dp, ypk ? &pyb : NULL,
-                                           b == 0 ? 0 : 1, fz->G + g0 * dp, dp, gemm_ws);
-                    }
-                }
-            }
-        }
+    pl->packed = ro_sgns__sweep_pack(cols - a->cbeg, a->d, a->R + a->cbeg * a->d, dp,
+                                     a->P ? a->P + a->cbeg * dp : NULL, cb_max, a->alloc, a->mem,
+                                     &pl->rt, &pl->pp);
+    return RO_SGNS_OK;
+}
+
+/* One blocked sweep over X = L R^T: what ro_sgns__sweep_args says, F's
+   blocks added in block order after the walk. */
+static ro_sgns_result ro_sgns__sweep(const ro_sgns__sweep_args *a, ro_sgns_error *err)
+{
+    ro_sgns__sweep_plan pl;
+    ro_sgns_result res;
+    if (a->cbeg >= a->sd->cols) { /* nothing to sweep: the caller has every column */
+        if (a->P) memset(a->Out, 0, a->sd->rows * a->dp * sizeof(ro_sgns_real));
+        if (a->F) *a->F = 0;
+        return ro_sgns__ok(err);
     }
-    if (F) {
+    res = ro_sgns__sweep_plan_make(&pl, a, err);
+    if (res != RO_SGNS_OK) return res;
+    ro_sgns__sweep_walk(&pl);
+    if (a->F) {
         double total = 0;
         size_t b;
-        for (b = 0; b < nblocks; ++b) total += fblock[b];
-        *F = total;
+        for (b = 0; b < pl.nblocks; ++b) total += pl.fblock[b];
+        *a->F = total;
     }
-    ro_sgns__free(alloc, buf);
-    ro_sgns__free(alloc, fblock);
-    ro_sgns__free(alloc, packed);
-    ro_sgns__free(alloc, ypack);
-    if (F && !ro_sgns__is_finite(*F))
+    ro_sgns__sweep_plan_free(&pl);
+    if (a->F && !ro_sgns__is_finite(*a->F))
         return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "sgns: the objective is NaN or Inf");
     return ro_sgns__ok(err);
 }
@@ -8036,6 +8179,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
 {
     const ro_sgns_allocator *al;
     ro_sgns_real *L;
+    ro_sgns__sweep_args a;
     ro_sgns_result res;
     if (!x || !F) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL");
     res = ro_sgns__check_fit(p, x->n, x->m, err);
@@ -8043,8 +8187,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
     al = ro_sgns__problem_alloc(p);
     L = ro_sgns__us(x, al, err);
     if (!L) return err ? err->code : RO_SGNS_ERR_OUT_OF_MEMORY;
-    res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, NULL,
-                         0, 0, 0, 0, NULL, al, NULL, err);
+    a = ro_sgns__sweep_of(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, al);
+    a.F = F;
+    res = ro_sgns__sweep(&a, err);
     ro_sgns__free(al, L);
     return res;
 }
@@ -8053,13 +8198,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const 
                                                 const ro_sgns_real *C, size_t d, double *F,
                                                 ro_sgns_error *err)
 {
+    ro_sgns__sweep_args a;
     ro_sgns_result res;
     if (!W || !C || !F || d == 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL or d = 0");
     res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
     if (res != RO_SGNS_OK) return res;
-    return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, NULL, 0, 0,
-                          0, 0, NULL, ro_sgns__problem_alloc(p), NULL, err);
+    a = ro_sgns__sweep_of(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, ro_sgns__problem_alloc(p));
+    a.F = F;
+    return ro_sgns__sweep(&a, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
@@ -8070,6 +8217,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     const ro_sgns_allocator *al;
     ro_sgns_real *L, *Id;
     size_t m, i;
+    ro_sgns__sweep_args a;
     ro_sgns_result res;
     if (!x || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "direction: NULL");
     res = ro_sgns__check_fit(p, x->n, x->m, err);
@@ -8085,8 +8233,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     /* D(X) = D(X) Id: the blocked sweep with the identity as the factor */
     memset(Id, 0, m * m * sizeof(ro_sgns_real));
     for (i = 0; i < m; ++i) Id[i * m + i] = 1;
-    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, 0, 0, NULL,
-                         al, NULL, err);
+    a = ro_sgns__sweep_of(&p->fwd, dir, x->d, L, x->V, al);
+    a.dp = m;
+    a.P = Id;
+    a.Out = out;
+    res = ro_sgns__sweep(&a, err);
     ro_sgns__free(al, Id);
     ro_sgns__free(al, L);
     return res;
@@ -8214,11 +8365,20 @@ static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     size_t n = p->fwd.rows;
+    ro_sgns__sweep_args a = ro_sgns__sweep_of(&p->fwd, cfg->direction, d, L, V, al);
     ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d,
                                       0, L, d, al, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, Keep,
-                             Keep ? keep_rows : 0, 0, br, cfg->block_cols, fz, al, mem, err);
+    a.dp = d;
+    a.P = V;
+    a.Out = DV;
+    a.F = F;
+    a.Keep = Keep;
+    a.keep_rows = Keep ? keep_rows : 0;
+    a.br_max = br;
+    a.cb_max = cfg->block_cols;
+    a.fz = fz;
+    a.mem = mem;
+    if (res == RO_SGNS_OK) res = ro_sgns__sweep(&a, err);
     if (res == RO_SGNS_OK && !ro_sgns__all_finite(n, d, DV, d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
     return res;
@@ -8274,9 +8434,17 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
     }
     /* D^T U' over the transpose, the columns (words) not kept: X^T = (V S^T)
        U^T, so L = V S^T, R = U */
-    if (nk < p->fwd.rows)
-        res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, NULL, 0, nk,
-                             cfg->block_rows, cfg->block_cols, NULL, al, mem, err);
+    if (nk < p->fwd.rows) {
+        ro_sgns__sweep_args a = ro_sgns__sweep_of(&p->bwd, cfg->direction, d, VSt, U, al);
+        a.dp = d;
+        a.P = U1;
+        a.Out = Out;
+        a.cbeg = nk;
+        a.br_max = cfg->block_rows;
+        a.cb_max = cfg->block_cols;
+        a.mem = mem;
+        res = ro_sgns__sweep(&a, err);
+    }
     if (res == RO_SGNS_OK && Keep && nk > 0) /* the kept rows' part: the third product */
         ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, nk, 1, Keep, m, U1, d,
                             nk < p->fwd.rows ? 1 : 0, Out, d, ws);
