@@ -8307,6 +8307,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    first rows are the most frequent words, whose columns of X^T hold the
    most counts, so the walk over the counts shrinks faster than f. A halved
    retry sweeps again (D was overwritten by the rejected candidate's).
+   The code: ro_sgns__ro_run is Algorithm 1, a comment for each line; its
+   products are ro_sgns__mv (line 4's M V), ro_sgns__mt_u (line 5's M^T U',
+   its D^T U' by one of the three routes above in ro_sgns__dt_u) and
+   ro_sgns__f_and_dv (line 6: F and D V at the candidate, the next step's
+   first product); ro_sgns__ro_step holds what one step leaves the next.
    Shards (section 6) run this same function: where the rows of U are
    spread over processes, the QR of M V, the sum of the shards' parts of
    M^T U' and the sum of F go through the transport; on one machine the
@@ -8352,32 +8357,77 @@ static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_
     return ro_sgns__ok(err);
 }
 
-/* The first product of a step, at a point X = U S V^T: F(X) and D V.
-   L (n x d) is scratch for U S. A NaN in D V is RO_SGNS_ERR_NUMERIC.
-   Keep (keep_rows x m, or NULL) receives D's first keep_rows rows; fz
-   (or NULL) makes the sweep the fused one, in blocks of br rows. */
-static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
-                                        size_t d, const ro_sgns_real *U, const ro_sgns_real *S,
-                                        const ro_sgns_real *V, ro_sgns_real *L,
-                                        ro_sgns_real *DV, double *F, ro_sgns_real *Keep,
-                                        size_t keep_rows, const ro_sgns__fuse *fz, size_t br,
-                                        ro_sgns__sweep_mem *mem, ro_sgns_error *err)
+/* Five n x d blocks (45 MB each at n = m = 22k, d = 500 in float). */
+typedef struct ro_sgns__ro_work {
+    ro_sgns_real *DV, *DV1; /* D V at the point and at the candidate */
+    ro_sgns_real *U1;       /* U', the candidate's U */
+    ro_sgns_real *V1;       /* M^T U', then V' after its QR; U^T U' below it */
+    ro_sgns_real *T;        /* scratch: U S, V S^T, U' S' (max(n, m) rows) */
+    ro_sgns_real *S1, *R, *A; /* S', a QR's R (d x d), 3 d x d scratch */
+    ro_sgns_real *Rinv;       /* the fused step's R1^-1, R2^-1 (2 d x d) */
+    double *Rd;               /* on shards: R, R^-1 in double, 2 d scratch */
+    ro_sgns__sweep_mem sweep; /* the sweeps' packed operands */
+} ro_sgns__ro_work;
+
+/* A run of steps (ro_sgns__ro_run): the problem, the settings, the blocks,
+   and what the sweep at the point X hands the step besides F and D V (the
+   banner's fused step and kept direction). The sweep at a candidate
+   overwrites them: the flags say whether they are still X's. */
+typedef struct ro_sgns__ro_step {
+    const ro_sgns_problem *p;
+    const ro_sgns_ro_config *cfg;
+    size_t d;
+    ro_sgns__ro_work w;
+    ro_sgns__sweep_mem *mem; /* the sweeps' packed operands (&w.sweep), or NULL */
+    size_t br;               /* the forward sweeps' block rows */
+    int fused;               /* the sweeps at a point make fz's Y and G */
+    ro_sgns__fuse fz;        /* Y = M V and G = D^T M V, D's blocks of rows */
+    double g_lambda;         /* the lambda of the M V that Y is (to be) made for */
+    int g_valid;             /* fz is the sweep at X's (not a candidate's) */
+    int use_g;               /* this try's M V is fz's Y; its QR gives R^-1 */
+    ro_sgns_real *keep;      /* D's first keep_rows rows (keep_rows x m), or NULL */
+    size_t keep_rows;
+    int keep_valid;          /* keep holds D at X (not at a candidate) */
+    int us_in_t;             /* w.T holds U S, left by the sweep at X */
+} ro_sgns__ro_step;
+
+/* A run before its memory: nothing kept, not fused, no blocks (what a
+   test of one product alone needs, with w.T its scratch). */
+static void ro_sgns__ro_step_init(ro_sgns__ro_step *st, const ro_sgns_problem *p,
+                                  const ro_sgns_ro_config *cfg, size_t d)
 {
+    memset(st, 0, sizeof *st);
+    st->p = p;
+    st->cfg = cfg;
+    st->d = d;
+}
+
+/* The first product of a step, at a point X = U S V^T: F(X) and D V.
+   st->w.T is scratch for U S (and keeps it). A NaN in D V is
+   RO_SGNS_ERR_NUMERIC. The sweep also keeps D's first st->keep_rows rows
+   in st->keep (when there is one) and, fused, makes st->fz's Y = U S +
+   g_lambda D V and G = D^T Y, in blocks of st->br rows. */
+static ro_sgns_result ro_sgns__f_and_dv(ro_sgns__ro_step *st, const ro_sgns_real *U,
+                                        const ro_sgns_real *S, const ro_sgns_real *V,
+                                        ro_sgns_real *DV, double *F, ro_sgns_error *err)
+{
+    const ro_sgns_problem *p = st->p;
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
-    size_t n = p->fwd.rows;
-    ro_sgns__sweep_args a = ro_sgns__sweep_of(&p->fwd, cfg->direction, d, L, V, al);
+    const size_t n = p->fwd.rows, d = st->d;
+    ro_sgns__sweep_args a = ro_sgns__sweep_of(&p->fwd, st->cfg->direction, d, st->w.T, V, al);
     ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d,
-                                      0, L, d, al, err);
+                                      0, st->w.T, d, al, err);
     a.dp = d;
     a.P = V;
     a.Out = DV;
     a.F = F;
-    a.Keep = Keep;
-    a.keep_rows = Keep ? keep_rows : 0;
-    a.br_max = br;
-    a.cb_max = cfg->block_cols;
-    a.fz = fz;
-    a.mem = mem;
+    a.Keep = st->keep;
+    a.keep_rows = st->keep ? st->keep_rows : 0;
+    a.br_max = st->br;
+    a.cb_max = st->cfg->block_cols;
+    a.fz = st->fused ? &st->fz : NULL;
+    a.mem = st->mem;
+    st->fz.lambda = (ro_sgns_real)st->g_lambda;
     if (res == RO_SGNS_OK) res = ro_sgns__sweep(&a, err);
     if (res == RO_SGNS_OK && !ro_sgns__all_finite(n, d, DV, d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
@@ -8388,29 +8438,66 @@ static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size
                                  const ro_sgns_real *T, ro_sgns_real *W, size_t ldw,
                                  ro_sgns_real *ws);
 
-/* The second product: Out = M^T U' = V S^T (U^T U') + lambda D^T U' over
-   the rows held (m x d), and UtU = U^T U' (d x d) after it (Out has m + d
-   rows). VSt (m x d) is scratch for V S^T. Where Keep is not NULL it holds
-   the first keep_rows rows of the direction at X, kept by the sweep that
-   gave F(X) (keep_rows x m): their part of D^T U' is one GEMM over it, and
-   the sweep over X^T covers only the other columns (none when every row is
-   kept). Where G is not NULL it holds D^T M V from the fused sweep at X,
-   and Rinv the n_inv upper triangular factors that made U' from M V: the
-   two of CholeskyQR2, U' = ((M V) R1^-1) R2^-1 (appendix B), or on shards
-   TSQR's R^-1. Then D^T U' = (G R1^-1) R2^-1 or G R^-1, no sweep (G is
-   overwritten). On failure Out is untouched (all workspace is taken
-   before it is written). */
-static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
-                                    size_t d, double lambda, const ro_sgns_real *U,
-                                    const ro_sgns_real *S, const ro_sgns_real *V,
-                                    const ro_sgns_real *U1, const ro_sgns_real *Keep,
-                                    size_t keep_rows, ro_sgns_real *G, const ro_sgns_real *Rinv,
-                                    int n_inv, ro_sgns_real *VSt, ro_sgns_real *Out,
-                                    ro_sgns__sweep_mem *mem, ro_sgns_error *err)
+/* D^T U' (m x d, the rows held) into Out, by the route the step has:
+   - fused, when the QR of M V gave R^-1 (n_inv upper triangular factors in
+     st->w.Rinv: the two of CholeskyQR2, U' = ((M V) R1^-1) R2^-1 (appendix
+     B), or on shards TSQR's R^-1): D^T U' = (G R1^-1) R2^-1 or G R^-1 from
+     the fused sweep's G = D^T M V at X, no sweep (G is overwritten);
+   - else the kept rows' part, one GEMM over st->keep when it holds D at X,
+     and a sweep over X^T = (V S^T) U^T (V S^T in st->w.T) for the other
+     columns (words) of X^T: all of them when none is kept.
+   ws is the GEMMs' workspace. */
+static ro_sgns_result ro_sgns__dt_u(const ro_sgns__ro_step *st, const ro_sgns_real *U,
+                                    const ro_sgns_real *U1, int n_inv, ro_sgns_real *Out,
+                                    ro_sgns_real *ws, ro_sgns_error *err)
 {
-    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
-    size_t m = p->m, ws_elems, nk = Keep ? keep_rows : 0;
-    ro_sgns_real *ws, *UtU = Out + m * d;
+    const ro_sgns_problem *p = st->p;
+    const size_t m = p->m, d = st->d, rows = p->fwd.rows;
+    const ro_sgns_real *Keep = st->keep_valid ? st->keep : NULL;
+    const size_t nk = Keep ? st->keep_rows : 0;
+    ro_sgns_real *G = n_inv > 0 ? st->fz.G : NULL;
+    ro_sgns__sweep_args a;
+    ro_sgns_result res = RO_SGNS_OK;
+    if (G) {
+        ro_sgns__times_upper(m, d, G, d, st->w.Rinv, Out, d, ws);
+        if (n_inv > 1) {
+            ro_sgns__times_upper(m, d, Out, d, st->w.Rinv + d * d, G, d, ws);
+            memcpy(Out, G, m * d * sizeof(ro_sgns_real));
+        }
+        return RO_SGNS_OK;
+    }
+    if (nk < rows) { /* L = V S^T, R = U, from column nk on */
+        a = ro_sgns__sweep_of(&p->bwd, st->cfg->direction, d, st->w.T, U,
+                              ro_sgns__problem_alloc(p));
+        a.dp = d;
+        a.P = U1;
+        a.Out = Out;
+        a.cbeg = nk;
+        a.br_max = st->cfg->block_rows;
+        a.cb_max = st->cfg->block_cols;
+        a.mem = st->mem;
+        res = ro_sgns__sweep(&a, err);
+    }
+    if (res == RO_SGNS_OK && Keep && nk > 0) /* the kept rows' part: the third product */
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, nk, 1, Keep, m, U1, d,
+                            nk < rows ? 1 : 0, Out, d, ws);
+    return res;
+}
+
+/* The second product, at X = U S V^T: Out = M^T U' = V S^T (U^T U') +
+   lambda D^T U' over the rows held (m x d), and UtU = U^T U' (d x d) after
+   it (Out has m + d rows); D^T U' by ro_sgns__dt_u, n_inv the factors of
+   R^-1 the QR of M V left. st->w.T is scratch for V S^T. On failure Out is
+   untouched (all workspace is taken before it is written). */
+static ro_sgns_result ro_sgns__mt_u(const ro_sgns__ro_step *st, double lambda,
+                                    const ro_sgns_real *U, const ro_sgns_real *S,
+                                    const ro_sgns_real *V, const ro_sgns_real *U1, int n_inv,
+                                    ro_sgns_real *Out, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    const size_t m = st->p->m, d = st->d;
+    size_t ws_elems;
+    ro_sgns_real *ws, *UtU = Out + m * d, *VSt = st->w.T;
     int of = 0;
     ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, V, d, S, d, 0,
                                       VSt, d, al, err);
@@ -8423,34 +8510,10 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
                              "ro_train: cannot allocate the GEMM workspace (d = %lu)",
                              (unsigned long)d);
     }
-    if (G) { /* D^T U' from the fused sweep's D^T M V */
-        ro_sgns__times_upper(m, d, G, d, Rinv, Out, d, ws);
-        if (n_inv > 1) {
-            ro_sgns__times_upper(m, d, Out, d, Rinv + d * d, G, d, ws);
-            memcpy(Out, G, m * d * sizeof(ro_sgns_real));
-        }
-        nk = p->fwd.rows; /* no sweep, and no kept rows */
-        Keep = NULL;
-    }
-    /* D^T U' over the transpose, the columns (words) not kept: X^T = (V S^T)
-       U^T, so L = V S^T, R = U */
-    if (nk < p->fwd.rows) {
-        ro_sgns__sweep_args a = ro_sgns__sweep_of(&p->bwd, cfg->direction, d, VSt, U, al);
-        a.dp = d;
-        a.P = U1;
-        a.Out = Out;
-        a.cbeg = nk;
-        a.br_max = cfg->block_rows;
-        a.cb_max = cfg->block_cols;
-        a.mem = mem;
-        res = ro_sgns__sweep(&a, err);
-    }
-    if (res == RO_SGNS_OK && Keep && nk > 0) /* the kept rows' part: the third product */
-        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, nk, 1, Keep, m, U1, d,
-                            nk < p->fwd.rows ? 1 : 0, Out, d, ws);
+    res = ro_sgns__dt_u(st, U, U1, n_inv, Out, ws, err);
     if (res == RO_SGNS_OK) {
-        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, p->fwd.rows, 1, U, d, U1, d, 0,
-                            UtU, d, ws);
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, st->p->fwd.rows, 1, U, d, U1,
+                            d, 0, UtU, d, ws);
         ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, 1, VSt, d, UtU, d,
                             (ro_sgns_real)lambda, Out, d, ws);
     }
@@ -8459,15 +8522,16 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
 }
 
 /* |X' - X|_F from the factors: |S'|^2 + |S|^2 - 2 <S', U'^T U S V^T V'>,
-   UtU = U^T U' (summed over the shards), V' and V m x d. A (3 d x d) is
-   scratch. */
-static ro_sgns_result ro_sgns__step_norm(size_t m, size_t d, const ro_sgns_real *S,
-                                         const ro_sgns_real *V, const ro_sgns_real *S1,
-                                         const ro_sgns_real *V1, const ro_sgns_real *UtU,
-                                         ro_sgns_real *A, double *norm,
-                                         const ro_sgns_allocator *al, ro_sgns_error *err)
+   X = x, X' from st->w: S', V' and UtU = U^T U' (summed over the shards)
+   below V'; w.A (3 d x d) is scratch. */
+static ro_sgns_result ro_sgns__step_norm(const ro_sgns__ro_step *st, const ro_sgns_factors *x,
+                                         double *norm, ro_sgns_error *err)
 {
-    ro_sgns_real *A1 = A, *A2 = A + d * d, *T2 = A + 2 * d * d;
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    const size_t m = x->m, d = x->d;
+    const ro_sgns_real *S = x->S, *V = x->V, *S1 = st->w.S1, *V1 = st->w.V1;
+    const ro_sgns_real *UtU = st->w.V1 + m * d;
+    ro_sgns_real *A1 = st->w.A, *A2 = st->w.A + d * d, *T2 = st->w.A + 2 * d * d;
     double s2 = 0;
     size_t i, j;
     ro_sgns_result res;
@@ -8501,18 +8565,6 @@ static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_resu
                                           ro_sgns_real *buf, size_t count, ro_sgns_error *err);
 static ro_sgns_result ro_sgns__sum_shards_double(const ro_sgns_comm *comm, ro_sgns_result res,
                                                  double *v, ro_sgns_error *err);
-
-/* Five n x d blocks (45 MB each at n = m = 22k, d = 500 in float). */
-typedef struct ro_sgns__ro_work {
-    ro_sgns_real *DV, *DV1; /* D V at the point and at the candidate */
-    ro_sgns_real *U1;       /* U', the candidate's U */
-    ro_sgns_real *V1;       /* M^T U', then V' after its QR; U^T U' below it */
-    ro_sgns_real *T;        /* scratch: U S, V S^T, U' S' (max(n, m) rows) */
-    ro_sgns_real *S1, *R, *A; /* S', a QR's R (d x d), 3 d x d scratch */
-    ro_sgns_real *Rinv;       /* the fused step's R1^-1, R2^-1 (2 d x d) */
-    double *Rd;               /* on shards: R, R^-1 in double, 2 d scratch */
-    ro_sgns__sweep_mem sweep; /* the sweeps' packed operands */
-} ro_sgns__ro_work;
 
 static void ro_sgns__ro_work_free(ro_sgns__ro_work *w, const ro_sgns_allocator *al)
 {
@@ -8560,17 +8612,16 @@ static void ro_sgns__stamp(const ro_sgns_problem *p, ro_sgns_factors *x)
     x->cds = p->cds;
 }
 
-/* The progress callback after an accepted step; 1 when any shard asks to
-   stop. */
+/* The progress callback after an accepted step: RO_SGNS_STOPPED (in err
+   too, with no message) when any shard asks to stop. */
 static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro_config *cfg,
                                       const ro_sgns_factors *x, double F, double F_prev,
                                       double lambda, double norm, int halvings, double t0,
-                                      int *stop, ro_sgns_error *err)
+                                      ro_sgns_error *err)
 {
     ro_sgns_ro_progress pr;
     double want;
     ro_sgns_result res;
-    *stop = 0;
     if (!cfg->callback) return RO_SGNS_OK;
     pr.iteration = x->iteration;
     pr.objective = F;
@@ -8581,7 +8632,13 @@ static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro
     pr.seconds = ro_sgns__now() - t0;
     want = cfg->callback(&pr, x, cfg->user) != 0 ? 1 : 0;
     res = ro_sgns__sum_shards_double(comm, RO_SGNS_OK, &want, err);
-    *stop = want != 0;
+    if (res == RO_SGNS_OK && want != 0) {
+        res = RO_SGNS_STOPPED;
+        if (err) {
+            err->code = RO_SGNS_STOPPED;
+            err->message[0] = '\0';
+        }
+    }
     return res;
 }
 
@@ -8604,15 +8661,19 @@ static double ro_sgns__next_lambda(const ro_sgns_ro_config *cfg, double lambda)
 
 /* The fused step's memory (section 4's banner; cfg->fuse): G (m x d), Y
    (n x d), R's inverses (in w; on shards R and R^-1 in double too) and one
-   block of D's rows a thread, as many as there are blocks. *br (the
+   block of D's rows a thread, as many as there are blocks. st->br (the
    configured block rows) becomes the blocks' rows: at most 2 (n + m) d /
    m, so that a block holds no more than 2 (n + m) d reals (a small
    problem's whole D is not kept), whatever the thread count (the blocks
    set G's bits). */
-static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__fuse *fz, ro_sgns__ro_work *w, size_t n,
-                                          size_t m, size_t d, size_t *br, int shards,
-                                          const ro_sgns_allocator *al, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__ro_step *st, size_t n, size_t m, int shards,
+                                          ro_sgns_error *err)
 {
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    const size_t d = st->d;
+    ro_sgns__fuse *fz = &st->fz;
+    ro_sgns__ro_work *w = &st->w;
+    size_t *br = &st->br;
     double cap = 2.0 * ((double)n + (double)m) * (double)d / (double)m;
     int of = 0;
     if (cap < (double)*br) *br = cap < 8 ? 8 : (size_t)cap / 8 * 8;
@@ -8631,108 +8692,154 @@ static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__fuse *fz, ro_sgns__ro_work *w
                          (unsigned long)fz->slots, (unsigned long)*br, (unsigned long)m);
 }
 
-/* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place).
-   comm is NULL on one machine; on a shard (section 6) x holds U's rows of
-   the shard and all of S and V. */
+/* A run's memory: the blocks, then the fused step's, or the rows of the
+   direction kept from one sweep to the next step's D^T U': as many as
+   keep_direction_bytes holds (none below one row of m reals; within it,
+   failing to get the memory is an error, not another path). */
+static ro_sgns_result ro_sgns__ro_step_alloc(ro_sgns__ro_step *st, const ro_sgns_factors *x,
+                                             int shards, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    const size_t n = x->n, m = x->m, d = x->d;
+    int of = 0;
+    size_t row_bytes = ro_sgns__mul(m, sizeof(ro_sgns_real), &of);
+    ro_sgns_result res;
+    st->keep_rows = of || row_bytes == 0 ? 0 : st->cfg->keep_direction_bytes / row_bytes;
+    if (st->keep_rows > n) st->keep_rows = n;
+    st->br = st->cfg->block_rows ? st->cfg->block_rows : RO_SGNS__BR;
+    st->mem = &st->w.sweep;
+    res = ro_sgns__ro_work_alloc(&st->w, n, m, d, al, err);
+    if (res == RO_SGNS_OK && st->cfg->fuse && st->keep_rows == 0) { /* unless kept */
+        res = ro_sgns__fuse_alloc(st, n, m, shards, err);
+        st->fused = 1;
+    }
+    if (res == RO_SGNS_OK && st->keep_rows > 0) {
+        st->keep = (ro_sgns_real *)ro_sgns__alloc_array(al, st->keep_rows, m,
+                                                        sizeof(ro_sgns_real));
+        if (!st->keep)
+            res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                "ro_train: cannot allocate the kept direction (%lu x %lu, "
+                                "keep_direction_bytes)", (unsigned long)st->keep_rows,
+                                (unsigned long)m);
+    }
+    return res;
+}
+
+static void ro_sgns__ro_step_free(ro_sgns__ro_step *st)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    ro_sgns__ro_work_free(&st->w, al);
+    ro_sgns__free(al, st->keep);
+    ro_sgns__free(al, st->fz.G);
+    ro_sgns__free(al, st->fz.Y);
+    ro_sgns__free(al, st->fz.buf);
+}
+
+/* The sweep at the point X has run (at the start, or at the candidate
+   just accepted): what it left, the next try may use. */
+static void ro_sgns__swept_x(ro_sgns__ro_step *st)
+{
+    st->keep_valid = st->keep != NULL;
+    st->g_valid = st->fused; /* and the fused sweep's D^T M V, for g_lambda */
+    st->us_in_t = 1;         /* the sweep left U S in w.T */
+}
+
+/* Line 4's product, M V = U S + lambda D V (M itself is never formed),
+   into st->w.U1. The fused sweep at X made it already when it made it for
+   this lambda: then fz's Y and w.U1 trade places (st->use_g). Else U S is
+   still in w.T from the sweep at X, unless a retry of the step has used
+   w.T since (the same product again, the same bits). */
+static ro_sgns_result ro_sgns__mv(ro_sgns__ro_step *st, const ro_sgns_factors *x,
+                                  double lambda, ro_sgns_error *err)
+{
+    ro_sgns__ro_work *w = &st->w;
+    const size_t n = x->n, d = x->d;
+    const ro_sgns_real *us = w->T;
+    ro_sgns_real *swap;
+    size_t i;
+    ro_sgns_result res = RO_SGNS_OK;
+    st->use_g = st->g_valid && st->g_lambda == lambda;
+    st->g_valid = 0;
+    if (st->use_g) {
+        swap = w->U1;
+        w->U1 = st->fz.Y;
+        st->fz.Y = swap;
+    } else if (!st->us_in_t) {
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0,
+                           w->U1, d, ro_sgns__problem_alloc(st->p), err);
+        us = w->U1;
+    }
+    st->us_in_t = 0;
+    if (!st->use_g && res == RO_SGNS_OK)
+        for (i = 0; i < n * d; ++i) w->U1[i] = us[i] + (ro_sgns_real)lambda * w->DV[i];
+    return res;
+}
+
+/* Accept the candidate: X = X', all at once (and D V = D V'). */
+static void ro_sgns__accept(ro_sgns__ro_step *st, ro_sgns_factors *x)
+{
+    ro_sgns__ro_work *w = &st->w;
+    ro_sgns_real *swap = w->DV;
+    memcpy(x->U, w->U1, x->n * x->d * sizeof(ro_sgns_real));
+    memcpy(x->V, w->V1, x->m * x->d * sizeof(ro_sgns_real));
+    memcpy(x->S, w->S1, x->d * x->d * sizeof(ro_sgns_real));
+    w->DV = w->DV1;
+    w->DV1 = swap;
+    ro_sgns__swept_x(st);
+    ++x->iteration;
+    ro_sgns__stamp(st->p, x);
+}
+
+/* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place
+   when a step is accepted, and only then). comm is NULL on one machine; on
+   a shard (section 6) x holds U's rows of the shard and all of S and V. */
 static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_comm *comm,
                                       ro_sgns_factors *x, const ro_sgns_ro_config *cfg,
                                       ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
-    size_t n = x->n, m = x->m, d = x->d, i, j; /* n: the rows of U held here */
-    ro_sgns_real *U = x->U, *S = x->S, *V = x->V, *swap, *keep = NULL;
-    const ro_sgns_real *us;
-    ro_sgns__ro_work w;
-    ro_sgns__fuse fz, *fzp = NULL;
-    double F, F1 = 0, lambda, norm = 0, g_lambda = 0;
-    int it, stop, keep_valid = 0, of = 0, us_in_t = 0, g_valid = 0, use_g, n_inv;
-    size_t br = cfg->block_rows ? cfg->block_rows : RO_SGNS__BR;
-    /* the direction's first rows kept from one sweep to the next step's
-       D^T U': as many as the budget holds (none below one row of m reals;
-       within it, failing to get the memory is an error, not another path) */
-    size_t row_bytes = ro_sgns__mul(m, sizeof(ro_sgns_real), &of);
-    size_t keep_rows = of || row_bytes == 0 ? 0 : cfg->keep_direction_bytes / row_bytes;
+    const size_t n = x->n, m = x->m, d = x->d; /* n: the rows of U held here */
+    ro_sgns__ro_step st;
+    ro_sgns__ro_work *w = &st.w;
+    double F, F1 = 0, lambda, norm = 0;
+    int it, n_inv;
+    size_t i, j;
     ro_sgns_result res;
-    if (keep_rows > n) keep_rows = n;
-    memset(&w, 0, sizeof w);
-    memset(&fz, 0, sizeof fz);
-    res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
-    /* the fused step, unless the direction is kept */
-    if (res == RO_SGNS_OK && cfg->fuse && keep_rows == 0) {
-        res = ro_sgns__fuse_alloc(&fz, &w, n, m, d, &br, comm != NULL, al, err);
-        fzp = &fz;
-    }
-    if (res == RO_SGNS_OK && keep_rows > 0) {
-        keep = (ro_sgns_real *)ro_sgns__alloc_array(al, keep_rows, m, sizeof(ro_sgns_real));
-        if (!keep)
-            res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                                "ro_train: cannot allocate the kept direction (%lu x %lu, "
-                                "keep_direction_bytes)", (unsigned long)keep_rows,
-                                (unsigned long)m);
-    }
+    ro_sgns__ro_step_init(&st, p, cfg, d);
+    res = ro_sgns__ro_step_alloc(&st, x, comm != NULL, err);
     lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
                                                                              : cfg->step;
     /* F(X) and D V at the start (fused: and D^T M V for the first step) */
-    fz.lambda = (ro_sgns_real)lambda;
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, keep_rows, fzp, br,
-                                &w.sweep, err);
-    keep_valid = keep != NULL;
-    g_valid = fzp != NULL;
-    g_lambda = lambda;
-    us_in_t = 1; /* f_and_dv left U S in w.T: the first product of line 4 */
+    st.g_lambda = lambda;
+    if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(&st, x->U, x->S, x->V, w->DV, &F, err);
+    ro_sgns__swept_x(&st);
     res = ro_sgns__sum_shards_double(comm, res, &F, err);
     if (res != RO_SGNS_OK) goto done;
-    for (it = 0; it < cfg->iterations; ++it) {   /* for i = 1, ..., K          [line 3] */
+    for (it = 0; it < cfg->iterations; ++it) { /* for i = 1, ..., K                 [line 3] */
         double t0 = ro_sgns__now();
         int halvings = 0;
-        for (;;) {                               /* one try of the step lambda */
-            /* M V = U S + lambda D V                          (M itself is never formed);
-               U S is still in w.T from the sweep at X, unless a retry of
-               the step has used w.T since (the same product, the same bits);
-               the fused sweep at X made it already, for this lambda */
-            use_g = g_valid && g_lambda == lambda;
-            g_valid = 0;
-            us = w.T;
-            if (use_g) { /* M V is fz.Y: trade the two n x d blocks */
-                swap = w.U1;
-                w.U1 = fz.Y;
-                fz.Y = swap;
-            } else if (!us_in_t) {
-                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d, 0,
-                                   w.U1, d, al, err);
-                us = w.U1;
-            }
-            us_in_t = 0;
-            for (i = 0; !use_g && res == RO_SGNS_OK && i < n * d; ++i)
-                w.U1[i] = us[i] + (ro_sgns_real)lambda * w.DV[i];
-            /* U', S' = QR(M V); S' is replaced by line 5's             [line 4] */
-            res = ro_sgns__qr_rows_inv(comm, res, n, d, w.U1, w.R, w.T, use_g ? w.Rinv : NULL,
-                                       w.Rd, &n_inv, al, err);
-            /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards;
-               fused, D^T U' = (D^T M V) R^-1 when the QR gave R^-1 */
+        for (;;) {                             /* one try of the step lambda */
+            /* U', S' = QR(M V), M = X + lambda D(X); S' is replaced by line 5's [line 4] */
+            res = ro_sgns__mv(&st, x, lambda, err);
+            res = ro_sgns__qr_rows_inv(comm, res, n, d, w->U1, w->R, w->T,
+                                       st.use_g ? w->Rinv : NULL, w->Rd, &n_inv, al, err);
+            /* V', S'^T = QR(M^T U'), M^T U' summed over the shards          [line 5] */
             if (res == RO_SGNS_OK)
-                res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
-                                    keep_rows, n_inv > 0 ? fz.G : NULL, w.Rinv, n_inv, w.T,
-                                    w.V1, &w.sweep, err);
-            res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
-            /* V', S'^T = QR(M^T U')                                     [line 5] */
-            if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w.V1, w.R, w.T, al, err);
+                res = ro_sgns__mt_u(&st, lambda, x->U, x->S, x->V, w->U1, n_inv, w->V1, err);
+            res = ro_sgns__sum_shards(comm, res, w->V1, (m + d) * d, err);
+            if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w->V1, w->R, w->T, al, err);
             for (i = 0; res == RO_SGNS_OK && i < d; ++i)
-                for (j = 0; j < d; ++j) w.S1[i * d + j] = w.R[j * d + i];
+                for (j = 0; j < d; ++j) w->S1[i * d + j] = w->R[j * d + i];
             /* X' = U' S' V'^T: F(X') and D V', the next step's first product [line 6];
-               the kept direction becomes X''s (a retry of this step sweeps) */
-            keep_valid = 0;
-            /* fused: D^T M V at X' too, for the step that follows X''s
-               acceptance (lambda grown back as below) */
-            g_lambda = ro_sgns__next_lambda(cfg, lambda);
-            fz.lambda = (ro_sgns_real)g_lambda;
+               keep gets X''s rows of D (a retry of this step sweeps), and
+               fused the sweep makes D^T M V at X' for the step that follows
+               X''s acceptance (lambda grown back as below) */
+            st.keep_valid = 0;
+            st.g_lambda = ro_sgns__next_lambda(cfg, lambda);
             if (res == RO_SGNS_OK)
-                res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, keep,
-                                        keep_rows, fzp, br, &w.sweep, err);
+                res = ro_sgns__f_and_dv(&st, w->U1, w->S1, w->V1, w->DV1, &F1, err);
             if (res == RO_SGNS_OK) /* |X' - X|_F, for the progress report */
-                res = ro_sgns__step_norm(m, d, S, V, w.S1, w.V1, w.V1 + m * d, w.A, &norm, al,
-                                         err);
+                res = ro_sgns__step_norm(&st, x, &norm, err);
             res = ro_sgns__sum_shards_double(comm, res, &F1, err);
             /* the safeguard: keep X' if F did not fall, else halve lambda */
             if (res == RO_SGNS_ERR_NUMERIC && !cfg->safeguard) {
@@ -8750,40 +8857,17 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             }
             lambda *= 0.5;
         }
-        /* accept: X = X', all at once */
-        memcpy(U, w.U1, n * d * sizeof(ro_sgns_real));
-        memcpy(V, w.V1, m * d * sizeof(ro_sgns_real));
-        memcpy(S, w.S1, d * d * sizeof(ro_sgns_real));
-        swap = w.DV;
-        w.DV = w.DV1;
-        w.DV1 = swap;
-        keep_valid = keep != NULL;
-        g_valid = fzp != NULL; /* and the fused sweep D^T M V, for g_lambda */
-        us_in_t = 1; /* the sweep at X' left U' S' in w.T */
-        ++x->iteration;
-        ro_sgns__stamp(p, x);
+        ro_sgns__accept(&st, x);
         /* the step size of the next step: grow back after an accepted one */
         if (cfg->safeguard) x->next_step = ro_sgns__next_lambda(cfg, lambda);
-        res = ro_sgns__report(comm, cfg, x, F1, F, lambda, norm, halvings, t0, &stop, err);
+        res = ro_sgns__report(comm, cfg, x, F1, F, lambda, norm, halvings, t0, err);
         F = F1;
-        if (res != RO_SGNS_OK) goto done;
-        if (stop) {
-            res = RO_SGNS_STOPPED;
-            if (err) {
-                err->code = RO_SGNS_STOPPED;
-                err->message[0] = '\0';
-            }
-            goto done;
-        }
+        if (res != RO_SGNS_OK) goto done; /* an error, or RO_SGNS_STOPPED */
         if (cfg->safeguard) lambda = x->next_step;
     }
     res = ro_sgns__ok(err);
 done:
-    ro_sgns__ro_work_free(&w, al);
-    ro_sgns__free(al, keep);
-    ro_sgns__free(al, fz.G);
-    ro_sgns__free(al, fz.Y);
-    ro_sgns__free(al, fz.buf);
+    ro_sgns__ro_step_free(&st);
     return res;
 }
 
