@@ -7416,48 +7416,32 @@ done:
    counts and their transpose.
    Determinism: blocks are independent (each owns its rows of Out and its
    partial F); partial sums are added in block order after the loop.
+   The code, from the top: ro_sgns__sweep (what to compute: a
+   ro_sgns__sweep_args; sizes and memory; the sum of F) -> the walk over
+   blocks of rows (ro_sgns__sweep_walk: threads, schedule) -> a block
+   (ro_sgns__sweep_block; fused, ro_sgns__fuse_y and ro_sgns__fuse_dty) ->
+   a tile (ro_sgns__sweep_tile: the two GEMMs) -> a row of it
+   (ro_sgns__grad_row: the gradient and F) -> the elementwise loops below.
    Numerics: s and log s come from e = exp(-|x|) <= 1 only, so nothing
    overflows; exp and log1p are branch-free polynomials that compilers
-   vectorize (below), accurate to a few ulp of ro_sgns_real (tests/test_ro.c
-   checks at most 4 against libm over their domains; measured 2.4-2.9).
-   Vectorizing them takes one more thing from GCC: under its default
-   -ftrapping-math it will not turn a select on a floating-point comparison
-   (x < 0 ? .. : ..) into a vector blend without AVX-512's masks, so on
-   AVX2, SSE or NEON these loops stayed scalar and took 70% of the RO step
-   (2026-11-27, Zen 3: 10.4 s a step at d = 100 against a 3.5 s floor).
-   The functions from here to the end of ro_sgns__inverse_b are compiled
-   with -fno-trapping-math (GCC only; not under RO_SGNS_NO_SIMD), which
-   only lets the compiler assume that no floating-point trap is enabled
-   (none is: the library never reads or sets the FP environment). Clang
-   does this by default. They are also compiled with -ftree-vectorize and
-   the dynamic cost model: GCC 12's -O2 vectorizes only loops that need no
-   scalar epilogue, so a user's -O2 build ran these loops scalar (Zen 3,
-   float, the dense part: 9.7 ns an entry at -O2, 2.7 with this, 1.2 with
-   -march=native). And with -ffp-contract=fast, which lets a * b + c
-   become one fused multiply-add where the target has one (-mfma, AArch64;
-   -std=c99 turns it off, clang contracts within an expression by
-   default): the polynomials are chains of them, and fusing cut the dense
-   part from 0.50 to 0.31 ns an entry with F and from 0.24 to 0.19 without
-   (Zen 5, float, -march=native; bench/elementwise.c). A fused result is
-   rounded once instead of twice, so the bits differ between targets with
-   and without FMA, as they already do between compilers; in one build the
-   vector and scalar code of a loop are contracted alike, and nothing here
-   depends on the thread count.
-   Last, with AVX-512, 512-bit vectors: GCC's tuning for Intel's AVX-512
-   CPUs (-march=native there, skylake-avx512 to sapphirerapids) prefers
-   256-bit vectors in loops it vectorizes, to spare mostly scalar code the
-   clock drop of 512-bit work; the step's GEMM runs 512-bit kernels most of
-   the time anyway, and these loops ran at half width beside them. Built
-   with -march=sapphirerapids and run on Zen 5 (bench/elementwise.c, float,
-   ns an entry with F / without): 0.50-0.58 / 0.25-0.33 at 256 bits, 0.30 /
-   0.17-0.18 at 512; double 1.81-1.83 / 0.93-0.94 -> 0.92-0.95 / 0.48-0.49.
-   The same bits (every operation is per entry; the sums' lanes are fixed
-   in the code, not by the vector width), and no change where the tuning
-   already chose 512 bits (-march=native on Zen 4 and 5: the same code).
-   Clang has no such switch for a function or a loop (its target attribute
-   rejects prefer-vector-width, and vectorize_width(16) gives two 256-bit
-   halves): a clang build for Intel gets 512 bits from the user's
-   -mprefer-vector-width=512.
+   vectorize (below), accurate to a few ulp of ro_sgns_real (in the
+   repository: tests/test_ro.c checks at most 4 against libm).
+   GCC compiles the functions from here to the end of ro_sgns__inverse_b
+   with options of their own (not under RO_SGNS_NO_SIMD), one reason each:
+   -fno-trapping-math: otherwise a select on a floating-point comparison
+     (x < 0 ? .. : ..) becomes no vector blend without AVX-512's masks; the
+     library never enables an FP trap (clang assumes none by default).
+   -ftree-vectorize, dynamic cost model: GCC's -O2 would leave these loops
+     scalar (it vectorizes only loops that need no scalar epilogue).
+   -ffp-contract=fast: the polynomials are chains of multiply-adds, fused
+     where the target has FMA; the bits then differ between targets with
+     and without FMA (as between compilers), never between the vector and
+     scalar code of one build or with the thread count.
+   prefer-vector-width=512 (AVX-512): GCC's tuning for Intel's CPUs would
+     give these loops half-width vectors beside the GEMM's 512-bit ones;
+     the same bits (per-entry operations, the sums' lanes fixed in the
+     code). Clang has no such switch for a function: a clang build for
+     Intel gets 512 bits from the user's -mprefer-vector-width=512.
    ====================================================================== */
 
 #if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 4)) && \
@@ -7479,13 +7463,9 @@ done:
    The polynomials here are evaluated by Estrin's scheme (pairs c_i + c_i+1 r
    combined with r^2, r^4, ...) rather than Horner's: the same terms, but a
    dependency chain of about log2(degree) multiply-adds instead of degree,
-   which is what limits these loops on out-of-order CPUs. With the
-   exponentials in a loop of their own (ro_sgns__row_exp), on Zen 3 (-O3
-   -march=native), the dense part an entry with and without the objective:
-   float 2.6 and 1.4 -> 2.0 and 1.15 ns, double 11.8 and 4.4 -> 5.5 and 2.9
-   ns (make bench-elementwise has the loop alone; bench/RESULTS.md). The
-   leading 1 + r is added last, as Horner's scheme does, which keeps the
-   error at Horner's. */
+   which is what limits these loops on out-of-order CPUs. The leading
+   1 + r is added last, as Horner's scheme does, which keeps the error at
+   Horner's. */
 static RO_SGNS__INLINE float ro_sgns__expf_neg(float x)
 {
     const float shifter = 12582912.0f; /* 1.5 * 2^23 */
@@ -7563,9 +7543,9 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__log1pr_unit(ro_sgns_real e)
    (acc), in a fixed order the compiler can vectorize without
    reassociating: 32 values at a time (four independent chains of 8-lane
    vector additions), then 8 at a time into lanes 0-7, then one at a time
-   into lanes 0-7; the lanes are added up once, at the end of the block.
-   (One 8-lane sum reduced a row at a time was bound by the additions'
-   latency and the reduction: Zen 5, d = 100, 2.6% of the step.) */
+   into lanes 0-7; the lanes are added up once, at the end of the block
+   (one 8-lane sum reduced a row at a time was bound by the additions'
+   latency and the reduction). */
 static void ro_sgns__sum_into(double *RO_SGNS__RESTRICT acc, const ro_sgns_real *RO_SGNS__RESTRICT v,
                               size_t n)
 {
@@ -7586,15 +7566,9 @@ static double ro_sgns__sum_lanes(const double *acc)
 }
 
 /* -|x| by setting the sign bit: one vector OR, where x < 0 ? x : -x became
-   two comparisons, a sign flip and two blends (GCC, AVX-512). The
-   exponentials come out the same for every x (-0 and +0 both give 1, a
-   NaN stays a NaN). ro_sgns__row_exp on Zen 5, one thread, ns an entry of
-   the dense part with F / without (bench/elementwise.c, 12-14 alternating
-   runs): float 0.29-0.32 / 0.17-0.20 -> 0.27-0.29 / 0.15-0.18, double
-   0.94-0.97 / 0.47-0.52 -> 0.87-0.92 / 0.42-0.47. The plainer
-   x < -x ? x : -x (a sign flip and a min) measured 0.28-0.29 / 0.16-0.17
-   in float beside 0.27-0.28 / 0.15-0.17 for this, and LLVM's model of Intel's
-   Sapphire Rapids (llvm-mca) has it 8% slower there, this one unchanged. */
+   two comparisons, a sign flip and two blends (GCC, AVX-512), and the
+   plainer x < -x ? x : -x a sign flip and a min. The exponentials come out
+   the same for every x (-0 and +0 both give 1, a NaN stays a NaN). */
 static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
 {
     if (RO_SGNS__IS_DOUBLE) {
@@ -7616,8 +7590,8 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
 
 /* The exponentials of one row of a tile: es[j] = exp(-|x_j|), x = t. A loop
    of its own: two short dependency chains an entry instead of one long one
-   let an out-of-order core overlap more entries (Zen 3, float: 10-20%
-   faster, same bits). The counts' terms of the row read them too. */
+   let an out-of-order core overlap more entries. The counts' terms of the
+   row read them too. */
 static void ro_sgns__row_exp(const ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
                              ro_sgns_real *RO_SGNS__RESTRICT es)
 {
@@ -7965,7 +7939,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
 /* A product of the sweep, on one tile, by the calling thread alone: the
    built-in kernel (on op(B) packed ahead when pb is not NULL), or the BLAS
    under RO_SGNS_CBLAS_TILES (see the options at the top: each of the
-   sweep's threads calls it on its own tile). */
+   sweep's threads calls it on its own tile). BLAS-shaped: the BLAS's
+   arguments, then the packed op(B) and the kernel's workspace. */
 static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                                const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
                                size_t ldb, const ro_sgns__packed_b *pb, ro_sgns_real beta,
@@ -7979,17 +7954,16 @@ static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
 
 /* The sweep's B operands, R^T for X's tiles and P for the products with
    them, packed once a sweep: otherwise every block of rows packs them again
-   (rows / BR times; on Zen 3 at d = 100 the packing of B was ~5% of the
-   step). Memory: cols (rounded up to NR) x d + cols x dp (dp rounded up)
-   reals, like R and P themselves. NULL (and the tiles pack their own) when
-   the tiles (if more than one) are not a multiple of NR wide, the tiles go
-   to the BLAS, or the memory is not there: the same bits either way.
-   The threads pack their shares of the panels (a copy: no bits depend on
-   who makes it). With mem, the buffer is mem's, kept from one sweep to
-   the next (grown when too small) and never returned to be freed: the RO
-   step sweeps twice a step, and a fresh buffer of that size (90 MB at d =
-   500) came from the system each time, its pages faulted in one by one by
-   the serial packing (44,000 faults a step on the bundled corpus). */
+   (rows / BR times). Memory: cols (rounded up to NR) x d + cols x dp (dp
+   rounded up) reals, like R and P themselves. NULL (and the tiles pack
+   their own) when the tiles (if more than one) are not a multiple of NR
+   wide, the tiles go to the BLAS, or the memory is not there: the same
+   bits either way. The threads pack their shares of the panels (a copy: no
+   bits depend on who makes it). With mem, the buffer is mem's, kept from
+   one sweep to the next (grown when too small) and never returned to be
+   freed: the RO step sweeps twice a step, and a fresh buffer of that size
+   would come from the system each time, its pages faulted in one by one
+   by the serial packing. */
 typedef struct ro_sgns__sweep_mem {
     ro_sgns_real *buf;
     size_t elems;
@@ -8078,260 +8052,397 @@ typedef struct ro_sgns__fuse {
     size_t slots;
 } ro_sgns__fuse;
 
-/* Rows of G per chunk of the fused sweep's D^T Y (256 x d reals: in L2
-   for d <= 500 in float). */
+/* Rows of G per chunk of the fused sweep's D^T Y (256 x d reals: small
+   enough to stay in L2). */
 #define RO_SGNS__GCH 256
 
-/* One blocked sweep over X = L R^T (L rows x d, R cols x d): F (if F is not
-   NULL) and Out = D(X) P (if P is not NULL; P cols x dp, Out rows x dp).
-   Keep (may be NULL) receives the first keep_rows rows of D(X) (keep_rows
-   x cols). Only the columns from cbeg on are swept (F and D(X) P over
-   those; 0 for all): the rest of D(X) P is the caller's (section 4).
-   fz (may be NULL; needs cbeg = 0, P = R): also Y and G = D(X)^T Y, the
-   blocks of br_max rows taken fz->slots at a time.
-   mem (may be NULL): the packed operands' buffer kept between sweeps. */
-static ro_sgns_result ro_sgns__sweep(const ro_sgns__side *sd, ro_sgns_direction dir,
-                                     size_t d, const ro_sgns_real *L, const ro_sgns_real *R,
-                                     size_t dp, const ro_sgns_real *P, ro_sgns_real *Out,
-                                     double *F, ro_sgns_real *Keep, size_t keep_rows,
-                                     size_t cbeg, size_t br_max, size_t cb_max,
-                                     const ro_sgns__fuse *fz, const ro_sgns_allocator *alloc,
-                                     ro_sgns__sweep_mem *mem, ro_sgns_error *err)
+/* What one sweep computes: over X = L R^T on one side of the counts, F (if
+   F is not NULL) and Out = D(X) P (if P is not NULL). Keep (may be NULL)
+   receives the first keep_rows rows of D(X). Only the columns from cbeg on
+   are swept (F and D(X) P over those; 0 for all): the rest of D(X) P is
+   the caller's (section 4). fz (may be NULL; needs cbeg = 0, P = R): also
+   Y and G = D(X)^T Y, the blocks of br_max rows taken fz->slots at a time.
+   ro_sgns__sweep_of fills the first six fields and zeroes the others. */
+typedef struct ro_sgns__sweep_args {
+    const ro_sgns__side *sd;        /* the counts (rows x cols) and B's factors */
+    ro_sgns_direction dir;          /* D: the gradient (plain) or the scaled one */
+    size_t d;
+    const ro_sgns_real *L, *R;      /* rows x d, cols x d */
+    const ro_sgns_allocator *alloc;
+    size_t dp;
+    const ro_sgns_real *P;          /* cols x dp, or NULL */
+    ro_sgns_real *Out;              /* rows x dp */
+    double *F;
+    ro_sgns_real *Keep;             /* keep_rows x cols */
+    size_t keep_rows;
+    size_t cbeg;
+    size_t br_max, cb_max;          /* a block's rows, a tile's columns (0: BR, CB) */
+    const ro_sgns__fuse *fz;
+    ro_sgns__sweep_mem *mem;        /* the packed operands kept between sweeps */
+} ro_sgns__sweep_args;
+
+static ro_sgns__sweep_args ro_sgns__sweep_of(const ro_sgns__side *sd, ro_sgns_direction dir,
+                                             size_t d, const ro_sgns_real *L,
+                                             const ro_sgns_real *R,
+                                             const ro_sgns_allocator *alloc)
 {
-    size_t rows = sd->rows, cols = sd->cols, nblocks, per_thread, gws, slots, tile_elems;
-    size_t nr = ro_sgns__gemm_nr(), cols_pad = (cols - cbeg + nr - 1) / nr * nr;
-    size_t dp_pad = (dp + nr - 1) / nr * nr;
-    int nt = ro_sgns__num_threads(), overflow = 0;
-    double *fblock;
-    ro_sgns_real *buf, *packed, *rt, *pp, *ypack = NULL, *ypk = NULL;
-    const ro_sgns_real plain = dir == RO_SGNS_DIRECTION_PLAIN ? 1 : 0;
+    ro_sgns__sweep_args a;
+    memset(&a, 0, sizeof a);
+    a.sd = sd;
+    a.dir = dir;
+    a.d = d;
+    a.L = L;
+    a.R = R;
+    a.alloc = alloc;
+    return a;
+}
+
+/* A sweep's layout, fixed before its threads start: sizes, the packed
+   operands and the shared buffers (ro_sgns__sweep_plan_make). */
+typedef struct ro_sgns__sweep_plan {
+    const ro_sgns__sweep_args *a;
+    int nt;                             /* threads: at most one a block */
+    size_t br_max, cb_max;              /* a block's rows, a tile's columns */
+    size_t nblocks, slots;              /* blocks; blocks between two passes over G */
+    size_t cols_pad, dp_pad;            /* the packed panels' leading dimensions */
+    size_t tile_elems, gws, per_thread; /* reals: a thread's tile, GEMM workspace, all */
+    ro_sgns_real plain;                 /* 1: the gradient, 0: the scaled direction */
+    ro_sgns_real *rt, *pp;              /* R^T and P packed (NULL: each tile packs) */
+    ro_sgns_real *ypk;                  /* fused: the slots' rows of Y packed, or NULL */
+    ro_sgns_real *buf;                  /* the threads' scratch, per_thread each */
+    double *fblock;                     /* each block's part of F */
+    ro_sgns_real *packed, *ypack;       /* the allocations behind rt, pp and ypk */
+} ro_sgns__sweep_plan;
+
+/* One thread's scratch in a sweep, cut from the plan's buf. */
+typedef struct ro_sgns__sweep_scratch {
+    ro_sgns_real *tile;              /* its tile (fused: the tiles are in fz->buf) */
+    ro_sgns_real *fterm;             /* F's terms of a row */
+    ro_sgns_real *es;                /* the row's exp(-|x|) */
+    ro_sgns_real *xs, *ex, *as, *bs; /* its counts in the tile: x, exp(-|x|),
+                                        #(w,c), 1 or 1 / B_wc */
+    ro_sgns_real *delta;             /* their terms of the direction */
+    uint64_t *cursor;                /* each row of the block: its next count */
+    uint32_t *runlen;                /* each row's run of counts in the last tile */
+    ro_sgns_real *gemm_ws;
+} ro_sgns__sweep_scratch;
+
+/* Thread tid's scratch: the tile (not fused), f terms, the row's
+   exponentials, sparse x / their exponentials / counts / factors / deltas
+   (cb each), cursors (two reals each: 8 bytes), GEMM workspace, each row's
+   run in the previous tile (one real each: 4 bytes). */
+static void ro_sgns__sweep_scratch_at(const ro_sgns__sweep_plan *pl, int tid,
+                                      ro_sgns__sweep_scratch *s)
+{
+    const size_t cb_max = pl->cb_max;
+    s->tile = ro_sgns__align64(pl->buf + (size_t)tid * pl->per_thread);
+    s->fterm = s->tile + pl->tile_elems;
+    s->es = s->fterm + cb_max;
+    s->ex = s->es + cb_max;
+    s->delta = s->ex + cb_max;
+    s->xs = s->delta + cb_max;
+    s->as = s->xs + cb_max;
+    s->bs = s->as + cb_max;
+    s->cursor = (uint64_t *)(void *)ro_sgns__align64(s->bs + cb_max);
+    s->gemm_ws = (ro_sgns_real *)(void *)(s->cursor + pl->br_max);
+    s->runlen = (uint32_t *)(void *)(s->gemm_ws + pl->gws);
+}
+
+/* Each row's counts in a tile are a short run of its CSR arrays, far from
+   the previous row's: without a hint every run begins with a miss to
+   memory. The sweep asks for the run of row w, RO_SGNS__PF_ROWS rows
+   ahead, from its cursor kp: as many lines as that row's run in the
+   previous tile had (its contexts are sorted by frequency, so runs shrink
+   from tile to tile), at least four. */
+static RO_SGNS__INLINE void ro_sgns__prefetch_counts(const ro_sgns__side *sd, size_t w,
+                                                     uint64_t kp, uint32_t run)
+{
+    uint64_t ke = sd->row_ptr[w + 1];
+    uint64_t kq, kl = kp + run + 16;
+    for (kq = kp; kq < ke && kq < kl; kq += 16) {
+        RO_SGNS__PREFETCH(sd->col + kq);
+        RO_SGNS__PREFETCH(sd->val + kq);
+    }
+}
+
+/* The SGNS gradient (or the scaled direction) and F of one row of a tile,
+   in place: t (cb reals, columns c0..) holds the row of X and becomes the
+   row of D(X); F's terms go into facc when F is wanted. w is the row, i its
+   place in the block (its cursor, at its first count in column c0 or
+   beyond, moves past the tile). The dense part covers every entry, the
+   counts' part the row's counts in the tile; the direction's first
+   keep_rows rows are kept for D^T U' (section 4). */
+static void ro_sgns__grad_row(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
+                              size_t i, size_t w, ro_sgns_real *t, size_t c0, size_t cb,
+                              double *facc)
+{
+    const ro_sgns__sweep_args *a = pl->a;
+    const ro_sgns__side *sd = a->sd;
+    const uint32_t *col = sd->col;
+    const ro_sgns_real plain = pl->plain;
+    ro_sgns_real *es = s->es, *fterm = a->F ? s->fterm : NULL, *delta = s->delta;
+    ro_sgns_real *xs = s->xs, *ex = s->ex, *as = s->as, *bs = s->bs;
+    uint64_t k0 = s->cursor[i], k1 = k0, kk;
+    const double rf = sd->rowfac[w];
+    /* the row's exponentials, then the counts' terms while t still holds x:
+       the run of this row's counts in the tile gathered into short arrays
+       as it is found (x, its exponential, the count, the column's factor),
+       then vectorizable loops. The arrays' pointers are locals: for all the
+       compiler knows, a store to xs..bs could change *s or *sd, and it
+       would reload them after each one. */
+    ro_sgns__row_exp(t, cb, es);
+    {
+        const uint64_t kend = sd->row_ptr[w + 1];
+        const float *val = sd->val;
+        const ro_sgns_real *cf = sd->colfac;
+        const size_t cend = c0 + cb;
+        size_t q = 0;
+        for (; k1 < kend; ++k1, ++q) {
+            size_t c = col[k1];
+            if (c >= cend) break;
+            xs[q] = t[c - c0];
+            ex[q] = es[c - c0];
+            as[q] = (ro_sgns_real)val[k1];
+            bs[q] = cf[c];
+        }
+    }
+    if (k1 > k0) {
+        size_t nk = (size_t)(k1 - k0), q;
+        /* the factor of the direction: 1 (plain) or 1 / B_wc, in a loop of
+           its own so the divisions vectorize */
+        if (plain != 0)
+            for (q = 0; q < nk; ++q) bs[q] = 1;
+        else
+            ro_sgns__inverse_b(nk, rf, bs);
+        ro_sgns__sparse_terms(nk, xs, ex, as, bs, delta, fterm);
+        if (fterm) ro_sgns__sum_into(facc, fterm, nk);
+    }
+    ro_sgns__dense_rest(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain, fterm, es);
+    if (fterm) ro_sgns__sum_into(facc, fterm, cb);
+    for (kk = k0; kk < k1; ++kk) t[col[kk] - c0] += delta[kk - k0];
+    s->cursor[i] = k1;
+    s->runlen[i] = (uint32_t)(k1 - k0) > 48 ? (uint32_t)(k1 - k0) : 48;
+    if (w < a->keep_rows) memcpy(a->Keep + w * sd->cols + c0, t, cb * sizeof(ro_sgns_real));
+}
+
+/* One tile: rows r0 .. r0 + br - 1 and the columns from c0 (as many as
+   fit in a tile) of X = L R^T into tile (GEMM), each row made D(X)'s with
+   F's terms into facc, then Out's rows += tile P_c (GEMM). */
+static void ro_sgns__sweep_tile(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
+                                size_t r0, size_t br, size_t c0, ro_sgns_real *tile,
+                                double *facc)
+{
+    const ro_sgns__sweep_args *a = pl->a;
+    const size_t d = a->d, dp = a->dp, cb = ro_sgns__min(pl->cb_max, a->sd->cols - c0);
+    size_t i;
+    ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
+    prt.base = pl->rt;
+    prt.ld = pl->cols_pad;
+    prt.col0 = c0 - a->cbeg;
+    ppp.base = pl->pp ? pl->pp + (c0 - a->cbeg) * pl->dp_pad : NULL;
+    ppp.ld = pl->dp_pad;
+    ppp.col0 = 0;
+    ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, a->L + r0 * d, d, a->R + c0 * d,
+                       d, pl->rt ? &prt : NULL, 0, tile, cb, s->gemm_ws);
+    for (i = 0; i < br; ++i) {
+        if (i + RO_SGNS__PF_ROWS < br)
+            ro_sgns__prefetch_counts(a->sd, r0 + i + RO_SGNS__PF_ROWS,
+                                     s->cursor[i + RO_SGNS__PF_ROWS],
+                                     s->runlen[i + RO_SGNS__PF_ROWS]);
+        ro_sgns__grad_row(pl, s, i, r0 + i, tile + i * cb, c0, cb, facc);
+    }
+    if (a->P)
+        ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, cb, a->P + c0 * dp,
+                           dp, pl->pp ? &ppp : NULL, c0 == a->cbeg ? 0 : 1, a->Out + r0 * dp, dp,
+                           s->gemm_ws);
+}
+
+/* Fused: the block's rows r0 .. r0 + br - 1 of Y = L + lambda D(X) P,
+   complete once its last tile is, packed into its slot of ypk for G's
+   chunks (else every chunk's product packs them again: as many reals a
+   sweep as D has). */
+static void ro_sgns__fuse_y(const ro_sgns__sweep_plan *pl, size_t r0, size_t br, size_t slot)
+{
+    const ro_sgns__fuse *fz = pl->a->fz;
+    const ro_sgns_real *L = pl->a->L, *Out = pl->a->Out;
+    const size_t dp = pl->a->dp;
+    size_t q;
+    for (q = r0 * dp; q < (r0 + br) * dp; ++q) fz->Y[q] = L[q] + fz->lambda * Out[q];
+    if (pl->ypk)
+        ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, fz->Y + r0 * dp, dp, dp, br,
+                              pl->ypk + slot * pl->br_max * pl->dp_pad, pl->dp_pad);
+}
+
+/* Block blk of rows: its tiles from column cbeg on, its part of F and,
+   fused, its rows of Y. Its tiles are the thread's own tile, or (fused)
+   the block's rows of D in slot `slot` of fz->buf, tile after tile (each
+   tile's rows contiguous, as the thread's own tile: what G's chunks then
+   read is one run of memory, not br_max pages). */
+static void ro_sgns__sweep_block(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
+                                 size_t blk, size_t slot)
+{
+    const ro_sgns__sweep_args *a = pl->a;
+    const size_t cbeg = a->cbeg, cols = a->sd->cols, br_max = pl->br_max, r0 = blk * br_max;
+    const size_t br = ro_sgns__min(br_max, a->sd->rows - r0);
+    ro_sgns_real *tiles = a->fz ? a->fz->buf + slot * br_max * (cols - cbeg) : s->tile;
+    double facc[32]; /* F's lanes (ro_sgns__sum_into) */
+    size_t i, c0;
+    for (i = 0; i < 32; ++i) facc[i] = 0;
+    for (i = 0; i < br; ++i) {
+        s->cursor[i] = ro_sgns__first_col(a->sd, r0 + i, cbeg);
+        s->runlen[i] = 64;
+    }
+    for (c0 = cbeg; c0 < cols; c0 += pl->cb_max)
+        ro_sgns__sweep_tile(pl, s, r0, br, c0, a->fz ? tiles + (c0 - cbeg) * br_max : tiles, facc);
+    pl->fblock[blk] = ro_sgns__sum_lanes(facc);
+    if (a->fz) ro_sgns__fuse_y(pl, r0, br, slot);
+}
+
+/* Fused: G += D^T Y of the blocks sb .. sbe - 1 (the slots), in block
+   order, by chunks of G's rows (RO_SGNS__GCH rows of a tile's columns
+   each) shared out among the sweep's threads, each of which calls this. */
+static void ro_sgns__fuse_dty(const ro_sgns__sweep_plan *pl, ro_sgns_real *gemm_ws, size_t sb,
+                              size_t sbe)
+{
+    const ro_sgns__fuse *fz = pl->a->fz;
+    const size_t rows = pl->a->sd->rows, cols = pl->a->sd->cols, dp = pl->a->dp;
+    const size_t br_max = pl->br_max, cb_max = pl->cb_max, dp_pad = pl->dp_pad;
+    const size_t per_tile = (cb_max + RO_SGNS__GCH - 1) / RO_SGNS__GCH;
+    const long nch = (long)(((cols + cb_max - 1) / cb_max) * per_tile);
+    long ch;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (ch = 0; ch < nch; ++ch) {
+        size_t t0 = (size_t)ch / per_tile * cb_max, b, gr;
+        size_t g0 = t0 + (size_t)ch % per_tile * RO_SGNS__GCH;
+        size_t cbt = ro_sgns__min(cb_max, cols - t0); /* the tile's width */
+        if (g0 >= t0 + cbt) continue;
+        gr = ro_sgns__min(RO_SGNS__GCH, t0 + cbt - g0);
+        for (b = sb; b < sbe; ++b) {
+            size_t r0 = b * br_max, br = ro_sgns__min(br_max, rows - r0);
+            ro_sgns__packed_b pyb; /* the block's Y, packed */
+            pyb.base = pl->ypk ? pl->ypk + (b - sb) * br_max * dp_pad : NULL;
+            pyb.ld = dp_pad;
+            pyb.col0 = 0;
+            ro_sgns__tile_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, gr, dp, br,
+                               fz->buf + (b - sb) * br_max * cols + t0 * br_max + (g0 - t0), cbt,
+                               fz->Y + r0 * dp, dp, pl->ypk ? &pyb : NULL, b == 0 ? 0 : 1,
+                               fz->G + g0 * dp, dp, gemm_ws);
+        }
+    }
+}
+
+/* The walk over the blocks of rows: the threads take them one at a time
+   (a block's cost depends on its counts), each with its own scratch;
+   fused, fz->slots blocks at a time, then G's chunks of those. */
+static void ro_sgns__sweep_walk(const ro_sgns__sweep_plan *pl)
+{
+#ifdef _OPENMP
+#pragma omp parallel num_threads(pl->nt) if (pl->nt > 1)
+#endif
+    {
+        int tid = 0;
+        ro_sgns__sweep_scratch s;
+        size_t sb;
+        long blk;
+#ifdef _OPENMP
+        if (pl->nt > 1) tid = omp_get_thread_num();
+#endif
+        ro_sgns__sweep_scratch_at(pl, tid, &s);
+        for (sb = 0; sb < pl->nblocks; sb += pl->slots) { /* one pass unless fused */
+            const long sbe = (long)ro_sgns__min(pl->nblocks, sb + pl->slots);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+            for (blk = (long)sb; blk < sbe; ++blk)
+                ro_sgns__sweep_block(pl, &s, (size_t)blk, (size_t)(blk - (long)sb));
+            if (pl->a->fz) ro_sgns__fuse_dty(pl, s.gemm_ws, sb, (size_t)sbe);
+        }
+    }
+}
+
+static void ro_sgns__sweep_plan_free(const ro_sgns__sweep_plan *pl)
+{
+    ro_sgns__free(pl->a->alloc, pl->buf);
+    ro_sgns__free(pl->a->alloc, pl->fblock);
+    ro_sgns__free(pl->a->alloc, pl->packed);
+    ro_sgns__free(pl->a->alloc, pl->ypack);
+}
+
+/* The sweep's sizes and memory: the threads' scratch, each block's F,
+   fused the slots' packed Y, and R^T and P packed. On failure nothing is
+   held. */
+static ro_sgns_result ro_sgns__sweep_plan_make(ro_sgns__sweep_plan *pl,
+                                               const ro_sgns__sweep_args *a, ro_sgns_error *err)
+{
+    const size_t rows = a->sd->rows, cols = a->sd->cols, nr = ro_sgns__gemm_nr(), dp = a->dp;
+    size_t br_max = a->br_max ? a->br_max : RO_SGNS__BR;
+    size_t cb_max = a->cb_max ? a->cb_max : RO_SGNS__CB;
+    int overflow = 0;
 #if defined(RO_SGNS_USE_CBLAS) && defined(RO_SGNS_CBLAS_TILES)
     const int pack_y = 0; /* the BLAS packs its own */
 #else
     const int pack_y = 1;
 #endif
-    long blk;
-    if (cbeg >= cols) { /* nothing to sweep: the caller has every column */
-        if (P) memset(Out, 0, rows * dp * sizeof(ro_sgns_real));
-        if (F) *F = 0;
-        return ro_sgns__ok(err);
-    }
-    if (br_max == 0) br_max = RO_SGNS__BR;
-    if (cb_max == 0) cb_max = RO_SGNS__CB;
-    cb_max = ro_sgns__min(cb_max, cols - cbeg);
-    br_max = ro_sgns__min(br_max, rows);
-    nblocks = (rows + br_max - 1) / br_max;
-    if ((size_t)nt > nblocks) nt = (int)nblocks;
-    slots = fz ? fz->slots : nblocks; /* blocks between two passes over G */
-    tile_elems = fz ? 0 : br_max * cb_max; /* fused: the tiles are in fz->buf */
-    gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
-    /* per thread: tile (not fused), f terms, the row's exponentials, sparse x / their
-       exponentials / counts / factors / deltas (cb each), cursors (two reals
-       each: 8 bytes), GEMM workspace, each row's run in the previous tile
-       (one real each: 4 bytes) */
-    per_thread = tile_elems + 7 * cb_max + 3 * br_max + gws + 64;
-    buf = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__mul((size_t)nt, per_thread, &overflow),
-                                               sizeof(ro_sgns_real), 1);
-    fblock = (double *)ro_sgns__alloc_array(alloc, nblocks, sizeof(double), 1);
-    /* fused: each slot's Y rows packed once for G's chunks (else every
-       chunk's product packs them again: as many reals a sweep as D has) */
-    if (fz && pack_y) {
-        ypack = (ro_sgns_real *)ro_sgns__alloc_array(
-            alloc, ro_sgns__mul(ro_sgns__mul(slots, br_max, &overflow), dp_pad, &overflow) + 64,
+    memset(pl, 0, sizeof *pl);
+    pl->a = a;
+    pl->nt = ro_sgns__num_threads();
+    pl->plain = a->dir == RO_SGNS_DIRECTION_PLAIN ? 1 : 0;
+    pl->cols_pad = (cols - a->cbeg + nr - 1) / nr * nr;
+    pl->dp_pad = (dp + nr - 1) / nr * nr;
+    pl->cb_max = cb_max = ro_sgns__min(cb_max, cols - a->cbeg);
+    pl->br_max = br_max = ro_sgns__min(br_max, rows);
+    pl->nblocks = (rows + br_max - 1) / br_max;
+    if ((size_t)pl->nt > pl->nblocks) pl->nt = (int)pl->nblocks;
+    pl->slots = a->fz ? a->fz->slots : pl->nblocks;
+    pl->tile_elems = a->fz ? 0 : br_max * cb_max; /* fused: the tiles are in fz->buf */
+    pl->gws = ro_sgns__gemm_ws_elems(cb_max > dp ? cb_max : dp, 1, &overflow);
+    pl->per_thread = pl->tile_elems + 7 * cb_max + 3 * br_max + pl->gws + 64;
+    pl->buf = (ro_sgns_real *)ro_sgns__alloc_array(
+        a->alloc, ro_sgns__mul((size_t)pl->nt, pl->per_thread, &overflow), sizeof(ro_sgns_real), 1);
+    pl->fblock = (double *)ro_sgns__alloc_array(a->alloc, pl->nblocks, sizeof(double), 1);
+    if (a->fz && pack_y) {
+        pl->ypack = (ro_sgns_real *)ro_sgns__alloc_array(
+            a->alloc,
+            ro_sgns__mul(ro_sgns__mul(pl->slots, br_max, &overflow), pl->dp_pad, &overflow) + 64,
             sizeof(ro_sgns_real), 1);
-        ypk = ypack ? ro_sgns__align64(ypack) : NULL;
+        pl->ypk = pl->ypack ? ro_sgns__align64(pl->ypack) : NULL;
     }
-    if (overflow || !buf || !fblock || (fz && pack_y && !ypack)) {
-        ro_sgns__free(alloc, buf);
-        ro_sgns__free(alloc, fblock);
-        ro_sgns__free(alloc, ypack);
+    if (overflow || !pl->buf || !pl->fblock || (a->fz && pack_y && !pl->ypack)) {
+        ro_sgns__sweep_plan_free(pl);
         return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "sgns: cannot allocate %d blocks of %lu x %lu", nt,
+                             "sgns: cannot allocate %d blocks of %lu x %lu", pl->nt,
                              (unsigned long)br_max, (unsigned long)cb_max);
     }
-    packed = ro_sgns__sweep_pack(cols - cbeg, d, R + cbeg * d, dp, P ? P + cbeg * dp : NULL,
-                                 cb_max, alloc, mem, &rt, &pp);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt) if (nt > 1)
-#endif
-    {
-        int tid = 0;
-        ro_sgns_real *own_tile, *fterm, *es, *ex, *delta, *xs, *as, *bs, *gemm_ws;
-        uint64_t *cursor;
-        uint32_t *runlen;
-        size_t sb;
-#ifdef _OPENMP
-        if (nt > 1) tid = omp_get_thread_num();
-#endif
-        own_tile = ro_sgns__align64(buf + (size_t)tid * per_thread);
-        fterm = own_tile + tile_elems;
-        es = fterm + cb_max;
-        ex = es + cb_max;
-        delta = ex + cb_max;
-        xs = delta + cb_max;
-        as = xs + cb_max;
-        bs = as + cb_max;
-        cursor = (uint64_t *)(void *)ro_sgns__align64(bs + cb_max);
-        gemm_ws = (ro_sgns_real *)(void *)(cursor + br_max);
-        runlen = (uint32_t *)(void *)(gemm_ws + gws);
-        for (sb = 0; sb < nblocks; sb += slots) { /* one pass unless fused */
-            const long sbe = (long)ro_sgns__min(nblocks, sb + slots);
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-            for (blk = (long)sb; blk < sbe; ++blk) {
-                size_t r0 = (size_t)blk * br_max, br = ro_sgns__min(br_max, rows - r0), i, c0;
-                /* the block's tiles: the thread's own, or (fused) the block's
-                   rows of D in a slot of fz->buf, tile after tile (each tile's
-                   rows contiguous, as the thread's own tile: what G's chunks
-                   then read is one run of memory, not br_max pages) */
-                ro_sgns_real *slot =
-                    fz ? fz->buf + (size_t)(blk - (long)sb) * br_max * (cols - cbeg) : own_tile;
-                double facc[32];
-                for (i = 0; i < 32; ++i) facc[i] = 0;
-                for (i = 0; i < br; ++i) {
-                    cursor[i] = ro_sgns__first_col(sd, r0 + i, cbeg);
-                    runlen[i] = 64;
-                }
-                for (c0 = cbeg; c0 < cols; c0 += cb_max) {
-                    size_t cb = ro_sgns__min(cb_max, cols - c0);
-                    ro_sgns_real *tile = fz ? slot + (c0 - cbeg) * br_max : slot;
-                    ro_sgns__packed_b prt, ppp; /* R^T's and P's panels for this tile */
-                    prt.base = rt;
-                    prt.ld = cols_pad;
-                    prt.col0 = c0 - cbeg;
-                    ppp.base = pp ? pp + (c0 - cbeg) * dp_pad : NULL;
-                    ppp.ld = dp_pad;
-                    ppp.col0 = 0;
-                    ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, br, cb, d, L + r0 * d, d,
-                                       R + c0 * d, d, rt ? &prt : NULL, 0, tile, cb, gemm_ws);
-                    for (i = 0; i < br; ++i) {
-                        size_t w = r0 + i;
-                        ro_sgns_real *t = tile + i * cb;
-                        const uint32_t *col = sd->col;
-                        uint64_t k0 = cursor[i], k1 = k0, kk;
-                        const double rf = sd->rowfac[w];
-                        /* Each row's counts in this tile are a short run of its
-                           CSR arrays, far from the previous row's: without a
-                           hint every run begins with a miss to memory (on Zen
-                           3, d = 100: 7% of the step). Ask now for the run
-                           RO_SGNS__PF_ROWS rows ahead: as many lines as that
-                           row's run in the previous tile had (its contexts are
-                           sorted by frequency, so runs shrink from tile to
-                           tile), at least four (the step's share of this loop:
-                           Zen 3, d = 100, 11% -> 6.5% with four lines; on Zen 5
-                           the previous run's length saved 0.3% more). */
-                        if (i + RO_SGNS__PF_ROWS < br) {
-                            uint64_t kp = cursor[i + RO_SGNS__PF_ROWS];
-                            uint64_t ke = sd->row_ptr[w + RO_SGNS__PF_ROWS + 1];
-                            uint64_t kq, kl = kp + runlen[i + RO_SGNS__PF_ROWS] + 16;
-                            for (kq = kp; kq < ke && kq < kl; kq += 16) {
-                                RO_SGNS__PREFETCH(col + kq);
-                                RO_SGNS__PREFETCH(sd->val + kq);
-                            }
-                        }
-                        /* the row's exponentials, then the counts' terms while
-                           t still holds x: the run of this row's counts in the
-                           tile gathered into short arrays as it is found (x, its
-                           exponential, the count, the column's factor), then
-                           vectorizable loops. The arrays' pointers are read
-                           into locals once: for all the compiler knows, a store
-                           to xs..bs could change *sd, and it would reload them
-                           after each one. */
-                        ro_sgns__row_exp(t, cb, es);
-                        {
-                            const uint64_t kend = sd->row_ptr[w + 1];
-                            const float *val = sd->val;
-                            const ro_sgns_real *cf = sd->colfac;
-                            const size_t cend = c0 + cb;
-                            size_t q = 0;
-                            for (; k1 < kend; ++k1, ++q) {
-                                size_t c = col[k1];
-                                if (c >= cend) break;
-                                xs[q] = t[c - c0];
-                                ex[q] = es[c - c0];
-                                as[q] = (ro_sgns_real)val[k1];
-                                bs[q] = cf[c];
-                            }
-                        }
-                        if (k1 > k0) {
-                            size_t nk = (size_t)(k1 - k0), q;
-                            /* the factor of the direction: 1 (plain) or 1 / B_wc,
-                               in a loop of its own so the divisions vectorize */
-                            if (plain != 0)
-                                for (q = 0; q < nk; ++q) bs[q] = 1;
-                            else
-                                ro_sgns__inverse_b(nk, rf, bs);
-                            ro_sgns__sparse_terms(nk, xs, ex, as, bs, delta, F ? fterm : NULL);
-                            if (F) ro_sgns__sum_into(facc, fterm, nk);
-                        }
-                        ro_sgns__dense_rest(t, cb, sd->colfac + c0, (ro_sgns_real)rf, plain,
-                                            F ? fterm : NULL, es);
-                        if (F) ro_sgns__sum_into(facc, fterm, cb);
-                        for (kk = k0; kk < k1; ++kk) t[col[kk] - c0] += delta[kk - k0];
-                        cursor[i] = k1;
-                        runlen[i] = (uint32_t)(k1 - k0) > 48 ? (uint32_t)(k1 - k0) : 48;
-                        /* the direction's first keep_rows rows kept for D^T U' (section 4) */
-                        if (w < keep_rows)
-                            memcpy(Keep + w * cols + c0, t, cb * sizeof(ro_sgns_real));
-                    }
-                    if (P)
-                        ro_sgns__tile_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, br, dp, cb, tile, cb,
-                                           P + c0 * dp, dp, pp ? &ppp : NULL, c0 == cbeg ? 0 : 1,
-                                           Out + r0 * dp, dp, gemm_ws);
-                }
-                fblock[blk] = ro_sgns__sum_lanes(facc);
-                if (fz) { /* the block's rows of Y = L + lambda D(X) P, complete now */
-                    size_t q;
-                    for (q = r0 * dp; q < (r0 + br) * dp; ++q)
-                        fz->Y[q] = L[q] + fz->lambda * Out[q];
-                    if (ypk)
-                        ro_sgns__pack_b_ahead(RO_SGNS_NOTRANS, fz->Y + r0 * dp, dp, dp, br,
-                                              ypk + (size_t)(blk - (long)sb) * br_max * dp_pad,
-                                              dp_pad);
-                }
-            }
-            if (fz) { /* G += D^T Y of the slots' blocks, in block order, by chunks of
-                         G's rows: GCH rows of a tile's columns each */
-                const size_t per_tile = (cb_max + RO_SGNS__GCH - 1) / RO_SGNS__GCH;
-                const long nch = (long)(((cols + cb_max - 1) / cb_max) * per_tile);
-                long ch;
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-                for (ch = 0; ch < nch; ++ch) {
-                    size_t t0 = (size_t)ch / per_tile * cb_max, b, gr;
-                    size_t g0 = t0 + (size_t)ch % per_tile * RO_SGNS__GCH;
-                    size_t cbt = ro_sgns__min(cb_max, cols - t0); /* the tile's width */
-                    if (g0 >= t0 + cbt) continue;
-                    gr = ro_sgns__min(RO_SGNS__GCH, t0 + cbt - g0);
-                    for (b = sb; b < (size_t)sbe; ++b) {
-                        size_t r0 = b * br_max, br = ro_sgns__min(br_max, rows - r0);
-                        ro_sgns__packed_b pyb; /* the block's Y, packed */
-                        pyb.base = ypk ? ypk + (b - sb) * br_max * dp_pad : NULL;
-                        pyb.ld = dp_pad;
-                        pyb.col0 = 0;
-                        ro_sgns__tile_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, gr, dp, br,
-                                           fz->buf + (b - sb) * br_max * cols + t0 * br_max +
-                                               (g0 - t0),
-                                           cbt, fz->Y + r0 * dp, dp, ypk ? &pyb : NULL,
-                                           b == 0 ? 0 : 1, fz->G + g0 * dp, dp, gemm_ws);
-                    }
-                }
-            }
-        }
+    pl->packed = ro_sgns__sweep_pack(cols - a->cbeg, a->d, a->R + a->cbeg * a->d, dp,
+                                     a->P ? a->P + a->cbeg * dp : NULL, cb_max, a->alloc, a->mem,
+                                     &pl->rt, &pl->pp);
+    return RO_SGNS_OK;
+}
+
+/* One blocked sweep over X = L R^T: what ro_sgns__sweep_args says, F's
+   blocks added in block order after the walk. */
+static ro_sgns_result ro_sgns__sweep(const ro_sgns__sweep_args *a, ro_sgns_error *err)
+{
+    ro_sgns__sweep_plan pl;
+    ro_sgns_result res;
+    if (a->cbeg >= a->sd->cols) { /* nothing to sweep: the caller has every column */
+        if (a->P) memset(a->Out, 0, a->sd->rows * a->dp * sizeof(ro_sgns_real));
+        if (a->F) *a->F = 0;
+        return ro_sgns__ok(err);
     }
-    if (F) {
+    res = ro_sgns__sweep_plan_make(&pl, a, err);
+    if (res != RO_SGNS_OK) return res;
+    ro_sgns__sweep_walk(&pl);
+    if (a->F) {
         double total = 0;
         size_t b;
-        for (b = 0; b < nblocks; ++b) total += fblock[b];
-        *F = total;
+        for (b = 0; b < pl.nblocks; ++b) total += pl.fblock[b];
+        *a->F = total;
     }
-    ro_sgns__free(alloc, buf);
-    ro_sgns__free(alloc, fblock);
-    ro_sgns__free(alloc, packed);
-    ro_sgns__free(alloc, ypack);
-    if (F && !ro_sgns__is_finite(*F))
+    ro_sgns__sweep_plan_free(&pl);
+    if (a->F && !ro_sgns__is_finite(*a->F))
         return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "sgns: the objective is NaN or Inf");
     return ro_sgns__ok(err);
 }
@@ -8369,6 +8480,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
 {
     const ro_sgns_allocator *al;
     ro_sgns_real *L;
+    ro_sgns__sweep_args a;
     ro_sgns_result res;
     if (!x || !F) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL");
     res = ro_sgns__check_fit(p, x->n, x->m, err);
@@ -8376,8 +8488,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *p, const ro_
     al = ro_sgns__problem_alloc(p);
     L = ro_sgns__us(x, al, err);
     if (!L) return err ? err->code : RO_SGNS_ERR_OUT_OF_MEMORY;
-    res = ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, 0, NULL, NULL, F, NULL,
-                         0, 0, 0, 0, NULL, al, NULL, err);
+    a = ro_sgns__sweep_of(&p->fwd, RO_SGNS_DIRECTION_PLAIN, x->d, L, x->V, al);
+    a.F = F;
+    res = ro_sgns__sweep(&a, err);
     ro_sgns__free(al, L);
     return res;
 }
@@ -8386,13 +8499,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const 
                                                 const ro_sgns_real *C, size_t d, double *F,
                                                 ro_sgns_error *err)
 {
+    ro_sgns__sweep_args a;
     ro_sgns_result res;
     if (!W || !C || !F || d == 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL or d = 0");
     res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
     if (res != RO_SGNS_OK) return res;
-    return ro_sgns__sweep(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, 0, NULL, NULL, F, NULL, 0, 0,
-                          0, 0, NULL, ro_sgns__problem_alloc(p), NULL, err);
+    a = ro_sgns__sweep_of(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, ro_sgns__problem_alloc(p));
+    a.F = F;
+    return ro_sgns__sweep(&a, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
@@ -8403,6 +8518,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     const ro_sgns_allocator *al;
     ro_sgns_real *L, *Id;
     size_t m, i;
+    ro_sgns__sweep_args a;
     ro_sgns_result res;
     if (!x || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "direction: NULL");
     res = ro_sgns__check_fit(p, x->n, x->m, err);
@@ -8418,8 +8534,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     /* D(X) = D(X) Id: the blocked sweep with the identity as the factor */
     memset(Id, 0, m * m * sizeof(ro_sgns_real));
     for (i = 0; i < m; ++i) Id[i * m + i] = 1;
-    res = ro_sgns__sweep(&p->fwd, dir, x->d, L, x->V, m, Id, out, NULL, NULL, 0, 0, 0, 0, NULL,
-                         al, NULL, err);
+    a = ro_sgns__sweep_of(&p->fwd, dir, x->d, L, x->V, al);
+    a.dp = m;
+    a.P = Id;
+    a.Out = out;
+    res = ro_sgns__sweep(&a, err);
     ro_sgns__free(al, Id);
     ro_sgns__free(al, L);
     return res;
@@ -8475,9 +8594,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    shortcut does not apply, the step sweeps as before: a halved retry (its
    lambda is not the one G was made for), a QR that took Householder's
    path (or on shards an R above that condition), the kept direction.
-   Measured on Zen 5 (bench/RESULTS.md): the step 15-24%
-   faster than with two sweeps (d = 100-500, float and double), a little
-   under the 25-30% the saved product and pass promise: reading D's
+   It saves a little less than the product and pass it drops: reading D's
    blocks back from memory (n m reals a step) makes the third product
    slower than the other two.
    Three products instead of four (keep_direction_bytes): the sweep that
@@ -8491,6 +8608,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
    first rows are the most frequent words, whose columns of X^T hold the
    most counts, so the walk over the counts shrinks faster than f. A halved
    retry sweeps again (D was overwritten by the rejected candidate's).
+   The code: ro_sgns__ro_run is Algorithm 1, a comment for each line; its
+   products are ro_sgns__mv (line 4's M V), ro_sgns__mt_u (line 5's M^T U',
+   its D^T U' by one of the three routes above in ro_sgns__dt_u) and
+   ro_sgns__f_and_dv (line 6: F and D V at the candidate, the next step's
+   first product); ro_sgns__ro_step holds what one step leaves the next.
    Shards (section 6) run this same function: where the rows of U are
    spread over processes, the QR of M V, the sum of the shards' parts of
    M^T U' and the sum of F go through the transport; on one machine the
@@ -8536,24 +8658,78 @@ static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_
     return ro_sgns__ok(err);
 }
 
-/* The first product of a step, at a point X = U S V^T: F(X) and D V.
-   L (n x d) is scratch for U S. A NaN in D V is RO_SGNS_ERR_NUMERIC.
-   Keep (keep_rows x m, or NULL) receives D's first keep_rows rows; fz
-   (or NULL) makes the sweep the fused one, in blocks of br rows. */
-static ro_sgns_result ro_sgns__f_and_dv(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
-                                        size_t d, const ro_sgns_real *U, const ro_sgns_real *S,
-                                        const ro_sgns_real *V, ro_sgns_real *L,
-                                        ro_sgns_real *DV, double *F, ro_sgns_real *Keep,
-                                        size_t keep_rows, const ro_sgns__fuse *fz, size_t br,
-                                        ro_sgns__sweep_mem *mem, ro_sgns_error *err)
+/* Five n x d blocks (45 MB each at n = m = 22k, d = 500 in float). */
+typedef struct ro_sgns__ro_work {
+    ro_sgns_real *DV, *DV1; /* D V at the point and at the candidate */
+    ro_sgns_real *U1;       /* U', the candidate's U */
+    ro_sgns_real *V1;       /* M^T U', then V' after its QR; U^T U' below it */
+    ro_sgns_real *T;        /* scratch: U S, V S^T, U' S' (max(n, m) rows) */
+    ro_sgns_real *S1, *R, *A; /* S', a QR's R (d x d), 3 d x d scratch */
+    ro_sgns_real *Rinv;       /* the fused step's R1^-1, R2^-1 (2 d x d) */
+    double *Rd;               /* on shards: R, R^-1 in double, 2 d scratch */
+    ro_sgns__sweep_mem sweep; /* the sweeps' packed operands */
+} ro_sgns__ro_work;
+
+/* A run of steps (ro_sgns__ro_run): the problem, the settings, the blocks,
+   and what the sweep at the point X hands the step besides F and D V (the
+   banner's fused step and kept direction). The sweep at a candidate
+   overwrites them: the flags say whether they are still X's. */
+typedef struct ro_sgns__ro_step {
+    const ro_sgns_problem *p;
+    const ro_sgns_ro_config *cfg;
+    size_t d;
+    ro_sgns__ro_work w;
+    ro_sgns__sweep_mem *mem; /* the sweeps' packed operands (&w.sweep), or NULL */
+    size_t br;               /* the forward sweeps' block rows */
+    int fused;               /* the sweeps at a point make fz's Y and G */
+    ro_sgns__fuse fz;        /* Y = M V and G = D^T M V, D's blocks of rows */
+    double g_lambda;         /* the lambda of the M V that Y is (to be) made for */
+    int g_valid;             /* fz is the sweep at X's (not a candidate's) */
+    int use_g;               /* this try's M V is fz's Y; its QR gives R^-1 */
+    ro_sgns_real *keep;      /* D's first keep_rows rows (keep_rows x m), or NULL */
+    size_t keep_rows;
+    int keep_valid;          /* keep holds D at X (not at a candidate) */
+    int us_in_t;             /* w.T holds U S, left by the sweep at X */
+} ro_sgns__ro_step;
+
+/* A run before its memory: nothing kept, not fused, no blocks (what a
+   test of one product alone needs, with w.T its scratch). */
+static void ro_sgns__ro_step_init(ro_sgns__ro_step *st, const ro_sgns_problem *p,
+                                  const ro_sgns_ro_config *cfg, size_t d)
 {
+    memset(st, 0, sizeof *st);
+    st->p = p;
+    st->cfg = cfg;
+    st->d = d;
+}
+
+/* The first product of a step, at a point X = U S V^T: F(X) and D V.
+   st->w.T is scratch for U S (and keeps it). A NaN in D V is
+   RO_SGNS_ERR_NUMERIC. The sweep also keeps D's first st->keep_rows rows
+   in st->keep (when there is one) and, fused, makes st->fz's Y = U S +
+   g_lambda D V and G = D^T Y, in blocks of st->br rows. */
+static ro_sgns_result ro_sgns__f_and_dv(ro_sgns__ro_step *st, const ro_sgns_real *U,
+                                        const ro_sgns_real *S, const ro_sgns_real *V,
+                                        ro_sgns_real *DV, double *F, ro_sgns_error *err)
+{
+    const ro_sgns_problem *p = st->p;
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
-    size_t n = p->fwd.rows;
+    const size_t n = p->fwd.rows, d = st->d;
+    ro_sgns__sweep_args a = ro_sgns__sweep_of(&p->fwd, st->cfg->direction, d, st->w.T, V, al);
     ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d,
-                                      0, L, d, al, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__sweep(&p->fwd, cfg->direction, d, L, V, d, V, DV, F, Keep,
-                             Keep ? keep_rows : 0, 0, br, cfg->block_cols, fz, al, mem, err);
+                                      0, st->w.T, d, al, err);
+    a.dp = d;
+    a.P = V;
+    a.Out = DV;
+    a.F = F;
+    a.Keep = st->keep;
+    a.keep_rows = st->keep ? st->keep_rows : 0;
+    a.br_max = st->br;
+    a.cb_max = st->cfg->block_cols;
+    a.fz = st->fused ? &st->fz : NULL;
+    a.mem = st->mem;
+    st->fz.lambda = (ro_sgns_real)st->g_lambda;
+    if (res == RO_SGNS_OK) res = ro_sgns__sweep(&a, err);
     if (res == RO_SGNS_OK && !ro_sgns__all_finite(n, d, DV, d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "ro_train: NaN in the step");
     return res;
@@ -8563,29 +8739,66 @@ static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size
                                  const ro_sgns_real *T, ro_sgns_real *W, size_t ldw,
                                  ro_sgns_real *ws);
 
-/* The second product: Out = M^T U' = V S^T (U^T U') + lambda D^T U' over
-   the rows held (m x d), and UtU = U^T U' (d x d) after it (Out has m + d
-   rows). VSt (m x d) is scratch for V S^T. Where Keep is not NULL it holds
-   the first keep_rows rows of the direction at X, kept by the sweep that
-   gave F(X) (keep_rows x m): their part of D^T U' is one GEMM over it, and
-   the sweep over X^T covers only the other columns (none when every row is
-   kept). Where G is not NULL it holds D^T M V from the fused sweep at X,
-   and Rinv the n_inv upper triangular factors that made U' from M V: the
-   two of CholeskyQR2, U' = ((M V) R1^-1) R2^-1 (appendix B), or on shards
-   TSQR's R^-1. Then D^T U' = (G R1^-1) R2^-1 or G R^-1, no sweep (G is
-   overwritten). On failure Out is untouched (all workspace is taken
-   before it is written). */
-static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg,
-                                    size_t d, double lambda, const ro_sgns_real *U,
-                                    const ro_sgns_real *S, const ro_sgns_real *V,
-                                    const ro_sgns_real *U1, const ro_sgns_real *Keep,
-                                    size_t keep_rows, ro_sgns_real *G, const ro_sgns_real *Rinv,
-                                    int n_inv, ro_sgns_real *VSt, ro_sgns_real *Out,
-                                    ro_sgns__sweep_mem *mem, ro_sgns_error *err)
+/* D^T U' (m x d, the rows held) into Out, by the route the step has:
+   - fused, when the QR of M V gave R^-1 (n_inv upper triangular factors in
+     st->w.Rinv: the two of CholeskyQR2, U' = ((M V) R1^-1) R2^-1 (appendix
+     B), or on shards TSQR's R^-1): D^T U' = (G R1^-1) R2^-1 or G R^-1 from
+     the fused sweep's G = D^T M V at X, no sweep (G is overwritten);
+   - else the kept rows' part, one GEMM over st->keep when it holds D at X,
+     and a sweep over X^T = (V S^T) U^T (V S^T in st->w.T) for the other
+     columns (words) of X^T: all of them when none is kept.
+   ws is the GEMMs' workspace. */
+static ro_sgns_result ro_sgns__dt_u(const ro_sgns__ro_step *st, const ro_sgns_real *U,
+                                    const ro_sgns_real *U1, int n_inv, ro_sgns_real *Out,
+                                    ro_sgns_real *ws, ro_sgns_error *err)
 {
-    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
-    size_t m = p->m, ws_elems, nk = Keep ? keep_rows : 0;
-    ro_sgns_real *ws, *UtU = Out + m * d;
+    const ro_sgns_problem *p = st->p;
+    const size_t m = p->m, d = st->d, rows = p->fwd.rows;
+    const ro_sgns_real *Keep = st->keep_valid ? st->keep : NULL;
+    const size_t nk = Keep ? st->keep_rows : 0;
+    ro_sgns_real *G = n_inv > 0 ? st->fz.G : NULL;
+    ro_sgns__sweep_args a;
+    ro_sgns_result res = RO_SGNS_OK;
+    if (G) {
+        ro_sgns__times_upper(m, d, G, d, st->w.Rinv, Out, d, ws);
+        if (n_inv > 1) {
+            ro_sgns__times_upper(m, d, Out, d, st->w.Rinv + d * d, G, d, ws);
+            memcpy(Out, G, m * d * sizeof(ro_sgns_real));
+        }
+        return RO_SGNS_OK;
+    }
+    if (nk < rows) { /* L = V S^T, R = U, from column nk on */
+        a = ro_sgns__sweep_of(&p->bwd, st->cfg->direction, d, st->w.T, U,
+                              ro_sgns__problem_alloc(p));
+        a.dp = d;
+        a.P = U1;
+        a.Out = Out;
+        a.cbeg = nk;
+        a.br_max = st->cfg->block_rows;
+        a.cb_max = st->cfg->block_cols;
+        a.mem = st->mem;
+        res = ro_sgns__sweep(&a, err);
+    }
+    if (res == RO_SGNS_OK && Keep && nk > 0) /* the kept rows' part: the third product */
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, nk, 1, Keep, m, U1, d,
+                            nk < rows ? 1 : 0, Out, d, ws);
+    return res;
+}
+
+/* The second product, at X = U S V^T: Out = M^T U' = V S^T (U^T U') +
+   lambda D^T U' over the rows held (m x d), and UtU = U^T U' (d x d) after
+   it (Out has m + d rows); D^T U' by ro_sgns__dt_u, n_inv the factors of
+   R^-1 the QR of M V left. st->w.T is scratch for V S^T. On failure Out is
+   untouched (all workspace is taken before it is written). */
+static ro_sgns_result ro_sgns__mt_u(const ro_sgns__ro_step *st, double lambda,
+                                    const ro_sgns_real *U, const ro_sgns_real *S,
+                                    const ro_sgns_real *V, const ro_sgns_real *U1, int n_inv,
+                                    ro_sgns_real *Out, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    const size_t m = st->p->m, d = st->d;
+    size_t ws_elems;
+    ro_sgns_real *ws, *UtU = Out + m * d, *VSt = st->w.T;
     int of = 0;
     ro_sgns_result res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, 1, V, d, S, d, 0,
                                       VSt, d, al, err);
@@ -8598,26 +8811,10 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
                              "ro_train: cannot allocate the GEMM workspace (d = %lu)",
                              (unsigned long)d);
     }
-    if (G) { /* D^T U' from the fused sweep's D^T M V */
-        ro_sgns__times_upper(m, d, G, d, Rinv, Out, d, ws);
-        if (n_inv > 1) {
-            ro_sgns__times_upper(m, d, Out, d, Rinv + d * d, G, d, ws);
-            memcpy(Out, G, m * d * sizeof(ro_sgns_real));
-        }
-        nk = p->fwd.rows; /* no sweep, and no kept rows */
-        Keep = NULL;
-    }
-    /* D^T U' over the transpose, the columns (words) not kept: X^T = (V S^T)
-       U^T, so L = V S^T, R = U */
-    if (nk < p->fwd.rows)
-        res = ro_sgns__sweep(&p->bwd, cfg->direction, d, VSt, U, d, U1, Out, NULL, NULL, 0, nk,
-                             cfg->block_rows, cfg->block_cols, NULL, al, mem, err);
-    if (res == RO_SGNS_OK && Keep && nk > 0) /* the kept rows' part: the third product */
-        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, nk, 1, Keep, m, U1, d,
-                            nk < p->fwd.rows ? 1 : 0, Out, d, ws);
+    res = ro_sgns__dt_u(st, U, U1, n_inv, Out, ws, err);
     if (res == RO_SGNS_OK) {
-        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, p->fwd.rows, 1, U, d, U1, d, 0,
-                            UtU, d, ws);
+        ro_sgns__gemm_taken(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, st->p->fwd.rows, 1, U, d, U1,
+                            d, 0, UtU, d, ws);
         ro_sgns__gemm_taken(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, 1, VSt, d, UtU, d,
                             (ro_sgns_real)lambda, Out, d, ws);
     }
@@ -8626,15 +8823,16 @@ static ro_sgns_result ro_sgns__mt_u(const ro_sgns_problem *p, const ro_sgns_ro_c
 }
 
 /* |X' - X|_F from the factors: |S'|^2 + |S|^2 - 2 <S', U'^T U S V^T V'>,
-   UtU = U^T U' (summed over the shards), V' and V m x d. A (3 d x d) is
-   scratch. */
-static ro_sgns_result ro_sgns__step_norm(size_t m, size_t d, const ro_sgns_real *S,
-                                         const ro_sgns_real *V, const ro_sgns_real *S1,
-                                         const ro_sgns_real *V1, const ro_sgns_real *UtU,
-                                         ro_sgns_real *A, double *norm,
-                                         const ro_sgns_allocator *al, ro_sgns_error *err)
+   X = x, X' from st->w: S', V' and UtU = U^T U' (summed over the shards)
+   below V'; w.A (3 d x d) is scratch. */
+static ro_sgns_result ro_sgns__step_norm(const ro_sgns__ro_step *st, const ro_sgns_factors *x,
+                                         double *norm, ro_sgns_error *err)
 {
-    ro_sgns_real *A1 = A, *A2 = A + d * d, *T2 = A + 2 * d * d;
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    const size_t m = x->m, d = x->d;
+    const ro_sgns_real *S = x->S, *V = x->V, *S1 = st->w.S1, *V1 = st->w.V1;
+    const ro_sgns_real *UtU = st->w.V1 + m * d;
+    ro_sgns_real *A1 = st->w.A, *A2 = st->w.A + d * d, *T2 = st->w.A + 2 * d * d;
     double s2 = 0;
     size_t i, j;
     ro_sgns_result res;
@@ -8668,18 +8866,6 @@ static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_resu
                                           ro_sgns_real *buf, size_t count, ro_sgns_error *err);
 static ro_sgns_result ro_sgns__sum_shards_double(const ro_sgns_comm *comm, ro_sgns_result res,
                                                  double *v, ro_sgns_error *err);
-
-/* Five n x d blocks (45 MB each at n = m = 22k, d = 500 in float). */
-typedef struct ro_sgns__ro_work {
-    ro_sgns_real *DV, *DV1; /* D V at the point and at the candidate */
-    ro_sgns_real *U1;       /* U', the candidate's U */
-    ro_sgns_real *V1;       /* M^T U', then V' after its QR; U^T U' below it */
-    ro_sgns_real *T;        /* scratch: U S, V S^T, U' S' (max(n, m) rows) */
-    ro_sgns_real *S1, *R, *A; /* S', a QR's R (d x d), 3 d x d scratch */
-    ro_sgns_real *Rinv;       /* the fused step's R1^-1, R2^-1 (2 d x d) */
-    double *Rd;               /* on shards: R, R^-1 in double, 2 d scratch */
-    ro_sgns__sweep_mem sweep; /* the sweeps' packed operands */
-} ro_sgns__ro_work;
 
 static void ro_sgns__ro_work_free(ro_sgns__ro_work *w, const ro_sgns_allocator *al)
 {
@@ -8727,17 +8913,16 @@ static void ro_sgns__stamp(const ro_sgns_problem *p, ro_sgns_factors *x)
     x->cds = p->cds;
 }
 
-/* The progress callback after an accepted step; 1 when any shard asks to
-   stop. */
+/* The progress callback after an accepted step: RO_SGNS_STOPPED (in err
+   too, with no message) when any shard asks to stop. */
 static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro_config *cfg,
                                       const ro_sgns_factors *x, double F, double F_prev,
                                       double lambda, double norm, int halvings, double t0,
-                                      int *stop, ro_sgns_error *err)
+                                      ro_sgns_error *err)
 {
     ro_sgns_ro_progress pr;
     double want;
     ro_sgns_result res;
-    *stop = 0;
     if (!cfg->callback) return RO_SGNS_OK;
     pr.iteration = x->iteration;
     pr.objective = F;
@@ -8748,7 +8933,13 @@ static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro
     pr.seconds = ro_sgns__now() - t0;
     want = cfg->callback(&pr, x, cfg->user) != 0 ? 1 : 0;
     res = ro_sgns__sum_shards_double(comm, RO_SGNS_OK, &want, err);
-    *stop = want != 0;
+    if (res == RO_SGNS_OK && want != 0) {
+        res = RO_SGNS_STOPPED;
+        if (err) {
+            err->code = RO_SGNS_STOPPED;
+            err->message[0] = '\0';
+        }
+    }
     return res;
 }
 
@@ -8771,15 +8962,19 @@ static double ro_sgns__next_lambda(const ro_sgns_ro_config *cfg, double lambda)
 
 /* The fused step's memory (section 4's banner; cfg->fuse): G (m x d), Y
    (n x d), R's inverses (in w; on shards R and R^-1 in double too) and one
-   block of D's rows a thread, as many as there are blocks. *br (the
+   block of D's rows a thread, as many as there are blocks. st->br (the
    configured block rows) becomes the blocks' rows: at most 2 (n + m) d /
    m, so that a block holds no more than 2 (n + m) d reals (a small
    problem's whole D is not kept), whatever the thread count (the blocks
    set G's bits). */
-static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__fuse *fz, ro_sgns__ro_work *w, size_t n,
-                                          size_t m, size_t d, size_t *br, int shards,
-                                          const ro_sgns_allocator *al, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__ro_step *st, size_t n, size_t m, int shards,
+                                          ro_sgns_error *err)
 {
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    const size_t d = st->d;
+    ro_sgns__fuse *fz = &st->fz;
+    ro_sgns__ro_work *w = &st->w;
+    size_t *br = &st->br;
     double cap = 2.0 * ((double)n + (double)m) * (double)d / (double)m;
     int of = 0;
     if (cap < (double)*br) *br = cap < 8 ? 8 : (size_t)cap / 8 * 8;
@@ -8798,108 +8993,154 @@ static ro_sgns_result ro_sgns__fuse_alloc(ro_sgns__fuse *fz, ro_sgns__ro_work *w
                          (unsigned long)fz->slots, (unsigned long)*br, (unsigned long)m);
 }
 
-/* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place).
-   comm is NULL on one machine; on a shard (section 6) x holds U's rows of
-   the shard and all of S and V. */
+/* A run's memory: the blocks, then the fused step's, or the rows of the
+   direction kept from one sweep to the next step's D^T U': as many as
+   keep_direction_bytes holds (none below one row of m reals; within it,
+   failing to get the memory is an error, not another path). */
+static ro_sgns_result ro_sgns__ro_step_alloc(ro_sgns__ro_step *st, const ro_sgns_factors *x,
+                                             int shards, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    const size_t n = x->n, m = x->m, d = x->d;
+    int of = 0;
+    size_t row_bytes = ro_sgns__mul(m, sizeof(ro_sgns_real), &of);
+    ro_sgns_result res;
+    st->keep_rows = of || row_bytes == 0 ? 0 : st->cfg->keep_direction_bytes / row_bytes;
+    if (st->keep_rows > n) st->keep_rows = n;
+    st->br = st->cfg->block_rows ? st->cfg->block_rows : RO_SGNS__BR;
+    st->mem = &st->w.sweep;
+    res = ro_sgns__ro_work_alloc(&st->w, n, m, d, al, err);
+    if (res == RO_SGNS_OK && st->cfg->fuse && st->keep_rows == 0) { /* unless kept */
+        res = ro_sgns__fuse_alloc(st, n, m, shards, err);
+        st->fused = 1;
+    }
+    if (res == RO_SGNS_OK && st->keep_rows > 0) {
+        st->keep = (ro_sgns_real *)ro_sgns__alloc_array(al, st->keep_rows, m,
+                                                        sizeof(ro_sgns_real));
+        if (!st->keep)
+            res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                "ro_train: cannot allocate the kept direction (%lu x %lu, "
+                                "keep_direction_bytes)", (unsigned long)st->keep_rows,
+                                (unsigned long)m);
+    }
+    return res;
+}
+
+static void ro_sgns__ro_step_free(ro_sgns__ro_step *st)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(st->p);
+    ro_sgns__ro_work_free(&st->w, al);
+    ro_sgns__free(al, st->keep);
+    ro_sgns__free(al, st->fz.G);
+    ro_sgns__free(al, st->fz.Y);
+    ro_sgns__free(al, st->fz.buf);
+}
+
+/* The sweep at the point X has run (at the start, or at the candidate
+   just accepted): what it left, the next try may use. */
+static void ro_sgns__swept_x(ro_sgns__ro_step *st)
+{
+    st->keep_valid = st->keep != NULL;
+    st->g_valid = st->fused; /* and the fused sweep's D^T M V, for g_lambda */
+    st->us_in_t = 1;         /* the sweep left U S in w.T */
+}
+
+/* Line 4's product, M V = U S + lambda D V (M itself is never formed),
+   into st->w.U1. The fused sweep at X made it already when it made it for
+   this lambda: then fz's Y and w.U1 trade places (st->use_g). Else U S is
+   still in w.T from the sweep at X, unless a retry of the step has used
+   w.T since (the same product again, the same bits). */
+static ro_sgns_result ro_sgns__mv(ro_sgns__ro_step *st, const ro_sgns_factors *x,
+                                  double lambda, ro_sgns_error *err)
+{
+    ro_sgns__ro_work *w = &st->w;
+    const size_t n = x->n, d = x->d;
+    const ro_sgns_real *us = w->T;
+    ro_sgns_real *swap;
+    size_t i;
+    ro_sgns_result res = RO_SGNS_OK;
+    st->use_g = st->g_valid && st->g_lambda == lambda;
+    st->g_valid = 0;
+    if (st->use_g) {
+        swap = w->U1;
+        w->U1 = st->fz.Y;
+        st->fz.Y = swap;
+    } else if (!st->us_in_t) {
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0,
+                           w->U1, d, ro_sgns__problem_alloc(st->p), err);
+        us = w->U1;
+    }
+    st->us_in_t = 0;
+    if (!st->use_g && res == RO_SGNS_OK)
+        for (i = 0; i < n * d; ++i) w->U1[i] = us[i] + (ro_sgns_real)lambda * w->DV[i];
+    return res;
+}
+
+/* Accept the candidate: X = X', all at once (and D V = D V'). */
+static void ro_sgns__accept(ro_sgns__ro_step *st, ro_sgns_factors *x)
+{
+    ro_sgns__ro_work *w = &st->w;
+    ro_sgns_real *swap = w->DV;
+    memcpy(x->U, w->U1, x->n * x->d * sizeof(ro_sgns_real));
+    memcpy(x->V, w->V1, x->m * x->d * sizeof(ro_sgns_real));
+    memcpy(x->S, w->S1, x->d * x->d * sizeof(ro_sgns_real));
+    w->DV = w->DV1;
+    w->DV1 = swap;
+    ro_sgns__swept_x(st);
+    ++x->iteration;
+    ro_sgns__stamp(st->p, x);
+}
+
+/* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place
+   when a step is accepted, and only then). comm is NULL on one machine; on
+   a shard (section 6) x holds U's rows of the shard and all of S and V. */
 static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_comm *comm,
                                       ro_sgns_factors *x, const ro_sgns_ro_config *cfg,
                                       ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
-    size_t n = x->n, m = x->m, d = x->d, i, j; /* n: the rows of U held here */
-    ro_sgns_real *U = x->U, *S = x->S, *V = x->V, *swap, *keep = NULL;
-    const ro_sgns_real *us;
-    ro_sgns__ro_work w;
-    ro_sgns__fuse fz, *fzp = NULL;
-    double F, F1 = 0, lambda, norm = 0, g_lambda = 0;
-    int it, stop, keep_valid = 0, of = 0, us_in_t = 0, g_valid = 0, use_g, n_inv;
-    size_t br = cfg->block_rows ? cfg->block_rows : RO_SGNS__BR;
-    /* the direction's first rows kept from one sweep to the next step's
-       D^T U': as many as the budget holds (none below one row of m reals;
-       within it, failing to get the memory is an error, not another path) */
-    size_t row_bytes = ro_sgns__mul(m, sizeof(ro_sgns_real), &of);
-    size_t keep_rows = of || row_bytes == 0 ? 0 : cfg->keep_direction_bytes / row_bytes;
+    const size_t n = x->n, m = x->m, d = x->d; /* n: the rows of U held here */
+    ro_sgns__ro_step st;
+    ro_sgns__ro_work *w = &st.w;
+    double F, F1 = 0, lambda, norm = 0;
+    int it, n_inv;
+    size_t i, j;
     ro_sgns_result res;
-    if (keep_rows > n) keep_rows = n;
-    memset(&w, 0, sizeof w);
-    memset(&fz, 0, sizeof fz);
-    res = ro_sgns__ro_work_alloc(&w, n, m, d, al, err);
-    /* the fused step, unless the direction is kept */
-    if (res == RO_SGNS_OK && cfg->fuse && keep_rows == 0) {
-        res = ro_sgns__fuse_alloc(&fz, &w, n, m, d, &br, comm != NULL, al, err);
-        fzp = &fz;
-    }
-    if (res == RO_SGNS_OK && keep_rows > 0) {
-        keep = (ro_sgns_real *)ro_sgns__alloc_array(al, keep_rows, m, sizeof(ro_sgns_real));
-        if (!keep)
-            res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                                "ro_train: cannot allocate the kept direction (%lu x %lu, "
-                                "keep_direction_bytes)", (unsigned long)keep_rows,
-                                (unsigned long)m);
-    }
+    ro_sgns__ro_step_init(&st, p, cfg, d);
+    res = ro_sgns__ro_step_alloc(&st, x, comm != NULL, err);
     lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
                                                                              : cfg->step;
     /* F(X) and D V at the start (fused: and D^T M V for the first step) */
-    fz.lambda = (ro_sgns_real)lambda;
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__f_and_dv(p, cfg, d, U, S, V, w.T, w.DV, &F, keep, keep_rows, fzp, br,
-                                &w.sweep, err);
-    keep_valid = keep != NULL;
-    g_valid = fzp != NULL;
-    g_lambda = lambda;
-    us_in_t = 1; /* f_and_dv left U S in w.T: the first product of line 4 */
+    st.g_lambda = lambda;
+    if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(&st, x->U, x->S, x->V, w->DV, &F, err);
+    ro_sgns__swept_x(&st);
     res = ro_sgns__sum_shards_double(comm, res, &F, err);
     if (res != RO_SGNS_OK) goto done;
-    for (it = 0; it < cfg->iterations; ++it) {   /* for i = 1, ..., K          [line 3] */
+    for (it = 0; it < cfg->iterations; ++it) { /* for i = 1, ..., K                 [line 3] */
         double t0 = ro_sgns__now();
         int halvings = 0;
-        for (;;) {                               /* one try of the step lambda */
-            /* M V = U S + lambda D V                          (M itself is never formed);
-               U S is still in w.T from the sweep at X, unless a retry of
-               the step has used w.T since (the same product, the same bits);
-               the fused sweep at X made it already, for this lambda */
-            use_g = g_valid && g_lambda == lambda;
-            g_valid = 0;
-            us = w.T;
-            if (use_g) { /* M V is fz.Y: trade the two n x d blocks */
-                swap = w.U1;
-                w.U1 = fz.Y;
-                fz.Y = swap;
-            } else if (!us_in_t) {
-                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, U, d, S, d, 0,
-                                   w.U1, d, al, err);
-                us = w.U1;
-            }
-            us_in_t = 0;
-            for (i = 0; !use_g && res == RO_SGNS_OK && i < n * d; ++i)
-                w.U1[i] = us[i] + (ro_sgns_real)lambda * w.DV[i];
-            /* U', S' = QR(M V); S' is replaced by line 5's             [line 4] */
-            res = ro_sgns__qr_rows_inv(comm, res, n, d, w.U1, w.R, w.T, use_g ? w.Rinv : NULL,
-                                       w.Rd, &n_inv, al, err);
-            /* M^T U' = V S^T (U^T U') + lambda D^T U', summed over the shards;
-               fused, D^T U' = (D^T M V) R^-1 when the QR gave R^-1 */
+        for (;;) {                             /* one try of the step lambda */
+            /* U', S' = QR(M V), M = X + lambda D(X); S' is replaced by line 5's [line 4] */
+            res = ro_sgns__mv(&st, x, lambda, err);
+            res = ro_sgns__qr_rows_inv(comm, res, n, d, w->U1, w->R, w->T,
+                                       st.use_g ? w->Rinv : NULL, w->Rd, &n_inv, al, err);
+            /* V', S'^T = QR(M^T U'), M^T U' summed over the shards          [line 5] */
             if (res == RO_SGNS_OK)
-                res = ro_sgns__mt_u(p, cfg, d, lambda, U, S, V, w.U1, keep_valid ? keep : NULL,
-                                    keep_rows, n_inv > 0 ? fz.G : NULL, w.Rinv, n_inv, w.T,
-                                    w.V1, &w.sweep, err);
-            res = ro_sgns__sum_shards(comm, res, w.V1, (m + d) * d, err);
-            /* V', S'^T = QR(M^T U')                                     [line 5] */
-            if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w.V1, w.R, w.T, al, err);
+                res = ro_sgns__mt_u(&st, lambda, x->U, x->S, x->V, w->U1, n_inv, w->V1, err);
+            res = ro_sgns__sum_shards(comm, res, w->V1, (m + d) * d, err);
+            if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w->V1, w->R, w->T, al, err);
             for (i = 0; res == RO_SGNS_OK && i < d; ++i)
-                for (j = 0; j < d; ++j) w.S1[i * d + j] = w.R[j * d + i];
+                for (j = 0; j < d; ++j) w->S1[i * d + j] = w->R[j * d + i];
             /* X' = U' S' V'^T: F(X') and D V', the next step's first product [line 6];
-               the kept direction becomes X''s (a retry of this step sweeps) */
-            keep_valid = 0;
-            /* fused: D^T M V at X' too, for the step that follows X''s
-               acceptance (lambda grown back as below) */
-            g_lambda = ro_sgns__next_lambda(cfg, lambda);
-            fz.lambda = (ro_sgns_real)g_lambda;
+               keep gets X''s rows of D (a retry of this step sweeps), and
+               fused the sweep makes D^T M V at X' for the step that follows
+               X''s acceptance (lambda grown back as below) */
+            st.keep_valid = 0;
+            st.g_lambda = ro_sgns__next_lambda(cfg, lambda);
             if (res == RO_SGNS_OK)
-                res = ro_sgns__f_and_dv(p, cfg, d, w.U1, w.S1, w.V1, w.T, w.DV1, &F1, keep,
-                                        keep_rows, fzp, br, &w.sweep, err);
+                res = ro_sgns__f_and_dv(&st, w->U1, w->S1, w->V1, w->DV1, &F1, err);
             if (res == RO_SGNS_OK) /* |X' - X|_F, for the progress report */
-                res = ro_sgns__step_norm(m, d, S, V, w.S1, w.V1, w.V1 + m * d, w.A, &norm, al,
-                                         err);
+                res = ro_sgns__step_norm(&st, x, &norm, err);
             res = ro_sgns__sum_shards_double(comm, res, &F1, err);
             /* the safeguard: keep X' if F did not fall, else halve lambda */
             if (res == RO_SGNS_ERR_NUMERIC && !cfg->safeguard) {
@@ -8917,40 +9158,17 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
             }
             lambda *= 0.5;
         }
-        /* accept: X = X', all at once */
-        memcpy(U, w.U1, n * d * sizeof(ro_sgns_real));
-        memcpy(V, w.V1, m * d * sizeof(ro_sgns_real));
-        memcpy(S, w.S1, d * d * sizeof(ro_sgns_real));
-        swap = w.DV;
-        w.DV = w.DV1;
-        w.DV1 = swap;
-        keep_valid = keep != NULL;
-        g_valid = fzp != NULL; /* and the fused sweep D^T M V, for g_lambda */
-        us_in_t = 1; /* the sweep at X' left U' S' in w.T */
-        ++x->iteration;
-        ro_sgns__stamp(p, x);
+        ro_sgns__accept(&st, x);
         /* the step size of the next step: grow back after an accepted one */
         if (cfg->safeguard) x->next_step = ro_sgns__next_lambda(cfg, lambda);
-        res = ro_sgns__report(comm, cfg, x, F1, F, lambda, norm, halvings, t0, &stop, err);
+        res = ro_sgns__report(comm, cfg, x, F1, F, lambda, norm, halvings, t0, err);
         F = F1;
-        if (res != RO_SGNS_OK) goto done;
-        if (stop) {
-            res = RO_SGNS_STOPPED;
-            if (err) {
-                err->code = RO_SGNS_STOPPED;
-                err->message[0] = '\0';
-            }
-            goto done;
-        }
+        if (res != RO_SGNS_OK) goto done; /* an error, or RO_SGNS_STOPPED */
         if (cfg->safeguard) lambda = x->next_step;
     }
     res = ro_sgns__ok(err);
 done:
-    ro_sgns__ro_work_free(&w, al);
-    ro_sgns__free(al, keep);
-    ro_sgns__free(al, fz.G);
-    ro_sgns__free(al, fz.Y);
-    ro_sgns__free(al, fz.buf);
+    ro_sgns__ro_step_free(&st);
     return res;
 }
 

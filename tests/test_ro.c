@@ -1205,6 +1205,28 @@ static void test_sample_corpus(void)
 
 /* ------------------------------- section 6: the step over row shards */
 
+/* Section 4's two products alone, on problem p: a step with nothing kept
+   and not fused, in the default blocks; L (U S) and VSt (V S^T) the
+   scratch. */
+static ro_sgns_result f_and_dv(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg, size_t d,
+                               const real *U, const real *S, const real *V, real *L, real *DV,
+                               double *F, ro_sgns_error *err)
+{
+    ro_sgns__ro_step st;
+    ro_sgns__ro_step_init(&st, p, cfg, d);
+    st.w.T = L;
+    return ro_sgns__f_and_dv(&st, U, S, V, DV, F, err);
+}
+static ro_sgns_result mt_u(const ro_sgns_problem *p, const ro_sgns_ro_config *cfg, size_t d,
+                           double lambda, const real *U, const real *S, const real *V,
+                           const real *U1, real *VSt, real *Out, ro_sgns_error *err)
+{
+    ro_sgns__ro_step st;
+    ro_sgns__ro_step_init(&st, p, cfg, d);
+    st.w.T = VSt;
+    return ro_sgns__mt_u(&st, lambda, U, S, V, U1, 0, Out, err);
+}
+
 static void test_shards(void)
 {
     size_t n = 150, m = 120, d = 10, i, j, q, P = 3;
@@ -1229,8 +1251,7 @@ static void test_shards(void)
     CHECK(ro_sgns_objective(p, x0, &F, &err) == RO_SGNS_OK);
     /* the step's first product over every row: F is the objective's own sweep */
     CHECK(ro_sgns_problem_create_rows(p, 0, n, &all, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns__f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, NULL, 0, NULL, 0,
-                            NULL, &err) == RO_SGNS_OK);
+    CHECK(f_and_dv(all, &cfg, d, x0->U, x0->S, x0->V, L, DV, &F1, &err) == RO_SGNS_OK);
     CHECK(F1 == F);
     /* on three shards: their rows of D V, their parts of F adding up to F;
        the objective of a shard's point is the shard's part */
@@ -1240,8 +1261,8 @@ static void test_shards(void)
         double Fr = 0;
         CHECK(ro_sgns_problem_create_rows(p, r0, r1, &sh[q], NULL, &err) == RO_SGNS_OK);
         if (!sh[q]) continue;
-        CHECK(ro_sgns__f_and_dv(sh[q], &cfg, d, x0->U + r0 * d, x0->S, x0->V, L, DVs + r0 * d,
-                                &Fq, NULL, 0, NULL, 0, NULL, &err) == RO_SGNS_OK);
+        CHECK(f_and_dv(sh[q], &cfg, d, x0->U + r0 * d, x0->S, x0->V, L, DVs + r0 * d, &Fq,
+                       &err) == RO_SGNS_OK);
         ro_sgns_factors_create(r1 - r0, m, d, &xq, NULL, NULL);
         memcpy(xq->U, x0->U + r0 * d, (r1 - r0) * d * sizeof(real));
         memcpy(xq->S, x0->S, d * d * sizeof(real));
@@ -1257,8 +1278,8 @@ static void test_shards(void)
     CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
                                        c.csum, c.total, k, 1.0, &sc, NULL, &err) == RO_SGNS_OK);
     if (sc) {
-        CHECK(ro_sgns__f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, NULL,
-                                0, NULL, 0, NULL, &err) == RO_SGNS_OK);
+        CHECK(f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, &err) ==
+              RO_SGNS_OK);
         CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
     }
     {   /* with context distribution smoothing too: a shard's P(c) comes from
@@ -1274,10 +1295,10 @@ static void test_shards(void)
                                            c.csum, c.total, k, 0.75, &s75, NULL, &err) ==
               RO_SGNS_OK);
         if (r75 && s75) {
-            CHECK(ro_sgns__f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV,
-                                    &F75r, NULL, 0, NULL, 0, NULL, &err) == RO_SGNS_OK);
-            CHECK(ro_sgns__f_and_dv(s75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV2,
-                                    &F75s, NULL, 0, NULL, 0, NULL, &err) == RO_SGNS_OK);
+            CHECK(f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F75r,
+                           &err) == RO_SGNS_OK);
+            CHECK(f_and_dv(s75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV2, &F75s,
+                           &err) == RO_SGNS_OK);
             CHECK(F75r == F75s);
             CHECK(memcmp(DV, DV2, (cut[2] - cut[1]) * d * sizeof(real)) == 0);
             /* and not the unsmoothed numbers */
@@ -1297,8 +1318,8 @@ static void test_shards(void)
     for (q = 0; q < P; ++q) {
         size_t r0 = cut[q];
         if (!sh[q]) continue;
-        CHECK(ro_sgns__mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d,
-                            NULL, 0, NULL, NULL, 0, VSt, Out, NULL, &err) == RO_SGNS_OK);
+        CHECK(mt_u(sh[q], &cfg, d, step, x0->U + r0 * d, x0->S, x0->V, U1 + r0 * d, VSt, Out,
+                   &err) == RO_SGNS_OK);
         for (i = 0; i < (m + d) * d; ++i) Osum[i] += Out[i];
     }
     X = dense_x(x0);

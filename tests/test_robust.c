@@ -1256,8 +1256,10 @@ static ro_sgns_result shard_pass1(const ro_sgns_problem *sh, real *DV, double *F
                                   ro_sgns_error *err)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
-    return ro_sgns__f_and_dv(sh, &cfg, D, X0->U + SR0 * D, X0->S, X0->V, g_L, DV, F, NULL, 0,
-                             NULL, 0, NULL, err);
+    ro_sgns__ro_step st; /* nothing kept, not fused, the default blocks */
+    ro_sgns__ro_step_init(&st, sh, &cfg, D);
+    st.w.T = g_L;
+    return ro_sgns__f_and_dv(&st, X0->U + SR0 * D, X0->S, X0->V, DV, F, err);
 }
 /* a shard is right when its first product gives the reference's bits */
 static int shard_ok(const ro_sgns_problem *sh)
@@ -1294,8 +1296,10 @@ static int k_pass1(ro_sgns_result rc)
 static ro_sgns_result shard_pass2(real *Out, ro_sgns_error *err)
 {
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
-    return ro_sgns__mt_u(SH_PART, &cfg, D, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, NULL, 0,
-                         NULL, NULL, 0, g_VSt, Out, NULL, err);
+    ro_sgns__ro_step st; /* as in shard_pass1 */
+    ro_sgns__ro_step_init(&st, SH_PART, &cfg, D);
+    st.w.T = g_VSt;
+    return ro_sgns__mt_u(&st, 0.5, X0->U + SR0 * D, X0->S, X0->V, g_U1, 0, Out, err);
 }
 static ro_sgns_result c_pass2(void)
 {
