@@ -7919,9 +7919,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
     if (res != RO_SGNS_OK) return res;
     if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "problem: out is NULL");
     if (ro_sgns__counts_ranged(c)) /* a row range: a shard, with the global #(c) and |D| */
+#ifndef RO_SGNS_NO_SHARDS
         res = ro_sgns_problem_create_shard(c->n, c->n, c->row_begin, c->row_end, c->row_ptr,
                                            c->col, c->val, c->ctx_count, c->total, k, cds, out,
                                            alloc, err);
+#else
+        res = ro_sgns__fail(err, RO_SGNS_ERR_UNSUPPORTED,
+                            "problem: counts of rows %lu..%lu make a shard, which this build "
+                            "leaves out (RO_SGNS_NO_SHARDS)",
+                            (unsigned long)c->row_begin, (unsigned long)c->row_end);
+#endif
     else
         res = ro_sgns_problem_create_csr(c->n, c->n, c->row_ptr, c->col, c->val, k, cds, out, alloc,
                                          err);
