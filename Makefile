@@ -44,7 +44,9 @@ HAVE_AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
 HAVE_AVX2 := $(shell grep -w avx2 /proc/cpuinfo 2>/dev/null | grep -qw fma && echo yes)
 HAVE_SSE42 := $(shell grep -qw sse4_2 /proc/cpuinfo 2>/dev/null && echo yes)
 
-TESTS := linalg count sppmi ro eval sgd robust files
+# step_alone: the header with RO_SGNS_STEP_ONLY (no counting, files,
+# evaluation, SGD, shards or stdio), the method alone from counts in memory
+TESTS := linalg count sppmi ro eval sgd robust files step_alone
 TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h tests/counts_file.h
 
 # Compiling the header is most of make check's time, so each variant builds
@@ -98,7 +100,7 @@ bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-a
 
 test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train
 	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
-	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh"
+	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)"
 
 asan: export RO_SGNS_TEST_TMP := $(B)/asan
 asan: $(ASAN_BINS)

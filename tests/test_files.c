@@ -112,6 +112,27 @@ static int write_file(const char *path, const void *p, size_t n)
 
 /* ---- CRC-32C -------------------------------------------------------------- */
 
+
+/* an allocator whose every allocation fails */
+static void *tcf_no_alloc(void *user, size_t size)
+{
+    (void)user;
+    (void)size;
+    return NULL;
+}
+static void *tcf_no_realloc(void *user, void *p, size_t size)
+{
+    (void)user;
+    (void)p;
+    (void)size;
+    return NULL;
+}
+static void tcf_free(void *user, void *p)
+{
+    (void)user;
+    free(p);
+}
+
 static void test_crc(void)
 {
     ro_sgns__crc t;
@@ -165,6 +186,24 @@ static void test_crc(void)
             size_t at = k * 256, n = sizeof buf - at < 256 ? sizeof buf - at : 256;
             CHECK(ch.sum[k] == tcf_crc32c(0, buf + at, n));
         }
+        ro_sgns__chunks_free(&ch);
+    }
+    /* an allocation failure while the table grows ends the feed with oom
+       set (it used to loop forever taking 0 bytes): 70 chunks of 256 bytes
+       need the table to grow past its first 64 entries */
+    {
+        ro_sgns__chunks ch;
+        ro_sgns_allocator al = {tcf_no_alloc, tcf_no_realloc, tcf_free, NULL};
+        static unsigned char big[70 * 256];
+        size_t fed = 0;
+        ro_sgns__chunks_init(&ch, 8, 0, &al);
+        while (fed < sizeof big) {
+            size_t piece = sizeof big - fed < 1000 ? sizeof big - fed : 1000;
+            ro_sgns__chunks_feed(&ch, big + fed, piece);
+            fed += piece;
+        }
+        ro_sgns__chunks_end(&ch);
+        CHECK(ch.oom && ch.n == 0);
         ro_sgns__chunks_free(&ch);
     }
 }

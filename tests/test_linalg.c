@@ -474,7 +474,8 @@ static double orth_error(size_t n, size_t d, const real *Q, size_t ldq)
 #define SVD_SIGMA (sizeof(real) == sizeof(double) ? 5.0 : 2.0)
 
 /* which QR check_qr runs: 0 ro_sgns_qr, 1 the RO step's (CholeskyQR2 when
-   it vouches for its answer, else ro_sgns_qr; appendix B) */
+   it vouches for its answer, else ro_sgns_qr; II.2), 2 the plain one
+   (ro_sgns_qr_naive, I.5) */
 static int g_qr_step;
 
 static ro_sgns_result run_qr(size_t n, size_t d, real *Q, real *R, ro_sgns_error *err)
@@ -482,6 +483,7 @@ static ro_sgns_result run_qr(size_t n, size_t d, real *Q, real *R, ro_sgns_error
     real *W;
     ro_sgns_result res;
     if (!g_qr_step) return ro_sgns_qr(n, d, Q, d, R, d, NULL, err);
+    if (g_qr_step == 2) return ro_sgns_qr_naive(n, d, Q, d, R, d, NULL, err);
     W = (real *)malloc(n * d * sizeof(real));
     res = ro_sgns__qr_step(n, d, Q, R, W, NULL, err);
     free(W);
@@ -552,6 +554,7 @@ static void test_qr(void)
         size_t n = sizes[s / 2][0], d = sizes[s / 2][1];
         real *A;
         g_qr_step = (int)(s % 2); /* every case through both QRs */
+        if (s % 4 == 2) g_qr_step = 2; /* and half of them through the plain one */
         if (tu_quick() && n == 2000 && d == 130) continue; /* RO_SGNS_TEST_QUICK */
         if (tu_quick() && n == 1000) n = 200; /* ... and still 4 panels of 32 */
         A = rnd_matrix(n, d, 1);
@@ -623,8 +626,23 @@ static void test_qr_unblocked(void)
         real *A = rnd_matrix(n, d, 1), *Q = rnd_matrix(n, d, 1), *R = rnd_matrix(d, d, 1);
         double *tau = (double *)malloc(2 * d * sizeof(double)), worst = 0;
         const double bound = QR_REC * (double)n * EPS * frob(n * d, A);
+        real *Qn = rnd_matrix(n, d, 1), *Rn = rnd_matrix(d, d, 1);
+        double wq = 0, wr = 0;
         memcpy(Q, A, n * d * sizeof(real));
+        memcpy(Qn, A, n * d * sizeof(real));
         CHECK(ro_sgns_qr_builtin(n, d, Q, d, R, d, NULL, NULL) == RO_SGNS_OK);
+        /* the plain QR (I.5: the same reflectors applied one at a time, Q
+           formed from the last) gives the blocked one's Q and R */
+        CHECK(ro_sgns_qr_naive(n, d, Qn, d, Rn, d, NULL, NULL) == RO_SGNS_OK);
+        for (i = 0; i < n * d; ++i)
+            if (!(fabs((double)Qn[i] - Q[i]) <= wq)) wq = fabs((double)Qn[i] - Q[i]);
+        for (i = 0; i < d * d; ++i)
+            if (!(fabs((double)Rn[i] - R[i]) <= wr)) wr = fabs((double)Rn[i] - R[i]);
+        CHECKF(wq <= QR_ORTH * (double)n * EPS && wr <= bound,
+               "qr_naive %lux%lu: Q off by %.3g, R by %.3g (bounds %.3g, %.3g)", (unsigned long)n,
+               (unsigned long)d, wq, wr, QR_ORTH * (double)n * EPS, bound);
+        free(Qn);
+        free(Rn);
         ro_sgns__geqr2(n, d, A, d, tau, tau + d);
         for (i = 0; i < d; ++i) {
             const double sign = A[i * d + i] < 0 ? -1 : 1;

@@ -242,6 +242,34 @@ static ro_sgns_factors *copy_point(const ro_sgns_factors *x)
 
 /* ------------------------------------------------ objective, gradient */
 
+/* Part I's term of one entry (I.1): f at closed forms (x = 0: f = -(a + B)
+   log 2, f' = (a - B) / 2), f' against central differences of f over a
+   wide range of x, and no overflow at |x| = 700 where a naive
+   log(1 + exp(x)) is Inf. */
+static void test_sgns_entry(void)
+{
+    static const double xs[] = {-40, -12.5, -3, -0.7, -1e-3, 0, 2e-4, 0.5, 4, 19, 45};
+    static const double ab[][2] = {{0, 2.5}, {3, 0.01}, {17, 4}, {1, 1}};
+    double g, f, worst = 0;
+    size_t i, j;
+    f = ro_sgns__sgns_entry(3, 5, 0, &g);
+    CHECK_NEAR(f, -8 * log(2.0), 1e-14);
+    CHECK_NEAR(g, -1, 1e-15);
+    for (j = 0; j < sizeof ab / sizeof ab[0]; ++j)
+        for (i = 0; i < sizeof xs / sizeof xs[0]; ++i) {
+            double a = ab[j][0], B = ab[j][1], x = xs[i], h = 1e-5 * (1 + fabs(x));
+            double fd = (ro_sgns__sgns_entry(a, B, x + h, NULL) - ro_sgns__sgns_entry(a, B, x - h, NULL)) /
+                        (2 * h);
+            ro_sgns__sgns_entry(a, B, x, &g);
+            if (!(fabs(fd - g) / (1 + fabs(g)) <= worst)) worst = fabs(fd - g) / (1 + fabs(g));
+        }
+    CHECKF(worst <= 1e-7, "entry: f' vs central differences %.3g", worst);
+    f = ro_sgns__sgns_entry(2, 3, 700, &g); /* -3 * 700 to rounding; f' = -3 */
+    CHECKF(fabs(f + 2100) <= 1e-9 && fabs(g + 3) <= 1e-12, "entry at 700: f %g f' %g", f, g);
+    f = ro_sgns__sgns_entry(2, 3, -700, &g); /* -2 * 700; f' = 2 */
+    CHECKF(fabs(f + 1400) <= 1e-9 && fabs(g - 2) <= 1e-12, "entry at -700: f %g f' %g", f, g);
+}
+
 static void test_objective_and_gradient(double cds)
 {
     size_t n = 7, m = 9, d = 7, i, j;
@@ -262,6 +290,16 @@ static void test_objective_and_gradient(double cds)
     F_ref = ref_F(&c, A, k, cds, X);
     CHECKF(fabs(F_lib - F_ref) <= (IS_D ? 1e-12 : 1e-5) * fabs(F_ref), "cds %g: F %.17g vs %.17g",
            cds, F_lib, F_ref);
+    /* Part I's F, entry by entry in double, against the formula: the order
+       of the sums differs, and in float B's colfac, #(c)^cds, is rounded to
+       a float (the formula's is a double) */
+    {
+        double F_naive;
+        CHECK(ro_sgns_objective_naive(p, x, &F_naive, &err) == RO_SGNS_OK);
+        CHECKF(fabs(F_naive - F_ref) <= (IS_D || cds == 1 ? 1e-12 : 1e-6) * fabs(F_ref),
+               "cds %g: F naive %.17g vs %.17g",
+               cds, F_naive, F_ref);
+    }
     /* grad F: the blocked direction against the formula, and the formula
        against central differences of F, entry by entry (double only: the
        differences need the precision) */
@@ -1797,6 +1835,7 @@ int main(void)
     test_exp_log_accuracy();
     test_symmetry_check();
     test_from_wc_refusals();
+    test_sgns_entry();
     test_objective_and_gradient(1.0);
     test_objective_and_gradient(0.75); /* context distribution smoothing */
     test_objective_and_gradient(0.3);

@@ -313,6 +313,11 @@ static ro_sgns_csr *known_csr(size_t n, size_t m, size_t r, const double *sigma,
 static void tsvd_bounds(int method, double *sigma_tol, double *angle_tol)
 {
     int dbl = sizeof(real) == sizeof(double);
+    if (method < 0) { /* ro_sgns_tsvd_naive: the whole Jacobi SVD of A dense */
+        *sigma_tol = dbl ? 1e-12 : 8e-6;
+        *angle_tol = dbl ? 1e-10 : 5e-5;
+        return;
+    }
     *sigma_tol = !dbl ? 8e-6 : method == RO_SGNS_TSVD_KRYLOV ? 3e-10 : 1e-13;
     *angle_tol = !dbl ? 5e-5 : method == RO_SGNS_TSVD_KRYLOV ? 5e-5 : 1e-11;
 }
@@ -330,7 +335,10 @@ static void check_tsvd_method(size_t n, size_t m, size_t d, double decay, int me
     for (p = 0; p < r; ++p) sigma[p] = 10 * pow(decay, (double)p);
     A = known_csr(n, m, r, sigma, &Q1);
     cfg.method = method;
-    CHECKF(ro_sgns_tsvd(A, d, &cfg, &f, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+    if (method < 0) /* Part I's dense reference (I.8) */
+        CHECKF(ro_sgns_tsvd_naive(A, d, &f, NULL, &err) == RO_SGNS_OK, "%s", err.message);
+    else
+        CHECKF(ro_sgns_tsvd(A, d, &cfg, &f, NULL, &err) == RO_SGNS_OK, "%s", err.message);
     if (f) {
         for (p = 0; p < d; ++p) {
             double e = fabs((double)f->S[p * d + p] - sigma[p]) / sigma[p];
@@ -366,11 +374,12 @@ static void check_tsvd_method(size_t n, size_t m, size_t d, double decay, int me
     free(sigma);
 }
 
-/* both methods on the same matrices */
+/* both methods, and the dense reference (-1), on the same matrices */
 static void check_tsvd(size_t n, size_t m, size_t d, double decay)
 {
     check_tsvd_method(n, m, d, decay, RO_SGNS_TSVD_KRYLOV);
     check_tsvd_method(n, m, d, decay, RO_SGNS_TSVD_SUBSPACE);
+    check_tsvd_method(n, m, d, decay, -1);
 }
 
 static void test_tsvd(void)

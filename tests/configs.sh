@@ -1,0 +1,76 @@
+#!/bin/sh
+# configs.sh - the header's configurations (the RO_SGNS_NO_* switches):
+#   1. each switch alone, all of them (RO_SGNS_STEP_ONLY) and none compile
+#      cleanly in C99 (-pedantic -Wall -Wextra -Wshadow -Wconversion -Werror)
+#      and as C++ (float; double too for none and all);
+#   2. the step-alone object (RO_SGNS_STEP_ONLY) asks the C library for no
+#      file, directory or process call (POSIX or Win32) and no stdio stream;
+#   3. with TABLE=1: per configuration the object size (text + data, gcc
+#      -Os and -O2, float) and the -O2 compile time, README's table.
+# usage: sh tests/configs.sh [CC] [CXX]; exit status 0 when 1 and 2 hold.
+set -u
+CC=${1:-gcc}
+CXX=${2:-g++}
+W=${RO_SGNS_TEST_TMP:-build}/configs
+mkdir -p "$W"
+printf '#define RO_SGNS_IMPLEMENTATION\n#include "ro_sgns.h"\nint ro_sgns_configs_anchor;\n' > "$W/impl.c"
+WARN="-std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Werror"
+CXXWARN="-x c++ -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Werror"
+configs="ALL NO_COUNT NO_FILES NO_EVAL NO_SGD NO_SHARDS NO_STDIO STEP_ONLY"
+passed=0
+failed=0
+flag() { [ "$1" = ALL ] && echo "" || echo "-DRO_SGNS_$1"; }
+for c in $configs; do
+    f=$(flag "$c")
+    reals=float
+    case $c in ALL | STEP_ONLY) reals="float double" ;; esac
+    for real in $reals; do
+        # shellcheck disable=SC2086
+        if $CC $WARN -O0 $f -DRO_SGNS_REAL=$real -I. -c "$W/impl.c" -o "$W/$c.o" 2> "$W/err" &&
+           $CXX $CXXWARN -O0 $f -DRO_SGNS_REAL=$real -I. -c "$W/impl.c" -o "$W/$c.cxx.o" 2>> "$W/err"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "configs: $c ($real) does not build cleanly:"; head -20 "$W/err"
+        fi
+    done
+done
+# 2. the step alone: no file API (a deny list of what the file layer calls)
+if $CC -std=c99 -O2 -DRO_SGNS_STEP_ONLY -I. -c "$W/impl.c" -o "$W/step.o" 2> "$W/err"; then
+    bad=$(nm -u "$W/step.o" | awk '{print $NF}' | grep -E '^_?(open|open64|close|read|write|fopen|fopen64|fclose|fread|fwrite|fflush|fputc|fputs|fprintf|printf|fseek|fseeko|ftell|ftello|fileno|fsync|fdatasync|rename|remove|unlink|stat|stat64|lstat|fstat|__xstat|__lxstat|__fxstat|readlink|mkstemp|getpid|_getpid|MoveFileExA|GetLastError|_open|_close|_commit|_wopen|isatty)$')
+    if [ -z "$bad" ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "configs: the step-alone object still calls: $bad"
+    fi
+    # and it includes no POSIX or Win32 file header
+    if $CC -std=c99 -E -DRO_SGNS_STEP_ONLY -I. "$W/impl.c" | grep -qE '^# [0-9]+ "[^"]*/(unistd|fcntl|io)\.h"|sys/stat\.h'; then
+        failed=$((failed + 1))
+        echo "configs: the step-alone build includes unistd.h, fcntl.h, io.h or sys/stat.h"
+    else
+        passed=$((passed + 1))
+    fi
+else
+    failed=$((failed + 1)); echo "configs: the step-alone object does not build"; head "$W/err"
+fi
+if [ "${TABLE:-0}" = 1 ]; then
+    echo "| configuration | -Os bytes | -O2 bytes | share of all at -Os | -O2 compile s |"
+    echo "|---|---|---|---|---|"
+    all_os=
+    for c in $configs; do
+        f=$(flag "$c")
+        # shellcheck disable=SC2086
+        $CC -std=c99 -Os $f -I. -c "$W/impl.c" -o "$W/os.o"
+        t0=$(date +%s.%N)
+        # shellcheck disable=SC2086
+        $CC -std=c99 -O2 $f -I. -c "$W/impl.c" -o "$W/o2.o"
+        t1=$(date +%s.%N)
+        os=$(size "$W/os.o" | awk 'NR==2{print $1+$2}')
+        o2=$(size "$W/o2.o" | awk 'NR==2{print $1+$2}')
+        [ -z "$all_os" ] && all_os=$os
+        echo "| $c | $os | $o2 | $(awk -v a="$os" -v b="$all_os" 'BEGIN{printf "%.0f%%", 100*a/b}') | $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}') |"
+    done
+fi
+echo "configs: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
