@@ -228,9 +228,9 @@
 #define RO_SGNS_H
 
 #define RO_SGNS_VERSION_MAJOR 0
-#define RO_SGNS_VERSION_MINOR 2
+#define RO_SGNS_VERSION_MINOR 3
 #define RO_SGNS_VERSION_PATCH 0
-#define RO_SGNS_VERSION_STRING "0.2.0"
+#define RO_SGNS_VERSION_STRING "0.3.0"
 
 /* The switches that leave parts out (BUILD OPTIONS at the top).
    RO_SGNS_STEP_ONLY is all of them. No switch needs another: what stays
@@ -3848,9 +3848,10 @@ static void ro_sgns__stamp(const ro_sgns_problem *p, ro_sgns_factors *x)
     x->cds = p->cds;
 }
 
-/* The same step with everything dense, for tests and for reading: X, the
-   direction and M = X + lambda D(X) as n x m matrices, the products by the
-   textbook GEMM, no safeguard. O(n m) memory: small problems only. */
+/* One step of Algorithm 1, everything dense: X, the direction and
+   M = X + lambda D(X) as n x m matrices, the products by the triple loop
+   (I.4), the QRs one reflector at a time (I.5), the gradient by I.1's
+   entry; no safeguard. O(n m) memory: small problems only. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *p, ro_sgns_factors *x,
                                                  ro_sgns_direction dir, double lambda,
                                                  ro_sgns_error *err)
@@ -3878,23 +3879,25 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *p, ro_sg
     /* X = U S V^T */
     ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0, US, d);
     ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_TRANS, n, m, d, 1, US, d, x->V, d, 0, M, m);
-    /* M = X + lambda D(X), (grad F)_wc = #(w,c) s(-x_wc) - B_wc s(x_wc) */
+    /* M = X + lambda D(X), D = grad F (plain) or grad F / B (scaled) */
     for (w = 0; w < n; ++w) {
         uint64_t e = p->fwd.row_ptr[w];
         for (c = 0; c < m; ++c) {
             double xwc = M[w * m + c], B = p->fwd.rowfac[w] * (double)p->fwd.colfac[c], a = 0, g;
             if (e < p->fwd.row_ptr[w + 1] && p->fwd.col[e] == c) a = p->fwd.val[e++];
-            g = a / (1 + RO_SGNS_EXP(xwc)) - B / (1 + RO_SGNS_EXP(-xwc));
+            ro_sgns__sgns_entry(a, B, xwc, &g);
             M[w * m + c] = (ro_sgns_real)(xwc + lambda * (dir == RO_SGNS_DIRECTION_SCALED ? g / B : g));
         }
     }
-    /* U', S' = QR(M V);  V', S'^T = QR(M^T U') */
+    /* U', S' = QR(M V)                                           [line 4] */
     ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, m, 1, M, m, x->V, d, 0, MV, d);
-    res = ro_sgns_qr(n, d, MV, d, R, d, al, err);
+    res = ro_sgns_qr_naive(n, d, MV, d, R, d, al, err);
     if (res != RO_SGNS_OK) goto done;
+    /* V', S'^T = QR(M^T U')                                       [line 5] */
     ro_sgns_gemm_naive(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, n, 1, M, m, MV, d, 0, MtU, d);
-    res = ro_sgns_qr(m, d, MtU, d, R, d, al, err);
+    res = ro_sgns_qr_naive(m, d, MtU, d, R, d, al, err);
     if (res != RO_SGNS_OK) goto done;
+    /* X' = U' S' V'^T                                             [line 6] */
     memcpy(x->U, MV, n * d * sizeof(ro_sgns_real));
     memcpy(x->V, MtU, m * d * sizeof(ro_sgns_real));
     for (w = 0; w < d; ++w)
