@@ -416,7 +416,7 @@ typedef struct ro_sgns_vocab {
    counts are exact up to 2^24 = 16,777,216 a pair; larger or fractional
    ones (the weighted window's) are rounded to the nearest float (relative
    error <= 6e-8). The marginals and |D| are doubles summed from the
-   unrounded values (see "Exactness" in section 1), not from val.
+   unrounded values (see "Exactness" in section 8), not from val.
    A row range (ro_sgns_counts_load_rows_*: one process's share of the
    words) holds only the pairs of rows [row_begin, row_end): row_ptr then
    has row_end - row_begin + 1 entries, from 0, row_ptr[i] for word
@@ -465,7 +465,7 @@ RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *w
    the words, their unigram counts, #(w), #(c) and |D| (never 0). The same
    for a whole matrix and any row range of it, loaded or counted, on any
    host; two different counts share one by a chance of about 2^-64.
-   Checkpoints store it (section 4). 0 for NULL or incomplete counts. */
+   Checkpoints store it (section 9). 0 for NULL or incomplete counts. */
 RO_SGNS_DEF uint64_t ro_sgns_counts_fingerprint(const ro_sgns_counts *counts);
 
 /* What a run needs, in bytes, from n_words (vocabulary size n), nnz
@@ -684,7 +684,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
    factors of B and the transposed counts). Words and contexts may differ
    in number (n x m). Counts that hold a row range
    (ro_sgns_counts_load_rows_*) make a shard of those rows, as
-   ro_sgns_problem_create_shard does with their #(c) and |D| (section 6);
+   ro_sgns_problem_create_shard does with their #(c) and |D| (section 7);
    the problem remembers the counts' fingerprint and window, which
    training records in the factors (checkpoints).
    The weight of the negative terms is B_wc = k #(w) P(c), P(c) the
@@ -845,7 +845,7 @@ typedef struct ro_sgns_ro_progress {
    THE SGD START (RO-SGNS from word2vec's answer)
    Any W0 (n x d), C0 (m x d) is a start: X0 = W0 C0^T, brought to
    U S V^T by ro_sgns_factors_from_wc (section 2) without forming X0. The
-   SGD-SGNS baseline (section 9) trained on the same corpus with the
+   SGD-SGNS baseline (section 12) trained on the same corpus with the
    counts' vocabulary gives one:
        ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
        sc.size = d;  sc.window = counts->config.window;  sc.negative = k;
@@ -1056,7 +1056,7 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng);
    the global marginals. P processes, each with its shard and U's rows of
    it, run ro_sgns_ro_train_shard together; a transport (MPI or anything
    else) is plugged in through ro_sgns_comm, each callback returning 0 on
-   success. The implementation's section 6 has the scheme and its costs. */
+   success. The implementation's II.4 has the scheme and its costs. */
 typedef struct ro_sgns_comm {
     int rank, size; /* this shard's index and the number of shards */
     /* recv = the count values of every shard's send, in shard order */
@@ -1349,7 +1349,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
       116  4   u32 CRC-32C of bytes 0-115 (so a corrupt size is caught
                before anything is allocated or sought)
       120      vocabulary, n records: u32 len (1..RO_SGNS_MAX_WORD_BYTES),
-               len bytes of the word (each > 0x20: a token, section 1),
+               len bytes of the word (each > 0x20: a token, section 8),
                u64 unigram count (>= 1)
        ..      row_ptr: n + 1 u64;  col: nnz u32;  val: nnz f64;
                word_count: n f64;  ctx_count: n f64
@@ -1584,7 +1584,7 @@ typedef enum ro_sgns_vectors_format {
    words[i], rows in the order of the file or of the constructor (for our
    training results and for most published files: descending frequency).
    Invariants: n >= 1, 1 <= d <= RO_SGNS_FILE_MAX_DIM, every word a token
-   (non-empty, every byte above 0x20: section 1's TOKENS) and unique;
+   (non-empty, every byte above 0x20: section 8's TOKENS) and unique;
    every value finite. Words are bytes: UTF-8 is kept as it is.
    Read the public fields; the ones ending in _ are private. Lookups of a
    word cost O(length) through a private hash table (FNV-1a, open
@@ -2092,7 +2092,7 @@ typedef struct ro_sgns_sgd_config {
 RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
 
 /* Train on a corpus given as text (tokenized exactly as the counting
-   section does it: see TOKENS in section 1) with the vocabulary vocab
+   section does it: see TOKENS in section 8) with the vocabulary vocab
    (e.g. &counts->vocab of the same corpus; ids are its ids, and its
    vocab.count defines the unigram and subsampling distributions).
    W and C receive n x d matrices (n = vocab->n, d = cfg->size, row-major,
@@ -2239,7 +2239,7 @@ ssize_t readlink(const char *path, char *buf, size_t size);
 #include <omp.h>
 #endif
 
-/* The GEMM's micro-kernel (appendix A) follows the instruction set the
+/* The GEMM's micro-kernel (I.4, II.1) follows the instruction set the
    compiler targets: AVX-512F, else AVX2 + FMA, else portable C. */
 #if defined(__AVX512F__) && !defined(RO_SGNS_NO_SIMD)
 #include <immintrin.h>
@@ -2248,7 +2248,7 @@ ssize_t readlink(const char *path, char *buf, size_t size);
 #include <immintrin.h>
 #define RO_SGNS__AVX2 1
 #endif
-/* The GEMM's cache blocking (appendix A) reads the cache sizes with the
+/* The GEMM's cache blocking (II.1) reads the cache sizes with the
    cpuid instruction on x86 (GCC 5+, clang, MSVC); elsewhere, or with
    RO_SGNS_NO_CPUID, it uses a fixed table. <cpuid.h> is the compiler's
    own header, not libc's: a compiler that defines __GNUC__ may lack it
@@ -2317,7 +2317,7 @@ RO_SGNS_DEF const char *ro_sgns_result_string(ro_sgns_result code)
 }
 
 /* The error codes run from -1 down to the last without a gap; the shards
-   agree on one count per code (section 6). A new code goes below the last
+   agree on one count per code (II.4). A new code goes below the last
    and becomes it here (the switch above must name it too: -Wall says so). */
 #define RO_SGNS__ERR_LAST RO_SGNS_ERR_NOT_FOUND
 #define RO_SGNS__N_ERRORS (-(int)RO_SGNS__ERR_LAST)
@@ -2585,7 +2585,7 @@ typedef struct ro_sgns__side {
 } ro_sgns__side;
 
 /* The problem: the counts of the rows r0..r1 it holds (all n rows, except
-   for a shard of section 6) and the factors of B. rowfac holds k #(w)/|D|
+   for a shard, II.8) and the factors of B. rowfac holds k #(w)/|D|
    for the rows held, then k #(c)/|D| for the m contexts; colfac holds #(c)
    for the m contexts, then #(w) for the rows held (with cds != 1, |D| is
    Z = sum_c #(c)^cds and #(c) is #(c)^cds: see ro_sgns__problem_factors),
@@ -3366,7 +3366,7 @@ static void ro_sgns__svd_columns(size_t mm, size_t n, double *G, double *norm2, 
 }
 
 /* The SVD of an m x n matrix with m >= n (see ro_sgns_svd): the one-sided
-   Jacobi SVD of this appendix, the plain reference. Its fast twin is
+   Jacobi SVD of this section, the plain reference. Its fast twin is
    LAPACK's ?gesdd, which ro_sgns_svd calls under RO_SGNS_USE_LAPACKE; a
    test compares their singular values (in the repository:
    tests/test_linalg.c, test_svd through check_svd, in its LAPACKE
@@ -4067,7 +4067,7 @@ done:
    The k loop is never split over threads.
    ====================================================================== */
 
-/* The appendices' internals that the sections before them use. */
+/* GEMM internals that the code below uses before their definitions. */
 static ro_sgns_real *ro_sgns__align64(void *p);
 static size_t ro_sgns__gemm_ws_elems(size_t n, int nt, int *overflow);
 static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
@@ -5139,7 +5139,7 @@ static double ro_sgns__uneven(size_t x, size_t nt)
    built from the same kernel calls over the same KC blocks in the same
    order, whatever the thread count, MC or NC.
    shape: RO_SGNS__FULL, or one of the two halved products of the Cholesky
-   QR (Appendix B), which skip work whose result is known or not wanted:
+   QR (II.2), which skip work whose result is known or not wanted:
    RO_SGNS__UPPER_C: only C's upper triangle (i <= j) is wanted; tiles
      wholly below the diagonal are not computed and keep what they held.
      The rows are split so that each thread gets half the tiles, not half
@@ -5472,7 +5472,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_gemm_builtin(ro_sgns_trans ta, ro_sgns_trans 
 #ifdef RO_SGNS_USE_CBLAS
 /* The product through CBLAS, on checked arguments with m, n, k > 0; 0 (and
    nothing done) when a size is beyond CBLAS's int: such problems stay on
-   the built-in kernel. BLAS-shaped: section 3's tiles call it with the
+   the built-in kernel. BLAS-shaped: II.5's tiles call it with the
    BLAS's arguments. */
 static int ro_sgns__gemm_cblas(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, size_t k,
                                ro_sgns_real alpha, const ro_sgns_real *A, size_t lda,
@@ -6442,7 +6442,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
 }
 
 /* The held rows' transpose (m x rows, columns = local row numbers,
-   ascending) into owned arrays, by the counting sort of section 2. */
+   ascending) into owned arrays, by the counting sort of I.8. */
 static ro_sgns_result ro_sgns__problem_transpose(ro_sgns_problem *p, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
@@ -6791,7 +6791,7 @@ static double ro_sgns__cond_upper(size_t d, const double *R, const double *Ri, d
 }
 
 /* The step's QR of M V (n x d here), with the inverses the fused step
-   needs (section 4; inv NULL: the QR only, *n_inv = 0). One machine:
+   needs (II.6; inv NULL: the QR only, *n_inv = 0). One machine:
    ro_sgns__qr_step_inv, and *n_inv = 2 when CholeskyQR2 left R1^-1 and
    R2^-1 in inv. On shards the QR is TSQR, whose Q is M V R^-1 too (to
    rounding): inv receives R^-1 and *n_inv = 1, and the shards' parts of
@@ -7205,7 +7205,7 @@ static uint64_t ro_sgns__first_col(const ro_sgns__side *sd, size_t w, size_t c0)
     return lo;
 }
 
-/* The fused step's part of a sweep (section 4). With P = R and dp = d the
+/* The fused step's part of a sweep (II.6). With P = R and dp = d the
    sweep also gives Y = L + lambda Out (the next step's M V, rows x d) and
    G = D(X)^T Y (cols x d). A block's rows of D(X) stay in buf (slots of
    br_max x cols reals) until its rows of Out, and so of Y, are complete;
@@ -7226,7 +7226,7 @@ typedef struct ro_sgns__fuse {
    F is not NULL) and Out = D(X) P (if P is not NULL). Keep (may be NULL)
    receives the first keep_rows rows of D(X). Only the columns from cbeg on
    are swept (F and D(X) P over those; 0 for all): the rest of D(X) P is
-   the caller's (section 4). fz (may be NULL; needs cbeg = 0, P = R): also
+   the caller's (II.6). fz (may be NULL; needs cbeg = 0, P = R): also
    Y and G = D(X)^T Y, the blocks of br_max rows taken fz->slots at a time.
    ro_sgns__sweep_of fills the first six fields and zeroes the others. */
 typedef struct ro_sgns__sweep_args {
@@ -7337,7 +7337,7 @@ static RO_SGNS__INLINE void ro_sgns__prefetch_counts(const ro_sgns__side *sd, si
    place in the block (its cursor, at its first count in column c0 or
    beyond, moves past the tile). The dense part covers every entry, the
    counts' part the row's counts in the tile; the direction's first
-   keep_rows rows are kept for D^T U' (section 4). */
+   keep_rows rows are kept for D^T U' (II.6). */
 static void ro_sgns__grad_row(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
                               size_t i, size_t w, ro_sgns_real *t, size_t c0, size_t cb,
                               double *facc)
@@ -7891,8 +7891,8 @@ static void ro_sgns__times_upper(size_t n, size_t d, const ro_sgns_real *A, size
 
 /* D^T U' (m x d, the rows held) into Out, by the route the step has:
    - fused, when the QR of M V gave R^-1 (n_inv upper triangular factors in
-     st->w.Rinv: the two of CholeskyQR2, U' = ((M V) R1^-1) R2^-1 (appendix
-     B), or on shards TSQR's R^-1): D^T U' = (G R1^-1) R2^-1 or G R^-1 from
+     st->w.Rinv: the two of CholeskyQR2, U' = ((M V) R1^-1) R2^-1 (II.2),
+     or on shards TSQR's R^-1): D^T U' = (G R1^-1) R2^-1 or G R^-1 from
      the fused sweep's G = D^T M V at X, no sweep (G is overwritten);
    - else the kept rows' part, one GEMM over st->keep when it holds D at X,
      and a sweep over X^T = (V S^T) U^T (V S^T in st->w.T) for the other
@@ -8002,8 +8002,8 @@ static ro_sgns_result ro_sgns__step_norm(const ro_sgns__ro_step *st, const ro_sg
     return RO_SGNS_OK;
 }
 
-/* What a step needs from the other shards (section 6); with comm NULL (one
-   machine) the first is the step's QR (appendix B: Cholesky QR twice, W
+/* What a step needs from the other shards (II.4); with comm NULL (one
+   machine) the first is the step's QR (II.2: Cholesky QR twice, W
    its n x d scratch) and the other two do nothing. Each
    returns res unchanged once it is an error, without any work; on shards
    it first makes every shard agree on the first failure, in shard order. */
@@ -8100,7 +8100,7 @@ static double ro_sgns__next_lambda(const ro_sgns_ro_config *cfg, double lambda)
     return lambda * cfg->grow > cfg->step ? cfg->step : lambda * cfg->grow;
 }
 
-/* The fused step's memory (section 4's banner; cfg->fuse): G (m x d), Y
+/* The fused step's memory (II.6's banner; cfg->fuse): G (m x d), Y
    (n x d), R's inverses (in w; on shards R and R^-1 in double too) and one
    block of D's rows a thread, as many as there are blocks. st->br (the
    configured block rows) becomes the blocks' rows: at most 2 (n + m) d /
@@ -8233,7 +8233,7 @@ static void ro_sgns__accept(ro_sgns__ro_step *st, ro_sgns_factors *x)
 
 /* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place
    when a step is accepted, and only then). comm is NULL on one machine; on
-   a shard (section 6) x holds U's rows of the shard and all of S and V. */
+   a shard (II.8) x holds U's rows of the shard and all of S and V. */
 static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_comm *comm,
                                       ro_sgns_factors *x, const ro_sgns_ro_config *cfg,
                                       ro_sgns_error *err)
@@ -8433,13 +8433,13 @@ static void ro_sgns__gaussian(size_t rows, size_t l, ro_sgns_real *G, uint64_t s
     }
 }
 
-/* Appendix C: one-sided Jacobi on the columns of G (V NULL: no rotations kept). */
+/* I.6: one-sided Jacobi on the columns of G (V NULL: no rotations kept). */
 static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
                                       ro_sgns_error *err);
 
 /* What the truncated SVD needs from other shards when the rows of A are
-   spread over processes (section 6, ro_sgns_tsvd_shard; the step shares
-   them, section 4): with comm NULL (one machine) the first is ro_sgns_qr
+   spread over processes (II.8, ro_sgns_tsvd_shard; the step shares
+   them, II.6): with comm NULL (one machine) the first is ro_sgns_qr
    and the others do nothing, so the arithmetic is that of one process.
    Each takes the result so far; on shards an error anywhere reaches every
    shard there, and every shard returns the same code. */
@@ -8466,7 +8466,7 @@ static ro_sgns_result ro_sgns__tsvd_qr(const ro_sgns_comm *cm, ro_sgns_result re
 
 /* A truncated SVD under way (ro_sgns__tsvd_run): A and where its rows
    are, the sizes, the settings, and where the result goes. On a shard
-   (cm set; section 6) A holds the shard's rows, the first of them row r0
+   (cm set; II.4) A holds the shard's rows, the first of them row r0
    of the whole, and f receives U's rows for them. */
 typedef struct ro_sgns__tsvd_job {
     const ro_sgns_csr *A, *At; /* At: A^T, or NULL when A is symmetric */
@@ -8889,7 +8889,7 @@ static ro_sgns_result ro_sgns__krylov_factors(const ro_sgns__krylov *kr)
    kept). Forming H squares the condition: singular values far below
    sqrt(epsilon) s_1 (float: 2e-4 s_1) lose relative accuracy this way,
    which the subspace method keeps.
-   On a shard (section 6) A, Q and U are the shard's n rows, the first of
+   On a shard (II.4) A, Q and U are the shard's n rows, the first of
    them row r0 of the whole: A^T Q_i, Q^T Y and A^T U are summed over the
    shards (m x b, l x b and m x d), each block is orthogonalized by TSQR,
    and H, V and S come out the same on every shard. */
@@ -8955,7 +8955,7 @@ static ro_sgns_result ro_sgns__tsvd_sizes(const ro_sgns_tsvd_config *cfg, size_t
 }
 
 /* The truncated SVD of A, whole (comm NULL) or a shard's rows of it (the
-   first is row r0 of the whole, which has n rows; section 6), into a new
+   first is row r0 of the whole, which has n rows; II.4), into a new
    factors object that holds A's rows of U. */
 static ro_sgns_result ro_sgns__tsvd_run(const ro_sgns_csr *A, const ro_sgns_comm *cm, size_t r0,
                                         size_t n, size_t d, const ro_sgns_tsvd_config *cfg,
@@ -9621,7 +9621,7 @@ static ro_sgns_result ro_sgns__line_break(ro_sgns__counter *k)
 }
 
 /* Feed size bytes of text. Every byte <= ' ' separates tokens; '\n' also
-   ends a line (section 1's TOKENS). */
+   ends a line (section 8's TOKENS). */
 static ro_sgns_result ro_sgns__feed(ro_sgns__counter *k, const unsigned char *data, size_t size)
 {
     size_t i = 0;
@@ -12914,12 +12914,6 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
    the counts file's (III.2).
    ====================================================================== */
 
-/* ---------------------------------------------------------------------
-   Checkpoints (layout in the declarations). Values go through f64 bits,
-   byte by byte, so a file reads back identically on any host; the writer,
-   the reader and the chunk table are the counts file's (section 1).
-   --------------------------------------------------------------------- */
-
 #define RO_SGNS__FX_MAGIC "ROSGNSFX"
 #define RO_SGNS__FX_HEADER 96u    /* version 2 */
 #define RO_SGNS__FX_HEADER_V1 56u /* version 1 */
@@ -13319,7 +13313,7 @@ static void ro_sgns__strpool_free(const ro_sgns_allocator *al, ro_sgns__strpool 
    FNV-1a (64 bit) over the word's bytes, open addressing with linear
    probing in a power-of-two table kept at most half full; a slot holds
    row + 1, 0 is empty. With fold set, ASCII letters hash and compare as
-   lower case (the folded lookup of section 8). The strings of the rows
+   lower case (the folded lookup of III.6). The strings of the rows
    come either from an array of pointers or from a pool + offsets (while a
    reader is still growing the pool). */
 
@@ -13427,7 +13421,7 @@ static int ro_sgns__vec_find(const ro_sgns_vectors *v, const char *key, size_t l
     return 1;
 }
 
-/* Is w a token (section 1's TOKENS: non-empty, every byte above 0x20), so
+/* Is w a token (section 8's TOKENS: non-empty, every byte above 0x20), so
    that every format can write it and read it back? *at gets the first
    byte that is not (0 for an empty word). */
 static int ro_sgns__vec_word_ok(const char *w, size_t *at)
@@ -13756,7 +13750,7 @@ static int ro_sgns__txt_skip_blanks(ro_sgns__txt_in *in)
    tok (room for cap bytes, NUL-terminated, truncated if longer). Returns
    its full length; *flags gets TOO_LONG / HAS_CTRL (a byte below 0x20
    that is not a blank: NUL and the other control bytes, which no word
-   has: section 1's TOKENS). */
+   has: section 8's TOKENS). */
 static size_t ro_sgns__txt_field(ro_sgns__txt_in *in, char *tok, size_t cap, int *flags)
 {
     size_t len = 0;
@@ -14146,7 +14140,7 @@ static ro_sgns_result ro_sgns__vec_binary_body(ro_sgns__txt_in *in, ro_sgns__vec
         if (c < 0) goto truncated;
         len = 0;
         while (c >= 0 && c != ' ') {
-            if (c < 0x20) /* no word has one (section 1's TOKENS) */
+            if (c < 0x20) /* no word has one (section 8's TOKENS) */
                 return ro_sgns__fail(
                     err, RO_SGNS_ERR_FORMAT, "byte %llu: a control byte 0x%02x in word %llu",
                     ro_sgns__txt_offset(in) - 1, (unsigned)c, (ro_sgns__ull)b->words.n + 1);
@@ -15945,7 +15939,7 @@ static ro_sgns_result ro_sgns__sgd_push(ro_sgns__sgd_reader *r, uint32_t x)
     return RO_SGNS_OK;
 }
 
-/* The current token is complete: cut it as section 1 does (at
+/* The current token is complete: cut it as III.1 does (at
    RO_SGNS_MAX_WORD_BYTES, moved back to the start of a UTF-8 character),
    look it up, keep its id if it is a vocabulary word. */
 static ro_sgns_result ro_sgns__sgd_end_word(ro_sgns__sgd_reader *r)
@@ -15960,7 +15954,7 @@ static ro_sgns_result ro_sgns__sgd_end_word(ro_sgns__sgd_reader *r)
 }
 
 /* Feed size bytes. Every byte <= ' ' separates tokens, '\n' also ends a
-   line; every other byte belongs to the token (section 1's TOKENS). */
+   line; every other byte belongs to the token (section 8's TOKENS). */
 static ro_sgns_result ro_sgns__sgd_feed(ro_sgns__sgd_reader *r, const unsigned char *data,
                                         size_t size)
 {
