@@ -326,7 +326,7 @@ static void check_tsvd_method(size_t n, size_t m, size_t d, double decay, int me
 {
     ro_sgns_tsvd_config cfg = ro_sgns_tsvd_config_default();
     size_t r = n < m ? n : m, p, i, j;
-    double *sigma = (double *)malloc(r * sizeof(double)), *Q1, worst = 0, angle = 0;
+    double *sigma = (double *)calloc(r, sizeof(double)), *Q1, worst = 0, angle = 0;
     ro_sgns_csr *A;
     ro_sgns_factors *f = NULL;
     ro_sgns_error err;
