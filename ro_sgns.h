@@ -7391,12 +7391,24 @@ static void ro_sgns__grad_row(const ro_sgns__sweep_plan *pl, const ro_sgns__swee
     if (w < a->keep_rows) memcpy(a->Keep + w * sd->cols + c0, t, cb * sizeof(ro_sgns_real));
 }
 
+/* A function the compiler is asked not to inline (GCC, clang). */
+#ifndef RO_SGNS__NOINLINE
+#if defined(__GNUC__)
+#define RO_SGNS__NOINLINE __attribute__((noinline))
+#else
+#define RO_SGNS__NOINLINE
+#endif
+#endif
+
 /* One tile: rows r0 .. r0 + br - 1 and the columns from c0 (as many as
    fit in a tile) of X = L R^T into tile (GEMM), each row made D(X)'s with
-   F's terms into facc, then Out's rows += tile P_c (GEMM). */
-static void ro_sgns__sweep_tile(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
-                                size_t r0, size_t br, size_t c0, ro_sgns_real *tile,
-                                double *facc)
+   F's terms into facc, then Out's rows += tile P_c (GEMM). Not inlined
+   (one call a tile): inlined into the walk, GCC ran short of registers in
+   the rows' gather and scatter loops and reloaded from the stack there. */
+static RO_SGNS__NOINLINE void ro_sgns__sweep_tile(const ro_sgns__sweep_plan *pl,
+                                                  const ro_sgns__sweep_scratch *s, size_t r0,
+                                                  size_t br, size_t c0, ro_sgns_real *tile,
+                                                  double *facc)
 {
     const ro_sgns__sweep_args *a = pl->a;
     const size_t d = a->d, dp = a->dp, cb = ro_sgns__min(pl->cb_max, a->sd->cols - c0);
