@@ -1621,6 +1621,12 @@ RO_SGNS_DEF int ro_sgns_vectors_find(const ro_sgns_vectors *v, const char *word,
 /* The vector of a word (d values), or NULL when it is not in v. */
 RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v,
                                                     const char *word);
+/* Scale every row of v to unit length in place (gensim's
+   unit_normalize_all; word2vec's distance does it on loading); a zero row
+   stays zero. Norms are taken in double (scaled first where the squares
+   would overflow); each value is then rounded once to the real type, so a
+   row's norm is 1 to within a few units of its rounding. NULL is fine. */
+RO_SGNS_DEF void ro_sgns_vectors_normalize(ro_sgns_vectors *v);
 
 #endif
 
@@ -1724,8 +1730,19 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
      question with a word beyond them is skipped.
    ====================================================================== */
 
-/* Cosine of two d-vectors, accumulated in double; 0 when either is zero. */
+/* Cosine of two d-vectors, accumulated in double; 0 when either is zero.
+   NULL for a or b (ro_sgns_vectors_get of a word not in the vectors)
+   gives NaN, never a crash; ro_sgns_similarity_of_words says which word
+   is missing instead. */
 RO_SGNS_DEF double ro_sgns_cosine(const ro_sgns_real *a, const ro_sgns_real *b, size_t d);
+
+/* gensim's similarity(word1, word2): the cosine of the two words' vectors
+   in *sim. A word not in v (exact bytes: no case folding) gives
+   RO_SGNS_ERR_NOT_FOUND with "'word' is not in the vocabulary"; *sim is
+   then untouched. O(d), no allocation. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_of_words(const ro_sgns_vectors *v,
+                                                       const char *word1, const char *word2,
+                                                       double *sim, ro_sgns_error *err);
 
 /* Pearson's r and Spearman's rho (Pearson's r of the ranks; tied values
    get the mean of the ranks they span, as in scipy.stats.spearmanr).
@@ -1851,6 +1868,38 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v
                                                         size_t *count,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err);
+
+/* gensim's most_similar(positive, negative, topn = k, restrict_vocab):
+   the k rows nearest by cosine to the sum of the positive words' unit
+   vectors minus the negative words' (3CosAdd: "king" - "man" + "woman";
+   gensim's mean has the same direction, so the same cosines), best first,
+   ties to the lower row, every query word left out. Only the first
+   restrict_vocab rows are candidates (0 = all rows); the query words may
+   be any row, as in gensim. A word not in v gives RO_SGNS_ERR_NOT_FOUND
+   ("'word' is not in the vocabulary"), no word at all
+   RO_SGNS_ERR_INVALID_ARGUMENT. out has room for k; *count (may be NULL)
+   gets the number filled, slots beyond it get RO_SGNS_NO_ROW and 0.
+   Cost O(rows d), workspace O(rows + 1024 + d). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_most_similar(const ro_sgns_vectors *v,
+                                                const char *const *positive, size_t npositive,
+                                                const char *const *negative, size_t nnegative,
+                                                size_t restrict_vocab, size_t k,
+                                                ro_sgns_neighbor *out, size_t *count,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+
+/* gensim's doesnt_match(words): *which gets the index (into words) of the
+   word whose unit vector has the lowest cosine with the mean of the
+   words' unit vectors; sims (NULL or nwords values) gets every word's
+   cosine with that mean (gensim's rank_by_centrality). Ties go to the
+   earlier word. A word not in v gives RO_SGNS_ERR_NOT_FOUND naming it
+   (gensim drops it with a warning), nwords = 0 RO_SGNS_ERR_EMPTY; *which
+   and sims are then untouched. O(nwords d), workspace O(d). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_doesnt_match(const ro_sgns_vectors *v,
+                                                const char *const *words, size_t nwords,
+                                                size_t *which, double *sims,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
 
 /* Analogy questions "a b c d" (a is to b as c is to d) in the format of
    word2vec's questions-words.txt: lines ": section name" open a section,
@@ -13685,6 +13734,47 @@ RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v, co
     return v->data + r * v->d;
 }
 
+/* The largest |x_i| of d values. */
+static double ro_sgns__vec_absmax(const ro_sgns_real *x, size_t d)
+{
+    double m = 0;
+    size_t i;
+    for (i = 0; i < d; ++i)
+        if (RO_SGNS_FABS((double)x[i]) > m) m = RO_SGNS_FABS((double)x[i]);
+    return m;
+}
+
+/* ||x / m||^2 in double, d values, with *m = 1, or where the squares
+   overflow a double, the largest |x_i|. */
+static double ro_sgns__vec_norm2(const ro_sgns_real *x, size_t d, double *m)
+{
+    double s = 0;
+    size_t j;
+    *m = 1;
+    for (j = 0; j < d; ++j) s += (double)x[j] * (double)x[j];
+    if (!ro_sgns__is_finite(s)) {
+        *m = ro_sgns__vec_absmax(x, d);
+        for (s = 0, j = 0; j < d; ++j) s += ((double)x[j] / *m) * ((double)x[j] / *m);
+    }
+    return s;
+}
+
+/* dst = x / ||x|| (zero stays zero), d values; scaled first where the
+   squares overflow a double. dst may be x. */
+static void ro_sgns__vec_unit(const ro_sgns_real *x, size_t d, ro_sgns_real *dst)
+{
+    double m, s = ro_sgns__vec_norm2(x, d, &m), inv = s > 0 ? 1.0 / RO_SGNS_SQRT(s) : 0.0;
+    size_t j;
+    for (j = 0; j < d; ++j) dst[j] = (ro_sgns_real)((double)x[j] / m * inv);
+}
+
+RO_SGNS_DEF void ro_sgns_vectors_normalize(ro_sgns_vectors *v)
+{
+    size_t r;
+    if (!v || !v->data) return;
+    for (r = 0; r < v->n; ++r) ro_sgns__vec_unit(v->data + r * v->d, v->d, v->data + r * v->d);
+}
+
 /* ---- input: a memory buffer, or a read callback refilled 64 KiB at a time */
 
 typedef struct ro_sgns__txt_in {
@@ -14581,6 +14671,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
    transposed, 512 queries x 1024 rows at a time, each column scaled by
    the row's inverse norm -- the matrix is never copied or normalized in
    place. O(queries n d) flops; workspace O(n + 512 (3 d + 3072)) reals.
+   gensim's most_similar is one such query, the sum of the words' signed
+   unit vectors, over the first restrict_vocab rows with the query words
+   skipped; doesnt_match and similarity of two words are O(words d) loops.
    (512 queries a block: the block is the GEMM's m, and the built-in GEMM
    needs m >= 512 for its full speed.)
    Invariants: a zero vector has cosine 0 with everything; ties go to the
@@ -14607,21 +14700,11 @@ static void ro_sgns__txt_skip_line(ro_sgns__txt_in *in)
     }
 }
 
-/* The largest |x_i| of d values. */
-static double ro_sgns__eval_absmax(const ro_sgns_real *x, size_t d)
-{
-    double m = 0;
-    size_t i;
-    for (i = 0; i < d; ++i)
-        if (RO_SGNS_FABS((double)x[i]) > m) m = RO_SGNS_FABS((double)x[i]);
-    return m;
-}
-
 /* The cosine of a and b with each scaled by its largest entry first: for
    entries so large (near DBL_MAX) that the plain sums overflow a double. */
 static double ro_sgns__eval_cos_scaled(const ro_sgns_real *a, const ro_sgns_real *b, size_t d)
 {
-    double ma = ro_sgns__eval_absmax(a, d), mb = ro_sgns__eval_absmax(b, d), ab = 0, aa = 0,
+    double ma = ro_sgns__vec_absmax(a, d), mb = ro_sgns__vec_absmax(b, d), ab = 0, aa = 0,
            bb = 0;
     size_t i;
     if (ma == 0 || mb == 0) return 0;
@@ -14636,8 +14719,9 @@ static double ro_sgns__eval_cos_scaled(const ro_sgns_real *a, const ro_sgns_real
 
 RO_SGNS_DEF double ro_sgns_cosine(const ro_sgns_real *a, const ro_sgns_real *b, size_t d)
 {
-    double ab = 0, aa = 0, bb = 0;
+    double ab = 0, aa = 0, bb = 0, inf = HUGE_VAL;
     size_t i;
+    if (!a || !b) return inf - inf; /* NaN: a missing word is not "unrelated" */
     for (i = 0; i < d; ++i) {
         ab += (double)a[i] * (double)b[i];
         aa += (double)a[i] * (double)a[i];
@@ -15395,21 +15479,6 @@ static double ro_sgns__eval_cos(ro_sgns_real s, const ro_sgns_real *q, const ro_
     return inv >= 0 && ro_sgns__is_finite(c) ? c : ro_sgns__eval_cos_scaled(q, x, d);
 }
 
-/* dst = x / ||x|| (zero stays zero), d values; scaled first where the
-   squares overflow a double. */
-static void ro_sgns__eval_unit(const ro_sgns_real *x, size_t d, ro_sgns_real *dst)
-{
-    double s = 0, inv, m = 1;
-    size_t j;
-    for (j = 0; j < d; ++j) s += (double)x[j] * (double)x[j];
-    if (!ro_sgns__is_finite(s)) {
-        m = ro_sgns__eval_absmax(x, d);
-        for (s = 0, j = 0; j < d; ++j) s += ((double)x[j] / m) * ((double)x[j] / m);
-    }
-    inv = s > 0 ? 1.0 / RO_SGNS_SQRT(s) : 0.0;
-    for (j = 0; j < d; ++j) dst[j] = (ro_sgns_real)((double)x[j] / m * inv);
-}
-
 /* Is a worse than b: lower similarity, or equal and a later row? */
 static int ro_sgns__eval_worse(const ro_sgns_neighbor *a, const ro_sgns_neighbor *b)
 {
@@ -15465,28 +15534,44 @@ static void ro_sgns__eval_heap_sort(ro_sgns_neighbor *h, size_t size)
     }
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v, size_t nq,
-                                                        const ro_sgns_real *queries, size_t ldq,
-                                                        const size_t *exclude, size_t k,
-                                                        ro_sgns_neighbor *out, size_t *count,
-                                                        const ro_sgns_allocator *alloc,
-                                                        ro_sgns_error *err)
+/* The rows a neighbour search may return: [0, nrows), less exclude[i]
+   (NULL = none; RO_SGNS_NO_ROW = none) for query i and skip[0 .. nskip)
+   for every query. */
+typedef struct ro_sgns__eval_rows {
+    size_t nrows;
+    const size_t *exclude;
+    const size_t *skip;
+    size_t nskip;
+} ro_sgns__eval_rows;
+
+/* Is row one of skip[0 .. nskip)? (A handful of query words: a scan.) */
+static int ro_sgns__eval_skipped(const ro_sgns__eval_rows *R, size_t row)
+{
+    size_t t;
+    for (t = 0; t < R->nskip; ++t)
+        if (R->skip[t] == row) return 1;
+    return 0;
+}
+
+/* ro_sgns_neighbors_of_vectors over the rows R allows (v checked). */
+static ro_sgns_result ro_sgns__eval_neighbors(const ro_sgns_vectors *v, const ro_sgns__eval_rows *R,
+                                              size_t nq, const ro_sgns_real *queries, size_t ldq,
+                                              size_t k, ro_sgns_neighbor *out, size_t *count,
+                                              const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     double *inv = NULL;
     ro_sgns_real *Q = NULL, *S = NULL;
-    size_t *size = NULL, q0, qb, r0, nb, i, j, d;
+    size_t *size = NULL, q0, qb, r0, nb, i, j, d = v->d, nrows = R->nrows;
     ro_sgns_result rc;
-    if ((rc = ro_sgns__eval_check_vectors(v, "neighbors", err)) != RO_SGNS_OK) return rc;
-    d = v->d;
     if (nq == 0 || k == 0) return ro_sgns__ok(err);
     if (!queries || !out || ldq < d)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "neighbors: NULL queries or out, or ldq < d");
-    inv = (double *)ro_sgns__alloc_array(alloc, v->n, 1, sizeof(double));
+    inv = (double *)ro_sgns__alloc_array(alloc, nrows, 1, sizeof(double));
     Q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(RO_SGNS__EVAL_QB, nq), d,
                                              sizeof(ro_sgns_real));
     S = (ro_sgns_real *)ro_sgns__alloc_array(alloc, ro_sgns__min(RO_SGNS__EVAL_QB, nq),
-                                             ro_sgns__min(RO_SGNS__EVAL_NB, v->n),
+                                             ro_sgns__min(RO_SGNS__EVAL_NB, nrows),
                                              sizeof(ro_sgns_real));
     size = (size_t *)ro_sgns__alloc_array(alloc, ro_sgns__min(RO_SGNS__EVAL_QB, nq), 1,
                                           sizeof(size_t));
@@ -15495,23 +15580,23 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v
             ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "neighbors: no memory for the workspace");
         goto done;
     }
-    ro_sgns__eval_inv_norms(v, v->n, inv);
+    ro_sgns__eval_inv_norms(v, nrows, inv);
     for (q0 = 0; q0 < nq; q0 += qb) {
         qb = ro_sgns__min(RO_SGNS__EVAL_QB, nq - q0);
         for (i = 0; i < qb; ++i) {
-            ro_sgns__eval_unit(queries + (q0 + i) * ldq, d, Q + i * d);
+            ro_sgns__vec_unit(queries + (q0 + i) * ldq, d, Q + i * d);
             size[i] = 0;
         }
-        for (r0 = 0; r0 < v->n; r0 += nb) {
-            nb = ro_sgns__min(RO_SGNS__EVAL_NB, v->n - r0);
+        for (r0 = 0; r0 < nrows; r0 += nb) {
+            nb = ro_sgns__min(RO_SGNS__EVAL_NB, nrows - r0);
             /* S = Q * rows^T: qb x nb dot products */
             rc = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, qb, nb, d, 1, Q, d, v->data + r0 * d,
                               d, 0, S, nb, alloc, err);
             if (rc != RO_SGNS_OK) goto done;
             for (i = 0; i < qb; ++i) {
-                size_t ex = exclude ? exclude[q0 + i] : RO_SGNS_NO_ROW;
+                size_t ex = R->exclude ? R->exclude[q0 + i] : RO_SGNS_NO_ROW;
                 for (j = 0; j < nb; ++j)
-                    if (r0 + j != ex)
+                    if (r0 + j != ex && !ro_sgns__eval_skipped(R, r0 + j))
                         ro_sgns__eval_heap_offer(
                             out + (q0 + i) * k, &size[i], k, r0 + j,
                             ro_sgns__eval_cos(S[i * nb + j], Q + i * d, v->data + (r0 + j) * d,
@@ -15537,6 +15622,34 @@ done:
     return rc;
 }
 
+RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v, size_t nq,
+                                                        const ro_sgns_real *queries, size_t ldq,
+                                                        const size_t *exclude, size_t k,
+                                                        ro_sgns_neighbor *out, size_t *count,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err)
+{
+    ro_sgns__eval_rows R;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "neighbors", err)) != RO_SGNS_OK) return rc;
+    R.nrows = v->n;
+    R.exclude = exclude;
+    R.skip = NULL;
+    R.nskip = 0;
+    return ro_sgns__eval_neighbors(v, &R, nq, queries, ldq, k, out, count, alloc, err);
+}
+
+/* The row of a query word of who: RO_SGNS_ERR_NOT_FOUND naming it when it
+   is not in v. */
+static ro_sgns_result ro_sgns__eval_word_row(const ro_sgns_vectors *v, const char *word,
+                                             size_t *row, const char *who, ro_sgns_error *err)
+{
+    if (!word) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: a word is NULL", who);
+    if (!ro_sgns_vectors_find(v, word, row))
+        return ro_sgns__fail(err, RO_SGNS_ERR_NOT_FOUND, "'%.100s' is not in the vocabulary", word);
+    return RO_SGNS_OK;
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_word(const ro_sgns_vectors *v, const char *word,
                                                      size_t k, ro_sgns_neighbor *out, size_t *count,
                                                      const ro_sgns_allocator *alloc,
@@ -15544,17 +15657,150 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_word(const ro_sgns_vectors *v, c
 {
     size_t row;
     ro_sgns_result rc;
-    if ((rc = ro_sgns__eval_check_vectors(v, "neighbors_of_word", err)) != RO_SGNS_OK) return rc;
-    if (!word)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "neighbors_of_word: word is NULL");
-    if (!ro_sgns_vectors_find(v, word, &row))
-        return ro_sgns__fail(err, RO_SGNS_ERR_NOT_FOUND, "'%.100s' is not in the vocabulary", word);
+    if ((rc = ro_sgns__eval_check_vectors(v, "neighbors_of_word", err)) != RO_SGNS_OK ||
+        (rc = ro_sgns__eval_word_row(v, word, &row, "neighbors_of_word", err)) != RO_SGNS_OK)
+        return rc;
     if (k == 0) {
         if (count) *count = 0;
         return ro_sgns__ok(err);
     }
     return ro_sgns_neighbors_of_vectors(v, 1, v->data + row * v->d, v->d, &row, k, out, count,
                                         alloc, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_of_words(const ro_sgns_vectors *v,
+                                                       const char *word1, const char *word2,
+                                                       double *sim, ro_sgns_error *err)
+{
+    size_t r1, r2;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "similarity_of_words", err)) != RO_SGNS_OK) return rc;
+    if (!sim)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "similarity_of_words: sim is NULL");
+    if ((rc = ro_sgns__eval_word_row(v, word1, &r1, "similarity_of_words", err)) != RO_SGNS_OK ||
+        (rc = ro_sgns__eval_word_row(v, word2, &r2, "similarity_of_words", err)) != RO_SGNS_OK)
+        return rc;
+    *sim = ro_sgns_cosine(v->data + r1 * v->d, v->data + r2 * v->d, v->d);
+    return ro_sgns__ok(err);
+}
+
+/* q += sign x / ||x||, each term rounded once to the real type and summed
+   there, as gensim sums its float32 unit vectors; scaled first where the
+   squares overflow a double; a zero x adds nothing. */
+static void ro_sgns__eval_add_unit(ro_sgns_real *q, const ro_sgns_real *x, size_t d, double sign)
+{
+    double m, s = ro_sgns__vec_norm2(x, d, &m), nrm;
+    size_t j;
+    if (!(s > 0)) return;
+    nrm = RO_SGNS_SQRT(s);
+    for (j = 0; j < d; ++j) q[j] += (ro_sgns_real)(sign * ((double)x[j] / m) / nrm);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_most_similar(const ro_sgns_vectors *v,
+                                                const char *const *positive, size_t npositive,
+                                                const char *const *negative, size_t nnegative,
+                                                size_t restrict_vocab, size_t k,
+                                                ro_sgns_neighbor *out, size_t *count,
+                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns__eval_rows R;
+    ro_sgns_real *q = NULL;
+    size_t *rows = NULL, nw = npositive + nnegative, i, d;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "most_similar", err)) != RO_SGNS_OK) return rc;
+    d = v->d;
+    if (nw == 0 || nw < npositive || (npositive && !positive) || (nnegative && !negative) ||
+        (k && !out))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "most_similar: no query word, or NULL words or out");
+    rows = (size_t *)ro_sgns__alloc_array(alloc, nw, 1, sizeof(size_t));
+    q = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, 1, sizeof(ro_sgns_real));
+    if (!rows || !q) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "most_similar: no memory");
+        goto done;
+    }
+    for (i = 0; i < d; ++i) q[i] = 0;
+    for (i = 0; i < nw; ++i) {
+        const char *w = i < npositive ? positive[i] : negative[i - npositive];
+        if ((rc = ro_sgns__eval_word_row(v, w, &rows[i], "most_similar", err)) != RO_SGNS_OK)
+            goto done;
+        ro_sgns__eval_add_unit(q, v->data + rows[i] * d, d, i < npositive ? 1.0 : -1.0);
+    }
+    if (k == 0) {
+        if (count) *count = 0;
+        rc = ro_sgns__ok(err);
+        goto done;
+    }
+    R.nrows = (restrict_vocab && restrict_vocab < v->n) ? restrict_vocab : v->n;
+    R.exclude = NULL;
+    R.skip = rows;
+    R.nskip = nw;
+    rc = ro_sgns__eval_neighbors(v, &R, 1, q, d, k, out, count, alloc, err);
+done:
+    ro_sgns__free(alloc, rows);
+    ro_sgns__free(alloc, q);
+    return rc;
+}
+
+/* The cosine of the unit vector u (d reals) with mean (d doubles, squared
+   norm mm): 0 when either is zero. */
+static double ro_sgns__eval_cos_mean(const ro_sgns_real *u, const double *mean, double mm, size_t d)
+{
+    double uu = 0, um = 0;
+    size_t j;
+    for (j = 0; j < d; ++j) {
+        uu += (double)u[j] * (double)u[j];
+        um += (double)u[j] * mean[j];
+    }
+    return (uu > 0 && mm > 0) ? um / (RO_SGNS_SQRT(uu) * RO_SGNS_SQRT(mm)) : 0.0;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_doesnt_match(const ro_sgns_vectors *v,
+                                                const char *const *words, size_t nwords,
+                                                size_t *which, double *sims,
+                                                const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    double *mean, mm = 0, best = 0;
+    ro_sgns_real *u;
+    size_t i, j, row = 0, d, pick = 0;
+    ro_sgns_result rc;
+    if ((rc = ro_sgns__eval_check_vectors(v, "doesnt_match", err)) != RO_SGNS_OK) return rc;
+    if (nwords == 0) return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "doesnt_match: no words");
+    if (!words || !which)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "doesnt_match: NULL words or which");
+    for (i = 0; i < nwords; ++i)
+        if ((rc = ro_sgns__eval_word_row(v, words[i], &row, "doesnt_match", err)) != RO_SGNS_OK)
+            return rc;
+    d = v->d;
+    mean = (double *)ro_sgns__alloc_array(alloc, d, 1, sizeof(double));
+    u = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, 1, sizeof(ro_sgns_real));
+    if (!mean || !u) {
+        ro_sgns__free(alloc, mean);
+        ro_sgns__free(alloc, u);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "doesnt_match: no memory");
+    }
+    for (j = 0; j < d; ++j) mean[j] = 0;
+    for (i = 0; i < nwords; ++i) { /* the sum: the mean's direction */
+        (void)ro_sgns_vectors_find(v, words[i], &row);
+        ro_sgns__vec_unit(v->data + row * d, d, u);
+        for (j = 0; j < d; ++j) mean[j] += (double)u[j];
+    }
+    for (j = 0; j < d; ++j) mm += mean[j] * mean[j];
+    for (i = 0; i < nwords; ++i) {
+        double c;
+        (void)ro_sgns_vectors_find(v, words[i], &row);
+        ro_sgns__vec_unit(v->data + row * d, d, u);
+        c = ro_sgns__eval_cos_mean(u, mean, mm, d);
+        if (sims) sims[i] = c;
+        if (i == 0 || c < best) {
+            best = c;
+            pick = i;
+        }
+    }
+    *which = pick;
+    ro_sgns__free(alloc, mean);
+    ro_sgns__free(alloc, u);
+    return ro_sgns__ok(err);
 }
 
 /* ---- analogies ---------------------------------------------------------- */
@@ -15681,7 +15927,7 @@ static void ro_sgns__eval_analogy_queries(const ro_sgns_vectors *v, ro_sgns__eva
     ro_sgns_real *Q = w->Q, *tmp = w->tmp;
     for (i = 0; i < qb; ++i) {
         const size_t *rw = w->rows + 4 * w->qidx[q0 + i];
-        for (t = 0; t < 3; ++t) ro_sgns__eval_unit(v->data + rw[t] * d, d, tmp + t * d);
+        for (t = 0; t < 3; ++t) ro_sgns__vec_unit(v->data + rw[t] * d, d, tmp + t * d);
         if (w->per == 1) /* 3CosAdd: one query b^ - a^ + c^ */
             for (j = 0; j < d; ++j) Q[i * d + j] = tmp[d + j] - tmp[j] + tmp[2 * d + j];
         else /* 3CosMul: a^, b^, c^ */

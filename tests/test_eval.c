@@ -1,6 +1,7 @@
 /* test_eval.c - sections 6 (file formats) and 7 (evaluation).
-   Spearman against hand-worked values and an O(n^2) reference; neighbours
-   and analogies against brute force; format round trips (bit-exact for
+   Spearman against hand-worked values and an O(n^2) reference; neighbours,
+   gensim's most_similar, doesnt_match and similarity, and analogies
+   against brute force; format round trips (bit-exact for
    binary), a binary file built byte by byte, every malformed case, the
    path and FILE* variants, a failing allocator. Runs in a second or two.
    The locale check runs when a de_DE / fr_FR / ru_RU locale is installed
@@ -373,6 +374,199 @@ static void test_neighbors(void)
     free(out);
     free(count);
     free(ex);
+    free(all);
+}
+
+/* ---- gensim's calls: similarity, most_similar, doesnt_match, normalize ---- */
+
+/* most_similar the obvious way: q = sum of +-unit vectors (double), the
+   cosine of every row below limit that is not a query row, sorted (best
+   first, ties to the lower row) into all; returns how many. */
+static size_t brute_most_similar(const ro_sgns_real *x, size_t d, size_t limit, const size_t *rows,
+                                 const double *sign, size_t nw, scored *all)
+{
+    double *q = (double *)calloc(d, sizeof(double)), qq = 0;
+    size_t i, j, m = 0;
+    for (i = 0; i < nw; ++i) {
+        double s = 0;
+        for (j = 0; j < d; ++j) s += (double)x[rows[i] * d + j] * x[rows[i] * d + j];
+        if (s > 0)
+            for (j = 0; j < d; ++j) q[j] += sign[i] * x[rows[i] * d + j] / sqrt(s);
+    }
+    for (j = 0; j < d; ++j) qq += q[j] * q[j];
+    for (i = 0; i < limit; ++i) {
+        double dot = 0, xx = 0;
+        int query = 0;
+        for (j = 0; j < nw; ++j) query |= rows[j] == i;
+        if (query) continue;
+        for (j = 0; j < d; ++j) {
+            dot += q[j] * x[i * d + j];
+            xx += (double)x[i * d + j] * x[i * d + j];
+        }
+        all[m].s = (qq > 0 && xx > 0) ? dot / sqrt(qq * xx) : 0;
+        all[m].row = i;
+        ++m;
+    }
+    free(q);
+    qsort(all, m, sizeof *all, scored_desc);
+    return m;
+}
+
+static void test_gensim_calls(void)
+{
+    const size_t n = 1500, d = 23; /* two row blocks */
+    const size_t limits[] = {0, 700, 1024, 1499, 5000};
+    char **words = make_words(n);
+    ro_sgns_real *data = (ro_sgns_real *)malloc(n * d * sizeof(ro_sgns_real));
+    scored *all = (scored *)malloc(n * sizeof(scored));
+    ro_sgns_neighbor out[12];
+    ro_sgns_vectors *v = NULL;
+    ro_sgns_error err;
+    ro_sgns_rng rng;
+    size_t i, j, t, bad = 0, badsim = 0, cnt;
+    double sim;
+    ro_sgns_rng_seed(&rng, 11, 0);
+    fill_normal(&rng, data, n * d);
+    for (j = 0; j < d; ++j) data[9 * d + j] = 0; /* a zero row */
+    CHECK(ro_sgns_vectors_create(n, d, (const char *const *)words, data, d, &v, NULL, &err) ==
+          RO_SGNS_OK);
+    /* similarity of two words; a missing one is named, never a crash */
+    for (i = 0; i < 40; ++i) {
+        size_t a = (i * 37) % n, b = (i * 101 + 5) % n;
+        sim = 99;
+        CHECK(ro_sgns_similarity_of_words(v, words[a], words[b], &sim, &err) == RO_SGNS_OK);
+        CHECK_NEAR(sim, ref_cos(data + a * d, data + b * d, d), 1e-12);
+    }
+    sim = 99;
+    CHECK(ro_sgns_similarity_of_words(v, "w3", "nope", &sim, &err) == RO_SGNS_ERR_NOT_FOUND);
+    CHECKF(strcmp(err.message, "'nope' is not in the vocabulary") == 0, "%s", err.message);
+    CHECK(ro_sgns_similarity_of_words(v, "gone", "w3", &sim, &err) == RO_SGNS_ERR_NOT_FOUND &&
+          strstr(err.message, "'gone'") != NULL && sim == 99);
+    CHECK(ro_sgns_similarity_of_words(v, NULL, "w3", &sim, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_similarity_of_words(NULL, "w3", "w3", &sim, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    sim = ro_sgns_cosine(ro_sgns_vectors_get(v, "nope"), data, d);
+    CHECK(sim != sim); /* NaN */
+    sim = ro_sgns_cosine(data, NULL, d);
+    CHECK(sim != sim);
+    /* most_similar against the brute force, with and without restrict_vocab,
+       negative words, a query word beyond the restriction, the zero row */
+    for (t = 0; t < 24; ++t) {
+        size_t limit = limits[t % 5], k = 1 + (t * 5) % 12, nrows = limit && limit < n ? limit : n;
+        size_t np = 1 + t % 3, nn = t % 4 == 3 ? 0 : (t + 1) % 3, nw = np + nn, m, expect;
+        size_t rows[6];
+        double sign[6];
+        const char *pos[3], *neg[3];
+        for (i = 0; i < nw; ++i) {
+            rows[i] = (t * 131 + i * 577 + 3) % n;
+            if (t == 5 && i == 0) rows[i] = 9; /* the zero row adds nothing */
+            sign[i] = i < np ? 1.0 : -1.0;
+            if (i < np) pos[i] = words[rows[i]];
+            else neg[i - np] = words[rows[i]];
+        }
+        m = brute_most_similar(data, d, nrows, rows, sign, nw, all);
+        expect = k < m ? k : m;
+        memset(out, 0x5a, sizeof out);
+        cnt = 99;
+        CHECK(ro_sgns_most_similar(v, pos, np, neg, nn, limit, k, out, &cnt, NULL, &err) ==
+              RO_SGNS_OK);
+        if (cnt != expect) ++bad;
+        for (j = 0; j < expect; ++j) {
+            size_t r = out[j].row, s;
+            double brute = 2;
+            if (r >= nrows) {
+                ++bad;
+                continue;
+            }
+            for (s = 0; s < m; ++s)
+                if (all[s].row == r) brute = all[s].s;
+            if (brute > 1.5) ++bad; /* a query row, or beyond the limit */
+            if (fabs(brute - all[j].s) > 1e-5) ++bad;
+            if (fabs(out[j].similarity - brute) > 1e-5) ++badsim;
+        }
+    }
+    CHECKF(bad == 0, "%lu most_similar mismatches", (unsigned long)bad);
+    CHECKF(badsim == 0, "%lu most_similar similarity mismatches", (unsigned long)badsim);
+    { /* k beyond the candidates: the rest NO_ROW; a missing word named */
+        const char *p[] = {"w1"}, *q[] = {"w0"}, *miss[] = {"w2", "absent"};
+        memset(out, 0x5a, sizeof out);
+        CHECK(ro_sgns_most_similar(v, p, 1, q, 1, 4, 12, out, &cnt, NULL, &err) == RO_SGNS_OK);
+        CHECK(cnt == 2 && out[0].row >= 2 && out[0].row < 4 && out[1].row >= 2 &&
+              out[1].row < 4 && out[2].row == RO_SGNS_NO_ROW && out[11].row == RO_SGNS_NO_ROW);
+        memset(out, 0x5a, sizeof out);
+        CHECK(ro_sgns_most_similar(v, miss, 2, NULL, 0, 0, 5, out, &cnt, NULL, &err) ==
+              RO_SGNS_ERR_NOT_FOUND);
+        CHECKF(strcmp(err.message, "'absent' is not in the vocabulary") == 0, "%s", err.message);
+        CHECK(out[0].row != RO_SGNS_NO_ROW && out[0].row != 0); /* untouched */
+        CHECK(ro_sgns_most_similar(v, p, 1, miss, 2, 0, 5, out, &cnt, NULL, &err) ==
+              RO_SGNS_ERR_NOT_FOUND);
+        CHECK(ro_sgns_most_similar(v, NULL, 0, NULL, 0, 0, 5, out, &cnt, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_most_similar(v, p, 1, NULL, 0, 0, 0, NULL, &cnt, NULL, &err) ==
+              RO_SGNS_OK && cnt == 0);
+        /* only negative words: the rows farthest from w0 */
+        CHECK(ro_sgns_most_similar(v, NULL, 0, q, 1, 0, 1, out, &cnt, NULL, &err) == RO_SGNS_OK);
+        for (i = 1, sim = 2; i < n; ++i)
+            if (ref_cos(data, data + i * d, d) < sim) sim = ref_cos(data, data + i * d, d);
+        CHECK_NEAR(out[0].similarity, -sim, 1e-5);
+    }
+    { /* doesnt_match: the word farthest from the mean of the unit vectors */
+        const char *w[] = {"a", "b", "c", "z", "e"};
+        ro_sgns_real x[] = {1, 0.1f, 0, 2, 0.4f, 0.1f, 0.9f, 0, -0.1f, -1, 1, 3, 0, 0, 0};
+        const char *ask[] = {"a", "z", "b", "c"}, *missing[] = {"a", "nope"};
+        double sims[4], u[4][3], mean[3] = {0, 0, 0}, mm = 0, want[4];
+        size_t which = 99, wbest = 0;
+        ro_sgns_vectors *s = NULL;
+        CHECK(ro_sgns_vectors_create(5, 3, w, x, 3, &s, NULL, &err) == RO_SGNS_OK);
+        for (i = 0; i < 4; ++i) {
+            size_t r = ask[i][0] == 'z' ? 3 : (size_t)(ask[i][0] - 'a');
+            double nr = sqrt(x[3 * r] * x[3 * r] + x[3 * r + 1] * x[3 * r + 1] +
+                             x[3 * r + 2] * x[3 * r + 2]);
+            for (j = 0; j < 3; ++j) mean[j] += (u[i][j] = x[3 * r + j] / nr);
+        }
+        for (j = 0; j < 3; ++j) mm += mean[j] * mean[j];
+        for (i = 0; i < 4; ++i) {
+            want[i] = (u[i][0] * mean[0] + u[i][1] * mean[1] + u[i][2] * mean[2]) / sqrt(mm);
+            if (want[i] < want[wbest]) wbest = i;
+        }
+        CHECK(ro_sgns_doesnt_match(s, ask, 4, &which, sims, NULL, &err) == RO_SGNS_OK);
+        CHECK(which == 1 && wbest == 1); /* z */
+        for (i = 0; i < 4; ++i) CHECK_NEAR(sims[i], want[i], 1e-6);
+        CHECK(ro_sgns_doesnt_match(s, ask, 3, &which, NULL, NULL, &err) == RO_SGNS_OK && which == 1);
+        which = 99;
+        CHECK(ro_sgns_doesnt_match(s, missing, 2, &which, sims, NULL, &err) ==
+              RO_SGNS_ERR_NOT_FOUND && which == 99);
+        CHECKF(strcmp(err.message, "'nope' is not in the vocabulary") == 0, "%s", err.message);
+        CHECK(ro_sgns_doesnt_match(s, ask, 0, &which, sims, NULL, &err) == RO_SGNS_ERR_EMPTY);
+        /* one word, and a zero vector (cosine 0 with the mean) */
+        CHECK(ro_sgns_doesnt_match(s, ask, 1, &which, sims, NULL, &err) == RO_SGNS_OK &&
+              which == 0 && fabs(sims[0] - 1) < 1e-6);
+        ask[1] = "e";
+        CHECK(ro_sgns_doesnt_match(s, ask, 3, &which, sims, NULL, &err) == RO_SGNS_OK &&
+              which == 1 && sims[1] == 0);
+        ro_sgns_vectors_free(s);
+    }
+    { /* normalize: unit rows in the same directions, the zero row stays 0 */
+        double eps = IS_DOUBLE ? DBL_EPSILON : FLT_EPSILON, worst = 0, dir = 1;
+        ro_sgns_vectors_normalize(v);
+        ro_sgns_vectors_normalize(NULL);
+        for (i = 0; i < n; ++i) {
+            double s = 0;
+            for (j = 0; j < d; ++j) s += (double)v->data[i * d + j] * v->data[i * d + j];
+            if (i == 9) {
+                CHECK(s == 0);
+                continue;
+            }
+            if (fabs(sqrt(s) - 1) > worst) worst = fabs(sqrt(s) - 1);
+            if (ref_cos(v->data + i * d, data + i * d, d) < dir)
+                dir = ref_cos(v->data + i * d, data + i * d, d);
+        }
+        CHECKF(worst <= 4 * eps, "a norm is 1 + %g", worst);
+        CHECK(dir > 1 - 4 * eps);
+    }
+    ro_sgns_vectors_free(v);
+    free_words(words);
+    free(data);
     free(all);
 }
 
@@ -1241,6 +1435,7 @@ int main(void)
 {
     test_correlations();
     test_neighbors();
+    test_gensim_calls();
     test_huge_vectors();
     test_analogy_hand();
     test_analogy_random();

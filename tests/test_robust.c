@@ -1936,6 +1936,27 @@ static int k_nb(ro_sgns_result rc)
     return nb_equal(g_nb, NB0, g_nb_filled) && memcmp(g_count, COUNT0, sizeof g_count) == 0 &&
            inputs_intact();
 }
+static const char *const MS_POS[] = {"king", "woman"}, *const MS_NEG[] = {"man"};
+static ro_sgns_result c_most_similar(void)
+{
+    memset(g_nb, 0x5a, sizeof g_nb);
+    memset(g_count, 0x5a, sizeof g_count);
+    return ro_sgns_most_similar(V0, MS_POS, 2, MS_NEG, 1, 12, 5, g_nb, g_count, &RA, &g_err);
+}
+static const char *const ODD_WORDS[] = {"cat", "dog", "king", "apple"};
+static size_t g_which, WHICH0;
+static double g_odd[4], ODD0[4];
+static ro_sgns_result c_doesnt_match(void)
+{
+    g_which = 99;
+    memset(g_odd, 0x5a, sizeof g_odd);
+    return ro_sgns_doesnt_match(V0, ODD_WORDS, 4, &g_which, g_odd, &RA, &g_err);
+}
+static int k_doesnt_match(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return g_which == 99 && filled(g_odd, sizeof g_odd, 0x5a) && inputs_intact();
+    return g_which == WHICH0 && memcmp(g_odd, ODD0, sizeof ODD0) == 0 && inputs_intact();
+}
 static ro_sgns_analogy_config an_cfg(void)
 {
     ro_sgns_analogy_config c = ro_sgns_analogy_config_default();
@@ -1993,6 +2014,13 @@ static void test_eval(void)
           RO_SGNS_OK);
     g_nb_filled = 12;
     sweep("ro_sgns_neighbors_of_vectors", c_nb_vectors, k_nb, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_most_similar(V0, MS_POS, 2, MS_NEG, 1, 12, 5, NB0, COUNT0, NULL, &g_err) ==
+          RO_SGNS_OK);
+    memset(COUNT0 + 1, 0x5a, sizeof COUNT0 - sizeof COUNT0[0]);
+    g_nb_filled = 5;
+    sweep("ro_sgns_most_similar", c_most_similar, k_nb, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_doesnt_match(V0, ODD_WORDS, 4, &WHICH0, ODD0, NULL, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_doesnt_match", c_doesnt_match, k_doesnt_match, RO_SGNS_OK, 1);
     for (g_method = 0; g_method < 2; ++g_method) {
         ro_sgns_analogy_config ac = an_cfg();
         CHECK(ro_sgns_analogy_eval(V0, Q0, &ac, &AR0[g_method], NULL, &g_err) == RO_SGNS_OK);
@@ -2174,9 +2202,11 @@ static void n_configs(void)
 static void n_lookups(void)
 {
     size_t row = 0;
+    double sim = 0;
     g_sink = (double)ro_sgns_vocab_find(&C0->vocab, "cat", 3) +
              (double)ro_sgns_vectors_find(V0, "cat", &row) +
              (ro_sgns_vectors_get(V0, "dog") ? 1.0 : 0.0) + (double)row;
+    g_sink += (double)ro_sgns_similarity_of_words(V0, "cat", "dog", &sim, NULL) + sim;
 }
 static void n_sizes(void)
 {
@@ -2208,6 +2238,7 @@ static void n_frees(void)
     ro_sgns_factors_free(NULL);
     ro_sgns_problem_free(NULL);
     ro_sgns_vectors_free(NULL);
+    ro_sgns_vectors_normalize(NULL); /* its work: test_eval */
     ro_sgns_pairs_free(NULL);
     ro_sgns_analogies_free(NULL);
     ro_sgns_analogy_result_free(NULL);
@@ -2219,7 +2250,8 @@ static void test_no_alloc(void)
     no_alloc("ro_sgns_rng_*", n_rng);
     no_alloc("ro_sgns_gemm_naive", n_gemm_naive);
     no_alloc("ro_sgns_*_config_default", n_configs);
-    no_alloc("ro_sgns_vocab_find, ro_sgns_vectors_find/get", n_lookups);
+    no_alloc("ro_sgns_vocab_find, ro_sgns_vectors_find/get, ro_sgns_similarity_of_words",
+             n_lookups);
     no_alloc("ro_sgns_estimate_memory, ro_sgns_counts_saved_size, _fingerprint", n_sizes);
     no_alloc("ro_sgns_factors_check_resume", n_check_resume);
     no_alloc("ro_sgns_cosine, ro_sgns_pearson", n_math);
