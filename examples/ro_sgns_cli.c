@@ -291,7 +291,8 @@ typedef struct opts {
     int binary; /* -1: by extension */
     long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
         oversample, block, power_iters, k, restrict_vocab;
-    int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help;
+    int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help,
+        normalize;
     unsigned long long memory, keep_direction;
     double negative, eig, cds, sample, alpha, eta, init_coverage;
 } opts;
@@ -454,7 +455,7 @@ static void print_cmd_help(const cmd_desc *cd, FILE *f)
 static const char *const REFUSED[][2] = {
     {"classes", "not supported: word classes by k-means (word2vec -classes); cluster the vectors with another tool"},
     {"read-vocab", "not supported: a counts file holds the vocabulary: -counts COUNTS"},
-    {"save-vocab", "not supported: a counts file holds the vocabulary: -save-counts FILE"},
+    {"save-vocab", "not supported: -save-counts FILE keeps the vocabulary; 'ro-sgns vocab FILE' prints it as -save-vocab did"},
     {"debug", "not supported: progress is on by default; -quiet turns it off"},
     {"alpha-sgd", "renamed: the SGD learning rate is -alpha, as in word2vec"},
     {"epochs", "renamed: SGD epochs are -iter, as in word2vec"},
@@ -1055,6 +1056,7 @@ static void write_vectors(cli *c, const opts *o, const char *flag, const char *p
         RO_SGNS_OK)
         die(c, "-%s: %s", flag, err.message);
     own(c, v, free_vectors);
+    if (o->normalize) ro_sgns_vectors_normalize(v);
     if (output_target(path, &f, &to) < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
     if (to != path) own(c, to, free_mem);
     if (f) {
@@ -1415,6 +1417,9 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("binary", T_01, binary, 0, 0, 1, "0|1",
       "1 word2vec binary, 0 text (default: by name:\n.bin binary, else text)"),
     F("format", T_STR, format, 0, 0, 0, "FMT", "w2v, w2v-binary or glove (default: by name)"),
+    F("normalize", T_01, normalize, 0, 0, 1, "0|1",
+      "1: write every vector at unit length (a zero\nrow stays 0), as gensim's unit_normalize_all;\n"
+      "cosines are unchanged ({D})"),
     F("method", T_STR, method, 0, 0, 0, "ro|svd|sgd",
       "RO-SGNS ({D}), SVD-SPPMI alone, or word2vec's SGD"),
     F("size", T_INT, size, 0, 1, 65536, "D", "dimension d ({D})"),
@@ -2281,6 +2286,8 @@ static const flag_spec NEIGHBORS_FLAGS[] = {
     F("vectors", T_STR, vectors, 0, 0, 0, "VECTORS", "the vectors (required); - = standard input"),
     FLAGS_READ_FORMAT,
     F("k", T_INT, k, 0, 1, 10000, "N", "neighbours of each query ({D})"),
+    F("restrict-vocab", T_INT, restrict_vocab, 0, 0, 1e15, "N",
+      "answers from the first N rows only ({D} = all;\ngensim's restrict_vocab); query words from all"),
     F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "accepted; neighbors prints no progress"),
     END};
 
@@ -2294,16 +2301,6 @@ static const cmd_desc NEIGHBORS_CMD = {
     "after the other queries).\n",
     NEIGHBORS_FLAGS, "files:\n" FILES_VECTORS, 1};
 
-static void add_unit(ro_sgns_real *q, const ro_sgns_real *x, size_t d, double sign)
-{
-    double nrm = 0;
-    size_t j;
-    for (j = 0; j < d; ++j) nrm += (double)x[j] * (double)x[j];
-    nrm = sqrt(nrm);
-    if (nrm > 0)
-        for (j = 0; j < d; ++j) q[j] += (ro_sgns_real)(sign * (double)x[j] / nrm);
-}
-
 static int cmd_neighbors(cli *c, int argc, char **argv)
 {
     opts o;
@@ -2312,8 +2309,7 @@ static int cmd_neighbors(cli *c, int argc, char **argv)
     int npos, i, failed = 0;
     ro_sgns_vectors *v;
     ro_sgns_neighbor *nb;
-    ro_sgns_real *q;
-    size_t *rows;
+    const char **plus, **minus;
     opts_default(&o);
     npos = parse_flags(c, &NEIGHBORS_CMD, argc, argv, &o, given, pos);
     if (!o.vectors) die(c, "-vectors VECTORS is required");
@@ -2323,39 +2319,28 @@ static int cmd_neighbors(cli *c, int argc, char **argv)
         if ((pos[i][0] == '+' || pos[i][0] == '-') && pos[i][1] == '\0')
             die(c, "'%s' alone: write +WORD or -WORD", pos[i]);
     v = load_vectors(c, &o, "vectors", o.vectors);
-    nb = (ro_sgns_neighbor *)alloc_array(c, (size_t)o.k + (size_t)npos, sizeof *nb);
-    q = (ro_sgns_real *)alloc_array(c, v->d, sizeof *q);
-    rows = (size_t *)alloc_array(c, (size_t)npos, sizeof *rows);
-    for (i = 0; i < npos;) {
-        int j, end = i + 1, missing = 0;
-        size_t found, r, shown = 0, want = (size_t)o.k + (size_t)npos;
+    nb = (ro_sgns_neighbor *)alloc_array(c, (size_t)o.k, sizeof *nb);
+    plus = (const char **)alloc_array(c, (size_t)npos, sizeof *plus);
+    minus = (const char **)alloc_array(c, (size_t)npos, sizeof *minus);
+    for (i = 0; i < npos;) { /* a query: WORD (or +WORD, -WORD), then +WORD and -WORD */
+        int j, end = i + 1;
+        size_t found, r, np = 0, nn = 0;
         ro_sgns_error err;
         while (end < npos && (pos[end][0] == '+' || pos[end][0] == '-')) ++end;
-        memset(q, 0, v->d * sizeof *q);
         for (j = i; j < end; ++j) {
-            const char *w = pos[j] + (pos[j][0] == '+' || pos[j][0] == '-');
-            if (!ro_sgns_vectors_find(v, w, &rows[j])) {
-                fflush(stdout);
-                fprintf(stderr, "ro-sgns neighbors: '%s' is not in %s\n", w, display(o.vectors));
-                missing = failed = 1;
-                continue;
-            }
-            add_unit(q, v->data + rows[j] * v->d, v->d, pos[j][0] == '-' ? -1.0 : 1.0);
+            if (pos[j][0] == '-') minus[nn++] = pos[j] + 1;
+            else plus[np++] = pos[j] + (pos[j][0] == '+');
         }
-        if (!missing) {
-            if (want > v->n) want = v->n;
-            if (ro_sgns_neighbors_of_vectors(v, 1, q, v->d, NULL, want, nb, &found, NULL, &err) !=
-                RO_SGNS_OK)
-                die(c, "%s", err.message);
+        if (ro_sgns_most_similar(v, plus, np, minus, nn, (size_t)o.restrict_vocab, (size_t)o.k, nb,
+                                 &found, NULL, &err) != RO_SGNS_OK) {
+            if (err.code != RO_SGNS_ERR_NOT_FOUND) die(c, "%s", err.message);
+            fflush(stdout);
+            fprintf(stderr, "ro-sgns neighbors: %s: %s\n", display(o.vectors), err.message);
+            failed = 1;
+        } else {
             for (j = i; j < end; ++j) printf("%s%s", j > i ? " " : "", pos[j]);
             printf(":\n");
-            for (r = 0; r < found && shown < (size_t)o.k; ++r) {
-                int k, query = 0;
-                for (k = i; k < end; ++k) query |= nb[r].row == rows[k];
-                if (query) continue;
-                printf("  %-20s %.4f\n", v->words[nb[r].row], nb[r].similarity);
-                ++shown;
-            }
+            for (r = 0; r < found; ++r) printf("  %-20s %.4f\n", v->words[nb[r].row], nb[r].similarity);
         }
         i = end;
     }
@@ -2424,6 +2409,40 @@ static int cmd_objective(cli *c, int argc, char **argv)
     return 0;
 }
 
+/* ============================================================ vocab */
+
+static const flag_spec VOCAB_FLAGS[] = {
+    G("flags:"),
+    F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
+    END};
+
+static const cmd_desc VOCAB_CMD = {
+    "vocab", "usage: ro-sgns vocab COUNTS [flags]",
+    "\nThe vocabulary of a counts file, one 'word count' line a word, in the\n"
+    "counts' order (most frequent first): word2vec's -save-vocab format, without\n"
+    "its </s> line. The count is how often the word occurs in the corpus.\n",
+    VOCAB_FLAGS, "files:\n" FILES_COUNTS, 0};
+
+static int cmd_vocab(cli *c, int argc, char **argv)
+{
+    opts o;
+    unsigned char given[64] = {0};
+    char **pos = (char **)alloc_array(c, (size_t)argc + 1, sizeof(char *));
+    const ro_sgns_counts *cn;
+    size_t i;
+    int npos;
+    opts_default(&o);
+    npos = parse_flags(c, &VOCAB_CMD, argc, argv, &o, given, pos);
+    c->quiet = o.quiet;
+    if (npos != 1) die(c, "give one counts file (ro-sgns vocab COUNTS)");
+    cn = load_counts(c, pos[0]);
+    end_line(c);
+    for (i = 0; i < cn->vocab.n; ++i)
+        printf("%s %llu\n", cn->vocab.word[i], (unsigned long long)cn->vocab.count[i]);
+    if (fflush(stdout) != 0 || ferror(stdout)) die(c, "cannot write to standard output: %s", strerror(errno));
+    return 0;
+}
+
 /* ============================================================ main */
 
 static const char *const SYNOPSIS[] = {
@@ -2433,6 +2452,7 @@ static const char *const SYNOPSIS[] = {
     "ro-sgns eval -vectors VECTORS [PAIRS_FILE|DIR ...] [-analogy FILE] [flags]",
     "ro-sgns neighbors -vectors VECTORS WORD [-WORD +WORD ...] ... [flags]",
     "ro-sgns objective -counts COUNTS -vectors W [-contexts C] [flags]",
+    "ro-sgns vocab COUNTS [flags]",
     "ro-sgns COMMAND -help",
     "ro-sgns -version",
     NULL};
@@ -2451,6 +2471,7 @@ static void print_usage(FILE *f)
           "  eval       Spearman on word-pair files; analogy accuracy per section\n"
           "  neighbors  nearest words by cosine, of a word or of king -man +woman\n"
           "  objective  the SGNS objective F of vectors W (and contexts C) on counts\n"
+          "  vocab      the words of counts with their counts (word2vec's -save-vocab)\n"
           "\n"
           "ro-sgns COMMAND -help lists the command's flags, their defaults and its file\n"
           "formats. Flags are word2vec's where word2vec has them (-train -output -size\n"
@@ -2475,13 +2496,14 @@ static int run_cmd(cli *c, const cmd_desc *cd, int argc, char **argv)
     if (cd == &COUNT_CMD) return cmd_count(c, argc, argv);
     if (cd == &EVAL_CMD) return cmd_eval(c, argc, argv);
     if (cd == &NEIGHBORS_CMD) return cmd_neighbors(c, argc, argv);
+    if (cd == &VOCAB_CMD) return cmd_vocab(c, argc, argv);
     return cmd_objective(c, argc, argv);
 }
 
 int main(int argc, char **argv)
 {
     static const cmd_desc *const CMDS[] = {&TRAIN_CMD, &COUNT_CMD, &EVAL_CMD, &NEIGHBORS_CMD,
-                                           &OBJECTIVE_CMD};
+                                           &OBJECTIVE_CMD, &VOCAB_CMD};
     cli c;
     int rc, i;
     const cmd_desc *cd = NULL;

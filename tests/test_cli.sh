@@ -66,7 +66,7 @@ for h in -h --help help; do run $h; grep -q "^usage:" "$T/out" && ok || bad "$h 
 run -version
 grep -Eq "^ro-sgns [0-9]+\.[0-9]+\.[0-9]+$" "$T/out" && ok || bad "-version: $(cat "$T/out")"
 run --version
-for c in train count eval neighbors objective; do
+for c in train count eval neighbors objective vocab; do
     run $c -help
     grep -q "^usage: ro-sgns $c" "$T/out" && ok || bad "$c -help: its usage"
     grep -q "^files:" "$T/out" && ok || bad "$c -help: its file formats"
@@ -338,11 +338,12 @@ cat > "$T/neighbors.awk" <<'EOF'
 FNR == 1 { next }
 { n++; w[n] = $1; row[$1] = n; s = 0; for (j = 2; j <= NF; ++j) s += $j * $j; s = sqrt(s); d = NF - 1
   for (j = 2; j <= NF; ++j) u[n, j - 1] = $j / s }
-END { k = split(query, q, " ")
+END { if (limit == "" || limit == 0 || limit > n) limit = n
+      k = split(query, q, " ")
       for (i = 1; i <= k; ++i) { sg = substr(q[i], 1, 1) == "-" ? -1 : 1; x = q[i]; sub(/^[-+]/, "", x)
           skip[row[x]] = 1; for (j = 1; j <= d; ++j) v[j] += sg * u[row[x], j] }
       for (j = 1; j <= d; ++j) vn += v[j] * v[j]; vn = sqrt(vn)
-      for (r = 1; r <= n; ++r) if (!(r in skip)) { c = 0; for (j = 1; j <= d; ++j) c += v[j] * u[r, j]; c /= vn
+      for (r = 1; r <= limit; ++r) if (!(r in skip)) { c = 0; for (j = 1; j <= d; ++j) c += v[j] * u[r, j]; c /= vn
           if (best == 0 || c > bc) { best = r; bc = c } }
       printf "%s %.4f\n", w[best], bc }
 EOF
@@ -353,6 +354,24 @@ for query in "king -man +woman" "paris -france +italy" "-man +woman" "boy +king"
     got=$(awk 'NR == 2 { print $1, $2 }' "$T/out")
     [ "$got" = "$ref" ] && ok || bad "neighbors $query: $got, reference $ref ($(cat "$T/err"))"
 done
+# -restrict-vocab N: answers from the first N rows, query words from all
+for lq in "4:king -man +woman" "6:paris -france +italy" "3:girl" "9:rome +france"; do
+    limit=${lq%%:*}
+    query=${lq#*:}
+    ref=$(awk -v query="$query" -v limit="$limit" -f "$T/neighbors.awk" "$T/hand.txt")
+    # shellcheck disable=SC2086
+    "$BIN" neighbors -vectors "$T/hand.txt" -k 1 -restrict-vocab "$limit" $query > "$T/out" 2> "$T/err"
+    got=$(awk 'NR == 2 { print $1, $2 }' "$T/out")
+    [ "$got" = "$ref" ] && ok || bad "neighbors -restrict-vocab $limit $query: $got, reference $ref ($(cat "$T/err"))"
+done
+run neighbors -vectors "$T/hand.txt" -k 5 -restrict-vocab 4 king -man +woman
+[ "$(grep -c '^  ' "$T/out")" -eq 1 ] && grep -q "^  queen " "$T/out" && ok || bad "-restrict-vocab 4 leaves queen alone: $(cat "$T/out")"
+# a missing word: its query is an error naming it (exit 1), the others answered
+"$BIN" neighbors -vectors "$T/hand.txt" -k 1 king -nosuchword +woman paris > "$T/out" 2> "$T/err"
+[ $? -eq 1 ] && grep -q "'nosuchword' is not in the vocabulary" "$T/err" && grep -q "^paris:" "$T/out" \
+    && ! grep -q "^king" "$T/out" && ok || bad "neighbors with a missing word: $(cat "$T/out" "$T/err")"
+fails "'absent' is not in the vocabulary" neighbors -vectors "$T/hand.txt" absent
+fails "-restrict-vocab x: expected a whole number" neighbors -vectors "$T/hand.txt" -restrict-vocab x king
 run neighbors -vectors "$T/hand.txt" -k 3 king -man +woman paris
 [ "$(grep -c ':$' "$T/out")" -eq 2 ] && ok || bad "two queries, two answers: $(cat "$T/out")"
 grep -Eq "^  (man|woman|king) " "$T/out" && bad "a query word among its neighbours" || ok
@@ -360,6 +379,40 @@ run neighbors -vectors "$T/ro.bin" -k 10 three
 grep -Eq "^  (one|two|four|five|six|seven|eight|nine|ten) " "$T/out" && ok || bad "a number near 'three': $(cat "$T/out")"
 fails "'no_such_word_xyz' is not in" neighbors -vectors "$T/ro.bin" no_such_word_xyz
 fails "write \+WORD or -WORD" neighbors -vectors "$T/hand.txt" king - man
+
+# ------------------------------------------------------------ vocab, -normalize
+run vocab "$T/s.counts"
+[ -s "$T/err" ] && ok || bad "vocab: no progress on stderr"
+cut -d ' ' -f 1 "$T/out" > "$T/vocab_words"
+awk 'NR > 1 { print $1 }' "$T/svd.txt" > "$T/svd_words" # the counts' words, in order
+same "$T/vocab_words" "$T/svd_words"
+awk 'NF != 2 || $2 !~ /^[0-9]+$/ || (NR > 1 && $2 + 0 > last) { exit 1 } { last = $2 + 0 }' "$T/out" \
+    && ok || bad "vocab: 'word count' lines, counts descending"
+# the counts are the corpus's: words counted here, split at blanks
+for w in $(head -n 5 "$T/vocab_words") $(sed -n '200p;1000p' "$T/vocab_words"); do
+    ref=$(tr -s ' \t\r' '\n\n\n' < "$SAMPLE" | grep -cxF -- "$w")
+    got=$(awk -v w="$w" '$1 == w { print $2 }' "$T/out")
+    [ "$got" = "$ref" ] && ok || bad "vocab: '$w' $got times, the text has $ref"
+done
+"$BIN" vocab -quiet "$T/s.counts" > "$T/vocab_q" 2> "$T/err" && same "$T/vocab_q" "$T/out"
+[ -s "$T/err" ] && bad "vocab -quiet wrote to stderr" || ok
+fails "give one counts file" vocab
+fails "give one counts file" vocab "$T/s.counts" "$T/s.counts"
+fails "$T/svd.txt" vocab "$T/svd.txt"
+fails "ro-sgns vocab FILE" train -train "$SAMPLE" -output "$T/x.txt" -save-vocab "$T/v.txt"
+# -normalize 1: every row at unit length (float eps), the direction kept
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -normalize 1 -output "$T/unit.txt" \
+    -output-contexts "$T/unit_ctx.txt" -quiet
+for f in unit unit_ctx; do
+    awk 'NR > 1 { s = 0; for (j = 2; j <= NF; ++j) s += $j * $j; e = sqrt(s) - 1; if (e < 0) e = -e; if (e > m) m = e }
+         END { exit !(NR > 1 && m <= 4 * 1.2e-7) }' "$T/$f.txt" && ok || bad "-normalize 1: a row of $f.txt is not at unit length"
+done
+awk 'FILENAME == ARGV[1] && FNR > 1 { s = 0; for (j = 2; j <= NF; ++j) { x[$1, j] = $j; s += $j * $j } nr[$1] = sqrt(s); next }
+     FILENAME == ARGV[2] && FNR > 1 { for (j = 2; j <= NF; ++j) { e = $j - x[$1, j] / nr[$1]; if (e < 0) e = -e; if (e > m) m = e } }
+     END { exit !(m < 1e-6) }' "$T/svd.txt" "$T/unit.txt" && ok || bad "-normalize 1 is not row / its norm"
+run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -normalize 0 -output "$T/unit0.txt" -quiet
+same "$T/unit0.txt" "$T/svd.txt"
+fails "-normalize 2: expected 0 or 1" train -counts "$T/s.counts" -method svd -size 20 -normalize 2 -output "$T/x.txt"
 
 # ------------------------------------------------------------ RO: eval, curve, checkpoint, resume, keep-best, init
 # on counts of the sample's 1201 words seen >= 20 times, d = 10: cheap steps
