@@ -1,7 +1,10 @@
 # ro_sgns.h - build, test and bench.
 #   make           ./ro-sgns, the command-line program (needs only gcc and make)
-#   make install   the header, ro-sgns and a pkg-config file under PREFIX
-#                  (default /usr/local; DESTDIR for staging); make uninstall
+#   make install   the header, ro-sgns (built portably: CFLAGS, default -O3,
+#                  no -march=native unless NATIVE=1), a pkg-config file, the
+#                  CMake package and LICENSE under PREFIX (default /usr/local;
+#                  DESTDIR for staging); make uninstall
+#   make build/libro_sgns.so   the library python/ro_sgns.py loads
 #   make check     everything CI runs (README's test command): test, asan, lapacke,
 #                  tcc, cross and valgrind (mk/cross.mk), a few seconds of each
 #                  fuzz target (fuzz-check), two at a time; mpi-test
@@ -96,11 +99,16 @@ check:
 	@$(MAKE) --no-print-directory mpi-test
 
 bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train \
-      $(TCC_ALL)
+      $(B)/libro_sgns.so $(TCC_ALL)
 
-test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train
+# test_quickstart: the header's QUICK START as printed, in C and C++;
+# test_package: make install, the CMake package, make demo without data;
+# test_python: python/ro_sgns.py against the program, bit for bit
+test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train $(B)/libro_sgns.so
 	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
-	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)"
+	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)" \
+	    "sh tests/test_quickstart.sh $(CC) $(CXX)" "sh tests/test_package.sh $(B)/ro-sgns-test" \
+	    "sh tests/test_python.sh $(B)/ro-sgns-test $(B)/libro_sgns.so"
 
 asan: export RO_SGNS_TEST_TMP := $(B)/asan
 asan: $(ASAN_BINS)
@@ -218,7 +226,7 @@ bench: $(B)/bench_gemm $(B)/bench_gemm_d $(B)/bench_eval
 	$(B)/bench_eval ../shared/data/wordsim $(B)/eval_RESULTS.md && cat $(B)/eval_RESULTS.md
 
 $(B)/corpus.txt: | $(B)
-	xz -dc ../shared/data/corpus/corpus.txt.xz > $@.tmp && mv $@.tmp $@
+	xz -dc $(DATA)/corpus/corpus.txt.xz > $@.tmp && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
 
 bench-corpus: $(B)/bench_count $(B)/bench_svd $(B)/bench_ro $(B)/bench_ro_d $(B)/bench_sgd $(CORPUS)
 	$(B)/bench_count $(CORPUS) 5 100
@@ -318,28 +326,58 @@ $(B)/ro-sgns-test: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
 $(B)/ro-sgns-asan: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(subst -O0,-O1,$(V_asan_f)) -fsanitize=float-cast-overflow $< -o $@ -lm
+# the Python module's library (python/ro_sgns.py): the program with its
+# main renamed, built as the suite builds the program, so that the module
+# and tests/test_python.sh's ro-sgns give the same bits
+$(B)/libro_sgns.so: python/ro_sgns_lib.c examples/ro_sgns_cli.c ro_sgns.h | $(B)
+	$(CC) $(WARN) $(OPT) -fopenmp -fPIC -shared $< -o $@ -lm
 
+# ./ro-sgns (make, make demo) runs where it is built: CFLAGS (default -O3),
+# -fopenmp and -march=native (NATIVE=0 leaves -march=native out).
+# make install builds $(B)/ro-sgns-portable with the same CFLAGS but without
+# -march=native unless NATIVE=1, so a package built on one machine runs on
+# another; it is rebuilt when its command line changes.
+CFLAGS ?= -O3
+PROG_CC = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) -fopenmp
+PORTABLE_CC = $(PROG_CC) $(if $(filter 1,$(NATIVE)),-march=native)
 ro-sgns: examples/ro_sgns_cli.c ro_sgns.h
-	$(CC) -std=c99 -Wall -Wextra -O3 -march=native -fopenmp $< -o $@ -lm
+	$(PROG_CC) $(if $(filter 0,$(NATIVE)),,-march=native) $< -o $@ $(LDFLAGS) -lm
+$(B)/ro-sgns-portable: examples/ro_sgns_cli.c ro_sgns.h $(B)/portable.flags
+	$(PORTABLE_CC) $< -o $@ $(LDFLAGS) -lm
+$(B)/portable.flags: FORCE | $(B)
+	@echo '$(PORTABLE_CC) $(LDFLAGS)' | cmp -s - $@ || echo '$(PORTABLE_CC) $(LDFLAGS)' > $@
+.PHONY: FORCE
+FORCE:
 
-# make install PREFIX=... [DESTDIR=...]: the header, the program and a
+# make install PREFIX=... [DESTDIR=...]: the header; the program; a
 # pkg-config file (pkg-config --cflags --libs ro_sgns: -I... -lm; add
-# -fopenmp for threads). INSTALL_BIN names the program to install (the
-# tests install their own build).
+# -fopenmp for threads); the CMake package (cmake/: find_package(ro_sgns),
+# the target ro_sgns::ro_sgns; CMakeLists.txt installs the same files);
+# LICENSE. INSTALL_BIN names the program to install (the tests install
+# their own build).
 PREFIX ?= /usr/local
-INSTALL_BIN ?= ro-sgns
+INSTALL_BIN ?= $(B)/ro-sgns-portable
 RO_SGNS_VERSION := $(shell awk '/define RO_SGNS_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $$3 } END { print v }' ro_sgns.h)
+CMAKE_DIR := share/cmake/ro_sgns
+DOC_DIR := share/doc/ro_sgns
 install: $(INSTALL_BIN)
-	mkdir -p "$(DESTDIR)$(PREFIX)/include" "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/lib/pkgconfig"
+	mkdir -p "$(DESTDIR)$(PREFIX)/include" "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/lib/pkgconfig" \
+	    "$(DESTDIR)$(PREFIX)/$(CMAKE_DIR)" "$(DESTDIR)$(PREFIX)/$(DOC_DIR)"
 	cp ro_sgns.h "$(DESTDIR)$(PREFIX)/include/ro_sgns.h"
 	cp $(INSTALL_BIN) "$(DESTDIR)$(PREFIX)/bin/ro-sgns"
 	chmod 755 "$(DESTDIR)$(PREFIX)/bin/ro-sgns"
 	printf 'prefix=%s\nincludedir=$${prefix}/include\n\nName: ro_sgns\nDescription: %s\nVersion: %s\nCflags: -I$${includedir}\nLibs: -lm\n' \
 	    "$(PREFIX)" "word embeddings by Riemannian optimization of SGNS (single header)" \
 	    "$(RO_SGNS_VERSION)" > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/ro_sgns.pc"
+	cp cmake/ro_sgnsConfig.cmake "$(DESTDIR)$(PREFIX)/$(CMAKE_DIR)/ro_sgnsConfig.cmake"
+	sed 's/@PROJECT_VERSION@/$(RO_SGNS_VERSION)/' cmake/ro_sgnsConfigVersion.cmake.in \
+	    > "$(DESTDIR)$(PREFIX)/$(CMAKE_DIR)/ro_sgnsConfigVersion.cmake"
+	cp LICENSE "$(DESTDIR)$(PREFIX)/$(DOC_DIR)/LICENSE"
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/include/ro_sgns.h" "$(DESTDIR)$(PREFIX)/bin/ro-sgns" \
-	    "$(DESTDIR)$(PREFIX)/lib/pkgconfig/ro_sgns.pc"
+	    "$(DESTDIR)$(PREFIX)/lib/pkgconfig/ro_sgns.pc" "$(DESTDIR)$(PREFIX)/$(CMAKE_DIR)/ro_sgnsConfig.cmake" \
+	    "$(DESTDIR)$(PREFIX)/$(CMAKE_DIR)/ro_sgnsConfigVersion.cmake" "$(DESTDIR)$(PREFIX)/$(DOC_DIR)/LICENSE"
+	-rmdir "$(DESTDIR)$(PREFIX)/$(CMAKE_DIR)" "$(DESTDIR)$(PREFIX)/$(DOC_DIR)" 2> /dev/null
 
 # TinyCC (Debian: tcc, 0.9.27): a C99 compiler outside the GCC and Clang
 # family. It defines neither __GNUC__ nor a SIMD macro and has no OpenMP, so
@@ -385,8 +423,16 @@ $(B)/mpi_check: tests/mpi_check.c $(TEST_DEPS) | $(B)
 
 # The main job (README): decompress the corpus, count, SVD-SPPMI and RO-SGNS
 # at d = 100, print the paper's tables for our corpus.
-demo: ro-sgns
-	sh bench/paper.sh 100
+# Without the data (README's Data section) it stops before building
+# anything, with one message that says where to look.
+DATA ?= ../shared/data
+.PHONY: data-check
+data-check:
+	@DATA=$(DATA) CHECK_DATA=1 sh bench/paper.sh
+# (the program after the check, even under -j)
+demo: data-check
+	@$(MAKE) --no-print-directory ro-sgns
+	DATA=$(DATA) sh bench/paper.sh 100
 
 # Every lever of RO-SGNS alone beside the baselines, d = 100, 200, 500, into
 # docs/ABLATION.md (about an hour on 2 quiet cores; QUICK=1 for less)
@@ -396,9 +442,10 @@ ablation: $(B)/bench_quality
 
 # The full reproduction: d = 100, 200, 500 into docs/RESULTS.md and the
 # Figure 1 plot (gnuplot, if installed) docs/figure1.svg.
-paper: ro-sgns
+paper: data-check
+	@$(MAKE) --no-print-directory ro-sgns
 	mkdir -p docs
-	SGD=1 sh bench/paper.sh 100 200 500 > docs/RESULTS.md
+	DATA=$(DATA) SGD=1 sh bench/paper.sh 100 200 500 > docs/RESULTS.md
 	sh bench/figure1.sh build/paper/curve100.csv docs/figure1_d100.svg
 	sh bench/figure1.sh build/paper/curve200.csv docs/figure1_d200.svg
 	sh bench/figure1.sh build/paper/curve500.csv docs/figure1_d500.svg

@@ -23,12 +23,16 @@
      and gives bitwise the same numbers.
 
    QUICK START: text -> counts -> SVD-SPPMI -> RO-SGNS -> word vectors
+     The body of int main(void), in C99 or C++, after #include <stdio.h>,
+     <stdlib.h> and the two lines above; build with cc -O2 prog.c -lm
+     (tests/test_quickstart.sh compiles and runs it as printed here, both ways):
          ro_sgns_count_config cc = ro_sgns_count_config_default(); // window 5, min_count 5
          ro_sgns_counts *counts = NULL;  ro_sgns_csr *sppmi = NULL;
          ro_sgns_factors *x = NULL;  ro_sgns_problem *problem = NULL;
          ro_sgns_vectors *vec = NULL;  ro_sgns_real *W = NULL;
          ro_sgns_similarity_result sim;  ro_sgns_error err;
          size_t d = 100;
+         int status = 1;
          if (ro_sgns_count_path("corpus.txt", &cc, &counts, NULL, &err) ||
              ro_sgns_sppmi(counts, 5.0, 1.0, &sppmi, NULL, &err) ||       // k = 5
              ro_sgns_tsvd(sppmi, d, NULL, &x, NULL, &err) ||              // X_0
@@ -36,19 +40,25 @@
              ro_sgns_ro_train(problem, x, NULL, &err))                    // 10 steps
              goto fail;
          W = (ro_sgns_real *)malloc(counts->n * d * sizeof *W);
-         if (!W) goto fail;
+         if (!W) {
+             fprintf(stderr, "out of memory\n");
+             goto fail;
+         }
          if (ro_sgns_factors_embeddings(x, 0.5, RO_SGNS_EMBED_W, W, d, NULL, &err) ||
              ro_sgns_vectors_create(counts->n, d, (const char *const *)counts->vocab.word,
                                     W, d, &vec, NULL, &err) ||
-             ro_sgns_vectors_save_path(vec, RO_SGNS_W2V_BINARY, "vectors.bin", &err))
+             ro_sgns_vectors_save_path(vec, RO_SGNS_W2V_BINARY, "vectors.bin", NULL, &err) ||
+             ro_sgns_similarity_eval_path(vec, "ws353.txt", NULL, &sim, NULL, &err))
              goto fail;
-         if (ro_sgns_similarity_eval_path(vec, "ws353.txt", NULL, &sim, NULL, &err) == 0)
-             printf("ws353 %.3f (%lu pairs used)\n", sim.spearman,
-                    (unsigned long)sim.pairs_used);
-       fail:   // on success too: every free takes NULL
-         if (err.code) fprintf(stderr, "%s\n", err.message);
+         printf("%lu words -> vectors.bin; ws353 Spearman %.3f (%lu of %lu pairs)\n",
+                (unsigned long)vec->n, sim.spearman, (unsigned long)sim.pairs_used,
+                (unsigned long)sim.pairs_total);
+         status = 0;
+       fail:   // on success too: every pointer starts NULL, every free takes NULL
+         if (status && err.code) fprintf(stderr, "%s\n", err.message);
          ro_sgns_vectors_free(vec);  free(W);  ro_sgns_problem_free(problem);
          ro_sgns_factors_free(x);  ro_sgns_csr_free(sppmi);  ro_sgns_counts_free(counts);
+         return status;
      (err.code is RO_SGNS_OK after every call that succeeds.) The same as a
      whole program: examples/train.c in the repository; the ro-sgns
      program (examples/ro_sgns_cli.c) is a larger user.

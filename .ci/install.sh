@@ -5,16 +5,19 @@
 #   compilers and make          gcc, g++, clang (make test builds with both)
 #   OpenBLAS and LAPACKE        make lapacke and the benchmarks compare with them
 #   xz-utils                    make demo decompresses the bundled corpus
-#   python3-gensim              tests/interop_gensim.sh reads our files with gensim
+#   python3-gensim (and numpy)  tests/interop_gensim.sh reads our files with gensim;
+#                               tests/test_python.sh runs python/ro_sgns.py
 #   Open MPI                    make mpi-test (examples/ro_sgns_mpi.c)
 #   pkg-config                  tests/test_cli.sh builds against the installed .pc
+#   cmake                       tests/test_package.sh builds README's example through
+#                               find_package(ro_sgns) and add_subdirectory
 #   locales (de_DE.UTF-8)       the readers' and writers' test under a decimal comma
 #   cross compilers, qemu-user, mingw-w64, wine, valgrind: .ci/install-cross.sh
 # DRY_RUN=1 only simulates (apt-get -s) and installs nothing.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 command -v apt-get >/dev/null 2>&1 || { echo "install.sh: needs apt-get (Debian or Ubuntu)" >&2; exit 1; }
-pkgs="make gcc g++ clang libc6-dev libopenblas-dev liblapacke-dev xz-utils
+pkgs="make gcc g++ clang libc6-dev libopenblas-dev liblapacke-dev xz-utils cmake
       python3-gensim libopenmpi-dev openmpi-bin pkg-config locales"
 if [ "${DRY_RUN:-0}" = 1 ]; then
     # shellcheck disable=SC2086

@@ -6,6 +6,7 @@
 #
 #   sh bench/paper.sh [d ...]            (default: 100)
 #   environment: ITER (RO steps, 10), MIN_COUNT (200), WINDOW (5), OUT (build/paper),
+#                DATA (../shared/data: README's Data section; CHECK_DATA=1 only checks it),
 #                SGD=1 adds word2vec's SGD (1 epoch over the 90M tokens: ~8 min on 2 cores),
 #                CORPUS (build/corpus.txt, decompressed from the bundled one when missing)
 #
@@ -17,12 +18,20 @@ ITER=${ITER:-10}
 MIN_COUNT=${MIN_COUNT:-200}
 WINDOW=${WINDOW:-5}
 OUT=${OUT:-build/paper}
-SETS=../shared/data/wordsim
+DATA=${DATA:-../shared/data}
+SETS=$DATA/wordsim
 CORPUS=${CORPUS:-build/corpus.txt}
 BIN=${BIN:-./ro-sgns}
 # the paper's settings, whatever the defaults: W = U Sigma^0.5 (so the SVD
 # vectors, W and C, start RO-SGNS at X0 = U Sigma V^T), no smoothing
 PAPER="-eig 0.5 -embed w -cds 1"
+# the data first: without it, one message and nothing made
+if { [ ! -s "$CORPUS" ] && [ ! -f "$DATA/corpus/corpus.txt.xz" ]; } || [ ! -d "$SETS" ]; then
+    echo "the demo needs $DATA (the bundled corpus and the word-similarity sets): not found;" \
+        "README.md's section \"Data\" says what goes there" >&2
+    exit 1
+fi
+[ "${CHECK_DATA:-0}" = 1 ] && exit 0
 mkdir -p "$OUT"
 
 now() { date +%s.%N; }
@@ -41,9 +50,10 @@ objective() {
 
 T0=$(now)
 if [ ! -s "$CORPUS" ]; then
-    echo "decompressing the corpus (../shared/data/corpus/corpus.txt.xz) ..." >&2
-    mkdir -p build
-    xz -dc ../shared/data/corpus/corpus.txt.xz > "$CORPUS.tmp" && mv "$CORPUS.tmp" "$CORPUS"
+    echo "decompressing the corpus ($DATA/corpus/corpus.txt.xz) ..." >&2
+    mkdir -p "$(dirname "$CORPUS")"
+    xz -dc "$DATA/corpus/corpus.txt.xz" > "$CORPUS.tmp" && mv "$CORPUS.tmp" "$CORPUS" ||
+        { rm -f "$CORPUS.tmp"; exit 1; }
 fi
 T1=$(now)
 COUNTS=$OUT/corpus_w${WINDOW}_m${MIN_COUNT}.counts

@@ -452,6 +452,9 @@ static void print_cmd_help(const cmd_desc *cd, FILE *f)
 }
 
 /* flags of other programs, and our own old names: said, never guessed */
+#define CLI_NO_SUBWORDS                                                                         \
+    "not supported: subword n-grams (fastText -minn, -maxn, -bucket); ro-sgns learns one "     \
+    "vector a word, as word2vec (fastText's -maxn 0)"
 static const char *const REFUSED[][2] = {
     {"classes", "not supported: word classes by k-means (word2vec -classes); cluster the vectors with another tool"},
     {"read-vocab", "not supported: a counts file holds the vocabulary: -counts COUNTS"},
@@ -466,7 +469,54 @@ static const char *const REFUSED[][2] = {
     {"ws", "fastText's -ws is -window here"},
     {"minCount", "fastText's -minCount is -min-count here"},
     {"thread", "fastText's -thread is -threads here"},
+    {"t", "fastText's -t is -sample here"},
+    {"minn", CLI_NO_SUBWORDS},
+    {"maxn", CLI_NO_SUBWORDS},
+    {"bucket", CLI_NO_SUBWORDS},
+    {"loss", "not supported: ro-sgns trains negative sampling (fastText's -loss ns; -negative K); -loss hs and softmax are not here"},
+    {"wordNgrams", "not supported: word n-grams are fastText's supervised classifier's (-wordNgrams); ro-sgns trains unsupervised word vectors"},
     {NULL, NULL}};
+
+/* the flag of tab (or alias) nearest to name by edit distance (insert,
+   delete, replace, swap two neighbours: 1 each), when it is near enough
+   to be a typo: at most 2, and less than half the name; NULL otherwise */
+static const char *nearest_flag(const flag_spec *tab, const char *name)
+{
+    const char *best = NULL;
+    size_t bestd = 3, n = strlen(name);
+    if (n > 40) return NULL;
+    for (; tab->name; ++tab) {
+        const char *cand[2];
+        int k;
+        cand[0] = tab->name;
+        cand[1] = tab->alias;
+        if (tab->type == T_GROUP) continue;
+        for (k = 0; k < 2 && cand[k]; ++k) {
+            size_t m = strlen(cand[k]), i, j, row[3][42];
+            if (m > 40) continue;
+            /* Damerau-Levenshtein (optimal string alignment) on three rows */
+            for (j = 0; j <= m; ++j) row[1][j] = j;
+            for (i = 1; i <= n; ++i) {
+                size_t *cur = row[(i + 1) % 3], *prev = row[i % 3], *prev2 = row[(i + 2) % 3];
+                cur[0] = i;
+                for (j = 1; j <= m; ++j) {
+                    size_t d = prev[j - 1] + (name[i - 1] != cand[k][j - 1]);
+                    if (prev[j] + 1 < d) d = prev[j] + 1;
+                    if (cur[j - 1] + 1 < d) d = cur[j - 1] + 1;
+                    if (i > 1 && j > 1 && name[i - 1] == cand[k][j - 2] && name[i - 2] == cand[k][j - 1] &&
+                        prev2[j - 2] + 1 < d)
+                        d = prev2[j - 2] + 1;
+                    cur[j] = d;
+                }
+            }
+            if (row[(n + 1) % 3][m] < bestd && 2 * row[(n + 1) % 3][m] < n) {
+                bestd = row[(n + 1) % 3][m];
+                best = cand[k];
+            }
+        }
+    }
+    return best;
+}
 
 static const flag_spec *find_flag(const flag_spec *tab, const char *name)
 {
@@ -587,9 +637,12 @@ static int parse_flags(cli *c, const cmd_desc *cd, int argc, char **argv, opts *
         }
         s = find_flag(cd->flags, a + 1);
         if (!s) {
+            const char *near;
             int r;
             for (r = 0; REFUSED[r][0]; ++r)
                 if (strcmp(REFUSED[r][0], a + 1) == 0) die(c, "%s: %s", a, REFUSED[r][1]);
+            near = nearest_flag(cd->flags, a + 1);
+            if (near) die(c, "unknown flag %s: did you mean -%s? (ro-sgns %s -help lists the flags)", a, near, cd->name);
             die(c, "unknown flag %s (ro-sgns %s -help lists the flags)", a, cd->name);
         }
         idx = (size_t)(s - cd->flags);
@@ -2195,7 +2248,7 @@ static int cmd_eval(cli *c, int argc, char **argv)
     opts o;
     unsigned char given[64] = {0};
     char **pos = (char **)alloc_array(c, (size_t)argc + 1, sizeof(char *));
-    int npos, i, failed = 0;
+    int npos, i, failed = 0, rows_out = 0;
     scorer sc;
     ro_sgns_vectors *v;
     opts_default(&o);
@@ -2210,7 +2263,8 @@ static int cmd_eval(cli *c, int argc, char **argv)
     for (i = 0; i < npos; ++i) add_sets(c, &sc, "pairs", pos[i]);
     if (o.analogy) load_analogies(c, &sc, o.analogy); /* before the vectors: errors come fast */
     v = load_vectors(c, &o, "vectors", o.vectors);
-    if (sc.nsets) printf("%-24s %8s %8s %9s %9s\n", "pairs file", "spearman", "pearson", "used", "skipped");
+    /* a set with fewer than CLI_MIN_ITEMS usable pairs has no score: its
+       error only, no row; the table's head and foot only around a row */
     for (i = 0; i < sc.nsets; ++i) {
         ro_sgns_similarity_config cfg = ro_sgns_similarity_config_default();
         ro_sgns_similarity_result r;
@@ -2223,16 +2277,19 @@ static int cmd_eval(cli *c, int argc, char **argv)
             failed = 1;
             continue;
         }
-        printf("%-24s %8.4f %8.4f %4lu/%-4lu %9lu\n", base_name(sc.path[i]), r.spearman, r.pearson,
-               (unsigned long)r.pairs_used, (unsigned long)r.pairs_total, (unsigned long)r.pairs_oov);
         if (r.pairs_used < CLI_MIN_ITEMS) {
             fflush(stdout);
             fprintf(stderr, "ro-sgns eval: %s: only %lu usable pairs; a score needs %d\n", sc.path[i],
                     (unsigned long)r.pairs_used, CLI_MIN_ITEMS);
             failed = 1;
+            continue;
         }
+        if (rows_out++ == 0)
+            printf("%-24s %8s %8s %9s %9s\n", "pairs file", "spearman", "pearson", "used", "skipped");
+        printf("%-24s %8.4f %8.4f %4lu/%-4lu %9lu\n", base_name(sc.path[i]), r.spearman, r.pearson,
+               (unsigned long)r.pairs_used, (unsigned long)r.pairs_total, (unsigned long)r.pairs_oov);
     }
-    if (sc.nsets) {
+    if (rows_out) {
         char rows[64];
         if (o.restrict_vocab && (size_t)o.restrict_vocab < v->n)
             snprintf(rows, sizeof rows, "first %lld of %lu rows", o.restrict_vocab, (unsigned long)v->n);

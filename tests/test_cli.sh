@@ -186,6 +186,20 @@ fails "given twice" train -train "$SAMPLE" -output "$T/x.txt" -neg 5 -negative 5
 fails "-keep-best needs -eval" train -train "$SAMPLE" -output "$T/x.txt" -keep-best
 fails "name the same file" train -train "$SAMPLE" -output "$T/x.txt" -output-contexts "$T/x.txt"
 fails "unknown flag -bogus" count -train "$SAMPLE" -output "$T/x.counts" -bogus 1
+grep -q "did you mean" "$T/err" && bad "-bogus: a guess: $(cat "$T/err")" || ok
+# a typo: the nearest flag by edit distance (2 at most, and less than half the name)
+fails "unknown flag -szie: did you mean -size\?" train -train "$SAMPLE" -output "$T/x.txt" -szie 10
+fails "unknown flag -min_count: did you mean -min-count\?" train -train "$SAMPLE" -output "$T/x.txt" -min_count 10
+fails "unknown flag -ouptut: did you mean -output\?" count -train "$SAMPLE" -ouptut "$T/x.counts"
+fails "unknown flag -restict-vocab: did you mean -restrict-vocab\?" eval -vectors "$T/svd.txt" -restict-vocab 3 "$SETS/men.txt"
+fails "unknown flag -xyz \(ro-sgns train -help" train -train "$SAMPLE" -output "$T/x.txt" -xyz 1
+# fastText's other flags, answered
+fails "-t: fastText's -t is -sample here" train -train "$SAMPLE" -output "$T/x.txt" -t 1e-4
+for f in minn maxn bucket; do
+    fails "-$f: not supported: subword n-grams" train -train "$SAMPLE" -output "$T/x.txt" -$f 3
+done
+fails "-loss: not supported: ro-sgns trains negative sampling" train -train "$SAMPLE" -output "$T/x.txt" -loss ns
+fails "-wordNgrams: not supported" train -train "$SAMPLE" -output "$T/x.txt" -wordNgrams 2
 [ -e "$T/x.txt" ] && bad "a refused run wrote its output" || ok
 
 # ------------------------------------------------------------ the format rule, both ways
@@ -524,6 +538,10 @@ fails "no \*.txt word-pair file" train -counts "$T/small.counts" -size 10 -eval 
 printf 'the of 1\nof and 2\nzzzq yyyq 3\n' > "$T/two_pairs.txt"
 fails "only 2 of 3 pairs" train -counts "$T/small.counts" -size 10 -eval "$T/two_pairs.txt" -output "$T/x.txt"
 fails "only 2 usable pairs" eval -vectors "$T/svd.txt" "$T/two_pairs.txt"
+[ -s "$T/out" ] && bad "a set without a score printed on stdout: $(cat "$T/out")" || ok
+fails "only 2 usable pairs" eval -vectors "$T/svd.txt" "$T/two_pairs.txt" "$SETS/men.txt"
+grep -q "two_pairs" "$T/out" && bad "a set without a score has a row: $(cat "$T/out")" || ok
+grep -q "^men.txt " "$T/out" && ok || bad "the set with a score lost its row: $(cat "$T/out")"
 run train -counts "$T/small.counts" -size 10 -iter 1 -checkpoint "$T/small_ck" -output "$T/small.txt" -quiet
 # a checkpoint of another run: d, the counts, k and cds are stored in it and compared
 fails "d 20 here, 10 in the checkpoint" train -counts "$T/small.counts" -size 20 -iter 2 -resume "$T/small_ck" -output "$T/x.txt"
