@@ -28,6 +28,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1620,9 +1621,11 @@ static const flag_spec TRAIN_FLAGS[] = {
       "with all n rows (n = m = 22k: 2G in float),\n4 - f with a fraction f of them ({D})"),
     F("allow-no-step", T_SWITCH, allow_no_step, W_RO, 0, 0, NULL,
       "write the start when no step is accepted\n(otherwise an error)"),
-    F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE", "save the point after every step"),
+    F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE",
+      "save the point after every step (with -keep-best\nalso the best so far); a file, not a FIFO"),
     F("resume", T_STR, resume, W_RO, 0, 0, "FILE",
-      "continue a checkpoint of the same counts, -size\nand -negative; -iter counts all steps"),
+      "continue a checkpoint of the same counts, -size\nand -negative; -iter counts all steps (not\n"
+      "fewer than the checkpoint's); may be -checkpoint"),
     {"eval", T_LIST, offsetof(opts, eval), W_RO, 0, 0, "PAIRS",
      "Spearman after every step: a folder of *.txt\npair files, a file or a list (a,b); may repeat",
      NULL, "score the vectors with 'ro-sgns eval'"},
@@ -1813,10 +1816,20 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
     if (score_point(t, x, score, &mean)) return t->failed = 1;
     score_line(t, score, mean, line, sizeof line);
     if (!t->c->quiet) {
+        /* |dX| comes from the factors, |S'|^2 + |S|^2 - 2 <S', U'^T U S V^T V'>: below
+           about sqrt(8 eps) |S|_F it is rounding (a small step from a large point, as
+           after a resume with a smaller -eta or -direction plain): its bound, not 0 */
+        double s2 = 0, res;
+        char dx[32];
+        size_t i;
+        for (i = 0; i < x->d * x->d; ++i) s2 += (double)x->S[i] * x->S[i];
+        res = sqrt(8 * (sizeof(ro_sgns_real) < sizeof(double) ? FLT_EPSILON : DBL_EPSILON) * s2);
+        if (p->step_norm < res) snprintf(dx, sizeof dx, "<%.2g", res);
+        else snprintf(dx, sizeof dx, "%.4g", p->step_norm);
         end_line(t->c);
-        fprintf(stderr, "iter %3llu/%llu  F %.5f e9  step %.3g%s  |dX| %.4g  %.1f s  ETA %s%s\n",
+        fprintf(stderr, "iter %3llu/%llu  F %.5f e9  step %.3g%s  |dX| %s  %.1f s  ETA %s%s\n",
                 (unsigned long long)p->iteration, (unsigned long long)t->last, p->objective * 1e-9,
-                p->step, p->halvings ? " (halved)" : "", p->step_norm, p->seconds,
+                p->step, p->halvings ? " (halved)" : "", dx, p->seconds,
                 fmt_secs(done ? elapsed / (double)done * (double)left : -1, eta, sizeof eta), line);
     }
     if (curve_row(t, p->iteration, p->objective, p->seconds, score, mean)) return t->failed = 1;
@@ -1824,6 +1837,7 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
     if (t->o->checkpoint) {
         FILE *f;
         ro_sgns_result rc;
+        const ro_sgns_factors *best = t->have_best ? t->best : NULL; /* -keep-best's */
         if (output_target(t->o->checkpoint, &f) < 0) {
             snprintf(t->failure, sizeof t->failure, "-checkpoint: cannot write '%s': %s",
                      t->o->checkpoint, strerror(errno));
@@ -1831,7 +1845,7 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
         }
         if (f) {
             int e, bad;
-            rc = ro_sgns_factors_save_callback(x, write_file_fn, f, &err);
+            rc = ro_sgns_factors_save_best_callback(x, best, t->best_mean, write_file_fn, f, &err);
             e = errno;
             bad = ferror(f);
             if (close_in_place(f) || bad) {
@@ -1840,7 +1854,7 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
                          t->o->checkpoint, strerror(bad ? e : errno));
             }
         } else {
-            rc = ro_sgns_factors_save_path(x, t->o->checkpoint, &err);
+            rc = ro_sgns_factors_save_best_path(x, best, t->best_mean, t->o->checkpoint, &err);
         }
         if (rc != RO_SGNS_OK) {
             snprintf(t->failure, sizeof t->failure, "-checkpoint after step %llu: %s",
@@ -2033,6 +2047,40 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
     }
 }
 
+/* A resumed run's -curve: the rows after the checkpoint's step it (written
+   before a kill that left the checkpoint one step behind) cut away, so no
+   step has two rows. 1 when a row for step it remains; a curve that is not
+   a regular file is left alone. */
+static int curve_cut(cli *c, FILE *curve, const char *path, uint64_t it)
+{
+    struct stat st;
+    FILE *in;
+    char line[4096];
+    long off = 0, cut = -1;
+    int have = 0;
+    if (fstat(fileno(curve), &st) != 0 || !S_ISREG(st.st_mode)) return 1;
+    in = fopen(path, "rb");
+    if (!in) die(c, "-curve: cannot read '%s': %s", path, strerror(errno));
+    while (fgets(line, sizeof line, in)) {
+        size_t len = strlen(line);
+        char *end;
+        unsigned long long row = strtoull(line, &end, 10);
+        if (end != line && *end == ',') { /* a row (the header is no number) */
+            if (row > it) {
+                cut = off;
+                break;
+            }
+            if (row == it) have = 1;
+        }
+        off += (long)len;
+    }
+    fclose(in);
+    if (cut >= 0 && (fflush(curve) != 0 || ftruncate(fileno(curve), (off_t)cut) != 0))
+        die(c, "-curve: cannot cut '%s' back to step %llu: %s", path, (unsigned long long)it,
+            strerror(errno));
+    return have;
+}
+
 static int cmd_train(cli *c, int argc, char **argv)
 {
     opts o;
@@ -2043,7 +2091,9 @@ static int cmd_train(cli *c, int argc, char **argv)
     ro_sgns_embedding_kind kind;
     scorer sc;
     ro_sgns_counts *cn;
-    ro_sgns_factors *x = NULL;
+    ro_sgns_factors *x = NULL, *kept = NULL; /* kept: -resume's best point */
+    double kept_score = 0;
+    int curve_has_start = 0;
     char *text = NULL;
     size_t text_size = 0;
     FILE *curve = NULL;
@@ -2148,7 +2198,7 @@ static int cmd_train(cli *c, int argc, char **argv)
                     : fopen(o.curve, o.resume ? "ab" : "wb");
         if (!curve) die(c, "-curve: cannot write '%s': %s", o.curve, strerror(errno));
         own(c, curve, close_file);
-        if (!o.resume) {
+        if (!o.resume || (fstat(fileno(curve), &cst) == 0 && S_ISREG(cst.st_mode) && cst.st_size == 0)) {
             int i;
             fprintf(curve, "iteration,F_e9,seconds");
             for (i = 0; i < sc.nsets; ++i) fprintf(curve, ",%s", sc.name[i]);
@@ -2204,16 +2254,25 @@ static int cmd_train(cli *c, int argc, char **argv)
         ro_sgns_error err;
         reader r;
         reader_open(c, &r, "resume", o.resume, "loading");
-        if (ro_sgns_factors_load_callback(reader_read, &r, &x, NULL, &err) != RO_SGNS_OK) {
+        if (ro_sgns_factors_load_best_callback(reader_read, &r, &x, &kept, &kept_score, NULL, &err) !=
+            RO_SGNS_OK) {
             end_line(c);
             die_read(c, &r, &err);
         }
         close_read(c, r.f);
         own(c, x, free_factors);
+        if (kept) own(c, kept, free_factors);
         /* the same counts (fingerprint), n, d, k, window and cds as the run */
         if (ro_sgns_factors_check_resume(x, cn, o.negative, o.cds, (size_t)o.size, &err) !=
             RO_SGNS_OK)
             die(c, "-resume %s: %s", o.resume, err.message);
+        /* a step count below the checkpoint's is no run: refused, never its later point */
+        if ((uint64_t)o.iter < x->iteration)
+            die(c, "-resume %s is at step %llu, beyond -iter %lld: nothing to do (give -iter %llu "
+                   "or more; -iter %llu writes the checkpoint's point)",
+                o.resume, (unsigned long long)x->iteration, o.iter,
+                (unsigned long long)x->iteration + 1, (unsigned long long)x->iteration);
+        if (curve) curve_has_start = curve_cut(c, curve, o.curve, x->iteration);
     } else if (init_file) {
         ro_sgns_real *W = init_matrix(c, &o, "init", o.init, cn), *C = W;
         ro_sgns_error err;
@@ -2258,13 +2317,23 @@ static int cmd_train(cli *c, int argc, char **argv)
             if (ro_sgns_factors_create(x->n, x->m, x->d, &t.best, NULL, &err) != RO_SGNS_OK)
                 die(c, "%s", err.message);
             own(c, t.best, free_factors);
+            if (kept) { /* the best point before the checkpoint, and its score */
+                keep_if_best(&t, kept, kept_score);
+                note(c, "keep-best: from the checkpoint, step %llu (mean score %.4f)",
+                     (unsigned long long)kept->iteration, kept_score);
+            } else if (o.resume) {
+                note(c, "keep-best: the checkpoint holds no best point (saved without -keep-best): "
+                        "the best of step %llu on",
+                     (unsigned long long)start_it);
+            }
         }
         if (ro_sgns_objective(p, x, &F0, &err) != RO_SGNS_OK) die(c, "%s", err.message);
         if (score_point(&t, x, score, &mean)) die(c, "%s", t.failure);
         score_line(&t, score, mean, line, sizeof line);
         note(c, "iter %3llu/%llu  F %.5f e9 (start)%s", (unsigned long long)start_it,
              (unsigned long long)t.last, F0 * 1e-9, line);
-        if (t.curve && !o.resume && curve_row(&t, start_it, F0, 0, score, mean)) die(c, "%s", t.failure);
+        if (t.curve && !curve_has_start && curve_row(&t, start_it, F0, 0, score, mean))
+            die(c, "%s", t.failure);
         keep_if_best(&t, x, mean);
         if (t.last > start_it) {
             rc.iterations = (int)(t.last - start_it);

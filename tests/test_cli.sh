@@ -507,6 +507,31 @@ if [ -d /dev/shm ] && [ -w /dev/shm ] && D=$(mktemp -d /dev/shm/ro_sgns_cli.XXXX
     cmp -s "$D/v.txt" "$T/own1.txt" && ok || bad "-output in /dev/shm: not the vectors"
     rm -rf "$D"
 fi
+# -keep-best survives a resume: the best point and its score are in the checkpoint, so
+# 4 steps and a resume to 8 write the straight run's best (step 0 here: simlex999 falls
+# after the start); a resume below the checkpoint's step is refused; a curve that got a
+# row past its checkpoint (a kill during the checkpoint's save) is cut back to it, so no
+# step has two rows; a resume with a smaller step prints no |dX| of 0
+KB="-counts $T/own.counts -size 10 -eval $SETS/simlex999.txt -keep-best"
+run train $KB -iter 8 -curve "$T/kb8.csv" -output "$T/kb8.bin"
+grep -q "keep-best: writing step 0 " "$T/err" && ok || bad "keep-best straight: $(grep keep-best "$T/err")"
+run train $KB -iter 4 -checkpoint "$T/kb4.ck" -curve "$T/kb.csv" -output "$T/kb4.bin" -quiet
+cp "$T/kb4.ck" "$T/kb4_saved.ck"
+run train $KB -iter 5 -resume "$T/kb4.ck" -checkpoint "$T/kb4.ck" -curve "$T/kb.csv" -output "$T/kb5.bin" -quiet
+run train $KB -iter 8 -resume "$T/kb4_saved.ck" -curve "$T/kb.csv" -output "$T/kb8r.bin"
+grep -q "keep-best: from the checkpoint, step 0 " "$T/err" && ok || bad "keep-best from the checkpoint: $(grep keep-best "$T/err")"
+same "$T/kb8r.bin" "$T/kb8.bin"
+cut -d, -f1,2,4- "$T/kb8.csv" > "$T/kb8_cols"
+cut -d, -f1,2,4- "$T/kb.csv" > "$T/kb_cols"
+same "$T/kb_cols" "$T/kb8_cols"
+run train -counts "$T/own.counts" -size 10 -iter 5 -checkpoint "$T/kb_plain.ck" -output "$T/x.txt" -quiet
+fails "-resume $T/kb4_saved.ck is at step 4, beyond -iter 2: nothing to do" train $KB -iter 2 -resume "$T/kb4_saved.ck" -output "$T/x.txt"
+run train $KB -iter 4 -resume "$T/kb4_saved.ck" -output "$T/kb4_again.bin" -quiet
+same "$T/kb4_again.bin" "$T/kb4.bin"
+run train -counts "$T/own.counts" -size 10 -iter 6 -resume "$T/kb_plain.ck" -direction plain -output "$T/x.txt"
+grep -q "|dX| 0 " "$T/err" && bad "|dX| 0 after a resume with -direction plain: $(grep '^iter' "$T/err")" || ok
+grep -Eq "^iter   6/6 .*\|dX| (<)?[0-9]" "$T/err" && ok || bad "|dX| after a resume: $(grep '^iter' "$T/err")"
+rm -f "$T/x.txt"
 # a FIFO with no reader is refused before the work, naming the flag (never a wait at
 # the end); a checkpoint never goes to a FIFO (it must be read back)
 if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mkfifo "$T/lonely"; then
