@@ -729,7 +729,7 @@ static void check_output(cli *c, const char *flag, const char *path)
         if (S_ISDIR(st.st_mode)) die(c, "-%s: '%s' is a directory", flag, path);
         if (S_ISSOCK(st.st_mode)) die(c, "-%s: '%s' is a socket; give a file", flag, path);
         if (S_ISFIFO(st.st_mode)) {
-            int fd;
+            int fd, fl;
             /* a checkpoint is read back by -resume, and a save must not wait */
             if (strcmp(flag, "checkpoint") == 0)
                 die(c, "-checkpoint: '%s' is a FIFO; a checkpoint must be a file that -resume can "
@@ -743,6 +743,12 @@ static void check_output(cli *c, const char *flag, const char *path)
                        "the reader first",
                     flag, path);
             if (fd < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+            fl = fcntl(fd, F_GETFL); /* the writes wait for the reader as usual */
+            if (fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+                int e = errno;
+                close(fd);
+                die(c, "-%s: cannot write '%s': %s", flag, path, strerror(e));
+            }
             if (nheld == CLI_MAX_HELD || strlen(path) >= sizeof held[0].path) {
                 close(fd);
                 die(c, "-%s: too many FIFOs", flag);
