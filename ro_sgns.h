@@ -814,7 +814,10 @@ typedef struct ro_sgns_ro_progress {
     double objective;   /* F at the new point */
     double objective_prev;
     double step;        /* the step (lambda or eta) that was accepted */
-    double step_norm;   /* |X_new - X_old|_F */
+    double step_norm;   /* |X_new - X_old|_F, from the factors (|S'|^2 + |S|^2
+                           - 2 <S', U'^T U S V^T V'>): below about
+                           sqrt(8 eps) |S|_F it is rounding, 0 where that
+                           rounding makes the square negative */
     int halvings;       /* how often the step was halved in this iteration */
     double seconds;     /* wall seconds of this iteration */
 } ro_sgns_ro_progress;
@@ -1483,7 +1486,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
    Version 1 still loads (its fields after next step read as 0): the
    56-byte header of bytes 0-55 above with a u32 header check at 12 (the
    counts v1 checksum of bytes 0-11 and 16-55, its 32-bit halves xor-ed),
-   the values, and the counts v1 u64 checksum of all before it. */
+   the values, and the counts v1 u64 checksum of all before it.
+   A second point (the best so far by a score, as ro-sgns -keep-best keeps
+   it, so that a resumed run keeps the same one): flags bit 0 set, and
+   after V, before the chunk table, the best point's u64 iteration, f64
+   next step, f64 score, then its U, S, V as f64 (the same n, m, d). A
+   checkpoint without one is written as before, byte for byte; the plain
+   loaders read the current point of one with it (the best point's bytes
+   verified, then dropped). Libraries before 0.3.1 refuse flags != 0. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err);
@@ -1491,6 +1501,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, v
                                                          ro_sgns_factors **out,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
+/* The same with the best point: saved when best is not NULL (its n, m, d
+   those of f; score finite), else exactly as ro_sgns_factors_save_callback.
+   Loading sets *best (NULL when the file has none; free it with
+   ro_sgns_factors_free) and *best_score (0 when none). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_callback(const ro_sgns_factors *f,
+                                                              const ro_sgns_factors *best,
+                                                              double score,
+                                                              ro_sgns_write_fn write,
+                                                              void *user, ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_best_callback(ro_sgns_read_fn read, void *user,
+                                                              ro_sgns_factors **out,
+                                                              ro_sgns_factors **best,
+                                                              double *best_score,
+                                                              const ro_sgns_allocator *alloc,
+                                                              ro_sgns_error *err);
 /* Does a checkpoint fit the run about to resume from it: the same counts
    (their fingerprint), k, window, cds and d, and n = m = the counts' n?
    RO_SGNS_OK, or RO_SGNS_ERR_INVALID_ARGUMENT with a message that names
@@ -1507,6 +1532,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_check_resume(const ro_sgns_factors *c
    the old one unchanged and no temporary file left. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
                                                      const char *path, ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_path(const ro_sgns_factors *f,
+                                                          const ro_sgns_factors *best,
+                                                          double score, const char *path,
+                                                          ro_sgns_error *err);
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_factors **out,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err);
@@ -13001,28 +13030,46 @@ static uint32_t ro_sgns__fx_header_check(const unsigned char *h)
     return (uint32_t)(ro_sgns__ck_final(&ck) >> 32) ^ (uint32_t)ro_sgns__ck_final(&ck);
 }
 
-/* Save with chunks of 2^log2 bytes (16 in files). */
-static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, ro_sgns_write_fn write,
-                                            void *user, unsigned log2, ro_sgns_error *err)
+/* U, S and V as f64. */
+static void ro_sgns__fx_put_values(ro_sgns__writer *wr, const ro_sgns_factors *f)
+{
+    size_t i;
+    for (i = 0; i < f->n * f->d; ++i) ro_sgns__w_f64(wr, (double)f->U[i]);
+    for (i = 0; i < f->d * f->d; ++i) ro_sgns__w_f64(wr, (double)f->S[i]);
+    for (i = 0; i < f->m * f->d; ++i) ro_sgns__w_f64(wr, (double)f->V[i]);
+}
+
+/* Save with chunks of 2^log2 bytes (16 in files); with best (not NULL),
+   the best point and its score after V (flags bit 0). */
+static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, const ro_sgns_factors *best,
+                                            double score, ro_sgns_write_fn write, void *user,
+                                            unsigned log2, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al;
     ro_sgns__writer *wr;
     unsigned char *h;
-    size_t i;
+    uint64_t values;
     ro_sgns_result rc = RO_SGNS_OK;
-    if (!f || !write || !f->U || !f->S || !f->V)
+    if (!f || !write || !f->U || !f->S || !f->V || (best && (!best->U || !best->S || !best->V)))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
+    if (best && (best->n != f->n || best->m != f->m || best->d != f->d ||
+                 !ro_sgns__is_finite(score) || !ro_sgns__is_finite(best->next_step)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "factors_save: the best point is %lu x %lu x %lu (the point's "
+                             "%lu x %lu x %lu), its score %g",
+                             (unsigned long)best->n, (unsigned long)best->m,
+                             (unsigned long)best->d, (unsigned long)f->n, (unsigned long)f->m,
+                             (unsigned long)f->d, score);
     al = f->has_alloc_ ? &f->alloc_ : NULL;
+    values = (uint64_t)f->n * f->d + (uint64_t)f->d * f->d + (uint64_t)f->m * f->d;
     wr = ro_sgns__writer_new(write, user,
-                             RO_SGNS__FX_HEADER + 8 * ((uint64_t)f->n * f->d +
-                                                       (uint64_t)f->d * f->d +
-                                                       (uint64_t)f->m * f->d),
+                             RO_SGNS__FX_HEADER + 8 * values + (best ? 24 + 8 * values : 0),
                              log2, al, "factors_save", err, &rc);
     if (!wr) return rc;
     h = ro_sgns__w_room(wr, RO_SGNS__FX_HEADER);
     memcpy(h, RO_SGNS__FX_MAGIC, 8);
     ro_sgns__put_u32(h + 8, 2);
-    ro_sgns__put_u32(h + 12, 0);
+    ro_sgns__put_u32(h + 12, best ? 1u : 0u);
     ro_sgns__put_u64(h + 16, f->n);
     ro_sgns__put_u64(h + 24, f->m);
     ro_sgns__put_u64(h + 32, f->d);
@@ -13035,9 +13082,13 @@ static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, ro_sgns_wr
     ro_sgns__put_u32(h + 84, log2);
     ro_sgns__put_u32(h + 88, 0);
     ro_sgns__put_u32(h + 92, ro_sgns__crc_update(&wr->ch->crc, 0, h, 92));
-    for (i = 0; i < f->n * f->d; ++i) ro_sgns__w_f64(wr, (double)f->U[i]);
-    for (i = 0; i < f->d * f->d; ++i) ro_sgns__w_f64(wr, (double)f->S[i]);
-    for (i = 0; i < f->m * f->d; ++i) ro_sgns__w_f64(wr, (double)f->V[i]);
+    ro_sgns__fx_put_values(wr, f);
+    if (best) {
+        ro_sgns__w_u64(wr, best->iteration);
+        ro_sgns__w_f64(wr, best->next_step);
+        ro_sgns__w_f64(wr, score);
+        ro_sgns__fx_put_values(wr, best);
+    }
     if (ro_sgns__writer_finish(wr, al))
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "factors_save: a write failed");
     return ro_sgns__ok(err);
@@ -13047,13 +13098,23 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err)
 {
-    return ro_sgns__factors_save(f, write, user, RO_SGNS__CHUNK_LOG2, err);
+    return ro_sgns__factors_save(f, NULL, 0, write, user, RO_SGNS__CHUNK_LOG2, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_callback(const ro_sgns_factors *f,
+                                                              const ro_sgns_factors *best,
+                                                              double score,
+                                                              ro_sgns_write_fn write,
+                                                              void *user, ro_sgns_error *err)
+{
+    return ro_sgns__factors_save(f, best, score, write, user, RO_SGNS__CHUNK_LOG2, err);
 }
 
 /* A checkpoint's header, version 1 or 2 (r->version), checked; *out made
-   of its sizes and given the rest; then the reader is past it. */
+   of its sizes and given the rest, *flags its flags (bit 0: a best point
+   follows V); then the reader is past it. */
 static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **out,
-                                         const ro_sgns_allocator *alloc)
+                                         uint32_t *flags, const ro_sgns_allocator *alloc)
 {
     const unsigned char *h;
     ro_sgns_factors *f;
@@ -13072,7 +13133,8 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
         hsize = RO_SGNS__FX_HEADER;
         res = ro_sgns__r_header_v2(r, hsize, &h);
         if (res != RO_SGNS_OK) return res;
-        if (ro_sgns__get_u32(h + 12) != 0 || ro_sgns__get_u32(h + 88) != 0)
+        *flags = ro_sgns__get_u32(h + 12);
+        if ((*flags & ~1u) != 0 || ro_sgns__get_u32(h + 88) != 0)
             return ro_sgns__bad(r, 12, "reserved bytes are not 0");
         k = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 64));
         cds = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 72));
@@ -13110,39 +13172,93 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
     return RO_SGNS_OK;
 }
 
-/* Read a checkpoint, version 1 or 2, through the counts file's reader:
-   the header, U, S and V (each value finite), the checksums. */
-static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors **out,
-                                            const ro_sgns_allocator *alloc)
+/* U, S and V of a point of f's sizes, each value finite, into to (NULL:
+   checked and dropped). */
+static ro_sgns_result ro_sgns__fx_values(ro_sgns__reader *r, const ro_sgns_factors *f,
+                                         ro_sgns_factors *to)
 {
-    ro_sgns_factors *f = NULL;
-    uint64_t n, d, idx, total;
-    ro_sgns_result res;
-    r->name = "checkpoint";
-    res = ro_sgns__fx_header(r, &f, alloc);
-    if (res != RO_SGNS_OK) return res;
-    n = f->n;
-    d = f->d;
-    total = n * d + d * d + (uint64_t)f->m * d;
+    const uint64_t n = f->n, d = f->d, total = n * d + d * d + (uint64_t)f->m * d;
+    uint64_t idx;
+    ro_sgns_result res = RO_SGNS_OK;
     for (idx = 0; idx < total;) {
         size_t j, m8 = total - idx < RO_SGNS__IO_BUF / 8 ? (size_t)(total - idx)
                                                          : RO_SGNS__IO_BUF / 8;
         const unsigned char *p = ro_sgns__r_peek(r, 8 * m8, "the factors", &res);
-        if (!p) goto fail;
+        if (!p) return res;
         for (j = 0; j < m8; ++j) {
             uint64_t e = idx + j;
             double v = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
-            if (!ro_sgns__is_finite(v)) {
-                res = ro_sgns__bad(r, r->offset + 8 * j, "NaN or Inf");
-                goto fail;
-            }
-            if (e < n * d) f->U[e] = (ro_sgns_real)v;
-            else if (e < n * d + d * d) f->S[e - n * d] = (ro_sgns_real)v;
-            else f->V[e - n * d - d * d] = (ro_sgns_real)v;
+            if (!ro_sgns__is_finite(v)) return ro_sgns__bad(r, r->offset + 8 * j, "NaN or Inf");
+            if (!to) continue;
+            if (e < n * d) to->U[e] = (ro_sgns_real)v;
+            else if (e < n * d + d * d) to->S[e - n * d] = (ro_sgns_real)v;
+            else to->V[e - n * d - d * d] = (ro_sgns_real)v;
         }
         ro_sgns__r_take(r, 8 * m8, 1);
         idx += m8;
     }
+    return RO_SGNS_OK;
+}
+
+/* The best point after V (flags bit 0): its iteration, next step and
+   score, its values (into a new *best when best is not NULL). */
+static ro_sgns_result ro_sgns__fx_best(ro_sgns__reader *r, const ro_sgns_factors *f,
+                                       ro_sgns_factors **best, double *score,
+                                       const ro_sgns_allocator *alloc)
+{
+    ro_sgns_factors *b = NULL;
+    ro_sgns_result res = RO_SGNS_OK;
+    uint64_t it;
+    double step, sc;
+    const unsigned char *p = ro_sgns__r_peek(r, 24, "the best point", &res);
+    if (!p) return res;
+    it = ro_sgns__get_u64(p);
+    step = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8));
+    sc = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 16));
+    if (!(step >= 0) || !ro_sgns__is_finite(step) || !ro_sgns__is_finite(sc) ||
+        it > f->iteration)
+        return ro_sgns__bad(r, r->offset, "the best point's step %llu (the point's %llu), next "
+                            "step %g or score %g out of range", (unsigned long long)it,
+                            (unsigned long long)f->iteration, step, sc);
+    ro_sgns__r_take(r, 24, 1);
+    if (best) {
+        res = ro_sgns_factors_create(f->n, f->m, f->d, &b, alloc, r->err);
+        if (res != RO_SGNS_OK) return res;
+        b->iteration = it;
+        b->next_step = step;
+        b->counts_fingerprint = f->counts_fingerprint;
+        b->k = f->k;
+        b->window = f->window;
+        b->cds = f->cds;
+    }
+    res = ro_sgns__fx_values(r, f, b);
+    if (res != RO_SGNS_OK) {
+        ro_sgns_factors_free(b);
+        return res;
+    }
+    if (best) *best = b;
+    *score = sc;
+    return RO_SGNS_OK;
+}
+
+/* Read a checkpoint, version 1 or 2, through the counts file's reader:
+   the header, U, S and V (each value finite), the best point if there is
+   one (into *best when best is not NULL), the checksums. */
+static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors **out,
+                                            ro_sgns_factors **best, double *best_score,
+                                            const ro_sgns_allocator *alloc)
+{
+    ro_sgns_factors *f = NULL, *b = NULL;
+    uint32_t flags = 0;
+    double score = 0;
+    ro_sgns_result res;
+    r->name = "checkpoint";
+    res = ro_sgns__fx_header(r, &f, &flags, alloc);
+    if (res != RO_SGNS_OK) return res;
+    res = ro_sgns__fx_values(r, f, f);
+    if (res == RO_SGNS_OK && (flags & 1u))
+        res = ro_sgns__fx_best(r, f, best ? &b : NULL, &score, alloc);
+    if (res != RO_SGNS_OK) goto fail;
     if (r->version == 2) {
         res = ro_sgns__r_check_table(r);
     } else {
@@ -13153,16 +13269,21 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
     }
     if (res != RO_SGNS_OK) goto fail;
     *out = f;
+    if (best) *best = b;
+    if (best_score) *best_score = score;
     return ro_sgns__ok(r->err);
 fail:
+    ro_sgns_factors_free(b);
     ro_sgns_factors_free(f);
     return res;
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, void *user,
-                                                         ro_sgns_factors **out,
-                                                         const ro_sgns_allocator *alloc,
-                                                         ro_sgns_error *err)
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_best_callback(ro_sgns_read_fn read, void *user,
+                                                              ro_sgns_factors **out,
+                                                              ro_sgns_factors **best,
+                                                              double *best_score,
+                                                              const ro_sgns_allocator *alloc,
+                                                              ro_sgns_error *err)
 {
     ro_sgns__reader *r;
     ro_sgns_result res;
@@ -13171,9 +13292,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, v
     if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
     r->fn = read;
     r->user = user;
-    res = ro_sgns__factors_load(r, out, alloc);
+    res = ro_sgns__factors_load(r, out, best, best_score, alloc);
     ro_sgns__reader_free(r);
     return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, void *user,
+                                                         ro_sgns_factors **out,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err)
+{
+    return ro_sgns_factors_load_best_callback(read, user, out, NULL, NULL, alloc, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_check_resume(const ro_sgns_factors *x,
@@ -13230,6 +13359,33 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
 {
     if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
     return ro_sgns__save_atomic(path, ro_sgns__factors_emit, f,
+                                f->has_alloc_ ? &f->alloc_ : NULL, err);
+}
+
+/* A point with its best point, for the emit function. */
+typedef struct ro_sgns__fx_pair {
+    const ro_sgns_factors *f, *best;
+    double score;
+} ro_sgns__fx_pair;
+
+static ro_sgns_result ro_sgns__fx_pair_emit(const void *obj, ro_sgns_write_fn write, void *user,
+                                            ro_sgns_error *err)
+{
+    const ro_sgns__fx_pair *q = (const ro_sgns__fx_pair *)obj;
+    return ro_sgns_factors_save_best_callback(q->f, q->best, q->score, write, user, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_path(const ro_sgns_factors *f,
+                                                          const ro_sgns_factors *best,
+                                                          double score, const char *path,
+                                                          ro_sgns_error *err)
+{
+    ro_sgns__fx_pair q;
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
+    q.f = f;
+    q.best = best;
+    q.score = score;
+    return ro_sgns__save_atomic(path, ro_sgns__fx_pair_emit, &q,
                                 f->has_alloc_ ? &f->alloc_ : NULL, err);
 }
 

@@ -28,6 +28,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -702,6 +704,49 @@ static void folder_of(const char *path, char *dir, size_t size)
     else snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
+/* Is path (existing) the file this process writes as its standard output
+   (e.g. /dev/stdout, or a link to /proc/self/fd/1, redirected to a file)?
+   Then a save writes into it in place, as with "-". */
+static int is_own_stdout(const struct stat *st)
+{
+    struct stat so;
+    return fstat(STDOUT_FILENO, &so) == 0 && so.st_dev == st->st_dev && so.st_ino == st->st_ino;
+}
+
+/* FIFOs checked for a reader before the work stay open until their output
+   is written (closing the probe would end the reader's input). */
+#define CLI_MAX_HELD 8
+static struct {
+    char path[4096];
+    int fd;
+} held[CLI_MAX_HELD];
+static int nheld;
+
+/* A FILE to write path with in place: the descriptor kept for it by
+   check_output, else path opened without waiting for a FIFO's reader
+   (no reader: NULL, errno ENXIO). */
+static FILE *open_in_place(const char *path, const char *mode)
+{
+    int i, fd, fl;
+    FILE *f;
+    for (i = 0; i < nheld; ++i)
+        if (strcmp(held[i].path, path) == 0) {
+            f = fdopen(held[i].fd, mode);
+            if (f) held[i] = held[--nheld];
+            return f;
+        }
+    fd = open(path, O_WRONLY | O_NONBLOCK | (mode[0] == 'a' ? O_APPEND : O_TRUNC));
+    if (fd < 0) return NULL;
+    fl = fcntl(fd, F_GETFL);
+    if (fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1 || !(f = fdopen(fd, mode))) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    return f;
+}
+
 static void check_output(cli *c, const char *flag, const char *path)
 {
     struct stat st;
@@ -736,15 +781,44 @@ static void check_output(cli *c, const char *flag, const char *path)
     }
     if (stat(p, &st) == 0) {
         if (S_ISDIR(st.st_mode)) die(c, "-%s: '%s' is a directory", flag, path);
-        if (S_ISFIFO(st.st_mode)) { /* opening a FIFO would take its reader: only ask */
-            if (access(p, W_OK) != 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+        if (S_ISSOCK(st.st_mode)) die(c, "-%s: '%s' is a socket; give a file", flag, path);
+        if (S_ISFIFO(st.st_mode)) {
+            int fd, fl;
+            /* a checkpoint is read back by -resume, and a save must not wait */
+            if (strcmp(flag, "checkpoint") == 0)
+                die(c, "-checkpoint: '%s' is a FIFO; a checkpoint must be a file that -resume can "
+                       "read back",
+                    path);
+            /* opening a FIFO for writing waits for a reader: ask without waiting,
+               and keep what opened for the write at the end */
+            fd = open(p, O_WRONLY | O_NONBLOCK);
+            if (fd < 0 && errno == ENXIO)
+                die(c, "-%s: '%s' is a FIFO with no reader (writing would wait for one): start "
+                       "the reader first",
+                    flag, path);
+            if (fd < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
+            fl = fcntl(fd, F_GETFL); /* the writes wait for the reader as usual */
+            if (fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+                int e = errno;
+                close(fd);
+                die(c, "-%s: cannot write '%s': %s", flag, path, strerror(e));
+            }
+            if (nheld == CLI_MAX_HELD || strlen(path) >= sizeof held[0].path) {
+                close(fd);
+                die(c, "-%s: too many FIFOs", flag);
+            }
+            snprintf(held[nheld].path, sizeof held[nheld].path, "%s", path);
+            held[nheld++].fd = fd;
+            if (real) release(c, real);
             return;
         }
         f = fopen(p, "ab"); /* appends nothing: the file is unchanged */
         if (!f) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
         fclose(f);
-        if (!S_ISREG(st.st_mode) || strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0)
+        if (!S_ISREG(st.st_mode) || is_own_stdout(&st)) {
+            if (real) release(c, real);
             return; /* written in place: no temporary file */
+        }
     } else {
         if (errno != ENOENT) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
         f = fopen(p, "wb");
@@ -758,40 +832,118 @@ static void check_output(cli *c, const char *flag, const char *path)
     if (real) release(c, real);
 }
 
-/* Where a save goes. Written in place, never through a temporary file and a
-   rename (which would replace the path by a regular file): "-", anything
-   under /dev or /proc (/dev/null, /dev/stdout), an existing device or FIFO,
-   and a symbolic link that leads to one. A symbolic link to a regular file
-   is saved at its target (the link stays a link). Returns 1 with *f open
-   to write in place; 0 with *to the path the library saves to (path, or
-   its target: free it when it differs); -1 when the file cannot be opened
-   (errno says why). */
-static int output_target(const char *path, FILE **f, char **to)
+/* What a path names, to tell two paths apart: an existing file by its
+   device and inode (links followed; "-" is standard input or output), a
+   file not there yet by its folder's real path and its name (a dangling
+   link by the file it would create). */
+typedef struct file_id {
+    int exists, regular;
+    dev_t dev;
+    ino_t ino;
+    char path[8200];
+} file_id;
+
+static void file_id_of(const char *path, int output, file_id *id)
 {
     struct stat st;
-    int in_place = 0;
+    char cur[8200], link[4096], dir[4096], *real;
+    int hops, ok;
+    memset(id, 0, sizeof *id);
+    ok = is_stdio(path) ? fstat(output ? STDOUT_FILENO : STDIN_FILENO, &st) == 0
+                        : stat(path, &st) == 0;
+    if (ok) {
+        id->exists = 1;
+        id->regular = S_ISREG(st.st_mode);
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return;
+    }
+    snprintf(cur, sizeof cur, "%s", path);
+    for (hops = 0; hops < 40 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); ++hops) {
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n <= 0) break;
+        link[n] = '\0';
+        if (link[0] == '/') {
+            snprintf(cur, sizeof cur, "%s", link);
+        } else {
+            folder_of(cur, dir, sizeof dir);
+            snprintf(id->path, sizeof id->path, "%s/%s", dir, link);
+            memcpy(cur, id->path, sizeof cur);
+        }
+    }
+    folder_of(cur, dir, sizeof dir);
+    real = realpath(dir, NULL);
+    snprintf(id->path, sizeof id->path, "%.4095s/%.4095s", real ? real : dir, base_name(cur));
+    free(real);
+}
+
+/* One file of a command: its flag, its path (NULL: not given), whether the
+   command writes it, and a flag whose file it may be (-checkpoint may be
+   the checkpoint -resume reads). */
+typedef struct cmd_file {
+    const char *flag, *path;
+    int output;
+    const char *may_be;
+} cmd_file;
+
+/* Refuse, before any work, an output that is one of the inputs or another
+   output: the save would replace what is read, or one output the other.
+   Devices and FIFOs are not compared (two outputs may go to /dev/null). */
+static void check_distinct(cli *c, const cmd_file *fl, int n)
+{
+    file_id *id = (file_id *)alloc_array(c, (size_t)n, sizeof *id);
+    int i, j;
+    for (i = 0; i < n; ++i)
+        if (fl[i].path) file_id_of(fl[i].path, fl[i].output, &id[i]);
+    for (i = 0; i < n; ++i)
+        for (j = i + 1; j < n; ++j) {
+            const cmd_file *a = &fl[i], *b = &fl[j];
+            int same;
+            if (!a->path || !b->path || (!a->output && !b->output)) continue;
+            if ((a->may_be && strcmp(a->may_be, b->flag) == 0) ||
+                (b->may_be && strcmp(b->may_be, a->flag) == 0))
+                continue;
+            if (id[i].exists != id[j].exists) continue;
+            same = a->output && b->output && is_stdio(a->path) && is_stdio(b->path) ? 1
+                   : id[i].exists ? id[i].regular && id[j].regular && id[i].dev == id[j].dev &&
+                                      id[i].ino == id[j].ino
+                                : strcmp(id[i].path, id[j].path) == 0;
+            if (!same) continue;
+            if (!a->output) { /* the output first */
+                const cmd_file *t = a;
+                a = b;
+                b = t;
+            }
+            if (b->output)
+                die(c, "-%s and -%s name the same file '%s': one would replace the other", a->flag,
+                    b->flag, a->path);
+            die(c, "-%s and -%s name the same file '%s': the output would replace the input", a->flag,
+                b->flag, a->path);
+        }
+    release(c, id);
+}
+
+/* Where a save goes, by what the path is (never by its name): written in
+   place, never through a temporary file and a rename (which would replace
+   the path by a regular file), are "-", a character device, a FIFO (its
+   descriptor from check_output: never a wait for a reader) and this
+   process's own standard output named by a path (/dev/stdout redirected
+   to a file); links are followed. A regular file anywhere (/dev/shm too)
+   is left to the library's save: a temporary file renamed over it (a
+   link stays a link). Returns 1 with *f open to write in place; 0 when
+   the library saves to path; -1 when the file cannot be opened (errno
+   says why). */
+static int output_target(const char *path, FILE **f)
+{
+    struct stat st;
     *f = NULL;
-    *to = (char *)path;
     if (is_stdio(path)) {
         *f = stdout;
         return 1;
     }
-    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) {
-        in_place = 1;
-    } else if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        char *real = realpath(path, NULL);
-        if (real && strncmp(real, "/dev/", 5) != 0 && strncmp(real, "/proc/", 6) != 0 &&
-            stat(real, &st) == 0 && S_ISREG(st.st_mode)) {
-            *to = real;
-            return 0;
-        }
-        free(real);
-        in_place = 1;
-    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        in_place = 1;
-    }
-    if (!in_place) return 0;
-    *f = fopen(path, "wb");
+    if (stat(path, &st) != 0 || S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && !is_own_stdout(&st)))
+        return 0;
+    *f = open_in_place(path, "wb");
     return *f ? 1 : -1;
 }
 
@@ -1103,15 +1255,13 @@ static void write_vectors(cli *c, const opts *o, const char *flag, const char *p
     const char *why;
     ro_sgns_vectors_format fmt = vectors_format(c, o, path, &why);
     FILE *f;
-    char *to;
     check_values(c, flag, M, cn->n, d);
     if (ro_sgns_vectors_create(cn->n, d, (const char *const *)cn->vocab.word, M, d, &v, NULL, &err) !=
         RO_SGNS_OK)
         die(c, "-%s: %s", flag, err.message);
     own(c, v, free_vectors);
     if (o->normalize) ro_sgns_vectors_normalize(v);
-    if (output_target(path, &f, &to) < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
-    if (to != path) own(c, to, free_mem);
+    if (output_target(path, &f) < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
     if (f) {
         ro_sgns_result rc = ro_sgns_vectors_save_file(v, fmt, f, NULL, &err);
         int e = errno, bad = ferror(f);
@@ -1120,8 +1270,8 @@ static void write_vectors(cli *c, const opts *o, const char *flag, const char *p
             if (rc != RO_SGNS_OK && !bad) die(c, "-%s %s: %s", flag, name, err.message);
             die(c, "-%s: cannot write '%s': %s", flag, name, strerror(bad ? e : errno));
         }
-    } else if (ro_sgns_vectors_save_path(v, fmt, to, NULL, &err) != RO_SGNS_OK) {
-        die_lib(c, to, &err);
+    } else if (ro_sgns_vectors_save_path(v, fmt, path, NULL, &err) != RO_SGNS_OK) {
+        die_lib(c, path, &err);
     }
     release(c, v);
 }
@@ -1420,10 +1570,8 @@ static ro_sgns_counts *load_counts(cli *c, const char *path)
 static void save_counts(cli *c, const ro_sgns_counts *cn, const char *path)
 {
     ro_sgns_error err;
-    char *to;
     FILE *f;
-    if (output_target(path, &f, &to) < 0) die(c, "cannot write '%s': %s", path, strerror(errno));
-    if (to != path) own(c, to, free_mem);
+    if (output_target(path, &f) < 0) die(c, "cannot write '%s': %s", path, strerror(errno));
     if (f) {
         ro_sgns_result rc = ro_sgns_counts_save_callback(cn, write_file_fn, f, &err);
         int e = errno, bad = ferror(f);
@@ -1431,8 +1579,8 @@ static void save_counts(cli *c, const ro_sgns_counts *cn, const char *path)
             if (rc != RO_SGNS_OK && !bad) die(c, "%s: %s", path, err.message);
             die(c, "cannot write '%s': %s", path, strerror(bad ? e : errno));
         }
-    } else if (ro_sgns_counts_save_path(cn, to, &err) != RO_SGNS_OK) {
-        die_lib(c, to, &err);
+    } else if (ro_sgns_counts_save_path(cn, path, &err) != RO_SGNS_OK) {
+        die_lib(c, path, &err);
     }
     note(c, "counts saved to %s", path);
 }
@@ -1449,6 +1597,10 @@ static int cmd_count(cli *c, int argc, char **argv)
     if (!o.train) die(c, "-train TEXT is required");
     if (!o.output) die(c, "-output COUNTS is required");
     if (is_stdio(o.output)) die(c, "-output -: counts are binary; give a file name");
+    {
+        const cmd_file files[] = {{"output", o.output, 1, NULL}, {"train", o.train, 0, NULL}};
+        check_distinct(c, files, 2);
+    }
     check_output(c, "output", o.output);
     set_threads(&o);
     cfg = count_config(&o);
@@ -1533,9 +1685,11 @@ static const flag_spec TRAIN_FLAGS[] = {
       "with all n rows (n = m = 22k: 2G in float),\n4 - f with a fraction f of them ({D})"),
     F("allow-no-step", T_SWITCH, allow_no_step, W_RO, 0, 0, NULL,
       "write the start when no step is accepted\n(otherwise an error)"),
-    F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE", "save the point after every step"),
+    F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE",
+      "save the point after every step (with -keep-best\nalso the best so far); a file, not a FIFO"),
     F("resume", T_STR, resume, W_RO, 0, 0, "FILE",
-      "continue a checkpoint of the same counts, -size\nand -negative; -iter counts all steps"),
+      "continue a checkpoint of the same counts, -size\nand -negative; -iter counts all steps (not\n"
+      "fewer than the checkpoint's); may be -checkpoint"),
     {"eval", T_LIST, offsetof(opts, eval), W_RO, 0, 0, "PAIRS",
      "Spearman after every step: a folder of *.txt\npair files, a file or a list (a,b); may repeat",
      NULL, "score the vectors with 'ro-sgns eval'"},
@@ -1726,26 +1880,36 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
     if (score_point(t, x, score, &mean)) return t->failed = 1;
     score_line(t, score, mean, line, sizeof line);
     if (!t->c->quiet) {
+        /* |dX| comes from the factors, |S'|^2 + |S|^2 - 2 <S', U'^T U S V^T V'>: below
+           about sqrt(8 eps) |S|_F it is rounding (a small step from a large point, as
+           after a resume with a smaller -eta or -direction plain): its bound, not 0 */
+        double s2 = 0, res;
+        char dx[32];
+        size_t i;
+        for (i = 0; i < x->d * x->d; ++i) s2 += (double)x->S[i] * x->S[i];
+        res = sqrt(8 * (sizeof(ro_sgns_real) < sizeof(double) ? FLT_EPSILON : DBL_EPSILON) * s2);
+        if (p->step_norm < res) snprintf(dx, sizeof dx, "<%.2g", res);
+        else snprintf(dx, sizeof dx, "%.4g", p->step_norm);
         end_line(t->c);
-        fprintf(stderr, "iter %3llu/%llu  F %.5f e9  step %.3g%s  |dX| %.4g  %.1f s  ETA %s%s\n",
+        fprintf(stderr, "iter %3llu/%llu  F %.5f e9  step %.3g%s  |dX| %s  %.1f s  ETA %s%s\n",
                 (unsigned long long)p->iteration, (unsigned long long)t->last, p->objective * 1e-9,
-                p->step, p->halvings ? " (halved)" : "", p->step_norm, p->seconds,
+                p->step, p->halvings ? " (halved)" : "", dx, p->seconds,
                 fmt_secs(done ? elapsed / (double)done * (double)left : -1, eta, sizeof eta), line);
     }
     if (curve_row(t, p->iteration, p->objective, p->seconds, score, mean)) return t->failed = 1;
     keep_if_best(t, x, mean);
     if (t->o->checkpoint) {
-        char *to;
         FILE *f;
         ro_sgns_result rc;
-        if (output_target(t->o->checkpoint, &f, &to) < 0) {
+        const ro_sgns_factors *best = t->have_best ? t->best : NULL; /* -keep-best's */
+        if (output_target(t->o->checkpoint, &f) < 0) {
             snprintf(t->failure, sizeof t->failure, "-checkpoint: cannot write '%s': %s",
                      t->o->checkpoint, strerror(errno));
             return t->failed = 1;
         }
         if (f) {
             int e, bad;
-            rc = ro_sgns_factors_save_callback(x, write_file_fn, f, &err);
+            rc = ro_sgns_factors_save_best_callback(x, best, t->best_mean, write_file_fn, f, &err);
             e = errno;
             bad = ferror(f);
             if (close_in_place(f) || bad) {
@@ -1754,9 +1918,8 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
                          t->o->checkpoint, strerror(bad ? e : errno));
             }
         } else {
-            rc = ro_sgns_factors_save_path(x, to, &err);
+            rc = ro_sgns_factors_save_best_path(x, best, t->best_mean, t->o->checkpoint, &err);
         }
-        if (to != t->o->checkpoint) free(to);
         if (rc != RO_SGNS_OK) {
             snprintf(t->failure, sizeof t->failure, "-checkpoint after step %llu: %s",
                      (unsigned long long)p->iteration, err.message);
@@ -1948,6 +2111,40 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
     }
 }
 
+/* A resumed run's -curve: the rows after the checkpoint's step it (written
+   before a kill that left the checkpoint one step behind) cut away, so no
+   step has two rows. 1 when a row for step it remains; a curve that is not
+   a regular file is left alone. */
+static int curve_cut(cli *c, FILE *curve, const char *path, uint64_t it)
+{
+    struct stat st;
+    FILE *in;
+    char line[4096];
+    long off = 0, cut = -1;
+    int have = 0;
+    if (fstat(fileno(curve), &st) != 0 || !S_ISREG(st.st_mode)) return 1;
+    in = fopen(path, "rb");
+    if (!in) die(c, "-curve: cannot read '%s': %s", path, strerror(errno));
+    while (fgets(line, sizeof line, in)) {
+        size_t len = strlen(line);
+        char *end;
+        unsigned long long row = strtoull(line, &end, 10);
+        if (end != line && *end == ',') { /* a row (the header is no number) */
+            if (row > it) {
+                cut = off;
+                break;
+            }
+            if (row == it) have = 1;
+        }
+        off += (long)len;
+    }
+    fclose(in);
+    if (cut >= 0 && (fflush(curve) != 0 || ftruncate(fileno(curve), (off_t)cut) != 0))
+        die(c, "-curve: cannot cut '%s' back to step %llu: %s", path, (unsigned long long)it,
+            strerror(errno));
+    return have;
+}
+
 static int cmd_train(cli *c, int argc, char **argv)
 {
     opts o;
@@ -1958,7 +2155,9 @@ static int cmd_train(cli *c, int argc, char **argv)
     ro_sgns_embedding_kind kind;
     scorer sc;
     ro_sgns_counts *cn;
-    ro_sgns_factors *x = NULL;
+    ro_sgns_factors *x = NULL, *kept = NULL; /* kept: -resume's best point */
+    double kept_score = 0;
+    int curve_has_start = 0;
     char *text = NULL;
     size_t text_size = 0;
     FILE *curve = NULL;
@@ -2016,8 +2215,6 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (o.keep_best && !o.neval)
         die(c, "-keep-best needs -eval PAIRS (and may add -analogy FILE): the score it keeps the best of");
     if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
-    if (o.output_ctx && strcmp(o.output, o.output_ctx) == 0)
-        die(c, "-output and -output-contexts name the same file '%s'", o.output);
     if (o.save_counts && is_stdio(o.save_counts)) die(c, "-save-counts -: counts are binary; give a file name");
     if (strcmp(o.direction, "scaled") && strcmp(o.direction, "plain"))
         die(c, "-direction %s: expected scaled or plain", o.direction);
@@ -2037,6 +2234,16 @@ static int cmd_train(cli *c, int argc, char **argv)
     }
 
     /* every output checked, every input opened, before any long work */
+    {
+        const cmd_file files[] = {
+            {"output", o.output, 1, NULL},         {"output-contexts", o.output_ctx, 1, NULL},
+            {"save-counts", o.save_counts, 1, NULL}, {"checkpoint", o.checkpoint, 1, "resume"},
+            {"curve", o.curve, 1, NULL},            {"train", o.train, 0, NULL},
+            {"counts", o.counts, 0, NULL},          {"init", init_file ? o.init : NULL, 0, NULL},
+            {"init-contexts", o.init_ctx, 0, NULL}, {"resume", o.resume, 0, NULL},
+            {"analogy", o.analogy, 0, NULL}};
+        check_distinct(c, files, (int)(sizeof files / sizeof files[0]));
+    }
     check_output(c, "output", o.output);
     if (o.output_ctx) check_output(c, "output-contexts", o.output_ctx);
     if (o.save_counts) check_output(c, "save-counts", o.save_counts);
@@ -2048,11 +2255,14 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (o.resume) close_read(c, open_read(c, "resume", o.resume));
     scorer_init(c, &sc, &o, o.analogy);
     if (o.curve) { /* the header now: a full disk shows before any work */
+        struct stat cst; /* a FIFO's or device's through check_output's descriptor */
         check_output(c, "curve", o.curve);
-        curve = fopen(o.curve, o.resume ? "ab" : "wb");
+        curve = stat(o.curve, &cst) == 0 && !S_ISREG(cst.st_mode)
+                    ? open_in_place(o.curve, o.resume ? "ab" : "wb")
+                    : fopen(o.curve, o.resume ? "ab" : "wb");
         if (!curve) die(c, "-curve: cannot write '%s': %s", o.curve, strerror(errno));
         own(c, curve, close_file);
-        if (!o.resume) {
+        if (!o.resume || (fstat(fileno(curve), &cst) == 0 && S_ISREG(cst.st_mode) && cst.st_size == 0)) {
             int i;
             fprintf(curve, "iteration,F_e9,seconds");
             for (i = 0; i < sc.nsets; ++i) fprintf(curve, ",%s", sc.name[i]);
@@ -2108,16 +2318,25 @@ static int cmd_train(cli *c, int argc, char **argv)
         ro_sgns_error err;
         reader r;
         reader_open(c, &r, "resume", o.resume, "loading");
-        if (ro_sgns_factors_load_callback(reader_read, &r, &x, NULL, &err) != RO_SGNS_OK) {
+        if (ro_sgns_factors_load_best_callback(reader_read, &r, &x, &kept, &kept_score, NULL, &err) !=
+            RO_SGNS_OK) {
             end_line(c);
             die_read(c, &r, &err);
         }
         close_read(c, r.f);
         own(c, x, free_factors);
+        if (kept) own(c, kept, free_factors);
         /* the same counts (fingerprint), n, d, k, window and cds as the run */
         if (ro_sgns_factors_check_resume(x, cn, o.negative, o.cds, (size_t)o.size, &err) !=
             RO_SGNS_OK)
             die(c, "-resume %s: %s", o.resume, err.message);
+        /* a step count below the checkpoint's is no run: refused, never its later point */
+        if ((uint64_t)o.iter < x->iteration)
+            die(c, "-resume %s is at step %llu, beyond -iter %lld: nothing to do (give -iter %llu "
+                   "or more; -iter %llu writes the checkpoint's point)",
+                o.resume, (unsigned long long)x->iteration, o.iter,
+                (unsigned long long)x->iteration + 1, (unsigned long long)x->iteration);
+        if (curve) curve_has_start = curve_cut(c, curve, o.curve, x->iteration);
     } else if (init_file) {
         ro_sgns_real *W = init_matrix(c, &o, "init", o.init, cn), *C = W;
         ro_sgns_error err;
@@ -2162,13 +2381,23 @@ static int cmd_train(cli *c, int argc, char **argv)
             if (ro_sgns_factors_create(x->n, x->m, x->d, &t.best, NULL, &err) != RO_SGNS_OK)
                 die(c, "%s", err.message);
             own(c, t.best, free_factors);
+            if (kept) { /* the best point before the checkpoint, and its score */
+                keep_if_best(&t, kept, kept_score);
+                note(c, "keep-best: from the checkpoint, step %llu (mean score %.4f)",
+                     (unsigned long long)kept->iteration, kept_score);
+            } else if (o.resume) {
+                note(c, "keep-best: the checkpoint holds no best point (saved without -keep-best): "
+                        "the best of step %llu on",
+                     (unsigned long long)start_it);
+            }
         }
         if (ro_sgns_objective(p, x, &F0, &err) != RO_SGNS_OK) die(c, "%s", err.message);
         if (score_point(&t, x, score, &mean)) die(c, "%s", t.failure);
         score_line(&t, score, mean, line, sizeof line);
         note(c, "iter %3llu/%llu  F %.5f e9 (start)%s", (unsigned long long)start_it,
              (unsigned long long)t.last, F0 * 1e-9, line);
-        if (t.curve && !o.resume && curve_row(&t, start_it, F0, 0, score, mean)) die(c, "%s", t.failure);
+        if (t.curve && !curve_has_start && curve_row(&t, start_it, F0, 0, score, mean))
+            die(c, "%s", t.failure);
         keep_if_best(&t, x, mean);
         if (t.last > start_it) {
             rc.iterations = (int)(t.last - start_it);

@@ -530,6 +530,97 @@ if mknod "$T/full" c 1 7 2>/dev/null; then # a stand-in for /dev/full
     fails "-curve: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -curve "$F" -output "$T/x.txt"
     [ -c "$F" ] && ok || bad "a character device (a stand-in for /dev/full) was replaced"
 fi
+# an output that is an input, or another output, is refused before any work (compared
+# by what the paths name: another spelling, a link or a hard link is the same file; a
+# checkpoint may be the one -resume reads), and the message names both flags
+head -c 100000 "$SAMPLE" > "$T/own.txt"
+cp "$T/own.txt" "$T/own_ref.txt"
+cp "$T/small.counts" "$T/own.counts"
+ln -s own.txt "$T/own_link.txt"
+ln "$T/own.counts" "$T/own_hard.counts"
+fails "-output and -train name the same file" count -train "$T/own.txt" -output "$T/own.txt"
+fails "-output and -train name the same file" count -train "$T/own.txt" -output "$T/../cli_test/own_link.txt"
+fails "-output and -train name the same file" train -train "$T/own.txt" -method svd -size 10 -min-count 40 -output "$T/own.txt"
+fails "-save-counts and -train name the same file" train -train "$T/own.txt" -method svd -size 10 -min-count 40 -output "$T/x.txt" -save-counts "$T/own_link.txt"
+same "$T/own.txt" "$T/own_ref.txt"
+fails "-output and -counts name the same file" train -counts "$T/own.counts" -method svd -size 10 -output "$T/own_hard.counts"
+fails "-checkpoint and -counts name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/own.counts"
+fails "-curve and -counts name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -curve "$T/own.counts"
+same "$T/own.counts" "$T/small.counts"
+fails "-output and -checkpoint name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/./x.txt"
+fails "-output and -curve name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -curve "$T/x.txt"
+fails "-checkpoint and -curve name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/x.ck" -curve "$T/x.ck"
+fails "-output-contexts and -save-counts name the same file" train -train "$T/own.txt" -size 10 -min-count 40 -output "$T/x.txt" -output-contexts "$T/y.txt" -save-counts "$T/y.txt"
+fails "-output and -output-contexts name the same file '-'" train -counts "$T/own.counts" -method svd -size 10 -output - -output-contexts -
+run train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/own1.txt" -checkpoint "$T/own.ck" -quiet
+cp "$T/own.ck" "$T/own_ref.ck"
+fails "-output and -resume name the same file" train -counts "$T/own.counts" -size 10 -iter 2 -resume "$T/own.ck" -output "$T/own.ck"
+fails "-curve and -resume name the same file" train -counts "$T/own.counts" -size 10 -iter 2 -resume "$T/own.ck" -output "$T/x.txt" -curve "$T/own.ck"
+same "$T/own.ck" "$T/own_ref.ck"
+fails "-output and -init name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -init "$T/own1.txt" -output "$T/own1.txt"
+run train -counts "$T/own.counts" -size 10 -iter 2 -resume "$T/own.ck" -checkpoint "$T/own.ck" -output "$T/own2.txt" -quiet
+[ -e "$T/x.txt" ] || [ -e "$T/x.ck" ] || [ -e "$T/y.txt" ] && bad "a refused run wrote an output" || ok
+# a regular file is replaced through a temporary file and a rename wherever it is,
+# /dev/shm too (never written in place because of its name): a hard link to the old
+# file keeps the old bytes
+if [ -d /dev/shm ] && [ -w /dev/shm ] && D=$(mktemp -d /dev/shm/ro_sgns_cli.XXXXXX); then
+    printf 'old\n' > "$D/v.txt"
+    ln "$D/v.txt" "$D/v_old.txt"
+    cp "$D/v.txt" "$D/ck"
+    ln "$D/ck" "$D/ck_old"
+    run train -counts "$T/own.counts" -size 10 -iter 1 -output "$D/v.txt" -checkpoint "$D/ck" -quiet
+    [ "$(cat "$D/v_old.txt")" = old ] && ok || bad "-output in /dev/shm written in place"
+    [ "$(cat "$D/ck_old")" = old ] && ok || bad "-checkpoint in /dev/shm written in place"
+    cmp -s "$D/v.txt" "$T/own1.txt" && ok || bad "-output in /dev/shm: not the vectors"
+    rm -rf "$D"
+fi
+# -keep-best survives a resume: the best point and its score are in the checkpoint, so
+# 4 steps and a resume to 8 write the straight run's best (step 0 here: simlex999 falls
+# after the start); a resume below the checkpoint's step is refused; a curve that got a
+# row past its checkpoint (a kill during the checkpoint's save) is cut back to it, so no
+# step has two rows; a resume with a smaller step prints no |dX| of 0
+KB="-counts $T/own.counts -size 10 -eval $SETS/simlex999.txt -keep-best"
+run train $KB -iter 8 -curve "$T/kb8.csv" -output "$T/kb8.bin"
+grep -q "keep-best: writing step 0 " "$T/err" && ok || bad "keep-best straight: $(grep keep-best "$T/err")"
+run train $KB -iter 4 -checkpoint "$T/kb4.ck" -curve "$T/kb.csv" -output "$T/kb4.bin" -quiet
+cp "$T/kb4.ck" "$T/kb4_saved.ck"
+run train $KB -iter 5 -resume "$T/kb4.ck" -checkpoint "$T/kb4.ck" -curve "$T/kb.csv" -output "$T/kb5.bin" -quiet
+run train $KB -iter 8 -resume "$T/kb4_saved.ck" -curve "$T/kb.csv" -output "$T/kb8r.bin"
+grep -q "keep-best: from the checkpoint, step 0 " "$T/err" && ok || bad "keep-best from the checkpoint: $(grep keep-best "$T/err")"
+same "$T/kb8r.bin" "$T/kb8.bin"
+cut -d, -f1,2,4- "$T/kb8.csv" > "$T/kb8_cols"
+cut -d, -f1,2,4- "$T/kb.csv" > "$T/kb_cols"
+same "$T/kb_cols" "$T/kb8_cols"
+run train -counts "$T/own.counts" -size 10 -iter 5 -checkpoint "$T/kb_plain.ck" -output "$T/x.txt" -quiet
+fails "-resume $T/kb4_saved.ck is at step 4, beyond -iter 2: nothing to do" train $KB -iter 2 -resume "$T/kb4_saved.ck" -output "$T/x.txt"
+run train $KB -iter 4 -resume "$T/kb4_saved.ck" -output "$T/kb4_again.bin" -quiet
+same "$T/kb4_again.bin" "$T/kb4.bin"
+run train -counts "$T/own.counts" -size 10 -iter 6 -resume "$T/kb_plain.ck" -direction plain -output "$T/x.txt"
+grep -q "|dX| 0 " "$T/err" && bad "|dX| 0 after a resume with -direction plain: $(grep '^iter' "$T/err")" || ok
+grep -Eq "^iter   6/6 .*\|dX| (<)?[0-9]" "$T/err" && ok || bad "|dX| after a resume: $(grep '^iter' "$T/err")"
+rm -f "$T/x.txt"
+# a FIFO with no reader is refused before the work, naming the flag (never a wait at
+# the end); a checkpoint never goes to a FIFO (it must be read back)
+if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mkfifo "$T/lonely"; then
+    for fl in output-contexts curve; do
+        ASAN_OPTIONS=detect_leaks=1 timeout 60 "$BIN" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -$fl "$T/lonely" > "$T/out" 2> "$T/err"
+        rc=$?
+        [ $rc -eq 1 ] && grep -q -- "-$fl: '$T/lonely' is a FIFO with no reader" "$T/err" && ok || bad "-$fl FIFO without a reader: exit $rc, $(cat "$T/err")"
+    done
+    timeout 60 "$BIN" train -train "$T/own.txt" -size 10 -iter 1 -min-count 40 -output "$T/x.txt" -save-counts "$T/lonely" > "$T/out" 2> "$T/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q -- "-save-counts: '$T/lonely' is a FIFO with no reader" "$T/err" && ok || bad "-save-counts FIFO: exit $rc, $(cat "$T/err")"
+    timeout 60 "$BIN" count -train "$T/own.txt" -output "$T/lonely" > "$T/out" 2> "$T/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q -- "-output: '$T/lonely' is a FIFO with no reader" "$T/err" && ok || bad "count -output FIFO: exit $rc, $(cat "$T/err")"
+    fails "-checkpoint: '$T/lonely' is a FIFO; a checkpoint must be a file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/lonely"
+    cat "$T/lonely" > "$T/lonely_out" &
+    pid=$!
+    if timeout 60 "$BIN" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x2.txt" -curve "$T/lonely" -quiet; then ok; else bad "-curve FIFO with a reader"; fi
+    wait $pid
+    [ "$(wc -l < "$T/lonely_out")" -eq 3 ] && ok || bad "-curve FIFO: $(cat "$T/lonely_out")"
+    rm -f "$T/x2.txt"
+fi
 fails "-output-contexts: cannot write" train -counts "$T/small.counts" -size 10 -output "$T/x.txt" -output-contexts "$T/no_dir/c.txt"
 fails "-save-counts: cannot write" train -train "$SAMPLE" -size 10 -output "$T/x.txt" -save-counts "$T/no_dir/c.counts"
 fails "-eval /nonexistent: No such file" train -counts "$T/small.counts" -size 10 -eval /nonexistent -output "$T/x.txt"

@@ -32,6 +32,7 @@
 #include "counts_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 typedef ro_sgns_real real;
@@ -344,11 +345,14 @@ static void test_bit_flips(void)
             x->counts_fingerprint = ro_sgns_counts_fingerprint(c);
             x->k = 5;
             x->window = 2;
-            CHECK(ro_sgns__factors_save(x, tu_grow_write, &g, 8, NULL) == RO_SGNS_OK);
+            CHECK(ro_sgns__factors_save(x, NULL, 0, tu_grow_write, &g, 8, NULL) == RO_SGNS_OK);
             flip_sweep("checkpoint (256-byte chunks)", g.p, g.len, load_checkpoint, window);
             g.len = 0;
             CHECK(ro_sgns_factors_save_callback(x, tu_grow_write, &g, NULL) == RO_SGNS_OK);
             flip_sweep("checkpoint (one chunk)", g.p, g.len, load_checkpoint, window);
+            g.len = 0; /* with a best point (the point itself, at step 7) */
+            CHECK(ro_sgns__factors_save(x, x, 0.5, tu_grow_write, &g, 8, NULL) == RO_SGNS_OK);
+            flip_sweep("checkpoint with a best point", g.p, g.len, load_checkpoint, window);
         }
         ro_sgns_factors_free(x);
         free(g.p);
@@ -915,6 +919,83 @@ static void test_checkpoints(void)
 }
 
 /* load errors of the counts name the file */
+/* A checkpoint with a best point (flags bit 0; section 9): the point and
+   the best one with its step, next step and score read back; without one
+   the bytes are the plain save's, and the best loader says none; the plain
+   loader reads the point of a file with one; the best point's own checks
+   (its step beyond the point's) refuse the file, and a save refuses a
+   best point of other sizes or a score that is not finite. */
+static void test_checkpoint_best(void)
+{
+    ro_sgns_factors *x = NULL, *b = NULL, *y = NULL, *yb = NULL;
+    ro_sgns_error err;
+    tu_grow plain, with;
+    tu_reader r;
+    double score = -1;
+    size_t i;
+    memset(&plain, 0, sizeof plain);
+    memset(&with, 0, sizeof with);
+    CHECK(ro_sgns_factors_create(6, 5, 2, &x, NULL, NULL) == RO_SGNS_OK &&
+          ro_sgns_factors_create(6, 5, 2, &b, NULL, NULL) == RO_SGNS_OK);
+    if (!x || !b) goto done;
+    for (i = 0; i < 12; ++i) x->U[i] = (real)((double)i / 9 - 0.5), b->U[i] = (real)(0.25 - (double)i / 11);
+    for (i = 0; i < 10; ++i) x->V[i] = (real)((double)i / 4 - 1), b->V[i] = (real)((double)i / 3);
+    for (i = 0; i < 4; ++i) x->S[i] = (real)(i + 2), b->S[i] = (real)(5 - (double)i);
+    x->iteration = 9;
+    x->next_step = 0.5;
+    x->k = 5;
+    x->window = 3;
+    b->iteration = 4;
+    b->next_step = 0.25;
+    /* no best point: byte for byte the plain save; the best loader says none */
+    CHECK(ro_sgns_factors_save_callback(x, tu_grow_write, &plain, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_factors_save_best_callback(x, NULL, 0.75, tu_grow_write, &with, &err) == RO_SGNS_OK);
+    CHECK(with.len == plain.len && memcmp(with.p, plain.p, plain.len) == 0);
+    r = tu_reader_of(plain.p, plain.len, 100);
+    CHECK(ro_sgns_factors_load_best_callback(tu_read, &r, &y, &yb, &score, NULL, &err) == RO_SGNS_OK &&
+          y && same_point(x, y) && yb == NULL && score == 0);
+    ro_sgns_factors_free(y);
+    y = NULL;
+    /* with one: both points back, the best's step, next step and score */
+    with.len = 0;
+    CHECK(ro_sgns_factors_save_best_callback(x, b, 0.75, tu_grow_write, &with, &err) == RO_SGNS_OK);
+    CHECK(with.len == plain.len + 24 + 8 * (12 + 4 + 10) && with.p[12] == 1 &&
+          memcmp(with.p + 16, plain.p + 16, 76) == 0);
+    r = tu_reader_of(with.p, with.len, 100);
+    CHECK(ro_sgns_factors_load_best_callback(tu_read, &r, &y, &yb, &score, NULL, &err) == RO_SGNS_OK &&
+          y && yb && same_point(x, y) && same_point(b, yb) && yb->iteration == 4 &&
+          yb->next_step == 0.25 && yb->k == 5 && yb->window == 3 && score == 0.75);
+    ro_sgns_factors_free(y);
+    ro_sgns_factors_free(yb);
+    y = yb = NULL;
+    /* the plain loader: the point, the best one's bytes checked */
+    r = tu_reader_of(with.p, with.len, 100);
+    CHECK(ro_sgns_factors_load_callback(tu_read, &r, &y, NULL, &err) == RO_SGNS_OK && y &&
+          same_point(x, y) && r.at == with.len);
+    ro_sgns_factors_free(y);
+    y = NULL;
+    /* what a save refuses: a score that is not finite, other sizes */
+    CHECK(ro_sgns_factors_save_best_callback(x, b, HUGE_VAL, tu_grow_write, &plain, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_factors_create(6, 4, 2, &y, NULL, NULL) == RO_SGNS_OK &&
+          ro_sgns_factors_save_best_callback(x, y, 0.75, tu_grow_write, &plain, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+    ro_sgns_factors_free(y);
+    y = NULL;
+    b->iteration = 10; /* beyond the point's step 9: written, refused when read */
+    with.len = 0;
+    CHECK(ro_sgns_factors_save_best_callback(x, b, 0.75, tu_grow_write, &with, &err) == RO_SGNS_OK);
+    r = tu_reader_of(with.p, with.len, 100);
+    CHECK(ro_sgns_factors_load_best_callback(tu_read, &r, &y, &yb, &score, NULL, &err) ==
+              RO_SGNS_ERR_FORMAT &&
+          !y && !yb && strstr(err.message, "best point"));
+done:
+    ro_sgns_factors_free(x);
+    ro_sgns_factors_free(b);
+    free(plain.p);
+    free(with.p);
+}
+
 static void test_named(void)
 {
     ro_sgns_counts *c = make_counts(10, 100, 1), *d = NULL;
@@ -977,6 +1058,7 @@ int main(void)
     test_ranges_corrupt();
     test_ranges_users();
     test_checkpoints();
+    test_checkpoint_best();
     test_named();
     test_bit_flips();
     return tu_finish(sizeof(real) == sizeof(double) ? "files(double)" : "files(float)");

@@ -1187,13 +1187,19 @@ static int k_fx_saved(ro_sgns_result rc)
     return (rc == RO_SGNS_OK ? same_bytes(&g_mb, X0_FILE, X0_SIZE) : g_mb.len == 0) &&
            inputs_intact();
 }
-static ro_sgns_result c_factors_load_callback(void)
+/* a checkpoint's bytes to read, 50 bytes a call */
+static membuf mb_over(unsigned char *p, size_t len)
 {
     membuf r;
     memset(&r, 0, sizeof r);
-    r.p = X0_FILE;
-    r.len = X0_SIZE;
+    r.p = p;
+    r.len = len;
     r.chunk = 50;
+    return r;
+}
+static ro_sgns_result c_factors_load_callback(void)
+{
+    membuf r = mb_over(X0_FILE, X0_SIZE);
     g_fx = (ro_sgns_factors *)SENT;
     return ro_sgns_factors_load_callback(mb_read, &r, &g_fx, &RA, &g_err);
 }
@@ -1209,6 +1215,42 @@ static ro_sgns_result c_factors_save_path(void)
     return ro_sgns_factors_save_path(X0, P_OUT, &g_err);
 }
 static int k_factors_save_path(ro_sgns_result rc) { return k_saved_over(rc, X0_FILE, X0_SIZE); }
+/* a checkpoint with a best point: X0 twice (the best at step 0), score 0.25 */
+static unsigned char *XB_FILE;
+static size_t XB_SIZE;
+static ro_sgns_factors *g_fxb;
+static double g_score;
+static ro_sgns_result c_factors_save_best_callback(void)
+{
+    mb_reset(&g_mb);
+    return ro_sgns_factors_save_best_callback(X0, X0, 0.25, mb_write, &g_mb, &g_err);
+}
+static int k_fx_best_saved(ro_sgns_result rc)
+{
+    return (rc == RO_SGNS_OK ? same_bytes(&g_mb, XB_FILE, XB_SIZE) : g_mb.len == 0) &&
+           inputs_intact();
+}
+static ro_sgns_result c_factors_load_best_callback(void)
+{
+    membuf r = mb_over(XB_FILE, XB_SIZE);
+    g_fx = g_fxb = (ro_sgns_factors *)SENT;
+    g_score = -1;
+    return ro_sgns_factors_load_best_callback(mb_read, &r, &g_fx, &g_fxb, &g_score, &RA, &g_err);
+}
+static int k_fx_best_loaded(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_fxb == (ro_sgns_factors *)SENT && g_score == -1 && k_fx_as(rc, X0);
+    ok = g_fxb != (ro_sgns_factors *)SENT && g_fxb && fx_equal(g_fxb, X0) && g_score == 0.25;
+    if (g_fxb != (ro_sgns_factors *)SENT) ro_sgns_factors_free(g_fxb);
+    return k_fx_as(rc, X0) && ok;
+}
+static ro_sgns_result c_factors_save_best_path(void)
+{
+    if (!old_in_place()) return RO_SGNS_ERR_IO;
+    return ro_sgns_factors_save_best_path(X0, X0, 0.25, P_OUT, &g_err);
+}
+static int k_factors_save_best_path(ro_sgns_result rc) { return k_saved_over(rc, XB_FILE, XB_SIZE); }
 
 static void test_ro(void)
 {
@@ -1266,6 +1308,20 @@ static void test_ro(void)
     sweep("ro_sgns_factors_load_callback", c_factors_load_callback, k_fx_loaded, RO_SGNS_OK, 1);
     sweep("ro_sgns_factors_load_path", c_factors_load_path, k_fx_loaded, RO_SGNS_OK, 1);
     sweep("ro_sgns_factors_save_path", c_factors_save_path, k_factors_save_path, RO_SGNS_OK, 1);
+    CHECK(c_factors_save_best_callback() == RO_SGNS_OK && g_mb.len > X0_SIZE);
+    XB_SIZE = g_mb.len;
+    XB_FILE = (unsigned char *)malloc(XB_SIZE);
+    CHECK(XB_FILE != NULL);
+    if (XB_FILE) {
+        memcpy(XB_FILE, g_mb.p, XB_SIZE);
+        sweep("ro_sgns_factors_save_best_callback", c_factors_save_best_callback, k_fx_best_saved,
+              RO_SGNS_OK, 0);
+        sweep("ro_sgns_factors_load_best_callback", c_factors_load_best_callback, k_fx_best_loaded,
+              RO_SGNS_OK, 1);
+        sweep("ro_sgns_factors_save_best_path", c_factors_save_best_path, k_factors_save_best_path,
+              RO_SGNS_OK, 1);
+    }
+    free(XB_FILE);
     for (i = 0; i < 3; ++i) ro_sgns_factors_free(SNAP[i]);
     ro_sgns_factors_free(XW);
     ro_sgns_factors_free(FROM_WC);
@@ -2447,11 +2503,9 @@ static int save_in_child(int k, int killed, const char *path)
 }
 
 /* the disk fills up halfway: an I/O error with the reason; the old file
-   as it was, no temporary file left. Writing to a full device in place
-   (/dev/full) is an I/O error too, and the device stays a device. */
-static void test_disk_full(void)
+   as it was, no temporary file left */
+static void disk_full_over_file(void)
 {
-    struct stat st;
     int k;
     for (k = 0; k < NSAVERS; ++k) {
         int status;
@@ -2465,6 +2519,15 @@ static void test_disk_full(void)
         leftovers(P_OUT, 1);
     }
     remove(P_OUT);
+}
+
+/* the disk full over a file; writing to a full device in place
+   (/dev/full) is an I/O error too, and the device stays a device */
+static void test_disk_full(void)
+{
+    struct stat st;
+    int k;
+    disk_full_over_file();
     if (stat("/dev/full", &st) != 0 || !S_ISCHR(st.st_mode)) {
         printf("robust: no /dev/full: the full device test skipped\n");
         return;
@@ -2497,6 +2560,27 @@ static void test_killed(void)
         CHECKF(left == 1, "%s: %d temporary files beside the old one", SAVERS[k].name, left);
     }
     remove(P_OUT);
+}
+
+/* What the path is decides, never its name: a regular file under /dev
+   (/dev/shm, a tmpfs) is replaced through a temporary file as anywhere
+   else, so a save that fails or is killed halfway leaves the old file. */
+static void test_dev_shm(void)
+{
+    char dir[] = "/dev/shm/ro_sgns_robust.XXXXXX", path[64];
+    const char *saved = P_OUT;
+    struct stat st;
+    if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode) || !mkdtemp(dir)) {
+        tu_skip("robust: a regular file under /dev/shm", "no writable /dev/shm", 0);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/out", dir);
+    P_OUT = path;
+    disk_full_over_file();
+    test_killed();
+    P_OUT = saved;
+    remove(path);
+    rmdir(dir);
 }
 
 /* what the path names decides: a symbolic link's target is replaced (the
@@ -2677,6 +2761,7 @@ static void test_crash_safety(void)
 #ifdef HAVE_POSIX
         test_disk_full();
         test_killed();
+        test_dev_shm();
         test_save_kinds();
 #else
         printf("robust: not POSIX: the disk-full, kill and link/FIFO/device tests skipped\n");
