@@ -943,11 +943,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *problem,
                                        elementwise work, II.5)
                   + 12 (n + m) d^2    (the QRs and d x d products)
    and a rate in operations a second: *rate if it is > 0, else measured
-   here and stored in *rate (two steps of a random problem of about
-   max(2304, 8 d) rows and columns at this d, fewer when n or m is
-   smaller; the faster step's W / seconds). So the first call measures
-   (0.3 s at d = 100 on two quiet Zen 1 cores, seconds at d = 500; memory
-   about 11 (2 s) d reals, s the measured size) and later calls with the
+   here and stored in *rate (two steps of a random problem of s = 2304
+   rows and columns at this d, fewer when n or m is smaller; the faster
+   step's W / seconds). So the first call measures (the sweep at the
+   start and two steps: about 2.7 W(s, s, d), 10 GFLOP at d = 100, 80 at
+   d = 500; memory about 2 s (11 d + 600) reals) and later calls with the
    rate it left only compute: *seconds = W / *rate, increasing in n, m and
    d. The rate is for this machine, thread count and load as measured
    (another d changes the products' speed a little; a machine shared with
@@ -8479,7 +8479,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
     /* a problem of s x s (fewer when n or m is smaller), 8 counts a row at
        scattered columns, and a Gaussian point; two steps at a fixed step */
     const size_t per_row = 8;
-    size_t s = 8 * d > 2304 ? 8 * d : 2304, rs, cs, i, j;
+    size_t s = 2304, rs, cs, i, j;
     uint64_t *row_ptr = NULL;
     uint32_t *col = NULL;
     float *val = NULL;
