@@ -2118,8 +2118,9 @@ static void cost_advice(const cost_fit *f, const ro_sgns_counts *cn, size_t d, i
 
 /* Once the vocabulary is known, before the start: the estimate of the
    memory and of the time a step and the run take; past a limit, stop
-   with what to change (unless -force). */
-static void check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_ro, int counting)
+   with what to change (unless -force). Returns the step's seconds (0 when
+   not estimated). */
+static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_ro, int counting)
 {
     const size_t n = cn->n, d = (size_t)o->size;
     const char *mem_what;
@@ -2152,7 +2153,7 @@ static void check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_r
              f.mem_limit > 0 ? mem_what : "unknown");
     over_mem = f.mem_limit > 0 && need > f.mem_limit;
     over_time = f.is_ro && f.step_limit > 0 && secs > f.step_limit;
-    if (!over_mem && !over_time) return;
+    if (!over_mem && !over_time) return secs;
     if (over_mem && over_time)
         snprintf(why, sizeof why, "the run needs about %s, more than %s allows (%s), and a "
                  "step would take about %s (-max-step-seconds %g)",
@@ -2166,7 +2167,7 @@ static void check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_r
                  fmt_est(secs, t1, sizeof t1), o->max_step);
     if (o->force) {
         note(c, "estimate: %s; -force: starting anyway", why);
-        return;
+        return secs;
     }
     pref = prefix_nnz(c, cn);
     f.pref = pref;
@@ -2180,6 +2181,7 @@ static void check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_r
     }
     die(c, "%s. Change one of:%s or pass -force to start anyway", why,
         advice[0] ? advice : " nothing here fits (the counts alone are too large);");
+    return secs;
 }
 
 static int cmd_train(cli *c, int argc, char **argv)
@@ -2196,7 +2198,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     char *text = NULL;
     size_t text_size = 0;
     FILE *curve = NULL;
-    double t0 = now();
+    double t0 = now(), step_secs = 0;
     opts_default(&o);
     parse_flags(c, &TRAIN_CMD, argc, argv, &o, given, NULL);
     c->quiet = o.quiet;
@@ -2320,7 +2322,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     if ((size_t)o.size > cn->n)
         die(c, "-size %lld is larger than the vocabulary (%lu words)", o.size, (unsigned long)cn->n);
     scorer_check(c, &sc, &cn->vocab);
-    if (!is_sgd) check_cost(c, &o, cn, is_ro, counting);
+    if (!is_sgd) step_secs = check_cost(c, &o, cn, is_ro, counting);
 
     if (is_sgd) {
         ro_sgns_real *W, *C;
@@ -2399,6 +2401,9 @@ static int cmd_train(cli *c, int argc, char **argv)
                 die(c, "%s", err.message);
             own(c, t.best, free_factors);
         }
+        if (step_secs > 10) /* F at the start: one sweep, 2 of a step's 3 products */
+            note(c, "iter   0: F at the start, one sweep (about %s) ...",
+                 fmt_secs(step_secs * 0.6, line, sizeof line));
         if (ro_sgns_objective(p, x, &F0, &err) != RO_SGNS_OK) die(c, "%s", err.message);
         if (score_point(&t, x, score, &mean)) die(c, "%s", t.failure);
         score_line(&t, score, mean, line, sizeof line);
