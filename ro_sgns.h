@@ -867,17 +867,18 @@ typedef struct ro_sgns_ro_progress {
    A step of a large problem takes minutes (ro_sgns_estimate_step_seconds
    below says how many). With report_blocks = 1 the callback is also
    called inside each sweep over blocks of rows (II.5), after each block
-   the calling thread finishes, with within_step = 1, blocks_done of
-   blocks_total (of this sweep), sweep (which sweep of the step: a step
-   with halvings sweeps more than once), seconds since the step began,
-   iteration the steps taken so far, objective and step the last accepted
-   F and the step being tried; x is the last accepted point, as after the
-   step before (unchanged until the step ends). The call comes from inside
-   the sweep's threads (with OpenMP from whichever finished the block, one
+   is done, with within_step = 1, blocks_done of blocks_total (of this
+   sweep), sweep (which sweep of the step: a step with halvings, or with
+   fuse = 0, sweeps more than once; 0 is the sweep at the start, before
+   step 1), seconds since the step began, iteration the steps taken so
+   far, objective and step the last accepted F (0 before step 1) and the
+   step being tried; x is the last accepted point, as after the step
+   before (unchanged until the step ends). The call comes from inside the
+   sweep's threads (with OpenMP from whichever finished the block, one
    call at a time, blocks_done counting up by one): keep it short, and do
-   not call the library from it. Its return
-   value is ignored there (stop from the report after the step). The
-   reports do not change a bit of the results. */
+   not call the library from it. Its return value is ignored there (stop
+   from the report after the step). The reports do not change a bit of
+   the results. */
 typedef int (*ro_sgns_ro_callback)(const ro_sgns_ro_progress *progress,
                                    const ro_sgns_factors *x, void *user);
 
