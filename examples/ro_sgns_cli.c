@@ -1998,9 +1998,9 @@ static double mapped_bytes(void)
 }
 
 /* The memory a run may use: physical memory, RLIMIT_AS (less what is
-   mapped already), -memory, the smallest; *what names it. 0: no limit
-   known. */
-static double memory_limit(const opts *o, const char **what)
+   mapped already but for held, the counts, which the run's figure has),
+   -memory, the smallest; *what names it. 0: no limit known. */
+static double memory_limit(const opts *o, double held, const char **what)
 {
     double lim = 0;
     struct rlimit rl;
@@ -2015,7 +2015,7 @@ static double memory_limit(const opts *o, const char **what)
     }
 #endif
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        double as = (double)rl.rlim_cur - mapped_bytes();
+        double as = (double)rl.rlim_cur - mapped_bytes() + held;
         if (as < 1) as = 1;
         if (lim == 0 || as < lim) {
             lim = as;
@@ -2133,7 +2133,8 @@ static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is
     f.o = o;
     f.keep_best = o->keep_best;
     f.is_ro = is_ro && o->iter > 0;
-    f.mem_limit = memory_limit(o, &mem_what);
+    /* the counts held: their CSR and marginals (less than all they hold) */
+    f.mem_limit = memory_limit(o, 8.0 * (double)cn->nnz + 24.0 * (double)n, &mem_what);
     f.step_limit = o->max_step;
     f.rate = 0;
     need = run_bytes(n, cn->nnz, d, o->keep_best);
