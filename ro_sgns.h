@@ -501,6 +501,9 @@ RO_SGNS_DEF uint64_t ro_sgns_counts_fingerprint(const ro_sgns_counts *counts);
                       packed) + 2 * 288 n R (the fused step's row blocks of
                       D, one a thread: the figure is for two; with OpenMP
                       add 288 n R for each thread beyond) + 32 d^2
+                both + 2 g R, g = 256 min(n, 4096) + 147456 (the GEMMs'
+                      packing buffers, one a thread: add g R for each
+                      thread beyond two)
      peak     = max(counting, training)
      file     = D + 4 ceil(D / 65536) + 4, D = 120 + n (12 + w) + 8 (n + 1)
                 + 12 nnz + 16 n (the counts file; ro_sgns_counts_saved_size
@@ -820,6 +823,11 @@ typedef struct ro_sgns_ro_progress {
                            rounding makes the square negative */
     int halvings;       /* how often the step was halved in this iteration */
     double seconds;     /* wall seconds of this iteration */
+    /* Inside a step (only with report_blocks = 1; PROGRESS INSIDE A STEP) */
+    int within_step;    /* 0: the report after a step; 1: inside one */
+    int sweep;          /* inside: the sweeps begun in this step (1, 2, ...;
+                           0: the sweep at the start, before step 1) */
+    uint64_t blocks_done, blocks_total; /* inside: the sweep's blocks of rows */
 } ro_sgns_ro_progress;
 
 /* Return non-zero to stop (ro_sgns_ro_train then returns RO_SGNS_STOPPED
@@ -866,7 +874,24 @@ typedef struct ro_sgns_ro_progress {
        ro_sgns_factors_from_wc(n, n, d, W0, C0, &x, NULL, &err);
        ro_sgns_ro_train(problem, x, NULL, &err);
    SGD reaches a point that already scores well on analogies, and the steps
-   then raise F from there (in the repository: docs/ABLATION.md). */
+   then raise F from there (in the repository: docs/ABLATION.md).
+
+   PROGRESS INSIDE A STEP (report_blocks = 1)
+   A step of a large problem takes minutes (ro_sgns_estimate_step_seconds
+   below says how many). With report_blocks = 1 the callback is also
+   called inside each sweep over blocks of rows (II.5), after each block
+   is done, with within_step = 1, blocks_done of blocks_total (of this
+   sweep), sweep (which sweep of the step: a step with halvings, or with
+   fuse = 0, sweeps more than once; 0 is the sweep at the start, before
+   step 1), seconds since the step began, iteration the steps taken so
+   far, objective and step the last accepted F (0 before step 1) and the
+   step being tried; x is the last accepted point, as after the step
+   before (unchanged until the step ends). The call comes from inside the
+   sweep's threads (with OpenMP from whichever finished the block, one
+   call at a time, blocks_done counting up by one): keep it short, and do
+   not call the library from it. Its return value is ignored there (stop
+   from the report after the step). The reports do not change a bit of
+   the results. */
 typedef int (*ro_sgns_ro_callback)(const ro_sgns_ro_progress *progress,
                                    const ro_sgns_factors *x, void *user);
 
@@ -889,6 +914,8 @@ typedef struct ro_sgns_ro_config {
                                     PRODUCTS); 0: 4. Not with keep_direction_bytes */
     ro_sgns_ro_callback callback;
     void *user;
+    int report_blocks;           /* 1: the callback also inside the sweeps
+                                    (PROGRESS INSIDE A STEP). Default 0 */
 } ro_sgns_ro_config;
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
 
@@ -921,6 +948,30 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *problem,
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *problem,
                                                  ro_sgns_factors *x, ro_sgns_direction dir,
                                                  double lambda, ro_sgns_error *err);
+
+/* The wall seconds one step of ro_sgns_ro_train with the default
+   configuration (fused) takes for an n x m problem at dimension d, from
+   the model of its work in floating-point operations
+       W(n, m, d) = 6 n m d           (three products of n x m x d)
+                  + 40 n m            (exponentials and the other
+                                       elementwise work, II.5)
+                  + 12 (n + m) d^2    (the QRs and d x d products)
+   and a rate in operations a second: *rate if it is > 0, else measured
+   here and stored in *rate (two steps of a random problem of s = 2304
+   rows and columns at this d, fewer when n or m is smaller; the faster
+   step's W / seconds). So the first call measures (the sweep at the
+   start and two steps: about 2.7 W(s, s, d), 10 GFLOP at d = 100, 80 at
+   d = 500; memory about 2 s (11 d + 600) reals) and later calls with the
+   rate it left only compute: *seconds = W / *rate, increasing in n, m and
+   d. The rate is for this machine, thread count and load as measured
+   (another d changes the products' speed a little; a machine shared with
+   other work gives a slower rate); a step with halvings takes one more
+   sweep (two products) a halving. Errors: INVALID_ARGUMENT (rate or
+   seconds NULL, d = 0, d > min(n, m)), OUT_OF_MEMORY. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, size_t d,
+                                                         double *rate, double *seconds,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err);
 
 /* ======================================================================
    5. Embeddings from the point: Step 2 [paper 2.3, Algorithm 1 lines 7-8]
@@ -7310,6 +7361,17 @@ typedef struct ro_sgns__fuse {
    enough to stay in L2). */
 #define RO_SGNS__GCH 256
 
+/* The reports inside a step (PROGRESS INSIDE A STEP in section 4): what
+   the step fills in before its sweeps; each sweep counts itself in
+   pr.sweep and its blocks in pr.blocks_done. */
+typedef struct ro_sgns__block_report {
+    ro_sgns_ro_callback cb;
+    void *user;
+    const ro_sgns_factors *x;
+    ro_sgns_ro_progress pr;
+    double t0; /* when the step began */
+} ro_sgns__block_report;
+
 /* What one sweep computes: over X = L R^T on one side of the counts, F (if
    F is not NULL) and Out = D(X) P (if P is not NULL). Keep (may be NULL)
    receives the first keep_rows rows of D(X). Only the columns from cbeg on
@@ -7333,6 +7395,7 @@ typedef struct ro_sgns__sweep_args {
     size_t br_max, cb_max;          /* a block's rows, a tile's columns (0: BR, CB) */
     const ro_sgns__fuse *fz;
     ro_sgns__sweep_mem *mem;        /* the packed operands kept between sweeps */
+    ro_sgns__block_report *rep;     /* reports after blocks, or NULL */
 } ro_sgns__sweep_args;
 
 static ro_sgns__sweep_args ro_sgns__sweep_of(const ro_sgns__side *sd, ro_sgns_direction dir,
@@ -7599,11 +7662,34 @@ static void ro_sgns__fuse_dty(const ro_sgns__sweep_plan *pl, ro_sgns_real *gemm_
     }
 }
 
+/* A block is done: count it and report the count to the step's callback,
+   one thread at a time (whichever thread finished it: a loaded machine
+   may give one thread every block). Nothing here touches the sweep's
+   numbers. */
+static void ro_sgns__block_done(const ro_sgns__sweep_plan *pl, size_t *done)
+{
+    ro_sgns__block_report *rep = pl->a->rep;
+#ifdef _OPENMP
+#pragma omp critical(ro_sgns__blocks)
+#endif
+    {
+        ro_sgns_ro_progress pr = rep->pr;
+        pr.within_step = 1;
+        pr.blocks_done = ++*done;
+        pr.blocks_total = pl->nblocks;
+        pr.seconds = ro_sgns__now() - rep->t0;
+        (void)rep->cb(&pr, rep->x, rep->user);
+    }
+}
+
 /* The walk over the blocks of rows: the threads take them one at a time
    (a block's cost depends on its counts), each with its own scratch;
-   fused, fz->slots blocks at a time, then G's chunks of those. */
+   fused, fz->slots blocks at a time, then G's chunks of those. With a
+   report (a->rep), each block done is counted and reported. */
 static void ro_sgns__sweep_walk(const ro_sgns__sweep_plan *pl)
 {
+    size_t done = 0;
+    if (pl->a->rep) ++pl->a->rep->pr.sweep;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(pl->nt) if (pl->nt > 1)
 #endif
@@ -7621,8 +7707,10 @@ static void ro_sgns__sweep_walk(const ro_sgns__sweep_plan *pl)
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
-            for (blk = (long)sb; blk < sbe; ++blk)
+            for (blk = (long)sb; blk < sbe; ++blk) {
                 ro_sgns__sweep_block(pl, &s, (size_t)blk, (size_t)(blk - (long)sb));
+                if (pl->a->rep) ro_sgns__block_done(pl, &done);
+            }
             if (pl->a->fz) ro_sgns__fuse_dty(pl, s.gemm_ws, sb, (size_t)sbe);
         }
     }
@@ -7940,6 +8028,7 @@ typedef struct ro_sgns__ro_step {
     size_t keep_rows;
     int keep_valid;          /* keep holds D at X (not at a candidate) */
     int us_in_t;             /* w.T holds U S, left by the sweep at X */
+    ro_sgns__block_report *rep; /* the reports inside a step, or NULL */
 } ro_sgns__ro_step;
 
 /* A run before its memory: nothing kept, not fused, no blocks (what a
@@ -7978,6 +8067,7 @@ static ro_sgns_result ro_sgns__f_and_dv(ro_sgns__ro_step *st, const ro_sgns_real
     a.cb_max = st->cfg->block_cols;
     a.fz = st->fused ? &st->fz : NULL;
     a.mem = st->mem;
+    a.rep = st->rep;
     st->fz.lambda = (ro_sgns_real)st->g_lambda;
     if (res == RO_SGNS_OK) res = ro_sgns__sweep(&a, err);
     if (res == RO_SGNS_OK && !ro_sgns__all_finite(n, d, DV, d))
@@ -8027,6 +8117,7 @@ static ro_sgns_result ro_sgns__dt_u(const ro_sgns__ro_step *st, const ro_sgns_re
         a.br_max = st->cfg->block_rows;
         a.cb_max = st->cfg->block_cols;
         a.mem = st->mem;
+        a.rep = st->rep;
         res = ro_sgns__sweep(&a, err);
     }
     if (res == RO_SGNS_OK && Keep && nk > 0) /* the kept rows' part: the third product */
@@ -8164,6 +8255,7 @@ static ro_sgns_result ro_sgns__report(const ro_sgns_comm *comm, const ro_sgns_ro
     double want;
     ro_sgns_result res;
     if (!cfg->callback) return RO_SGNS_OK;
+    memset(&pr, 0, sizeof pr); /* within_step 0, no blocks */
     pr.iteration = x->iteration;
     pr.objective = F;
     pr.objective_prev = F_prev;
@@ -8342,6 +8434,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     const size_t n = x->n, m = x->m, d = x->d; /* n: the rows of U held here */
     ro_sgns__ro_step st;
     ro_sgns__ro_work *w = &st.w;
+    ro_sgns__block_report rep;
     double F, F1 = 0, lambda, norm = 0;
     int it, n_inv;
     size_t i, j;
@@ -8350,6 +8443,17 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     res = ro_sgns__ro_step_alloc(&st, x, comm != NULL, err);
     lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
                                                                              : cfg->step;
+    memset(&rep, 0, sizeof rep);
+    if (cfg->callback && cfg->report_blocks) { /* PROGRESS INSIDE A STEP */
+        rep.cb = cfg->callback;
+        rep.user = cfg->user;
+        rep.x = x;
+        rep.pr.iteration = x->iteration;
+        rep.pr.step = lambda;
+        rep.pr.sweep = -1; /* the sweep at the start is 0 */
+        rep.t0 = ro_sgns__now();
+        st.rep = &rep;
+    }
     /* F(X) and D V at the start (fused: and D^T M V for the first step) */
     st.g_lambda = lambda;
     if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(&st, x->U, x->S, x->V, w->DV, &F, err);
@@ -8359,7 +8463,13 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     for (it = 0; it < cfg->iterations; ++it) { /* for i = 1, ..., K                 [line 3] */
         double t0 = ro_sgns__now();
         int halvings = 0;
+        rep.t0 = t0;
+        rep.pr.iteration = x->iteration;
+        rep.pr.objective = F;
+        rep.pr.sweep = 0;
         for (;;) {                             /* one try of the step lambda */
+            rep.pr.step = lambda;
+            rep.pr.halvings = halvings;
             /* U', S' = QR(M V), M = X + lambda D(X); S' is replaced by line 5's [line 4] */
             res = ro_sgns__mv(&st, x, lambda, err);
             res = ro_sgns__qr_rows_inv(comm, res, n, d, w->U1, w->R, w->T,
@@ -8431,6 +8541,98 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_fa
     if (res == RO_SGNS_OK) res = ro_sgns__check_config(&cfg, err);
     if (res != RO_SGNS_OK) return res;
     return ro_sgns__ro_run(p, NULL, x, &cfg, err);
+}
+
+/* ro_sgns_estimate_step_seconds' measurement: the faster step's seconds */
+static int ro_sgns__fastest_step(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x,
+                                 void *user)
+{
+    double *best = (double *)user;
+    (void)x;
+    if (!pr->within_step && (*best < 0 || pr->seconds < *best)) *best = pr->seconds;
+    return 0;
+}
+
+/* ro_sgns_estimate_step_seconds' model of a step's work */
+static double ro_sgns__step_work(size_t n, size_t m, size_t d)
+{
+    const double nn = (double)n, mm = (double)m, dd = (double)d;
+    return 6 * nn * mm * dd + 40 * nn * mm + 12 * (nn + mm) * dd * dd;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, size_t d,
+                                                         double *rate, double *seconds,
+                                                         const ro_sgns_allocator *alloc,
+                                                         ro_sgns_error *err)
+{
+    /* a problem of s x s (fewer when n or m is smaller), 8 counts a row at
+       scattered columns, and a Gaussian point; two steps at a fixed step */
+    const size_t per_row = 8;
+    size_t s = 2304, rs, cs, i, j;
+    uint64_t *row_ptr = NULL;
+    uint32_t *col = NULL;
+    float *val = NULL;
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x = NULL;
+    ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+    ro_sgns_rng rng;
+    double best = -1;
+    ro_sgns_result res;
+    if (!rate || !seconds || d == 0 || d > n || d > m)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "estimate_step_seconds: need rate, seconds and 1 <= d <= min(n, m)");
+    if (*rate > 0 && ro_sgns__is_finite(*rate)) {
+        *seconds = ro_sgns__step_work(n, m, d) / *rate;
+        return ro_sgns__ok(err);
+    }
+    rs = n < s ? n : s;
+    cs = m < s ? m : s;
+    row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, rs + 1, 1, sizeof *row_ptr);
+    col = (uint32_t *)ro_sgns__alloc_array(alloc, rs, per_row, sizeof *col);
+    val = (float *)ro_sgns__alloc_array(alloc, rs, per_row, sizeof *val);
+    res = row_ptr && col && val ? RO_SGNS_OK
+                                : ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                                "estimate_step_seconds: out of memory");
+    if (res == RO_SGNS_OK) {
+        uint64_t k = 0;
+        const size_t stride = cs / per_row; /* one count in each stretch of columns */
+        row_ptr[0] = 0;
+        for (i = 0; i < rs; ++i) {
+            for (j = 0; j < per_row && stride > 0; ++j, ++k) {
+                col[k] = (uint32_t)(j * stride + (i * 7 + j * 13) % stride);
+                val[k] = (float)(1 + (i + j) % 5);
+            }
+            if (stride == 0) { /* fewer columns than counts a row */
+                col[k] = (uint32_t)(i % cs);
+                val[k++] = 1;
+            }
+            row_ptr[i + 1] = k;
+        }
+        res = ro_sgns_problem_create_csr(rs, cs, row_ptr, col, val, 5, 1, &p, alloc, err);
+    }
+    if (res == RO_SGNS_OK) res = ro_sgns_factors_create(rs, cs, d, &x, alloc, err);
+    if (res == RO_SGNS_OK) {
+        ro_sgns_rng_seed(&rng, 1, 0);
+        for (i = 0; i < rs * d; ++i) x->U[i] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
+        for (i = 0; i < cs * d; ++i) x->V[i] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
+        for (i = 0; i < d; ++i) x->S[i * d + i] = (ro_sgns_real)(1e-3 / (double)d);
+        cfg.iterations = 2;
+        cfg.safeguard = 0; /* one try a step, whatever F does */
+        cfg.step = 1e-3;
+        cfg.callback = ro_sgns__fastest_step;
+        cfg.user = &best;
+        res = ro_sgns_ro_train(p, x, &cfg, err);
+    }
+    if (res == RO_SGNS_OK) { /* a clock too coarse to see the step: a microsecond */
+        *rate = ro_sgns__step_work(rs, cs, d) / (best > 1e-6 ? best : 1e-6);
+        *seconds = ro_sgns__step_work(n, m, d) / *rate;
+    }
+    ro_sgns_factors_free(x);
+    ro_sgns_problem_free(p);
+    ro_sgns__free(alloc, row_ptr);
+    ro_sgns__free(alloc, col);
+    ro_sgns__free(alloc, val);
+    return res;
 }
 
 /* ======================================================================
@@ -10899,7 +11101,8 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
         const uint64_t R = sizeof(ro_sgns_real), l = 3 * (uint64_t)d < n ? 3 * (uint64_t)d : n;
         uint64_t svd = (4 + R) * nnz + 8 * n + n * R * (2 * l + 2 * d + 200) + 8 * l * l;
         uint64_t ro = 11 * n * (uint64_t)d * R + 2 * 288 * n * R + 32 * (uint64_t)d * d;
-        e.training = e.counts + (svd > ro ? svd : ro);
+        uint64_t gemm = 2 * R * (256 * (n < 4096 ? n : 4096) + 147456);
+        e.training = e.counts + (svd > ro ? svd : ro) + gemm;
     }
     e.peak = e.counting > e.training ? e.counting : e.training;
     e.file_bytes = 120 + 12 * n + 8 * n /* words, ~8 bytes each */ + 8 * (n + 1) +

@@ -84,7 +84,9 @@ for D in $DIMS; do
     $BIN train -counts "$COUNTS" -method svd -size "$D" $PAPER -binary 1 -quiet \
         -output "$OUT/svd$D.bin" -output-contexts "$OUT/svd${D}_ctx.bin"
     S1=$(now)
-    $BIN train -counts "$COUNTS" -method ro -size "$D" -iter "$ITER" $PAPER -binary 1 \
+    # -max-step-seconds 0: d = 500 on a loaded machine may estimate a step over
+    # the 10 minutes at which train otherwise stops; here the length is wanted
+    $BIN train -counts "$COUNTS" -method ro -size "$D" -iter "$ITER" $PAPER -binary 1 -max-step-seconds 0 \
         -init "$OUT/svd$D.bin" -init-contexts "$OUT/svd${D}_ctx.bin" -eval $SETS -curve "$OUT/curve$D.csv" \
         -output "$OUT/ro$D.bin" -output-contexts "$OUT/ro${D}_ctx.bin"
     S2=$(now)

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,6 +296,8 @@ typedef struct opts {
         oversample, block, power_iters, k, restrict_vocab;
     int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help,
         normalize;
+    int force;
+    double max_step;
     unsigned long long memory, keep_direction;
     double negative, eig, cds, sample, alpha, eta, init_coverage;
 } opts;
@@ -355,6 +358,7 @@ static void opts_default(opts *o)
     o->cds = 1.0;
     o->init_coverage = 0.5;
     o->k = 10;
+    o->max_step = 600;
 }
 
 /* {NAME} in a help line: a default that is not the flag's own field */
@@ -1644,13 +1648,20 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("threads", T_INT, threads, 0, 1, 4096, "N", H_THREADS),
     F("seed", T_INT, seed, 0, 0, 9e18, "S", "seed of the SVD start, SGD and -sample ({D})"),
     F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
+    F("force", T_SWITCH, force, W_RO | W_SVD, 0, 0, NULL,
+      "start even when the estimate (printed once the\nvocabulary is known) is past a limit: more\n"
+      "memory than the machine, RLIMIT_AS or -memory\nallow, or a step over -max-step-seconds"),
+    F("max-step-seconds", T_NUM, max_step, W_RO, 0, 1e12, "S",
+      "stop before the start when a step is estimated\nto take longer ({D}; 0: no limit)"),
 
     G("counting -train TEXT (when no -counts is given):"),
     {"window", T_INT, offsetof(opts, window), W_PAIRS | W_SGD, 1, 65535, "L", H_WINDOW, NULL,
      "the counts were made with their own window"},
     F("min-count", T_INT, min_count, W_COUNT, 0, 1e18, "N", H_MIN_COUNT),
     F("max-vocab", T_INT, max_vocab, W_COUNT, 0, 4e9, "N", H_MAX_VOCAB),
-    F("memory", T_BYTES, memory, W_PAIRS, 0, 0, "BYTES", H_MEMORY),
+    F("memory", T_BYTES, memory, W_PAIRS | W_RO | W_SVD, 0, 0, "BYTES",
+      "memory budget, like 2G or 500M ({D}; at least\n1M): counting stays within it, and -method ro\n"
+      "and svd stop before the start when their\nestimate is above it"),
     {"dynamic-window", T_INT, offsetof(opts, dynamic_window), W_PAIRS, 0, 2, "0|1|2", H_DYNAMIC,
      NULL, "SGD always samples its window per word, as word2vec"},
     {"sample", T_NUM, offsetof(opts, sample), W_PAIRS | W_SGD, 0, 1, "T",
@@ -1804,6 +1815,11 @@ typedef struct train_ctx {
     int have_best;
     uint64_t first, last; /* steps: where the run started, where it ends */
     double t0;
+    double step_secs;     /* the steps' own seconds, summed (the run's ETA) */
+    int sweep;            /* inside a step: the sweep reported last, */
+    uint64_t sweep_it;    /* in which step, */
+    double sweep_t0;      /* when its first report came, */
+    uint64_t sweep_b0;    /* with how many blocks done */
     int failed;
     char failure[RO_SGNS_MESSAGE_SIZE + 256];
 } train_ctx;
@@ -1870,14 +1886,50 @@ static void score_line(const train_ctx *t, const double *score, double mean, cha
         snprintf(out + len, size - len, "  mean %.4f", mean);
 }
 
+/* Inside a step (report_blocks): a progress line (status: at most every
+   10 s on a pipe), the blocks of the sweep done and the step's ETA from
+   this sweep's pace; two sweeps a step (-fuse 0): the first counts the
+   second as long as itself. */
+static void on_blocks(train_ctx *t, const ro_sgns_ro_progress *p)
+{
+    double tn = now(), per = -1, left;
+    char eta[32];
+    if (p->sweep != t->sweep || p->iteration != t->sweep_it) {
+        t->sweep = p->sweep;
+        t->sweep_it = p->iteration;
+        t->sweep_t0 = tn;
+        t->sweep_b0 = p->blocks_done;
+    }
+    if (p->blocks_done > t->sweep_b0)
+        per = (tn - t->sweep_t0) / (double)(p->blocks_done - t->sweep_b0);
+    left = per * (double)(p->blocks_total - p->blocks_done);
+    if (per >= 0 && !t->o->fuse && p->sweep == 1) left += per * (double)p->blocks_total;
+    if (p->sweep == 0)
+        status(t->c, 0, "start: sweep, block %llu of %llu  ETA %s",
+               (unsigned long long)p->blocks_done, (unsigned long long)p->blocks_total,
+               fmt_secs(per >= 0 ? left : -1, eta, sizeof eta));
+    else
+        status(t->c, 0, "iter %3llu/%llu: sweep %d, block %llu of %llu  %.1f s  step ETA %s",
+               (unsigned long long)p->iteration + 1, (unsigned long long)t->last, p->sweep,
+               (unsigned long long)p->blocks_done, (unsigned long long)p->blocks_total,
+               p->seconds, fmt_secs(per >= 0 ? left : -1, eta, sizeof eta));
+}
+
 static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void *user)
 {
     train_ctx *t = (train_ctx *)user;
-    double score[CLI_MAX_SETS + 1], mean = NAN, elapsed = now() - t->t0;
+    double score[CLI_MAX_SETS + 1], mean = NAN, te = now();
     char line[1024], eta[32];
     uint64_t done = p->iteration - t->first, left = t->last - p->iteration;
     ro_sgns_error err;
+    if (p->within_step) {
+        on_blocks(t, p);
+        return 0;
+    }
     if (score_point(t, x, score, &mean)) return t->failed = 1;
+    /* the run's ETA from the steps' own times and their scoring (not the
+       sweep at the start, before step 1) */
+    t->step_secs += p->seconds + (now() - te);
     score_line(t, score, mean, line, sizeof line);
     if (!t->c->quiet) {
         /* |dX| comes from the factors, |S'|^2 + |S|^2 - 2 <S', U'^T U S V^T V'>: below
@@ -1894,7 +1946,7 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
         fprintf(stderr, "iter %3llu/%llu  F %.5f e9  step %.3g%s  |dX| %s  %.1f s  ETA %s%s\n",
                 (unsigned long long)p->iteration, (unsigned long long)t->last, p->objective * 1e-9,
                 p->step, p->halvings ? " (halved)" : "", dx, p->seconds,
-                fmt_secs(done ? elapsed / (double)done * (double)left : -1, eta, sizeof eta), line);
+                fmt_secs(done ? t->step_secs / (double)done * (double)left : -1, eta, sizeof eta), line);
     }
     if (curve_row(t, p->iteration, p->objective, p->seconds, score, mean)) return t->failed = 1;
     keep_if_best(t, x, mean);
@@ -2145,6 +2197,249 @@ static int curve_cut(cli *c, FILE *curve, const char *path, uint64_t it)
     return have;
 }
 
+/* ============================================ the cost before the work */
+
+static const char *fmt_bytes(double b, char *buf, size_t size)
+{
+    if (b >= 1073741824.0) snprintf(buf, size, "%.2f GB", b / 1073741824.0);
+    else snprintf(buf, size, "%.1f MB", b / 1048576.0);
+    return buf;
+}
+
+/* an estimate's seconds: fmt_secs, with two digits below 10 s */
+static const char *fmt_est(double s, char *buf, size_t size)
+{
+    if (s >= 0 && s < 10) {
+        snprintf(buf, size, "%.2g s", s);
+        return buf;
+    }
+    return fmt_secs(s, buf, size);
+}
+
+static int cli_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* What a run of n words, nnz pairs at dimension d holds at most from the
+   counts on: the library's training estimate (for two threads), each
+   thread beyond two's block of D and GEMM buffers, -keep-best's second
+   point and the vectors written at the end. */
+static double run_bytes(size_t n, uint64_t nnz, size_t d, int keep_best)
+{
+    const double R = sizeof(ro_sgns_real), nt = cli_threads();
+    double b = (double)ro_sgns_estimate_memory(n, nnz, d, 0, 0).training;
+    double g = 256.0 * (double)(n < 4096 ? n : 4096) + 147456.0;
+    if (nt > 2) b += (nt - 2) * (288.0 * (double)n + g) * R;
+    if (keep_best) b += (2.0 * (double)n * (double)d + (double)d * (double)d) * R;
+    return b + 2.0 * (double)n * (double)d * R;
+}
+
+/* The address space the process maps now (Linux: /proc/self/statm), 0
+   where unknown: RLIMIT_AS counts it with what the run will add. */
+static double mapped_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    if (!f) return 0;
+    if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+    fclose(f);
+    return page > 0 ? (double)pages * (double)page : 0;
+}
+
+/* The memory a run may use: physical memory, RLIMIT_AS (less what is
+   mapped already but for counts_bytes, the counts, which the run's figure has),
+   -memory, the smallest; *what names it. 0: no limit known. */
+static double memory_limit(const opts *o, double counts_bytes, const char **what)
+{
+    double lim = 0;
+    struct rlimit rl;
+    *what = "";
+#ifdef _SC_PHYS_PAGES
+    {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page > 0) {
+            lim = (double)pages * (double)page;
+            *what = "the physical memory";
+        }
+    }
+#endif
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        double as = (double)rl.rlim_cur - mapped_bytes() + counts_bytes;
+        if (as < 1) as = 1;
+        if (lim == 0 || as < lim) {
+            lim = as;
+            *what = "RLIMIT_AS (ulimit -v, less what is mapped already)";
+        }
+    }
+    if (o->memory && (lim == 0 || (double)o->memory < lim)) {
+        lim = (double)o->memory;
+        *what = "-memory";
+    }
+    return lim;
+}
+
+/* Before counting: what the corpus's size says (little: a token is at
+   least one byte and a separator) and when the real estimate comes. */
+static void cost_before_counting(cli *c, const opts *o)
+{
+    struct stat st;
+    char b1[32];
+    if (c->quiet || !o->train || is_stdio(o->train) || stat(o->train, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return;
+    note(c,
+         "estimate: %s is %s: at most %.0fM tokens; counting holds the text as 2-4 bytes a "
+         "token; the memory and time of the run are estimated once the vocabulary is known "
+         "(after counting), before the start",
+         display(o->train), fmt_bytes((double)st.st_size, b1, sizeof b1),
+         ceil((double)st.st_size / 2e6));
+}
+
+/* nnz of the counts restricted to their first k words (the vocabulary
+   -max-vocab k or a higher -min-count keeps: ids are by frequency), for
+   every k: pref[k], k = 0..n. */
+static uint64_t *prefix_nnz(cli *c, const ro_sgns_counts *cn)
+{
+    uint64_t *pref = (uint64_t *)alloc_array(c, cn->n + 1, sizeof *pref);
+    size_t w, k;
+    uint64_t j;
+    memset(pref, 0, (cn->n + 1) * sizeof *pref);
+    for (w = 0; w < cn->n; ++w)
+        for (j = cn->row_ptr[w]; j < cn->row_ptr[w + 1]; ++j)
+            ++pref[(cn->col[j] > w ? cn->col[j] : w) + 1];
+    for (k = 1; k <= cn->n; ++k) pref[k] += pref[k - 1];
+    return pref;
+}
+
+typedef struct cost_fit {
+    const opts *o;
+    const uint64_t *pref;
+    double mem_limit, step_limit, rate;
+    int keep_best, is_ro;
+} cost_fit;
+
+/* does a run of the first n words at dimension d fit both limits? */
+static int fits(const cost_fit *f, size_t n, size_t d)
+{
+    double secs = 0, rate = f->rate; /* > 0: computed from it, not measured */
+    if (d > n) return 0;
+    if (f->mem_limit > 0 && run_bytes(n, f->pref[n], d, f->keep_best) > f->mem_limit) return 0;
+    if (f->is_ro && f->step_limit > 0 && rate > 0 &&
+        (ro_sgns_estimate_step_seconds(n, n, d, &rate, &secs, NULL, NULL) != RO_SGNS_OK ||
+         secs > f->step_limit))
+        return 0;
+    return 1;
+}
+
+/* What to change, into msg: the largest vocabulary (-max-vocab, and the
+   -min-count that keeps no more) and the largest -size that fit. */
+static void cost_advice(const cost_fit *f, const ro_sgns_counts *cn, size_t d, int counting,
+                        char *msg, size_t size)
+{
+    size_t lo = 0, hi = cn->n, len; /* the largest n' in [0, n] that fits: lo */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        if (fits(f, mid, d)) lo = mid;
+        else hi = mid - 1;
+    }
+    msg[0] = '\0';
+    if (lo >= d && lo > 0) {
+        if (counting)
+            snprintf(msg, size, " -min-count %llu (keeps at most %lu words) or -max-vocab %lu;",
+                     (unsigned long long)(cn->vocab.count[lo] + 1), (unsigned long)lo,
+                     (unsigned long)lo);
+        else
+            snprintf(msg, size, " counts of at most %lu words (count again with -min-count %llu "
+                     "or -max-vocab %lu);",
+                     (unsigned long)lo, (unsigned long long)(cn->vocab.count[lo] + 1),
+                     (unsigned long)lo);
+    }
+    len = strlen(msg);
+    lo = 0;
+    hi = d;
+    while (lo < hi) { /* the largest d' <= d that fits */
+        size_t mid = lo + (hi - lo + 1) / 2;
+        if (fits(f, cn->n, mid)) lo = mid;
+        else hi = mid - 1;
+    }
+    if (lo > 0 && len < size) snprintf(msg + len, size - len, " -size %lu;", (unsigned long)lo);
+}
+
+/* Once the vocabulary is known, before the start: the estimate of the
+   memory and of the time a step and the run take; past a limit, stop
+   with what to change (unless -force). Returns the step's seconds (0 when
+   not estimated). */
+static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_ro, int counting)
+{
+    const size_t n = cn->n, d = (size_t)o->size;
+    const char *mem_what;
+    char b1[32], b2[32], t1[32], t2[32], advice[512], why[512];
+    double need, secs = 0, counting_peak = (double)cn->peak_bytes;
+    cost_fit f;
+    uint64_t *pref;
+    ro_sgns_error err;
+    int over_mem, over_time;
+    f.o = o;
+    f.keep_best = o->keep_best;
+    f.is_ro = is_ro && o->iter > 0;
+    /* the counts held: their CSR and marginals (less than all they hold) */
+    f.mem_limit = memory_limit(o, 8.0 * (double)cn->nnz + 24.0 * (double)n, &mem_what);
+    f.step_limit = o->max_step;
+    f.rate = 0;
+    need = run_bytes(n, cn->nnz, d, o->keep_best);
+    if (f.is_ro && ro_sgns_estimate_step_seconds(n, n, d, &f.rate, &secs, NULL, &err) != RO_SGNS_OK)
+        die(c, "estimate: %s", err.message);
+    if (f.is_ro)
+        note(c, "estimate: %lu words, %llu pairs, d = %lu: memory %s (the limit: %s, %s); a step "
+                "%s, %lld steps %s (%.1f GFLOP/s measured now, %d threads)",
+             (unsigned long)n, (unsigned long long)cn->nnz, (unsigned long)d,
+             fmt_bytes(need, b1, sizeof b1), f.mem_limit > 0 ? fmt_bytes(f.mem_limit, b2, sizeof b2) : "none",
+             f.mem_limit > 0 ? mem_what : "unknown", fmt_est(secs, t1, sizeof t1), o->iter,
+             fmt_est(secs * (double)o->iter, t2, sizeof t2), f.rate / 1e9, cli_threads());
+    else
+        note(c, "estimate: %lu words, %llu pairs, d = %lu: memory %s (the limit: %s, %s)",
+             (unsigned long)n, (unsigned long long)cn->nnz, (unsigned long)d,
+             fmt_bytes(need, b1, sizeof b1), f.mem_limit > 0 ? fmt_bytes(f.mem_limit, b2, sizeof b2) : "none",
+             f.mem_limit > 0 ? mem_what : "unknown");
+    over_mem = f.mem_limit > 0 && need > f.mem_limit;
+    over_time = f.is_ro && f.step_limit > 0 && secs > f.step_limit;
+    if (!over_mem && !over_time) return secs;
+    if (over_mem && over_time)
+        snprintf(why, sizeof why, "the run needs about %s, more than %s allows (%s), and a "
+                 "step would take about %s (-max-step-seconds %g)",
+                 fmt_bytes(need, b1, sizeof b1), mem_what, fmt_bytes(f.mem_limit, b2, sizeof b2),
+                 fmt_est(secs, t1, sizeof t1), o->max_step);
+    else if (over_mem)
+        snprintf(why, sizeof why, "the run needs about %s, more than %s allows (%s)",
+                 fmt_bytes(need, b1, sizeof b1), mem_what, fmt_bytes(f.mem_limit, b2, sizeof b2));
+    else
+        snprintf(why, sizeof why, "a step would take about %s, more than -max-step-seconds %g",
+                 fmt_est(secs, t1, sizeof t1), o->max_step);
+    if (o->force) {
+        note(c, "estimate: %s; -force: starting anyway", why);
+        return secs;
+    }
+    pref = prefix_nnz(c, cn);
+    f.pref = pref;
+    cost_advice(&f, cn, d, counting, advice, sizeof advice);
+    release(c, pref);
+    if (over_mem && strcmp(mem_what, "-memory") == 0) { /* a budget that holds the run */
+        double want = need > counting_peak ? need : counting_peak;
+        size_t len = strlen(advice);
+        snprintf(advice + len, sizeof advice - len, " -memory %.0fM;",
+                 ceil(want / 1048576.0) + 1);
+    }
+    die(c, "%s. Change one of:%s or pass -force to start anyway", why,
+        advice[0] ? advice : " nothing here fits (the counts alone are too large);");
+    return secs;
+}
+
 static int cmd_train(cli *c, int argc, char **argv)
 {
     opts o;
@@ -2161,7 +2456,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     char *text = NULL;
     size_t text_size = 0;
     FILE *curve = NULL;
-    double t0 = now();
+    double t0 = now(), step_secs = 0;
     opts_default(&o);
     parse_flags(c, &TRAIN_CMD, argc, argv, &o, given, NULL);
     c->quiet = o.quiet;
@@ -2283,6 +2578,7 @@ static int cmd_train(cli *c, int argc, char **argv)
         if (!was_given(&TRAIN_CMD, given, "window")) o.window = cn->config.window;
     } else {
         ro_sgns_count_config cfg = count_config(&o);
+        if (!is_sgd) cost_before_counting(c, &o);
         if (!pairs) { /* SGD needs only the vocabulary: the cheapest counts */
             cfg.window = 1;
             cfg.dynamic_window = RO_SGNS_WINDOW_FIXED;
@@ -2295,6 +2591,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     if ((size_t)o.size > cn->n)
         die(c, "-size %lld is larger than the vocabulary (%lu words)", o.size, (unsigned long)cn->n);
     scorer_check(c, &sc, &cn->vocab);
+    if (!is_sgd) step_secs = check_cost(c, &o, cn, is_ro, counting);
 
     if (is_sgd) {
         ro_sgns_real *W, *C;
@@ -2391,6 +2688,9 @@ static int cmd_train(cli *c, int argc, char **argv)
                      (unsigned long long)start_it);
             }
         }
+        if (step_secs > 10) /* F at the start: one sweep, 2 of a step's 3 products */
+            note(c, "iter   0: F at the start, one sweep (about %s) ...",
+                 fmt_secs(step_secs * 0.6, line, sizeof line));
         if (ro_sgns_objective(p, x, &F0, &err) != RO_SGNS_OK) die(c, "%s", err.message);
         if (score_point(&t, x, score, &mean)) die(c, "%s", t.failure);
         score_line(&t, score, mean, line, sizeof line);
@@ -2410,6 +2710,8 @@ static int cmd_train(cli *c, int argc, char **argv)
                 rc.keep_direction_bytes = (size_t)-1; /* beyond size_t: no limit */
             rc.callback = on_step;
             rc.user = &t;
+            rc.report_blocks = 1;
+            t.sweep = -1;
             t.t0 = now();
             res = ro_sgns_ro_train(p, x, &rc, &err);
             if (t.failed) die(c, "%s", t.failure);

@@ -699,6 +699,47 @@ grep -q "\-size" "$T/err" && bad "objective speaks of -size: $(cat "$T/err")" ||
 [ -e "$T/x.txt" ] && bad "a failed run left $T/x.txt" || ok
 [ -e "$T/x.counts" ] && bad "a failed run left $T/x.counts" || ok
 
+# ------------------------------------------------------------ the cost before the work
+# The estimate once the vocabulary is known; past a limit (-memory here) the
+# run stops before the start, writes nothing, and says what to change; each
+# setting it names then runs; -force starts anyway. A step over
+# -max-step-seconds stops the same way.
+C="-train $SAMPLE -window 2 -min-count 30 -size 20 -iter 1"
+# shellcheck disable=SC2086
+run train $C -output "$T/cost.txt"
+grep -Eq "^estimate: 733 words, [0-9]+ pairs, d = 20: memory [0-9.]+ MB .*a step" "$T/err" && ok || bad "train prints its estimate: $(cat "$T/err")"
+grep -q "estimated once the vocabulary is known" "$T/err" && ok || bad "train says before counting when it estimates"
+rm -f "$T/cost.txt"
+# shellcheck disable=SC2086
+fails "needs about [0-9.]+ MB, more than -memory allows \(5.0 MB\)\. Change one of: -min-count [0-9]+ \(keeps at most [0-9]+ words\) or -max-vocab [0-9]+;.* -memory [0-9]+M; or pass -force" \
+    train $C -memory 5M -output "$T/cost.txt"
+[ -e "$T/cost.txt" ] && bad "a refused run wrote its output" || ok
+mc=$(sed -n 's/.*-min-count \([0-9]*\) .*/\1/p' "$T/err")
+mv=$(sed -n 's/.* -max-vocab \([0-9]*\);.*/\1/p' "$T/err")
+mem=$(sed -n 's/.* -memory \([0-9]*M\);.*/\1/p' "$T/err")
+sz=$(sed -n 's/.* -size \([0-9]*\);.*/\1/p' "$T/err")
+W="-train $SAMPLE -window 2 -iter 1 -output $T/cost.txt -quiet"
+for advice in "-min-count $mc -size 20 -memory 5M" "-min-count 30 -max-vocab $mv -size 20 -memory 5M" \
+    "-min-count 30 -size 20 -memory $mem" "-min-count 30 -size $sz -memory 5M"; do
+    case "$advice" in *"  "*|*" ") bad "advice without a number: $(cat "$T/err")"; continue ;; esac
+    # shellcheck disable=SC2086
+    run train $W $advice
+    [ -s "$T/cost.txt" ] && ok || bad "the advised $advice wrote no vectors"
+    rm -f "$T/cost.txt"
+done
+# shellcheck disable=SC2086
+run train $C -memory 5M -force -output "$T/cost.txt"
+grep -q "more than -memory allows (5.0 MB); -force: starting anyway" "$T/err" && ok || bad "-force: $(cat "$T/err")"
+[ -s "$T/cost.txt" ] && ok || bad "-force wrote no vectors"
+# shellcheck disable=SC2086
+fails "a step would take about .*, more than -max-step-seconds 1e-09\. Change one of:.* or pass -force" \
+    train $C -max-step-seconds 1e-9 -output "$T/cost2.txt"
+[ -e "$T/cost2.txt" ] && bad "a refused run wrote its output" || ok
+fails "needs about .* more than -memory allows.*count again with -min-count [0-9]+ or -max-vocab [0-9]+" \
+    train -counts "$T/s.counts" -method svd -size 20 -memory 6M -output "$T/cost2.txt"
+fails "-max-step-seconds does not apply to -method svd" train -counts "$T/s.counts" -method svd -size 20 -max-step-seconds 10 -output "$T/cost2.txt"
+fails "-force does not apply to -method sgd" train -train "$SAMPLE" -method sgd -size 20 -force -output "$T/cost2.txt"
+
 # ------------------------------------------------------------ the README's C example, as printed
 if [ -f README.md ] && command -v cc >/dev/null 2>&1; then
     mkdir -p "$T/readme"

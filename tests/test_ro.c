@@ -1189,10 +1189,23 @@ static void test_checkpoint_resume(void)
 
 /* --------------------------- from SVD-SPPMI on the sample corpus */
 
-static void test_sample_corpus(void)
+/* The sample corpus counted at window 2, min count 30 (n = 733), or 100
+   under RO_SGNS_TEST_QUICK (n = 172); alloc may be NULL. */
+static ro_sgns_result count_sample(const ro_sgns_allocator *alloc, ro_sgns_counts **c,
+                                   ro_sgns_error *err)
 {
     const char *path = "../shared/data/corpus/sample.txt";
     ro_sgns_count_config cc = ro_sgns_count_config_default();
+    FILE *f = fopen(path, "rb");
+    if (!f) path = "../../shared/data/corpus/sample.txt";
+    else fclose(f);
+    cc.window = 2;
+    cc.min_count = tu_quick() ? 100 : 30;
+    return ro_sgns_count_path(path, &cc, c, alloc, err);
+}
+
+static void test_sample_corpus(void)
+{
     ro_sgns_counts *c = NULL;
     ro_sgns_csr *A = NULL;
     ro_sgns_factors *x = NULL;
@@ -1200,17 +1213,8 @@ static void test_sample_corpus(void)
     ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
     ro_sgns_error err;
     double F0, F1;
-    size_t d = 30;
-    FILE *f = fopen(path, "rb");
-    if (!f) path = "../../shared/data/corpus/sample.txt";
-    else fclose(f);
-    cc.window = 2;
-    cc.min_count = 30;
-    if (tu_quick()) { /* RO_SGNS_TEST_QUICK: n = 172 instead of 733, d = 10 */
-        cc.min_count = 100;
-        d = 10;
-    }
-    if (ro_sgns_count_path(path, &cc, &c, NULL, &err) != RO_SGNS_OK) {
+    size_t d = tu_quick() ? 10 : 30;
+    if (count_sample(NULL, &c, &err) != RO_SGNS_OK) {
         tu_skip("ro", "the sample corpus not found (the end-to-end run)", 1);
         return;
     }
@@ -1239,6 +1243,210 @@ static void test_sample_corpus(void)
     ro_sgns_factors_free(x);
     ro_sgns_csr_free(A);
     ro_sgns_counts_free(c);
+}
+
+/* ------------------- section 4: progress inside a step, the estimates */
+
+typedef struct {
+    long steps, inside, bad;   /* reports after steps, inside them, wrong ones */
+    int sweep;                 /* the last report's sweep and its blocks done */
+    uint64_t done, total, iteration;
+    int sweeps_seen[8];        /* inside reports by sweep number (0..7) */
+} blocks_watch;
+
+static int watch_blocks(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void *user)
+{
+    blocks_watch *w = (blocks_watch *)user;
+    if (!pr->within_step) {
+        if (w->done != w->total) ++w->bad; /* the last sweep's every block */
+        ++w->steps;
+        w->iteration = pr->iteration;
+        w->sweep = -2;
+        return 0;
+    }
+    ++w->inside;
+    /* x is the last accepted point; the blocks of one sweep count up by
+       one from 1 to all of them */
+    if (x->iteration != pr->iteration || pr->blocks_total == 0 || pr->sweep < 0 ||
+        (pr->sweep == 0 && w->steps != 0) || pr->seconds < 0 ||
+        pr->blocks_done != (pr->sweep == w->sweep ? w->done + 1 : 1))
+        ++w->bad;
+    if (pr->sweep >= 0 && pr->sweep < 8) ++w->sweeps_seen[pr->sweep];
+    if (pr->sweep != w->sweep && w->done != w->total) ++w->bad;
+    w->sweep = pr->sweep;
+    w->done = pr->blocks_done;
+    w->total = pr->blocks_total;
+    return 1; /* ignored inside a step */
+}
+
+/* report_blocks: the callback inside the sweeps, counting each sweep's
+   blocks; the results bit for bit those of a run without it, fused and
+   with two sweeps a step, on 1 and 2 threads. */
+static void test_block_reports(void)
+{
+    size_t n = 150, m = 120, d = 10;
+    int fuse, threads;
+    counts_t c = make_counts(n, m, 0.2);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.3);
+    ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL);
+    for (threads = 1; threads <= 2; ++threads)
+        for (fuse = 0; fuse <= 1; ++fuse) {
+            ro_sgns_factors *a = copy_point(x0), *b = copy_point(x0);
+            ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+            blocks_watch w;
+#ifdef _OPENMP
+            int saved = omp_get_max_threads();
+            omp_set_num_threads(threads);
+#else
+            if (threads > 1) break;
+#endif
+            memset(&w, 0, sizeof w);
+            w.sweep = -2;
+            cfg.iterations = 3;
+            cfg.fuse = fuse;
+            cfg.block_rows = 16;
+            CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
+            cfg.callback = watch_blocks;
+            cfg.user = &w;
+            cfg.report_blocks = 1;
+            CHECK(ro_sgns_ro_train(p, b, &cfg, NULL) == RO_SGNS_OK);
+            CHECKF(w.steps == 3 && w.bad == 0 && w.inside >= 3 * 2,
+                   "fuse %d, %d thread(s): %ld steps, %ld reports inside, %ld wrong", fuse,
+                   threads, w.steps, w.inside, w.bad);
+            /* the sweep at the start and one in each step at least; with two
+               sweeps a step (fuse 0) the second too */
+            CHECK(w.sweeps_seen[0] > 0 && w.sweeps_seen[1] > 0 && (fuse || w.sweeps_seen[2] > 0));
+            CHECK(a->iteration == 3 && b->iteration == 3 &&
+                  memcmp(a->U, b->U, n * d * sizeof(real)) == 0 &&
+                  memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
+                  memcmp(a->S, b->S, d * d * sizeof(real)) == 0);
+            ro_sgns_factors_free(a);
+            ro_sgns_factors_free(b);
+#ifdef _OPENMP
+            omp_set_num_threads(saved);
+#endif
+        }
+    ro_sgns_problem_free(p);
+    ro_sgns_factors_free(x0);
+    free_counts(&c);
+}
+
+/* an allocator that keeps the most held at once */
+typedef struct {
+    uint64_t held, peak;
+} peak_alloc;
+static void *pk_malloc(void *u, size_t size)
+{
+    peak_alloc *a = (peak_alloc *)u;
+    size_t *b = (size_t *)malloc(size + 16);
+    if (!b) return NULL;
+    b[0] = size;
+    a->held += size;
+    if (a->held > a->peak) a->peak = a->held;
+    return (char *)b + 16;
+}
+static void pk_free(void *u, void *p)
+{
+    peak_alloc *a = (peak_alloc *)u;
+    if (!p) return;
+    a->held -= *(size_t *)((char *)p - 16);
+    free((char *)p - 16);
+}
+static void *pk_realloc(void *u, void *p, size_t size)
+{
+    void *q = pk_malloc(u, size);
+    if (q && p) {
+        size_t old = *(size_t *)((char *)p - 16);
+        memcpy(q, p, old < size ? old : size);
+        pk_free(u, p);
+    }
+    return q;
+}
+
+/* ro_sgns_estimate_step_seconds: the measured rate, then the model from
+   it, increasing in n, m and d; refusals. ro_sgns_estimate_memory's
+   training figure against what the start and the steps hold at most (by
+   an allocator that keeps the peak) on the sample corpus. */
+static void test_estimates(void)
+{
+    double rate = 0, s0 = 0, s1 = 0, r2;
+    ro_sgns_error err;
+    size_t d = 20;
+    CHECK(ro_sgns_estimate_step_seconds(100, 100, 0, &rate, &s0, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_estimate_step_seconds(100, 10, 20, &rate, &s0, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_estimate_step_seconds(100, 100, 20, NULL, &s0, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_estimate_step_seconds(100, 100, 20, &rate, NULL, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(rate == 0);
+    CHECK(ro_sgns_estimate_step_seconds(5000, 4000, 50, &rate, &s0, NULL, &err) == RO_SGNS_OK);
+    CHECKF(rate > 0 && s0 > 0, "rate %g, %g s", rate, s0);
+    /* from the rate: W / rate exactly, and larger in each of n, m and d */
+    r2 = rate;
+    CHECK(ro_sgns_estimate_step_seconds(5000, 4000, 50, &r2, &s1, NULL, &err) == RO_SGNS_OK);
+    CHECK(r2 == rate && s1 == s0);
+    CHECK_NEAR(s0 * rate, 6.0 * 5000 * 4000 * 50 + 40.0 * 5000 * 4000 + 12.0 * 9000 * 2500,
+               1e-9 * s0 * rate);
+    CHECK(ro_sgns_estimate_step_seconds(5001, 4000, 50, &rate, &s1, NULL, &err) == RO_SGNS_OK &&
+          s1 > s0);
+    CHECK(ro_sgns_estimate_step_seconds(5000, 4001, 50, &rate, &s1, NULL, &err) == RO_SGNS_OK &&
+          s1 > s0);
+    CHECK(ro_sgns_estimate_step_seconds(5000, 4000, 51, &rate, &s1, NULL, &err) == RO_SGNS_OK &&
+          s1 > s0);
+    /* a small problem is measured at its own size */
+    rate = 0;
+    CHECK(ro_sgns_estimate_step_seconds(30, 40, 3, &rate, &s1, NULL, &err) == RO_SGNS_OK &&
+          rate > 0 && s1 > 0);
+    { /* the memory a start and steps hold, against the estimate */
+        ro_sgns_counts *c = NULL;
+        ro_sgns_csr *A = NULL;
+        ro_sgns_factors *x = NULL;
+        ro_sgns_problem *p = NULL;
+        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+        peak_alloc pa = {0, 0};
+        ro_sgns_allocator al;
+        ro_sgns_memory_estimate e;
+        double F;
+        al.malloc_fn = pk_malloc;
+        al.realloc_fn = pk_realloc;
+        al.free_fn = pk_free;
+        al.user = &pa;
+        if (count_sample(&al, &c, &err) != RO_SGNS_OK) {
+            tu_skip("ro", "the sample corpus not found (the memory estimate)", 1);
+            return;
+        }
+        pa.peak = pa.held; /* the counts alone: the peak from here on */
+        e = ro_sgns_estimate_memory(c->n, c->nnz, d, c->corpus_tokens, c->distinct_words);
+        CHECK(pa.held <= e.counts);
+        /* what the program does: the start, then the problem and the steps */
+        CHECK(ro_sgns_sppmi(c, 5, 1, &A, &al, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_tsvd(A, d, NULL, &x, &al, &err) == RO_SGNS_OK);
+        if (getenv("VERBOSE")) printf("memory: after the start %llu\n", (unsigned long long)pa.peak);
+        ro_sgns_csr_free(A);
+        CHECK(ro_sgns_problem_create(c, 5, 1.0, &p, &al, &err) == RO_SGNS_OK);
+        cfg.iterations = 2;
+        if (getenv("VERBOSE"))
+            printf("memory: with the problem %llu (counts %llu)\n", (unsigned long long)pa.held,
+                   (unsigned long long)e.counts);
+        if (p && x) {
+            CHECK(ro_sgns_objective(p, x, &F, &err) == RO_SGNS_OK);
+            CHECK(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_OK);
+        }
+        CHECKF(pa.peak <= e.training, "n = %lu, nnz = %llu, d = %lu: peak %llu bytes, estimate %llu",
+               (unsigned long)c->n, (unsigned long long)c->nnz, (unsigned long)d,
+               (unsigned long long)pa.peak, (unsigned long long)e.training);
+        if (getenv("VERBOSE"))
+            printf("memory: n = %lu, nnz = %llu, d = %lu: peak %llu, training estimate %llu\n",
+                   (unsigned long)c->n, (unsigned long long)c->nnz, (unsigned long)d,
+                   (unsigned long long)pa.peak, (unsigned long long)e.training);
+        ro_sgns_problem_free(p);
+        ro_sgns_factors_free(x);
+        ro_sgns_counts_free(c);
+        CHECK(pa.held == 0);
+    }
 }
 
 /* ------------------------------- section 6: the step over row shards */
@@ -1846,6 +2054,8 @@ int main(void)
     test_keep_direction();
     test_fused();
     test_checkpoint_resume();
+    test_block_reports();
+    test_estimates();
     test_sample_corpus();
     test_shards();
     test_cond_upper();

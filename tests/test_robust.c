@@ -1157,6 +1157,20 @@ static int k_ro_train(ro_sgns_result rc)
     if (k > 0) ++g_advanced;
     return k < 2 && fx_equal(XW, SNAP[k]) && inputs_intact();
 }
+/* the step's time measured on a small problem (its own size): the rate
+   and seconds written on success only */
+static double g_rate, g_secs;
+static ro_sgns_result c_estimate_step(void)
+{
+    g_rate = 0;
+    g_secs = -1;
+    return ro_sgns_estimate_step_seconds(40, 30, 3, &g_rate, &g_secs, &RA, &g_err);
+}
+static int k_estimate_step(ro_sgns_result rc)
+{
+    if (rc == RO_SGNS_OK) return g_rate > 0 && g_secs > 0;
+    return g_rate == 0 && g_secs == -1;
+}
 /* the dense reference step from X0: one step at the default step size */
 static ro_sgns_factors *NAIVE1;
 static ro_sgns_result c_ro_step_naive(void)
@@ -1301,6 +1315,7 @@ static void test_ro(void)
     fx_copy(NAIVE1, XW);
     CHECK(NAIVE1->iteration == X0->iteration + 1 && !fx_equal(NAIVE1, X0));
     sweep("ro_sgns_ro_step_naive", c_ro_step_naive, k_ro_step_naive, RO_SGNS_OK, 1);
+    sweep("ro_sgns_estimate_step_seconds", c_estimate_step, k_estimate_step, RO_SGNS_OK, 5);
     ro_sgns_factors_free(NAIVE1);
     CHECK(ro_sgns_factors_from_wc(n, n, D, W0, CC0, &FROM_WC, NULL, &g_err) == RO_SGNS_OK);
     sweep("ro_sgns_factors_from_wc", c_from_wc, k_from_wc, RO_SGNS_OK, 1);
