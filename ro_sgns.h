@@ -389,6 +389,8 @@ typedef struct ro_sgns_count_config {
                               0 = no limit (default) */
     uint64_t seed;         /* for dynamic_window = 1 and sample > 0 (see WHAT IS
                               COUNTED). Default 1. */
+    int allow_binary;      /* 0 = refuse input that is not text (default; see
+                              NOT TEXT in section 8), 1 = count any bytes */
 } ro_sgns_count_config;
 
 /* A vocabulary: n words with ids 0..n-1, ordered by descending count, ties
@@ -449,7 +451,7 @@ typedef struct ro_sgns_counts {
 } ro_sgns_counts;
 
 /* window 5, min_count 5, max_vocab 0, fixed window, sample 0, lines are
-   boundaries, gaps kept, no memory budget, seed 1. */
+   boundaries, gaps kept, no memory budget, seed 1, binary input refused. */
 RO_SGNS_DEF ro_sgns_count_config ro_sgns_count_config_default(void);
 
 /* Free the object and everything it owns (with the allocator it was made
@@ -1202,6 +1204,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
      the rest of the token is discarded (word2vec does the same, at 99 bytes).
      '\n' ends a line.
 
+   NOT TEXT
+     Unless allow_binary = 1, the first RO_SGNS_SNIFF_BYTES bytes of the
+     input (all of it when shorter) are looked at before they are counted,
+     and counting fails with RO_SGNS_ERR_FORMAT, a message naming what was
+     seen, when they hold a UTF-16 or UTF-32 byte order mark, any NUL byte
+     (UTF-16 without a mark has one in every other byte: the message says
+     which byte order), or invalid UTF-8 sequences in more than one byte in
+     ten (random or compressed bytes; Latin-1 text, a few percent, passes).
+     The verdict depends on those bytes only, never on how a reader splits
+     them. Beyond them nothing is checked: a text that turns binary later
+     is counted.
+
    WHAT IS COUNTED
      Stream positions: every token has one. Words that are not in the
      vocabulary (below min_count or beyond max_vocab) and words removed by
@@ -1249,9 +1263,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
      place with glibc); a custom allocator that copies briefly holds both.
    ====================================================================== */
 
+/* How much of the input the NOT TEXT check above looks at: 1 MiB. */
+#define RO_SGNS_SNIFF_BYTES ((uint64_t)1 << 20)
+
 /* Count a corpus. config NULL means the defaults. On success *out receives a
    new object (free it with ro_sgns_counts_free); on failure *out is not
    touched. Errors: RO_SGNS_ERR_INVALID_ARGUMENT (a setting out of range),
+   RO_SGNS_ERR_FORMAT (not text, see NOT TEXT above),
    RO_SGNS_ERR_EMPTY (no tokens, no word reaching min_count, or no pair at
    all), RO_SGNS_ERR_BUDGET, RO_SGNS_ERR_OUT_OF_MEMORY, RO_SGNS_ERR_IO (a read
    failed), RO_SGNS_ERR_SIZE_OVERFLOW (more than about 4.29e9 tokens). */
@@ -9407,6 +9425,20 @@ static uint64_t ro_sgns__hash_fast(const unsigned char *p, size_t len)
 #define RO_SGNS__LINE16 0xFFFFu
 #define RO_SGNS__MARK 0xFFFFFFFFu /* a line break in the batch */
 
+/* The NOT TEXT check (section 8): what the first RO_SGNS_SNIFF_BYTES bytes
+   hold, gathered block by block so that the verdict does not depend on
+   where a reader splits them. */
+typedef struct ro_sgns__sniff {
+    uint64_t seen;        /* bytes looked at */
+    uint64_t nul[2];      /* NUL bytes at even and odd offsets */
+    uint64_t first_nul;   /* the offset of the first NUL */
+    uint64_t bad;         /* invalid UTF-8 sequences */
+    uint64_t first_bad;   /* the offset of the first one */
+    unsigned char head[4]; /* the first bytes (byte order marks) */
+    unsigned need;        /* continuation bytes the current sequence still needs */
+    int done;             /* the verdict is in (RO_SGNS_OK) */
+} ro_sgns__sniff;
+
 typedef struct ro_sgns__counter {
     ro_sgns__mem mem;
     ro_sgns_count_config cfg;
@@ -9429,6 +9461,7 @@ typedef struct ro_sgns__counter {
     size_t bwcap;
     int last_line; /* the last code is a line break */
     uint64_t tokens;
+    ro_sgns__sniff sniff; /* the NOT TEXT check (section 8) */
     /* the batch: words at bbuf + bstart[i], blen[i] bytes (RO_SGNS__MARK
        for a line break); the word being read is at bbuf + bused, cur bytes
        seen (saturating at MAX + 1, the bytes past MAX are not kept) */
@@ -9682,6 +9715,87 @@ static ro_sgns_result ro_sgns__feed(ro_sgns__counter *k, const unsigned char *da
         }
     }
     return RO_SGNS_OK;
+}
+
+/* The NOT TEXT check, one block at a time: count NULs by parity and invalid
+   UTF-8 sequences (a byte that cannot start one, or a sequence cut short by
+   a byte that does not continue it) in the first RO_SGNS_SNIFF_BYTES. */
+static void ro_sgns__sniff_feed(ro_sgns__sniff *s, const unsigned char *data, size_t size)
+{
+    size_t i, n = size;
+    if (s->seen + n > RO_SGNS_SNIFF_BYTES) n = (size_t)(RO_SGNS_SNIFF_BYTES - s->seen);
+    for (i = 0; i < n; ++i) {
+        unsigned ch = data[i];
+        uint64_t at = s->seen + i;
+        if (at < 4) s->head[at] = (unsigned char)ch;
+        if (ch == 0 && s->nul[0] + s->nul[1] == 0) s->first_nul = at;
+        if (ch == 0) ++s->nul[at & 1];
+        if (s->need) {
+            if ((ch & 0xC0) == 0x80) {
+                --s->need;
+                continue;
+            }
+            s->need = 0; /* cut short: one bad sequence; ch starts afresh */
+            if (s->bad++ == 0) s->first_bad = at;
+        }
+        if (ch < 0x80) continue;
+        if (ch >= 0xC2 && ch <= 0xDF) s->need = 1;
+        else if (ch >= 0xE0 && ch <= 0xEF) s->need = 2;
+        else if (ch >= 0xF0 && ch <= 0xF4) s->need = 3;
+        else if (s->bad++ == 0) s->first_bad = at;
+    }
+    s->seen += n;
+}
+
+/* The verdict on what the check saw: RO_SGNS_OK or RO_SGNS_ERR_FORMAT with
+   what the input looks like. */
+static ro_sgns_result ro_sgns__sniff_verdict(ro_sgns__sniff *s, ro_sgns_error *err)
+{
+    const unsigned char *h = s->head;
+    uint64_t half = s->seen / 2;
+    s->done = 1;
+    if (s->seen >= 4 && ((h[0] == 0xFF && h[1] == 0xFE && h[2] == 0 && h[3] == 0) ||
+                         (h[0] == 0 && h[1] == 0 && h[2] == 0xFE && h[3] == 0xFF)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not text: UTF-32 (a byte order mark); convert it to UTF-8");
+    if (s->seen >= 2 && ((h[0] == 0xFF && h[1] == 0xFE) || (h[0] == 0xFE && h[1] == 0xFF)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not text: UTF-16%s (a byte order mark); convert it to UTF-8",
+                             h[0] == 0xFF ? "LE" : "BE");
+    if (s->nul[0] + s->nul[1]) {
+        /* UTF-16 of mostly ASCII text: a NUL in every other byte, on one side */
+        if (half && s->nul[1] * 4 >= half * 3 && s->nul[0] * 16 < half)
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                 "not text: UTF-16LE (a NUL in every other byte); convert it "
+                                 "to UTF-8");
+        if (half && s->nul[0] * 4 >= half * 3 && s->nul[1] * 16 < half)
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                 "not text: UTF-16BE (a NUL in every other byte); convert it "
+                                 "to UTF-8");
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not text: %llu NUL byte(s) in the first %llu bytes, the first at "
+                             "byte %llu", (unsigned long long)(s->nul[0] + s->nul[1]),
+                             (unsigned long long)s->seen, (unsigned long long)s->first_nul);
+    }
+    if (s->bad * 10 > s->seen)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not text: %llu invalid UTF-8 sequences in the first %llu bytes "
+                             "(more than 1 in 10), the first at byte %llu",
+                             (unsigned long long)s->bad, (unsigned long long)s->seen,
+                             (unsigned long long)s->first_bad);
+    return RO_SGNS_OK;
+}
+
+/* Look at a block before it is counted; the verdict comes as soon as
+   RO_SGNS_SNIFF_BYTES have been seen (the end of a shorter input gives it
+   in ro_sgns__count_read). */
+static ro_sgns_result ro_sgns__sniff_block(ro_sgns__counter *k, const unsigned char *data,
+                                           size_t size)
+{
+    if (k->cfg.allow_binary || k->sniff.done) return RO_SGNS_OK;
+    ro_sgns__sniff_feed(&k->sniff, data, size);
+    if (k->sniff.seen < RO_SGNS_SNIFF_BYTES) return RO_SGNS_OK;
+    return ro_sgns__sniff_verdict(&k->sniff, k->err);
 }
 
 /* ---- pass (b): the vocabulary ------------------------------------------- */
@@ -10599,7 +10713,8 @@ static ro_sgns_result ro_sgns__count_read(ro_sgns__counter *k, const void *text,
     if (rc != RO_SGNS_OK) return rc;
     k->last_line = 1;
     if (!read) {
-        rc = ro_sgns__feed(k, (const unsigned char *)text, size);
+        rc = ro_sgns__sniff_block(k, (const unsigned char *)text, size);
+        if (rc == RO_SGNS_OK) rc = ro_sgns__feed(k, (const unsigned char *)text, size);
         if (rc != RO_SGNS_OK) return rc;
     } else {
         block = (unsigned char *)ro_sgns__mem_alloc(&k->mem, block_size, 1, "read buffer", k->err,
@@ -10614,10 +10729,15 @@ static ro_sgns_result ro_sgns__count_read(ro_sgns__counter *k, const void *text,
                 break;
             }
             bytes_read += got;
-            rc = ro_sgns__feed(k, block, got);
+            rc = ro_sgns__sniff_block(k, block, got);
+            if (rc == RO_SGNS_OK) rc = ro_sgns__feed(k, block, got);
             if (rc != RO_SGNS_OK) break;
         }
         ro_sgns__mem_free(&k->mem, block, block_size, 1);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    if (!k->cfg.allow_binary && !k->sniff.done) {
+        rc = ro_sgns__sniff_verdict(&k->sniff, k->err);
         if (rc != RO_SGNS_OK) return rc;
     }
     if (k->cur) {

@@ -48,6 +48,8 @@
 #define CLI_MAX_ABS 1e6
 /* at least this many usable pairs (or questions) make a score */
 #define CLI_MIN_ITEMS 3
+/* fewer tokens than this get a warning that the vectors will mean nothing */
+#define CLI_FEW_TOKENS 1000
 #define CLI_MAX_OWNED 256
 #define CLI_MAX_SETS 64
 #define CLI_MAX_LIST 32
@@ -97,17 +99,23 @@ static void end_line(cli *c)
     }
 }
 
+/* "ro-sgns CMD: KIND" and the message, a line on stderr */
+static void say(cli *c, const char *kind, const char *fmt, va_list ap)
+{
+    end_line(c);
+    fprintf(stderr, "ro-sgns%s%s: %s", c->cmd ? " " : "", c->cmd ? c->cmd : "", kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
 /* one line on stderr, then back to main, which frees what is registered */
 CLI_NORETURN static void die(cli *c, const char *fmt, ...)
 {
     va_list ap;
-    end_line(c);
-    fprintf(stderr, "ro-sgns%s%s: ", c->cmd ? " " : "", c->cmd ? c->cmd : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    say(c, "", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    fflush(stderr);
     longjmp(c->fail, 1);
 }
 
@@ -120,6 +128,15 @@ static void note(cli *c, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+/* a warning: said even with -quiet, the run goes on */
+static void warn(cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(c, "warning: ", fmt, ap);
+    va_end(ap);
 }
 
 /* Progress: on a terminal one line redrawn in place (at most 5 times a
@@ -293,6 +310,7 @@ typedef struct opts {
         oversample, block, power_iters, k, restrict_vocab;
     int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help;
     unsigned long long memory, keep_direction;
+    int allow_binary;
     double negative, eig, cds, sample, alpha, eta, init_coverage;
 } opts;
 
@@ -1233,6 +1251,7 @@ static ro_sgns_result scorer_run(const scorer *s, const ro_sgns_vectors *v, doub
 #define H_MEMORY "counting's memory budget, like 2G or 500M\n({D}; at least 1M)"
 #define H_DYNAMIC "0 fixed ({D}); 1 sampled per word as word2vec\nand fastText do; 2 weighted, (L - t + 1) / L at\ndistance t: 1's expectation"
 #define H_CROSS "let windows cross line breaks ({D})"
+#define H_ALLOW_BINARY "count input that is not text: NUL bytes, UTF-16,\nmostly invalid UTF-8 ({D}: refused)"
 #define H_THREADS "OpenMP threads (default: all cores)"
 #define H_BINARY_READ "1 word2vec binary, 0 text (default: by name)"
 /* how eval, neighbors and objective read vectors files */
@@ -1252,15 +1271,19 @@ static const flag_spec COUNT_FLAGS[] = {
     F("sample", T_NUM, sample, 0, 0, 1, "T",
       "subsample frequent words with word2vec's -sample\nthreshold T ({D} = off; word2vec: 1e-3)"),
     F("cross-lines", T_01, cross_lines, 0, 0, 1, "0|1", H_CROSS),
+    F("allow-binary", T_01, allow_binary, 0, 0, 1, "0|1", H_ALLOW_BINARY),
     F("seed", T_INT, seed, 0, 0, 9e18, "S", "for -dynamic-window 1 and -sample ({D})"),
     F("threads", T_INT, threads, 0, 1, 4096, "N", H_THREADS),
     F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
     END};
 
 #define FILES_TEXT                                                                              \
-    "  TEXT     any bytes; a token is a run of bytes other than space, tab and\n"              \
-    "           newline ('\\r' is dropped); a line break ends the windows unless\n"           \
-    "           -cross-lines 1. - is standard input.\n"
+    "  TEXT     UTF-8 (or any ASCII-based) text; a token is a run of bytes above\n"       \
+    "           0x20: every byte from 0x00 to 0x20 splits tokens (space, tab,\n"            \
+    "           newline, '\\r', '\\v', '\\f', NUL and the other control bytes);\n"    \
+    "           a line break ends the windows unless -cross-lines 1. Input that\n"         \
+    "           is not text (NUL bytes, UTF-16, mostly invalid UTF-8 in its first\n"       \
+    "           MiB) is refused unless -allow-binary 1. - is standard input.\n"
 #define FILES_COUNTS                                                                            \
     "  COUNTS   ro-sgns's binary counts: the vocabulary with its counts, #(w,c) as a\n"       \
     "           sparse matrix, the marginals, a checksum, the flags that made them.\n"
@@ -1307,7 +1330,28 @@ static ro_sgns_count_config count_config(const opts *o)
     cfg.sample = o->sample;
     cfg.cross_lines = o->cross_lines;
     cfg.seed = (uint64_t)o->seed;
+    cfg.allow_binary = o->allow_binary;
     return cfg;
+}
+
+/* counting refused input that is not text: say how to count it anyway */
+static void hint_binary(ro_sgns_error *err)
+{
+    size_t n = strlen(err->message);
+    if (err->code == RO_SGNS_ERR_FORMAT)
+        snprintf(err->message + n, sizeof err->message - n, "; -allow-binary 1 counts it anyway");
+}
+
+/* too little text for vectors to mean anything: a warning (the program
+   goes on: small texts make quick tests) */
+static void warn_small(cli *c, const char *path, const ro_sgns_counts *cn)
+{
+    if (cn->n < 2)
+        warn(c, "%s: the vocabulary has %lu word: nothing to tell words apart (a lower "
+             "-min-count or a larger text)", display(path), (unsigned long)cn->n);
+    else if (cn->corpus_tokens < CLI_FEW_TOKENS)
+        warn(c, "%s: only %llu tokens: too few for word vectors to mean anything", display(path),
+             (unsigned long long)cn->corpus_tokens);
 }
 
 /* count the text (a file, standard input, or text already in memory) */
@@ -1319,13 +1363,16 @@ static ro_sgns_counts *count_text(cli *c, const char *path, const char *text, si
     double t0 = now();
     if (text) {
         note(c, "count: counting %s (%.1f MB in memory) ...", display(path), (double)size / 1e6);
-        if (ro_sgns_count_memory(text, size, cfg, &cn, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_count_memory(text, size, cfg, &cn, NULL, &err) != RO_SGNS_OK) {
+            hint_binary(&err);
             die_lib(c, display(path), &err);
+        }
     } else {
         reader r;
         reader_open(c, &r, "train", path, "count: reading");
         if (ro_sgns_count_callback(reader_read, &r, cfg, &cn, NULL, &err) != RO_SGNS_OK) {
             end_line(c);
+            hint_binary(&err);
             die_read(c, &r, &err);
         }
         close_read(c, r.f);
@@ -1342,6 +1389,7 @@ static ro_sgns_counts *count_text(cli *c, const char *path, const char *text, si
              (unsigned long long)cn->corpus_tokens, (unsigned long long)cn->distinct_words,
              (unsigned long)cn->n, (unsigned long long)cfg->min_count, (unsigned long long)cn->nnz,
              cfg->window, now() - t0);
+    warn_small(c, path, cn);
     return cn;
 }
 
@@ -1448,6 +1496,7 @@ static const flag_spec TRAIN_FLAGS[] = {
      "the objective counts every pair; word2vec: 1e-3)",
      NULL, NULL},
     F("cross-lines", T_01, cross_lines, W_PAIRS, 0, 1, "0|1", H_CROSS),
+    F("allow-binary", T_01, allow_binary, W_COUNT, 0, 1, "0|1", H_ALLOW_BINARY),
 
     G("RO-SGNS (-method ro):"),
     {"iter", T_INT, offsetof(opts, iter), W_RO | W_SGD, 0, 1e6, "K",
@@ -2478,6 +2527,17 @@ static int run_cmd(cli *c, const cmd_desc *cd, int argc, char **argv)
     return cmd_objective(c, argc, argv);
 }
 
+/* What went to standard output reached it: a full disk or /dev/full makes
+   the exit status 1 with the reason, whatever printed there (-version,
+   -help, eval's scores). */
+static int stdout_status(int rc)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    if (!bad) return rc;
+    fprintf(stderr, "ro-sgns: cannot write to standard output: %s\n", strerror(errno));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     static const cmd_desc *const CMDS[] = {&TRAIN_CMD, &COUNT_CMD, &EVAL_CMD, &NEIGHBORS_CMD,
@@ -2493,11 +2553,11 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "-version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("ro-sgns %s\n", RO_SGNS_VERSION_STRING);
-        return 0;
+        return stdout_status(0);
     }
     if (is_help(argv[1]) && argc == 2) {
         print_usage(stdout);
-        return 0;
+        return stdout_status(0);
     }
     for (i = 0; i < (int)(sizeof CMDS / sizeof CMDS[0]); ++i)
         if (strcmp(argv[is_help(argv[1]) ? 2 : 1], CMDS[i]->name) == 0) cd = CMDS[i];
@@ -2508,16 +2568,16 @@ int main(int argc, char **argv)
     }
     if (is_help(argv[1])) { /* ro-sgns help train */
         print_cmd_help(cd, stdout);
-        return 0;
+        return stdout_status(0);
     }
     for (i = 2; i < argc; ++i)
         if (is_help(argv[i]) && (cd->words ? argv[i][0] == '-' : 1) && strcmp(argv[i], "help") != 0) {
             print_cmd_help(cd, stdout);
-            return 0;
+            return stdout_status(0);
         }
     c.cmd = cd->name;
     rc = run_cmd(&c, cd, argc - 2, argv + 2);
     end_line(&c);
     release_all(&c);
-    return rc;
+    return stdout_status(rc);
 }

@@ -66,6 +66,17 @@ for h in -h --help help; do run $h; grep -q "^usage:" "$T/out" && ok || bad "$h 
 run -version
 grep -Eq "^ro-sgns [0-9]+\.[0-9]+\.[0-9]+$" "$T/out" && ok || bad "-version: $(cat "$T/out")"
 run --version
+# what goes to standard output must get there: /dev/full is an error
+if [ -w /dev/full ]; then
+    for a in -version -help "train -help" "help count"; do
+        # shellcheck disable=SC2086
+        "$BIN" $a > /dev/full 2> "$T/err" && bad "ro-sgns $a > /dev/full exited 0" || ok
+        grep -q "cannot write to standard output" "$T/err" && ok || bad "ro-sgns $a > /dev/full: $(cat "$T/err")"
+    done
+fi
+# the help names every byte that splits tokens, as the counter does
+run count -help
+grep -q "'\\\\v', '\\\\f', NUL" "$T/out" && ok || bad "count -help: the token-splitting bytes"
 for c in train count eval neighbors objective; do
     run $c -help
     grep -q "^usage: ro-sgns $c" "$T/out" && ok || bad "$c -help: its usage"
@@ -512,6 +523,26 @@ fails "is a directory" count -train "$T" -output "$T/x.counts"
 fails "expected a whole number" count -train "$SAMPLE" -output "$T/x.counts" -min-count 1e99
 printf '\000\001\002\377' > "$T/binary.txt"
 fails "." count -train "$T/binary.txt" -output "$T/x.counts" -min-count 2
+# input that is not text is refused with what it looks like, and the flag
+# that counts it anyway; too little text is warned about
+fails "not text: 1 NUL byte.*the first at byte 0; -allow-binary 1 counts it anyway" count -train "$T/binary.txt" -output "$T/x.counts" -min-count 1
+u16='t\000h\000e\000 \000c\000a\000t\000 \000s\000a\000t\000\n\000'
+printf "$u16$u16$u16" > "$T/u16.txt"
+fails "UTF-16LE \(a NUL in every other byte\)" count -train "$T/u16.txt" -output "$T/x.counts" -min-count 1
+fails "UTF-16LE \(a NUL in every other byte\)" train -train "$T/u16.txt" -size 2 -output "$T/x.txt" -min-count 1
+printf "\377\376$u16" > "$T/u16bom.txt"
+fails "UTF-16LE \(a byte order mark\)" count -train "$T/u16bom.txt" -output "$T/x.counts" -min-count 1
+awk 'BEGIN { srand(3); for (i = 0; i < 3000; i++) printf "%c", 128 + int(rand() * 128) }' > "$T/high.txt"
+if [ "$(wc -c < "$T/high.txt")" -ge 3000 ]; then # an awk that writes bytes, not UTF-8 characters
+    fails "invalid UTF-8 sequences" count -train "$T/high.txt" -output "$T/x.counts" -min-count 1
+fi
+run count -train "$T/u16.txt" -output "$T/u16.counts" -min-count 1 -allow-binary 1 -quiet
+printf 'a a a a a a\n' > "$T/one_word.txt"
+run count -train "$T/one_word.txt" -output "$T/one_word.counts" -min-count 1 -quiet
+grep -q "warning: .*one_word.txt: the vocabulary has 1 word" "$T/err" && ok || bad "count of one word type: no warning: $(cat "$T/err")"
+printf 'hello world\n' > "$T/two_words.txt"
+run train -method sgd -train "$T/two_words.txt" -size 2 -min-count 1 -output "$T/two_words.vec" -quiet
+grep -q "warning: .*two_words.txt: only 2 tokens" "$T/err" && ok || bad "sgd on 2 tokens: no warning: $(cat "$T/err")"
 : > "$T/empty.txt"
 fails "$T/empty.txt" count -train "$T/empty.txt" -output "$T/x.counts"
 fails "-output VECTORS is required" train -counts "$T/s.counts" -size 20
