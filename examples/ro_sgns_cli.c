@@ -79,6 +79,8 @@ typedef struct cli {
     int line_open;   /* a progress line without its newline is on screen */
     size_t line_len; /* its length, to blank it when redrawn shorter */
     double last_draw, last_plain;
+    int stage; /* write_vectors stages files for commit_outputs (train) */
+    struct staged *staged; /* those files, in the order written */
 } cli;
 
 static double now(void)
@@ -1059,6 +1061,63 @@ static void check_values(cli *c, const char *what, const ro_sgns_real *M, size_t
 }
 
 /* write n x d (words from the counts) to path by the format rule */
+/* A file written under a temporary name that commit_outputs renames over
+   its path; freed before that (a later failure), the temporary goes. */
+typedef struct staged {
+    char *tmp, *to;
+    const char *flag;
+    cli *c;
+    struct staged *next;
+} staged;
+
+static void drop_staged(void *p)
+{
+    staged *s = (staged *)p, **q;
+    for (q = &s->c->staged; *q; q = &(*q)->next)
+        if (*q == s) {
+            *q = s->next;
+            break;
+        }
+    if (s->tmp) remove(s->tmp);
+    free(s->tmp);
+    free(s);
+}
+
+/* "<to>.<pid>.part": where a staged file waits, next to its path */
+static staged *stage_file(cli *c, const char *flag, char *to)
+{
+    size_t n = strlen(to) + 32;
+    staged *s = (staged *)calloc(1, sizeof *s), **q;
+    if (!s) die(c, "out of memory");
+    s->tmp = (char *)malloc(n);
+    if (!s->tmp) {
+        free(s);
+        die(c, "out of memory");
+    }
+    snprintf(s->tmp, n, "%s.%ld.part", to, (long)getpid());
+    s->to = to;
+    s->flag = flag;
+    s->c = c;
+    for (q = &c->staged; *q; q = &(*q)->next) {}
+    *q = s;
+    own(c, s, drop_staged);
+    return s;
+}
+
+/* Every staged output was written: rename each over its path, so that a
+   failed second output (-output-contexts) never leaves the first replaced. */
+static void commit_outputs(cli *c)
+{
+    while (c->staged) {
+        staged *s = c->staged;
+        if (rename(s->tmp, s->to) != 0)
+            die(c, "-%s: cannot rename '%s' to '%s': %s", s->flag, s->tmp, s->to, strerror(errno));
+        free(s->tmp);
+        s->tmp = NULL;
+        release(c, s);
+    }
+}
+
 static void write_vectors(cli *c, const opts *o, const char *flag, const char *path,
                           const ro_sgns_counts *cn, const ro_sgns_real *M, size_t d)
 {
@@ -1083,8 +1142,10 @@ static void write_vectors(cli *c, const opts *o, const char *flag, const char *p
             if (rc != RO_SGNS_OK && !bad) die(c, "-%s %s: %s", flag, name, err.message);
             die(c, "-%s: cannot write '%s': %s", flag, name, strerror(bad ? e : errno));
         }
-    } else if (ro_sgns_vectors_save_path(v, fmt, to, NULL, &err) != RO_SGNS_OK) {
-        die_lib(c, to, &err);
+    } else {
+        staged *sf = c->stage ? stage_file(c, flag, to) : NULL;
+        if (ro_sgns_vectors_save_path(v, fmt, sf ? sf->tmp : to, NULL, &err) != RO_SGNS_OK)
+            die(c, "-%s: %s", flag, err.message);
     }
     release(c, v);
 }
@@ -1410,22 +1471,22 @@ static ro_sgns_counts *load_counts(cli *c, const char *path)
     return cn;
 }
 
-static void save_counts(cli *c, const ro_sgns_counts *cn, const char *path)
+static void save_counts(cli *c, const char *flag, const ro_sgns_counts *cn, const char *path)
 {
     ro_sgns_error err;
     char *to;
     FILE *f;
-    if (output_target(path, &f, &to) < 0) die(c, "cannot write '%s': %s", path, strerror(errno));
+    if (output_target(path, &f, &to) < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
     if (to != path) own(c, to, free_mem);
     if (f) {
         ro_sgns_result rc = ro_sgns_counts_save_callback(cn, write_file_fn, f, &err);
         int e = errno, bad = ferror(f);
         if (close_in_place(f) || rc != RO_SGNS_OK) {
-            if (rc != RO_SGNS_OK && !bad) die(c, "%s: %s", path, err.message);
-            die(c, "cannot write '%s': %s", path, strerror(bad ? e : errno));
+            if (rc != RO_SGNS_OK && !bad) die(c, "-%s %s: %s", flag, path, err.message);
+            die(c, "-%s: cannot write '%s': %s", flag, path, strerror(bad ? e : errno));
         }
     } else if (ro_sgns_counts_save_path(cn, to, &err) != RO_SGNS_OK) {
-        die_lib(c, to, &err);
+        die(c, "-%s: %s", flag, err.message);
     }
     note(c, "counts saved to %s", path);
 }
@@ -1446,7 +1507,7 @@ static int cmd_count(cli *c, int argc, char **argv)
     set_threads(&o);
     cfg = count_config(&o);
     cn = count_text(c, o.train, NULL, 0, &cfg, 0);
-    save_counts(c, cn, o.output);
+    save_counts(c, "output", cn, o.output);
     return 0;
 }
 
@@ -1915,6 +1976,7 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
 {
     ro_sgns_real *M = NULL;
     ro_sgns_error err;
+    c->stage = 1; /* -output and -output-contexts are renamed when both are written */
     if (kind == RO_SGNS_EMBED_W_PLUS_C && x->n != x->m)
         die(c, "-embed w+c needs the same vocabulary for words and contexts; this point has %lu "
                "words and %lu contexts",
@@ -1937,6 +1999,7 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
         write_vectors(c, o, "output-contexts", o->output_ctx, cn, M, x->d);
         release(c, M);
     }
+    commit_outputs(c);
 }
 
 static int cmd_train(cli *c, int argc, char **argv)
@@ -2071,7 +2134,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             cfg.memory_budget = 0;
         }
         cn = count_text(c, o.train, text, text_size, &cfg, !pairs);
-        if (o.save_counts) save_counts(c, cn, o.save_counts);
+        if (o.save_counts) save_counts(c, "save-counts", cn, o.save_counts);
     }
     if ((size_t)o.size > cn->n)
         die(c, "-size %lld is larger than the vocabulary (%lu words)", o.size, (unsigned long)cn->n);
@@ -2081,6 +2144,7 @@ static int cmd_train(cli *c, int argc, char **argv)
         ro_sgns_real *W, *C;
         size_t i, nd = cn->n * (size_t)o.size;
         run_sgd(c, &o, cn, text, text_size, (int)o.iter, &W, &C);
+        c->stage = 1; /* as write_point: both outputs or neither */
         if (kind == RO_SGNS_EMBED_W_PLUS_C) {
             ro_sgns_real *S = (ro_sgns_real *)alloc_array(c, nd, sizeof *S);
             for (i = 0; i < nd; ++i) S[i] = W[i] + C[i];
@@ -2089,6 +2153,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             write_vectors(c, &o, "output", o.output, cn, kind == RO_SGNS_EMBED_C ? C : W, (size_t)o.size);
         }
         if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
+        commit_outputs(c);
         note(c, "train: sgd d = %lld, %lld epoch(s), %.1f s -> %s", o.size, o.iter, now() - t0,
              is_stdio(o.output) ? "standard output" : o.output);
         return 0;

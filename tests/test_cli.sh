@@ -470,7 +470,15 @@ if mknod "$T/full" c 1 7 2>/dev/null; then # a stand-in for /dev/full
     F="$T/full"
     fails "-output: cannot write '$F': No space left" train -counts "$T/small.counts" -method svd -size 10 -output "$F"
     fails "-checkpoint after step 1: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -iter 1 -checkpoint "$F" -output "$T/x.txt"
-    fails "cannot write '$F': No space left" train -train "$SAMPLE" -method svd -size 10 -min-count 40 -save-counts "$F" -output "$T/x.txt"
+    fails "-save-counts: cannot write '$F': No space left" train -train "$SAMPLE" -method svd -size 10 -min-count 40 -save-counts "$F" -output "$T/x.txt"
+    fails "-output: cannot write '$F': No space left" count -train "$SAMPLE" -min-count 40 -output "$F"
+    # a failed second output leaves the first untouched: both are renamed at the end
+    printf 'old\n' > "$T/keep.txt"
+    fails "-output-contexts: cannot write '$F': No space left" train -counts "$T/small.counts" -method svd -size 10 -output "$T/keep.txt" -output-contexts "$F"
+    [ "$(cat "$T/keep.txt")" = old ] && ok || bad "a failed -output-contexts replaced -output"
+    fails "-output-contexts: cannot write '$F': No space left" train -train "$SAMPLE" -min-count 40 -method sgd -iter 1 -size 10 -output "$T/keep.txt" -output-contexts "$F"
+    [ "$(cat "$T/keep.txt")" = old ] && ok || bad "a failed -output-contexts replaced -output (sgd)"
+    ls "$T" | grep -q '\.part$' && bad "a staged output was left: $(ls "$T")" || ok
     fails "-curve: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -curve "$F" -output "$T/x.txt"
     [ -c "$F" ] && ok || bad "a character device (a stand-in for /dev/full) was replaced"
 fi
@@ -540,9 +548,9 @@ run count -train "$T/u16.txt" -output "$T/u16.counts" -min-count 1 -allow-binary
 printf 'a a a a a a\n' > "$T/one_word.txt"
 run count -train "$T/one_word.txt" -output "$T/one_word.counts" -min-count 1 -quiet
 grep -q "warning: .*one_word.txt: the vocabulary has 1 word" "$T/err" && ok || bad "count of one word type: no warning: $(cat "$T/err")"
-printf 'hello world\n' > "$T/two_words.txt"
-run train -method sgd -train "$T/two_words.txt" -size 2 -min-count 1 -output "$T/two_words.vec" -quiet
-grep -q "warning: .*two_words.txt: only 2 tokens" "$T/err" && ok || bad "sgd on 2 tokens: no warning: $(cat "$T/err")"
+printf 'hello world\n' > "$T/two_tokens.txt"
+run train -method sgd -train "$T/two_tokens.txt" -size 2 -min-count 1 -output "$T/two_tokens.vec" -quiet
+grep -q "warning: .*two_tokens.txt: only 2 tokens" "$T/err" && ok || bad "sgd on 2 tokens: no warning: $(cat "$T/err")"
 : > "$T/empty.txt"
 fails "$T/empty.txt" count -train "$T/empty.txt" -output "$T/x.counts"
 fails "-output VECTORS is required" train -counts "$T/s.counts" -size 20
