@@ -1397,7 +1397,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
    offset of the first bad or missing byte (and the file, for the path
    functions): structure and ranges, column order, finite positive values,
    unique words that are tokens (no byte <= 0x20; a version 1 file of an
-   older count may hold such words: count the corpus again), the
+   older count may hold such words: count the corpus again), unigram
+   counts in descending order whose sum fits in 64 bits and is at most
+   corpus_tokens, n <= distinct_words <= corpus_tokens (both 0: not
+   recorded, counts not made by counting), the
    checksums, and the marginals against the pairs: |#(w) - sum of row w|
    and |#(c) - sum of column c| at most 1.2e-7 of the sum plus the double
    rounding of the sums (what rounding the values to float can explain),
@@ -1491,7 +1494,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
    Version 1 still loads (its fields after next step read as 0): the
    56-byte header of bytes 0-55 above with a u32 header check at 12 (the
    counts v1 checksum of bytes 0-11 and 16-55, its 32-bit halves xor-ed),
-   the values, and the counts v1 u64 checksum of all before it. */
+   the values, and the counts v1 u64 checksum of all before it.
+   Loading refuses (RO_SGNS_ERR_FORMAT, with the byte offset) a NaN, an
+   Inf or a value beyond the range of ro_sgns_real (float: 3.4e38), and a
+   version 2 header whose k, window and fingerprint are recorded in part
+   (all 0, a point no step made, or none 0) or whose cds is not > 0. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err);
@@ -12529,14 +12536,37 @@ static ro_sgns_result ro_sgns__load_token(ro_sgns__reader *r, uint64_t i, uint64
     return RO_SGNS_OK;
 }
 
+/* The unigram count of word i (at offset at): not 0, not above word
+   i - 1's (the vocabulary's order, section 1), the sum of them so far in
+   *tokens without overflowing 64 bits. */
+static ro_sgns_result ro_sgns__load_count(ro_sgns__load_state *s, size_t i, uint64_t at,
+                                          uint64_t *tokens)
+{
+    const uint64_t *count = s->c->vocab.count;
+    if (count[i] == 0)
+        return ro_sgns__bad(s->r, at, "word %llu has count 0", (unsigned long long)i);
+    if (i > 0 && count[i] > count[i - 1])
+        return ro_sgns__bad(s->r, at, "word %llu has count %llu, more than word %llu's %llu "
+                            "(the vocabulary is in descending order of count)",
+                            (unsigned long long)i, (unsigned long long)count[i],
+                            (unsigned long long)(i - 1), (unsigned long long)count[i - 1]);
+    if (count[i] > ~(uint64_t)0 - *tokens)
+        return ro_sgns__bad(s->r, at, "the counts of words 0..%llu sum beyond 2^64",
+                            (unsigned long long)i);
+    *tokens += count[i];
+    return RO_SGNS_OK;
+}
+
 /* The vocabulary: n words, each its length, its bytes (a token) and its
-   count (not 0); the bytes as many as the header says; no word twice. */
+   count (not 0, descending, summing within 64 bits and within the tokens
+   read); the bytes as many as the header says; no word twice. */
 static ro_sgns_result ro_sgns__load_vocab(ro_sgns__load_state *s)
 {
     ro_sgns__reader *r = s->r;
     ro_sgns_counts *c = s->c;
     uint64_t n = s->n, word_bytes = s->word_bytes, sum = 0, k;
     size_t i, cap_w = 0, cap_l = 0, cap_c = 0, cap_a = 0, dup = 0;
+    uint64_t tokens = 0;
     ro_sgns_result rc = ro_sgns__r_need(r, n, 12, "the vocabulary");
     if (rc == RO_SGNS_OK) rc = ro_sgns__r_need(r, word_bytes + 12 * n, 1, "the vocabulary");
     if (rc != RO_SGNS_OK) return rc;
@@ -12575,14 +12605,24 @@ static ro_sgns_result ro_sgns__load_vocab(ro_sgns__load_state *s)
         c->vocab.arena_[sum + i + len] = '\0';
         c->vocab.len[i] = len;
         c->vocab.count[i] = ro_sgns__get_u64(p + len);
-        if (c->vocab.count[i] == 0)
-            return ro_sgns__bad(r, at + 4 + len, "word %llu has count 0", (unsigned long long)i);
+        rc = ro_sgns__load_count(s, i, at + 4 + len, &tokens);
+        if (rc != RO_SGNS_OK) return rc;
         sum += len;
         ro_sgns__r_take(r, (size_t)len + 8, 1);
     }
     if (sum != word_bytes)
         return ro_sgns__bad(r, 48, "header says %llu word bytes, the words have %llu",
                             (unsigned long long)word_bytes, (unsigned long long)sum);
+    /* the vocabulary's words are among the tokens and the distinct words
+       read (0 and 0: not recorded, counts not made by counting) */
+    if ((c->corpus_tokens || c->distinct_words) &&
+        (tokens > c->corpus_tokens || n > c->distinct_words ||
+         c->distinct_words > c->corpus_tokens))
+        return ro_sgns__bad(r, 32, "corpus_tokens %llu and distinct_words %llu do not hold the "
+                            "vocabulary's %llu words and %llu tokens",
+                            (unsigned long long)c->corpus_tokens,
+                            (unsigned long long)c->distinct_words, (unsigned long long)n,
+                            (unsigned long long)tokens);
     c->vocab.n = (size_t)n;
     c->vocab.arena_size_ = (size_t)(word_bytes + n);
     /* the arena may have moved while growing: pointers only now */
@@ -13147,6 +13187,16 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
             return ro_sgns__bad(r, 84, "chunks of 2^%lu bytes, want 2^%u to 2^%u",
                                 (unsigned long)log2, RO_SGNS__CHUNK_LOG2_MIN,
                                 RO_SGNS__CHUNK_LOG2_MAX);
+        /* what a resume compares is recorded whole (a step sets k, window
+           and the fingerprint together) or not at all (a start point);
+           cds is never 0 (ro_sgns_factors_create starts it at 1). A part
+           of it zeroed would make ro_sgns_factors_check_resume skip it. */
+        if ((k == 0) != (window == 0) || (k == 0) != (ro_sgns__get_u64(h + 56) == 0) ||
+            !(cds > 0))
+            return ro_sgns__bad(r, 56, "k %g, window %lu, cds %g, counts fingerprint %016llx: "
+                                "recorded in part (k, window and the fingerprint are all 0 "
+                                "or none; cds > 0)", k, (unsigned long)window, cds,
+                                (unsigned long long)ro_sgns__get_u64(h + 56));
         r->ch.size = (uint64_t)1 << log2;
     }
     n = ro_sgns__get_u64(h + 16);
@@ -13195,6 +13245,12 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
             double v = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
             if (!ro_sgns__is_finite(v)) {
                 res = ro_sgns__bad(r, r->offset + 8 * j, "NaN or Inf");
+                goto fail;
+            }
+            /* a value the real type cannot hold would load as Inf (and
+               converting it is undefined) */
+            if (sizeof(ro_sgns_real) < sizeof(double) && (v > FLT_MAX || v < -FLT_MAX)) {
+                res = ro_sgns__bad(r, r->offset + 8 * j, "%g is beyond the float range", v);
                 goto fail;
             }
             if (e < n * d) f->U[e] = (ro_sgns_real)v;

@@ -2174,6 +2174,9 @@ static int cmd_train(cli *c, int argc, char **argv)
         if (ro_sgns_factors_check_resume(x, cn, o.negative, o.cds, (size_t)o.size, &err) !=
             RO_SGNS_OK)
             die(c, "-resume %s: %s", o.resume, err.message);
+        if (x->counts_fingerprint == 0)
+            warn(c, "-resume %s records no counts, k, window or cds (a version 1 file, or a point "
+                 "no step made): only n and d were checked", o.resume);
     } else if (init_file) {
         ro_sgns_real *W = init_matrix(c, &o, "init", o.init, cn), *C = W;
         ro_sgns_error err;
