@@ -1659,7 +1659,11 @@ RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v,
    not a token) or longer than RO_SGNS_FILE_MAX_WORD -- gives RO_SGNS_ERR_FORMAT with the line (text) or
    byte offset (binary) in err->message; a file without any vector gives
    RO_SGNS_ERR_EMPTY. On failure *out is untouched: there is never a partial
-   object.
+   object. Every line of a text format ends with '\n': a last line without
+   it is a file cut short (its last number may have lost digits) and
+   RO_SGNS_ERR_FORMAT. A word2vec file with fewer vectors than its header
+   says is an error; a GloVe file has no header, so one cut exactly at a
+   line end reads as a shorter file: nothing can tell them apart.
    A UTF-8 byte-order mark is not skipped: it stays part of the first word
    (or spoils the header), as in gensim, so a file reads back as written.
    Numbers are parsed by strtod (strtof for the values in the float build:
@@ -14175,6 +14179,16 @@ static ro_sgns_result ro_sgns__vec_text_word(ro_sgns__txt_in *in, char *word, ro
     return RO_SGNS_OK;
 }
 
+/* A text line that the input's end cut: every line of a vectors file ends
+   with '\n' (as every writer of the format puts it), so that a file cut
+   inside its last number is not read with a changed value. */
+static ro_sgns_result ro_sgns__vec_cut(ro_sgns__ull line, ro_sgns_error *err)
+{
+    return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                         "line %llu: the file ends inside the line, without its newline (a "
+                         "file cut short?)", line);
+}
+
 /* The rest of GloVe's first line, after its word: its count of numbers
    sets b->d; then the row. */
 static ro_sgns_result ro_sgns__vec_glove_first(ro_sgns__txt_in *in, ro_sgns__vec_build *b,
@@ -14205,6 +14219,7 @@ static ro_sgns_result ro_sgns__vec_glove_first(ro_sgns__txt_in *in, ro_sgns__vec
     }
     if (rc == RO_SGNS_OK && cnt == 0)
         rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word without numbers", line);
+    if (rc == RO_SGNS_OK && c < 0) rc = ro_sgns__vec_cut(line, err);
     if (rc == RO_SGNS_OK) {
         b->d = cnt;
         rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
@@ -14235,7 +14250,8 @@ static ro_sgns_result ro_sgns__vec_text_row(ro_sgns__txt_in *in, const ro_sgns__
         row[j] = (ro_sgns_real)x;
     }
     c = ro_sgns__txt_skip_blanks(in);
-    if (c >= 0 && c != '\n')
+    if (c < 0) return ro_sgns__vec_cut(line, err);
+    if (c != '\n')
         return ro_sgns__fail(
             err, RO_SGNS_ERR_FORMAT, "line %llu: more than %llu numbers after the word%s", line,
             (ro_sgns__ull)b->d,

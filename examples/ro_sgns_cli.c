@@ -876,7 +876,11 @@ CLI_NORETURN static void die_read(cli *c, const reader *r, const ro_sgns_error *
 
 enum { SNIFF_UNKNOWN, SNIFF_W2V_TEXT, SNIFF_HEADERLESS, SNIFF_BINARY };
 
-static int is_blank(unsigned char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+/* the blanks of the library's text formats (section 10) */
+static int is_blank(unsigned char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
 
 /* Does the line at b (up to '\n' or len) read as a word and numbers? want =
    how many numbers (0: at least one). A line cut by the end of the sample
@@ -907,33 +911,53 @@ static int text_record(const unsigned char *b, size_t len, unsigned long long wa
             if (s < i) return 0;
             break;
         }
-        if (i - s >= sizeof tok) return 0;
-        memcpy(tok, b + s, i - s);
-        tok[i - s] = '\0';
-        if (!parse_decimal(tok, &v)) return 0;
+        if (i - s >= sizeof tok) { /* longer than a number needs: its bytes only */
+            while (s < i && strchr("0123456789+-.eE", b[s])) ++s;
+            if (s < i) return 0;
+        } else {
+            memcpy(tok, b + s, i - s);
+            tok[i - s] = '\0';
+            if (!parse_decimal(tok, &v)) return 0;
+        }
         ++nums;
     }
     if (cut) return want == 0 || nums <= want;
     return nums >= 1 && (want == 0 || nums == want);
 }
 
+/* A run of decimal digits at b[*i] (before e) into *x: 0 when there is
+   none or it overflows. */
+static int header_count(const unsigned char *b, size_t e, size_t *i, unsigned long long *x)
+{
+    size_t s = *i;
+    *x = 0;
+    for (; *i < e && b[*i] >= '0' && b[*i] <= '9'; ++*i) {
+        if (*x > (~0ull - 9) / 10) return 0;
+        *x = *x * 10 + (unsigned long long)(b[*i] - '0');
+    }
+    return *i > s;
+}
+
+/* The first line (e bytes) as the library reads a word2vec header: blanks,
+   V, blanks, d, blanks; 0 when it is not one. */
+static int header_line(const unsigned char *b, size_t e, unsigned long long *V,
+                       unsigned long long *d)
+{
+    size_t i = 0;
+    while (i < e && is_blank(b[i])) ++i;
+    if (!header_count(b, e, &i, V) || i == e || !is_blank(b[i])) return 0;
+    while (i < e && is_blank(b[i])) ++i;
+    if (!header_count(b, e, &i, d)) return 0;
+    while (i < e && is_blank(b[i])) ++i;
+    return i == e;
+}
+
 static int sniff_vectors(const unsigned char *b, size_t n)
 {
     size_t e = 0, s;
     unsigned long long V = 0, d = 0;
-    char line[64];
     while (e < n && b[e] != '\n') ++e;
-    if (e < sizeof line) {
-        char *p, *q;
-        memcpy(line, b, e);
-        line[e] = '\0';
-        V = strtoull(line, &p, 10);
-        if (p != line && *p == ' ') {
-            d = strtoull(p + 1, &q, 10);
-            while (*q == ' ' || *q == '\r') ++q;
-            if (q == p + 1 || *q || line[0] == '-' || p[1] == '-') d = 0;
-        }
-    }
+    if (!header_line(b, e, &V, &d)) V = d = 0;
     if (d > 0 && V > 0) { /* "V d": word2vec, text or binary by its first record */
         s = e < n ? e + 1 : n;
         if (s >= n) return SNIFF_UNKNOWN;

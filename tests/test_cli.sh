@@ -239,6 +239,16 @@ same "$T/out" "$T/eval_txt"
 tail -n +2 "$T/svd.txt" > "$T/headerless.txt" # gensim's save_word2vec_format(write_header=False)
 run eval -vectors "$T/headerless.txt" "$SETS"
 same "$T/out" "$T/eval_txt"
+# the format sniffer takes the text the library reads
+printf '2\t3\na 1 2 3\nb 4 5 6\n' > "$T/tab_header.txt"
+run neighbors -vectors "$T/tab_header.txt" a
+grep -q "^ *b " "$T/out" && ok || bad "a header 'V<tab>d': $(cat "$T/out" "$T/err")"
+printf '2 3%70s\na 1 2 3\nb 4 5 6\n' "" > "$T/long_header.txt"
+run neighbors -vectors "$T/long_header.txt" a
+printf '2 3\na 0.%s 2 3\nb 4 5 6\n' "$(printf '%070d' 1)" > "$T/long_number.txt"
+run neighbors -vectors "$T/long_number.txt" a
+printf 'a 0.%s 2 3\nb 4 5 6\n' "$(printf '%070d' 1)" > "$T/long_number.glove.txt"
+run neighbors -vectors "$T/long_number.glove.txt" a
 run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -format glove -output "$T/g.txt" -quiet
 same "$T/g.txt" "$T/svd.glove"
 # the start from W0, C0 of a GloVe file is X0 = W0 C0^T: the SVD's F (signs of

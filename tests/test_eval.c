@@ -920,7 +920,7 @@ static void test_text_tolerance(void)
 {
     const char crlf[] = "2 3\r\nalpha 1 2 3\r\nbeta\t4\t5 6  \r\n\r\n";
     const char glove[] = "\xEF\xBB\xBFx 0.5 -1e-3 +2\ny .25 5. 1E2\n";
-    const char tail[] = "1 2\nw 1 2"; /* no final newline */
+    const char tail[] = "1 2\nw 1 2\n  \n";
     ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
     CHECK(ro_sgns_vectors_load_memory(crlf, sizeof crlf - 1, RO_SGNS_W2V_TEXT, 0, &v, NULL, &err) ==
@@ -950,6 +950,14 @@ static void test_malformed(void)
                                  G = RO_SGNS_GLOVE_TEXT;
     /* word2vec text */
     FAIL_TEXT("fewer vectors than the header", "3 2\na 1 2\nb 3 4\n", T, "file ends after 2");
+    /* a file cut inside its last number (no final newline): not read with
+       the number's first digits */
+    FAIL_TEXT("cut in the last number", "2 2\na 1 2\nb 3 4.2", T,
+              "line 3: the file ends inside the line");
+    FAIL_TEXT("cut in the last number, GloVe", "a 1 2\nb 3 4.2", G,
+              "line 2: the file ends inside the line");
+    FAIL_TEXT("cut in the only line, GloVe", "a 1 2.7", G, "line 1: the file ends inside");
+    FAIL_TEXT("cut after the last number", "1 2\na 1 2", T, "without its newline");
     FAIL_TEXT("more vectors than the header", "1 2\na 1 2\nb 3 4\n", T, "line 3");
     FAIL_TEXT("short line", "2 3\na 1 2 3\nb 4 5\n", T, "line 3");
     FAIL_TEXT("long line", "2 3\na 1 2 3 4\nb 4 5 6\n", T, "line 2");
