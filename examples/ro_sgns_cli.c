@@ -1067,6 +1067,25 @@ static ro_sgns_vectors *load_vectors(cli *c, const opts *o, const char *flag, co
 }
 
 /* Values a vectors file may hold: finite, |x| <= CLI_MAX_ABS. */
+static int is_zero(const ro_sgns_real *x, size_t d)
+{
+    size_t j;
+    for (j = 0; j < d; ++j)
+        if (x[j] != 0) return 0;
+    return 1;
+}
+
+/* zero vectors have no direction: a cosine with one is scored 0, say so */
+static void warn_zero_rows(cli *c, const ro_sgns_vectors *v, const char *path)
+{
+    size_t i, zeros = 0, first = 0;
+    for (i = 0; i < v->n; ++i)
+        if (is_zero(v->data + i * v->d, v->d) && zeros++ == 0) first = i;
+    if (zeros)
+        warn(c, "%s: %lu zero vector(s) (the first: '%s'): a cosine with one is scored 0",
+             display(path), (unsigned long)zeros, v->words[first]);
+}
+
 static void check_values(cli *c, const char *what, const ro_sgns_real *M, size_t n, size_t d)
 {
     size_t i;
@@ -1272,6 +1291,51 @@ static void scorer_init(cli *c, scorer *s, const opts *o, const char *analogy)
     if (analogy) load_analogies(c, s, analogy);
 }
 
+/* is word w in the vocabulary (a ro_sgns_vocab) / the vectors? */
+typedef int (*has_word_fn)(const void *where, const char *w);
+static int in_vocab(const void *where, const char *w)
+{
+    return ro_sgns_vocab_find((const ro_sgns_vocab *)where, w, strlen(w)) >= 0;
+}
+static int in_vectors(const void *where, const char *w)
+{
+    size_t row;
+    return ro_sgns_vectors_find((const ro_sgns_vectors *)where, w, &row);
+}
+
+static int any_word(const void *where, const char *w)
+{
+    (void)where;
+    (void)w;
+    return 1;
+}
+
+static int cmp_question(const void *a, const void *b)
+{
+    const char *const *x = *(const char *const *const *)a, *const *y = *(const char *const *const *)b;
+    int k, r = 0;
+    for (k = 0; k < 4 && r == 0; ++k) r = strcmp(x[k], y[k]);
+    return r;
+}
+
+/* The distinct questions with all four words in where: a question asked
+   three times is one item of a score, not three. */
+static size_t usable_questions(cli *c, const ro_sgns_analogies *q, has_word_fn has,
+                               const void *where)
+{
+    char ***list = (char ***)alloc_array(c, q->n + 1, sizeof *list);
+    size_t j, m = 0, distinct = 0;
+    for (j = 0; j < q->n; ++j) {
+        int k, ok = 1;
+        for (k = 0; k < 4; ++k) ok &= has(where, q->words[4 * j + (size_t)k]);
+        if (ok) list[m++] = q->words + 4 * j;
+    }
+    qsort(list, m, sizeof *list, cmp_question);
+    for (j = 0; j < m; ++j) distinct += j == 0 || cmp_question(&list[j - 1], &list[j]) != 0;
+    release(c, list);
+    return distinct;
+}
+
 /* before any training: every set must have CLI_MIN_ITEMS usable items */
 static void scorer_check(cli *c, const scorer *s, const ro_sgns_vocab *vocab)
 {
@@ -1288,16 +1352,10 @@ static void scorer_check(cli *c, const scorer *s, const ro_sgns_vocab *vocab)
     }
     if (s->analogies) {
         const ro_sgns_analogies *q = s->analogies;
-        for (used = j = 0; j < q->n; ++j) {
-            int k, ok = 1;
-            for (k = 0; k < 4; ++k)
-                ok &= ro_sgns_vocab_find(vocab, q->words[4 * j + (size_t)k],
-                                         strlen(q->words[4 * j + (size_t)k])) >= 0;
-            used += (size_t)ok;
-        }
+        used = usable_questions(c, q, in_vocab, vocab);
         if (used < CLI_MIN_ITEMS)
-            die(c, "%s: only %lu of %lu questions have all four words in the vocabulary; a score "
-                   "needs %d",
+            die(c, "%s: only %lu of %lu questions are distinct with all four words in the "
+                   "vocabulary; a score needs %d",
                 s->analogy_path, (unsigned long)used, (unsigned long)q->n, CLI_MIN_ITEMS);
     }
 }
@@ -2346,6 +2404,7 @@ static int cmd_eval(cli *c, int argc, char **argv)
     for (i = 0; i < npos; ++i) add_sets(c, &sc, "pairs", pos[i]);
     if (o.analogy) load_analogies(c, &sc, o.analogy); /* before the vectors: errors come fast */
     v = load_vectors(c, &o, "vectors", o.vectors);
+    warn_zero_rows(c, v, o.vectors);
     if (sc.nsets) printf("%-24s %8s %8s %9s %9s\n", "pairs file", "spearman", "pearson", "used", "skipped");
     for (i = 0; i < sc.nsets; ++i) {
         ro_sgns_similarity_config cfg = ro_sgns_similarity_config_default();
@@ -2381,7 +2440,7 @@ static int cmd_eval(cli *c, int argc, char **argv)
         ro_sgns_analogy_result *r = NULL;
         ro_sgns_error err;
         char line[512];
-        size_t j;
+        size_t j, distinct;
         cfg.fold_case = o.fold_case;
         cfg.restrict_vocab = (size_t)o.restrict_vocab;
         cfg.method = strcmp(o.analogy_method, "mul") == 0 ? RO_SGNS_3COSMUL : RO_SGNS_3COSADD;
@@ -2402,12 +2461,15 @@ static int cmd_eval(cli *c, int argc, char **argv)
                (unsigned long)r->seen, (unsigned long)r->total);
         ro_sgns_analogy_describe(r, line, sizeof line);
         printf("(%s: %s)\n", base_name(o.analogy), line);
-        if (r->seen < CLI_MIN_ITEMS) {
+        /* with case folding the library's match is not the exact one */
+        distinct = usable_questions(c, sc.analogies, o.fold_case ? any_word : in_vectors, v);
+        if (r->seen < CLI_MIN_ITEMS || distinct < CLI_MIN_ITEMS) {
             fflush(stdout);
             fprintf(stderr,
                     "ro-sgns eval: %s: only %lu of %lu questions usable (all four words in the "
-                    "vocabulary); a score needs %d\n",
-                    o.analogy, (unsigned long)r->seen, (unsigned long)r->total, CLI_MIN_ITEMS);
+                    "vocabulary; %lu distinct); a score needs %d\n",
+                    o.analogy, (unsigned long)r->seen, (unsigned long)r->total,
+                    (unsigned long)distinct, CLI_MIN_ITEMS);
             failed = 1;
         }
     }
@@ -2483,6 +2545,12 @@ static int cmd_neighbors(cli *c, int argc, char **argv)
             }
             add_unit(q, v->data + rows[j] * v->d, v->d, pos[j][0] == '-' ? -1.0 : 1.0);
         }
+        if (!missing && is_zero(q, v->d)) {
+            fflush(stdout);
+            fprintf(stderr, "ro-sgns neighbors: '%s%s' is the zero vector: no cosine is defined\n",
+                    pos[i], end > i + 1 ? " ..." : "");
+            missing = failed = 1;
+        }
         if (!missing) {
             if (want > v->n) want = v->n;
             if (ro_sgns_neighbors_of_vectors(v, 1, q, v->d, NULL, want, nb, &found, NULL, &err) !=
@@ -2525,6 +2593,16 @@ static const cmd_desc OBJECTIVE_CMD = {
     "Rows follow the counts' vocabulary; a word without a vector is a zero row.\n",
     OBJECTIVE_FLAGS, "files:\n" FILES_COUNTS FILES_VECTORS, 0};
 
+/* -vectors or -contexts of objective: none of the counts' words is an
+   error; some missing (zero rows, which change F) a note */
+static void note_missing(cli *c, const char *flag, const char *path, size_t found, size_t n)
+{
+    if (!found) die(c, "-%s %s has no word of the counts' vocabulary", flag, path);
+    if (found < n)
+        note(c, "-%s %s: %lu of %lu words have no vector (zero rows)", flag, path,
+             (unsigned long)(n - found), (unsigned long)n);
+}
+
 static int cmd_objective(cli *c, int argc, char **argv)
 {
     opts o;
@@ -2544,10 +2622,7 @@ static int cmd_objective(cli *c, int argc, char **argv)
     cn = load_counts(c, o.counts);
     w = load_vectors(c, &o, "vectors", o.vectors);
     W = aligned_matrix(c, w, cn, &found);
-    if (!found) die(c, "-vectors %s has no word of the counts' vocabulary", o.vectors);
-    if (found < cn->n)
-        note(c, "%s: %lu of %lu words have no vector (zero rows)", o.vectors,
-             (unsigned long)(cn->n - found), (unsigned long)cn->n);
+    note_missing(c, "vectors", o.vectors, found, cn->n);
     C = W;
     if (o.contexts) {
         cv = load_vectors(c, &o, "contexts", o.contexts);
@@ -2555,7 +2630,7 @@ static int cmd_objective(cli *c, int argc, char **argv)
             die(c, "-contexts %s has dimension %lu, -vectors %s has %lu", o.contexts,
                 (unsigned long)cv->d, o.vectors, (unsigned long)w->d);
         C = aligned_matrix(c, cv, cn, &found);
-        if (!found) die(c, "-contexts %s has no word of the counts' vocabulary", o.contexts);
+        note_missing(c, "contexts", o.contexts, found, cn->n);
     }
     p = make_problem(c, cn, o.negative, o.cds);
     if (ro_sgns_objective_wc(p, W, C, w->d, &F, &err) != RO_SGNS_OK) die(c, "%s", err.message);

@@ -583,6 +583,22 @@ fails "-counts COUNTS and -vectors W are required" objective -counts "$T/s.count
 run train -counts "$T/s.counts" -method svd -size 10 -output "$T/svd10.txt" -quiet
 fails "-contexts $T/svd10.txt has dimension 10, -vectors $T/svd.txt has 20" objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd10.txt"
 grep -q "\-size" "$T/err" && bad "objective speaks of -size: $(cat "$T/err")" || ok
+# contexts that cover one word: F is of mostly zero rows, and says so
+{ echo "1 10"; awk 'NR == 2' "$T/svd10.txt"; } > "$T/one_ctx.txt"
+run objective -counts "$T/small.counts" -vectors "$T/svd10.txt" -contexts "$T/one_ctx.txt"
+grep -q "^-contexts $T/one_ctx.txt: [0-9]* of [0-9]* words have no vector" "$T/err" && ok || bad "objective -contexts of 1 word: no note: $(cat "$T/err")"
+# a zero vector has no cosine: neighbors refuses it, eval warns
+{ echo "4 2"; echo "a 1 0"; echo "b 0 1"; echo "c 1 1"; echo "z 0 0"; } > "$T/zero.txt"
+fails "'z' is the zero vector" neighbors -vectors "$T/zero.txt" z
+fails "'a \.\.\.' is the zero vector" neighbors -vectors "$T/zero.txt" a -a
+printf 'a b 1\na c 2\nb c 3\nz a 4\n' > "$T/zero_pairs.txt"
+run eval -vectors "$T/zero.txt" "$T/zero_pairs.txt"
+grep -q "warning: .*zero.txt: 1 zero vector(s) (the first: 'z')" "$T/err" && ok || bad "eval of a zero vector: no warning: $(cat "$T/err")"
+# one question three times is one item, not the three a score needs
+w4=$(awk 'NR > 1 && NR < 6 { printf "%s ", $1 }' "$T/svd10.txt")
+printf ': s\n%s\n%s\n%s\n' "$w4" "$w4" "$w4" > "$T/repeated_q.txt"
+fails "1 distinct\); a score needs 3" eval -vectors "$T/svd10.txt" -analogy "$T/repeated_q.txt"
+fails "only 0 of 3 questions are distinct|only 1 of 3 questions are distinct" train -counts "$T/small.counts" -size 10 -iter 1 -analogy "$T/repeated_q.txt" -output "$T/x.txt"
 [ -e "$T/x.txt" ] && bad "a failed run left $T/x.txt" || ok
 [ -e "$T/x.counts" ] && bad "a failed run left $T/x.counts" || ok
 
