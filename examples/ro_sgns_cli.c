@@ -820,6 +820,8 @@ typedef struct reader {
     double size, done, t0;
     int err; /* errno of a failed read */
     int eof;
+    unsigned char head[12]; /* the first bytes read (a file's magic and version) */
+    size_t nhead;
 } reader;
 
 static void reader_open(cli *c, reader *r, const char *flag, const char *path, const char *label)
@@ -847,6 +849,11 @@ static size_t reader_read(void *user, void *buf, size_t size)
     }
     if (got == 0 && r->eof) return 0;
     r->eof = got == 0;
+    if (r->nhead < sizeof r->head) {
+        size_t m = sizeof r->head - r->nhead < got ? sizeof r->head - r->nhead : got;
+        memcpy(r->head + r->nhead, buf, m);
+        r->nhead += m;
+    }
     r->done += (double)got;
     rate = r->done / (t - r->t0 + 1e-9);
     if (r->size > 0) {
@@ -1548,6 +1555,11 @@ static ro_sgns_counts *load_counts(cli *c, const char *path)
     }
     close_read(c, r.f);
     own(c, cn, free_counts);
+    /* the library loads version 1 files, whose checksum misses some errors
+       (section 9): the version is bytes 8-11 */
+    if (r.nhead >= 12 && r.head[8] == 1 && !r.head[9] && !r.head[10] && !r.head[11])
+        warn(c, "%s is a version 1 counts file, whose checksum misses some damage: count the "
+             "corpus again (ro-sgns count) to write version 2", display(path));
     note(c, "counts %s: vocabulary %lu, %llu pairs, window %d, %.1f s", display(path),
          (unsigned long)cn->n, (unsigned long long)cn->nnz, cn->config.window, now() - r.t0);
     return cn;

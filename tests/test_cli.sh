@@ -583,6 +583,37 @@ fails "-counts COUNTS and -vectors W are required" objective -counts "$T/s.count
 run train -counts "$T/s.counts" -method svd -size 10 -output "$T/svd10.txt" -quiet
 fails "-contexts $T/svd10.txt has dimension 10, -vectors $T/svd.txt has 20" objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd10.txt"
 grep -q "\-size" "$T/err" && bad "objective speaks of -size: $(cat "$T/err")" || ok
+# a version 1 counts file loads with a warning to write it again
+if command -v cc >/dev/null 2>&1; then
+    cat > "$T/to_v1.c" <<'CEOF'
+#include <stdio.h>
+#include "counts_file.h"
+int main(int argc, char **argv)
+{
+    static unsigned char b[1 << 24];
+    FILE *f = argc == 3 ? fopen(argv[1], "rb") : NULL;
+    size_t m = 0;
+    unsigned char *v1;
+    if (!f) return 1;
+    if (fread(b, 1, sizeof b, f) < 120) return 1;
+    fclose(f);
+    v1 = tcf_v1_of(b, &m);
+    f = fopen(argv[2], "wb");
+    if (!v1 || !f || fwrite(v1, 1, m, f) != m || fclose(f) != 0) return 1;
+    free(v1);
+    return 0;
+}
+CEOF
+    if cc -Itests "$T/to_v1.c" -o "$T/to_v1" 2> "$T/err" && "$T/to_v1" "$T/small.counts" "$T/v1.counts"; then
+        run train -counts "$T/v1.counts" -method svd -size 10 -output "$T/v1_svd.txt" -quiet
+        grep -q "warning: .*v1.counts is a version 1 counts file" "$T/err" && ok || bad "a version 1 counts file: no warning: $(cat "$T/err")"
+        run train -counts "$T/small.counts" -method svd -size 10 -output "$T/v2_svd.txt" -quiet
+        same "$T/v1_svd.txt" "$T/v2_svd.txt"
+        grep -q "version 1" "$T/err" && bad "a version 2 counts file warned: $(cat "$T/err")" || ok
+    else
+        bad "tests/counts_file.h: a version 1 writer does not build: $(cat "$T/err")"
+    fi
+fi
 # contexts that cover one word: F is of mostly zero rows, and says so
 { echo "1 10"; awk 'NR == 2' "$T/svd10.txt"; } > "$T/one_ctx.txt"
 run objective -counts "$T/small.counts" -vectors "$T/svd10.txt" -contexts "$T/one_ctx.txt"
