@@ -369,6 +369,19 @@ typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
 /* Input and output go through ro_sgns_read_fn / ro_sgns_write_fn (0. Basics)
    so that RO_SGNS_NO_STDIO builds can count and save. */
 
+/* Progress of counting's pair pass (section 8, pass (c)), the long one
+   with a wide window: positions are word occurrences, each summed with
+   its window once. */
+typedef struct ro_sgns_count_progress {
+    uint64_t positions;       /* positions whose windows are summed so far */
+    uint64_t positions_total; /* where positions ends: the vocabulary's tokens */
+} ro_sgns_count_progress;
+
+/* Called between rows (between rounds of rows with OpenMP), from one
+   thread. Return non-zero to stop: counting returns RO_SGNS_STOPPED and
+   *out is untouched. It changes nothing in the counts. */
+typedef int (*ro_sgns_count_progress_fn)(const ro_sgns_count_progress *progress, void *user);
+
 /* Settings for counting. Make one with ro_sgns_count_config_default() and
    change what you need; zero is a meaningful value for several fields. */
 typedef struct ro_sgns_count_config {
@@ -391,6 +404,8 @@ typedef struct ro_sgns_count_config {
                               COUNTED). Default 1. */
     int allow_binary;      /* 0 = refuse input that is not text (default; see
                               NOT TEXT in section 8), 1 = count any bytes */
+    ro_sgns_count_progress_fn callback; /* progress of the pair pass; NULL (default) */
+    void *user;            /* passed to callback */
 } ro_sgns_count_config;
 
 /* A vocabulary: n words with ids 0..n-1, ordered by descending count, ties
@@ -1272,7 +1287,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
    RO_SGNS_ERR_FORMAT (not text, see NOT TEXT above),
    RO_SGNS_ERR_EMPTY (no tokens, no word reaching min_count, or no pair at
    all), RO_SGNS_ERR_BUDGET, RO_SGNS_ERR_OUT_OF_MEMORY, RO_SGNS_ERR_IO (a read
-   failed), RO_SGNS_ERR_SIZE_OVERFLOW (more than about 4.29e9 tokens). */
+   failed), RO_SGNS_ERR_SIZE_OVERFLOW (more than about 4.29e9 tokens);
+   RO_SGNS_STOPPED when config->callback asked to stop. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_count_memory(const void *text, size_t size,
                                                 const ro_sgns_count_config *config,
                                                 ro_sgns_counts **out,
@@ -9473,6 +9489,7 @@ typedef struct ro_sgns__counter {
     int last_line; /* the last code is a line break */
     uint64_t tokens;
     ro_sgns__sniff sniff; /* the NOT TEXT check (section 8) */
+    uint64_t positions_done; /* pass (c)'s progress */
     /* the batch: words at bbuf + bstart[i], blen[i] bytes (RO_SGNS__MARK
        for a line break); the word being read is at bbuf + bused, cur bytes
        seen (saturating at MAX + 1, the bytes past MAX are not kept) */
@@ -10393,6 +10410,22 @@ static void ro_sgns__gather(const ro_sgns__counter *k, const ro_sgns__pairs *pr,
 
 /* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
    pr->offs), in rounds, with q->nt threads. */
+/* Rows with occ positions more are done: tell the callback, if any. */
+static ro_sgns_result ro_sgns__pairs_tick(ro_sgns__counter *k, const ro_sgns__pairs *pr,
+                                          uint64_t occ)
+{
+    ro_sgns_count_progress p;
+    k->positions_done += occ;
+    if (!k->cfg.callback) return RO_SGNS_OK;
+    p.positions = k->positions_done;
+    p.positions_total = pr->total_occ;
+    if (k->cfg.callback(&p, k->cfg.user))
+        return ro_sgns__fail(k->err, RO_SGNS_STOPPED, "counting stopped by the callback after "
+                             "%llu of %llu positions", (unsigned long long)p.positions,
+                             (unsigned long long)p.positions_total);
+    return RO_SGNS_OK;
+}
+
 static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts *c,
                                              ro_sgns__pairs *pr, ro_sgns__par *q, size_t a,
                                              size_t b)
@@ -10450,6 +10483,9 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
             memcpy(c->val + at, q->rval + q->roff[r], (size_t)q->rlen[r] * sizeof(float));
         }
         c->nnz += add;
+        for (add = 0, r = r0; r < r1; ++r) add += occ[a + (size_t)r];
+        rc = ro_sgns__pairs_tick(k, pr, add);
+        if (rc != RO_SGNS_OK) return rc;
         g0 = g1;
     }
     return RO_SGNS_OK;
@@ -10626,6 +10662,7 @@ static ro_sgns_result ro_sgns__group_rows(ro_sgns__counter *k, ro_sgns_counts *c
         rc = ro_sgns__emit_row(k, c, pr, a + g,
                                ro_sgns__row_bound(pr->occ[a + g], (uint32_t)k->cfg.window, c->n),
                                !k->S16);
+        if (rc == RO_SGNS_OK) rc = ro_sgns__pairs_tick(k, pr, pr->occ[a + g]);
         if (rc != RO_SGNS_OK) return rc;
     }
     return RO_SGNS_OK;
@@ -10671,6 +10708,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
         }
         rc = piecewise ? ro_sgns__row_in_pieces(k, c, &pr, a)
                        : ro_sgns__group_rows(k, c, &pr, &par, a, b);
+        if (rc == RO_SGNS_OK && piecewise) rc = ro_sgns__pairs_tick(k, &pr, occ[a]);
         if (rc != RO_SGNS_OK) goto done;
     }
     /* the threads' column sums (integers: exact in any order) */

@@ -1504,13 +1504,47 @@ static void warn_small(cli *c, const char *path, const ro_sgns_counts *cn)
              (unsigned long long)cn->corpus_tokens);
 }
 
+/* the pair pass's progress (long with a wide window) */
+typedef struct pair_progress {
+    cli *c;
+    double t0, f0; /* the first report: its time and fraction */
+    int started;
+} pair_progress;
+
+static int on_pairs(const ro_sgns_count_progress *p, void *user)
+{
+    pair_progress *pp = (pair_progress *)user;
+    double frac = p->positions_total ? (double)p->positions / (double)p->positions_total : 1;
+    double t = now(), rate;
+    char eta[32];
+    if (!pp->started) {
+        pp->started = 1;
+        pp->t0 = t;
+        pp->f0 = frac;
+    }
+    rate = (frac - pp->f0) / (t - pp->t0 + 1e-9);
+    status(pp->c, p->positions == p->positions_total, "count: pairs %5.1f%% of %llu positions  ETA %s",
+           100 * frac, (unsigned long long)p->positions_total,
+           fmt_secs(rate > 0 ? (1 - frac) / rate : -1, eta, sizeof eta));
+    return 0;
+}
+
 /* count the text (a file, standard input, or text already in memory) */
 static ro_sgns_counts *count_text(cli *c, const char *path, const char *text, size_t size,
-                                  const ro_sgns_count_config *cfg, int vocab_only)
+                                  const ro_sgns_count_config *config, int vocab_only)
 {
     ro_sgns_counts *cn = NULL;
     ro_sgns_error err;
     double t0 = now();
+    ro_sgns_count_config copy = *config;
+    const ro_sgns_count_config *cfg = &copy;
+    pair_progress pp;
+    memset(&pp, 0, sizeof pp);
+    pp.c = c;
+    if (!vocab_only) {
+        copy.callback = on_pairs;
+        copy.user = &pp;
+    }
     if (text) {
         note(c, "count: counting %s (%.1f MB in memory) ...", display(path), (double)size / 1e6);
         if (ro_sgns_count_memory(text, size, cfg, &cn, NULL, &err) != RO_SGNS_OK) {

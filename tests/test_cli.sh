@@ -110,6 +110,7 @@ run train -train "$SAMPLE" -output "$T/ro.bin" -size 20 -iter 2 -eig 0.5 -embed 
     -output-contexts "$T/ro_ctx.bin"
 [ -s "$T/out" ] && bad "train wrote to stdout" || ok
 grep -q "^count: reading sample.txt .* 100.0%" "$T/err" && ok || bad "counting progress with percent"
+grep -q "^count: pairs 100.0% of [0-9]* positions" "$T/err" && ok || bad "counting's pair pass shows its progress: $(cat "$T/err")"
 grep -q "^iter   2/2  F -" "$T/err" && ok || bad "RO progress lines: $(cat "$T/err")"
 grep -q "ETA" "$T/err" && ok || bad "RO progress has an ETA"
 tr -d '\n' < "$T/err" | grep -q "$(printf '\r')" && bad "\\r in progress written to a file" || ok

@@ -697,6 +697,62 @@ static void test_not_text(void)
     free(u16);
 }
 
+typedef struct progress_log {
+    uint64_t last, total, calls, stop_after;
+    int bad;
+} progress_log;
+
+static int log_progress(const ro_sgns_count_progress *p, void *user)
+{
+    progress_log *g = (progress_log *)user;
+    if (p->positions < g->last || p->positions > p->positions_total ||
+        (g->calls && p->positions_total != g->total))
+        g->bad = 1;
+    g->last = p->positions;
+    g->total = p->positions_total;
+    return ++g->calls == g->stop_after;
+}
+
+/* The pair pass reports its progress: positions rise to their total (the
+   vocabulary's tokens) with and without a budget (rows in pieces); the
+   counts are the same bits; a callback that stops gives RO_SGNS_STOPPED
+   and no counts. */
+static void test_progress(void)
+{
+    const char *text = "a b c a b d a b c e a a a b b c d e f g a b\nc a b a\n";
+    ro_sgns_count_config cfg = cfg_min(3, 1);
+    ro_sgns_counts *ref = NULL, *c = NULL;
+    ro_sgns_error err;
+    uint64_t tokens = 0;
+    size_t w;
+    int budget;
+    CHECK(ro_sgns_count_memory(text, strlen(text), &cfg, &ref, NULL, &err) == RO_SGNS_OK);
+    if (!ref) return;
+    for (w = 0; w < ref->n; ++w) tokens += ref->vocab.count[w];
+    for (budget = 0; budget < 2; ++budget) {
+        progress_log g;
+        memset(&g, 0, sizeof g);
+        cfg.callback = log_progress;
+        cfg.user = &g;
+        cfg.memory_budget = budget ? ref->peak_bytes : 0;
+        c = NULL;
+        CHECKF(ro_sgns_count_memory(text, strlen(text), &cfg, &c, NULL, &err) == RO_SGNS_OK,
+               "%s", err.message);
+        CHECKF(g.calls >= 1 && !g.bad && g.last == tokens && g.total == tokens,
+               "budget %d: %llu calls, last %llu of %llu, want %llu", budget,
+               (unsigned long long)g.calls, (unsigned long long)g.last,
+               (unsigned long long)g.total, (unsigned long long)tokens);
+        CHECK(c && tu_same_counts(ref, c));
+        ro_sgns_counts_free(c);
+        memset(&g, 0, sizeof g);
+        g.stop_after = 1;
+        c = NULL;
+        CHECK(ro_sgns_count_memory(text, strlen(text), &cfg, &c, NULL, &err) == RO_SGNS_STOPPED &&
+              !c && err.code == RO_SGNS_STOPPED);
+    }
+    ro_sgns_counts_free(ref);
+}
+
 /* A vocabulary word whose every occurrence is subsampled away has an empty
    row (and column); with and without a budget. */
 static void test_empty_rows(void)
@@ -1680,6 +1736,7 @@ int main(void)
     test_long_words();
     test_bad_input();
     test_not_text();
+    test_progress();
     test_empty_rows();
     test_reference();
     test_big_vocab();
