@@ -458,7 +458,8 @@ typedef struct ro_sgns_counts {
     size_t row_end;          /* n for the whole matrix */
     uint64_t corpus_tokens;  /* tokens read, all words */
     uint64_t distinct_words; /* distinct words read, before min_count/max_vocab */
-    ro_sgns_count_config config; /* the settings that made these counts */
+    ro_sgns_count_config config; /* the settings that made these counts
+                                    (callback and user NULL) */
     uint64_t peak_bytes;     /* most memory counting held at once (0 if loaded) */
     /* private */
     ro_sgns_allocator alloc_;
@@ -10859,6 +10860,8 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     c = ro_sgns__counts_new(&k->mem, err, &rc);
     if (!c) goto fail;
     c->config = k->cfg;
+    c->config.callback = NULL; /* the caller's pointers do not outlive the call */
+    c->config.user = NULL;
     c->corpus_tokens = k->tokens;
     c->distinct_words = nw = k->nw;
     rc = ro_sgns__build_vocab(k, c, &remap);

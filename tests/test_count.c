@@ -743,6 +743,7 @@ static void test_progress(void)
                (unsigned long long)g.calls, (unsigned long long)g.last,
                (unsigned long long)g.total, (unsigned long long)tokens);
         CHECK(c && tu_same_counts(ref, c));
+        CHECK(c && !c->config.callback && !c->config.user);
         ro_sgns_counts_free(c);
         memset(&g, 0, sizeof g);
         g.stop_after = 1;
