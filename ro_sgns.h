@@ -379,6 +379,19 @@ typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
 /* Input and output go through ro_sgns_read_fn / ro_sgns_write_fn (0. Basics)
    so that RO_SGNS_NO_STDIO builds can count and save. */
 
+/* Progress of counting's pair pass (section 8, pass (c)), the long one
+   with a wide window: positions are word occurrences, each summed with
+   its window once. */
+typedef struct ro_sgns_count_progress {
+    uint64_t positions;       /* positions whose windows are summed so far */
+    uint64_t positions_total; /* where positions ends: the vocabulary's tokens */
+} ro_sgns_count_progress;
+
+/* Called between rows (between rounds of rows with OpenMP), from one
+   thread. Return non-zero to stop: counting returns RO_SGNS_STOPPED and
+   *out is untouched. It changes nothing in the counts. */
+typedef int (*ro_sgns_count_progress_fn)(const ro_sgns_count_progress *progress, void *user);
+
 /* Settings for counting. Make one with ro_sgns_count_config_default() and
    change what you need; zero is a meaningful value for several fields. */
 typedef struct ro_sgns_count_config {
@@ -399,6 +412,10 @@ typedef struct ro_sgns_count_config {
                               0 = no limit (default) */
     uint64_t seed;         /* for dynamic_window = 1 and sample > 0 (see WHAT IS
                               COUNTED). Default 1. */
+    int allow_binary;      /* 0 = refuse input that is not text (default; see
+                              NOT TEXT in section 8), 1 = count any bytes */
+    ro_sgns_count_progress_fn callback; /* progress of the pair pass; NULL (default) */
+    void *user;            /* passed to callback */
 } ro_sgns_count_config;
 
 /* A vocabulary: n words with ids 0..n-1, ordered by descending count, ties
@@ -451,7 +468,8 @@ typedef struct ro_sgns_counts {
     size_t row_end;          /* n for the whole matrix */
     uint64_t corpus_tokens;  /* tokens read, all words */
     uint64_t distinct_words; /* distinct words read, before min_count/max_vocab */
-    ro_sgns_count_config config; /* the settings that made these counts */
+    ro_sgns_count_config config; /* the settings that made these counts
+                                    (callback and user NULL) */
     uint64_t peak_bytes;     /* most memory counting held at once (0 if loaded) */
     /* private */
     ro_sgns_allocator alloc_;
@@ -459,7 +477,7 @@ typedef struct ro_sgns_counts {
 } ro_sgns_counts;
 
 /* window 5, min_count 5, max_vocab 0, fixed window, sample 0, lines are
-   boundaries, gaps kept, no memory budget, seed 1. */
+   boundaries, gaps kept, no memory budget, seed 1, binary input refused. */
 RO_SGNS_DEF ro_sgns_count_config ro_sgns_count_config_default(void);
 
 /* Free the object and everything it owns (with the allocator it was made
@@ -1266,6 +1284,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
      the rest of the token is discarded (word2vec does the same, at 99 bytes).
      '\n' ends a line.
 
+   NOT TEXT
+     Unless allow_binary = 1, the first RO_SGNS_SNIFF_BYTES bytes of the
+     input (all of it when shorter) are looked at before they are counted,
+     and counting fails with RO_SGNS_ERR_FORMAT, a message naming what was
+     seen, when they hold a UTF-16 or UTF-32 byte order mark, any NUL byte
+     (UTF-16 without a mark has one in every other byte: the message says
+     which byte order), or invalid UTF-8 sequences in more than one byte in
+     ten (random or compressed bytes; Latin-1 text, a few percent, passes).
+     The verdict depends on those bytes only, never on how a reader splits
+     them. Beyond them nothing is checked: a text that turns binary later
+     is counted.
+
    WHAT IS COUNTED
      Stream positions: every token has one. Words that are not in the
      vocabulary (below min_count or beyond max_vocab) and words removed by
@@ -1313,12 +1343,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
      place with glibc); a custom allocator that copies briefly holds both.
    ====================================================================== */
 
+/* How much of the input the NOT TEXT check above looks at: 1 MiB. */
+#define RO_SGNS_SNIFF_BYTES ((uint64_t)1 << 20)
+
 /* Count a corpus. config NULL means the defaults. On success *out receives a
    new object (free it with ro_sgns_counts_free); on failure *out is not
    touched. Errors: RO_SGNS_ERR_INVALID_ARGUMENT (a setting out of range),
+   RO_SGNS_ERR_FORMAT (not text, see NOT TEXT above),
    RO_SGNS_ERR_EMPTY (no tokens, no word reaching min_count, or no pair at
    all), RO_SGNS_ERR_BUDGET, RO_SGNS_ERR_OUT_OF_MEMORY, RO_SGNS_ERR_IO (a read
-   failed), RO_SGNS_ERR_SIZE_OVERFLOW (more than about 4.29e9 tokens). */
+   failed), RO_SGNS_ERR_SIZE_OVERFLOW (more than about 4.29e9 tokens);
+   RO_SGNS_STOPPED when config->callback asked to stop. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_count_memory(const void *text, size_t size,
                                                 const ro_sgns_count_config *config,
                                                 ro_sgns_counts **out,
@@ -1443,7 +1478,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_e
    offset of the first bad or missing byte (and the file, for the path
    functions): structure and ranges, column order, finite positive values,
    unique words that are tokens (no byte <= 0x20; a version 1 file of an
-   older count may hold such words: count the corpus again), the
+   older count may hold such words: count the corpus again), unigram
+   counts in descending order whose sum fits in 64 bits and is at most
+   corpus_tokens, n <= distinct_words <= corpus_tokens (both 0: not
+   recorded, counts not made by counting), the
    checksums, and the marginals against the pairs: |#(w) - sum of row w|
    and |#(c) - sum of column c| at most 1.2e-7 of the sum plus the double
    rounding of the sums (what rounding the values to float can explain),
@@ -1544,7 +1582,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
    next step, f64 score, then its U, S, V as f64 (the same n, m, d). A
    checkpoint without one is written as before, byte for byte; the plain
    loaders read the current point of one with it (the best point's bytes
-   verified, then dropped). Libraries before 0.3.1 refuse flags != 0. */
+   verified, then dropped). Libraries before 0.3.1 refuse flags != 0.
+   Loading refuses (RO_SGNS_ERR_FORMAT, with the byte offset) a NaN, an
+   Inf or a value beyond the range of ro_sgns_real (float: 3.4e38), and a
+   version 2 header whose k, window and fingerprint are recorded in part
+   (all 0, a point no step made, or none 0) or whose cds is not > 0. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err);
@@ -1730,7 +1772,11 @@ RO_SGNS_DEF void ro_sgns_vectors_normalize(ro_sgns_vectors *v);
    not a token) or longer than RO_SGNS_FILE_MAX_WORD -- gives RO_SGNS_ERR_FORMAT with the line (text) or
    byte offset (binary) in err->message; a file without any vector gives
    RO_SGNS_ERR_EMPTY. On failure *out is untouched: there is never a partial
-   object.
+   object. Every line of a text format ends with '\n': a last line without
+   it is a file cut short (its last number may have lost digits) and
+   RO_SGNS_ERR_FORMAT. A word2vec file with fewer vectors than its header
+   says is an error; a GloVe file has no header, so one cut exactly at a
+   line end reads as a shorter file: nothing can tell them apart.
    A UTF-8 byte-order mark is not skipped: it stays part of the first word
    (or spoils the header), as in gensim, so a file reads back as written.
    Numbers are parsed by strtod (strtof for the values in the float build:
@@ -9697,6 +9743,20 @@ static uint64_t ro_sgns__hash_fast(const unsigned char *p, size_t len)
 #define RO_SGNS__LINE16 0xFFFFu
 #define RO_SGNS__MARK 0xFFFFFFFFu /* a line break in the batch */
 
+/* The NOT TEXT check (section 8): what the first RO_SGNS_SNIFF_BYTES bytes
+   hold, gathered block by block so that the verdict does not depend on
+   where a reader splits them. */
+typedef struct ro_sgns__sniff {
+    uint64_t seen;        /* bytes looked at */
+    uint64_t nul[2];      /* NUL bytes at even and odd offsets */
+    uint64_t first_nul;   /* the offset of the first NUL */
+    uint64_t bad;         /* invalid UTF-8 sequences */
+    uint64_t first_bad;   /* the offset of the first one */
+    unsigned char head[4]; /* the first bytes (byte order marks) */
+    unsigned need;        /* continuation bytes the current sequence still needs */
+    int done;             /* the verdict is in (RO_SGNS_OK) */
+} ro_sgns__sniff;
+
 typedef struct ro_sgns__counter {
     ro_sgns__mem mem;
     ro_sgns_count_config cfg;
@@ -9719,6 +9779,8 @@ typedef struct ro_sgns__counter {
     size_t bwcap;
     int last_line; /* the last code is a line break */
     uint64_t tokens;
+    ro_sgns__sniff sniff; /* the NOT TEXT check (section 8) */
+    uint64_t positions_done; /* pass (c)'s progress */
     /* the batch: words at bbuf + bstart[i], blen[i] bytes (RO_SGNS__MARK
        for a line break); the word being read is at bbuf + bused, cur bytes
        seen (saturating at MAX + 1, the bytes past MAX are not kept) */
@@ -9972,6 +10034,87 @@ static ro_sgns_result ro_sgns__feed(ro_sgns__counter *k, const unsigned char *da
         }
     }
     return RO_SGNS_OK;
+}
+
+/* The NOT TEXT check, one block at a time: count NULs by parity and invalid
+   UTF-8 sequences (a byte that cannot start one, or a sequence cut short by
+   a byte that does not continue it) in the first RO_SGNS_SNIFF_BYTES. */
+static void ro_sgns__sniff_feed(ro_sgns__sniff *s, const unsigned char *data, size_t size)
+{
+    size_t i, n = size;
+    if (s->seen + n > RO_SGNS_SNIFF_BYTES) n = (size_t)(RO_SGNS_SNIFF_BYTES - s->seen);
+    for (i = 0; i < n; ++i) {
+        unsigned ch = data[i];
+        uint64_t at = s->seen + i;
+        if (at < 4) s->head[at] = (unsigned char)ch;
+        if (ch == 0 && s->nul[0] + s->nul[1] == 0) s->first_nul = at;
+        if (ch == 0) ++s->nul[at & 1];
+        if (s->need) {
+            if ((ch & 0xC0) == 0x80) {
+                --s->need;
+                continue;
+            }
+            s->need = 0; /* cut short: one bad sequence; ch starts afresh */
+            if (s->bad++ == 0) s->first_bad = at;
+        }
+        if (ch < 0x80) continue;
+        if (ch >= 0xC2 && ch <= 0xDF) s->need = 1;
+        else if (ch >= 0xE0 && ch <= 0xEF) s->need = 2;
+        else if (ch >= 0xF0 && ch <= 0xF4) s->need = 3;
+        else if (s->bad++ == 0) s->first_bad = at;
+    }
+    s->seen += n;
+}
+
+/* The verdict on what the check saw: RO_SGNS_OK or RO_SGNS_ERR_FORMAT with
+   what the input looks like. */
+static ro_sgns_result ro_sgns__sniff_verdict(ro_sgns__sniff *s, ro_sgns_error *err)
+{
+    const unsigned char *h = s->head;
+    uint64_t half = s->seen / 2;
+    s->done = 1;
+    if (s->seen >= 4 && ((h[0] == 0xFF && h[1] == 0xFE && h[2] == 0 && h[3] == 0) ||
+                         (h[0] == 0 && h[1] == 0 && h[2] == 0xFE && h[3] == 0xFF)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not text: UTF-32 (a byte order mark); convert it to UTF-8");
+    if (s->seen >= 2 && ((h[0] == 0xFF && h[1] == 0xFE) || (h[0] == 0xFE && h[1] == 0xFF)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not text: UTF-16%s (a byte order mark); convert it to UTF-8",
+                             h[0] == 0xFF ? "LE" : "BE");
+    if (s->nul[0] + s->nul[1]) {
+        /* UTF-16 of mostly ASCII text: a NUL in every other byte, on one side */
+        if (half && s->nul[1] * 4 >= half * 3 && s->nul[0] * 16 < half)
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                 "not text: UTF-16LE (a NUL in every other byte); convert it "
+                                 "to UTF-8");
+        if (half && s->nul[0] * 4 >= half * 3 && s->nul[1] * 16 < half)
+            return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                                 "not text: UTF-16BE (a NUL in every other byte); convert it "
+                                 "to UTF-8");
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not text: %llu NUL byte(s) in the first %llu bytes, the first at "
+                             "byte %llu", (unsigned long long)(s->nul[0] + s->nul[1]),
+                             (unsigned long long)s->seen, (unsigned long long)s->first_nul);
+    }
+    if (s->bad * 10 > s->seen)
+        return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                             "not text: %llu invalid UTF-8 sequences in the first %llu bytes "
+                             "(more than 1 in 10), the first at byte %llu",
+                             (unsigned long long)s->bad, (unsigned long long)s->seen,
+                             (unsigned long long)s->first_bad);
+    return RO_SGNS_OK;
+}
+
+/* Look at a block before it is counted; the verdict comes as soon as
+   RO_SGNS_SNIFF_BYTES have been seen (the end of a shorter input gives it
+   in ro_sgns__count_read). */
+static ro_sgns_result ro_sgns__sniff_block(ro_sgns__counter *k, const unsigned char *data,
+                                           size_t size)
+{
+    if (k->cfg.allow_binary || k->sniff.done) return RO_SGNS_OK;
+    ro_sgns__sniff_feed(&k->sniff, data, size);
+    if (k->sniff.seen < RO_SGNS_SNIFF_BYTES) return RO_SGNS_OK;
+    return ro_sgns__sniff_verdict(&k->sniff, k->err);
 }
 
 /* ---- pass (b): the vocabulary ------------------------------------------- */
@@ -10558,6 +10701,22 @@ static void ro_sgns__gather(const ro_sgns__counter *k, const ro_sgns__pairs *pr,
 
 /* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
    pr->offs), in rounds, with q->nt threads. */
+/* Rows with occ positions more are done: tell the callback, if any. */
+static ro_sgns_result ro_sgns__pairs_tick(ro_sgns__counter *k, const ro_sgns__pairs *pr,
+                                          uint64_t occ)
+{
+    ro_sgns_count_progress p;
+    k->positions_done += occ;
+    if (!k->cfg.callback) return RO_SGNS_OK;
+    p.positions = k->positions_done;
+    p.positions_total = pr->total_occ;
+    if (k->cfg.callback(&p, k->cfg.user))
+        return ro_sgns__fail(k->err, RO_SGNS_STOPPED, "counting stopped by the callback after "
+                             "%llu of %llu positions", (unsigned long long)p.positions,
+                             (unsigned long long)p.positions_total);
+    return RO_SGNS_OK;
+}
+
 static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts *c,
                                              ro_sgns__pairs *pr, ro_sgns__par *q, size_t a,
                                              size_t b)
@@ -10615,6 +10774,9 @@ static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts
             memcpy(c->val + at, q->rval + q->roff[r], (size_t)q->rlen[r] * sizeof(float));
         }
         c->nnz += add;
+        for (add = 0, r = r0; r < r1; ++r) add += occ[a + (size_t)r];
+        rc = ro_sgns__pairs_tick(k, pr, add);
+        if (rc != RO_SGNS_OK) return rc;
         g0 = g1;
     }
     return RO_SGNS_OK;
@@ -10791,6 +10953,7 @@ static ro_sgns_result ro_sgns__group_rows(ro_sgns__counter *k, ro_sgns_counts *c
         rc = ro_sgns__emit_row(k, c, pr, a + g,
                                ro_sgns__row_bound(pr->occ[a + g], (uint32_t)k->cfg.window, c->n),
                                !k->S16);
+        if (rc == RO_SGNS_OK) rc = ro_sgns__pairs_tick(k, pr, pr->occ[a + g]);
         if (rc != RO_SGNS_OK) return rc;
     }
     return RO_SGNS_OK;
@@ -10836,6 +10999,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
         }
         rc = piecewise ? ro_sgns__row_in_pieces(k, c, &pr, a)
                        : ro_sgns__group_rows(k, c, &pr, &par, a, b);
+        if (rc == RO_SGNS_OK && piecewise) rc = ro_sgns__pairs_tick(k, &pr, occ[a]);
         if (rc != RO_SGNS_OK) goto done;
     }
     /* the threads' column sums (integers: exact in any order) */
@@ -10889,7 +11053,8 @@ static ro_sgns_result ro_sgns__count_read(ro_sgns__counter *k, const void *text,
     if (rc != RO_SGNS_OK) return rc;
     k->last_line = 1;
     if (!read) {
-        rc = ro_sgns__feed(k, (const unsigned char *)text, size);
+        rc = ro_sgns__sniff_block(k, (const unsigned char *)text, size);
+        if (rc == RO_SGNS_OK) rc = ro_sgns__feed(k, (const unsigned char *)text, size);
         if (rc != RO_SGNS_OK) return rc;
     } else {
         block = (unsigned char *)ro_sgns__mem_alloc(&k->mem, block_size, 1, "read buffer", k->err,
@@ -10904,10 +11069,15 @@ static ro_sgns_result ro_sgns__count_read(ro_sgns__counter *k, const void *text,
                 break;
             }
             bytes_read += got;
-            rc = ro_sgns__feed(k, block, got);
+            rc = ro_sgns__sniff_block(k, block, got);
+            if (rc == RO_SGNS_OK) rc = ro_sgns__feed(k, block, got);
             if (rc != RO_SGNS_OK) break;
         }
         ro_sgns__mem_free(&k->mem, block, block_size, 1);
+        if (rc != RO_SGNS_OK) return rc;
+    }
+    if (!k->cfg.allow_binary && !k->sniff.done) {
+        rc = ro_sgns__sniff_verdict(&k->sniff, k->err);
         if (rc != RO_SGNS_OK) return rc;
     }
     if (k->cur) {
@@ -10980,6 +11150,8 @@ static ro_sgns_result ro_sgns__count_run(const void *text, size_t size, ro_sgns_
     c = ro_sgns__counts_new(&k->mem, err, &rc);
     if (!c) goto fail;
     c->config = k->cfg;
+    c->config.callback = NULL; /* the caller's pointers do not outlive the call */
+    c->config.user = NULL;
     c->corpus_tokens = k->tokens;
     c->distinct_words = nw = k->nw;
     rc = ro_sgns__build_vocab(k, c, &remap);
@@ -12700,14 +12872,37 @@ static ro_sgns_result ro_sgns__load_token(ro_sgns__reader *r, uint64_t i, uint64
     return RO_SGNS_OK;
 }
 
+/* The unigram count of word i (at offset at): not 0, not above word
+   i - 1's (the vocabulary's order, section 1), the sum of them so far in
+   *tokens without overflowing 64 bits. */
+static ro_sgns_result ro_sgns__load_count(ro_sgns__load_state *s, size_t i, uint64_t at,
+                                          uint64_t *tokens)
+{
+    const uint64_t *count = s->c->vocab.count;
+    if (count[i] == 0)
+        return ro_sgns__bad(s->r, at, "word %llu has count 0", (unsigned long long)i);
+    if (i > 0 && count[i] > count[i - 1])
+        return ro_sgns__bad(s->r, at, "word %llu has count %llu, more than word %llu's %llu "
+                            "(the vocabulary is in descending order of count)",
+                            (unsigned long long)i, (unsigned long long)count[i],
+                            (unsigned long long)(i - 1), (unsigned long long)count[i - 1]);
+    if (count[i] > ~(uint64_t)0 - *tokens)
+        return ro_sgns__bad(s->r, at, "the counts of words 0..%llu sum beyond 2^64",
+                            (unsigned long long)i);
+    *tokens += count[i];
+    return RO_SGNS_OK;
+}
+
 /* The vocabulary: n words, each its length, its bytes (a token) and its
-   count (not 0); the bytes as many as the header says; no word twice. */
+   count (not 0, descending, summing within 64 bits and within the tokens
+   read); the bytes as many as the header says; no word twice. */
 static ro_sgns_result ro_sgns__load_vocab(ro_sgns__load_state *s)
 {
     ro_sgns__reader *r = s->r;
     ro_sgns_counts *c = s->c;
     uint64_t n = s->n, word_bytes = s->word_bytes, sum = 0, k;
     size_t i, cap_w = 0, cap_l = 0, cap_c = 0, cap_a = 0, dup = 0;
+    uint64_t tokens = 0;
     ro_sgns_result rc = ro_sgns__r_need(r, n, 12, "the vocabulary");
     if (rc == RO_SGNS_OK) rc = ro_sgns__r_need(r, word_bytes + 12 * n, 1, "the vocabulary");
     if (rc != RO_SGNS_OK) return rc;
@@ -12746,14 +12941,24 @@ static ro_sgns_result ro_sgns__load_vocab(ro_sgns__load_state *s)
         c->vocab.arena_[sum + i + len] = '\0';
         c->vocab.len[i] = len;
         c->vocab.count[i] = ro_sgns__get_u64(p + len);
-        if (c->vocab.count[i] == 0)
-            return ro_sgns__bad(r, at + 4 + len, "word %llu has count 0", (unsigned long long)i);
+        rc = ro_sgns__load_count(s, i, at + 4 + len, &tokens);
+        if (rc != RO_SGNS_OK) return rc;
         sum += len;
         ro_sgns__r_take(r, (size_t)len + 8, 1);
     }
     if (sum != word_bytes)
         return ro_sgns__bad(r, 48, "header says %llu word bytes, the words have %llu",
                             (unsigned long long)word_bytes, (unsigned long long)sum);
+    /* the vocabulary's words are among the tokens and the distinct words
+       read (0 and 0: not recorded, counts not made by counting) */
+    if ((c->corpus_tokens || c->distinct_words) &&
+        (tokens > c->corpus_tokens || n > c->distinct_words ||
+         c->distinct_words > c->corpus_tokens))
+        return ro_sgns__bad(r, 32, "corpus_tokens %llu and distinct_words %llu do not hold the "
+                            "vocabulary's %llu words and %llu tokens",
+                            (unsigned long long)c->corpus_tokens,
+                            (unsigned long long)c->distinct_words, (unsigned long long)n,
+                            (unsigned long long)tokens);
     c->vocab.n = (size_t)n;
     c->vocab.arena_size_ = (size_t)(word_bytes + n);
     /* the arena may have moved while growing: pointers only now */
@@ -13351,6 +13556,16 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
             return ro_sgns__bad(r, 84, "chunks of 2^%lu bytes, want 2^%u to 2^%u",
                                 (unsigned long)log2, RO_SGNS__CHUNK_LOG2_MIN,
                                 RO_SGNS__CHUNK_LOG2_MAX);
+        /* what a resume compares is recorded whole (a step sets k, window
+           and the fingerprint together) or not at all (a start point);
+           cds is never 0 (ro_sgns_factors_create starts it at 1). A part
+           of it zeroed would make ro_sgns_factors_check_resume skip it. */
+        if ((k == 0) != (window == 0) || (k == 0) != (ro_sgns__get_u64(h + 56) == 0) ||
+            !(cds > 0))
+            return ro_sgns__bad(r, 56, "k %g, window %lu, cds %g, counts fingerprint %016llx: "
+                                "recorded in part (k, window and the fingerprint are all 0 "
+                                "or none; cds > 0)", k, (unsigned long)window, cds,
+                                (unsigned long long)ro_sgns__get_u64(h + 56));
         r->ch.size = (uint64_t)1 << log2;
     }
     n = ro_sgns__get_u64(h + 16);
@@ -13392,6 +13607,10 @@ static ro_sgns_result ro_sgns__fx_values(ro_sgns__reader *r, const ro_sgns_facto
             uint64_t e = idx + j;
             double v = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8 * j));
             if (!ro_sgns__is_finite(v)) return ro_sgns__bad(r, r->offset + 8 * j, "NaN or Inf");
+            /* a value the real type cannot hold would load as Inf (and
+               converting it is undefined) */
+            if (sizeof(ro_sgns_real) < sizeof(double) && (v > FLT_MAX || v < -FLT_MAX))
+                return ro_sgns__bad(r, r->offset + 8 * j, "%g is beyond the float range", v);
             if (!to) continue;
             if (e < n * d) to->U[e] = (ro_sgns_real)v;
             else if (e < n * d + d * d) to->S[e - n * d] = (ro_sgns_real)v;
@@ -14458,6 +14677,16 @@ static ro_sgns_result ro_sgns__vec_text_word(ro_sgns__txt_in *in, char *word, ro
     return RO_SGNS_OK;
 }
 
+/* A text line that the input's end cut: every line of a vectors file ends
+   with '\n' (as every writer of the format puts it), so that a file cut
+   inside its last number is not read with a changed value. */
+static ro_sgns_result ro_sgns__vec_cut(ro_sgns__ull line, ro_sgns_error *err)
+{
+    return ro_sgns__fail(err, RO_SGNS_ERR_FORMAT,
+                         "line %llu: the file ends inside the line, without its newline (a "
+                         "file cut short?)", line);
+}
+
 /* The rest of GloVe's first line, after its word: its count of numbers
    sets b->d; then the row. */
 static ro_sgns_result ro_sgns__vec_glove_first(ro_sgns__txt_in *in, ro_sgns__vec_build *b,
@@ -14488,6 +14717,7 @@ static ro_sgns_result ro_sgns__vec_glove_first(ro_sgns__txt_in *in, ro_sgns__vec
     }
     if (rc == RO_SGNS_OK && cnt == 0)
         rc = ro_sgns__fail(err, RO_SGNS_ERR_FORMAT, "line %llu: a word without numbers", line);
+    if (rc == RO_SGNS_OK && c < 0) rc = ro_sgns__vec_cut(line, err);
     if (rc == RO_SGNS_OK) {
         b->d = cnt;
         rc = ro_sgns__vec_build_add(b, word, len, &row, &dup, err);
@@ -14518,7 +14748,8 @@ static ro_sgns_result ro_sgns__vec_text_row(ro_sgns__txt_in *in, const ro_sgns__
         row[j] = (ro_sgns_real)x;
     }
     c = ro_sgns__txt_skip_blanks(in);
-    if (c >= 0 && c != '\n')
+    if (c < 0) return ro_sgns__vec_cut(line, err);
+    if (c != '\n')
         return ro_sgns__fail(
             err, RO_SGNS_ERR_FORMAT, "line %llu: more than %llu numbers after the word%s", line,
             (ro_sgns__ull)b->d,
@@ -16094,6 +16325,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_most_similar(const ro_sgns_vectors *v,
         if ((rc = ro_sgns__eval_word_row(v, w, &rows[i], "most_similar", err)) != RO_SGNS_OK)
             goto done;
         ro_sgns__eval_add_unit(q, v->data + rows[i] * d, d, i < npositive ? 1.0 : -1.0);
+    }
+    for (i = 0; i < d && q[i] == 0; ++i) {}
+    if (i == d) { /* zero rows, or words that cancel: every cosine would be 0 */
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                           "most_similar: the query is the zero vector: no cosine is defined");
+        goto done;
     }
     if (k == 0) {
         if (count) *count = 0;

@@ -51,6 +51,8 @@
 #define CLI_MAX_ABS 1e6
 /* at least this many usable pairs (or questions) make a score */
 #define CLI_MIN_ITEMS 3
+/* fewer tokens than this get a warning that the vectors will mean nothing */
+#define CLI_FEW_TOKENS 1000
 #define CLI_MAX_OWNED 256
 #define CLI_MAX_SETS 64
 #define CLI_MAX_LIST 32
@@ -80,6 +82,8 @@ typedef struct cli {
     int line_open;   /* a progress line without its newline is on screen */
     size_t line_len; /* its length, to blank it when redrawn shorter */
     double last_draw, last_plain;
+    int stage; /* write_vectors stages files for commit_outputs (train) */
+    struct staged *staged; /* those files, in the order written */
 } cli;
 
 static double now(void)
@@ -100,17 +104,23 @@ static void end_line(cli *c)
     }
 }
 
+/* "ro-sgns CMD: KIND" and the message, a line on stderr */
+static void say(cli *c, const char *kind, const char *fmt, va_list ap)
+{
+    end_line(c);
+    fprintf(stderr, "ro-sgns%s%s: %s", c->cmd ? " " : "", c->cmd ? c->cmd : "", kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
 /* one line on stderr, then back to main, which frees what is registered */
 CLI_NORETURN static void die(cli *c, const char *fmt, ...)
 {
     va_list ap;
-    end_line(c);
-    fprintf(stderr, "ro-sgns%s%s: ", c->cmd ? " " : "", c->cmd ? c->cmd : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    say(c, "", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    fflush(stderr);
     longjmp(c->fail, 1);
 }
 
@@ -123,6 +133,15 @@ static void note(cli *c, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+/* a warning: said even with -quiet, the run goes on */
+static void warn(cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(c, "warning: ", fmt, ap);
+    va_end(ap);
 }
 
 /* Progress: on a terminal one line redrawn in place (at most 5 times a
@@ -299,6 +318,7 @@ typedef struct opts {
     int force;
     double max_step;
     unsigned long long memory, keep_direction;
+    int allow_binary;
     double negative, eig, cds, sample, alpha, eta, init_coverage;
 } opts;
 
@@ -1010,6 +1030,8 @@ typedef struct reader {
     double size, done, t0;
     int err; /* errno of a failed read */
     int eof;
+    unsigned char head[12]; /* the first bytes read (a file's magic and version) */
+    size_t nhead;
 } reader;
 
 static void reader_open(cli *c, reader *r, const char *flag, const char *path, const char *label)
@@ -1037,6 +1059,11 @@ static size_t reader_read(void *user, void *buf, size_t size)
     }
     if (got == 0 && r->eof) return 0;
     r->eof = got == 0;
+    if (r->nhead < sizeof r->head) {
+        size_t m = sizeof r->head - r->nhead < got ? sizeof r->head - r->nhead : got;
+        memcpy(r->head + r->nhead, buf, m);
+        r->nhead += m;
+    }
     r->done += (double)got;
     rate = r->done / (t - r->t0 + 1e-9);
     if (r->size > 0) {
@@ -1066,7 +1093,11 @@ CLI_NORETURN static void die_read(cli *c, const reader *r, const ro_sgns_error *
 
 enum { SNIFF_UNKNOWN, SNIFF_W2V_TEXT, SNIFF_HEADERLESS, SNIFF_BINARY };
 
-static int is_blank(unsigned char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+/* the blanks of the library's text formats (section 10) */
+static int is_blank(unsigned char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
 
 /* Does the line at b (up to '\n' or len) read as a word and numbers? want =
    how many numbers (0: at least one). A line cut by the end of the sample
@@ -1097,33 +1128,53 @@ static int text_record(const unsigned char *b, size_t len, unsigned long long wa
             if (s < i) return 0;
             break;
         }
-        if (i - s >= sizeof tok) return 0;
-        memcpy(tok, b + s, i - s);
-        tok[i - s] = '\0';
-        if (!parse_decimal(tok, &v)) return 0;
+        if (i - s >= sizeof tok) { /* longer than a number needs: its bytes only */
+            while (s < i && strchr("0123456789+-.eE", b[s])) ++s;
+            if (s < i) return 0;
+        } else {
+            memcpy(tok, b + s, i - s);
+            tok[i - s] = '\0';
+            if (!parse_decimal(tok, &v)) return 0;
+        }
         ++nums;
     }
     if (cut) return want == 0 || nums <= want;
     return nums >= 1 && (want == 0 || nums == want);
 }
 
+/* A run of decimal digits at b[*i] (before e) into *x: 0 when there is
+   none or it overflows. */
+static int header_count(const unsigned char *b, size_t e, size_t *i, unsigned long long *x)
+{
+    size_t s = *i;
+    *x = 0;
+    for (; *i < e && b[*i] >= '0' && b[*i] <= '9'; ++*i) {
+        if (*x > (~0ull - 9) / 10) return 0;
+        *x = *x * 10 + (unsigned long long)(b[*i] - '0');
+    }
+    return *i > s;
+}
+
+/* The first line (e bytes) as the library reads a word2vec header: blanks,
+   V, blanks, d, blanks; 0 when it is not one. */
+static int header_line(const unsigned char *b, size_t e, unsigned long long *V,
+                       unsigned long long *d)
+{
+    size_t i = 0;
+    while (i < e && is_blank(b[i])) ++i;
+    if (!header_count(b, e, &i, V) || i == e || !is_blank(b[i])) return 0;
+    while (i < e && is_blank(b[i])) ++i;
+    if (!header_count(b, e, &i, d)) return 0;
+    while (i < e && is_blank(b[i])) ++i;
+    return i == e;
+}
+
 static int sniff_vectors(const unsigned char *b, size_t n)
 {
     size_t e = 0, s;
     unsigned long long V = 0, d = 0;
-    char line[64];
     while (e < n && b[e] != '\n') ++e;
-    if (e < sizeof line) {
-        char *p, *q;
-        memcpy(line, b, e);
-        line[e] = '\0';
-        V = strtoull(line, &p, 10);
-        if (p != line && *p == ' ') {
-            d = strtoull(p + 1, &q, 10);
-            while (*q == ' ' || *q == '\r') ++q;
-            if (q == p + 1 || *q || line[0] == '-' || p[1] == '-') d = 0;
-        }
-    }
+    if (!header_line(b, e, &V, &d)) V = d = 0;
     if (d > 0 && V > 0) { /* "V d": word2vec, text or binary by its first record */
         s = e < n ? e + 1 : n;
         if (s >= n) return SNIFF_UNKNOWN;
@@ -1233,6 +1284,25 @@ static ro_sgns_vectors *load_vectors(cli *c, const opts *o, const char *flag, co
 }
 
 /* Values a vectors file may hold: finite, |x| <= CLI_MAX_ABS. */
+static int is_zero(const ro_sgns_real *x, size_t d)
+{
+    size_t j;
+    for (j = 0; j < d; ++j)
+        if (x[j] != 0) return 0;
+    return 1;
+}
+
+/* zero vectors have no direction: a cosine with one is scored 0, say so */
+static void warn_zero_rows(cli *c, const ro_sgns_vectors *v, const char *path)
+{
+    size_t i, zeros = 0, first = 0;
+    for (i = 0; i < v->n; ++i)
+        if (is_zero(v->data + i * v->d, v->d) && zeros++ == 0) first = i;
+    if (zeros)
+        warn(c, "%s: %lu zero vector(s) (the first: '%s'): a cosine with one is scored 0",
+             display(path), (unsigned long)zeros, v->words[first]);
+}
+
 static void check_values(cli *c, const char *what, const ro_sgns_real *M, size_t n, size_t d)
 {
     size_t i;
@@ -1251,6 +1321,74 @@ static void check_values(cli *c, const char *what, const ro_sgns_real *M, size_t
 }
 
 /* write n x d (words from the counts) to path by the format rule */
+/* A file written under a temporary name that commit_outputs renames over
+   its path; freed before that (a later failure), the temporary goes. */
+typedef struct staged {
+    char *tmp;
+    const char *to, *flag;
+    cli *c;
+    struct staged *next;
+} staged;
+
+static void drop_staged(void *p)
+{
+    staged *s = (staged *)p, **q;
+    for (q = &s->c->staged; *q; q = &(*q)->next)
+        if (*q == s) {
+            *q = s->next;
+            break;
+        }
+    if (s->tmp) remove(s->tmp);
+    free(s->tmp);
+    free(s);
+}
+
+/* The file a save to path replaces: the end of its symbolic links (what
+   realpath gives), or path itself (not a link, or a dangling one). */
+static const char *link_target(cli *c, const char *path)
+{
+    struct stat st;
+    char *real;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || !(real = realpath(path, NULL))) return path;
+    own(c, real, free_mem);
+    return real;
+}
+
+/* "<to>.<pid>.part": where a staged file waits, next to its path */
+static staged *stage_file(cli *c, const char *flag, const char *to)
+{
+    size_t n = strlen(to) + 32;
+    staged *s = (staged *)calloc(1, sizeof *s), **q;
+    if (!s) die(c, "out of memory");
+    s->tmp = (char *)malloc(n);
+    if (!s->tmp) {
+        free(s);
+        die(c, "out of memory");
+    }
+    snprintf(s->tmp, n, "%s.%ld.part", to, (long)getpid());
+    s->to = to;
+    s->flag = flag;
+    s->c = c;
+    for (q = &c->staged; *q; q = &(*q)->next) {}
+    *q = s;
+    own(c, s, drop_staged);
+    return s;
+}
+
+/* Every staged output was written: rename each over its path, so that a
+   failed second output (-output-contexts) never leaves the first replaced. */
+static void commit_outputs(cli *c)
+{
+    while (c->staged) {
+        staged *s = c->staged;
+        if (rename(s->tmp, s->to) != 0)
+            die(c, "-%s: cannot rename '%s' to '%s': %s", s->flag, s->tmp, s->to, strerror(errno));
+        free(s->tmp);
+        s->tmp = NULL;
+        release(c, s);
+    }
+}
+
 static void write_vectors(cli *c, const opts *o, const char *flag, const char *path,
                           const ro_sgns_counts *cn, const ro_sgns_real *M, size_t d)
 {
@@ -1274,8 +1412,12 @@ static void write_vectors(cli *c, const opts *o, const char *flag, const char *p
             if (rc != RO_SGNS_OK && !bad) die(c, "-%s %s: %s", flag, name, err.message);
             die(c, "-%s: cannot write '%s': %s", flag, name, strerror(bad ? e : errno));
         }
-    } else if (ro_sgns_vectors_save_path(v, fmt, path, NULL, &err) != RO_SGNS_OK) {
-        die_lib(c, path, &err);
+    } else {
+        /* train's two outputs are staged (both renamed or neither); a link is
+           followed, as the library's own save follows it */
+        staged *sf = c->stage ? stage_file(c, flag, link_target(c, path)) : NULL;
+        if (ro_sgns_vectors_save_path(v, fmt, sf ? sf->tmp : path, NULL, &err) != RO_SGNS_OK)
+            die(c, "-%s: %s", flag, err.message);
     }
     release(c, v);
 }
@@ -1378,6 +1520,51 @@ static void scorer_init(cli *c, scorer *s, const opts *o, const char *analogy)
     if (analogy) load_analogies(c, s, analogy);
 }
 
+/* is word w in the vocabulary (a ro_sgns_vocab) / the vectors? */
+typedef int (*has_word_fn)(const void *where, const char *w);
+static int in_vocab(const void *where, const char *w)
+{
+    return ro_sgns_vocab_find((const ro_sgns_vocab *)where, w, strlen(w)) >= 0;
+}
+static int in_vectors(const void *where, const char *w)
+{
+    size_t row;
+    return ro_sgns_vectors_find((const ro_sgns_vectors *)where, w, &row);
+}
+
+static int any_word(const void *where, const char *w)
+{
+    (void)where;
+    (void)w;
+    return 1;
+}
+
+static int cmp_question(const void *a, const void *b)
+{
+    const char *const *x = *(const char *const *const *)a, *const *y = *(const char *const *const *)b;
+    int k, r = 0;
+    for (k = 0; k < 4 && r == 0; ++k) r = strcmp(x[k], y[k]);
+    return r;
+}
+
+/* The distinct questions with all four words in where: a question asked
+   three times is one item of a score, not three. */
+static size_t usable_questions(cli *c, const ro_sgns_analogies *q, has_word_fn has,
+                               const void *where)
+{
+    char ***list = (char ***)alloc_array(c, q->n + 1, sizeof *list);
+    size_t j, m = 0, distinct = 0;
+    for (j = 0; j < q->n; ++j) {
+        int k, ok = 1;
+        for (k = 0; k < 4; ++k) ok &= has(where, q->words[4 * j + (size_t)k]);
+        if (ok) list[m++] = q->words + 4 * j;
+    }
+    qsort(list, m, sizeof *list, cmp_question);
+    for (j = 0; j < m; ++j) distinct += j == 0 || cmp_question(&list[j - 1], &list[j]) != 0;
+    release(c, list);
+    return distinct;
+}
+
 /* before any training: every set must have CLI_MIN_ITEMS usable items */
 static void scorer_check(cli *c, const scorer *s, const ro_sgns_vocab *vocab)
 {
@@ -1394,16 +1581,10 @@ static void scorer_check(cli *c, const scorer *s, const ro_sgns_vocab *vocab)
     }
     if (s->analogies) {
         const ro_sgns_analogies *q = s->analogies;
-        for (used = j = 0; j < q->n; ++j) {
-            int k, ok = 1;
-            for (k = 0; k < 4; ++k)
-                ok &= ro_sgns_vocab_find(vocab, q->words[4 * j + (size_t)k],
-                                         strlen(q->words[4 * j + (size_t)k])) >= 0;
-            used += (size_t)ok;
-        }
+        used = usable_questions(c, q, in_vocab, vocab);
         if (used < CLI_MIN_ITEMS)
-            die(c, "%s: only %lu of %lu questions have all four words in the vocabulary; a score "
-                   "needs %d",
+            die(c, "%s: only %lu of %lu questions are distinct with all four words in the "
+                   "vocabulary; a score needs %d",
                 s->analogy_path, (unsigned long)used, (unsigned long)q->n, CLI_MIN_ITEMS);
     }
 }
@@ -1442,6 +1623,7 @@ static ro_sgns_result scorer_run(const scorer *s, const ro_sgns_vectors *v, doub
 #define H_MEMORY "counting's memory budget, like 2G or 500M\n({D}; at least 1M)"
 #define H_DYNAMIC "0 fixed ({D}); 1 sampled per word as word2vec\nand fastText do; 2 weighted, (L - t + 1) / L at\ndistance t: 1's expectation"
 #define H_CROSS "let windows cross line breaks ({D})"
+#define H_ALLOW_BINARY "count input that is not text: NUL bytes, UTF-16,\nmostly invalid UTF-8 ({D}: refused)"
 #define H_THREADS "OpenMP threads (default: all cores)"
 #define H_BINARY_READ "1 word2vec binary, 0 text (default: by name)"
 /* how eval, neighbors and objective read vectors files */
@@ -1461,15 +1643,19 @@ static const flag_spec COUNT_FLAGS[] = {
     F("sample", T_NUM, sample, 0, 0, 1, "T",
       "subsample frequent words with word2vec's -sample\nthreshold T ({D} = off; word2vec: 1e-3)"),
     F("cross-lines", T_01, cross_lines, 0, 0, 1, "0|1", H_CROSS),
+    F("allow-binary", T_01, allow_binary, 0, 0, 1, "0|1", H_ALLOW_BINARY),
     F("seed", T_INT, seed, 0, 0, 9e18, "S", "for -dynamic-window 1 and -sample ({D})"),
     F("threads", T_INT, threads, 0, 1, 4096, "N", H_THREADS),
     F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
     END};
 
 #define FILES_TEXT                                                                              \
-    "  TEXT     any bytes; a token is a run of bytes other than space, tab and\n"              \
-    "           newline ('\\r' is dropped); a line break ends the windows unless\n"           \
-    "           -cross-lines 1. - is standard input.\n"
+    "  TEXT     UTF-8 (or any ASCII-based) text; a token is a run of bytes above\n"       \
+    "           0x20: every byte from 0x00 to 0x20 splits tokens (space, tab,\n"            \
+    "           newline, '\\r', '\\v', '\\f', NUL and the other control bytes);\n"    \
+    "           a line break ends the windows unless -cross-lines 1. Input that\n"         \
+    "           is not text (NUL bytes, UTF-16, mostly invalid UTF-8 in its first\n"       \
+    "           MiB) is refused unless -allow-binary 1. - is standard input.\n"
 #define FILES_COUNTS                                                                            \
     "  COUNTS   ro-sgns's binary counts: the vocabulary with its counts, #(w,c) as a\n"       \
     "           sparse matrix, the marginals, a checksum, the flags that made them.\n"
@@ -1516,25 +1702,83 @@ static ro_sgns_count_config count_config(const opts *o)
     cfg.sample = o->sample;
     cfg.cross_lines = o->cross_lines;
     cfg.seed = (uint64_t)o->seed;
+    cfg.allow_binary = o->allow_binary;
     return cfg;
+}
+
+/* counting refused input that is not text: say how to count it anyway */
+static void hint_binary(ro_sgns_error *err)
+{
+    size_t n = strlen(err->message);
+    if (err->code == RO_SGNS_ERR_FORMAT)
+        snprintf(err->message + n, sizeof err->message - n, "; -allow-binary 1 counts it anyway");
+}
+
+/* too little text for vectors to mean anything: a warning (the program
+   goes on: small texts make quick tests) */
+static void warn_small(cli *c, const char *path, const ro_sgns_counts *cn)
+{
+    if (cn->n < 2)
+        warn(c, "%s: the vocabulary has %lu word: nothing to tell words apart (a lower "
+             "-min-count or a larger text)", display(path), (unsigned long)cn->n);
+    else if (cn->corpus_tokens < CLI_FEW_TOKENS)
+        warn(c, "%s: only %llu tokens: too few for word vectors to mean anything", display(path),
+             (unsigned long long)cn->corpus_tokens);
+}
+
+/* the pair pass's progress (long with a wide window) */
+typedef struct pair_progress {
+    cli *c;
+    double t0, f0; /* the first report: its time and fraction */
+    int started;
+} pair_progress;
+
+static int on_pairs(const ro_sgns_count_progress *p, void *user)
+{
+    pair_progress *pp = (pair_progress *)user;
+    double frac = p->positions_total ? (double)p->positions / (double)p->positions_total : 1;
+    double t = now(), rate;
+    char eta[32];
+    if (!pp->started) {
+        pp->started = 1;
+        pp->t0 = t;
+        pp->f0 = frac;
+    }
+    rate = (frac - pp->f0) / (t - pp->t0 + 1e-9);
+    status(pp->c, p->positions == p->positions_total, "count: pairs %5.1f%% of %llu positions  ETA %s",
+           100 * frac, (unsigned long long)p->positions_total,
+           fmt_secs(rate > 0 ? (1 - frac) / rate : -1, eta, sizeof eta));
+    return 0;
 }
 
 /* count the text (a file, standard input, or text already in memory) */
 static ro_sgns_counts *count_text(cli *c, const char *path, const char *text, size_t size,
-                                  const ro_sgns_count_config *cfg, int vocab_only)
+                                  const ro_sgns_count_config *config, int vocab_only)
 {
     ro_sgns_counts *cn = NULL;
     ro_sgns_error err;
     double t0 = now();
+    ro_sgns_count_config copy = *config;
+    const ro_sgns_count_config *cfg = &copy;
+    pair_progress pp;
+    memset(&pp, 0, sizeof pp);
+    pp.c = c;
+    if (!vocab_only) {
+        copy.callback = on_pairs;
+        copy.user = &pp;
+    }
     if (text) {
         note(c, "count: counting %s (%.1f MB in memory) ...", display(path), (double)size / 1e6);
-        if (ro_sgns_count_memory(text, size, cfg, &cn, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_count_memory(text, size, cfg, &cn, NULL, &err) != RO_SGNS_OK) {
+            hint_binary(&err);
             die_lib(c, display(path), &err);
+        }
     } else {
         reader r;
         reader_open(c, &r, "train", path, "count: reading");
         if (ro_sgns_count_callback(reader_read, &r, cfg, &cn, NULL, &err) != RO_SGNS_OK) {
             end_line(c);
+            hint_binary(&err);
             die_read(c, &r, &err);
         }
         close_read(c, r.f);
@@ -1551,6 +1795,7 @@ static ro_sgns_counts *count_text(cli *c, const char *path, const char *text, si
              (unsigned long long)cn->corpus_tokens, (unsigned long long)cn->distinct_words,
              (unsigned long)cn->n, (unsigned long long)cfg->min_count, (unsigned long long)cn->nnz,
              cfg->window, now() - t0);
+    warn_small(c, path, cn);
     return cn;
 }
 
@@ -1566,25 +1811,30 @@ static ro_sgns_counts *load_counts(cli *c, const char *path)
     }
     close_read(c, r.f);
     own(c, cn, free_counts);
+    /* the library loads version 1 files, whose checksum misses some errors
+       (section 9): the version is bytes 8-11 */
+    if (r.nhead >= 12 && r.head[8] == 1 && !r.head[9] && !r.head[10] && !r.head[11])
+        warn(c, "%s is a version 1 counts file, whose checksum misses some damage: count the "
+             "corpus again (ro-sgns count) to write version 2", display(path));
     note(c, "counts %s: vocabulary %lu, %llu pairs, window %d, %.1f s", display(path),
          (unsigned long)cn->n, (unsigned long long)cn->nnz, cn->config.window, now() - r.t0);
     return cn;
 }
 
-static void save_counts(cli *c, const ro_sgns_counts *cn, const char *path)
+static void save_counts(cli *c, const char *flag, const ro_sgns_counts *cn, const char *path)
 {
     ro_sgns_error err;
     FILE *f;
-    if (output_target(path, &f) < 0) die(c, "cannot write '%s': %s", path, strerror(errno));
+    if (output_target(path, &f) < 0) die(c, "-%s: cannot write '%s': %s", flag, path, strerror(errno));
     if (f) {
         ro_sgns_result rc = ro_sgns_counts_save_callback(cn, write_file_fn, f, &err);
         int e = errno, bad = ferror(f);
         if (close_in_place(f) || rc != RO_SGNS_OK) {
-            if (rc != RO_SGNS_OK && !bad) die(c, "%s: %s", path, err.message);
-            die(c, "cannot write '%s': %s", path, strerror(bad ? e : errno));
+            if (rc != RO_SGNS_OK && !bad) die(c, "-%s %s: %s", flag, path, err.message);
+            die(c, "-%s: cannot write '%s': %s", flag, path, strerror(bad ? e : errno));
         }
     } else if (ro_sgns_counts_save_path(cn, path, &err) != RO_SGNS_OK) {
-        die_lib(c, path, &err);
+        die(c, "-%s: %s", flag, err.message);
     }
     note(c, "counts saved to %s", path);
 }
@@ -1609,7 +1859,7 @@ static int cmd_count(cli *c, int argc, char **argv)
     set_threads(&o);
     cfg = count_config(&o);
     cn = count_text(c, o.train, NULL, 0, &cfg, 0);
-    save_counts(c, cn, o.output);
+    save_counts(c, "output", cn, o.output);
     return 0;
 }
 
@@ -1669,6 +1919,7 @@ static const flag_spec TRAIN_FLAGS[] = {
      "the objective counts every pair; word2vec: 1e-3)",
      NULL, NULL},
     F("cross-lines", T_01, cross_lines, W_PAIRS, 0, 1, "0|1", H_CROSS),
+    F("allow-binary", T_01, allow_binary, W_COUNT, 0, 1, "0|1", H_ALLOW_BINARY),
 
     G("RO-SGNS (-method ro):"),
     {"iter", T_INT, offsetof(opts, iter), W_RO | W_SGD, 0, 1e6, "K",
@@ -2139,6 +2390,7 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
 {
     ro_sgns_real *M = NULL;
     ro_sgns_error err;
+    c->stage = 1; /* -output and -output-contexts are renamed when both are written */
     if (kind == RO_SGNS_EMBED_W_PLUS_C && x->n != x->m)
         die(c, "-embed w+c needs the same vocabulary for words and contexts; this point has %lu "
                "words and %lu contexts",
@@ -2161,6 +2413,7 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
         write_vectors(c, o, "output-contexts", o->output_ctx, cn, M, x->d);
         release(c, M);
     }
+    commit_outputs(c);
 }
 
 /* A resumed run's -curve: the rows after the checkpoint's step it (written
@@ -2586,7 +2839,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             cfg.memory_budget = 0;
         }
         cn = count_text(c, o.train, text, text_size, &cfg, !pairs);
-        if (o.save_counts) save_counts(c, cn, o.save_counts);
+        if (o.save_counts) save_counts(c, "save-counts", cn, o.save_counts);
     }
     if ((size_t)o.size > cn->n)
         die(c, "-size %lld is larger than the vocabulary (%lu words)", o.size, (unsigned long)cn->n);
@@ -2597,6 +2850,7 @@ static int cmd_train(cli *c, int argc, char **argv)
         ro_sgns_real *W, *C;
         size_t i, nd = cn->n * (size_t)o.size;
         run_sgd(c, &o, cn, text, text_size, (int)o.iter, &W, &C);
+        c->stage = 1; /* as write_point: both outputs or neither */
         if (kind == RO_SGNS_EMBED_W_PLUS_C) {
             ro_sgns_real *S = (ro_sgns_real *)alloc_array(c, nd, sizeof *S);
             for (i = 0; i < nd; ++i) S[i] = W[i] + C[i];
@@ -2605,6 +2859,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             write_vectors(c, &o, "output", o.output, cn, kind == RO_SGNS_EMBED_C ? C : W, (size_t)o.size);
         }
         if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
+        commit_outputs(c);
         note(c, "train: sgd d = %lld, %lld epoch(s), %.1f s -> %s", o.size, o.iter, now() - t0,
              is_stdio(o.output) ? "standard output" : o.output);
         return 0;
@@ -2627,6 +2882,9 @@ static int cmd_train(cli *c, int argc, char **argv)
         if (ro_sgns_factors_check_resume(x, cn, o.negative, o.cds, (size_t)o.size, &err) !=
             RO_SGNS_OK)
             die(c, "-resume %s: %s", o.resume, err.message);
+        if (x->counts_fingerprint == 0)
+            warn(c, "-resume %s records no counts, k, window or cds (a version 1 file, or a point "
+                 "no step made): only n and d were checked", o.resume);
         /* a step count below the checkpoint's is no run: refused, never its later point */
         if ((uint64_t)o.iter < x->iteration)
             die(c, "-resume %s is at step %llu, beyond -iter %lld: nothing to do (give -iter %llu "
@@ -2794,6 +3052,7 @@ static int cmd_eval(cli *c, int argc, char **argv)
     for (i = 0; i < npos; ++i) add_sets(c, &sc, "pairs", pos[i]);
     if (o.analogy) load_analogies(c, &sc, o.analogy); /* before the vectors: errors come fast */
     v = load_vectors(c, &o, "vectors", o.vectors);
+    warn_zero_rows(c, v, o.vectors);
     /* a set with fewer than CLI_MIN_ITEMS usable pairs has no score: its
        error only, no row; the table's head and foot only around a row */
     for (i = 0; i < sc.nsets; ++i) {
@@ -2833,7 +3092,7 @@ static int cmd_eval(cli *c, int argc, char **argv)
         ro_sgns_analogy_result *r = NULL;
         ro_sgns_error err;
         char line[512];
-        size_t j;
+        size_t j, distinct;
         cfg.fold_case = o.fold_case;
         cfg.restrict_vocab = (size_t)o.restrict_vocab;
         cfg.method = strcmp(o.analogy_method, "mul") == 0 ? RO_SGNS_3COSMUL : RO_SGNS_3COSADD;
@@ -2854,12 +3113,15 @@ static int cmd_eval(cli *c, int argc, char **argv)
                (unsigned long)r->seen, (unsigned long)r->total);
         ro_sgns_analogy_describe(r, line, sizeof line);
         printf("(%s: %s)\n", base_name(o.analogy), line);
-        if (r->seen < CLI_MIN_ITEMS) {
+        /* with case folding the library's match is not the exact one */
+        distinct = usable_questions(c, sc.analogies, o.fold_case ? any_word : in_vectors, v);
+        if (r->seen < CLI_MIN_ITEMS || distinct < CLI_MIN_ITEMS) {
             fflush(stdout);
             fprintf(stderr,
                     "ro-sgns eval: %s: only %lu of %lu questions usable (all four words in the "
-                    "vocabulary); a score needs %d\n",
-                    o.analogy, (unsigned long)r->seen, (unsigned long)r->total, CLI_MIN_ITEMS);
+                    "vocabulary; %lu distinct); a score needs %d\n",
+                    o.analogy, (unsigned long)r->seen, (unsigned long)r->total,
+                    (unsigned long)distinct, CLI_MIN_ITEMS);
             failed = 1;
         }
     }
@@ -2921,9 +3183,14 @@ static int cmd_neighbors(cli *c, int argc, char **argv)
         }
         if (ro_sgns_most_similar(v, plus, np, minus, nn, (size_t)o.restrict_vocab, (size_t)o.k, nb,
                                  &found, NULL, &err) != RO_SGNS_OK) {
-            if (err.code != RO_SGNS_ERR_NOT_FOUND) die(c, "%s", err.message);
+            if (err.code != RO_SGNS_ERR_NOT_FOUND && err.code != RO_SGNS_ERR_INVALID_ARGUMENT)
+                die(c, "%s", err.message);
             fflush(stdout);
-            fprintf(stderr, "ro-sgns neighbors: %s: %s\n", display(o.vectors), err.message);
+            if (err.code == RO_SGNS_ERR_NOT_FOUND)
+                fprintf(stderr, "ro-sgns neighbors: %s: %s\n", display(o.vectors), err.message);
+            else /* the only argument most_similar can refuse here: a zero query */
+                fprintf(stderr, "ro-sgns neighbors: '%s%s' is the zero vector: no cosine is defined\n",
+                        pos[i], end > i + 1 ? " ..." : "");
             failed = 1;
         } else {
             for (j = i; j < end; ++j) printf("%s%s", j > i ? " " : "", pos[j]);
@@ -2957,6 +3224,16 @@ static const cmd_desc OBJECTIVE_CMD = {
     "Rows follow the counts' vocabulary; a word without a vector is a zero row.\n",
     OBJECTIVE_FLAGS, "files:\n" FILES_COUNTS FILES_VECTORS, 0};
 
+/* -vectors or -contexts of objective: none of the counts' words is an
+   error; some missing (zero rows, which change F) a note */
+static void note_missing(cli *c, const char *flag, const char *path, size_t found, size_t n)
+{
+    if (!found) die(c, "-%s %s has no word of the counts' vocabulary", flag, path);
+    if (found < n)
+        note(c, "-%s %s: %lu of %lu words have no vector (zero rows)", flag, path,
+             (unsigned long)(n - found), (unsigned long)n);
+}
+
 static int cmd_objective(cli *c, int argc, char **argv)
 {
     opts o;
@@ -2976,10 +3253,7 @@ static int cmd_objective(cli *c, int argc, char **argv)
     cn = load_counts(c, o.counts);
     w = load_vectors(c, &o, "vectors", o.vectors);
     W = aligned_matrix(c, w, cn, &found);
-    if (!found) die(c, "-vectors %s has no word of the counts' vocabulary", o.vectors);
-    if (found < cn->n)
-        note(c, "%s: %lu of %lu words have no vector (zero rows)", o.vectors,
-             (unsigned long)(cn->n - found), (unsigned long)cn->n);
+    note_missing(c, "vectors", o.vectors, found, cn->n);
     C = W;
     if (o.contexts) {
         cv = load_vectors(c, &o, "contexts", o.contexts);
@@ -2987,7 +3261,7 @@ static int cmd_objective(cli *c, int argc, char **argv)
             die(c, "-contexts %s has dimension %lu, -vectors %s has %lu", o.contexts,
                 (unsigned long)cv->d, o.vectors, (unsigned long)w->d);
         C = aligned_matrix(c, cv, cn, &found);
-        if (!found) die(c, "-contexts %s has no word of the counts' vocabulary", o.contexts);
+        note_missing(c, "contexts", o.contexts, found, cn->n);
     }
     p = make_problem(c, cn, o.negative, o.cds);
     if (ro_sgns_objective_wc(p, W, C, w->d, &F, &err) != RO_SGNS_OK) die(c, "%s", err.message);
@@ -3088,6 +3362,17 @@ static int run_cmd(cli *c, const cmd_desc *cd, int argc, char **argv)
     return cmd_objective(c, argc, argv);
 }
 
+/* What went to standard output reached it: a full disk or /dev/full makes
+   the exit status 1 with the reason, whatever printed there (-version,
+   -help, eval's scores). */
+static int stdout_status(int rc)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    if (!bad) return rc;
+    fprintf(stderr, "ro-sgns: cannot write to standard output: %s\n", strerror(errno));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     static const cmd_desc *const CMDS[] = {&TRAIN_CMD, &COUNT_CMD, &EVAL_CMD, &NEIGHBORS_CMD,
@@ -3103,11 +3388,11 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "-version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("ro-sgns %s\n", RO_SGNS_VERSION_STRING);
-        return 0;
+        return stdout_status(0);
     }
     if (is_help(argv[1]) && argc == 2) {
         print_usage(stdout);
-        return 0;
+        return stdout_status(0);
     }
     for (i = 0; i < (int)(sizeof CMDS / sizeof CMDS[0]); ++i)
         if (strcmp(argv[is_help(argv[1]) ? 2 : 1], CMDS[i]->name) == 0) cd = CMDS[i];
@@ -3118,16 +3403,16 @@ int main(int argc, char **argv)
     }
     if (is_help(argv[1])) { /* ro-sgns help train */
         print_cmd_help(cd, stdout);
-        return 0;
+        return stdout_status(0);
     }
     for (i = 2; i < argc; ++i)
         if (is_help(argv[i]) && (cd->words ? argv[i][0] == '-' : 1) && strcmp(argv[i], "help") != 0) {
             print_cmd_help(cd, stdout);
-            return 0;
+            return stdout_status(0);
         }
     c.cmd = cd->name;
     rc = run_cmd(&c, cd, argc - 2, argv + 2);
     end_line(&c);
     release_all(&c);
-    return rc;
+    return stdout_status(rc);
 }

@@ -66,6 +66,17 @@ for h in -h --help help; do run $h; grep -q "^usage:" "$T/out" && ok || bad "$h 
 run -version
 grep -Eq "^ro-sgns [0-9]+\.[0-9]+\.[0-9]+$" "$T/out" && ok || bad "-version: $(cat "$T/out")"
 run --version
+# what goes to standard output must get there: /dev/full is an error
+if [ -w /dev/full ]; then
+    for a in -version -help "train -help" "help count"; do
+        # shellcheck disable=SC2086
+        "$BIN" $a > /dev/full 2> "$T/err" && bad "ro-sgns $a > /dev/full exited 0" || ok
+        grep -q "cannot write to standard output" "$T/err" && ok || bad "ro-sgns $a > /dev/full: $(cat "$T/err")"
+    done
+fi
+# the help names every byte that splits tokens, as the counter does
+run count -help
+grep -q "'\\\\v', '\\\\f', NUL" "$T/out" && ok || bad "count -help: the token-splitting bytes"
 for c in train count eval neighbors objective vocab; do
     run $c -help
     grep -q "^usage: ro-sgns $c" "$T/out" && ok || bad "$c -help: its usage"
@@ -99,6 +110,7 @@ run train -train "$SAMPLE" -output "$T/ro.bin" -size 20 -iter 2 -eig 0.5 -embed 
     -output-contexts "$T/ro_ctx.bin"
 [ -s "$T/out" ] && bad "train wrote to stdout" || ok
 grep -q "^count: reading sample.txt .* 100.0%" "$T/err" && ok || bad "counting progress with percent"
+grep -q "^count: pairs 100.0% of [0-9]* positions" "$T/err" && ok || bad "counting's pair pass shows its progress: $(cat "$T/err")"
 grep -q "^iter   2/2  F -" "$T/err" && ok || bad "RO progress lines: $(cat "$T/err")"
 grep -q "ETA" "$T/err" && ok || bad "RO progress has an ETA"
 tr -d '\n' < "$T/err" | grep -q "$(printf '\r')" && bad "\\r in progress written to a file" || ok
@@ -242,6 +254,16 @@ same "$T/out" "$T/eval_txt"
 tail -n +2 "$T/svd.txt" > "$T/headerless.txt" # gensim's save_word2vec_format(write_header=False)
 run eval -vectors "$T/headerless.txt" "$SETS"
 same "$T/out" "$T/eval_txt"
+# the format sniffer takes the text the library reads
+printf '2\t3\na 1 2 3\nb 4 5 6\n' > "$T/tab_header.txt"
+run neighbors -vectors "$T/tab_header.txt" a
+grep -q "^ *b " "$T/out" && ok || bad "a header 'V<tab>d': $(cat "$T/out" "$T/err")"
+printf '2 3%70s\na 1 2 3\nb 4 5 6\n' "" > "$T/long_header.txt"
+run neighbors -vectors "$T/long_header.txt" a
+printf '2 3\na 0.%s 2 3\nb 4 5 6\n' "$(printf '%070d' 1)" > "$T/long_number.txt"
+run neighbors -vectors "$T/long_number.txt" a
+printf 'a 0.%s 2 3\nb 4 5 6\n' "$(printf '%070d' 1)" > "$T/long_number.glove.txt"
+run neighbors -vectors "$T/long_number.glove.txt" a
 run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -format glove -output "$T/g.txt" -quiet
 same "$T/g.txt" "$T/svd.glove"
 # the start from W0, C0 of a GloVe file is X0 = W0 C0^T: the SVD's F (signs of
@@ -262,7 +284,7 @@ cmp -s "$T/out" "$T/svd.txt" && ok || bad "-output - is the text file"
 cat "$SAMPLE" | "$BIN" train -train - -method svd -size 20 -eig 0.5 -embed w -output "$T/stdin.txt" 2> "$T/err" && ok || bad "-train -"
 same "$T/stdin.txt" "$T/svd.txt"
 grep -q "standard input: 1.1 MB" "$T/err" && ok || bad "stdin progress in MB"
-grep -q "%" "$T/err" && bad "a percentage for a pipe: $(cat "$T/err")" || ok
+grep "reading standard input" "$T/err" | grep -q "%" && bad "a percentage for a pipe: $(cat "$T/err")" || ok
 cat "$SAMPLE" | "$BIN" train -train - -method sgd -size 20 -iter 1 -threads 1 -output "$T/stdin_sgd.txt" -quiet && ok || bad "sgd -train -"
 same "$T/stdin_sgd.txt" "$T/sgd.txt"
 cat "$SAMPLE" | "$BIN" count -train - -output "$T/stdin.counts" -quiet && ok || bad "count -train -"
@@ -526,7 +548,15 @@ if mknod "$T/full" c 1 7 2>/dev/null; then # a stand-in for /dev/full
     F="$T/full"
     fails "-output: cannot write '$F': No space left" train -counts "$T/small.counts" -method svd -size 10 -output "$F"
     fails "-checkpoint after step 1: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -iter 1 -checkpoint "$F" -output "$T/x.txt"
-    fails "cannot write '$F': No space left" train -train "$SAMPLE" -method svd -size 10 -min-count 40 -save-counts "$F" -output "$T/x.txt"
+    fails "-save-counts: cannot write '$F': No space left" train -train "$SAMPLE" -method svd -size 10 -min-count 40 -save-counts "$F" -output "$T/x.txt"
+    fails "-output: cannot write '$F': No space left" count -train "$SAMPLE" -min-count 40 -output "$F"
+    # a failed second output leaves the first untouched: both are renamed at the end
+    printf 'old\n' > "$T/keep.txt"
+    fails "-output-contexts: cannot write '$F': No space left" train -counts "$T/small.counts" -method svd -size 10 -output "$T/keep.txt" -output-contexts "$F"
+    [ "$(cat "$T/keep.txt")" = old ] && ok || bad "a failed -output-contexts replaced -output"
+    fails "-output-contexts: cannot write '$F': No space left" train -train "$SAMPLE" -min-count 40 -method sgd -iter 1 -size 10 -output "$T/keep.txt" -output-contexts "$F"
+    [ "$(cat "$T/keep.txt")" = old ] && ok || bad "a failed -output-contexts replaced -output (sgd)"
+    ls "$T" | grep -q '\.part$' && bad "a staged output was left: $(ls "$T")" || ok
     fails "-curve: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -curve "$F" -output "$T/x.txt"
     [ -c "$F" ] && ok || bad "a character device (a stand-in for /dev/full) was replaced"
 fi
@@ -674,6 +704,26 @@ fails "is a directory" count -train "$T" -output "$T/x.counts"
 fails "expected a whole number" count -train "$SAMPLE" -output "$T/x.counts" -min-count 1e99
 printf '\000\001\002\377' > "$T/binary.txt"
 fails "." count -train "$T/binary.txt" -output "$T/x.counts" -min-count 2
+# input that is not text is refused with what it looks like, and the flag
+# that counts it anyway; too little text is warned about
+fails "not text: 1 NUL byte.*the first at byte 0; -allow-binary 1 counts it anyway" count -train "$T/binary.txt" -output "$T/x.counts" -min-count 1
+u16='t\000h\000e\000 \000c\000a\000t\000 \000s\000a\000t\000\n\000'
+printf "$u16$u16$u16" > "$T/u16.txt"
+fails "UTF-16LE \(a NUL in every other byte\)" count -train "$T/u16.txt" -output "$T/x.counts" -min-count 1
+fails "UTF-16LE \(a NUL in every other byte\)" train -train "$T/u16.txt" -size 2 -output "$T/x.txt" -min-count 1
+printf "\377\376$u16" > "$T/u16bom.txt"
+fails "UTF-16LE \(a byte order mark\)" count -train "$T/u16bom.txt" -output "$T/x.counts" -min-count 1
+awk 'BEGIN { srand(3); for (i = 0; i < 3000; i++) printf "%c", 128 + int(rand() * 128) }' > "$T/high.txt"
+if [ "$(wc -c < "$T/high.txt")" -ge 3000 ]; then # an awk that writes bytes, not UTF-8 characters
+    fails "invalid UTF-8 sequences" count -train "$T/high.txt" -output "$T/x.counts" -min-count 1
+fi
+run count -train "$T/u16.txt" -output "$T/u16.counts" -min-count 1 -allow-binary 1 -quiet
+printf 'a a a a a a\n' > "$T/one_word.txt"
+run count -train "$T/one_word.txt" -output "$T/one_word.counts" -min-count 1 -quiet
+grep -q "warning: .*one_word.txt: the vocabulary has 1 word" "$T/err" && ok || bad "count of one word type: no warning: $(cat "$T/err")"
+printf 'hello world\n' > "$T/two_tokens.txt"
+run train -method sgd -train "$T/two_tokens.txt" -size 2 -min-count 1 -output "$T/two_tokens.vec" -quiet
+grep -q "warning: .*two_tokens.txt: only 2 tokens" "$T/err" && ok || bad "sgd on 2 tokens: no warning: $(cat "$T/err")"
 : > "$T/empty.txt"
 fails "$T/empty.txt" count -train "$T/empty.txt" -output "$T/x.counts"
 fails "-output VECTORS is required" train -counts "$T/s.counts" -size 20
@@ -696,6 +746,53 @@ fails "-counts COUNTS and -vectors W are required" objective -counts "$T/s.count
 run train -counts "$T/s.counts" -method svd -size 10 -output "$T/svd10.txt" -quiet
 fails "-contexts $T/svd10.txt has dimension 10, -vectors $T/svd.txt has 20" objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd10.txt"
 grep -q "\-size" "$T/err" && bad "objective speaks of -size: $(cat "$T/err")" || ok
+# a version 1 counts file loads with a warning to write it again
+if command -v cc >/dev/null 2>&1; then
+    cat > "$T/to_v1.c" <<'CEOF'
+#include <stdio.h>
+#include "counts_file.h"
+int main(int argc, char **argv)
+{
+    static unsigned char b[1 << 24];
+    FILE *f = argc == 3 ? fopen(argv[1], "rb") : NULL;
+    size_t m = 0;
+    unsigned char *v1;
+    if (!f) return 1;
+    if (fread(b, 1, sizeof b, f) < 120) return 1;
+    fclose(f);
+    v1 = tcf_v1_of(b, &m);
+    f = fopen(argv[2], "wb");
+    if (!v1 || !f || fwrite(v1, 1, m, f) != m || fclose(f) != 0) return 1;
+    free(v1);
+    return 0;
+}
+CEOF
+    if cc -Itests "$T/to_v1.c" -o "$T/to_v1" 2> "$T/err" && "$T/to_v1" "$T/small.counts" "$T/v1.counts"; then
+        run train -counts "$T/v1.counts" -method svd -size 10 -output "$T/v1_svd.txt" -quiet
+        grep -q "warning: .*v1.counts is a version 1 counts file" "$T/err" && ok || bad "a version 1 counts file: no warning: $(cat "$T/err")"
+        run train -counts "$T/small.counts" -method svd -size 10 -output "$T/v2_svd.txt" -quiet
+        same "$T/v1_svd.txt" "$T/v2_svd.txt"
+        grep -q "version 1" "$T/err" && bad "a version 2 counts file warned: $(cat "$T/err")" || ok
+    else
+        bad "tests/counts_file.h: a version 1 writer does not build: $(cat "$T/err")"
+    fi
+fi
+# contexts that cover one word: F is of mostly zero rows, and says so
+{ echo "1 10"; awk 'NR == 2' "$T/svd10.txt"; } > "$T/one_ctx.txt"
+run objective -counts "$T/small.counts" -vectors "$T/svd10.txt" -contexts "$T/one_ctx.txt"
+grep -q "^-contexts $T/one_ctx.txt: [0-9]* of [0-9]* words have no vector" "$T/err" && ok || bad "objective -contexts of 1 word: no note: $(cat "$T/err")"
+# a zero vector has no cosine: neighbors refuses it, eval warns
+{ echo "4 2"; echo "a 1 0"; echo "b 0 1"; echo "c 1 1"; echo "z 0 0"; } > "$T/zero.txt"
+fails "'z' is the zero vector" neighbors -vectors "$T/zero.txt" z
+fails "'a \.\.\.' is the zero vector" neighbors -vectors "$T/zero.txt" a -a
+printf 'a b 1\na c 2\nb c 3\nz a 4\n' > "$T/zero_pairs.txt"
+run eval -vectors "$T/zero.txt" "$T/zero_pairs.txt"
+grep -q "warning: .*zero.txt: 1 zero vector(s) (the first: 'z')" "$T/err" && ok || bad "eval of a zero vector: no warning: $(cat "$T/err")"
+# one question three times is one item, not the three a score needs
+w4=$(awk 'NR > 1 && NR < 6 { printf "%s ", $1 }' "$T/svd10.txt")
+printf ': s\n%s\n%s\n%s\n' "$w4" "$w4" "$w4" > "$T/repeated_q.txt"
+fails "1 distinct\); a score needs 3" eval -vectors "$T/svd10.txt" -analogy "$T/repeated_q.txt"
+fails "only 0 of 3 questions are distinct|only 1 of 3 questions are distinct" train -counts "$T/small.counts" -size 10 -iter 1 -analogy "$T/repeated_q.txt" -output "$T/x.txt"
 [ -e "$T/x.txt" ] && bad "a failed run left $T/x.txt" || ok
 [ -e "$T/x.counts" ] && bad "a failed run left $T/x.counts" || ok
 

@@ -304,6 +304,7 @@ static void test_lines(void)
         unsigned b;
         int bad = 0;
         ro_sgns_error err;
+        cfg.allow_binary = 1; /* lone bytes >= 0x80 and NUL are not text */
         for (b = 0; b <= 0xFF; ++b) {
             char t[8];
             int sep = b <= 0x20;
@@ -324,6 +325,7 @@ static void test_lines(void)
             ro_sgns_counts_free(c);
         }
         CHECKF(bad == 0, "%d bytes tokenized against the definition", bad);
+        cfg.allow_binary = 0;
     }
     /* "a\rb" is two words now ('\r' was dropped inside a word before) */
     c = count_str("a\rb ab a\rb", &cfg);
@@ -543,7 +545,11 @@ static void test_bad_input(void)
     }
     cfg.min_count = 5;
     CHECK(ro_sgns_count_memory(garbage, sizeof garbage, &cfg, &c, NULL, &err) ==
+              RO_SGNS_ERR_FORMAT && !c);
+    cfg.allow_binary = 1;
+    CHECK(ro_sgns_count_memory(garbage, sizeof garbage, &cfg, &c, NULL, &err) ==
               RO_SGNS_ERR_EMPTY && !c);
+    cfg.allow_binary = 0;
     /* bad settings */
     cfg = cfg_min(0, 1);
     CHECK(ro_sgns_count_memory("a b", 3, &cfg, &c, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
@@ -580,6 +586,7 @@ static void test_bad_input(void)
     {
         ro_sgns_counts *z = NULL;
         cfg = cfg_min(1, 1);
+        cfg.allow_binary = 1; /* a NUL is not text (test_not_text) */
         CHECK(ro_sgns_count_memory("a\0b q a\0b", 9, &cfg, &z, NULL, &err) == RO_SGNS_OK);
         if (z) {
             CHECK(z->n == 3 && ro_sgns_vocab_find(&z->vocab, "a\0b", 3) == -1);
@@ -589,6 +596,162 @@ static void test_bad_input(void)
             ro_sgns_counts_free(z);
         }
     }
+}
+
+/* Count text (len bytes) whole and through readers of 1 and 7 bytes a
+   read: the same result code (the check does not depend on the split),
+   and a message that holds want. */
+static void not_text_case(const char *what, const unsigned char *text, size_t len,
+                          const ro_sgns_count_config *cfg, ro_sgns_result want_rc,
+                          const char *want)
+{
+    static const size_t chunks[2] = {1, 7};
+    ro_sgns_counts *c = NULL;
+    ro_sgns_error err;
+    ro_sgns_result rc = ro_sgns_count_memory(text, len, cfg, &c, NULL, &err);
+    size_t i;
+    CHECKF(rc == want_rc, "%s: %d, not %d (%s)", what, (int)rc, (int)want_rc, err.message);
+    CHECKF(!want || strstr(err.message, want) != NULL, "%s: '%s' lacks '%s'", what, err.message,
+           want);
+    ro_sgns_counts_free(c);
+    for (i = 0; i < 2; ++i) {
+        tu_reader r = tu_reader_of(text, len, chunks[i]);
+        c = NULL;
+        rc = ro_sgns_count_callback(tu_read, &r, cfg, &c, NULL, &err);
+        CHECKF(rc == want_rc, "%s, reads of %lu: %d, not %d (%s)", what,
+               (unsigned long)chunks[i], (int)rc, (int)want_rc, err.message);
+        ro_sgns_counts_free(c);
+    }
+}
+
+/* Input that is not text (section 8, NOT TEXT) is refused with what it
+   looks like: random bytes, NUL bytes, UTF-16 with and without a byte
+   order mark, UTF-32; Latin-1 and valid UTF-8 pass; allow_binary counts
+   anything; only the first RO_SGNS_SNIFF_BYTES are looked at. */
+static void test_not_text(void)
+{
+    static const char *words[6] = {"the", "cat", "sat", "on", "\xc3\xa9t\xc3\xa9", "mat"};
+    ro_sgns_count_config cfg = cfg_min(1, 1), any;
+    size_t n = 4000, i, len = 0;
+    unsigned char *buf = (unsigned char *)malloc(2 * RO_SGNS_SNIFF_BYTES + 64);
+    unsigned char *u16 = (unsigned char *)malloc(2 * n + 4);
+    uint64_t s = 7;
+    any = cfg;
+    any.allow_binary = 1;
+    CHECK(buf && u16);
+    if (!buf || !u16) {
+        free(buf);
+        free(u16);
+        return;
+    }
+    /* random bytes without NULs: mostly invalid UTF-8 */
+    for (i = 0; i < n; ++i) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        buf[i] = (unsigned char)(1 + (s >> 33) % 255);
+    }
+    not_text_case("random bytes", buf, n, &cfg, RO_SGNS_ERR_FORMAT, "invalid UTF-8");
+    not_text_case("random bytes, allowed", buf, n, &any, RO_SGNS_OK, NULL);
+    /* text with one NUL */
+    for (i = 0; i < 500; ++i) {
+        size_t l = strlen(words[i % 6]);
+        memcpy(buf + len, words[i % 6], l);
+        len += l;
+        buf[len++] = (unsigned char)(i % 10 == 9 ? '\n' : ' ');
+    }
+    not_text_case("text", buf, len, &cfg, RO_SGNS_OK, NULL);
+    buf[100] = 0;
+    not_text_case("a NUL", buf, len, &cfg, RO_SGNS_ERR_FORMAT, "the first at byte 100");
+    not_text_case("a NUL, allowed", buf, len, &any, RO_SGNS_OK, NULL);
+    buf[100] = ' ';
+    /* Latin-1: one byte in ten above 0x7F is still text */
+    for (i = 5; i < len; i += 10) buf[i] = 0xE9;
+    not_text_case("Latin-1", buf, len, &cfg, RO_SGNS_OK, NULL);
+    /* UTF-16 of the ASCII words, both byte orders, without and with a mark */
+    for (i = 0; i < n && i < len; ++i) {
+        unsigned char ch = buf[i] >= 0x80 ? 'e' : buf[i];
+        u16[2 + 2 * i] = ch;
+        u16[3 + 2 * i] = 0;
+    }
+    not_text_case("UTF-16LE", u16 + 2, 2 * i, &cfg, RO_SGNS_ERR_FORMAT, "UTF-16LE (a NUL");
+    not_text_case("UTF-16BE", u16 + 3, 2 * i - 1, &cfg, RO_SGNS_ERR_FORMAT, "UTF-16BE (a NUL");
+    u16[0] = 0xFF;
+    u16[1] = 0xFE;
+    not_text_case("UTF-16LE, marked", u16, 2 * i + 2, &cfg, RO_SGNS_ERR_FORMAT,
+                  "UTF-16LE (a byte order mark)");
+    not_text_case("UTF-16LE, allowed", u16, 2 * i + 2, &any, RO_SGNS_OK, NULL);
+    memcpy(u16, "\xFF\xFE\0\0", 4);
+    not_text_case("UTF-32LE, marked", u16, 2 * i + 2, &cfg, RO_SGNS_ERR_FORMAT, "UTF-32");
+    /* only the first RO_SGNS_SNIFF_BYTES count: a NUL just past them is
+       counted, one just before is refused */
+    len = 0;
+    while (len < RO_SGNS_SNIFF_BYTES + 16) {
+        memcpy(buf + len, "ab cd\n", 6);
+        len += 6;
+    }
+    buf[RO_SGNS_SNIFF_BYTES] = 0;
+    not_text_case("a NUL past the check", buf, len, &cfg, RO_SGNS_OK, NULL);
+    buf[RO_SGNS_SNIFF_BYTES] = 'x';
+    buf[RO_SGNS_SNIFF_BYTES - 1] = 0;
+    not_text_case("a NUL at its end", buf, len, &cfg, RO_SGNS_ERR_FORMAT, "NUL");
+    free(buf);
+    free(u16);
+}
+
+typedef struct progress_log {
+    uint64_t last, total, calls, stop_after;
+    int bad;
+} progress_log;
+
+static int log_progress(const ro_sgns_count_progress *p, void *user)
+{
+    progress_log *g = (progress_log *)user;
+    if (p->positions < g->last || p->positions > p->positions_total ||
+        (g->calls && p->positions_total != g->total))
+        g->bad = 1;
+    g->last = p->positions;
+    g->total = p->positions_total;
+    return ++g->calls == g->stop_after;
+}
+
+/* The pair pass reports its progress: positions rise to their total (the
+   vocabulary's tokens) with and without a budget (rows in pieces); the
+   counts are the same bits; a callback that stops gives RO_SGNS_STOPPED
+   and no counts. */
+static void test_progress(void)
+{
+    const char *text = "a b c a b d a b c e a a a b b c d e f g a b\nc a b a\n";
+    ro_sgns_count_config cfg = cfg_min(3, 1);
+    ro_sgns_counts *ref = NULL, *c = NULL;
+    ro_sgns_error err;
+    uint64_t tokens = 0;
+    size_t w;
+    int budget;
+    CHECK(ro_sgns_count_memory(text, strlen(text), &cfg, &ref, NULL, &err) == RO_SGNS_OK);
+    if (!ref) return;
+    for (w = 0; w < ref->n; ++w) tokens += ref->vocab.count[w];
+    for (budget = 0; budget < 2; ++budget) {
+        progress_log g;
+        memset(&g, 0, sizeof g);
+        cfg.callback = log_progress;
+        cfg.user = &g;
+        cfg.memory_budget = budget ? ref->peak_bytes : 0;
+        c = NULL;
+        CHECKF(ro_sgns_count_memory(text, strlen(text), &cfg, &c, NULL, &err) == RO_SGNS_OK,
+               "%s", err.message);
+        CHECKF(g.calls >= 1 && !g.bad && g.last == tokens && g.total == tokens,
+               "budget %d: %llu calls, last %llu of %llu, want %llu", budget,
+               (unsigned long long)g.calls, (unsigned long long)g.last,
+               (unsigned long long)g.total, (unsigned long long)tokens);
+        CHECK(c && tu_same_counts(ref, c));
+        CHECK(c && !c->config.callback && !c->config.user);
+        ro_sgns_counts_free(c);
+        memset(&g, 0, sizeof g);
+        g.stop_after = 1;
+        c = NULL;
+        CHECK(ro_sgns_count_memory(text, strlen(text), &cfg, &c, NULL, &err) == RO_SGNS_STOPPED &&
+              !c && err.code == RO_SGNS_STOPPED);
+    }
+    ro_sgns_counts_free(ref);
 }
 
 /* A vocabulary word whose every occurrence is subsampled away has an empty
@@ -1573,6 +1736,8 @@ int main(void)
     test_ties();
     test_long_words();
     test_bad_input();
+    test_not_text();
+    test_progress();
     test_empty_rows();
     test_reference();
     test_big_vocab();

@@ -504,6 +504,10 @@ static void test_gensim_calls(void)
               RO_SGNS_ERR_INVALID_ARGUMENT);
         CHECK(ro_sgns_most_similar(v, p, 1, NULL, 0, 0, 0, NULL, &cnt, NULL, &err) ==
               RO_SGNS_OK && cnt == 0);
+        /* a zero query (a word that cancels itself) has no cosine: refused */
+        CHECK(ro_sgns_most_similar(v, p, 1, p, 1, 0, 5, out, &cnt, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECKF(strstr(err.message, "zero vector") != NULL, "%s", err.message);
         /* only negative words: the rows farthest from w0 */
         CHECK(ro_sgns_most_similar(v, NULL, 0, q, 1, 0, 1, out, &cnt, NULL, &err) == RO_SGNS_OK);
         for (i = 1, sim = 2; i < n; ++i)
@@ -1114,7 +1118,7 @@ static void test_text_tolerance(void)
 {
     const char crlf[] = "2 3\r\nalpha 1 2 3\r\nbeta\t4\t5 6  \r\n\r\n";
     const char glove[] = "\xEF\xBB\xBFx 0.5 -1e-3 +2\ny .25 5. 1E2\n";
-    const char tail[] = "1 2\nw 1 2"; /* no final newline */
+    const char tail[] = "1 2\nw 1 2\n  \n";
     ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
     CHECK(ro_sgns_vectors_load_memory(crlf, sizeof crlf - 1, RO_SGNS_W2V_TEXT, 0, &v, NULL, &err) ==
@@ -1144,6 +1148,14 @@ static void test_malformed(void)
                                  G = RO_SGNS_GLOVE_TEXT;
     /* word2vec text */
     FAIL_TEXT("fewer vectors than the header", "3 2\na 1 2\nb 3 4\n", T, "file ends after 2");
+    /* a file cut inside its last number (no final newline): not read with
+       the number's first digits */
+    FAIL_TEXT("cut in the last number", "2 2\na 1 2\nb 3 4.2", T,
+              "line 3: the file ends inside the line");
+    FAIL_TEXT("cut in the last number, GloVe", "a 1 2\nb 3 4.2", G,
+              "line 2: the file ends inside the line");
+    FAIL_TEXT("cut in the only line, GloVe", "a 1 2.7", G, "line 1: the file ends inside");
+    FAIL_TEXT("cut after the last number", "1 2\na 1 2", T, "without its newline");
     FAIL_TEXT("more vectors than the header", "1 2\na 1 2\nb 3 4\n", T, "line 3");
     FAIL_TEXT("short line", "2 3\na 1 2 3\nb 4 5\n", T, "line 3");
     FAIL_TEXT("long line", "2 3\na 1 2 3 4\nb 4 5 6\n", T, "line 2");

@@ -897,6 +897,52 @@ static void test_checkpoints(void)
         CHECKF(loads == 0, "version 1 checkpoint: %d flips not refused", loads);
         free(v1);
     }
+    /* a value beyond the real type (float: 3.4e38) is refused, never loaded
+       as Inf; the same file loads in a double build */
+    {
+        size_t n1 = 0;
+        unsigned char *v1 = fx_v1(x, &n1);
+        tcf_put64(v1 + 56 + 8 * 3, ro_sgns__f64_bits(-1e300));
+        tcf_put64(v1 + n1 - 8, tcf_v1_hash(v1, n1 - 8));
+        if (sizeof(real) == sizeof(float))
+            CHECK(load_checkpoint(v1, n1) == RO_SGNS_ERR_FORMAT);
+        else
+            CHECK(load_checkpoint(v1, n1) == RO_SGNS_OK);
+        CHECK(write_file(path, v1, n1));
+        if (sizeof(real) == sizeof(float))
+            CHECKF(ro_sgns_factors_load_path(path, &y, NULL, &err) == RO_SGNS_ERR_FORMAT && !y &&
+                       strstr(err.message, "-1e+300 is beyond the float range") &&
+                       strstr(err.message, "offset 80"), "%s", err.message);
+        ro_sgns_factors_free(y);
+        y = NULL;
+        free(v1);
+    }
+    /* k, window and the fingerprint are recorded together or not at all:
+       a zero among them (which ro_sgns_factors_check_resume would skip)
+       or cds 0 is refused; none recorded (a start point) loads */
+    {
+        ro_sgns_factors keep = *x;
+        int field;
+        for (field = 0; field < 4; ++field) {
+            *x = keep;
+            if (field == 0) x->k = 0;
+            if (field == 1) x->window = 0;
+            if (field == 2) x->counts_fingerprint = 0;
+            if (field == 3) x->cds = 0;
+            g.len = 0;
+            CHECK(ro_sgns_factors_save_callback(x, tu_grow_write, &g, NULL) == RO_SGNS_OK);
+            CHECKF(load_checkpoint(g.p, g.len) == RO_SGNS_ERR_FORMAT, "field %d zeroed: loaded",
+                   field);
+        }
+        x->k = 0;
+        x->window = 0;
+        x->counts_fingerprint = 0;
+        x->cds = 1;
+        g.len = 0;
+        CHECK(ro_sgns_factors_save_callback(x, tu_grow_write, &g, NULL) == RO_SGNS_OK);
+        CHECK(load_checkpoint(g.p, g.len) == RO_SGNS_OK);
+        *x = keep;
+    }
     /* a corrupt checkpoint's error names the file */
     CHECK(ro_sgns_factors_save_path(x, path, &err) == RO_SGNS_OK);
     {
@@ -916,6 +962,70 @@ static void test_checkpoints(void)
     ro_sgns_factors_free(x);
     ro_sgns_counts_free(c);
     ro_sgns_counts_free(other);
+}
+
+/* The file's word i: the offset of its unigram count (version 2). */
+static size_t count_at(const unsigned char *f, size_t i)
+{
+    size_t at = 120, k;
+    for (k = 0; k < i; ++k) at += 4 + tcf_get32(f + at) + 8;
+    return at + 4 + tcf_get32(f + at);
+}
+
+/* Counts whose checksums are right but whose numbers cannot be: unigram
+   counts out of the vocabulary's descending order, summing beyond 2^64,
+   or more than corpus_tokens; corpus_tokens and distinct_words both 0
+   (not recorded) load. */
+static void test_counts_numbers(void)
+{
+    ro_sgns_counts *c = make_counts(10, 100, 3), *d = NULL;
+    unsigned char *f;
+    size_t size = 0;
+    ro_sgns_error err;
+    uint64_t c0, c1;
+    if (!c) {
+        CHECK(0);
+        return;
+    }
+    f = save_counts(c, 16, &size);
+    CHECK(f != NULL && c->n >= 2);
+    if (!f || c->n < 2) {
+        ro_sgns_counts_free(c);
+        free(f);
+        return;
+    }
+    c0 = tcf_get64(f + count_at(f, 0));
+    c1 = tcf_get64(f + count_at(f, 1));
+    CHECK(load_counts(f, size) == RO_SGNS_OK);
+    /* word 1 above word 0 */
+    tcf_put64(f + count_at(f, 1), c0 + 1);
+    tcf_refresh(f);
+    CHECKF(ro_sgns_counts_load_memory(f, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT && !d &&
+               strstr(err.message, "descending order"), "%s", err.message);
+    tcf_put64(f + count_at(f, 1), c1);
+    /* word 0 at 2^64 - 1: the sum overflows */
+    tcf_put64(f + count_at(f, 0), ~(uint64_t)0);
+    tcf_refresh(f);
+    CHECKF(ro_sgns_counts_load_memory(f, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT && !d &&
+               strstr(err.message, "beyond 2^64"), "%s", err.message);
+    tcf_put64(f + count_at(f, 0), c0);
+    /* fewer tokens read than the vocabulary's counts add up to */
+    tcf_put64(f + 32, c0);
+    tcf_refresh(f);
+    CHECKF(ro_sgns_counts_load_memory(f, size, &d, NULL, &err) == RO_SGNS_ERR_FORMAT && !d &&
+               strstr(err.message, "corpus_tokens"), "%s", err.message);
+    /* fewer distinct words than the vocabulary has */
+    tcf_put64(f + 32, c->corpus_tokens);
+    tcf_put64(f + 40, 1);
+    tcf_refresh(f);
+    CHECK(load_counts(f, size) == RO_SGNS_ERR_FORMAT);
+    /* neither recorded */
+    tcf_put64(f + 32, 0);
+    tcf_put64(f + 40, 0);
+    tcf_refresh(f);
+    CHECK(load_counts(f, size) == RO_SGNS_OK);
+    free(f);
+    ro_sgns_counts_free(c);
 }
 
 /* load errors of the counts name the file */
@@ -1060,6 +1170,7 @@ int main(void)
     test_checkpoints();
     test_checkpoint_best();
     test_named();
+    test_counts_numbers();
     test_bit_flips();
     return tu_finish(sizeof(real) == sizeof(double) ? "files(double)" : "files(float)");
 }
