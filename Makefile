@@ -50,7 +50,7 @@ HAVE_SSE42 := $(shell grep -qw sse4_2 /proc/cpuinfo 2>/dev/null && echo yes)
 # step_alone: the header with RO_SGNS_STEP_ONLY (no counting, files,
 # evaluation, SGD, shards or stdio), the method alone from counts in memory
 TESTS := linalg count sppmi ro eval sgd robust files step_alone
-TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h tests/counts_file.h
+TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h tests/counts_file.h tests/sppmi_csr.h
 
 # Compiling the header is most of make check's time, so each variant builds
 # the suites it checks: every suite in float and double (-O2), as C++ and with

@@ -2360,12 +2360,22 @@ __declspec(dllimport) unsigned long __stdcall GetLastError(void);
 #ifdef __cplusplus
 }
 #endif
-#elif defined(__unix__) || defined(__unix) || defined(__APPLE__)
+#elif defined(__unix__) || defined(__unix) || defined(__APPLE__) || defined(__wasi__)
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 #define RO_SGNS__POSIX_IO 1
+#ifdef __wasi__
+/* WASI (wasi-libc) has POSIX files, in the folders the runtime gives the
+   program, but no process ids and no permission bits: a new file's name
+   takes no pid and a replaced file's mode is not copied */
+#define RO_SGNS__GETPID() 0
+#define RO_SGNS__CHMOD(path, mode) ((void)(path), (void)(mode), 0)
+#else
+#define RO_SGNS__GETPID() getpid()
+#define RO_SGNS__CHMOD(path, mode) chmod(path, mode)
+#endif
 #define RO_SGNS__IS_DIR(m) S_ISDIR(m)
 #define RO_SGNS__IS_REG(m) S_ISREG(m)
 #ifndef __cplusplus
@@ -2376,6 +2386,20 @@ ssize_t readlink(const char *path, char *buf, size_t size);
 #endif
 #endif
 #include <time.h>   /* clock() for progress timings without OpenMP */
+#if defined(__wasi__) && !defined(_WASI_EMULATED_PROCESS_CLOCKS)
+/* WASI has no process clock: the monotonic wall clock instead, in clock()'s
+   units (progress reports' seconds count time waited too) */
+#include <wasi/api.h>
+static clock_t ro_sgns__wasi_clock(void)
+{
+    __wasi_timestamp_t ns = 0; /* nanoseconds */
+    if (__wasi_clock_time_get(__WASI_CLOCKID_MONOTONIC, 1000, &ns) != 0) return (clock_t)-1;
+    return (clock_t)(ns / (1000000000u / CLOCKS_PER_SEC));
+}
+#define RO_SGNS__CLOCK() ro_sgns__wasi_clock()
+#else
+#define RO_SGNS__CLOCK() clock()
+#endif
 
 #if defined(RO_SGNS_MALLOC) && defined(RO_SGNS_REALLOC) && defined(RO_SGNS_FREE)
 /* all three given */
@@ -2651,7 +2675,7 @@ static double ro_sgns__now(void)
 #ifdef _OPENMP
     return omp_get_wtime();
 #else
-    return (double)clock() / CLOCKS_PER_SEC;
+    return (double)RO_SGNS__CLOCK() / CLOCKS_PER_SEC;
 #endif
 }
 
@@ -4118,7 +4142,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
     ro_sgns_real *P, *Qc, *sig, *T = NULL, *dst;
     ro_sgns_result res;
     if (!f || !out || ldo < f->d || (which == RO_SGNS_EMBED_W_PLUS_C && f->n != f->m) ||
-        (int)which < 0 || (int)which > 2 || !ro_sgns__is_finite(alpha))
+        (unsigned)which > 2u || !ro_sgns__is_finite(alpha))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "embeddings: bad arguments (W + C needs n = m, alpha finite)");
     d = f->d;
@@ -11654,7 +11678,7 @@ static ro_sgns_result ro_sgns__tmp_create(const char *path, const char *target, 
                                           ro_sgns_error *err)
 {
     char *name = (char *)ro_sgns__malloc(al, strlen(target) + 22);
-    uint64_t salt = (uint64_t)time(NULL) * 0x100000001B3ull ^ (uint64_t)clock() ^
+    uint64_t salt = (uint64_t)time(NULL) * 0x100000001B3ull ^ (uint64_t)RO_SGNS__CLOCK() ^
                     (uint64_t)(size_t)name;
     unsigned attempt;
     int errnum = 0;
@@ -11662,7 +11686,7 @@ static ro_sgns_result ro_sgns__tmp_create(const char *path, const char *target, 
     *f = NULL;
     if (!name) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a file name");
 #ifdef RO_SGNS__POSIX_IO
-    salt ^= (uint64_t)getpid() << 32;
+    salt ^= (uint64_t)RO_SGNS__GETPID() << 32;
 #elif defined(RO_SGNS__WIN_IO)
     salt ^= (uint64_t)_getpid() << 32;
 #endif
@@ -11738,7 +11762,7 @@ static ro_sgns_result ro_sgns__save_file(const char *path, const char *target, i
     if (rc != RO_SGNS_OK) return rc;
     s.errnum = 0;
 #ifdef RO_SGNS__POSIX_IO
-    if (mode >= 0) (void)chmod(tmp, (mode_t)mode); /* the old file's permissions */
+    if (mode >= 0) (void)RO_SGNS__CHMOD(tmp, (mode_t)mode); /* the old file's permissions */
 #else
     (void)mode;
 #endif

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI: what `make cross` (mk/cross.mk) needs on a fresh Debian 12 machine:
-# cross compilers for aarch64, s390x (big-endian) and 32-bit Arm, run under
-# qemu-user; mingw-w64 run under wine; valgrind for `make valgrind`; tcc
-# (TinyCC) for `make tcc`.
+# cross compilers for aarch64, s390x (big-endian), 32-bit Arm, riscv64 and
+# ppc64le, run under qemu-user; clang with wasi-libc for wasm32-wasi, run by
+# node's WASI; arm-none-eabi-gcc and newlib for the Cortex-M build; mingw-w64
+# run under wine; valgrind for `make valgrind`; tcc (TinyCC) for `make tcc`.
 # Idempotent and quiet: installs only what is missing.
 #
 # Never install gcc-multilib here: it Conflicts with every gcc-*-linux-gnu
@@ -18,7 +19,10 @@ pkgs="make gcc g++ libc6-dev valgrind qemu-user-static wine64 tcc
       gcc-s390x-linux-gnu g++-s390x-linux-gnu
       gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
       gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64
-      gcc-12-multilib g++-12-multilib"
+      gcc-12-multilib g++-12-multilib
+      gcc-riscv64-linux-gnu gcc-powerpc64le-linux-gnu
+      clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 nodejs
+      gcc-arm-none-eabi libnewlib-arm-none-eabi"
 
 missing=""
 for p in $pkgs; do

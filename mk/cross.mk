@@ -8,6 +8,12 @@
 #                                size_t and pointers
 #                       mingw    x86_64-w64-mingw32-gcc -static, under wine: Windows,
 #                                LLP64 (32-bit long), msvcrt stdio, CRLF consoles
+#                       riscv64  riscv64-linux-gnu-gcc, under qemu-riscv64
+#                       ppc64le  powerpc64le-linux-gnu-gcc, under qemu-ppc64le
+#                       wasm     clang --target=wasm32-wasi (wasi-libc), under node's
+#                                WASI: 32-bit size_t, no threads, no fork or signals
+#                       cortex-m arm-none-eabi-gcc for a Cortex-M4F with newlib: the
+#                                step-alone program's size; run as 32-bit Arm Linux
 #   make cross-NAME   one of them; cross-i386 (gcc -m32 under qemu-i386, x87 excess
 #                     precision) exists too but is not in `cross`: qemu's x87 is slow.
 #   make valgrind     the suite (-O1 -g, serial: libgomp confuses valgrind) under
@@ -32,7 +38,7 @@ CROSS_TESTS   ?= $(or $(TESTS),$(patsubst tests/test_%.c,%,$(wildcard tests/test
 CROSS_DEPS    := $(sort ro_sgns.h tests/test_util.h $(TEST_DEPS))
 CROSS_WARN    ?= -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Werror
 CROSS_CXXWARN ?= -x c++ -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Werror
-CROSS_TARGETS ?= aarch64 s390x armhf mingw
+CROSS_TARGETS ?= aarch64 s390x armhf mingw riscv64 ppc64le wasm cortex-m
 # the compile tests: two RO_SGNS_STATIC copies, allocator macros in C and C++,
 # RO_SGNS_NO_STDIO (each costs a compile of the whole header: only where useful)
 CROSS_COMPILE_TESTS := static_f alloc_f alloc_cxx nostdio_f
@@ -70,6 +76,64 @@ CROSS_RUN_armhf     := qemu-arm-static -L /usr/arm-linux-gnueabihf
 CROSS_TYPES_armhf   := d
 CROSS_OMP_armhf     := f
 CROSS_QUICK_armhf   := 1
+
+# the other 64-bit Linux ISAs: RISC-V (RV64GC, LP64D; no SIMD kernel, the
+# portable one) and little-endian POWER (ppc64le: char unsigned, 128-bit long
+# double); quick, float, serial. The suites of the method and its formats
+# (linalg, count, ro, eval, files, step_alone), not sppmi (the start: the
+# kernels linalg and ro run), sgd (no ISA-dependent code) nor robust (the
+# allocation sweep; aarch64 runs it on a little-endian LP64 target): under
+# qemu-riscv64 on Zen 1 they took 34, 21 and 8 CPU s of 4 minutes, linalg 93.
+CROSS_CC_riscv64    := riscv64-linux-gnu-gcc
+CROSS_CXX_riscv64   := riscv64-linux-gnu-g++
+CROSS_OPT_riscv64   := -O1
+CROSS_RUN_riscv64   := qemu-riscv64-static -L /usr/riscv64-linux-gnu
+CROSS_TYPES_riscv64 := f
+CROSS_OMP_riscv64   :=
+CROSS_SKIP_riscv64  := sppmi sgd robust
+CROSS_QUICK_riscv64 := 1
+
+CROSS_CC_ppc64le    := powerpc64le-linux-gnu-gcc
+CROSS_CXX_ppc64le   := powerpc64le-linux-gnu-g++
+CROSS_OPT_ppc64le   := -O1
+CROSS_RUN_ppc64le   := qemu-ppc64le-static -L /usr/powerpc64le-linux-gnu
+CROSS_TYPES_ppc64le := f
+CROSS_OMP_ppc64le   :=
+# and not linalg: qemu-ppc64le is slow at floating point (as qemu-s390x is;
+# linalg had run 3.7 CPU minutes, unfinished, when it was stopped); its dense
+# kernels are the portable C that riscv64 and aarch64 run
+CROSS_SKIP_ppc64le  := linalg sppmi sgd robust
+CROSS_QUICK_ppc64le := 1
+
+# WebAssembly (wasm32-wasi): clang with Debian's wasi-libc and the wasm32
+# compiler-rt, run by node's WASI (tests/wasi_run.mjs: the current folder and
+# ../shared are the program's folders). 32-bit size_t, no threads (no
+# OpenMP), no fork or signals: test_robust (forked savers, FIFOs, file size
+# limits) is left out; the files suites run in the folders node opens.
+WASM_CC ?= clang-14
+CROSS_CC_wasm       := $(WASM_CC) --target=wasm32-wasi
+CROSS_CXX_wasm      := $(subst clang,clang++,$(WASM_CC)) --target=wasm32-wasi
+CROSS_OPT_wasm      := -O1
+CROSS_EXE_wasm      := .wasm
+# wasm-ld gives the stack 64 KB; test_count keeps 112 KB of arrays there
+# (the library's largest frame is an 8 KB buffer)
+CROSS_LDFLAGS_wasm  := -Wl,-z,stack-size=1048576
+CROSS_RUN_wasm      := node --experimental-wasi-unstable-preview1 --no-warnings tests/wasi_run.mjs
+CROSS_TYPES_wasm    := f
+CROSS_OMP_wasm      :=
+CROSS_SKIP_wasm     := robust
+CROSS_QUICK_wasm    := 1
+
+# What a target needs, checked when make reads this file: commands on the
+# PATH, or files by absolute path. A target whose needs are missing says
+# which and skips (tests/run.sh: a failure under CI=true, where
+# .ci/install-cross.sh has installed them all); its binaries are not built.
+CROSS_NEEDS_riscv64 := riscv64-linux-gnu-gcc qemu-riscv64-static
+CROSS_NEEDS_ppc64le := powerpc64le-linux-gnu-gcc qemu-ppc64le-static
+CROSS_NEEDS_wasm    := $(WASM_CC) wasm-ld-14 node /usr/include/wasm32-wasi/stdio.h \
+                       /usr/lib/llvm-14/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a
+cross_missing = $(shell for x in $(CROSS_NEEDS_$(1)); do \
+    case $$x in (/*) test -e $$x ;; (*) command -v $$x ;; esac >/dev/null 2>&1 || { echo $$x; break; }; done)
 
 # <asm/...> for -m32: gcc-multilib's /usr/include/asm link, which cannot be
 # installed beside the cross compilers (.ci/install-cross.sh); last in the
@@ -142,14 +206,67 @@ $(CROSS_B)/$(1)/nostdio_f$$(CROSS_EXE_$(1)): tests/compile_alloc.c $$(CROSS_DEPS
 	$$(CROSS_C_$(1)) -DRO_SGNS_NO_STDIO $$< -o $$@ $$(CROSS_L_$(1))
 
 .PHONY: cross-$(1)
+CROSS_MISSING_$(1) := $$(call cross_missing,$(1))
+ifneq ($$(CROSS_MISSING_$(1)),)
+cross-$(1):
+	@echo "cross-$(1): $$(CROSS_MISSING_$(1)) not found: skipped (.ci/install-cross.sh installs it)"
+	@sh tests/run.sh "echo cross-$(1): 0 passed, 0 failed, 1 skipped"
+else
 cross-$(1): $$(CROSS_BINS_$(1)) $$(CROSS_PRE_$(1))
 	@echo "== cross-$(1): $$(CROSS_CC_$(1)) $$(CROSS_OPT_$(1)), types $$(CROSS_T_$(1)) (OpenMP: $$(or $$(filter $$(CROSS_T_$(1)),$$(CROSS_OMP_$(1))),none)), run by $$(firstword $$(CROSS_RUN_$(1)))$$(if $$(CROSS_QUICK_$(1)), with RO_SGNS_TEST_QUICK=1)"
 	@t0=$$$$(date +%s); \
 	$$(CROSS_ENV_$(1)) RO_SGNS_TEST_QUICK=$$(CROSS_QUICK_$(1)) RO_SGNS_TEST_TMP=$(CROSS_B)/$(1) \
 	    sh tests/run.sh $$(foreach b,$$(CROSS_BINS_$(1)),"$$(CROSS_RUN_$(1)) $$(b)"); rc=$$$$?; \
 	echo "cross-$(1): $$$$(( $$$$(date +%s) - t0 )) s"; exit $$$$rc
+endif
 endef
-$(foreach c,aarch64 s390x armhf i386 mingw,$(eval $(call CROSS_template,$(c))))
+$(foreach c,aarch64 s390x armhf i386 mingw riscv64 ppc64le wasm,$(eval $(call CROSS_template,$(c))))
+
+# ------------------------------------------------------------------ Cortex-M
+# The step-alone configuration (RO_SGNS_STEP_ONLY) on a microcontroller:
+# tests/cortex_m.c (counts in memory, the start, 5 RO steps, the vectors)
+# linked for a Cortex-M4F (single precision in hardware, double in
+# software) against newlib's nano C library with its stubs (nosys), -Os and
+# --gc-sections. make cross-cortex-m prints the program's size and that of
+# the library's object alone (all of the step-alone configuration). Nothing
+# runs it there (a board or qemu-system-arm); the same source and
+# configuration built for 32-bit Arm Linux (thumb, hard float, -Os) runs
+# under qemu-arm and is compared with the x86-64 float build
+# (tests/cortex_m.sh says the tolerances).
+CM_CC    ?= arm-none-eabi-gcc
+CM_FLAGS := -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Os
+CM_LD    := -Wl,--gc-sections --specs=nano.specs --specs=nosys.specs
+CM_ARMHF := arm-linux-gnueabihf-gcc -mthumb -mfpu=vfpv4-d16 -mfloat-abi=hard -Os
+CM_B     := $(CROSS_B)/cortex-m
+CROSS_NEEDS_cortex-m := $(CM_CC) arm-none-eabi-size arm-linux-gnueabihf-gcc qemu-arm-static \
+                        /usr/lib/arm-none-eabi/newlib/thumb/v7e-m+fp/hard/libc_nano.a
+CROSS_MISSING_cortex-m := $(call cross_missing,cortex-m)
+CROSS_BINS_cortex-m := $(CM_B)/cortex_m.elf $(CM_B)/step_only.o $(CM_B)/cortex_m_armhf $(CM_B)/cortex_m_x86
+$(CM_B)/cortex_m.elf: tests/cortex_m.c tests/sppmi_csr.h ro_sgns.h
+	@mkdir -p $(@D)
+	$(CM_CC) $(CROSS_WARN) $(CM_FLAGS) -ffunction-sections -fdata-sections $< -o $@ $(CM_LD) -lm
+$(CM_B)/step_only.o: ro_sgns.h
+	@mkdir -p $(@D)
+	printf '#define RO_SGNS_STEP_ONLY\n#define RO_SGNS_IMPLEMENTATION\n#include "ro_sgns.h"\n' | \
+	    $(CM_CC) $(CROSS_WARN) $(CM_FLAGS) -I. -x c -c - -o $@
+$(CM_B)/cortex_m_armhf: tests/cortex_m.c tests/sppmi_csr.h ro_sgns.h
+	@mkdir -p $(@D)
+	$(CM_ARMHF) $(CROSS_WARN) $< -o $@ -lm
+$(CM_B)/cortex_m_x86: tests/cortex_m.c tests/sppmi_csr.h ro_sgns.h
+	@mkdir -p $(@D)
+	$(CC) $(CROSS_WARN) -O2 $< -o $@ -lm
+.PHONY: cross-cortex-m
+ifneq ($(CROSS_MISSING_cortex-m),)
+cross-cortex-m:
+	@echo "cross-cortex-m: $(CROSS_MISSING_cortex-m) not found: skipped (.ci/install-cross.sh installs it)"
+	@sh tests/run.sh "echo cross-cortex-m: 0 passed, 0 failed, 1 skipped"
+else
+cross-cortex-m: $(CROSS_BINS_cortex-m)
+	@echo "== cross-cortex-m: $(CM_CC) $(CM_FLAGS), newlib nano; run as 32-bit Arm Linux under qemu-arm"
+	@arm-none-eabi-size $(CM_B)/cortex_m.elf $(CM_B)/step_only.o
+	@RO_SGNS_TEST_TMP=$(CM_B) sh tests/run.sh \
+	    "sh tests/cortex_m.sh $(CM_B)/cortex_m_x86 qemu-arm-static -L /usr/arm-linux-gnueabihf $(CM_B)/cortex_m_armhf"
+endif
 
 .PHONY: cross
 cross: $(addprefix cross-,$(CROSS_TARGETS))
@@ -185,4 +302,4 @@ valgrind: $(VG_BINS)
 
 # everything make cross and make valgrind run, built (and the wine prefix made)
 .PHONY: cross-bins
-cross-bins: $(foreach c,$(CROSS_TARGETS),$(CROSS_BINS_$(c)) $(CROSS_PRE_$(c))) $(VG_BINS)
+cross-bins: $(foreach c,$(CROSS_TARGETS),$(if $(CROSS_MISSING_$(c)),,$(CROSS_BINS_$(c)) $(CROSS_PRE_$(c)))) $(VG_BINS)
