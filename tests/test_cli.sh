@@ -296,7 +296,15 @@ fails "counts are binary" count -train "$SAMPLE" -output -
 # ------------------------------------------------------------ eval: folders, lists, case, analogies
 run eval -vectors "$T/svd.txt" "$SETS/men.txt" "$SETS/simlex999.txt" "$SETS/ws353.txt" "$SETS/ws353_rel.txt" "$SETS/ws353_sim.txt"
 same "$T/out" "$T/eval_txt"
-awk '$1 == "men.txt" { if ($2 >= -1 && $2 <= 1 && $2 != "nan") ok = 1 } END { exit !ok }' "$T/eval_txt" && ok || bad "men score in [-1, 1]"
+# each set's Spearman and pairs used against tests/spearman.awk's, computed
+# apart from the library in double (eval prints 4 decimals)
+for f in men simlex999 ws353 ws353_rel ws353_sim; do
+    ref=$(awk -f tests/spearman.awk "$T/svd.txt" "$SETS/$f.txt")
+    got=$(awk -v f="$f.txt" '$1 == f { sub("/.*", "", $4); print $2, $4 }' "$T/eval_txt")
+    awk -v r="$ref" -v g="$got" 'BEGIN { split(r, a, " "); split(g, b, " "); d = a[1] - b[1]
+        if (d < 0) d = -d; exit !(g != "" && b[1] != "nan" && d <= 1e-4 && a[2] == b[2]) }' \
+        && ok || bad "eval $f: spearman and pairs used '$got', computed apart '$ref'"
+done
 # hand-made vectors whose analogies and neighbours are worked out here
 cat > "$T/hand.txt" <<'EOF'
 10 3

@@ -23,6 +23,34 @@ static const double EPS = sizeof(real) == sizeof(double) ? DBL_EPSILON : FLT_EPS
 
 static ro_sgns_rng g_rng;
 
+/* The GEMM kernel a build compiles (II.1): AVX-512F when the compiler
+   targets it, else AVX2 + FMA, else the portable C kernel (always, under
+   RO_SGNS_NO_SIMD). KERNEL_WANT is that rule from the compiler's macros,
+   KERNEL_GOT what the header chose: its register tile's width in bits
+   (two vectors of NR / 2 reals, MR x NR; the portable kernel's 4 x 8 is
+   0). A compile-time check too, so that a build for a CPU that cannot run
+   it still checks the choice (make kernel-rule: AVX-512 and AVX2 on any
+   x86-64). */
+#if defined(RO_SGNS_NO_SIMD)
+#define KERNEL_WANT 0
+#elif defined(__AVX512F__)
+#define KERNEL_WANT 512
+#elif defined(__AVX2__) && defined(__FMA__)
+#define KERNEL_WANT 256
+#else
+#define KERNEL_WANT 0
+#endif
+#define KERNEL_GOT (RO_SGNS__MR == 4 && RO_SGNS__NR == 8 ? 0 : RO_SGNS__NR * (int)sizeof(real) * 4)
+typedef char kernel_rule_check[KERNEL_GOT == KERNEL_WANT ? 1 : -1];
+
+static void test_kernel_rule(void)
+{
+    CHECKF(KERNEL_GOT == KERNEL_WANT, "the GEMM kernel is %d bits wide (MR %d, NR %d), the rule says %d",
+           (int)KERNEL_GOT, (int)RO_SGNS__MR, (int)RO_SGNS__NR, KERNEL_WANT);
+    printf("gemm kernel: %s, %d x %d\n", KERNEL_GOT == 512 ? "AVX-512" : KERNEL_GOT == 256 ? "AVX2 + FMA" : "portable",
+           (int)RO_SGNS__MR, (int)RO_SGNS__NR);
+}
+
 static real *rnd_matrix(size_t rows, size_t cols, double scale)
 {
     real *a = (real *)malloc((rows * cols + 1) * sizeof(real));
@@ -82,7 +110,7 @@ static void check_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n, s
                  (beta == 0 ? 0 : fabs((double)beta * C0[i * ldc + j])));
         diff = fabs((double)C[i * ldc + j] - (double)Cr[i * ldc + j]);
         if (!(diff <= bound + 1e-300)) ok = 0;
-        if (bound > 0 && diff / bound > worst) worst = diff / bound;
+        if (bound > 0) worst = tu_max(worst, diff / bound);
     }
     /* padding columns of C are untouched */
     for (i = 0; i < m; ++i)
@@ -257,7 +285,7 @@ static void check_gemm_tile(size_t m, size_t n, size_t k, real beta)
             bound = 2 * EPS * ((double)(k < 256 ? k : 256) + (double)k / 256 + 2) * absab;
             diff = fabs((double)C1[i * n + j] - ref);
             if (!(diff <= bound + 1e-300)) ok_ref = 0;
-            if (bound > 0 && diff / bound > worst) worst = diff / bound;
+            if (bound > 0) worst = tu_max(worst, diff / bound);
             if (memcmp(&C1[i * n + j], &C2[i * n + j], sizeof(real)) != 0) ok_pb = 0;
             if (j < full && memcmp(&C1[i * n + j], &C3[i * n + j], sizeof(real)) != 0) ok_gemm = 0;
         }
@@ -475,7 +503,8 @@ static double orth_error(size_t n, size_t d, const real *Q, size_t ldq)
 
 /* which QR check_qr runs: 0 ro_sgns_qr, 1 the RO step's (CholeskyQR2 when
    it vouches for its answer, else ro_sgns_qr; II.2), 2 the plain one
-   (ro_sgns_qr_naive, I.5) */
+   (ro_sgns_qr_naive, I.5), 3 the blocked one (ro_sgns_qr_builtin, II.2,
+   which ro_sgns_qr is not under RO_SGNS_USE_LAPACKE) */
 static int g_qr_step;
 
 static ro_sgns_result run_qr(size_t n, size_t d, real *Q, real *R, ro_sgns_error *err)
@@ -484,6 +513,7 @@ static ro_sgns_result run_qr(size_t n, size_t d, real *Q, real *R, ro_sgns_error
     ro_sgns_result res;
     if (!g_qr_step) return ro_sgns_qr(n, d, Q, d, R, d, NULL, err);
     if (g_qr_step == 2) return ro_sgns_qr_naive(n, d, Q, d, R, d, NULL, err);
+    if (g_qr_step == 3) return ro_sgns_qr_builtin(n, d, Q, d, R, d, NULL, err);
     W = (real *)malloc(n * d * sizeof(real));
     res = ro_sgns__qr_step(n, d, Q, R, W, NULL, err);
     free(W);
@@ -545,6 +575,27 @@ static void check_qr(const char *what, size_t n, size_t d, const real *A0)
     free(R);
 }
 
+/* An n x d matrix whose columns are nearly e_j: an upper triangle (a
+   diagonal of alternating sign, |R_jj| in [1, 2), entries in [0, 1) above
+   it) plus noise of size noise everywhere. Each reflector then meets
+   alpha = A_jj far above the norm of the rest of its column, the case
+   where the sign of beta (-sign(alpha) |x|) decides whether alpha - beta
+   cancels. The reflectors are computed in double whatever the real type
+   (I.5), so with the other sign the digits lost are double's: about 1e-3
+   relative at noise 10 sqrt(DBL_EPSILON) (float's results too), all of
+   them (alpha - beta = 0, R overflows) at 0.1 sqrt(DBL_EPSILON). */
+static real *near_triangular(size_t n, size_t d, double noise)
+{
+    real *a = rnd_matrix(n, d, noise);
+    size_t i, j;
+    for (i = 0; i < d; ++i)
+        for (j = i; j < d; ++j) {
+            double u = ro_sgns_rng_uniform(&g_rng);
+            a[i * d + j] = (real)((double)a[i * d + j] + (i == j ? (i % 2 ? -1 : 1) * (1 + u) : u));
+        }
+    return a;
+}
+
 static void test_qr(void)
 {
     static const size_t sizes[][2] = {{1, 1}, {5, 1}, {7, 7}, {100, 37}, {257, 33},
@@ -588,6 +639,16 @@ static void test_qr(void)
         A = rnd_matrix(n, d, 1e-30);
         check_qr("tiny", n, d, A);
         free(A);
+        if (s % 2 == 0) { /* nearly triangular, through every QR */
+            int k, route;
+            for (k = 0; k < 2; ++k)
+                for (route = 0; route < 4; ++route) {
+                    A = near_triangular(n, d, (k ? 0.1 : 10) * sqrt(DBL_EPSILON));
+                    g_qr_step = route;
+                    check_qr(k ? "near-triangular(1.5e-9)" : "near-triangular(1.5e-7)", n, d, A);
+                    free(A);
+                }
+        }
     }
     g_qr_step = 0;
     { /* errors */
@@ -1060,6 +1121,7 @@ static void test_alloc_failure(void)
 int main(void)
 {
     ro_sgns_rng_seed(&g_rng, 12345, 0);
+    test_kernel_rule();
     test_gemm();
     test_gemm_edges();
     test_gemm_threads();

@@ -2544,7 +2544,13 @@ static void test_disk_full(void)
     int k;
     disk_full_over_file();
     if (stat("/dev/full", &st) != 0 || !S_ISCHR(st.st_mode)) {
-        printf("robust: no /dev/full: the full device test skipped\n");
+        /* Linux always has it (the kernel's mem driver; containers bind
+           it): a failure under CI=true there; the BSDs and macOS do not */
+#ifdef __linux__
+        tu_skip("robust", "no /dev/full character device (the full device test)", 1);
+#else
+        tu_skip("robust", "no /dev/full character device (the full device test)", 0);
+#endif
         return;
     }
     for (k = 0; k < NSAVERS; ++k) {

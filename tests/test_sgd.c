@@ -266,10 +266,10 @@ static void test_step(void)
     ro_sgns__sgd_step(LD, w1, C1, tgt, 4, sigm, (real)0.2, e, &bad);
     ro_sgns__sgd_step_naive(D, w2, C2, D, tgt, 4, sigm, (real)0.2, e, &bad);
     CHECK(bad == 0);
-    for (j = 0; j < D; ++j) maxd = fmax(maxd, fabs((double)w1[j] - (double)w2[j]));
+    for (j = 0; j < D; ++j) maxd = tu_max(maxd, fabs((double)w1[j] - (double)w2[j]));
     for (i = 0; i < NR; ++i)
         for (j = 0; j < D; ++j)
-            maxd = fmax(maxd, fabs((double)C1[i * LD + j] - (double)C2[i * D + j]));
+            maxd = tu_max(maxd, fabs((double)C1[i * LD + j] - (double)C2[i * D + j]));
     CHECKF(maxd <= tol, "fast vs naive step differ by %g", maxd);
     for (j = D; j < LD; ++j) CHECK(w1[j] == 0 && C1[3 * LD + j] == 0); /* padding stays 0 */
 }
