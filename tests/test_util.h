@@ -52,7 +52,7 @@ static TU_MAYBE_UNUSED int tu_passed = 0, tu_failed = 0;
    and "if (x > m) m = x" both drop a NaN x, and the check passes). */
 static TU_MAYBE_UNUSED double tu_max(double a, double b)
 {
-    if (isnan(a) || isnan(b)) return a + b;
+    if (a != a || b != b) return a + b; /* NaN (not isnan: mingw's converts to float) */
     return a > b ? a : b;
 }
 
