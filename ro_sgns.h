@@ -1586,7 +1586,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
    Loading refuses (RO_SGNS_ERR_FORMAT, with the byte offset) a NaN, an
    Inf or a value beyond the range of ro_sgns_real (float: 3.4e38), and a
    version 2 header whose k, window and fingerprint are recorded in part
-   (all 0, a point no step made, or none 0) or whose cds is not > 0. */
+   (all three set by a step on a problem from counts; k alone by one on a
+   bare CSR matrix; none by a start point) or whose cds is not > 0. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err);
@@ -13580,15 +13581,18 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
             return ro_sgns__bad(r, 84, "chunks of 2^%lu bytes, want 2^%u to 2^%u",
                                 (unsigned long)log2, RO_SGNS__CHUNK_LOG2_MIN,
                                 RO_SGNS__CHUNK_LOG2_MAX);
-        /* what a resume compares is recorded whole (a step sets k, window
-           and the fingerprint together) or not at all (a start point);
-           cds is never 0 (ro_sgns_factors_create starts it at 1). A part
-           of it zeroed would make ro_sgns_factors_check_resume skip it. */
-        if ((k == 0) != (window == 0) || (k == 0) != (ro_sgns__get_u64(h + 56) == 0) ||
-            !(cds > 0))
+        /* what a resume compares is recorded whole or not at all: a step
+           on a problem from counts sets k, window and the fingerprint
+           together; one from a bare CSR matrix (no counts) sets k alone;
+           a start point none. cds is never 0 (ro_sgns_factors_create
+           starts it at 1). A part of it zeroed would make
+           ro_sgns_factors_check_resume skip it. */
+        if ((window == 0) != (ro_sgns__get_u64(h + 56) == 0) ||
+            (window != 0 && k == 0) || !(cds > 0))
             return ro_sgns__bad(r, 56, "k %g, window %lu, cds %g, counts fingerprint %016llx: "
-                                "recorded in part (k, window and the fingerprint are all 0 "
-                                "or none; cds > 0)", k, (unsigned long)window, cds,
+                                "recorded in part (the window and the fingerprint are both "
+                                "0 or neither, and with them k; cds > 0)", k,
+                                (unsigned long)window, cds,
                                 (unsigned long long)ro_sgns__get_u64(h + 56));
         r->ch.size = (uint64_t)1 << log2;
     }

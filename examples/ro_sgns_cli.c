@@ -1343,15 +1343,31 @@ static void drop_staged(void *p)
     free(s);
 }
 
-/* The file a save to path replaces: the end of its symbolic links (what
-   realpath gives), or path itself (not a link, or a dangling one). */
+/* The file a save to path replaces: the end of its chain of symbolic
+   links (a relative link read from the link's folder; a dangling one's
+   target is the file to create), as the library's own save resolves it;
+   path itself when it is no link. */
 static const char *link_target(cli *c, const char *path)
 {
-    struct stat st;
-    char *real;
-    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || !(real = realpath(path, NULL))) return path;
-    own(c, real, free_mem);
-    return real;
+    char *cur = NULL, link[4096];
+    const char *at = path;
+    int hops;
+    for (hops = 0; hops < 40; ++hops) {
+        ssize_t len = readlink(at, link, sizeof link);
+        size_t dir = 0, i;
+        char *next;
+        if (len < 0 || (size_t)len >= sizeof link) break; /* no link (or too long): the end */
+        if (link[0] != '/')
+            for (i = 0; at[i]; ++i)
+                if (at[i] == '/') dir = i + 1;
+        next = (char *)alloc_array(c, dir + (size_t)len + 1, 1);
+        memcpy(next, at, dir);
+        memcpy(next + dir, link, (size_t)len);
+        next[dir + (size_t)len] = '\0';
+        if (cur) release(c, cur);
+        at = cur = next;
+    }
+    return at;
 }
 
 /* "<to>.<pid>.part": where a staged file waits, next to its path */

@@ -941,6 +941,11 @@ static void test_checkpoints(void)
         g.len = 0;
         CHECK(ro_sgns_factors_save_callback(x, tu_grow_write, &g, NULL) == RO_SGNS_OK);
         CHECK(load_checkpoint(g.p, g.len) == RO_SGNS_OK);
+        /* k alone: a step on a problem from a bare CSR matrix (no counts) */
+        x->k = 5;
+        g.len = 0;
+        CHECK(ro_sgns_factors_save_callback(x, tu_grow_write, &g, NULL) == RO_SGNS_OK);
+        CHECK(load_checkpoint(g.p, g.len) == RO_SGNS_OK);
         *x = keep;
     }
     /* a corrupt checkpoint's error names the file */
@@ -1055,6 +1060,7 @@ static void test_checkpoint_best(void)
     x->next_step = 0.5;
     x->k = 5;
     x->window = 3;
+    x->counts_fingerprint = 0x0123456789abcdefull; /* recorded whole, as a step does */
     b->iteration = 4;
     b->next_step = 0.25;
     /* no best point: byte for byte the plain save; the best loader says none */

@@ -11,6 +11,9 @@
 #   sh tests/test_package.sh [path/to/ro-sgns]   (from the repository root;
 #   the program to install, so that nothing is compiled twice)
 BIN=${1:-build/ro-sgns-test}
+# the makes below are this test's own, not jobs of the make that runs it
+# (under make -j2 they would warn "jobserver unavailable")
+unset MAKEFLAGS MFLAGS MAKELEVEL
 SAMPLE=$(pwd)/../shared/data/corpus/sample.txt
 T=${RO_SGNS_TEST_TMP:-build}/package_test
 R=$(pwd)
