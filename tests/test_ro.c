@@ -1438,7 +1438,11 @@ static void test_block_reports(void)
             int saved = omp_get_max_threads();
             omp_set_num_threads(threads);
 #else
-            if (threads > 1) break;
+            if (threads > 1) { /* serial build: one thread only */
+                ro_sgns_factors_free(a);
+                ro_sgns_factors_free(b);
+                break;
+            }
 #endif
             memset(&w, 0, sizeof w);
             w.sweep = -2;
