@@ -5,17 +5,24 @@
 #                  CMake package and LICENSE under PREFIX (default /usr/local;
 #                  DESTDIR for staging); make uninstall
 #   make build/libro_sgns.so   the library python/ro_sgns.py loads
-#   make check     everything CI runs (README's test command): test, asan, lapacke,
-#                  tcc, cross and valgrind (mk/cross.mk), a few seconds of each
-#                  fuzz target (fuzz-check), two at a time; mpi-test
+#   make check     everything CI runs (README's test command; under 15 minutes
+#                  on 2 cores): test, asan, lapacke, tcc, cross (mk/cross.mk:
+#                  each emulated platform's smoke list), a few seconds of each
+#                  fuzz target (fuzz-check), two at a time; mpi-test.
+#                  make check SLOW=1 adds every suite on every emulated
+#                  platform, valgrind, ASan in double and the program built
+#                  by tcc (about an hour)
 #   make test      the suite with portable flags (-O2, no -march=native), float and
-#                  double, gcc + OpenMP, clang without OpenMP, g++ as C++, and the
+#                  double, gcc + OpenMP; clang without OpenMP and g++ as C++ (quick
+#                  mode); the
 #                  AVX-512 and AVX2+FMA kernels when this CPU has them (the suites
 #                  that run the products)
 #   make asan      the suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#                  (-O0 -g, quick mode: the same checks on smaller sizes)
-#   make tcc       the suite (quick mode) and the program built by TinyCC: the
-#                  plain C99 paths, with no __GNUC__, SIMD or OpenMP
+#                  (-O0 -g, quick mode: the same checks on smaller sizes;
+#                  float, and double too with SLOW=1)
+#   make tcc       the suite (quick mode; with SLOW=1 also the program end to
+#                  end) built by TinyCC: the plain C99 paths, with no
+#                  __GNUC__, SIMD or OpenMP
 #   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE
 #                  (+ RO_SGNS_CBLAS_TILES: the step's tiles on the BLAS too),
 #                  comparing the built-in kernels with OpenBLAS/LAPACKE
@@ -53,13 +60,30 @@ HAVE_SSE42 := $(shell grep -qw sse4_2 /proc/cpuinfo 2>/dev/null && echo yes)
 # evaluation, SGD, shards or stdio), the method alone from counts in memory
 TESTS := linalg count sppmi ro eval sgd robust files step_alone
 TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h tests/counts_file.h tests/sppmi_csr.h
+# Compiling the header is most of make check's time, so seven suites are
+# built as one program per build, tests/test_suites.c (run as
+# "test_suites_f ro"): the implementation is compiled once instead of seven
+# times (about 5x less compile time). test_robust (its own allocator
+# macros) and test_step_alone (RO_SGNS_STEP_ONLY) are programs of their
+# own. Each tests/test_NAME.c is still a program too (the pattern rule
+# below: build/test_NAME_v; make coverage and make mutants build them so).
+UNITY_TESTS := linalg count sppmi ro eval sgd files
+UNITY_SRC := $(foreach t,$(UNITY_TESTS),tests/test_$(t).c)
+# test_progs(v,suites): the programs that run those suites in build v;
+# test_runs(v,suites): tests/run.sh's commands for them, one per suite
+test_progs = $(sort $(foreach t,$(2),$(B)/test_$(if $(filter $(t),$(UNITY_TESTS)),suites,$(t))_$(1)))
+test_runs = $(foreach t,$(2),$(if $(filter $(t),$(UNITY_TESTS)),"$(B)/test_suites_$(1) $(t)",$(B)/test_$(t)_$(1)))
+# test_runs_quick(v,suites): the same in quick mode (RO_SGNS_TEST_QUICK=1)
+test_runs_quick = $(foreach t,$(2),"env RO_SGNS_TEST_QUICK=1 $(B)/test_$(if $(filter $(t),$(UNITY_TESTS)),suites_$(1) $(t),$(t)_$(1))")
 
-# Compiling the header is most of make check's time, so each variant builds
-# the suites it checks: every suite in float and double (-O2), as C++ and with
-# clang; the SIMD kernels the CPU has with the suites that run the products
-# (GEMM, the start, the step); the CBLAS/LAPACKE path with the suites that
+# Each variant builds the suites it checks: every suite in float and double
+# (-O2, full size), as C++ and with clang (quick mode: what they check is
+# the compiler, not the sizes); the SIMD kernels the CPU has with the
+# suites that run the products (GEMM, the start, the step; full size, for
+# every edge of the blocking); the CBLAS/LAPACKE path with the suites that
 # call the linear algebra.
 VARIANTS := f d cxx clang
+QUICK_VARIANTS := cxx clang
 KERNEL_TESTS := linalg sppmi ro
 KERNEL_VARIANTS :=
 ifeq ($(HAVE_AVX512),yes)
@@ -69,20 +93,29 @@ ifeq ($(HAVE_AVX2),yes)
 KERNEL_VARIANTS += avx2_f avx2_d
 endif
 LAPACKE_TESTS := linalg sppmi ro eval robust
-TEST_BINS := $(foreach t,$(TESTS),$(foreach v,$(VARIANTS),$(B)/test_$(t)_$(v))) \
-             $(foreach t,$(KERNEL_TESTS),$(foreach v,$(KERNEL_VARIANTS),$(B)/test_$(t)_$(v))) \
-             $(B)/static_f $(B)/alloc_f $(B)/alloc_cxx $(B)/nostdio_f
+COMPILE_TESTS := $(B)/static_f $(B)/alloc_f $(B)/alloc_cxx $(B)/nostdio_f
+TEST_BINS := $(foreach v,$(VARIANTS),$(call test_progs,$(v),$(TESTS))) \
+             $(foreach v,$(KERNEL_VARIANTS),$(call test_progs,$(v),$(KERNEL_TESTS))) $(COMPILE_TESTS)
+TEST_RUNS := $(foreach v,$(VARIANTS),$(call $(if $(filter $(v),$(QUICK_VARIANTS)),test_runs_quick,test_runs),$(v),$(TESTS))) \
+             $(foreach v,$(KERNEL_VARIANTS),$(call test_runs,$(v),$(KERNEL_TESTS))) $(COMPILE_TESTS)
 # the CRC-32C of the files by the SSE4.2 instruction (what -march=native
 # builds use), against the same reference as the table-driven one
 ifeq ($(HAVE_SSE42),yes)
 TEST_BINS += $(B)/test_files_sse42
+TEST_RUNS += $(B)/test_files_sse42
 endif
-ASAN_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_asan_f $(B)/test_$(t)_asan_d)
-LAPACKE_BINS := $(foreach t,$(LAPACKE_TESTS),$(B)/test_$(t)_lapacke_f $(B)/test_$(t)_lapacke_d)
+# float only unless SLOW=1 (memory errors rarely depend on the type; the
+# double build's run adds 3 minutes)
+ASAN_VARIANTS := asan_f $(if $(filter 1,$(SLOW)),asan_d)
+ASAN_BINS := $(foreach v,$(ASAN_VARIANTS),$(call test_progs,$(v),$(TESTS)))
+ASAN_RUNS := $(foreach v,$(ASAN_VARIANTS),$(call test_runs,$(v),$(TESTS)))
+LAPACKE_BINS := $(foreach v,lapacke_f lapacke_d,$(call test_progs,$(v),$(LAPACKE_TESTS)))
+LAPACKE_RUNS := $(foreach v,lapacke_f lapacke_d,$(call test_runs,$(v),$(LAPACKE_TESTS)))
 # TinyCC's builds (make tcc, below)
 TCC ?= tcc
 HAVE_TCC := $(shell command -v $(TCC) >/dev/null 2>&1 && echo yes)
-TCC_BINS := $(foreach t,$(TESTS),$(B)/test_$(t)_tcc_f $(B)/test_$(t)_tcc_d)
+TCC_BINS := $(foreach v,tcc_f tcc_d,$(call test_progs,$(v),$(TESTS)))
+TCC_RUNS := $(foreach v,tcc_f tcc_d,$(call test_runs,$(v),$(TESTS)))
 TCC_ALL := $(if $(HAVE_TCC),$(TCC_BINS) $(B)/ro-sgns-tcc)
 
 .PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus fuzz-check install uninstall
@@ -97,7 +130,8 @@ all: ro-sgns
 # the cores)
 check:
 	@$(MAKE) --no-print-directory -j2 bins cross-bins
-	@$(MAKE) --no-print-directory -j2 --output-sync=target asan test cross-mingw valgrind lapacke cross tcc fuzz-check
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(if $(filter 1,$(SLOW)),valgrind) \
+	    asan test cross-mingw lapacke cross tcc fuzz-check
 	@$(MAKE) --no-print-directory mpi-test
 
 bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train \
@@ -108,7 +142,7 @@ bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-a
 # test_python: python/ro_sgns.py against the program, bit for bit
 test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train $(B)/libro_sgns.so \
       $(B)/kernel_rule.ok
-	@sh tests/run.sh $(TEST_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
+	@sh tests/run.sh $(TEST_RUNS) "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
 	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)" \
 	    "sh tests/test_quickstart.sh $(CC) $(CXX)" "sh tests/test_package.sh $(B)/ro-sgns-test" \
 	    "sh tests/test_python.sh $(B)/ro-sgns-test $(B)/libro_sgns.so"
@@ -117,12 +151,12 @@ asan: export RO_SGNS_TEST_TMP := $(B)/asan
 asan: $(ASAN_BINS)
 	@mkdir -p $(B)/asan
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 RO_SGNS_TEST_QUICK=1 \
-	    sh tests/run.sh $(ASAN_BINS)
+	    sh tests/run.sh $(ASAN_RUNS)
 
 lapacke: export RO_SGNS_TEST_TMP := $(B)/lapacke
 lapacke: $(LAPACKE_BINS)
 	@mkdir -p $(B)/lapacke
-	@sh tests/run.sh $(LAPACKE_BINS)
+	@sh tests/run.sh $(LAPACKE_RUNS)
 
 $(B):
 	@mkdir -p $(B)
@@ -158,6 +192,8 @@ L_lapacke_f := $(BLASLIBS)
 L_lapacke_d := $(BLASLIBS)
 define test_rule
 $$(B)/test_%_$(1): tests/test_%.c $$(TEST_DEPS) | $$(B)
+	$$(V_$(1)) $$< -o $$@ $$(L_$(1)) -lm
+$$(B)/test_suites_$(1): tests/test_suites.c $$(UNITY_SRC) $$(TEST_DEPS) | $$(B)
 	$$(V_$(1)) $$< -o $$@ $$(L_$(1)) -lm
 endef
 $(foreach v,f d cxx clang simd_f simd_d avx2_f avx2_d sse42 asan_f asan_d lapacke_f lapacke_d tcc_f tcc_d \
@@ -409,9 +445,11 @@ uninstall:
 # family. It defines neither __GNUC__ nor a SIMD macro and has no OpenMP, so
 # it builds the header's plain C99 paths only: the portable GEMM kernel, the
 # fixed blocking table (no cpuid), no builtins, attributes or prefetches.
-# Every suite in quick mode, float and double, and the program end to end
-# (tests/test_cli.sh): all of it builds in a second and runs in about 80 s of
-# one core. Without tcc it says so and skips (a failure under CI=true).
+# Every suite in quick mode, float and double (it builds in a second and
+# runs in about 100 s of one core); with SLOW=1 also the program built by
+# tcc end to end (tests/test_cli.sh: its training runs are slow in tcc's
+# code, several minutes). Without tcc it says so and skips (a failure
+# under CI=true).
 # (TCC, HAVE_TCC, TCC_BINS and TCC_ALL are set above, before bins; the
 # suites' builds are test_rule's tcc_f and tcc_d.)
 .PHONY: tcc
@@ -419,7 +457,8 @@ ifeq ($(HAVE_TCC),yes)
 tcc: export RO_SGNS_TEST_TMP := $(B)/tcc
 tcc: $(TCC_ALL)
 	@mkdir -p $(B)/tcc
-	@RO_SGNS_TEST_QUICK=1 sh tests/run.sh $(TCC_BINS) "sh tests/test_cli.sh $(B)/ro-sgns-tcc $(B)/ro-sgns-tcc"
+	@RO_SGNS_TEST_QUICK=1 sh tests/run.sh $(TCC_RUNS) \
+	    $(if $(filter 1,$(SLOW)),"sh tests/test_cli.sh $(B)/ro-sgns-tcc $(B)/ro-sgns-tcc")
 $(B)/ro-sgns-tcc: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(V_tcc_f) $< -o $@ -lm
 else

@@ -18,14 +18,26 @@
 #                     precision) exists too but is not in `cross`: qemu's x87 is slow.
 #   make valgrind     the suite (-O1 -g, serial: libgomp confuses valgrind) under
 #                     valgrind memcheck, leaks included.
-#   make cross-bins   build all of them (make check: with -j2, then runs
-#                     "make -j2 cross valgrind"; each target's tests write their
-#                     scratch files under its own directory, RO_SGNS_TEST_TMP).
+#   make cross-bins   build all of them, valgrind's with SLOW=1 (make check
+#                     builds with -j2, then runs "make -j2 cross" and, with
+#                     SLOW=1, valgrind; each target's tests write their scratch
+#                     files under its own directory, RO_SGNS_TEST_TMP).
 #
 # Time: the emulated runs are 20-100x slower than native, so they set
 # RO_SGNS_TEST_QUICK=1 (tests/test_util.h: tu_quick()) and each runs one real type;
-# together they cover both: float on aarch64 and s390x, double on armhf, both on
-# mingw. More:
+# together they cover both: float on aarch64, s390x, riscv64 and ppc64le,
+# double on armhf, both on mingw with SLOW=1.
+# What make check runs (its time is kept under 15 minutes on 2 cores): on
+# each emulated target the smoke list CROSS_SMOKE, the suites whose results
+# depend on the platform (counting: hashes, byte order, 32-bit sizes; the
+# file formats; the readers and evaluation; the method alone, a few RO
+# steps from counts in memory); mingw and wasm run natively fast and run
+# every suite, mingw in float. The emulated runs of the dense kernels and
+# the full step (test_suites linalg, sppmi, ro: 2-5 minutes each under
+# qemu) and valgrind are SLOW=1's:
+#     make check SLOW=1 (or make cross SLOW=1)   every suite of CROSS_TESTS
+#                                               on every target, mingw in f and d,
+#                                               and make valgrind (~50 minutes)
 #     make cross CROSS_TYPES="f d"        both types on every target
 #     make valgrind VG_TYPES="f d"
 # Packages: .ci/install-cross.sh. Included by the Makefile (after its TESTS).
@@ -35,10 +47,11 @@ B ?= build
 CROSS_B       := $(B)/cross
 # every test the Makefile runs (its TESTS), else every tests/test_*.c there is
 CROSS_TESTS   ?= $(or $(TESTS),$(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c)))
-CROSS_DEPS    := $(sort ro_sgns.h tests/test_util.h $(TEST_DEPS))
+CROSS_DEPS    := $(sort ro_sgns.h tests/test_util.h $(TEST_DEPS) $(UNITY_SRC))
 CROSS_WARN    ?= -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Werror
 CROSS_CXXWARN ?= -x c++ -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Werror
 CROSS_TARGETS ?= aarch64 s390x armhf mingw riscv64 ppc64le wasm cortex-m
+CROSS_SMOKE   ?= count eval files step_alone
 # the compile tests: two RO_SGNS_STATIC copies, allocator macros in C and C++,
 # RO_SGNS_NO_STDIO (each costs a compile of the whole header: only where useful)
 CROSS_COMPILE_TESTS := static_f alloc_f alloc_cxx nostdio_f
@@ -122,6 +135,7 @@ CROSS_RUN_wasm      := node --experimental-wasi-unstable-preview1 --no-warnings 
 CROSS_TYPES_wasm    := f
 CROSS_OMP_wasm      :=
 CROSS_SKIP_wasm     := robust
+CROSS_SMOKE_wasm    := $(CROSS_TESTS)
 CROSS_QUICK_wasm    := 1
 
 # What a target needs, checked when make reads this file: commands on the
@@ -159,7 +173,8 @@ CROSS_EXE_mingw     := .exe
 CROSS_RUN_mingw     := $(WINE)
 CROSS_ENV_mingw     := $(CROSS_WINEENV)
 CROSS_PRE_mingw     := $(CROSS_B)/wine/.ready
-CROSS_TYPES_mingw   := f d
+CROSS_TYPES_mingw   := $(if $(filter 1,$(SLOW)),f d,f)
+CROSS_SMOKE_mingw   := $(CROSS_TESTS)
 # OpenMP for float only: mingw's libgomp creates and closes 6 semaphores for
 # each inactive parallel region (if (nt > 1) false, as in ro_sgns__gemm_run
 # called inside the SGNS pass), and under wine each is a round trip to
@@ -177,11 +192,20 @@ $(CROSS_B)/wine/.ready:
 	@$(CROSS_WINEENV) $(WINE) wineboot --init >/dev/null 2>&1 || true
 	@touch $@
 
+# cross_prog(target,suite,type): the program that runs a suite there (the
+# seven of tests/test_suites.c are one program, as in the Makefile);
+# cross_arg(suite): what that program is told to run
+cross_prog = $(CROSS_B)/$(1)/test_$(if $(filter $(2),$(UNITY_TESTS)),suites,$(2))_$(3)$(CROSS_EXE_$(1))
+cross_arg = $(if $(filter $(1),$(UNITY_TESTS)), $(1))
+
 # $(1) = target name. CROSS_TYPES on the command line overrides every target's.
 define CROSS_template
 CROSS_T_$(1) := $$(or $$(CROSS_TYPES),$$(CROSS_TYPES_$(1)))
-CROSS_BINS_$(1) := $$(foreach t,$$(filter-out $$(CROSS_SKIP_$(1)),$$(CROSS_TESTS)),$$(foreach v,$$(CROSS_T_$(1)),$(CROSS_B)/$(1)/test_$$(t)_$$(v)$$(CROSS_EXE_$(1)))) \
+CROSS_S_$(1) := $$(filter-out $$(CROSS_SKIP_$(1)),$$(if $$(filter 1,$$(SLOW)),$$(CROSS_TESTS),$$(or $$(CROSS_SMOKE_$(1)),$$(CROSS_SMOKE))))
+CROSS_BINS_$(1) := $$(sort $$(foreach t,$$(CROSS_S_$(1)),$$(foreach v,$$(CROSS_T_$(1)),$$(call cross_prog,$(1),$$(t),$$(v))))) \
     $$(foreach x,$$(CROSS_EXTRA_$(1)),$(CROSS_B)/$(1)/$$(x)$$(CROSS_EXE_$(1)))
+CROSS_RUNS_$(1) := $$(foreach t,$$(CROSS_S_$(1)),$$(foreach v,$$(CROSS_T_$(1)),"$$(CROSS_RUN_$(1)) $$(call cross_prog,$(1),$$(t),$$(v))$$(call cross_arg,$$(t))")) \
+    $$(foreach x,$$(CROSS_EXTRA_$(1)),"$$(CROSS_RUN_$(1)) $(CROSS_B)/$(1)/$$(x)$$(CROSS_EXE_$(1))")
 CROSS_C_$(1)  = $$(CROSS_CC_$(1)) $$(CROSS_WARN) $$(CROSS_OPT_$(1))
 CROSS_CX_$(1) = $$(CROSS_CXX_$(1)) $$(CROSS_CXXWARN) $$(CROSS_OPT_$(1))
 CROSS_L_$(1)  = $$(CROSS_LDFLAGS_$(1)) -lm
@@ -194,7 +218,7 @@ $(CROSS_B)/$(1)/test_%_d$$(CROSS_EXE_$(1)): tests/test_%.c $$(CROSS_DEPS)
 	$$(CROSS_C_$(1)) $$(if $$(filter d,$$(CROSS_OMP_$(1))),-fopenmp) -DRO_SGNS_REAL=double $$< -o $$@ $$(CROSS_L_$(1))
 $(CROSS_B)/$(1)/static_f$$(CROSS_EXE_$(1)): tests/compile_static_a.c tests/compile_static_b.c tests/compile_static_main.c $$(CROSS_DEPS)
 	@mkdir -p $$(@D)
-	$$(CROSS_C_$(1)) $$(filter %.c,$$^) -o $$@ $$(CROSS_L_$(1))
+	$$(CROSS_C_$(1)) $$(filter tests/compile_static_%.c,$$^) -o $$@ $$(CROSS_L_$(1))
 $(CROSS_B)/$(1)/alloc_f$$(CROSS_EXE_$(1)): tests/compile_alloc.c $$(CROSS_DEPS)
 	@mkdir -p $$(@D)
 	$$(CROSS_C_$(1)) $$< -o $$@ $$(CROSS_L_$(1))
@@ -216,7 +240,7 @@ cross-$(1): $$(CROSS_BINS_$(1)) $$(CROSS_PRE_$(1))
 	@echo "== cross-$(1): $$(CROSS_CC_$(1)) $$(CROSS_OPT_$(1)), types $$(CROSS_T_$(1)) (OpenMP: $$(or $$(filter $$(CROSS_T_$(1)),$$(CROSS_OMP_$(1))),none)), run by $$(firstword $$(CROSS_RUN_$(1)))$$(if $$(CROSS_QUICK_$(1)), with RO_SGNS_TEST_QUICK=1)"
 	@t0=$$$$(date +%s); \
 	$$(CROSS_ENV_$(1)) RO_SGNS_TEST_QUICK=$$(CROSS_QUICK_$(1)) RO_SGNS_TEST_TMP=$(CROSS_B)/$(1) \
-	    sh tests/run.sh $$(foreach b,$$(CROSS_BINS_$(1)),"$$(CROSS_RUN_$(1)) $$(b)"); rc=$$$$?; \
+	    sh tests/run.sh $$(CROSS_RUNS_$(1)); rc=$$$$?; \
 	echo "cross-$(1): $$$$(( $$$$(date +%s) - t0 )) s"; exit $$$$rc
 endif
 endef
@@ -276,8 +300,10 @@ cross: $(addprefix cross-,$(CROSS_TARGETS))
 VALGRIND ?= valgrind
 VALGRIND_FLAGS ?= -q --error-exitcode=1 --leak-check=full
 VG_TYPES ?= f
-VG_BINS := $(foreach t,$(CROSS_TESTS),$(foreach v,$(VG_TYPES),$(CROSS_B)/vg/test_$(t)_$(v))) \
+VG_BINS := $(sort $(foreach t,$(CROSS_TESTS),$(foreach v,$(VG_TYPES),$(call cross_prog,vg,$(t),$(v))))) \
            $(CROSS_B)/vg/static_f $(CROSS_B)/vg/alloc_f
+VG_RUNS := $(foreach t,$(CROSS_TESTS),$(foreach v,$(VG_TYPES),"$(VALGRIND) $(VALGRIND_FLAGS) $(call cross_prog,vg,$(t),$(v))$(call cross_arg,$(t))")) \
+           $(foreach b,$(CROSS_B)/vg/static_f $(CROSS_B)/vg/alloc_f,"$(VALGRIND) $(VALGRIND_FLAGS) $(b)")
 VG_C := $(CC) $(CROSS_WARN) -O1 -g
 
 $(CROSS_B)/vg/test_%_f: tests/test_%.c $(CROSS_DEPS)
@@ -288,7 +314,7 @@ $(CROSS_B)/vg/test_%_d: tests/test_%.c $(CROSS_DEPS)
 	$(VG_C) -DRO_SGNS_REAL=double $< -o $@ -lm
 $(CROSS_B)/vg/static_f: tests/compile_static_a.c tests/compile_static_b.c tests/compile_static_main.c $(CROSS_DEPS)
 	@mkdir -p $(@D)
-	$(VG_C) $(filter %.c,$^) -o $@ -lm
+	$(VG_C) $(filter tests/compile_static_%.c,$^) -o $@ -lm
 $(CROSS_B)/vg/alloc_f: tests/compile_alloc.c $(CROSS_DEPS)
 	@mkdir -p $(@D)
 	$(VG_C) $< -o $@ -lm
@@ -297,9 +323,10 @@ $(CROSS_B)/vg/alloc_f: tests/compile_alloc.c $(CROSS_DEPS)
 valgrind: $(VG_BINS)
 	@echo "== valgrind: $(VG_C), types $(VG_TYPES), RO_SGNS_TEST_QUICK=1"
 	@t0=$$(date +%s); \
-	RO_SGNS_TEST_QUICK=1 RO_SGNS_TEST_VALGRIND=1 RO_SGNS_TEST_TMP=$(CROSS_B)/vg sh tests/run.sh $(foreach b,$(VG_BINS),"$(VALGRIND) $(VALGRIND_FLAGS) $(b)"); rc=$$?; \
+	RO_SGNS_TEST_QUICK=1 RO_SGNS_TEST_VALGRIND=1 RO_SGNS_TEST_TMP=$(CROSS_B)/vg sh tests/run.sh $(VG_RUNS); rc=$$?; \
 	echo "valgrind: $$(( $$(date +%s) - t0 )) s"; exit $$rc
 
 # everything make cross and make valgrind run, built (and the wine prefix made)
 .PHONY: cross-bins
-cross-bins: $(foreach c,$(CROSS_TARGETS),$(if $(CROSS_MISSING_$(c)),,$(CROSS_BINS_$(c)) $(CROSS_PRE_$(c)))) $(VG_BINS)
+cross-bins: $(foreach c,$(CROSS_TARGETS),$(if $(CROSS_MISSING_$(c)),,$(CROSS_BINS_$(c)) $(CROSS_PRE_$(c)))) \
+            $(if $(filter 1,$(SLOW)),$(VG_BINS))

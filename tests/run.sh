@@ -9,11 +9,14 @@
 # CI=true, where everything it needs is installed.
 # An argument may be a command with arguments ("qemu-arm-static -L /usr/x a.out",
 # "wine64 t.exe"): it is split on spaces, so no spaces inside paths.
+# After each program's output, the wall seconds it took: "(N s: PROGRAM)".
 passed=0; failed=0; status=0
 for t in "$@"; do
+    t0=$(date +%s)
     out=$($t 2>&1); rc=$?
     out=$(printf '%s\n' "$out" | tr -d '\r') # Windows programs (wine) end lines with CRLF
     printf '%s\n' "$out"
+    echo "($(( $(date +%s) - t0 )) s: $t)"
     line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed' | tail -n 1)
     if [ -z "$line" ]; then
         echo "$t: no summary line (exit $rc)"; failed=$((failed + 1)); status=1; continue
