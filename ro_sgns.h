@@ -6358,7 +6358,8 @@ static ro_sgns_result ro_sgns__budget_fail(const ro_sgns__mem *m, uint64_t more,
 {
     return ro_sgns__fail(err, RO_SGNS_ERR_BUDGET,
                          "memory budget of %llu bytes is too small: %s needs %llu more "
-                         "bytes with %llu in use; counting needs at least %llu bytes",
+                         "bytes with %llu in use; counting needs at least %llu bytes (a "
+                         "lower bound: what counting needs after this is not known yet)",
                          (unsigned long long)m->limit, what, (unsigned long long)more,
                          (unsigned long long)m->in_use,
                          (unsigned long long)(m->in_use + more));
@@ -10863,22 +10864,28 @@ static void ro_sgns__pairs_free(ro_sgns__counter *k, ro_sgns__pairs *pr, size_t 
 }
 
 /* The budget's error when row a alone, output bound rb, does not fit; it
-   says how far the run got: the result grows about in proportion to the
-   positions done. */
+   says how far the run got (the result grows about in proportion to the
+   positions done), the least budget that could work and one that does:
+   what is held now (the passes before this one, the result so far), room
+   for the largest output every row left can have, and one position. Only
+   this pass depends on the budget, and with that much every group of the
+   rows left fits, on one thread if need be (ro_sgns__group_fit). */
 static ro_sgns_result ro_sgns__row_too_big(const ro_sgns__counter *k, const ro_sgns_counts *c,
                                            const ro_sgns__pairs *pr, size_t a, uint64_t rb)
 {
-    uint64_t done_occ = 0, res;
+    uint64_t done_occ = 0, rest = 0, res;
     size_t g, n = c->n;
     for (g = 0; g < a; ++g) done_occ += pr->occ[g];
+    for (g = a; g < n; ++g) rest += ro_sgns__row_bound(pr->occ[g], (uint32_t)k->cfg.window, n);
     res = RO_SGNS__PAIR_BYTES * c->nnz + 8 * (uint64_t)(n + 1) + 16 * (uint64_t)n;
     return ro_sgns__fail(
         k->err, RO_SGNS_ERR_BUDGET,
-        "memory budget of %llu bytes is too small: counting needs at least "
-        "%llu bytes; the result so far takes %llu bytes for %.1f%% of the word "
+        "memory budget of %llu bytes is too small: counting needs at least %llu bytes, "
+        "and %llu are enough; the result so far takes %llu bytes for %.1f%% of the word "
         "positions (rows 0..%llu of %llu) and %llu more are held",
         (unsigned long long)k->mem.limit,
         (unsigned long long)(k->mem.in_use + RO_SGNS__PAIR_BYTES * rb + 4),
+        (unsigned long long)(k->mem.in_use + RO_SGNS__PAIR_BYTES * rest + 4),
         (unsigned long long)res,
         pr->total_occ ? 100.0 * (double)done_occ / (double)pr->total_occ : 0.0,
         (unsigned long long)a, (unsigned long long)n, (unsigned long long)(k->mem.in_use - res));

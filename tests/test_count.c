@@ -1007,8 +1007,41 @@ static void test_reference(void)
     CHECKF(fails == 0, "%d of %d random corpora disagree with the reference", fails, runs);
 }
 
+static int g_enough_followed; /* follow_enough's successes, for the sample's check */
+
+/* A failure's "N are enough" (the budget error of the pairs' pass), followed:
+   a run with that budget must work, agree with ref and stay within it;
+   the least figure must lie above the budget that failed.
+   Returns 1 when the message had the figure and following it worked, 0
+   when it had none, -1 when following it failed. */
+static int follow_enough(const char *text, size_t len, const ro_sgns_count_config *cfg0,
+                         const ro_sgns_counts *ref, const char *message, uint64_t failed)
+{
+    ro_sgns_count_config cfg = *cfg0;
+    const char *p = strstr(message, " bytes, and ");
+    unsigned long long enough = 0, least = 0;
+    const char *q = strstr(message, "needs at least ");
+    ro_sgns_counts *c = NULL;
+    ro_sgns_error err;
+    int ok;
+    if (!p || !q || sscanf(p, " bytes, and %llu are enough", &enough) != 1 ||
+        sscanf(q, "needs at least %llu", &least) != 1)
+        return 0;
+    /* the bounds in order: above the budget that failed, least <= enough */
+    if (least <= failed || least > enough) return -1;
+    cfg.memory_budget = (uint64_t)enough;
+    ok = ro_sgns_count_memory(text, len, &cfg, &c, NULL, &err) == RO_SGNS_OK &&
+         tu_same_counts(ref, c) && c->peak_bytes <= enough;
+    if (!ok) printf("count: a budget of %llu bytes, said to be enough, fails: %s\n", enough,
+                    c ? "other counts" : err.message);
+    ro_sgns_counts_free(c);
+    return ok ? 1 : -1;
+}
+
 /* Bisect for the smallest budget that works; every success must agree
-   with ref bit for bit, every failure must be RO_SGNS_ERR_BUDGET. */
+   with ref bit for bit, every failure must be RO_SGNS_ERR_BUDGET and say
+   how much counting needs at least; where it also says how much is
+   enough, a run with that much must work (follow_enough). */
 static uint64_t check_tight_budgets(const char *text, size_t len,
                                     const ro_sgns_count_config *cfg0, const ro_sgns_counts *ref)
 {
@@ -1016,7 +1049,7 @@ static uint64_t check_tight_budgets(const char *text, size_t len,
     uint64_t lo = 1024, hi = ref->peak_bytes;
     /* RO_SGNS_TEST_QUICK: to 1/64 of the peak (6 counts instead of 13) */
     uint64_t tol = tu_quick() && ref->peak_bytes / 64 > 2048 ? ref->peak_bytes / 64 : 2048;
-    int bad = 0;
+    int bad = 0, followed = 0, fr;
     while (hi - lo > tol) {
         uint64_t mid = lo + (hi - lo) / 2;
         ro_sgns_counts *c = NULL;
@@ -1031,9 +1064,13 @@ static uint64_t check_tight_budgets(const char *text, size_t len,
         } else {
             if (rc != RO_SGNS_ERR_BUDGET || !strstr(err.message, "at least")) ++bad;
             lo = mid;
+            fr = rc == RO_SGNS_ERR_BUDGET ? follow_enough(text, len, &cfg, ref, err.message, mid) : 0;
+            if (fr < 0) ++bad;
+            followed += fr > 0;
         }
     }
     CHECKF(bad == 0, "%d budgeted runs disagree or fail wrongly", bad);
+    g_enough_followed += followed;
     CHECKF(hi <= ref->peak_bytes, "tightest budget %llu", (unsigned long long)hi);
     return hi;
 }
@@ -1296,8 +1333,13 @@ static void test_sample(void)
        is well below the unbudgeted peak (the pair pass then runs in many
        groups) and not far above the result itself */
     {
-        uint64_t tight = check_tight_budgets(text, size, &cfg, ref);
-        uint64_t result = ro_sgns_estimate_memory(ref->n, ref->nnz, 0, 0, 0).counts;
+        uint64_t tight, result;
+        int followed0 = g_enough_followed;
+        tight = check_tight_budgets(text, size, &cfg, ref);
+        /* here the failures nearest the least budget are in the pairs'
+           pass, whose error says what is enough: followed, it worked */
+        CHECKF(g_enough_followed > followed0, "no budget error said how much is enough");
+        result = ro_sgns_estimate_memory(ref->n, ref->nnz, 0, 0, 0).counts;
         printf("sample.txt: unbudgeted peak %llu bytes, tightest budget %llu, result %llu\n",
                (unsigned long long)ref->peak_bytes, (unsigned long long)tight,
                (unsigned long long)result);
