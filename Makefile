@@ -18,10 +18,10 @@
 #                  AVX-512 and AVX2+FMA kernels when this CPU has them (the suites
 #                  that run the products)
 #   make asan      the suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#                  (-O0 -g, quick mode: the same checks on smaller sizes;
+#                  (-O1 -g, quick mode: the same checks on smaller sizes;
 #                  float, and double too with SLOW=1)
-#   make tcc       the suite (quick mode; with SLOW=1 also the program end to
-#                  end) built by TinyCC: the plain C99 paths, with no
+#   make tcc       the suite (quick mode, float; with SLOW=1 double and the
+#                  program end to end) built by TinyCC: the plain C99 paths, with no
 #                  __GNUC__, SIMD or OpenMP
 #   make lapacke   the suite again with RO_SGNS_USE_CBLAS + RO_SGNS_USE_LAPACKE
 #                  (+ RO_SGNS_CBLAS_TILES: the step's tiles on the BLAS too),
@@ -110,12 +110,14 @@ ASAN_VARIANTS := asan_f $(if $(filter 1,$(SLOW)),asan_d)
 ASAN_BINS := $(foreach v,$(ASAN_VARIANTS),$(call test_progs,$(v),$(TESTS)))
 ASAN_RUNS := $(foreach v,$(ASAN_VARIANTS),$(call test_runs,$(v),$(TESTS)))
 LAPACKE_BINS := $(foreach v,lapacke_f lapacke_d,$(call test_progs,$(v),$(LAPACKE_TESTS)))
-LAPACKE_RUNS := $(foreach v,lapacke_f lapacke_d,$(call test_runs,$(v),$(LAPACKE_TESTS)))
+# double in quick mode: the agreement on smaller sizes (40 s less)
+LAPACKE_RUNS := $(call test_runs,lapacke_f,$(LAPACKE_TESTS)) $(call test_runs_quick,lapacke_d,$(LAPACKE_TESTS))
 # TinyCC's builds (make tcc, below)
 TCC ?= tcc
 HAVE_TCC := $(shell command -v $(TCC) >/dev/null 2>&1 && echo yes)
-TCC_BINS := $(foreach v,tcc_f tcc_d,$(call test_progs,$(v),$(TESTS)))
-TCC_RUNS := $(foreach v,tcc_f tcc_d,$(call test_runs,$(v),$(TESTS)))
+TCC_VARIANTS := tcc_f $(if $(filter 1,$(SLOW)),tcc_d)
+TCC_BINS := $(foreach v,$(TCC_VARIANTS),$(call test_progs,$(v),$(TESTS)))
+TCC_RUNS := $(foreach v,$(TCC_VARIANTS),$(call test_runs,$(v),$(TESTS)))
 TCC_ALL := $(if $(HAVE_TCC),$(TCC_BINS) $(B)/ro-sgns-tcc)
 
 .PHONY: all check bins test asan lapacke bench clean demo paper fuzz ablation bench-corpus fuzz-check install uninstall
@@ -131,18 +133,26 @@ all: ro-sgns
 check:
 	@$(MAKE) --no-print-directory -j2 bins cross-bins
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(if $(filter 1,$(SLOW)),valgrind) \
-	    asan test cross-mingw lapacke cross tcc fuzz-check
+	    test-programs asan test-suites cross-mingw lapacke cross tcc fuzz-check
 	@$(MAKE) --no-print-directory mpi-test
 
 bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train \
       $(B)/libro_sgns.so $(TCC_ALL) $(B)/kernel_rule.ok
 
+# make test = test-suites (the programs of every variant, their scratch
+# files in build/suites) and test-programs (the scripts below); make check
+# runs the two side by side.
 # test_quickstart: the header's QUICK START as printed, in C and C++;
 # test_package: make install, the CMake package, make demo without data;
 # test_python: python/ro_sgns.py against the program, bit for bit
-test: $(TEST_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train $(B)/libro_sgns.so \
-      $(B)/kernel_rule.ok
-	@sh tests/run.sh $(TEST_RUNS) "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
+.PHONY: test-suites test-programs
+test: test-suites test-programs
+test-suites: export RO_SGNS_TEST_TMP := $(B)/suites
+test-suites: $(TEST_BINS) $(B)/kernel_rule.ok
+	@mkdir -p $(B)/suites
+	@sh tests/run.sh $(TEST_RUNS)
+test-programs: $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train $(B)/libro_sgns.so
+	@sh tests/run.sh "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
 	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)" \
 	    "sh tests/test_quickstart.sh $(CC) $(CXX)" "sh tests/test_package.sh $(B)/ro-sgns-test" \
 	    "sh tests/test_python.sh $(B)/ro-sgns-test $(B)/libro_sgns.so"
@@ -165,9 +175,9 @@ $(B):
 # are V_v, extra libraries L_v (a test binary is build/test_<suite>_<v>).
 # f and d are the -O2 builds; the variants that check another compiler,
 # kernel or path build at -O1 (half the compile time of -O2). The sanitizer
-# builds are -O0 -g: a quarter of -O1's compile time (18.7 s -> 4.6 s for
-# test_ro), every access instrumented, and in quick mode they run in about
-# the time the -O1 builds took at full size.
+# builds are -O1 -g, as ASan's documentation advises: with the suites in one
+# program, -O1 costs 26 s more compiling than -O0 and saves two thirds of
+# the run (quick mode, Zen 1: test_suites ro 82 s -> 24 s, linalg 33 -> 9).
 V_f        := $(CC) $(WARN) $(OPT) -fopenmp
 V_d        := $(V_f) -DRO_SGNS_REAL=double
 V_cxx      := $(CXX) $(CXXWARN) -O1 -fopenmp
@@ -177,7 +187,7 @@ V_simd_d   := $(V_simd_f) -DRO_SGNS_REAL=double
 V_avx2_f   := $(CC) $(WARN) -O1 -mavx2 -mfma -fopenmp
 V_avx2_d   := $(V_avx2_f) -DRO_SGNS_REAL=double
 V_sse42    := $(CC) $(WARN) -O1 -msse4.2 -fopenmp
-V_asan_f   := $(CC) $(WARN) -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+V_asan_f   := $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 V_asan_d   := $(V_asan_f) -DRO_SGNS_REAL=double
 V_lapacke_f := $(CC) $(WARN) -O1 -fopenmp -DRO_SGNS_USE_CBLAS -DRO_SGNS_USE_LAPACKE -DRO_SGNS_CBLAS_TILES
 V_lapacke_d := $(V_lapacke_f) -DRO_SGNS_REAL=double
@@ -223,15 +233,16 @@ mutants:
 	sh tests/mutants.sh
 
 # compile tests: two RO_SGNS_STATIC copies in one program; allocator macros in C
-# and C++; RO_SGNS_NO_STDIO
+# and C++; RO_SGNS_NO_STDIO (-O0: they check that it builds and links, and
+# run a few calls)
 $(B)/static_f: tests/compile_static_a.c tests/compile_static_b.c tests/compile_static_main.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) tests/compile_static_a.c tests/compile_static_b.c tests/compile_static_main.c -o $@ -lm
+	$(CC) $(WARN) -O0 tests/compile_static_a.c tests/compile_static_b.c tests/compile_static_main.c -o $@ -lm
 $(B)/alloc_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) $< -o $@ -lm
+	$(CC) $(WARN) -O0 $< -o $@ -lm
 $(B)/alloc_cxx: tests/compile_alloc.c $(TEST_DEPS) | $(B)
-	$(CXX) $(CXXWARN) $(OPT) $< -o $@ -lm
+	$(CXX) $(CXXWARN) -O0 $< -o $@ -lm
 $(B)/nostdio_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
-	$(CC) $(WARN) $(OPT) -DRO_SGNS_NO_STDIO $< -o $@ -lm
+	$(CC) $(WARN) -O0 -DRO_SGNS_NO_STDIO $< -o $@ -lm
 
 # ---------------------------------------------------------------- bench
 # Every bench prints the CPU, compiler, flags and OpenBLAS's kernel
@@ -379,15 +390,15 @@ include mk/cross.mk
 # ------------------------------------------------------------ programs
 # the quick-start example must keep compiling (C and C++)
 $(B)/example_train: examples/train.c ro_sgns.h | $(B)
-	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
-	$(CXX) $(CXXWARN) $(OPT) $< -o $@_cxx -lm
+	$(CC) $(WARN) -O1 -fopenmp $< -o $@ -lm
+	$(CXX) $(CXXWARN) -O1 $< -o $@_cxx -lm
 
 # the CLI with the test suite's portable flags, for tests/test_cli.sh, and
 # under ASan + UBSan (float-cast-overflow too) for its error cases
 $(B)/ro-sgns-test: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
 $(B)/ro-sgns-asan: examples/ro_sgns_cli.c ro_sgns.h | $(B)
-	$(subst -O0,-O1,$(V_asan_f)) -fsanitize=float-cast-overflow $< -o $@ -lm
+	$(V_asan_f) -fsanitize=float-cast-overflow $< -o $@ -lm
 # the Python module's library (python/ro_sgns.py): the program with its
 # main renamed, built as the suite builds the program, so that the module
 # and tests/test_python.sh's ro-sgns give the same bits
@@ -445,9 +456,9 @@ uninstall:
 # family. It defines neither __GNUC__ nor a SIMD macro and has no OpenMP, so
 # it builds the header's plain C99 paths only: the portable GEMM kernel, the
 # fixed blocking table (no cpuid), no builtins, attributes or prefetches.
-# Every suite in quick mode, float and double (it builds in a second and
-# runs in about 100 s of one core); with SLOW=1 also the program built by
-# tcc end to end (tests/test_cli.sh: its training runs are slow in tcc's
+# Every suite in quick mode, float (it builds in a second and runs in about
+# 50 s of one core); with SLOW=1 double too and the program built by tcc
+# end to end (tests/test_cli.sh: its training runs are slow in tcc's
 # code, several minutes). Without tcc it says so and skips (a failure
 # under CI=true).
 # (TCC, HAVE_TCC, TCC_BINS and TCC_ALL are set above, before bins; the
@@ -485,6 +496,8 @@ mpi-test:
 	@echo "mpi: $(MPICC) or mpirun not found: skipped"
 	@sh tests/run.sh "echo mpi: 0 passed, 0 failed, 1 skipped"
 endif
+# built with the rest by make check's first, parallel stage
+bins: $(if $(filter yes,$(HAVE_MPI)),$(B)/ro_sgns_mpi $(B)/mpi_check)
 $(B)/ro_sgns_mpi: examples/ro_sgns_mpi.c ro_sgns.h | $(B)
 	$(MPICC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
 $(B)/mpi_check: tests/mpi_check.c $(TEST_DEPS) | $(B)

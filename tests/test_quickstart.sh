@@ -52,10 +52,8 @@ build() { # build NAME COMPILER FLAGS...
         bad "QUICK START does not build with $*: $(head -c 800 "$T/$name.err")"
     fi
 }
-# -O1: the QUICK START's training on the sample takes a few seconds, and
-# -O1 compiles in half the time of -O2
-build qs_c "$CC" -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Werror -O1
-build qs_cxx "$CXX" -x c++ -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Werror -O1
+build qs_c "$CC" -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Werror -O2
+build qs_cxx "$CXX" -x c++ -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Werror -O2
 
 # run as printed, in a folder with the files it names
 mkdir -p "$T/run"
