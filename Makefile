@@ -383,8 +383,9 @@ coverage: $(COV_BINS) $(B)/ro-sgns-cov
 $(B)/ro-sgns-cov: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(V_cov_f) $< -o $@ -lm
 
-# cross compilers under qemu, mingw under wine, valgrind: make cross,
-# make valgrind, both run by make check; packages: .ci/install-cross.sh
+# cross compilers under qemu, mingw under wine, valgrind: make cross (run by
+# make check: the smoke lists) and make valgrind (make check SLOW=1);
+# packages: .ci/install-cross.sh
 include mk/cross.mk
 
 # ------------------------------------------------------------ programs
