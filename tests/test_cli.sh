@@ -544,11 +544,39 @@ ln -s small_target.txt "$T/link.txt"
 run train -counts "$T/small.counts" -method svd -size 10 -output "$T/link.txt" -quiet
 [ -L "$T/link.txt" ] && ok || bad "the link was replaced"
 same "$T/small_target.txt" "$T/small_svd.txt"
+# fifo_run FIFO OUT ARGS...: ro-sgns ARGS writing into FIFO while a reader in the
+# background copies it to OUT. The program asks once, before its work, whether the
+# FIFO has a reader, and refuses when it has none; the background reader may not have
+# opened its end yet, so a refusal is tried again (20 times, a second apart). Every
+# wait is bounded: a failure never hangs the suite (stop 58's CI ran past its time).
+fifo_run() {
+    ff=$1
+    fo=$2
+    shift 2
+    timeout 120 cat "$ff" > "$fo" &
+    fpid=$!
+    tries=0
+    while :; do
+        timeout 60 "$BIN" "$@" 2> "$T/fifo_err"
+        frc=$?
+        if [ $frc -eq 1 ] && grep -q "is a FIFO with no reader" "$T/fifo_err" && [ $tries -lt 20 ]; then
+            tries=$((tries + 1))
+            sleep 1
+        else
+            break
+        fi
+    done
+    # a run that never opened the FIFO leaves the reader waiting: an end of file for it
+    [ $frc -eq 0 ] || timeout 5 sh -c ': > "$1"' sh "$ff"
+    wait $fpid
+    return $frc
+}
 if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mkfifo "$T/fifo"; then
-    cat "$T/fifo" > "$T/fifo_out" &
-    pid=$!
-    if timeout 60 "$BIN" train -counts "$T/small.counts" -method svd -size 10 -output "$T/fifo" -quiet; then ok; else bad "-output FIFO"; fi
-    wait $pid
+    if fifo_run "$T/fifo" "$T/fifo_out" train -counts "$T/small.counts" -method svd -size 10 -output "$T/fifo" -quiet; then
+        ok
+    else
+        bad "-output FIFO: $(cat "$T/fifo_err")"
+    fi
     [ -p "$T/fifo" ] && ok || bad "the FIFO was replaced"
     same "$T/fifo_out" "$T/small_svd.txt"
 fi
@@ -652,10 +680,11 @@ if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mk
     rc=$?
     [ $rc -eq 1 ] && grep -q -- "-output: '$T/lonely' is a FIFO with no reader" "$T/err" && ok || bad "count -output FIFO: exit $rc, $(cat "$T/err")"
     fails "-checkpoint: '$T/lonely' is a FIFO; a checkpoint must be a file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/lonely"
-    cat "$T/lonely" > "$T/lonely_out" &
-    pid=$!
-    if timeout 60 "$BIN" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x2.txt" -curve "$T/lonely" -quiet; then ok; else bad "-curve FIFO with a reader"; fi
-    wait $pid
+    if fifo_run "$T/lonely" "$T/lonely_out" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x2.txt" -curve "$T/lonely" -quiet; then
+        ok
+    else
+        bad "-curve FIFO with a reader: $(cat "$T/fifo_err")"
+    fi
     [ "$(wc -l < "$T/lonely_out")" -eq 3 ] && ok || bad "-curve FIFO: $(cat "$T/lonely_out")"
     rm -f "$T/x2.txt"
 fi
