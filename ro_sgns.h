@@ -1338,7 +1338,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
      exactness, and never a temporary file. A budget that cannot hold the
      stream, the table of distinct words and the result gives
      RO_SGNS_ERR_BUDGET with a message that says how many bytes are needed
-     ("at least": the size of the result is not known before it is made).
+     at least (the size of the result is not known before it is made) and,
+     when the pair pass ran short, how many are enough.
      Reallocations are counted at their new size (large blocks grow in
      place with glibc); a custom allocator that copies briefly holds both.
    ====================================================================== */

@@ -2,8 +2,8 @@
    the tests compiles the header's implementation once instead of seven
    times (most of make check's time is compiling ro_sgns.h). Each suite is
    its own tests/test_NAME.c, unchanged and still a program of its own
-   (make test-each builds them one by one); here its main is renamed and
-   the few names two suites both define are renamed for it.
+   (make build/test_NAME_f, as make coverage and make mutants do); here
+   its main is renamed, and so are the few names two suites both define.
 
    usage: test_suites NAME   runs one suite (linalg count sppmi ro eval sgd
                              files), as its own program would, in this
