@@ -114,6 +114,8 @@
          II.6 the step: Algorithm 1 at three products a step   ro_sgns_ro_train
          II.7 the start: block Krylov truncated SVD    ro_sgns_tsvd, ..._from_wc
          II.8 shards: the start and the step over processes (RO_SGNS_NO_SHARDS)
+         II.9 the head and the tail: a large vocabulary's rare words folded
+              in                 ro_sgns_problem_create_head, ro_sgns_fold_in
      Part III. Around the method, each part behind its switch:
          III.1 counting a corpus                               (RO_SGNS_NO_COUNT)
          III.2 persistence: CRC-32C, chunk tables, readers and writers,
@@ -990,6 +992,78 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
                                                          double *rate, double *seconds,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
+
+/* THE HEAD AND THE TAIL: a large vocabulary (II.9)
+   At word2vec's min count 5 most words are rare (183k words on the
+   bundled corpus, 160k of them seen fewer than 200 times). Trained over
+   all of them, a step costs n m d, and the scaled direction weighs every
+   row alike, so the rare rows, each known from a handful of pairs, steer
+   the rank-d subspace that the frequent words share. The way out here:
+   train on the head, the first n_h words and m_h contexts (counts number
+   words by falling frequency, so these are the most frequent), then fold
+   the tail in. With the head's contexts fixed, a tail word's part of F,
+       f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c),
+   a_c the rows of V S^T, is concave in its d unknowns z (its row of U):
+   each row has one best z, found row by row; tail contexts likewise
+   against the head's words (rows of U S). F's head block is the head's
+   run; the tail rows fit the head columns; the tail x tail block is what
+   the two give, unfitted. Cost: the head's steps at n_h m_h d, then
+   (n - n_h + m - m_h) (m_h + n_h) d per iteration of the fold. */
+
+/* The head of a whole problem: its first n_h rows and m_h columns, with
+   the whole problem's B (k, #(w), #(c), |D|), so that F of the head
+   problem is the head block of the whole F. Owns a copy of those counts
+   (the problem it came from may go). 1 <= n_h <= n, 1 <= m_h <= m. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_head(const ro_sgns_problem *problem,
+                                                       size_t n_h, size_t m_h,
+                                                       ro_sgns_problem **out,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err);
+
+/* The first rows x cols block of A (the head of an SPPMI matrix: the
+   head's start for ro_sgns_tsvd), a new matrix. rows <= A->rows,
+   cols <= A->cols. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_head(const ro_sgns_csr *A, size_t rows, size_t cols,
+                                            ro_sgns_csr **out, const ro_sgns_allocator *alloc,
+                                            ro_sgns_error *err);
+
+/* FOLDING IN: how each row is solved. From z = 0, steps along the
+   minorize-maximize (MM) direction H^-1 grad f(z) with
+   H = 1/4 sum_c (#(w,c) + B_wc) a_c a_c^T: since s(x) s(-x) <= 1/4, the
+   quadratic with curvature H lies below f and touches it at z, so the
+   step 1 along it raises f. The bound is loose where |x| is large
+   (s(x) s(-x) = 0.1 at |x| = 2.7, 0.007 at 5), so the step is chosen by
+   a line search on f along the direction (a few Newton steps on its
+   derivative, kept where f still rises). H is the same at every step
+   (one Cholesky a row). */
+typedef struct ro_sgns_fold_config {
+    int iterations;    /* steps a row, >= 0. Default 4 */
+    size_t block_rows; /* rows solved together (0 = 256); sets the bits */
+} ro_sgns_fold_config;
+RO_SGNS_DEF ro_sgns_fold_config ro_sgns_fold_config_default(void);
+
+/* What the fold did (both sides together): the tail rows' f summed,
+   before (z = 0) and after, and |grad f|^2 summed, before and after. */
+typedef struct ro_sgns_fold_report {
+    double f_start, f_end;
+    double grad2_start, grad2_end;
+    size_t rows;       /* tail rows folded in (words and contexts) */
+    size_t rows_empty; /* of which no count in the head: left at 0 */
+} ro_sgns_fold_report;
+
+/* The point for the whole problem from a point trained on its head
+   (head->n = n_h <= n words, head->m = m_h <= m contexts, the head
+   problem of ro_sgns_problem_create_head): U = QR of [U_h; Z],
+   V = QR of [V_h; Y], S from the two R and S_h, so *out is a proper
+   point (orthonormal U, V) with X's head block the head's X. Rows with
+   no count in the head stay 0. report may be NULL. The same bits for
+   any thread count (they depend on block_rows). Errors: INVALID_ARGUMENT
+   (sizes, a shard), OUT_OF_MEMORY, NUMERIC (a NaN on the way). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *problem,
+                                           const ro_sgns_factors *head,
+                                           const ro_sgns_fold_config *config,
+                                           ro_sgns_factors **out, ro_sgns_fold_report *report,
+                                           const ro_sgns_allocator *alloc, ro_sgns_error *err);
 
 /* ======================================================================
    5. Embeddings from the point: Step 2 [paper 2.3, Algorithm 1 lines 7-8]
@@ -2815,6 +2889,9 @@ struct ro_sgns_problem {
     uint64_t *t_row_ptr;  /* owned transpose, or NULL when bwd is fwd itself */
     uint32_t *t_col;      /* (symmetric counts) or borrowed */
     float *t_val;
+    uint64_t *h_row_ptr;  /* owned forward counts (a head problem), or NULL */
+    uint32_t *h_col;
+    float *h_val;
     uint64_t fingerprint; /* of the counts it was made from (0: unknown) */
     int window;           /* their window (0: unknown) */
     ro_sgns_allocator alloc_;
@@ -2836,6 +2913,9 @@ RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *p)
     ro_sgns__free(al, p->t_row_ptr);
     ro_sgns__free(al, p->t_col);
     ro_sgns__free(al, p->t_val);
+    ro_sgns__free(al, p->h_row_ptr);
+    ro_sgns__free(al, p->h_col);
+    ro_sgns__free(al, p->h_val);
     ro_sgns__free(al, p);
 }
 
@@ -7305,6 +7385,24 @@ static void ro_sgns__inverse_b(size_t nk, double rf, ro_sgns_real *RO_SGNS__REST
     for (q = 0; q < nk; ++q) b[q] = (ro_sgns_real)(1.0 / (rf * (double)b[q]));
 }
 
+/* The fold's line search (II.9), one row at y = x + alpha dl: the dense
+   part's terms of phi'(alpha) and -phi''(alpha), d1[j] = -B_j s(y) dl_j
+   and d2[j] = B_j s(y) s(-y) dl_j^2, B_j = rf * cf[j], for summing. */
+static void ro_sgns__line_terms(const ro_sgns_real *RO_SGNS__RESTRICT x,
+                                const ro_sgns_real *RO_SGNS__RESTRICT dl, size_t cb,
+                                ro_sgns_real alpha, const ro_sgns_real *RO_SGNS__RESTRICT cf,
+                                ro_sgns_real rf, ro_sgns_real *RO_SGNS__RESTRICT d1,
+                                ro_sgns_real *RO_SGNS__RESTRICT d2)
+{
+    size_t j;
+    for (j = 0; j < cb; ++j) {
+        ro_sgns_real y = x[j] + alpha * dl[j], e = ro_sgns__expr_neg(ro_sgns__neg_abs(y));
+        ro_sgns_real r = 1 / (1 + e), sp = y >= 0 ? r : e * r, b = rf * cf[j] * dl[j];
+        d1[j] = -b * sp;
+        d2[j] = b * dl[j] * (sp * (1 - sp));
+    }
+}
+
 #ifdef RO_SGNS__POP_OPTIONS
 #pragma GCC pop_options
 #undef RO_SGNS__POP_OPTIONS
@@ -9656,6 +9754,525 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
 }
 
 #endif /* RO_SGNS_NO_SHARDS */
+
+/* ======================================================================
+   II.9 The head and the tail: the rare words folded in
+        (section 4, THE HEAD AND THE TAIL)
+
+   No Part I twin: the repository's tests/test_ro.c checks each folded row
+   against the optimality of its own f (the gradient at the answer, by
+   finite differences of f in double) and the head block of the point
+   against the head's.
+   What: a point trained on the head (the first n_h words, m_h contexts)
+   extended to the whole problem. Each tail word w gets the z that
+   maximizes f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c)
+   with a_c the rows of A = V S^T (x_wc = U_w S V_c^T = z.a_c for
+   z = U_w); each tail context c the y that maximizes the same over the
+   head words with A = U S (x_wc = (U_w S).y). With
+       g = grad f = sum_c (#(w,c) s(-x_wc) - B_wc s(x_wc)) a_c = A^T p,
+   a row's curvature is sum_c (#(w,c) + B_wc) s(x) s(-x) a_c a_c^T, at
+   most H = 1/4 sum_c (#(w,c) + B_wc) a_c a_c^T, so the step z += H^-1 g
+   maximizes a quadratic that lies below f and touches it at z, and f
+   rises at every step (minorize-maximize; Boehning and Lindsay 1988 for
+   logistic regression). With B_wc = rowfac_w colfac_c,
+       H = 1/4 (rowfac_w G + sum_{c: #(w,c) > 0} #(w,c) a_c a_c^T),
+       G = A^T diag(colfac) A,
+   G once, the sparse part a row's counts, one Cholesky a row.
+   How: blocks of block_rows tail rows at a time; in a block each step is
+   two GEMMs (X_b = Z_b A^T, block_rows x m_h, then G_b = P_b A with P_b
+   the coefficients p) and a d x d solve a row. Rows are independent: the
+   threads split them, the bits do not depend on how (only on
+   block_rows, which the GEMM's shapes follow). Memory: two blocks of
+   block_rows x m_h reals, block_rows d x d factors in double, and the
+   point's (n + m) d twice.
+   ====================================================================== */
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_head(const ro_sgns_problem *p, size_t nh,
+                                                       size_t mh, ro_sgns_problem **out,
+                                                       const ro_sgns_allocator *alloc,
+                                                       ro_sgns_error *err)
+{
+    ro_sgns_problem *h;
+    size_t i, rows;
+    uint64_t e, k = 0, nnz = 0;
+    ro_sgns_result res = RO_SGNS_OK;
+    if (!p || !out || p->r0 != 0 || p->r1 != p->n || nh == 0 || mh == 0 || nh > p->n ||
+        mh > p->m)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "problem_create_head: need a whole problem, 1 <= n_h <= n and "
+                             "1 <= m_h <= m (n_h = %lu, m_h = %lu, n = %lu, m = %lu)",
+                             (unsigned long)nh, (unsigned long)mh,
+                             (unsigned long)(p ? p->n : 0), (unsigned long)(p ? p->m : 0));
+    rows = p->r1 - p->r0;
+    for (i = 0; i < nh; ++i) /* columns ascend: a row's head part is its start */
+        for (e = p->fwd.row_ptr[i]; e < p->fwd.row_ptr[i + 1] && p->fwd.col[e] < mh; ++e) ++nnz;
+    h = ro_sgns__problem_new(nh, mh, 0, nh, p->k, p->cds, alloc);
+    if (h) {
+        h->h_row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, nh + 1, sizeof(uint64_t), 1);
+        h->h_col = (uint32_t *)ro_sgns__alloc_array(alloc, (size_t)nnz + 1, sizeof(uint32_t), 1);
+        h->h_val = (float *)ro_sgns__alloc_array(alloc, (size_t)nnz + 1, sizeof(float), 1);
+        h->rowfac = (double *)ro_sgns__alloc_array(alloc, nh + mh, sizeof(double), 1);
+        h->colfac = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nh + mh, sizeof(ro_sgns_real), 1);
+    }
+    if (!h || !h->h_row_ptr || !h->h_col || !h->h_val || !h->rowfac || !h->colfac ||
+        (uint64_t)(size_t)nnz != nnz) {
+        ro_sgns_problem_free(h);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "problem_create_head: out of memory (%.0f pairs)", (double)nnz);
+    }
+    h->h_row_ptr[0] = 0;
+    for (i = 0; i < nh; ++i) {
+        for (e = p->fwd.row_ptr[i]; e < p->fwd.row_ptr[i + 1] && p->fwd.col[e] < mh; ++e, ++k) {
+            h->h_col[k] = p->fwd.col[e];
+            h->h_val[k] = p->fwd.val[e];
+        }
+        h->h_row_ptr[i + 1] = k;
+    }
+    /* B of the whole problem: rowfac (rows, then m) and colfac (m, then rows) */
+    for (i = 0; i < nh; ++i) h->rowfac[i] = p->rowfac[i];
+    for (i = 0; i < mh; ++i) h->rowfac[nh + i] = p->rowfac[rows + i];
+    for (i = 0; i < mh; ++i) h->colfac[i] = p->colfac[i];
+    for (i = 0; i < nh; ++i) h->colfac[mh + i] = p->colfac[p->m + i];
+    h->total = p->total;
+    h->fingerprint = p->fingerprint;
+    h->window = p->window;
+    h->fwd.row_ptr = h->h_row_ptr;
+    h->fwd.col = h->h_col;
+    h->fwd.val = h->h_val;
+    ro_sgns__problem_sides(h);
+    if (nh == mh && ro_sgns__csr_symmetric(nh, h->h_row_ptr, h->h_col, h->h_val, sizeof(float),
+                                           alloc) == 1) {
+        h->bwd.row_ptr = h->h_row_ptr;
+        h->bwd.col = h->h_col;
+        h->bwd.val = h->h_val;
+    } else {
+        res = ro_sgns__problem_transpose(h, err);
+    }
+    if (res != RO_SGNS_OK) {
+        ro_sgns_problem_free(h);
+        return res;
+    }
+    *out = h;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_csr_head(const ro_sgns_csr *A, size_t rows, size_t cols,
+                                            ro_sgns_csr **out, const ro_sgns_allocator *alloc,
+                                            ro_sgns_error *err)
+{
+    ro_sgns_csr *H = NULL;
+    size_t i;
+    uint64_t e, k = 0;
+    ro_sgns_result res;
+    if (!A || !out || rows > A->rows || cols > A->cols)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "csr_head: need rows <= %lu and cols <= %lu (rows = %lu, cols = %lu)",
+                             (unsigned long)(A ? A->rows : 0), (unsigned long)(A ? A->cols : 0),
+                             (unsigned long)rows, (unsigned long)cols);
+    res = ro_sgns__csr_check(A, "csr_head", err);
+    for (i = 0; res == RO_SGNS_OK && i < rows; ++i)
+        for (e = A->row_ptr[i]; e < A->row_ptr[i + 1] && A->col[e] < cols; ++e) ++k;
+    if (res == RO_SGNS_OK) res = ro_sgns_csr_create(rows, cols, k, &H, alloc, err);
+    if (res != RO_SGNS_OK) return res;
+    k = 0;
+    for (i = 0; i < rows; ++i) {
+        for (e = A->row_ptr[i]; e < A->row_ptr[i + 1] && A->col[e] < cols; ++e, ++k) {
+            H->col[k] = A->col[e];
+            H->val[k] = A->val[e];
+        }
+        H->row_ptr[i + 1] = k;
+    }
+    *out = H;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_fold_config ro_sgns_fold_config_default(void)
+{
+    ro_sgns_fold_config c;
+    memset(&c, 0, sizeof c);
+    c.iterations = 4;
+    c.block_rows = 0;
+    return c;
+}
+
+/* H (d x d, upper part, double) -> R upper with R^T R = H, in place; 0
+   when a pivot is not positive (H not numerically positive definite). */
+static int ro_sgns__cholesky_in_place(size_t d, double *H)
+{
+    size_t i, j, k;
+    for (k = 0; k < d; ++k) {
+        double *rk = H + k * d, piv = rk[k], r;
+        if (!(piv > 0) || !ro_sgns__is_finite(piv)) return 0;
+        r = RO_SGNS_SQRT(piv);
+        rk[k] = r;
+        for (j = k + 1; j < d; ++j) rk[j] /= r;
+        for (i = k + 1; i < d; ++i) {
+            double *ri = H + i * d, f = rk[i];
+            for (j = i; j < d; ++j) ri[j] -= f * rk[j];
+        }
+    }
+    return 1;
+}
+
+/* x = (R^T R)^-1 x for R from ro_sgns__cholesky_in_place. */
+static void ro_sgns__cholesky_solve(size_t d, const double *R, double *x)
+{
+    size_t i, k;
+    for (i = 0; i < d; ++i) { /* R^T y = x, R^T lower: forward */
+        double s = x[i];
+        for (k = 0; k < i; ++k) s -= R[k * d + i] * x[k];
+        x[i] = s / R[i * d + i];
+    }
+    for (i = d; i-- > 0;) { /* R z = y: backward */
+        double s = x[i];
+        for (k = i + 1; k < d; ++k) s -= R[i * d + k] * x[k];
+        x[i] = s / R[i * d + i];
+    }
+}
+
+/* H's counts part for one row: Hs (d x d, upper part, reals) =
+   sum_{e} v_e a_e a_e^T over the row's entries in the head columns; the
+   inner loop runs along a row of Hs (vectorized). Returns how many. */
+static size_t ro_sgns__fold_gram(const ro_sgns__side *s, size_t row, size_t mh,
+                                 const ro_sgns_real *A, size_t d, ro_sgns_real *Hs)
+{
+    uint64_t e;
+    size_t i, j, used = 0;
+    for (i = 0; i < d * d; ++i) Hs[i] = 0;
+    for (e = s->row_ptr[row]; e < s->row_ptr[row + 1] && s->col[e] < mh; ++e, ++used) {
+        const ro_sgns_real *RO_SGNS__RESTRICT a = A + (size_t)s->col[e] * d;
+        const ro_sgns_real v = (ro_sgns_real)s->val[e];
+        for (i = 0; i < d; ++i) {
+            ro_sgns_real *RO_SGNS__RESTRICT hi = Hs + i * d;
+            const ro_sgns_real vi = v * a[i];
+            for (j = i; j < d; ++j) hi[j] += vi * a[j];
+        }
+    }
+    return used;
+}
+
+/* phi'(alpha) and -phi''(alpha) along one row's direction (the fold's
+   line search): the dense part by ro_sgns__line_terms into d1, d2 and
+   lanes of double, the counts' part entry by entry in double. */
+static void ro_sgns__line_eval(const ro_sgns__side *s, size_t row, size_t mh,
+                               const ro_sgns_real *x, const ro_sgns_real *dl, double alpha,
+                               ro_sgns_real *d1, ro_sgns_real *d2, double *g1, double *h)
+{
+    double acc1[32], acc2[32];
+    uint64_t e;
+    size_t q;
+    for (q = 0; q < 32; ++q) acc1[q] = acc2[q] = 0;
+    ro_sgns__line_terms(x, dl, mh, (ro_sgns_real)alpha, s->colfac, (ro_sgns_real)s->rowfac[row],
+                        d1, d2);
+    ro_sgns__sum_into(acc1, d1, mh);
+    ro_sgns__sum_into(acc2, d2, mh);
+    *g1 = ro_sgns__sum_lanes(acc1);
+    *h = ro_sgns__sum_lanes(acc2);
+    for (e = s->row_ptr[row]; e < s->row_ptr[row + 1] && s->col[e] < mh; ++e) {
+        const double dc = (double)dl[s->col[e]], y = (double)x[s->col[e]] + alpha * dc;
+        const double sn = 1 / (1 + RO_SGNS_EXP(y)); /* s(-y) */
+        *g1 += (double)s->val[e] * sn * dc;
+        *h += (double)s->val[e] * sn * (1 - sn) * dc * dc;
+    }
+}
+
+/* The fold of one side: rows nh.. of s (the tail; its first mh columns
+   trained, with factor rows A, mh x d) into Z ((s->rows - nh) x d), the
+   report's sums added to rep. A block's rows each keep H's Cholesky
+   factor (double), z (double), a row of X_b (x, updated along the
+   steps), of the coefficients P_b and of the direction's X_b change,
+   dl = (H^-1 g) A^T. */
+static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size_t mh,
+                                         const ro_sgns_real *A, size_t d,
+                                         const ro_sgns_fold_config *cfg, ro_sgns_real *Z,
+                                         ro_sgns_fold_report *rep, const ro_sgns_allocator *al,
+                                         ro_sgns_error *err)
+{
+    const size_t tail = s->rows - nh, br = cfg->block_rows ? cfg->block_rows : 256;
+    const size_t bmax = ro_sgns__min(br, tail), nt = (size_t)ro_sgns__num_threads();
+    double *G = NULL, *H = NULL, *Zd = NULL, *Gd = NULL, *rowf = NULL, *rowg;
+    ro_sgns_real *X = NULL, *P = NULL, *E = NULL, *Dl = NULL, *Gr = NULL, *Hs = NULL, *T = NULL;
+    int *ok = NULL;
+    size_t b0, c, i, j, tmax = 1;
+    int t;
+    ro_sgns_result res = RO_SGNS_OK;
+    if (tail == 0) return RO_SGNS_OK;
+    /* the most entries a block's rows hold: room for their counts' terms */
+    for (b0 = 0; b0 < tail; b0 += br) {
+        const size_t r1 = nh + ro_sgns__min(b0 + br, tail);
+        const uint64_t k = s->row_ptr[r1] - s->row_ptr[nh + b0];
+        if (k > tmax) tmax = (size_t)k;
+    }
+    G = (double *)ro_sgns__alloc_array(al, d, d, sizeof(double));
+    H = (double *)ro_sgns__alloc_array(al, bmax, d * d, sizeof(double));
+    Zd = (double *)ro_sgns__alloc_array(al, bmax, d, sizeof(double));
+    Gd = (double *)ro_sgns__alloc_array(al, bmax, d, sizeof(double));
+    rowf = (double *)ro_sgns__alloc_array(al, bmax, 2, sizeof(double));
+    X = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
+    P = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
+    E = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
+    Dl = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
+    Gr = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, d, sizeof(ro_sgns_real));
+    Hs = (ro_sgns_real *)ro_sgns__alloc_array(al, nt, d * d, sizeof(ro_sgns_real));
+    T = (ro_sgns_real *)ro_sgns__alloc_array(al, tmax, 6, sizeof(ro_sgns_real));
+    ok = (int *)ro_sgns__alloc_array(al, bmax, 1, sizeof(int));
+    rowg = rowf ? rowf + bmax : NULL;
+    if (!G || !H || !Zd || !Gd || !rowf || !X || !P || !E || !Dl || !Gr || !Hs || !T || !ok) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                            "fold_in: out of memory (blocks of %lu x %lu)", (unsigned long)bmax,
+                            (unsigned long)mh);
+        goto done;
+    }
+    /* G = A^T diag(colfac) A, upper part, in context order */
+    for (i = 0; i < d * d; ++i) G[i] = 0;
+    for (c = 0; c < mh; ++c) {
+        const ro_sgns_real *a = A + c * d;
+        const double wc = (double)s->colfac[c];
+        for (i = 0; i < d; ++i) {
+            const double ai = wc * (double)a[i];
+            double *gi = G + i * d;
+            for (j = i; j < d; ++j) gi[j] += ai * (double)a[j];
+        }
+    }
+    for (b0 = 0; b0 < tail && res == RO_SGNS_OK; b0 += br) {
+        const size_t bn = ro_sgns__min(br, tail - b0);
+        const uint64_t e0 = s->row_ptr[nh + b0]; /* the block's entries from here */
+        long r;
+        /* each row's H = 1/4 (rowfac G + its counts' part), its Cholesky
+           factor, z = 0 and x = 0 */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4)
+#endif
+        for (r = 0; r < (long)bn; ++r) {
+            const size_t row = nh + b0 + (size_t)r;
+            const double rf = s->rowfac[row];
+            double *h = H + (size_t)r * d * d;
+            ro_sgns_real *hs = Hs;
+            size_t ii, jj, used;
+#ifdef _OPENMP
+            hs = Hs + (size_t)omp_get_thread_num() * d * d;
+#endif
+            used = ro_sgns__fold_gram(s, row, mh, A, d, hs);
+            for (ii = 0; ii < d; ++ii)
+                for (jj = 0; jj < d; ++jj)
+                    h[ii * d + jj] = jj >= ii ? 0.25 * (rf * G[ii * d + jj] + (double)hs[ii * d + jj])
+                                              : 0;
+            ok[r] = used > 0 && ro_sgns__cholesky_in_place(d, h);
+            for (ii = 0; ii < d; ++ii) {
+                Zd[(size_t)r * d + ii] = 0;
+                Z[(b0 + (size_t)r) * d + ii] = 0;
+            }
+            for (ii = 0; ii < mh; ++ii) X[(size_t)r * mh + ii] = 0;
+        }
+        for (t = 0;; ++t) {
+            const int last = t == cfg->iterations, want_f = t == 0 || last;
+            /* the coefficients P_b at x (II.5's kernels, plain: -B s(x),
+               plus #(w,c) s(-x) at the counts) and, first and last, the
+               rows' f (its dense terms in Dl, free here); G_b = P_b A */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4)
+#endif
+            for (r = 0; r < (long)bn; ++r) {
+                const size_t row = nh + b0 + (size_t)r;
+                const uint64_t p0 = s->row_ptr[row], len = s->row_ptr[row + 1] - p0;
+                const ro_sgns_real *x = X + (size_t)r * mh;
+                ro_sgns_real *pr = P + (size_t)r * mh, *es = E + (size_t)r * mh;
+                ro_sgns_real *fd = Dl + (size_t)r * mh, *xs, *ex, *as, *bs, *dl, *fs;
+                double acc[32];
+                size_t q, nk = 0;
+                if (!ok[r]) {
+                    for (q = 0; q < mh; ++q) pr[q] = 0;
+                    rowf[r] = 0;
+                    continue;
+                }
+                xs = T + (size_t)(p0 - e0) * 6; /* this row's share of T */
+                ex = xs + len;
+                as = ex + len;
+                bs = as + len;
+                dl = bs + len;
+                fs = dl + len;
+                memcpy(pr, x, mh * sizeof(ro_sgns_real));
+                ro_sgns__row_exp(pr, mh, es);
+                while (nk < len && s->col[p0 + nk] < mh) {
+                    const size_t cc = s->col[p0 + nk];
+                    xs[nk] = x[cc];
+                    ex[nk] = es[cc];
+                    as[nk] = (ro_sgns_real)s->val[p0 + nk];
+                    bs[nk] = 1; /* plain */
+                    ++nk;
+                }
+                ro_sgns__sparse_terms(nk, xs, ex, as, bs, dl, want_f ? fs : NULL);
+                ro_sgns__dense_rest(pr, mh, s->colfac, (ro_sgns_real)s->rowfac[row], 1,
+                                    want_f ? fd : NULL, es);
+                for (q = 0; q < nk; ++q) pr[s->col[p0 + q]] += dl[q];
+                if (want_f) {
+                    for (q = 0; q < 32; ++q) acc[q] = 0;
+                    ro_sgns__sum_into(acc, fd, mh);
+                    ro_sgns__sum_into(acc, fs, nk);
+                    rowf[r] = ro_sgns__sum_lanes(acc);
+                }
+            }
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, bn, d, mh, 1, P, mh, A, d, 0, Gr,
+                               d, al, err);
+            if (res != RO_SGNS_OK) break;
+            /* |g|^2, and the direction H^-1 g (into Gr, as reals) */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+            for (r = 0; r < (long)bn; ++r) {
+                double *g = Gd + (size_t)r * d, g2 = 0;
+                ro_sgns_real *gr = Gr + (size_t)r * d;
+                size_t ii;
+                for (ii = 0; ii < d; ++ii) {
+                    g[ii] = (double)gr[ii];
+                    g2 += g[ii] * g[ii];
+                }
+                rowg[r] = ok[r] ? g2 : 0;
+                if (ok[r]) ro_sgns__cholesky_solve(d, H + (size_t)r * d * d, g);
+                for (ii = 0; ii < d; ++ii) gr[ii] = ok[r] ? (ro_sgns_real)g[ii] : 0;
+            }
+            /* the sums in row order (the same bits for any thread count) */
+            for (i = 0; i < bn; ++i) {
+                if (t == 0) {
+                    rep->f_start += rowf[i];
+                    rep->grad2_start += rowg[i];
+                }
+                if (last) {
+                    rep->f_end += rowf[i];
+                    rep->grad2_end += rowg[i];
+                }
+            }
+            if (last) break;
+            /* dl = (H^-1 g) A^T, how x moves along the direction */
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, bn, mh, d, 1, Gr, d, A, d, 0, Dl,
+                               mh, al, err);
+            if (res != RO_SGNS_OK) break;
+            /* the step alpha along it: f(z + alpha H^-1 g) is concave in
+               alpha, rising at 0; alpha = 1 is the MM step, which raises
+               f (FOLDING IN, in section 4). Up to three Newton steps on
+               its derivative from 1, kept in the bracket [lo, hi] around
+               the best alpha; the step taken is lo, the largest alpha
+               seen with the derivative still > 0 (so f rises), or 1 when
+               none was. Then z += alpha H^-1 g, x += alpha dl. */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4)
+#endif
+            for (r = 0; r < (long)bn; ++r) {
+                const size_t row = nh + b0 + (size_t)r;
+                ro_sgns_real *x = X + (size_t)r * mh, *dl = Dl + (size_t)r * mh;
+                ro_sgns_real *zr = Z + (b0 + (size_t)r) * d;
+                const double *g = Gd + (size_t)r * d;
+                double *z = Zd + (size_t)r * d, alpha = 1, lo = 0, hi = -1, g1, h, next;
+                size_t ii;
+                int q;
+                if (!ok[r]) continue;
+                for (q = 0; q < 3; ++q) {
+                    ro_sgns__line_eval(s, row, mh, x, dl, alpha, P + (size_t)r * mh,
+                                       E + (size_t)r * mh, &g1, &h);
+                    if (g1 > 0) lo = alpha;
+                    else hi = alpha;
+                    next = h > 0 ? alpha + g1 / h : -1;
+                    if (!(next > lo && (hi < 0 || next < hi)) || !ro_sgns__is_finite(next))
+                        next = hi < 0 ? 2 * lo : 0.5 * (lo + hi);
+                    alpha = next;
+                }
+                alpha = lo > 0 ? lo : 1;
+                for (ii = 0; ii < d; ++ii) {
+                    z[ii] += alpha * g[ii];
+                    zr[ii] = (ro_sgns_real)z[ii];
+                }
+                for (ii = 0; ii < mh; ++ii) x[ii] += (ro_sgns_real)alpha * dl[ii];
+            }
+        }
+        for (i = 0; i < bn; ++i) {
+            ++rep->rows;
+            if (!ok[i]) ++rep->rows_empty;
+        }
+    }
+done:
+    ro_sgns__free(al, G);
+    ro_sgns__free(al, H);
+    ro_sgns__free(al, Zd);
+    ro_sgns__free(al, Gd);
+    ro_sgns__free(al, rowf);
+    ro_sgns__free(al, X);
+    ro_sgns__free(al, P);
+    ro_sgns__free(al, E);
+    ro_sgns__free(al, Dl);
+    ro_sgns__free(al, Gr);
+    ro_sgns__free(al, Hs);
+    ro_sgns__free(al, T);
+    ro_sgns__free(al, ok);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sgns_factors *hd,
+                                           const ro_sgns_fold_config *config,
+                                           ro_sgns_factors **out, ro_sgns_fold_report *report,
+                                           const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    ro_sgns_fold_config cfg = config ? *config : ro_sgns_fold_config_default();
+    ro_sgns_fold_report rep;
+    ro_sgns_real *L = NULL, *R = NULL, *A = NULL, *W0 = NULL;
+    size_t n, m, nh, mh, d;
+    ro_sgns_result res;
+    if (!p || !hd || !out)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "fold_in: NULL argument");
+    n = p->n;
+    m = p->m;
+    nh = hd->n;
+    mh = hd->m;
+    d = hd->d;
+    if (p->r0 != 0 || p->r1 != p->n || nh == 0 || mh == 0 || nh > n || mh > m || d == 0 ||
+        d > nh || d > mh || cfg.iterations < 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "fold_in: need a whole problem, a head point of n_h <= n words, "
+                             "m_h <= m contexts and 1 <= d <= min(n_h, m_h), iterations >= 0 "
+                             "(n_h = %lu, n = %lu, m_h = %lu, m = %lu, d = %lu)",
+                             (unsigned long)nh, (unsigned long)n, (unsigned long)mh,
+                             (unsigned long)m, (unsigned long)d);
+    memset(&rep, 0, sizeof rep);
+    L = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
+    R = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, d, sizeof(ro_sgns_real));
+    A = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nh > mh ? nh : mh, d, sizeof(ro_sgns_real));
+    W0 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
+    res = L && R && A && W0 ? RO_SGNS_OK
+                            : ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                            "fold_in: out of memory (n = %lu, m = %lu, d = %lu)",
+                                            (unsigned long)n, (unsigned long)m, (unsigned long)d);
+    if (res != RO_SGNS_OK) goto done;
+    memcpy(L, hd->U, nh * d * sizeof(ro_sgns_real));
+    memcpy(R, hd->V, mh * d * sizeof(ro_sgns_real));
+    /* tail words against A = V S^T: x_wc = z.(S V_c^T) */
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, mh, d, d, 1, hd->V, d, hd->S, d, 0, A, d,
+                       alloc, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__fold_side(&p->fwd, nh, mh, A, d, &cfg, L + nh * d, &rep, alloc, err);
+    /* tail contexts against A = U S: x_wc = (U_w S).y */
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, nh, d, d, 1, hd->U, d, hd->S, d, 0,
+                           A, d, alloc, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__fold_side(&p->bwd, mh, nh, A, d, &cfg, R + mh * d, &rep, alloc, err);
+    if (res == RO_SGNS_OK && (!ro_sgns__all_finite(n, d, L, d) || !ro_sgns__all_finite(m, d, R, d)))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "fold_in: NaN or Inf in a folded row");
+    /* X = [U_h; Z] S [V_h; Y]^T = W0 C0^T with W0 = [U_h; Z] S, C0 = [V_h; Y] */
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, L, d, hd->S, d, 0, W0, d,
+                           alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns_factors_from_wc(n, m, d, W0, R, out, alloc, err);
+    if (res == RO_SGNS_OK) {
+        (*out)->iteration = hd->iteration;
+        ro_sgns__stamp(p, *out);
+        if (report) *report = rep;
+    }
+done:
+    ro_sgns__free(alloc, L);
+    ro_sgns__free(alloc, R);
+    ro_sgns__free(alloc, A);
+    ro_sgns__free(alloc, W0);
+    return res;
+}
 
 /* ######################################################################
    PART III. AROUND THE METHOD

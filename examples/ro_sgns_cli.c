@@ -312,7 +312,7 @@ typedef struct opts {
     int neval;
     int binary; /* -1: by extension */
     long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
-        oversample, block, power_iters, k, restrict_vocab;
+        oversample, block, power_iters, k, restrict_vocab, head, fold_iter;
     int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help,
         normalize;
     int force;
@@ -370,6 +370,8 @@ static void opts_default(opts *o)
     o->eta = 0; /* the direction's: rc.step, or 5e-5 for plain */
     o->safeguard = rc.safeguard;
     o->keep_direction = rc.keep_direction_bytes;
+    o->head = -1; /* the words seen CLI_HEAD_COUNT times or more (head_size) */
+    o->fold_iter = ro_sgns_fold_config_default().iterations;
     o->fuse = rc.fuse;
     o->oversample = (long long)tc.oversample;
     o->block = (long long)tc.block;
@@ -1947,6 +1949,11 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("init-contexts", T_STR, init_ctx, W_RO, 0, 0, "FILE", "C0 for -init FILE"),
     F("init-coverage", T_NUM, init_coverage, W_RO, 0, 1, "F",
       "share of the words -init FILE must cover ({D})"),
+    F("head", T_INT, head, W_RO, 0, 1e15, "N",
+      "RO on the N most frequent words and contexts;\nthe others folded in after, each row solved\n"
+      "against them (default: the words seen 200 times\nor more, at least 20000; 0: every word)"),
+    F("fold-iter", T_INT, fold_iter, W_RO, 0, 1000, "K",
+      "steps of each folded row's solve ({D})"),
     {"init-iter", T_INT, offsetof(opts, init_iter), W_SGDINIT, 1, 1000, "E",
      "SGD epochs of -init sgd ({D})", NULL, "it is the epochs of -init sgd"},
     F("eta", T_NUM, eta, W_RO, 1e-30, 1e30, "S",
@@ -2064,7 +2071,9 @@ static ro_sgns_result point_vectors(const ro_sgns_factors *x, const ro_sgns_coun
     ro_sgns_real *M = NULL;
     ro_sgns_result rc = point_matrix(x, eig, kind, &M, err);
     if (rc != RO_SGNS_OK) return rc;
-    rc = ro_sgns_vectors_create(cn->n, x->d, (const char *const *)cn->vocab.word, M, x->d, v, NULL, err);
+    /* a head point (-head) has the first x->n words */
+    rc = ro_sgns_vectors_create(kind == RO_SGNS_EMBED_C ? x->m : x->n, x->d,
+                                (const char *const *)cn->vocab.word, M, x->d, v, NULL, err);
     free(M);
     return rc;
 }
@@ -2365,9 +2374,9 @@ static int on_svd(const ro_sgns_tsvd_progress *p, void *user)
     return 0;
 }
 
-static ro_sgns_factors *svd_start(cli *c, const opts *o, const ro_sgns_counts *cn)
+static ro_sgns_factors *svd_start(cli *c, const opts *o, const ro_sgns_counts *cn, size_t nh)
 {
-    ro_sgns_csr *A = NULL;
+    ro_sgns_csr *A = NULL, *Ah = NULL;
     ro_sgns_factors *x = NULL;
     ro_sgns_tsvd_config tc = ro_sgns_tsvd_config_default();
     ro_sgns_error err;
@@ -2383,6 +2392,11 @@ static ro_sgns_factors *svd_start(cli *c, const opts *o, const ro_sgns_counts *c
     note(c, "SVD-SPPMI: k = %g, cds = %g, d = %lld, %s ...", o->negative, o->cds, o->size, o->svd);
     if (ro_sgns_sppmi(cn, o->negative, o->cds, &A, NULL, &err) != RO_SGNS_OK) die(c, "%s", err.message);
     own(c, A, free_csr);
+    if (nh < cn->n) { /* -head: the SPPMI's head block */
+        if (ro_sgns_csr_head(A, nh, nh, &Ah, NULL, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+        release(c, A);
+        A = (ro_sgns_csr *)own(c, Ah, free_csr);
+    }
     stage_start(c);
     if (ro_sgns_tsvd(A, (size_t)o->size, &tc, &x, NULL, &err) != RO_SGNS_OK) die(c, "%s", err.message);
     end_line(c);
@@ -2644,11 +2658,12 @@ static void cost_advice(const cost_fit *f, const ro_sgns_counts *cn, size_t d, i
    memory and of the time a step and the run take; past a limit, stop
    with what to change (unless -force). Returns the step's seconds (0 when
    not estimated). */
-static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_ro, int counting)
+static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_ro, int counting,
+                         size_t nh)
 {
     const size_t n = cn->n, d = (size_t)o->size;
     const char *mem_what;
-    char b1[32], b2[32], t1[32], t2[32], advice[512], why[512];
+    char b1[32], b2[32], t1[32], t2[32], advice[512], why[512], head_note[64] = "";
     double need, secs = 0, counting_peak = (double)cn->peak_bytes;
     cost_fit f;
     uint64_t *pref;
@@ -2661,13 +2676,14 @@ static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is
     f.mem_limit = memory_limit(o, 8.0 * (double)cn->nnz + 24.0 * (double)n, &mem_what);
     f.step_limit = o->max_step;
     f.rate = 0;
+    if (nh < n) snprintf(head_note, sizeof head_note, " (RO on the first %lu)", (unsigned long)nh);
     need = run_bytes(n, cn->nnz, d, o->keep_best);
-    if (f.is_ro && ro_sgns_estimate_step_seconds(n, n, d, &f.rate, &secs, NULL, &err) != RO_SGNS_OK)
+    if (f.is_ro && ro_sgns_estimate_step_seconds(nh, nh, d, &f.rate, &secs, NULL, &err) != RO_SGNS_OK)
         die(c, "estimate: %s", err.message);
     if (f.is_ro)
-        note(c, "estimate: %lu words, %llu pairs, d = %lu: memory %s (the limit: %s, %s); a step "
+        note(c, "estimate: %lu words%s, %llu pairs, d = %lu: memory %s (the limit: %s, %s); a step "
                 "%s, %lld steps %s (%.1f GFLOP/s measured now, %d threads)",
-             (unsigned long)n, (unsigned long long)cn->nnz, (unsigned long)d,
+             (unsigned long)n, head_note, (unsigned long long)cn->nnz, (unsigned long)d,
              fmt_bytes(need, b1, sizeof b1), f.mem_limit > 0 ? fmt_bytes(f.mem_limit, b2, sizeof b2) : "none",
              f.mem_limit > 0 ? mem_what : "unknown", fmt_est(secs, t1, sizeof t1), o->iter,
              fmt_est(secs * (double)o->iter, t2, sizeof t2), f.rate / 1e9, cli_threads());
@@ -2709,12 +2725,56 @@ static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is
     return secs;
 }
 
+/* -head: how many of the most frequent words (and contexts) RO trains;
+   the rest are folded in after (ro_sgns_fold_in). By default the words
+   seen CLI_HEAD_COUNT times or more, the paper's vocabulary (its min
+   count, on enwik9), but never fewer than CLI_HEAD_MIN (a small
+   vocabulary is trained whole); cn->n: no fold. */
+#define CLI_HEAD_COUNT 200
+#define CLI_HEAD_MIN 20000
+static size_t head_size(cli *c, const opts *o, const ro_sgns_counts *cn)
+{
+    size_t nh = 0;
+    if (o->head == 0 || (o->head > 0 && (unsigned long long)o->head >= cn->n)) return cn->n;
+    if (o->head > 0) {
+        if (o->head < o->size)
+            die(c, "-head %lld is below -size %lld: the head must hold d words at least", o->head,
+                o->size);
+        return (size_t)o->head;
+    }
+    while (nh < cn->n && cn->vocab.count[nh] >= CLI_HEAD_COUNT) ++nh; /* counts fall */
+    if (nh < CLI_HEAD_MIN) nh = cn->n < CLI_HEAD_MIN ? cn->n : CLI_HEAD_MIN;
+    return nh;
+}
+
+/* -head: the head's point x extended to every word and context */
+static ro_sgns_factors *fold_rest(cli *c, const opts *o, const ro_sgns_problem *whole, size_t n,
+                                  const ro_sgns_factors *x)
+{
+    ro_sgns_fold_config fc = ro_sgns_fold_config_default();
+    ro_sgns_fold_report r;
+    ro_sgns_factors *all = NULL;
+    ro_sgns_error err;
+    double t0 = now();
+    fc.iterations = (int)o->fold_iter;
+    note(c, "fold: %lu words and %lu contexts, %d steps each ...",
+         (unsigned long)(n - x->n), (unsigned long)(n - x->m), fc.iterations);
+    if (ro_sgns_fold_in(whole, x, &fc, &all, &r, NULL, &err) != RO_SGNS_OK) die(c, "fold: %s", err.message);
+    own(c, all, free_factors);
+    note(c, "fold: %.1f s; their f %.5g -> %.5g e9, |grad f| %.3g of the start's; %lu rows with "
+            "no count in the head left at 0",
+         now() - t0, r.f_start * 1e-9, r.f_end * 1e-9,
+         r.grad2_start > 0 ? sqrt(r.grad2_end / r.grad2_start) : 0.0, (unsigned long)r.rows_empty);
+    return all;
+}
+
 static int cmd_train(cli *c, int argc, char **argv)
 {
     opts o;
     unsigned char given[128] = {0};
     const flag_spec *s;
     int is_ro, is_svd, is_sgd, init_sgd = 0, init_file = 0, counting, pairs;
+    size_t nh; /* the words RO trains (-head); cn->n: all */
     unsigned ctx = 0;
     ro_sgns_embedding_kind kind;
     scorer sc;
@@ -2860,7 +2920,8 @@ static int cmd_train(cli *c, int argc, char **argv)
     if ((size_t)o.size > cn->n)
         die(c, "-size %lld is larger than the vocabulary (%lu words)", o.size, (unsigned long)cn->n);
     scorer_check(c, &sc, &cn->vocab);
-    if (!is_sgd) step_secs = check_cost(c, &o, cn, is_ro, counting);
+    nh = is_ro ? head_size(c, &o, cn) : cn->n;
+    if (!is_sgd) step_secs = check_cost(c, &o, cn, is_ro, counting, nh);
 
     if (is_sgd) {
         ro_sgns_real *W, *C;
@@ -2895,9 +2956,18 @@ static int cmd_train(cli *c, int argc, char **argv)
         own(c, x, free_factors);
         if (kept) own(c, kept, free_factors);
         /* the same counts (fingerprint), n, d, k, window and cds as the run */
-        if (ro_sgns_factors_check_resume(x, cn, o.negative, o.cds, (size_t)o.size, &err) !=
-            RO_SGNS_OK)
-            die(c, "-resume %s: %s", o.resume, err.message);
+        {
+            /* a head run's checkpoint holds the head (-head): its n and m
+               are nh; the rest is checked as for a whole run */
+            ro_sgns_factors whole = *x;
+            whole.n = whole.m = cn->n;
+            if (ro_sgns_factors_check_resume(&whole, cn, o.negative, o.cds, (size_t)o.size, &err) !=
+                RO_SGNS_OK)
+                die(c, "-resume %s: %s", o.resume, err.message);
+            if (x->n != nh || x->m != nh)
+                die(c, "-resume %s has %lu words and %lu contexts; this run trains %lu (-head)",
+                    o.resume, (unsigned long)x->n, (unsigned long)x->m, (unsigned long)nh);
+        }
         if (x->counts_fingerprint == 0)
             warn(c, "-resume %s records no counts, k, window or cds (a version 1 file, or a point "
                  "no step made): only n and d were checked", o.resume);
@@ -2912,32 +2982,41 @@ static int cmd_train(cli *c, int argc, char **argv)
         ro_sgns_real *W = init_matrix(c, &o, "init", o.init, cn), *C = W;
         ro_sgns_error err;
         if (o.init_ctx) C = init_matrix(c, &o, "init-contexts", o.init_ctx, cn);
-        if (ro_sgns_factors_from_wc(cn->n, cn->n, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
+        /* with -head, the first nh rows: the head's start */
+        if (ro_sgns_factors_from_wc(nh, nh, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
             die(c, "%s", err.message);
         own(c, x, free_factors);
     } else if (init_sgd) {
         ro_sgns_real *W, *C;
         ro_sgns_error err;
         run_sgd(c, &o, cn, text, text_size, (int)o.init_iter, &W, &C);
-        if (ro_sgns_factors_from_wc(cn->n, cn->n, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
+        if (ro_sgns_factors_from_wc(nh, nh, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
             die(c, "-init sgd: %s", err.message);
         own(c, x, free_factors);
         release(c, W);
         release(c, C);
     } else {
-        x = svd_start(c, &o, cn);
+        x = svd_start(c, &o, cn, nh);
     }
     if (text) release(c, text);
 
     if (is_ro) {
         ro_sgns_ro_config rc = ro_sgns_ro_config_default();
-        ro_sgns_problem *p = make_problem(c, cn, o.negative, o.cds);
+        ro_sgns_problem *whole = make_problem(c, cn, o.negative, o.cds), *p = whole;
         train_ctx t;
         ro_sgns_error err;
         ro_sgns_result res;
         double F0 = 0, score[CLI_MAX_SETS + 1], mean = NAN, t1 = now();
         char line[1024];
         uint64_t start_it = x->iteration;
+        if (nh < cn->n) { /* -head: RO on the head block, the rest folded in below */
+            if (ro_sgns_problem_create_head(whole, nh, nh, &p, NULL, &err) != RO_SGNS_OK)
+                die(c, "%s", err.message);
+            own(c, p, free_problem);
+            note(c, "head: RO on the %lu most frequent words and contexts; the other %lu folded "
+                    "in after (-head)",
+                 (unsigned long)nh, (unsigned long)(cn->n - nh));
+        }
         memset(&t, 0, sizeof t);
         t.c = c;
         t.o = &o;
@@ -3010,6 +3089,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             note(c, "keep-best: the last step %llu has the best mean score (%.4f)",
                  (unsigned long long)x->iteration, t.best_mean);
         }
+        if (nh < cn->n) x = fold_rest(c, &o, whole, cn->n, x);
         write_point(c, &o, x, cn, kind);
         note(c, "train: ro d = %lld, %llu steps: RO %.1f s, total %.1f s -> %s", o.size,
              (unsigned long long)x->iteration, now() - t1, now() - t0,

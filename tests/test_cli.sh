@@ -495,6 +495,21 @@ f_two=$(awk '/^F = / { print $3 }' "$T/out")
 awk -v a="$f_sweep" -v b="$f_two" \
     'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-4 * (a < 0 ? -a : a)) }' \
     && ok || bad "-fuse 0: F $f_two against $f_sweep"
+# -head: RO on the 300 most frequent words and contexts, the other 901 folded in after:
+# every word gets a vector, the same bits on 1 and 2 threads, a checkpoint holds the head
+# (resumed, the same bytes; a whole run refuses it); -head n is the whole run; a head
+# smaller than -size is refused
+run train $M -iter 3 -head 300 -output "$T/head.txt" -checkpoint "$T/hck" -quiet
+check "-head: every word has a vector" test "$(head -n 1 "$T/head.txt")" = "1201 10"
+run train $M -iter 3 -head 300 -threads 1 -output "$T/head1.txt" -quiet
+same "$T/head.txt" "$T/head1.txt"
+run train $M -iter 2 -head 300 -checkpoint "$T/hck2" -output "$T/head2.txt" -quiet
+run train $M -iter 3 -head 300 -resume "$T/hck2" -output "$T/hres.txt" -quiet
+same "$T/hres.txt" "$T/head.txt"
+fails "has 300 words and 300 contexts; this run trains 1201" train $M -iter 3 -resume "$T/hck2" -output "$T/x.txt"
+run train $M -iter 3 -head 1201 -output "$T/headall.bin" -quiet
+same "$T/headall.bin" "$T/ro3.bin"
+fails "-head 5 is below -size 10" train $M -head 5 -output "$T/x.txt"
 # -keep-best writes the step whose mean score is best: the same bytes as a run that stops there
 best=$(awk -F, 'NR > 1 { if (NR == 2 || $NF > b) { b = $NF; i = $1 } } END { print i }' "$T/curve.csv")
 run train $M -iter 3 -eval "$SETS" -keep-best -output "$T/best.bin"

@@ -2198,6 +2198,251 @@ static void test_shards_fused(void)
 #endif
 }
 
+/* ------------------------------------------- the head and the tail (II.9) */
+
+/* |P^T r| for the residual r of one tail row or column of X against the
+   head's orthonormal factor P (rows x d): the projected gradient of that
+   row's f, from the paper's formulas in double */
+static double fold_resid(size_t len, size_t d, const real *P, const double *r)
+{
+    double s2 = 0;
+    size_t q, j;
+    for (q = 0; q < d; ++q) {
+        double s = 0;
+        for (j = 0; j < len; ++j) s += (double)P[j * d + q] * r[j];
+        s2 += s * s;
+    }
+    return sqrt(s2);
+}
+
+/* One tail line of the fold's X (n x m, in double): word row `at` over
+   the head's mh contexts (word = 1, against the head's V), or context
+   column `at` over its nh words (against U). With no count in the head
+   it must be 0 everywhere (counted in *empty); else its projected
+   gradient must be below tol of the one at x = 0, and its f is added to
+   *f_ref. r is scratch (max(nh, mh)). */
+static void fold_check_line(const counts_t *c, const double *A, double k, double cds,
+                            const double *Xf, size_t at, int word, size_t nh, size_t mh,
+                            const ro_sgns_factors *xh, double tol, double *r, double *f_ref,
+                            size_t *empty, size_t *zero_ok)
+{
+    const size_t m = c->m, len = word ? mh : nh, all = word ? m : c->n;
+    const real *P = word ? xh->V : xh->U;
+    double g0, g, any = 0;
+    size_t q;
+#define FOLD_AT(q) (word ? at * m + (q) : (q) * m + at)
+    for (q = 0; q < len; ++q) any += A[FOLD_AT(q)];
+    if (any == 0) { /* no count in the head: left at 0 */
+        ++*empty;
+        for (q = 0; q < all; ++q) *zero_ok &= fabs(Xf[FOLD_AT(q)]) <= 1e-6;
+        return;
+    }
+    for (q = 0; q < len; ++q)
+        r[q] = 0.5 * (A[FOLD_AT(q)] - ref_B(c, k, cds, word ? at : q, word ? q : at));
+    g0 = fold_resid(len, xh->d, P, r);
+    for (q = 0; q < len; ++q) {
+        double x = Xf[FOLD_AT(q)], B = ref_B(c, k, cds, word ? at : q, word ? q : at);
+        r[q] = A[FOLD_AT(q)] * sig(-x) - B * sig(x);
+        *f_ref += A[FOLD_AT(q)] * logsig(x) + B * logsig(-x);
+    }
+    g = fold_resid(len, xh->d, P, r);
+    CHECKF(g <= tol * g0, "tail %s %lu: projected gradient %.3g of the start's %.3g",
+           word ? "word" : "context", (unsigned long)at, g, g0);
+#undef FOLD_AT
+}
+
+static ro_sgns_factors *fold_run(const ro_sgns_problem *p, const ro_sgns_factors *xh, int iters,
+                                 ro_sgns_fold_report *rep)
+{
+    ro_sgns_fold_config fc = ro_sgns_fold_config_default();
+    ro_sgns_factors *xf = NULL;
+    ro_sgns_error err;
+    fc.iterations = iters;
+    fc.block_rows = 7; /* several blocks, the last one short */
+    CHECKF(ro_sgns_fold_in(p, xh, &fc, &xf, rep, NULL, &err) == RO_SGNS_OK, "fold_in: %s",
+           err.message);
+    return xf;
+}
+
+/* drop the counts of word row R in the first mh columns and of context
+   column C in the first nh rows, marginals and all (a tail word and a
+   tail context with nothing in the head) */
+static void drop_head_counts(counts_t *c, size_t R, size_t C, size_t nh, size_t mh)
+{
+    size_t i;
+    uint64_t e, k = 0, start = 0;
+    for (i = 0; i < c->n; ++i) {
+        for (e = start; e < c->row_ptr[i + 1]; ++e) {
+            size_t j = c->col[e];
+            if ((i == R && j < mh) || (j == C && i < nh)) {
+                c->wsum[i] -= c->val[e];
+                c->csum[j] -= c->val[e];
+                c->total -= c->val[e];
+                continue;
+            }
+            c->col[k] = c->col[e];
+            c->val[k++] = c->val[e];
+        }
+        start = c->row_ptr[i + 1];
+        c->row_ptr[i + 1] = k;
+    }
+}
+
+/* The head problem is the head block of F with the whole B; the fold
+   keeps the head's X, solves each tail row and column to its optimum
+   (its projected gradient ~0, from the formulas in double), leaves rows
+   with no head count at 0, raises f with every step, reports f as the
+   formulas give it, and gives the same bits for 1 and 2 threads. */
+static void test_head_and_fold(double cds)
+{
+    const size_t n = 60, m = 50, nh = 20, mh = 18, d = 4;
+    const double k = 5;
+    counts_t c = make_counts(n, m, 0.5);
+    double *A, *Xh, *Xf, *r;
+    ro_sgns_problem *p = NULL, *ph = NULL, *bad = NULL;
+    ro_sgns_factors *xh = NULL, *xf = NULL, *x1 = NULL, *x4 = NULL;
+    ro_sgns_fold_report rep, rep1, rep4;
+    ro_sgns_fold_config fc = ro_sgns_fold_config_default();
+    ro_sgns_error err;
+    double F_lib, F_ref = 0, f_ref = 0, worst = 0, tol = IS_D ? 1e-6 : 1e-3;
+    size_t i, j, empty = 0, zero_ok = 1;
+    drop_head_counts(&c, n - 2, m - 3, nh, mh);
+    A = dense_counts(&c);
+    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, cds, &p, NULL, &err) ==
+          RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create_head(p, nh, mh, &ph, NULL, &err) == RO_SGNS_OK);
+    xh = random_point(nh, mh, d, 0.5);
+    if (!p || !ph || !xh) goto done;
+    /* F of the head problem: the head block, the whole problem's B */
+    Xh = dense_x(xh);
+    for (i = 0; i < nh; ++i)
+        for (j = 0; j < mh; ++j) {
+            double x = Xh[i * mh + j];
+            F_ref += A[i * m + j] * logsig(x) + ref_B(&c, k, cds, i, j) * logsig(-x);
+        }
+    CHECK(ro_sgns_objective(ph, xh, &F_lib, &err) == RO_SGNS_OK);
+    CHECKF(fabs(F_lib - F_ref) <= (IS_D ? 1e-12 : 1e-5) * fabs(F_ref), "head F %.17g vs %.17g",
+           F_lib, F_ref);
+    /* a few RO steps on the head, then the fold */
+    CHECK(ro_sgns_ro_train(ph, xh, NULL, &err) == RO_SGNS_OK);
+    free(Xh);
+    Xh = dense_x(xh);
+    xf = fold_run(p, xh, 60, &rep);
+    if (!xf) goto done;
+    CHECK(xf->n == n && xf->m == m && xf->d == d);
+    CHECK(orth_err(n, d, xf->U) <= (IS_D ? 1e-12 : 1e-5) && orth_err(m, d, xf->V) <= (IS_D ? 1e-12 : 1e-5));
+    Xf = dense_x(xf);
+    for (i = 0; i < nh; ++i) /* the head block is the head's X */
+        for (j = 0; j < mh; ++j) {
+            double e = fabs(Xf[i * m + j] - Xh[i * mh + j]) / (1 + fabs(Xh[i * mh + j]));
+            if (e > worst) worst = e;
+        }
+    CHECKF(worst <= (IS_D ? 1e-10 : 1e-4), "fold: head block moved by %.3g", worst);
+    r = (double *)calloc(n > m ? n : m, sizeof(double));
+    /* tail words over the head's contexts (against V_h), tail contexts
+       over the head's words (against U_h) */
+    for (i = nh; i < n; ++i)
+        fold_check_line(&c, A, k, cds, Xf, i, 1, nh, mh, xh, tol, r, &f_ref, &empty, &zero_ok);
+    for (j = mh; j < m; ++j)
+        fold_check_line(&c, A, k, cds, Xf, j, 0, nh, mh, xh, tol, r, &f_ref, &empty, &zero_ok);
+    CHECKF(zero_ok && empty == 2, "fold: %lu rows with no head count (2 made), all 0: %d",
+           (unsigned long)empty, (int)zero_ok);
+    CHECKF(rep.rows == (n - nh) + (m - mh) && rep.rows_empty == empty,
+           "fold report: %lu rows, %lu empty; expected %lu, %lu", (unsigned long)rep.rows,
+           (unsigned long)rep.rows_empty, (unsigned long)((n - nh) + (m - mh)),
+           (unsigned long)empty);
+    CHECKF(fabs(rep.f_end - f_ref) <= (IS_D ? 1e-9 : 1e-4) * fabs(f_ref),
+           "fold report: f %.17g, the formulas %.17g", rep.f_end, f_ref);
+    CHECK(rep.grad2_end < rep.grad2_start);
+    /* f rises with the steps */
+    x1 = fold_run(p, xh, 1, &rep1);
+    x4 = fold_run(p, xh, 4, &rep4);
+    CHECKF(rep1.f_start < rep1.f_end && rep1.f_end <= rep4.f_end && rep4.f_end <= rep.f_end * (1 - 1e-12),
+           "fold: f %.10g (start), %.10g (1 step), %.10g (4), %.10g (60)", rep1.f_start,
+           rep1.f_end, rep4.f_end, rep.f_end);
+#ifdef _OPENMP
+    {
+        int saved = omp_get_max_threads();
+        ro_sgns_factors *t1, *t2;
+        omp_set_num_threads(1);
+        t1 = fold_run(p, xh, 4, NULL);
+        omp_set_num_threads(2);
+        t2 = fold_run(p, xh, 4, NULL);
+        omp_set_num_threads(saved);
+        CHECK(t1 && t2 && memcmp(t1->U, t2->U, n * d * sizeof(real)) == 0 &&
+              memcmp(t1->V, t2->V, m * d * sizeof(real)) == 0 &&
+              memcmp(t1->S, t2->S, d * d * sizeof(real)) == 0);
+        ro_sgns_factors_free(t1);
+        ro_sgns_factors_free(t2);
+    }
+#endif
+    /* bad input */
+    CHECK(ro_sgns_problem_create_head(p, 0, mh, &bad, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_problem_create_head(p, nh, m + 1, &bad, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_problem_create_head(NULL, nh, mh, &bad, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(bad == NULL);
+    fc.iterations = -1;
+    CHECK(ro_sgns_fold_in(p, xh, &fc, &x1, NULL, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_fold_in(ph, xf, NULL, &x1, NULL, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    CHECK(ro_sgns_fold_in(p, NULL, NULL, &x1, NULL, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+    {   /* a shard is refused */
+        ro_sgns_problem *rows = NULL;
+        CHECK(ro_sgns_problem_create_rows(p, 0, 30, &rows, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_fold_in(rows, xh, NULL, &x1, NULL, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_problem_create_head(rows, 10, 10, &bad, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        ro_sgns_problem_free(rows);
+    }
+    free(r);
+    free(Xf);
+    free(Xh);
+done:
+    ro_sgns_factors_free(xh);
+    ro_sgns_factors_free(xf);
+    ro_sgns_factors_free(x1);
+    ro_sgns_factors_free(x4);
+    ro_sgns_problem_free(ph);
+    ro_sgns_problem_free(p);
+    free(A);
+    free_counts(&c);
+}
+
+/* csr_head against the dense block */
+static void test_csr_head(void)
+{
+    ro_sgns_csr *M = NULL, *H = NULL;
+    ro_sgns_error err;
+    size_t i, j, rows = 9, cols = 7, ok = 1;
+    uint64_t e, k = 0;
+    double D[12 * 10];
+    CHECK(ro_sgns_csr_create(12, 10, 120, &M, NULL, &err) == RO_SGNS_OK);
+    if (!M) return;
+    for (i = 0; i < 12; ++i) {
+        for (j = 0; j < 10; ++j) {
+            D[i * 10 + j] = ro_sgns_rng_uniform(&g_rng) < 0.4 ? 1 + (double)(i * 10 + j) : 0;
+            if (D[i * 10 + j] != 0) {
+                M->col[k] = (uint32_t)j;
+                M->val[k++] = (real)D[i * 10 + j];
+            }
+        }
+        M->row_ptr[i + 1] = k;
+    }
+    CHECK(ro_sgns_csr_head(M, rows, cols, &H, NULL, &err) == RO_SGNS_OK);
+    if (H) {
+        double got[12 * 10] = {0};
+        CHECK(H->rows == rows && H->cols == cols);
+        for (i = 0; i < rows; ++i)
+            for (e = H->row_ptr[i]; e < H->row_ptr[i + 1]; ++e) got[i * 10 + H->col[e]] = H->val[e];
+        for (i = 0; i < rows; ++i)
+            for (j = 0; j < 10; ++j) ok &= got[i * 10 + j] == (j < cols ? D[i * 10 + j] : 0);
+        CHECK(ok);
+    }
+    ro_sgns_csr_free(H);
+    H = NULL;
+    CHECK(ro_sgns_csr_head(M, 13, 5, &H, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT && !H);
+    ro_sgns_csr_free(M);
+}
+
 int main(void)
 {
     ro_sgns_rng_seed(&g_rng, 4242, 0);
@@ -2224,5 +2469,8 @@ int main(void)
     test_cond_upper();
     test_qr_rows_inv();
     test_shards_fused();
+    test_head_and_fold(1.0);
+    test_head_and_fold(0.75);
+    test_csr_head();
     return tu_finish(IS_D ? "ro(double)" : "ro(float)");
 }
