@@ -1003,12 +1003,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
    words by falling frequency, so these are the most frequent), then fold
    the tail in. With the head's contexts fixed, a tail word's part of F,
        f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c),
-   a_c the rows of V S^T, is concave in its d unknowns z (its row of U):
-   each row has one best z, found row by row; tail contexts likewise
-   against the head's words (rows of U S). F's head block is the head's
-   run; the tail rows fit the head columns; the tail x tail block is what
-   the two give, unfitted. Cost: the head's steps at n_h m_h d, then
-   (n - n_h + m - m_h) (m_h + n_h) d per iteration of the fold. */
+   a_c the rows of V S^T, is concave in its d unknowns z (its row of U),
+   and each row is solved on its own (FOLDING IN below: by default one
+   Newton step from z = 0); tail contexts likewise against the head's
+   words (rows of U S). F's head block is the head's run; the tail rows
+   fit the head columns; the tail x tail block is what the two give,
+   unfitted. Cost: the head's steps at n_h m_h d, then about
+   4 (n - n_h) m_h d + 4 (m - m_h) n_h d per step of the fold, and as
+   much again for the report's evaluation. On the bundled corpus at
+   min count 5 (n = 182,678, head 22,352, d = 100) the whole run took
+   minutes where RO over every word took 72 and scored below its start
+   (in the repository: docs/ABLATION.md). */
 
 /* The head of a whole problem: its first n_h rows and m_h columns, with
    the whole problem's B (k, #(w), #(c), |D|), so that F of the head
@@ -1031,13 +1036,23 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_head(const ro_sgns_csr *A, size_t rows, s
    minorize-maximize (MM) direction H^-1 grad f(z) with
    H = 1/4 sum_c (#(w,c) + B_wc) a_c a_c^T: since s(x) s(-x) <= 1/4, the
    quadratic with curvature H lies below f and touches it at z, so the
-   step 1 along it raises f. The bound is loose where |x| is large
-   (s(x) s(-x) = 0.1 at |x| = 2.7, 0.007 at 5), so the step is chosen by
-   a line search on f along the direction (a few Newton steps on its
-   derivative, kept where f still rises). H is the same at every step
-   (one Cholesky a row). */
+   step 1 along it raises f (H is the same at every step: one Cholesky a
+   row). At z = 0 every x is 0, where s(x) s(-x) = 1/4 exactly: the first
+   step is Newton's, a weighted least-squares fit of the row,
+       z = 2 (sum_c (#(w,c) + B_wc) a_c a_c^T)^-1 sum_c (#(w,c) - B_wc) a_c.
+   That one step is the default. On the bundled corpus at min count 5,
+   every further step (towards each rare row's exact optimum, which its
+   few counts pin down badly) lowered the scores (in the repository:
+   docs/ABLATION.md). For more steps the bound is loose where |x| is
+   large (s(x) s(-x) = 0.1 at |x| = 2.7, 0.007 at 5), and line_search = 1
+   chooses each step by a search along the direction (a few Newton steps
+   on f's derivative, kept where f still rises): 60 of those solve the
+   tests' rows to 1e-3 of their first gradient, which plain MM steps do
+   not. */
 typedef struct ro_sgns_fold_config {
-    int iterations;    /* steps a row, >= 0. Default 4 */
+    int iterations;    /* steps a row, >= 0. Default 1 */
+    int line_search;   /* 0 (default): the MM step (1 along the direction);
+                          1: the step by the line search */
     size_t block_rows; /* rows solved together (0 = 256); sets the bits */
 } ro_sgns_fold_config;
 RO_SGNS_DEF ro_sgns_fold_config ro_sgns_fold_config_default(void);
@@ -1056,8 +1071,10 @@ typedef struct ro_sgns_fold_report {
    problem of ro_sgns_problem_create_head): U = QR of [U_h; Z],
    V = QR of [V_h; Y], S from the two R and S_h, so *out is a proper
    point (orthonormal U, V) with X's head block the head's X. Rows with
-   no count in the head stay 0. report may be NULL. The same bits for
-   any thread count (they depend on block_rows). Errors: INVALID_ARGUMENT
+   no count in the head stay 0. report may be NULL (then the fold skips
+   the evaluation after its last step, which only the report needs: a
+   third of the work at one step). The same bits for any thread count
+   (they depend on block_rows). Errors: INVALID_ARGUMENT
    (sizes, a shard), OUT_OF_MEMORY, NUMERIC (a NaN on the way). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *problem,
                                            const ro_sgns_factors *head,
@@ -9759,16 +9776,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
    II.9 The head and the tail: the rare words folded in
         (section 4, THE HEAD AND THE TAIL)
 
-   No Part I twin: the repository's tests/test_ro.c checks each folded row
-   against the optimality of its own f (the gradient at the answer, by
-   finite differences of f in double) and the head block of the point
-   against the head's.
+   No Part I twin: the repository's tests/test_ro.c checks the head
+   problem's F and each folded row against the paper's formulas in
+   double (the row's gradient, projected on the head's factor, ~0 after
+   60 searched steps; f as reported; rising with the steps) and the head
+   block of the point against the head's.
    What: a point trained on the head (the first n_h words, m_h contexts)
-   extended to the whole problem. Each tail word w gets the z that
-   maximizes f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c)
+   extended to the whole problem. Each tail word w gets a z that raises
+   f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c)
    with a_c the rows of A = V S^T (x_wc = U_w S V_c^T = z.a_c for
-   z = U_w); each tail context c the y that maximizes the same over the
-   head words with A = U S (x_wc = (U_w S).y). With
+   z = U_w); each tail context c a y for the same over the head words
+   with A = U S (x_wc = (U_w S).y). With
        g = grad f = sum_c (#(w,c) s(-x_wc) - B_wc s(x_wc)) a_c = A^T p,
    a row's curvature is sum_c (#(w,c) + B_wc) s(x) s(-x) a_c a_c^T, at
    most H = 1/4 sum_c (#(w,c) + B_wc) a_c a_c^T, so the step z += H^-1 g
@@ -9777,14 +9795,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
    logistic regression). With B_wc = rowfac_w colfac_c,
        H = 1/4 (rowfac_w G + sum_{c: #(w,c) > 0} #(w,c) a_c a_c^T),
        G = A^T diag(colfac) A,
-   G once, the sparse part a row's counts, one Cholesky a row.
-   How: blocks of block_rows tail rows at a time; in a block each step is
-   two GEMMs (X_b = Z_b A^T, block_rows x m_h, then G_b = P_b A with P_b
-   the coefficients p) and a d x d solve a row. Rows are independent: the
-   threads split them, the bits do not depend on how (only on
-   block_rows, which the GEMM's shapes follow). Memory: two blocks of
-   block_rows x m_h reals, block_rows d x d factors in double, and the
-   point's (n + m) d twice.
+   G once, the sparse part a row's counts, one Cholesky a row. From
+   z = 0 (x = 0, where the curvature is 1/4 exactly) the first step is
+   Newton's; it is the default (section 4, FOLDING IN).
+   How: blocks of block_rows tail rows at a time, each row with its x
+   (its row of X_b) kept along the steps. A step: the coefficients p at
+   x (II.5's kernels), g = G_b = P_b A (a GEMM), the direction H^-1 g (a
+   d x d solve a row), how x moves along it, dl = (H^-1 g) A^T (a GEMM),
+   the step size (1, or the line search's), then z and x move. Rows are
+   independent: the threads split them, and the bits do not depend on
+   how (only on block_rows, which the GEMM's shapes follow). Memory: four
+   blocks of block_rows x m_h reals, block_rows d x d factors in double,
+   and the point's (n + m) d four times.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_head(const ro_sgns_problem *p, size_t nh,
@@ -9890,7 +9912,8 @@ RO_SGNS_DEF ro_sgns_fold_config ro_sgns_fold_config_default(void)
 {
     ro_sgns_fold_config c;
     memset(&c, 0, sizeof c);
-    c.iterations = 4;
+    c.iterations = 1;
+    c.line_search = 0;
     c.block_rows = 0;
     return c;
 }
@@ -9982,10 +10005,15 @@ static void ro_sgns__line_eval(const ro_sgns__side *s, size_t row, size_t mh,
    factor (double), z (double), a row of X_b (x, updated along the
    steps), of the coefficients P_b and of the direction's X_b change,
    dl = (H^-1 g) A^T. */
+typedef struct ro_sgns__fold_sums {
+    ro_sgns_fold_report r;
+    int want; /* the report was asked for: f first and last, and a last evaluation */
+} ro_sgns__fold_sums;
+
 static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size_t mh,
                                          const ro_sgns_real *A, size_t d,
                                          const ro_sgns_fold_config *cfg, ro_sgns_real *Z,
-                                         ro_sgns_fold_report *rep, const ro_sgns_allocator *al,
+                                         ro_sgns__fold_sums *rep, const ro_sgns_allocator *al,
                                          ro_sgns_error *err)
 {
     const size_t tail = s->rows - nh, br = cfg->block_rows ? cfg->block_rows : 256;
@@ -10065,7 +10093,8 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size
             for (ii = 0; ii < mh; ++ii) X[(size_t)r * mh + ii] = 0;
         }
         for (t = 0;; ++t) {
-            const int last = t == cfg->iterations, want_f = t == 0 || last;
+            const int last = t == cfg->iterations, want_f = rep->want && (t == 0 || last);
+            if (last && !rep->want) break; /* the last evaluation is the report's */
             /* the coefficients P_b at x (II.5's kernels, plain: -B s(x),
                plus #(w,c) s(-x) at the counts) and, first and last, the
                rows' f (its dense terms in Dl, free here); G_b = P_b A */
@@ -10134,12 +10163,12 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size
             /* the sums in row order (the same bits for any thread count) */
             for (i = 0; i < bn; ++i) {
                 if (t == 0) {
-                    rep->f_start += rowf[i];
-                    rep->grad2_start += rowg[i];
+                    rep->r.f_start += rowf[i];
+                    rep->r.grad2_start += rowg[i];
                 }
                 if (last) {
-                    rep->f_end += rowf[i];
-                    rep->grad2_end += rowg[i];
+                    rep->r.f_end += rowf[i];
+                    rep->r.grad2_end += rowg[i];
                 }
             }
             if (last) break;
@@ -10166,7 +10195,7 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size
                 size_t ii;
                 int q;
                 if (!ok[r]) continue;
-                for (q = 0; q < 3; ++q) {
+                for (q = 0; q < (cfg->line_search ? 3 : 0); ++q) {
                     ro_sgns__line_eval(s, row, mh, x, dl, alpha, P + (size_t)r * mh,
                                        E + (size_t)r * mh, &g1, &h);
                     if (g1 > 0) lo = alpha;
@@ -10185,8 +10214,8 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size
             }
         }
         for (i = 0; i < bn; ++i) {
-            ++rep->rows;
-            if (!ok[i]) ++rep->rows_empty;
+            ++rep->r.rows;
+            if (!ok[i]) ++rep->r.rows_empty;
         }
     }
 done:
@@ -10212,7 +10241,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
     ro_sgns_fold_config cfg = config ? *config : ro_sgns_fold_config_default();
-    ro_sgns_fold_report rep;
+    ro_sgns__fold_sums rep;
     ro_sgns_real *L = NULL, *R = NULL, *A = NULL, *W0 = NULL;
     size_t n, m, nh, mh, d;
     ro_sgns_result res;
@@ -10232,6 +10261,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
                              (unsigned long)nh, (unsigned long)n, (unsigned long)mh,
                              (unsigned long)m, (unsigned long)d);
     memset(&rep, 0, sizeof rep);
+    rep.want = report != NULL;
     L = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
     R = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, d, sizeof(ro_sgns_real));
     A = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nh > mh ? nh : mh, d, sizeof(ro_sgns_real));
@@ -10264,7 +10294,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     if (res == RO_SGNS_OK) {
         (*out)->iteration = hd->iteration;
         ro_sgns__stamp(p, *out);
-        if (report) *report = rep;
+        if (report) *report = rep.r;
     }
 done:
     ro_sgns__free(alloc, L);

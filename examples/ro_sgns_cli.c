@@ -2219,8 +2219,10 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
         if (p->step_norm < res) snprintf(dx, sizeof dx, "<%.2g", res);
         else snprintf(dx, sizeof dx, "%.4g", p->step_norm);
         end_line(t->c);
-        fprintf(stderr, "iter %3llu/%llu  F %.5f e9  step %.3g%s  |dX| %s  %.1f s  ETA %s%s\n",
+        /* F's relative gain: how far from converged the step is */
+        fprintf(stderr, "iter %3llu/%llu  F %.5f e9 (%+.2f%%)  step %.3g%s  |dX| %s  %.1f s  ETA %s%s\n",
                 (unsigned long long)p->iteration, (unsigned long long)t->last, p->objective * 1e-9,
+                p->objective_prev != 0 ? 100 * (p->objective - p->objective_prev) / fabs(p->objective_prev) : 0.0,
                 p->step, p->halvings ? " (halved)" : "", dx, p->seconds,
                 fmt_secs(done ? t->step_secs / (double)done * (double)left : -1, eta, sizeof eta), line);
     }

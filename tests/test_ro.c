@@ -2251,6 +2251,7 @@ static void fold_check_line(const counts_t *c, const double *A, double k, double
 #undef FOLD_AT
 }
 
+static int g_fold_ls = 1; /* fold_run's line_search */
 static ro_sgns_factors *fold_run(const ro_sgns_problem *p, const ro_sgns_factors *xh, int iters,
                                  ro_sgns_fold_report *rep)
 {
@@ -2258,6 +2259,7 @@ static ro_sgns_factors *fold_run(const ro_sgns_problem *p, const ro_sgns_factors
     ro_sgns_factors *xf = NULL;
     ro_sgns_error err;
     fc.iterations = iters;
+    fc.line_search = g_fold_ls;
     fc.block_rows = 7; /* several blocks, the last one short */
     CHECKF(ro_sgns_fold_in(p, xh, &fc, &xf, rep, NULL, &err) == RO_SGNS_OK, "fold_in: %s",
            err.message);
@@ -2360,6 +2362,24 @@ static void test_head_and_fold(double cds)
     CHECKF(rep1.f_start < rep1.f_end && rep1.f_end <= rep4.f_end && rep4.f_end <= rep.f_end * (1 - 1e-12),
            "fold: f %.10g (start), %.10g (1 step), %.10g (4), %.10g (60)", rep1.f_start,
            rep1.f_end, rep4.f_end, rep.f_end);
+    /* the plain MM steps (line_search 0) raise f too, less than searched ones */
+    ro_sgns_factors_free(x1);
+    ro_sgns_factors_free(x4);
+    g_fold_ls = 0;
+    x1 = fold_run(p, xh, 1, &rep1);
+    x4 = fold_run(p, xh, 4, &rep4);
+    g_fold_ls = 1;
+    CHECKF(rep1.f_start < rep1.f_end && rep1.f_end < rep4.f_end && rep4.f_end < rep.f_end,
+           "fold, MM steps: f %.10g (start), %.10g (1 step), %.10g (4), searched %.10g (60)",
+           rep1.f_start, rep1.f_end, rep4.f_end, rep.f_end);
+    {   /* without a report the fold skips its last evaluation: the same point */
+        ro_sgns_factors *wr = fold_run(p, xh, 4, &rep4), *nr = fold_run(p, xh, 4, NULL);
+        CHECK(wr && nr && memcmp(wr->U, nr->U, n * d * sizeof(real)) == 0 &&
+              memcmp(wr->V, nr->V, m * d * sizeof(real)) == 0 &&
+              memcmp(wr->S, nr->S, d * d * sizeof(real)) == 0);
+        ro_sgns_factors_free(wr);
+        ro_sgns_factors_free(nr);
+    }
 #ifdef _OPENMP
     {
         int saved = omp_get_max_threads();
