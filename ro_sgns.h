@@ -1009,8 +1009,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
    words (rows of U S). F's head block is the head's run; the tail rows
    fit the head columns; the tail x tail block is what the two give,
    unfitted. Cost: the head's steps at n_h m_h d, then about
-   4 (n - n_h) m_h d + 4 (m - m_h) n_h d per step of the fold, and as
-   much again for the report's evaluation. On the bundled corpus at
+   4 (n - n_h) m_h d + 4 (m - m_h) n_h d per step of the fold (its two
+   products), and half that for the report's evaluation. On the
+   bundled corpus at
    min count 5 (n = 182,678, head 22,352, d = 100) the whole run took
    minutes where RO over every word took 72 and scored below its start
    (in the repository: docs/ABLATION.md). */

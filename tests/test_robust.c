@@ -1191,6 +1191,45 @@ static ro_sgns_result c_from_wc(void)
 static ro_sgns_factors *FROM_WC;
 static int k_from_wc(ro_sgns_result rc) { return k_fx_as(rc, FROM_WC); }
 
+/* the head and the tail: the first HEAD_N words of P0 (a point XH on
+   them from W0, CC0), the SPPMI's head block, the fold */
+static size_t HEAD_N;
+static ro_sgns_factors *XH, *FOLD_REF;
+static ro_sgns_csr *CSR_HEAD_REF;
+static double g_Fhead;
+static ro_sgns_result c_problem_create_head(void)
+{
+    g_problem = (ro_sgns_problem *)SENT;
+    return ro_sgns_problem_create_head(P0, HEAD_N, HEAD_N, &g_problem, &RA, &g_err);
+}
+static int k_problem_head(ro_sgns_result rc)
+{
+    double F = 0;
+    int ok;
+    if (rc != RO_SGNS_OK) return g_problem == (ro_sgns_problem *)SENT && inputs_intact();
+    ok = ro_sgns_objective(g_problem, XH, &F, NULL) == RO_SGNS_OK &&
+         memcmp(&F, &g_Fhead, sizeof F) == 0;
+    ro_sgns_problem_free(g_problem);
+    return ok && inputs_intact();
+}
+static ro_sgns_result c_csr_head(void)
+{
+    g_csr = (ro_sgns_csr *)SENT;
+    return ro_sgns_csr_head(A0, HEAD_N, HEAD_N, &g_csr, NULL, &g_err);
+}
+static int k_csr_head(ro_sgns_result rc) { return k_csr_as(rc, CSR_HEAD_REF); }
+static ro_sgns_result c_fold_in(void)
+{
+    ro_sgns_fold_config fc = ro_sgns_fold_config_default();
+    ro_sgns_fold_report rep;
+    fc.iterations = 2;
+    fc.line_search = 1;
+    fc.block_rows = 3;
+    g_fx = (ro_sgns_factors *)SENT;
+    return ro_sgns_fold_in(P0, XH, &fc, &g_fx, &rep, &RA, &g_err);
+}
+static int k_fold_in(ro_sgns_result rc) { return k_fx_as(rc, FOLD_REF); }
+
 static ro_sgns_result c_factors_save_callback(void)
 {
     mb_reset(&g_mb);
@@ -1319,6 +1358,22 @@ static void test_ro(void)
     ro_sgns_factors_free(NAIVE1);
     CHECK(ro_sgns_factors_from_wc(n, n, D, W0, CC0, &FROM_WC, NULL, &g_err) == RO_SGNS_OK);
     sweep("ro_sgns_factors_from_wc", c_from_wc, k_from_wc, RO_SGNS_OK, 1);
+    HEAD_N = n / 2;
+    CHECK(HEAD_N >= D &&
+          ro_sgns_factors_from_wc(HEAD_N, HEAD_N, D, W0, CC0, &XH, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(c_problem_create_head() == RO_SGNS_OK &&
+          ro_sgns_objective(g_problem, XH, &g_Fhead, &g_err) == RO_SGNS_OK);
+    ro_sgns_problem_free(g_problem);
+    sweep("ro_sgns_problem_create_head", c_problem_create_head, k_problem_head, RO_SGNS_OK, 1);
+    CHECK(c_csr_head() == RO_SGNS_OK);
+    CSR_HEAD_REF = g_csr;
+    sweep("ro_sgns_csr_head", c_csr_head, k_csr_head, RO_SGNS_OK, 1);
+    CHECK(c_fold_in() == RO_SGNS_OK);
+    FOLD_REF = g_fx;
+    sweep("ro_sgns_fold_in", c_fold_in, k_fold_in, RO_SGNS_OK, 1);
+    ro_sgns_csr_free(CSR_HEAD_REF);
+    ro_sgns_factors_free(FOLD_REF);
+    ro_sgns_factors_free(XH);
     sweep("ro_sgns_factors_save_callback", c_factors_save_callback, k_fx_saved, RO_SGNS_OK, 0);
     sweep("ro_sgns_factors_load_callback", c_factors_load_callback, k_fx_loaded, RO_SGNS_OK, 1);
     sweep("ro_sgns_factors_load_path", c_factors_load_path, k_fx_loaded, RO_SGNS_OK, 1);
@@ -2267,8 +2322,9 @@ static void n_configs(void)
     ro_sgns_similarity_config d = ro_sgns_similarity_config_default();
     ro_sgns_analogy_config e = ro_sgns_analogy_config_default();
     ro_sgns_sgd_config f = ro_sgns_sgd_config_default();
+    ro_sgns_fold_config g = ro_sgns_fold_config_default();
     g_sink = (double)a.window + (double)b.oversample + c.step + (double)d.fold_case + e.epsilon +
-             f.alpha;
+             f.alpha + (double)g.iterations;
 }
 static void n_lookups(void)
 {
