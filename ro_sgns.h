@@ -6092,26 +6092,34 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
    only faster for the inputs the step produces. The d x d work is in
    double; the decisions depend on the bits alone, never on threads. */
 
-/* G (d x d, upper part; real) -> R upper with R^T R = G, in double, rows
-   of R contiguous (the inner loop is an axpy). 0 when a pivot is not
-   positive (or NaN): G is not numerically positive definite. */
-static int ro_sgns__cholesky_upper(size_t d, const ro_sgns_real *G, double *R)
+/* H (d x d, upper part, double) -> R upper with R^T R = H, in place; 0
+   when a pivot is not positive (or NaN): H is not numerically positive
+   definite. Rows of R contiguous (the inner loop is an axpy). */
+static int ro_sgns__cholesky_in_place(size_t d, double *H)
 {
     size_t i, j, k;
-    for (i = 0; i < d; ++i)
-        for (j = 0; j < d; ++j) R[i * d + j] = j >= i ? (double)G[i * d + j] : 0;
     for (k = 0; k < d; ++k) {
-        double *rk = R + k * d, piv = rk[k], r;
+        double *rk = H + k * d, piv = rk[k], r;
         if (!(piv > 0) || !ro_sgns__is_finite(piv)) return 0;
         r = RO_SGNS_SQRT(piv);
         rk[k] = r;
         for (j = k + 1; j < d; ++j) rk[j] /= r;
         for (i = k + 1; i < d; ++i) { /* the trailing upper triangle -= r_k^T r_k */
-            double *ri = R + i * d, f = rk[i];
+            double *ri = H + i * d, f = rk[i];
             for (j = i; j < d; ++j) ri[j] -= f * rk[j];
         }
     }
     return 1;
+}
+
+/* G (d x d, upper part; real) -> R upper with R^T R = G, in double (G's
+   upper part copied, the lower zeroed, then factored in place). */
+static int ro_sgns__cholesky_upper(size_t d, const ro_sgns_real *G, double *R)
+{
+    size_t i, j;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) R[i * d + j] = j >= i ? (double)G[i * d + j] : 0;
+    return ro_sgns__cholesky_in_place(d, R);
 }
 
 /* Ri = R^-1 for R upper triangular with a positive diagonal (d x d,
@@ -6778,6 +6786,22 @@ static ro_sgns_result ro_sgns__problem_transpose(ro_sgns_problem *p, ro_sgns_err
     return ro_sgns__ok(err);
 }
 
+/* The backward side of a whole problem whose forward counts are in
+   place: the transpose, not stored when the counts are symmetric (fixed
+   windows make them so). */
+static ro_sgns_result ro_sgns__problem_bwd(ro_sgns_problem *p, ro_sgns_error *err)
+{
+    const ro_sgns__side *f = &p->fwd;
+    if (p->n == p->m && ro_sgns__csr_symmetric(p->n, f->row_ptr, f->col, f->val, sizeof(float),
+                                               ro_sgns__problem_alloc(p)) == 1) {
+        p->bwd.row_ptr = f->row_ptr;
+        p->bwd.col = f->col;
+        p->bwd.val = f->val;
+        return RO_SGNS_OK;
+    }
+    return ro_sgns__problem_transpose(p, err);
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       const uint64_t *row_ptr,
                                                       const uint32_t *col, const float *val,
@@ -6825,17 +6849,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
     p->fwd.col = col;
     p->fwd.val = val;
     ro_sgns__problem_sides(p);
-    /* the transpose, not stored when the counts are symmetric (fixed
-       windows make them so) */
-    if (res == RO_SGNS_OK) {
-        if (n == m && ro_sgns__csr_symmetric(n, row_ptr, col, val, sizeof(float), alloc) == 1) {
-            p->bwd.row_ptr = row_ptr;
-            p->bwd.col = col;
-            p->bwd.val = val;
-        } else {
-            res = ro_sgns__problem_transpose(p, err);
-        }
-    }
+    if (res == RO_SGNS_OK) res = ro_sgns__problem_bwd(p, err);
     if (res != RO_SGNS_OK) {
         ro_sgns_problem_free(p);
         return res;
@@ -9863,14 +9877,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_head(const ro_sgns_problem *p,
     h->fwd.col = h->h_col;
     h->fwd.val = h->h_val;
     ro_sgns__problem_sides(h);
-    if (nh == mh && ro_sgns__csr_symmetric(nh, h->h_row_ptr, h->h_col, h->h_val, sizeof(float),
-                                           alloc) == 1) {
-        h->bwd.row_ptr = h->h_row_ptr;
-        h->bwd.col = h->h_col;
-        h->bwd.val = h->h_val;
-    } else {
-        res = ro_sgns__problem_transpose(h, err);
-    }
+    res = ro_sgns__problem_bwd(h, err);
     if (res != RO_SGNS_OK) {
         ro_sgns_problem_free(h);
         return res;
@@ -9917,25 +9924,6 @@ RO_SGNS_DEF ro_sgns_fold_config ro_sgns_fold_config_default(void)
     c.line_search = 0;
     c.block_rows = 0;
     return c;
-}
-
-/* H (d x d, upper part, double) -> R upper with R^T R = H, in place; 0
-   when a pivot is not positive (H not numerically positive definite). */
-static int ro_sgns__cholesky_in_place(size_t d, double *H)
-{
-    size_t i, j, k;
-    for (k = 0; k < d; ++k) {
-        double *rk = H + k * d, piv = rk[k], r;
-        if (!(piv > 0) || !ro_sgns__is_finite(piv)) return 0;
-        r = RO_SGNS_SQRT(piv);
-        rk[k] = r;
-        for (j = k + 1; j < d; ++j) rk[j] /= r;
-        for (i = k + 1; i < d; ++i) {
-            double *ri = H + i * d, f = rk[i];
-            for (j = i; j < d; ++j) ri[j] -= f * rk[j];
-        }
-    }
-    return 1;
 }
 
 /* x = (R^T R)^-1 x for R from ro_sgns__cholesky_in_place. */
