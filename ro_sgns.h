@@ -2303,6 +2303,22 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
      threads each run differs (in the last digits at first, then
      everywhere), and is as good. This is the only part of the library
      that is not deterministic for any thread count.
+     Virtual workers (workers = K >= 1) make it deterministic. The stream
+     is cut into rounds of K RO_SGNS_SGD_SYNC blocks; in a round worker k
+     trains the k-th run of RO_SGNS_SGD_SYNC blocks on its own copy of W
+     and C, which all start the round equal. At the round's end each row
+     that one worker changed takes that worker's row, and a row that
+     c > 1 workers changed becomes the shared row plus the mean of their
+     changes, and every copy takes it. The threads only decide which
+     worker runs where, so threads = 1, 2, 3, ... give the same bits, and
+     the learning rate of a block depends on its position alone. K = 1
+     is the one-thread run above, bit for bit. The price: K more copies
+     of W and C, and the merges (each row some worker touched, read and
+     written K + 1 times a round). A mean, not Hogwild's sum: the most
+     frequent rows move far in a round, and each worker moves them to
+     about the same place, so a sum of K such moves overshoots (on the
+     tests' 20-word corpus it diverged at K = 3). Set K to the cores you
+     want to use.
 
    COST
      Time: per epoch about N (L + 1) (k + 1) 6 d flops (L + 1 pairs a word
@@ -2318,11 +2334,21 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
        tables         8 n (alias table; 12 n more while it is built),
                       4 n (subsampling, when on)
        per thread     4 RO_SGNS_SGD_BLOCK + 4 (k + 1) + ld R bytes
+                      (per virtual worker with workers > 0)
+       workers K > 1  K (2 n ld R + 10 n) (the copies, which rows each
+                      touched), 10 n (the merge's list), 8 B (tokens
+                      before each block)
    ====================================================================== */
 
 /* Stream positions per block: the unit of work, of random streams and of
    learning-rate updates; no window crosses a block boundary. */
 #define RO_SGNS_SGD_BLOCK 1024
+
+/* With virtual workers (cfg.workers = K >= 1): the blocks each worker
+   trains between two merges. Part of the result, as the seed is. */
+#ifndef RO_SGNS_SGD_SYNC
+#define RO_SGNS_SGD_SYNC 64
+#endif
 
 /* What the progress callback sees. */
 typedef struct ro_sgns_sgd_progress {
@@ -2357,8 +2383,18 @@ typedef struct ro_sgns_sgd_config {
                               (F counts every pair); word2vec's is 1e-3. */
     int epochs;            /* passes over the corpus, >= 1. Default 5 (word2vec
                               -iter 5). */
+    double share;          /* train on the corpus's first share, in (0, 1]
+                              (whole blocks: at least one): a quicker
+                              start. Default 1. */
     int threads;           /* workers; 0 = OpenMP's maximum (1 without OpenMP).
-                              Default 0. Only 1 is reproducible. */
+                              Default 0. With workers = 0 only 1 is
+                              reproducible. */
+    int workers;           /* 0 = Hogwild (default): the threads share W and
+                              C without locks. K >= 1: K virtual workers,
+                              each on its own copy, merged every
+                              RO_SGNS_SGD_SYNC blocks of each: the same bits
+                              for any thread count (THREADS AND
+                              REPRODUCIBILITY); at most K threads work. */
     uint64_t seed;         /* Default 1. */
     uint64_t report_words; /* call the callback every this many words; 0 = only
                               at the end. Default 100000. */
@@ -2367,7 +2403,8 @@ typedef struct ro_sgns_sgd_config {
 } ro_sgns_sgd_config;
 
 /* size 100, window 5, negative 5, alpha 0.025, sample 0, epochs 5,
-   threads 0, seed 1, report every 100000 words, no callback. */
+   share 1, threads 0, workers 0 (Hogwild), seed 1, report every 100000
+   words, no callback. */
 RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
 
 /* Train on a corpus given as text (tokenized exactly as the counting
@@ -17431,7 +17468,9 @@ RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void)
     c.alpha = 0.025;
     c.sample = 0;
     c.epochs = 5;
+    c.share = 1;
     c.threads = 0;
+    c.workers = 0;
     c.seed = 1;
     c.report_words = 100000;
     c.callback = NULL;
@@ -17729,6 +17768,9 @@ typedef struct ro_sgns__sgd {
     const ro_sgns_real *sigm;
     ro_sgns_sgd_config cfg;
     uint64_t total;          /* epochs x vocabulary tokens */
+    const uint64_t *before;  /* virtual workers: the tokens before each block */
+    unsigned char *merged;   /* virtual workers: 2n, a row is in rows */
+    uint32_t *rows;          /* virtual workers: 2n, the rows of a merge */
     double t0;
     int nt;                  /* workers running */
     /* written while training */
@@ -17737,11 +17779,15 @@ typedef struct ro_sgns__sgd {
     int stop;                /* the callback said stop (atomic) */
 } ro_sgns__sgd;
 
-/* One worker's workspace. */
+/* One worker's workspace (a thread's, or a virtual worker's). */
 typedef struct ro_sgns__sgd_local {
     uint32_t *sen; /* RO_SGNS_SGD_BLOCK: the kept ids of a sentence */
     uint32_t *tgt; /* k + 1 targets */
     ro_sgns_real *e; /* ld */
+    ro_sgns_real *W, *C; /* what it trains: the shared W and C, or its copy */
+    unsigned char *touched; /* NULL, or 2n: row i of W (i), of C (n + i) */
+    uint32_t *list;         /* the touched rows in the order first touched */
+    size_t nlist;
     int bad;       /* a NaN was met */
 } ro_sgns__sgd_local;
 
@@ -17783,6 +17829,15 @@ static void ro_sgns__sgd_raise(int *x)
     *x |= 1; /* (an update, not "atomic write": gcc 12 warns wrongly about that) */
 }
 
+/* A virtual worker notes row r (of W, or n + r of C) as changed. */
+static RO_SGNS__INLINE void ro_sgns__sgd_touch(ro_sgns__sgd_local *lo, size_t r)
+{
+    if (!lo->touched[r]) {
+        lo->touched[r] = 1;
+        lo->list[lo->nlist++] = (uint32_t)r;
+    }
+}
+
 /* One sentence of kept ids: for each centre a window half-width b in
    1..L, then one step per context, with k fresh negatives. */
 static void ro_sgns__sgd_sentence(const ro_sgns__sgd *s, ro_sgns__sgd_local *lo,
@@ -17809,7 +17864,11 @@ static void ro_sgns__sgd_sentence(const ro_sgns__sgd *s, ro_sgns__sgd_local *lo,
                 for (off = 0; off < ld; off += RO_SGNS__SGD_LANES)
                     RO_SGNS__PREFETCH(s->C + (size_t)z * ld + off);
             }
-            ro_sgns__sgd_step(ld, s->W + (size_t)sen[j] * ld, s->C, lo->tgt, m, s->sigm, alpha,
+            if (lo->touched) {
+                ro_sgns__sgd_touch(lo, sen[j]);
+                for (off = 0; off < m; ++off) ro_sgns__sgd_touch(lo, n + lo->tgt[off]);
+            }
+            ro_sgns__sgd_step(ld, lo->W + (size_t)sen[j] * ld, lo->C, lo->tgt, m, s->sigm, alpha,
                               lo->e, &lo->bad);
         }
     }
@@ -17844,41 +17903,55 @@ static void ro_sgns__sgd_report(ro_sgns__sgd *s, uint64_t done, double alpha)
     }
 }
 
-/* Worker t of nt: blocks [t B / nt, (t + 1) B / nt) for every epoch. */
+/* Block b of epoch ep at rate alpha; returns its vocabulary tokens. */
+static uint64_t ro_sgns__sgd_block(const ro_sgns__sgd *s, ro_sgns__sgd_local *lo, int ep,
+                                   uint64_t b, double alpha)
+{
+    const size_t p0 = (size_t)b * RO_SGNS_SGD_BLOCK;
+    const size_t p1 = s->len - p0 > RO_SGNS_SGD_BLOCK ? p0 + RO_SGNS_SGD_BLOCK : s->len;
+    uint64_t words = 0;
+    size_t p, slen = 0;
+    ro_sgns_rng rng;
+    ro_sgns_rng_seed(&rng, s->cfg.seed, 1 + (uint64_t)ep * s->nblocks + b);
+    for (p = p0; p < p1; ++p) {
+        uint32_t x = s->ids[p];
+        if (x == RO_SGNS__SGD_LINE) {
+            ro_sgns__sgd_sentence(s, lo, lo->sen, slen, &rng, (ro_sgns_real)alpha);
+            slen = 0;
+            continue;
+        }
+        ++words;
+        if (s->keep && s->keep[x] != RO_SGNS__SGD_ALWAYS &&
+            (uint32_t)(ro_sgns_rng_next(&rng) >> 32) >= s->keep[x])
+            continue; /* subsampled */
+        lo->sen[slen++] = x;
+    }
+    ro_sgns__sgd_sentence(s, lo, lo->sen, slen, &rng, (ro_sgns_real)alpha);
+    return words;
+}
+
+/* The rate after `done` of the total words, never below alpha 1e-4. */
+static double ro_sgns__sgd_alpha(const ro_sgns__sgd *s, uint64_t done)
+{
+    const double a0 = s->cfg.alpha, a = a0 * (1.0 - (double)done / ((double)s->total + 1.0));
+    return a < a0 * 1e-4 ? a0 * 1e-4 : a;
+}
+
+/* Hogwild worker t of nt: blocks [t B / nt, (t + 1) B / nt) for every
+   epoch, the rate from the words all workers have done. */
 static void ro_sgns__sgd_worker(ro_sgns__sgd *s, ro_sgns__sgd_local *lo, int t, int nt)
 {
     const uint64_t B = s->nblocks;
     const uint64_t b0 = B * (uint64_t)t / (uint64_t)nt, b1 = B * (uint64_t)(t + 1) / (uint64_t)nt;
-    const double a0 = s->cfg.alpha, amin = a0 * 1e-4;
     uint64_t b;
     int ep;
     for (ep = 0; ep < s->cfg.epochs; ++ep) {
         for (b = b0; b < b1; ++b) {
-            const size_t p0 = (size_t)b * RO_SGNS_SGD_BLOCK;
-            const size_t p1 = s->len - p0 > RO_SGNS_SGD_BLOCK ? p0 + RO_SGNS_SGD_BLOCK : s->len;
             double alpha;
-            uint64_t words = 0, done;
-            size_t p, slen = 0;
-            ro_sgns_rng rng;
+            uint64_t done;
             if (ro_sgns__sgd_get_int(&s->stop)) return;
-            alpha = a0 * (1.0 - (double)ro_sgns__sgd_get64(&s->done) / ((double)s->total + 1.0));
-            if (alpha < amin) alpha = amin;
-            ro_sgns_rng_seed(&rng, s->cfg.seed, 1 + (uint64_t)ep * B + b);
-            for (p = p0; p < p1; ++p) {
-                uint32_t x = s->ids[p];
-                if (x == RO_SGNS__SGD_LINE) {
-                    ro_sgns__sgd_sentence(s, lo, lo->sen, slen, &rng, (ro_sgns_real)alpha);
-                    slen = 0;
-                    continue;
-                }
-                ++words;
-                if (s->keep && s->keep[x] != RO_SGNS__SGD_ALWAYS &&
-                    (uint32_t)(ro_sgns_rng_next(&rng) >> 32) >= s->keep[x])
-                    continue; /* subsampled */
-                lo->sen[slen++] = x;
-            }
-            ro_sgns__sgd_sentence(s, lo, lo->sen, slen, &rng, (ro_sgns_real)alpha);
-            done = ro_sgns__sgd_add64(&s->done, words);
+            alpha = ro_sgns__sgd_alpha(s, ro_sgns__sgd_get64(&s->done));
+            done = ro_sgns__sgd_add64(&s->done, ro_sgns__sgd_block(s, lo, ep, b, alpha));
             if (s->cfg.callback && done >= ro_sgns__sgd_get64(&s->next_report))
                 ro_sgns__sgd_report(s, done, alpha);
         }
@@ -17917,9 +17990,19 @@ static ro_sgns_result ro_sgns__sgd_check(const ro_sgns_vocab *v, const ro_sgns_s
     if (c->epochs < 1)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "epochs = %d: must be >= 1",
                              c->epochs);
+    if (!(c->share > 0 && c->share <= 1))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "share = %g: must be in (0, 1]",
+                             c->share);
     if (c->threads < 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "threads = %d: must be >= 0",
                              c->threads);
+    if (c->workers < 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "workers = %d: must be >= 0",
+                             c->workers);
+    if (c->workers > 1 && v->n > 0x7FFFFFFFu) /* the merge numbers 2 n rows in 32 bits */
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "vocabulary of %llu words: virtual workers take at most %llu",
+                             (unsigned long long)v->n, 0x7FFFFFFFull);
     return RO_SGNS_OK;
 }
 
@@ -17954,6 +18037,13 @@ typedef struct ro_sgns__sgd_mem {
     uint32_t *keep;            /* n, with subsampling */
     ro_sgns__sgd_local *loc;   /* a worker's workspace ... */
     uint32_t *sen, *tgt;       /* ... and its sentence and targets */
+    /* K > 1 virtual workers: */
+    void *copies;              /* their W and C (2 K n ld), 64 bytes over */
+    unsigned char *touched;    /* 2 n K */
+    uint32_t *lists;           /* 2 n K */
+    unsigned char *merged;     /* 2 n */
+    uint32_t *rows;            /* 2 n */
+    uint64_t *before;          /* nblocks + 1 (K >= 1) */
 } ro_sgns__sgd_mem;
 
 static void ro_sgns__sgd_mem_free(ro_sgns__sgd_mem *m, const ro_sgns_allocator *al)
@@ -17968,6 +18058,50 @@ static void ro_sgns__sgd_mem_free(ro_sgns__sgd_mem *m, const ro_sgns_allocator *
     ro_sgns__free(al, m->sen);
     ro_sgns__free(al, m->tgt);
     ro_sgns__free(al, m->eraw);
+    ro_sgns__free(al, m->copies);
+    ro_sgns__free(al, m->touched);
+    ro_sgns__free(al, m->lists);
+    ro_sgns__free(al, m->merged);
+    ro_sgns__free(al, m->rows);
+    ro_sgns__free(al, m->before);
+}
+
+/* The virtual workers' memory (K >= 1; the copies and the merge's only
+   for K > 1) and the tokens before each block of the stream ids. */
+static ro_sgns_result ro_sgns__sgd_alloc_virtual(ro_sgns__sgd_mem *m, size_t n, size_t ld, int K,
+                                                 const uint32_t *ids, size_t len, size_t nblocks,
+                                                 const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    size_t b, p;
+    int of = 0;
+    m->before = (uint64_t *)ro_sgns__alloc_array(al, nblocks + 1, 1, sizeof(uint64_t));
+    if (K > 1) {
+        size_t elems = ro_sgns__mul(ro_sgns__mul(2 * (size_t)K, n, &of), ld, &of);
+        if (of || elems > (size_t)-1 - 64)
+            return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW,
+                                 "%d copies of W and C do not fit in memory", K);
+        m->copies = ro_sgns__alloc_array(al, elems + 64, 1, sizeof(ro_sgns_real));
+        m->touched = (unsigned char *)ro_sgns__alloc_array(al, 2 * n, (size_t)K, 1);
+        m->lists = (uint32_t *)ro_sgns__alloc_array(al, 2 * n, (size_t)K, sizeof(uint32_t));
+        m->merged = (unsigned char *)ro_sgns__alloc_array(al, 2 * n, 1, 1);
+        m->rows = (uint32_t *)ro_sgns__alloc_array(al, 2 * n, 1, sizeof(uint32_t));
+    }
+    if (!m->before || (K > 1 && (!m->copies || !m->touched || !m->lists || !m->merged || !m->rows)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "no memory for %d virtual workers (their W and C: %d x 2 x %llu x %llu)",
+                             K, K > 1 ? K : 0, (unsigned long long)n, (unsigned long long)ld);
+    if (K > 1) {
+        memset(m->touched, 0, 2 * n * (size_t)K);
+        memset(m->merged, 0, 2 * n);
+    }
+    m->before[0] = 0;
+    for (b = 0; b < nblocks; ++b) {
+        size_t p0 = b * RO_SGNS_SGD_BLOCK, p1 = len - p0 > RO_SGNS_SGD_BLOCK ? p0 + RO_SGNS_SGD_BLOCK : len;
+        uint64_t w = 0;
+        for (p = p0; p < p1; ++p) w += ids[p] != RO_SGNS__SGD_LINE;
+        m->before[b + 1] = m->before[b] + w;
+    }
+    return RO_SGNS_OK;
 }
 
 static ro_sgns_result ro_sgns__sgd_alloc(ro_sgns__sgd_mem *m, size_t n, size_t ld, size_t tgt_ld,
@@ -18030,11 +18164,108 @@ static void ro_sgns__sgd_factors(ro_sgns__sgd *s, const ro_sgns__sgd_mem *m)
     memset(s->C, 0, n * ld * sizeof(ro_sgns_real));
 }
 
+/* The end of a round of K virtual workers: a row one worker changed
+   becomes that worker's row; a row c > 1 workers changed becomes the
+   shared row plus the mean of their changes (iterative parameter mixing,
+   McDonald et al. 2010, row by row: summing them, as Hogwild would, makes
+   a step c times too long for a row each worker moved to the same place);
+   every copy takes it. Rows are independent, so nt threads share them out
+   with the same result. */
+static void ro_sgns__sgd_merge(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int K, int nt)
+{
+    const size_t n = s->n, ld = s->ld;
+    size_t nrows = 0, i;
+    long r;
+    int k;
+    for (k = 0; k < K; ++k) { /* the rows any worker touched, each once */
+        ro_sgns__sgd_local *lo = &loc[k];
+        for (i = 0; i < lo->nlist; ++i) {
+            uint32_t row = lo->list[i];
+            if (!s->merged[row]) {
+                s->merged[row] = 1;
+                s->rows[nrows++] = row;
+            }
+        }
+        lo->nlist = 0;
+    }
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && nrows > 256)
+#endif
+    for (r = 0; r < (long)nrows; ++r) {
+        const size_t row = s->rows[r];
+        const int in_w = row < n; /* a row of W, else of C */
+        const size_t off = (in_w ? row : row - n) * ld;
+        ro_sgns_real *sh = (in_w ? s->W : s->C) + off;
+        size_t j;
+        int q, c = 0, last = 0;
+        s->merged[row] = 0;
+        for (q = 0; q < K; ++q)
+            if (loc[q].touched[row]) {
+                loc[q].touched[row] = 0;
+                ++c;
+                last = q;
+            }
+        if (c == 1) {
+            memcpy(sh, (in_w ? loc[last].W : loc[last].C) + off, ld * sizeof(ro_sgns_real));
+        } else {
+            const ro_sgns_real inv = (ro_sgns_real)1 / (ro_sgns_real)c;
+            for (j = 0; j < ld; ++j) {
+                ro_sgns_real sum = 0;
+                for (q = 0; q < K; ++q) sum += (in_w ? loc[q].W : loc[q].C)[off + j] - sh[j];
+                sh[j] += sum * inv;
+            }
+        }
+        for (q = 0; q < K; ++q)
+            if (q != last || c != 1)
+                memcpy((in_w ? loc[q].W : loc[q].C) + off, sh, ld * sizeof(ro_sgns_real));
+    }
+}
+
+/* (c) with K virtual workers: round after round, worker k trains blocks
+   [r + k S, r + (k + 1) S) (S = RO_SGNS_SGD_SYNC) at the rate of each
+   block's position, then the merge; progress is reported between rounds. */
+static void ro_sgns__sgd_train_virtual(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int nt)
+{
+    const int K = s->cfg.workers;
+    const uint64_t B = s->nblocks, S = RO_SGNS_SGD_SYNC, words = s->before[B];
+    uint64_t r0;
+    int ep;
+    s->t0 = ro_sgns__now();
+    s->nt = nt;
+    for (ep = 0; ep < s->cfg.epochs; ++ep) {
+        for (r0 = 0; r0 < B; r0 += (uint64_t)K * S) {
+            const uint64_t r1 = B - r0 > (uint64_t)K * S ? r0 + (uint64_t)K * S : B;
+            int k;
+            if (s->stop) return;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
+#endif
+            for (k = 0; k < K; ++k) {
+                uint64_t b, b0 = r0 + (uint64_t)k * S, b1 = b0 + S;
+                if (b1 > r1) b1 = r1;
+                for (b = b0; b < b1; ++b)
+                    (void)ro_sgns__sgd_block(s, &loc[k], ep, b,
+                                             ro_sgns__sgd_alpha(s, (uint64_t)ep * words +
+                                                                       s->before[b]));
+            }
+            if (K > 1) ro_sgns__sgd_merge(s, loc, K, nt);
+            s->done = (uint64_t)ep * words + s->before[r1];
+            if (s->cfg.callback && s->done >= s->next_report)
+                ro_sgns__sgd_report(s, s->done, ro_sgns__sgd_alpha(s, s->done));
+        }
+    }
+}
+
 /* (c) Train: nt workers (or as many as OpenMP gives), each on its share of
-   the blocks of every epoch. */
+   the blocks of every epoch; or K virtual workers. */
 static void ro_sgns__sgd_train(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int nt)
 {
     (void)nt; /* without OpenMP, one worker */
+    if (s->cfg.workers > 0) {
+        ro_sgns__sgd_train_virtual(s, loc, nt);
+        return;
+    }
     s->t0 = ro_sgns__now();
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
@@ -18095,7 +18326,7 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     ro_sgns_real sigm[RO_SGNS__SGD_EXP_SIZE + 1];
     ro_sgns_real *E;
     size_t ld, tgt_ld;
-    int nt, t;
+    int nt, nloc, t;
     ro_sgns_result rc;
 
     if (!read && !text && size)
@@ -18113,6 +18344,14 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     rd.err = err;
     rc = ro_sgns__sgd_read(&rd, text, size, read, user);
     if (rc != RO_SGNS_OK) goto done;
+    if (cfg.share < 1) { /* the first share of the blocks, and its words */
+        size_t all = (rd.len + RO_SGNS_SGD_BLOCK - 1) / RO_SGNS_SGD_BLOCK, p;
+        size_t keep = (size_t)ceil(cfg.share * (double)all);
+        if (keep < 1) keep = 1;
+        if (keep < all) rd.len = keep * RO_SGNS_SGD_BLOCK;
+        rd.words = 0;
+        for (p = 0; p < rd.len; ++p) rd.words += rd.id[p] != RO_SGNS__SGD_LINE;
+    }
     if (rd.words > (uint64_t)-1 / (uint64_t)cfg.epochs) {
         rc = ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "epochs x tokens overflows");
         goto done;
@@ -18126,17 +18365,42 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     s.nblocks = (rd.len + RO_SGNS_SGD_BLOCK - 1) / RO_SGNS_SGD_BLOCK;
     s.cfg = cfg;
     if ((size_t)nt > s.nblocks) nt = (int)s.nblocks;
-    rc = ro_sgns__sgd_alloc(&m, s.n, ld, tgt_ld, nt, cfg.sample > 0, al, err);
+    if (cfg.workers > 0 && nt > cfg.workers) nt = cfg.workers; /* a thread runs a worker */
+    nloc = cfg.workers > 0 ? cfg.workers : nt;
+    rc = ro_sgns__sgd_alloc(&m, s.n, ld, tgt_ld, nloc, cfg.sample > 0, al, err);
     if (rc != RO_SGNS_OK) goto done;
+    if (cfg.workers > 0) {
+        rc = ro_sgns__sgd_alloc_virtual(&m, s.n, ld, cfg.workers, rd.id, rd.len, s.nblocks, al,
+                                        err);
+        if (rc != RO_SGNS_OK) goto done;
+        s.before = m.before;
+        s.merged = m.merged;
+        s.rows = m.rows;
+    }
     rc = ro_sgns__sgd_tables(&s, &m, vocab, sigm, al, err);
     if (rc != RO_SGNS_OK) goto done;
     ro_sgns__sgd_factors(&s, &m);
     E = ro_sgns__align64(m.eraw);
-    for (t = 0; t < nt; ++t) {
-        m.loc[t].sen = m.sen + (size_t)t * RO_SGNS_SGD_BLOCK;
-        m.loc[t].tgt = m.tgt + (size_t)t * tgt_ld;
-        m.loc[t].e = E + (size_t)t * ld;
-        m.loc[t].bad = 0;
+    for (t = 0; t < nloc; ++t) {
+        ro_sgns__sgd_local *lo = &m.loc[t];
+        lo->sen = m.sen + (size_t)t * RO_SGNS_SGD_BLOCK;
+        lo->tgt = m.tgt + (size_t)t * tgt_ld;
+        lo->e = E + (size_t)t * ld;
+        lo->W = s.W;
+        lo->C = s.C;
+        lo->touched = NULL;
+        lo->list = NULL;
+        lo->nlist = 0;
+        lo->bad = 0;
+        if (m.copies) { /* K > 1: its own W and C, equal to the shared ones */
+            ro_sgns_real *mine = ro_sgns__align64(m.copies) + (size_t)t * 2 * s.n * ld;
+            lo->W = mine;
+            lo->C = mine + s.n * ld;
+            memcpy(lo->W, s.W, s.n * ld * sizeof(ro_sgns_real));
+            memcpy(lo->C, s.C, s.n * ld * sizeof(ro_sgns_real));
+            lo->touched = m.touched + (size_t)t * 2 * s.n;
+            lo->list = m.lists + (size_t)t * 2 * s.n;
+        }
     }
     s.ids = rd.id;
     s.total = rd.words * (uint64_t)cfg.epochs;
@@ -18145,8 +18409,8 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     s.next_report = cfg.report_words && cfg.report_words < s.total ? cfg.report_words : s.total;
     s.stop = 0;
 
-    ro_sgns__sgd_train(&s, m.loc, nt);                          /* (c) */
-    rc = ro_sgns__sgd_copy_out(&s, m.loc, nt, Wout, Cout, err); /* (d) */
+    ro_sgns__sgd_train(&s, m.loc, nt);                            /* (c) */
+    rc = ro_sgns__sgd_copy_out(&s, m.loc, nloc, Wout, Cout, err); /* (d) */
 done:
     ro_sgns__free(al, rd.id);
     ro_sgns__sgd_mem_free(&m, al);

@@ -12,7 +12,9 @@
    Run:
        head -c 100000000 build/corpus.txt > build/corpus17m.txt   # ~17M tokens
        ./build/bench_sgd CORPUS MIN_COUNT THREADS [WORD2VEC [WS353 [EPOCHS]]]
-   e.g. ./build/bench_sgd build/corpus17m.txt 50 1,2 /tmp/x/node_modules/word2vec/src/word2vec
+   e.g. ./build/bench_sgd build/corpus17m.txt 50 1,2,v2 /tmp/x/node_modules/word2vec/src/word2vec
+   THREADS is a list: T is Hogwild on T threads, vK is K virtual workers
+   (cfg.workers, reproducible) on K threads (word2vec then runs K threads).
    Defaults: build/corpus17m.txt, 50, "1,2", no word2vec,
    ../shared/data/wordsim/ws353.txt, 1 epoch.
 
@@ -175,7 +177,7 @@ int main(int argc, char **argv)
     }
 
     for (tp = tlist; *tp && nrows < 14; tp += strcspn(tp, ",") + (tp[strcspn(tp, ",")] != 0)) {
-        int th = atoi(tp);
+        int virt = *tp == 'v', th = atoi(tp + virt);
         ro_sgns_sgd_config cfg = ro_sgns_sgd_config_default();
         progress_log lg;
         ro_sgns_vectors *v = NULL;
@@ -187,6 +189,7 @@ int main(int argc, char **argv)
         cfg.sample = 0;
         cfg.epochs = epochs;
         cfg.threads = th;
+        cfg.workers = virt ? th : 0;
         cfg.callback = on_progress;
         cfg.user = &lg;
         memset(&lg, 0, sizeof lg);
@@ -197,7 +200,7 @@ int main(int argc, char **argv)
             return 1;
         }
         t1 = bench_now();
-        r.tool = "ro_sgns";
+        r.tool = virt ? "ro_sgns, virtual workers" : "ro_sgns, Hogwild";
         r.threads = lg.last.threads;
         r.wall = t1 - t0;
         r.cpu = bench_cpu_seconds(RUSAGE_SELF) - c0;
@@ -212,9 +215,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "vectors: %s\n", err.message);
         }
         rows[nrows++] = r;
-        printf("ro_sgns  threads %d: wall %.1f s, cpu %.1f s, train %.0f words/s/thread, "
+        printf("%s, threads %d: wall %.1f s, cpu %.1f s, train %.0f words/s/thread, "
                "ws353 %.4f\n",
-               r.threads, r.wall, r.cpu, r.train_rate, r.rho);
+               r.tool, r.threads, r.wall, r.cpu, r.train_rate, r.rho);
         fflush(stdout);
 
         if (w2v) {

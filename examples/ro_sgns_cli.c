@@ -312,14 +312,14 @@ typedef struct opts {
     int neval;
     int binary; /* -1: by extension */
     long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
-        oversample, block, power_iters, k, restrict_vocab, head, fold_iter;
+        oversample, block, power_iters, k, restrict_vocab, head, fold_iter, workers;
     int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help,
         normalize;
     int force;
     double max_step;
     unsigned long long memory, keep_direction;
     int allow_binary;
-    double negative, eig, cds, sample, alpha, eta, init_coverage;
+    double negative, eig, cds, sample, alpha, eta, init_coverage, init_share;
 } opts;
 
 typedef struct flag_spec {
@@ -367,6 +367,8 @@ static void opts_default(opts *o)
     o->iter = -1; /* the method's: rc.iterations or sc.epochs */
     o->init_iter = sc.epochs;
     o->alpha = sc.alpha;
+    o->workers = sc.workers;
+    o->init_share = sc.share;
     o->eta = 0; /* the direction's: rc.step, or 5e-5 for plain */
     o->safeguard = rc.safeguard;
     o->keep_direction = rc.keep_direction_bytes;
@@ -1956,6 +1958,8 @@ static const flag_spec TRAIN_FLAGS[] = {
       "steps of each folded row's solve ({D})"),
     {"init-iter", T_INT, offsetof(opts, init_iter), W_SGDINIT, 1, 1000, "E",
      "SGD epochs of -init sgd ({D})", NULL, "it is the epochs of -init sgd"},
+    {"init-share", T_NUM, offsetof(opts, init_share), W_SGDINIT, 1e-9, 1, "F",
+     "-init sgd trains on the first share F of the\ntext ({D})", NULL, "it is the share of -init sgd"},
     F("eta", T_NUM, eta, W_RO, 1e-30, 1e30, "S",
       "step size: eta of the scaled direction ({ETA})\nor lambda of the plain one (5e-05)"),
     F("direction", T_STR, direction, W_RO, 0, 0, "scaled|plain",
@@ -1994,6 +1998,10 @@ static const flag_spec TRAIN_FLAGS[] = {
     {"alpha", T_NUM, offsetof(opts, alpha), W_SGD, 1e-9, 1, "A",
      "starting learning rate ({D}), word2vec's -alpha", NULL,
      "it is the SGD learning rate (word2vec's -alpha); the exponent of Sigma is -eig"},
+    F("workers", T_INT, workers, W_SGD, 0, 1024, "K",
+      "0 Hogwild ({D}): the threads share W and C, and\nonly -threads 1 is reproducible; K virtual\n"
+      "workers, merged every so many blocks: the same\nbits on any -threads (at most K used), K more\n"
+      "copies of W and C"),
     {"cbow", T_01, offsetof(opts, cbow), 0, 0, 1, "0|1", NULL, NULL, NULL},
     {"hs", T_01, offsetof(opts, hs), 0, 0, 1, "0|1", NULL, NULL, NULL},
     END};
@@ -2273,7 +2281,7 @@ static int on_sgd(const ro_sgns_sgd_progress *p, void *user)
 
 /* word2vec's SGD on the text: W and C, n x d */
 static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char *text, size_t size,
-                    int epochs, ro_sgns_real **W, ro_sgns_real **C)
+                    int epochs, double share, ro_sgns_real **W, ro_sgns_real **C)
 {
     ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
     ro_sgns_error err;
@@ -2288,14 +2296,18 @@ static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char 
     sc.window = (int)o->window;
     sc.negative = (int)o->negative;
     sc.epochs = epochs;
+    sc.share = share;
     sc.alpha = o->alpha;
     sc.sample = o->sample;
     sc.seed = (uint64_t)o->seed;
     sc.threads = (int)o->threads;
+    sc.workers = (int)o->workers;
     sc.callback = on_sgd;
     sc.user = c;
-    note(c, "sgd: d = %lu, window %d, negative %d, %d epoch(s), alpha %g, sample %g", (unsigned long)d,
-         sc.window, sc.negative, epochs, sc.alpha, sc.sample);
+    note(c, "sgd: d = %lu, window %d, negative %d, %d epoch(s) over %g of the text, alpha %g, "
+            "sample %g, %s %d",
+         (unsigned long)d, sc.window, sc.negative, epochs, share, sc.alpha, sc.sample,
+         sc.workers ? "virtual workers" : "Hogwild, threads", sc.workers ? sc.workers : sc.threads);
     stage_start(c);
     if (text) {
         rc = ro_sgns_sgd_train_memory(text, size, &cn->vocab, &sc, *W, *C, NULL, &err);
@@ -2928,7 +2940,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (is_sgd) {
         ro_sgns_real *W, *C;
         size_t i, nd = cn->n * (size_t)o.size;
-        run_sgd(c, &o, cn, text, text_size, (int)o.iter, &W, &C);
+        run_sgd(c, &o, cn, text, text_size, (int)o.iter, 1, &W, &C);
         c->stage = 1; /* as write_point: both outputs or neither */
         if (kind == RO_SGNS_EMBED_W_PLUS_C) {
             ro_sgns_real *S = (ro_sgns_real *)alloc_array(c, nd, sizeof *S);
@@ -2991,7 +3003,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     } else if (init_sgd) {
         ro_sgns_real *W, *C;
         ro_sgns_error err;
-        run_sgd(c, &o, cn, text, text_size, (int)o.init_iter, &W, &C);
+        run_sgd(c, &o, cn, text, text_size, (int)o.init_iter, o.init_share, &W, &C);
         if (ro_sgns_factors_from_wc(nh, nh, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
             die(c, "-init sgd: %s", err.message);
         own(c, x, free_factors);

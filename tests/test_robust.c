@@ -2172,7 +2172,10 @@ static ro_sgns_result c_sgd_memory(void)
 }
 static ro_sgns_result c_sgd_callback(void)
 {
+    /* two virtual workers: the text is one round, so the bits are the
+       one-thread run's, and the workers' memory is swept too */
     ro_sgns_sgd_config c = sgd_cfg(0);
+    c.workers = 2;
     membuf r;
     memset(&r, 0, sizeof r);
     r.p = (unsigned char *)g_text;

@@ -494,6 +494,188 @@ static void test_train(void)
     ro_sgns_counts_free(co);
 }
 
+/* --------------------------------------------------- virtual workers */
+
+/* The merge against its definition, in double: a row one worker touched
+   becomes its copy (bit for bit), a row c > 1 touched becomes shared +
+   sum_k (copy_k - shared) / c, and every copy takes it; a row no one
+   touched stays as it was everywhere. */
+static void test_merge(void)
+{
+    enum { N = 7, LD = 16, K = 3 };
+    static real shared[2 * N * LD], copy[K][2 * N * LD], before[K][2 * N * LD], sh0[2 * N * LD];
+    unsigned char touched[K][2 * N], merged[2 * N];
+    uint32_t list[K][2 * N], rows[2 * N];
+    ro_sgns__sgd_local loc[K];
+    ro_sgns__sgd s;
+    ro_sgns_rng rng;
+    size_t r, j, k, bad = 0, mism = 0, c[2 * N], last[2 * N];
+    int nt;
+    for (nt = 1; nt <= 2; ++nt) {
+        ro_sgns_rng_seed(&rng, 5, (uint64_t)nt);
+        memset(&s, 0, sizeof s);
+        memset(touched, 0, sizeof touched);
+        memset(merged, 0, sizeof merged);
+        s.n = N;
+        s.ld = LD;
+        s.W = shared;
+        s.C = shared + N * LD;
+        s.merged = merged;
+        s.rows = rows;
+        for (j = 0; j < 2 * N * LD; ++j) sh0[j] = shared[j] = (real)ro_sgns_rng_normal(&rng);
+        memset(c, 0, sizeof c);
+        for (k = 0; k < K; ++k) {
+            memset(&loc[k], 0, sizeof loc[k]);
+            loc[k].W = copy[k];
+            loc[k].C = copy[k] + N * LD;
+            loc[k].touched = touched[k];
+            loc[k].list = list[k];
+            memcpy(copy[k], shared, sizeof shared);
+            /* each worker changes a random set of rows (row 3 of W and row 0
+               of C by all, row 5 of W by none) */
+            for (r = 0; r < 2 * N; ++r) {
+                int all = r == 3 || r == N, none = r == 5;
+                if (none || (!all && ro_sgns_rng_uniform(&rng) < 0.5)) continue;
+                ro_sgns__sgd_touch(&loc[k], r);
+                ++c[r];
+                last[r] = k;
+                for (j = 0; j < LD; ++j) copy[k][r * LD + j] += (real)ro_sgns_rng_normal(&rng);
+            }
+            memcpy(before[k], copy[k], sizeof shared);
+        }
+        ro_sgns__sgd_merge(&s, loc, K, nt);
+        CHECK(c[3] == K && c[N] == K && c[5] == 0);
+        for (r = 0; r < 2 * N; ++r) {
+            for (j = 0; j < LD; ++j) {
+                double want = 0;
+                for (k = 0; k < K; ++k) want += (double)before[k][r * LD + j] - (double)sh0[r * LD + j];
+                want = sh0[r * LD + j] + (c[r] ? want / (double)c[r] : 0);
+                if (c[r] == 0 && shared[r * LD + j] != sh0[r * LD + j]) ++bad;
+                if (c[r] == 1 && shared[r * LD + j] != before[last[r]][r * LD + j]) ++bad;
+                if (fabs((double)shared[r * LD + j] - want) > (IS_D ? 1e-12 : 1e-5) * (1 + fabs(want)))
+                    ++bad;
+                for (k = 0; k < K; ++k) mism += copy[k][r * LD + j] != shared[r * LD + j];
+            }
+        }
+        CHECKF(bad == 0, "%lu merged values off", (unsigned long)bad);
+        CHECKF(mism == 0, "%lu copies differ from the shared row", (unsigned long)mism);
+        for (k = 0; k < K; ++k) CHECK(loc[k].nlist == 0);
+        for (r = 0; r < 2 * N; ++r) {
+            CHECK(merged[r] == 0);
+            for (k = 0; k < K; ++k) CHECK(touched[k][r] == 0);
+        }
+    }
+}
+
+/* K virtual workers: one is the one-thread Hogwild run; K > 1 gives the
+   same bits on 1, 2 and 3 threads, learns the planted groups, reports
+   progress in order and stops when told. */
+static void test_workers(void)
+{
+    size_t size, small_size, n, d = 16;
+    /* 8000 lines: 164 blocks, so K = 2 and 3 merge in several rounds (a
+       round is K RO_SGNS_SGD_SYNC blocks) */
+    char *text = planted_corpus(tu_quick() ? 4000 : 8000, 9, &size);
+    char *small = planted_corpus(300, 4, &small_size);
+    ro_sgns_counts *co = count_text(text, size, 5, 1);
+    ro_sgns_sgd_config cfg = ro_sgns_sgd_config_default();
+    ro_sgns_error err;
+    real *W[3], *C[3];
+    double within, across;
+    cb_state cs;
+    int i, K, t;
+    CHECK(co != NULL && co->n == 20);
+    if (!co) return;
+    n = co->n;
+    for (i = 0; i < 3; ++i) {
+        W[i] = (real *)malloc(n * d * sizeof(real));
+        C[i] = (real *)malloc(n * d * sizeof(real));
+    }
+    cfg.size = (int)d;
+    cfg.epochs = 2;
+    cfg.seed = 21;
+    /* K = 1 on 2 threads (one works) = Hogwild on one, also on a text of one
+       round; and K = 2 on that small text: worker 1 has no block, so the
+       merges hand worker 0's rows on unchanged */
+    cfg.threads = 1;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W[0], C[0], NULL, &err) == RO_SGNS_OK);
+    cfg.threads = 2;
+    cfg.workers = 1;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W[1], C[1], NULL, &err) == RO_SGNS_OK);
+    CHECK(memcmp(W[0], W[1], n * d * sizeof(real)) == 0 && memcmp(C[0], C[1], n * d * sizeof(real)) == 0);
+    cfg.workers = 0;
+    cfg.threads = 1;
+    CHECK(ro_sgns_sgd_train_memory(small, small_size, &co->vocab, &cfg, W[0], C[0], NULL, &err) ==
+          RO_SGNS_OK);
+    cfg.workers = 2;
+    cfg.threads = 2;
+    CHECK(ro_sgns_sgd_train_memory(small, small_size, &co->vocab, &cfg, W[1], C[1], NULL, &err) ==
+          RO_SGNS_OK);
+    CHECK(memcmp(W[0], W[1], n * d * sizeof(real)) == 0 && memcmp(C[0], C[1], n * d * sizeof(real)) == 0);
+
+    for (K = 3; K >= 2; --K) { /* K = 2 last: W[0] is its run */
+        cfg.workers = K;
+        for (t = 1; t <= 3; ++t) {
+            cfg.threads = t;
+            for (i = 0; i < (int)(n * d); ++i) W[t - 1][i] = C[t - 1][i] = 0;
+            CHECKF(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W[t - 1], C[t - 1], NULL,
+                                            &err) == RO_SGNS_OK, "%s", err.message);
+        }
+        for (t = 2; t <= 3; ++t)
+            CHECKF(memcmp(W[0], W[t - 1], n * d * sizeof(real)) == 0 &&
+                       memcmp(C[0], C[t - 1], n * d * sizeof(real)) == 0,
+                   "K = %d: %d threads differ from 1", K, t);
+        within = mean_x(W[0], C[0], d, &co->vocab, 1);
+        across = mean_x(W[0], C[0], d, &co->vocab, 0);
+        CHECKF(fabs(within - (log(2.0) - log(5.0))) < 0.3 && across < -4,
+               "K = %d, x_wc: within %.3f across %.3f", K, within, across);
+    }
+
+    /* progress: in order, to the end; a stop leaves a merged point */
+    cfg.workers = 2;
+    cfg.threads = 2;
+    cfg.callback = progress_cb;
+    cfg.user = &cs;
+    cfg.report_words = 20000;
+    memset(&cs, 0, sizeof cs);
+    cs.monotone = 1;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W[1], C[1], NULL, &err) == RO_SGNS_OK);
+    CHECK(memcmp(W[0], W[1], n * d * sizeof(real)) == 0); /* a callback changes nothing */
+    CHECK(cs.monotone && cs.calls >= 3 && cs.threads == 2);
+    CHECK(cs.total == 2 * co->corpus_tokens && cs.last_words == cs.total);
+    CHECK(cs.last_alpha < 0.005 && cs.last_alpha >= 0.025 * 1e-4);
+    memset(&cs, 0, sizeof cs);
+    cs.monotone = 1;
+    cs.stop_at = 2;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W[1], C[1], NULL, &err) ==
+          RO_SGNS_STOPPED);
+    CHECK(cs.calls == 2 && cs.last_words < cs.total);
+
+    /* share 0.5: the first half of the blocks (82 of 164), so about half
+       the words (a block holds at most RO_SGNS_SGD_BLOCK); other bits, the
+       same on 1 and 2 threads */
+    cfg.share = 0.5;
+    cs.stop_at = 0;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W[1], C[1], NULL, &err) == RO_SGNS_OK);
+    CHECKF(cs.total <= co->corpus_tokens + 2 * RO_SGNS_SGD_BLOCK &&
+               cs.total + 2 * RO_SGNS_SGD_BLOCK >= co->corpus_tokens && cs.last_words == cs.total,
+           "share 0.5: %llu words of 2 x %llu", (unsigned long long)cs.total,
+           (unsigned long long)co->corpus_tokens);
+    CHECK(memcmp(W[0], W[1], n * d * sizeof(real)) != 0);
+    cfg.threads = 1;
+    cfg.callback = NULL;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W[2], C[2], NULL, &err) == RO_SGNS_OK);
+    CHECK(memcmp(W[1], W[2], n * d * sizeof(real)) == 0 && memcmp(C[1], C[2], n * d * sizeof(real)) == 0);
+
+    for (i = 0; i < 3; ++i) {
+        free(W[i]);
+        free(C[i]);
+    }
+    free(text);
+    free(small);
+    ro_sgns_counts_free(co);
+}
+
 /* ------------------------------------------------------ allocator, errors */
 
 typedef struct {
@@ -585,6 +767,20 @@ static void test_errors(void)
     bad.threads = -1;
     EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
+    bad = cfg;
+    bad.workers = -1;
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
+           RO_SGNS_ERR_INVALID_ARGUMENT);
+    bad.workers = 0;
+    bad.share = 0;
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
+           RO_SGNS_ERR_INVALID_ARGUMENT);
+    bad.share = 1.5;
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
+           RO_SGNS_ERR_INVALID_ARGUMENT);
+    bad.share = NAN;
+    EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
+           RO_SGNS_ERR_INVALID_ARGUMENT);
     EXPECT(ro_sgns_sgd_train_memory(text, size, NULL, &cfg, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     EXPECT(ro_sgns_sgd_train_memory(NULL, 5, &co->vocab, &cfg, W, C, NULL, &err),
@@ -652,6 +848,8 @@ int main(void)
     test_alias();
     test_step();
     test_train();
+    test_merge();
+    test_workers();
     test_errors();
     return tu_finish("sgd");
 }
