@@ -57,6 +57,13 @@
 #define CLI_MAX_SETS 64
 #define CLI_MAX_LIST 32
 #define CLI_MAX_NEGATIVE 1000.0
+/* the SGD start (-init sgd, the default with -train): 2 virtual workers, so
+   the same bits on any thread count and both cores of the machines it was
+   measured on busy; one epoch over this share of the text (docs/ABLATION.md,
+   "The SGD start") */
+#define CLI_INIT_WORKERS 2
+#define CLI_INIT_EPOCHS 1
+#define CLI_INIT_SHARE 1.0
 
 /* die() and its kin never return (they longjmp back to main); saying so
    lets compilers and static analyzers follow the paths that continue */
@@ -349,7 +356,7 @@ static void opts_default(opts *o)
     memset(o, 0, sizeof *o);
     o->method = "ro";
     o->embed = NULL; /* by method: w+c for ro and svd, w for sgd */
-    o->init = "svd";
+    o->init = NULL; /* sgd with -train, svd from -counts alone (cmd_train) */
     o->direction = rc.direction == RO_SGNS_DIRECTION_PLAIN ? "plain" : "scaled";
     o->svd = tc.method == RO_SGNS_TSVD_SUBSPACE ? "subspace" : "krylov";
     o->analogy_method = "add";
@@ -365,10 +372,10 @@ static void opts_default(opts *o)
     o->cross_lines = cc.cross_lines;
     o->memory = cc.memory_budget;
     o->iter = -1; /* the method's: rc.iterations or sc.epochs */
-    o->init_iter = sc.epochs;
+    o->init_iter = CLI_INIT_EPOCHS;
     o->alpha = sc.alpha;
-    o->workers = sc.workers;
-    o->init_share = sc.share;
+    o->workers = -1; /* CLI_INIT_WORKERS for -init sgd, sc.workers (Hogwild) for -method sgd */
+    o->init_share = CLI_INIT_SHARE;
     o->eta = 0; /* the direction's: rc.step, or 5e-5 for plain */
     o->safeguard = rc.safeguard;
     o->keep_direction = rc.keep_direction_bytes;
@@ -395,6 +402,7 @@ static void help_token(const char *name, size_t len, char *out, size_t size)
     else if (len == 3 && memcmp(name, "ETA", 3) == 0) snprintf(out, size, "%g", rc.step);
     else if (len == 3 && memcmp(name, "MAX", 3) == 0) snprintf(out, size, "%g", CLI_MAX_ABS);
     else if (len == 3 && memcmp(name, "NEG", 3) == 0) snprintf(out, size, "%g", CLI_MAX_NEGATIVE);
+    else if (len == 2 && memcmp(name, "IW", 2) == 0) snprintf(out, size, "%d", CLI_INIT_WORKERS);
     else snprintf(out, size, "?");
 }
 
@@ -1945,9 +1953,10 @@ static const flag_spec TRAIN_FLAGS[] = {
     {"iter", T_INT, offsetof(opts, iter), W_RO | W_SGD, 0, 1e6, "K",
      "RO steps ({RO}); -method sgd: epochs ({SGD}), as\nword2vec's -iter", NULL,
      "SVD-SPPMI takes no steps"},
-    F("init", T_STR, init, W_RO, 0, 0, "svd|sgd|FILE",
-      "start: svd SVD-SPPMI ({D}); sgd SGD on -train\n(its flags apply, -init-iter epochs); FILE word\n"
-      "vectors (W0 = C0 unless -init-contexts)"),
+    F("init", T_STR, init, W_RO, 0, 0, "sgd|svd|FILE",
+      "start: sgd SGD on -train (the default with\n-train: -workers virtual workers, -init-iter\n"
+      "epochs over -init-share of the text); svd\nSVD-SPPMI (the default from -counts alone);\n"
+      "FILE word vectors (W0 = C0 unless -init-contexts)"),
     F("init-contexts", T_STR, init_ctx, W_RO, 0, 0, "FILE", "C0 for -init FILE"),
     F("init-coverage", T_NUM, init_coverage, W_RO, 0, 1, "F",
       "share of the words -init FILE must cover ({D})"),
@@ -1998,10 +2007,10 @@ static const flag_spec TRAIN_FLAGS[] = {
     {"alpha", T_NUM, offsetof(opts, alpha), W_SGD, 1e-9, 1, "A",
      "starting learning rate ({D}), word2vec's -alpha", NULL,
      "it is the SGD learning rate (word2vec's -alpha); the exponent of Sigma is -eig"},
-    F("workers", T_INT, workers, W_SGD, 0, 1024, "K",
-      "0 Hogwild ({D}): the threads share W and C, and\nonly -threads 1 is reproducible; K virtual\n"
-      "workers, merged every so many blocks: the same\nbits on any -threads (at most K used), K more\n"
-      "copies of W and C"),
+    F("workers", T_INT, workers, W_SGD, 0, 2, "0|1|2",
+      "K = 1 or 2 virtual workers, merged every so\nmany blocks: the same bits on any -threads (K\n"
+      "used), K more copies of W and C ({IW} for -init\nsgd); 0 Hogwild (-method sgd's default,\n"
+      "word2vec's): the threads share W and C, and\nonly -threads 1 is reproducible"),
     {"cbow", T_01, offsetof(opts, cbow), 0, 0, 1, "0|1", NULL, NULL, NULL},
     {"hs", T_01, offsetof(opts, hs), 0, 0, 1, "0|1", NULL, NULL, NULL},
     END};
@@ -2814,6 +2823,8 @@ static int cmd_train(cli *c, int argc, char **argv)
     is_sgd = strcmp(o.method, "sgd") == 0;
     if (!is_ro && !is_svd && !is_sgd) die(c, "-method %s: expected ro, svd or sgd", o.method);
     if (!o.output) die(c, "-output VECTORS is required (a file, or - for standard output)");
+    if (is_ro && !o.init) o.init = o.train && !o.resume ? "sgd" : "svd";
+    if (o.workers < 0) o.workers = is_sgd ? ro_sgns_sgd_config_default().workers : CLI_INIT_WORKERS;
     if (is_ro) {
         init_sgd = strcmp(o.init, "sgd") == 0;
         init_file = !init_sgd && strcmp(o.init, "svd") != 0;
