@@ -2303,32 +2303,31 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
      threads each run differs (in the last digits at first, then
      everywhere), and is as good. This is the only part of the library
      that is not deterministic for any thread count.
-     Virtual workers (workers = K, 1 or 2) make it deterministic. The
+     Virtual workers (workers = K >= 1) make it deterministic. The
      stream is cut into rounds of K cfg.sync blocks; in a round worker k
      trains the k-th run of cfg.sync blocks on its own copy of W and C,
      and all copies start the round equal. At the round's end a row that
-     one worker changed takes that worker's row; a row both changed
-     becomes the shared row plus the sum of their changes (what Hogwild
-     applies, at fixed points and in a fixed order); every copy takes it.
-     The threads only decide which worker runs where, so threads = 1, 2,
-     3, ... give the same bits, and a block's learning rate depends on its
-     position alone. K = 1 is the one-thread run above, bit for bit.
-     Measured on 17M tokens, one epoch, 2 threads (bench/RESULTS.md): 4%
-     fewer words a second than Hogwild at sync 256 (12% at sync 64: the
-     merges read and write each touched row K + 1 times), and as good
-     (ws353 0.517 and 0.521 against Hogwild's 0.520).
-     Why the sum, and no more than 2 workers: a row that only a few
-     updates reach in a round moves as if the workers took turns, and the
-     sum is then exact; the mean halves those rows' steps (ws353 0.389 at
-     K = 2 on the run above). But the most frequent rows (the, of) settle
-     within a round: each worker moves such a row about as far as it
-     should go in all, and the sum goes K times as far. At K = 2 that
-     overshoot is a reflection that does not grow; at K = 4 it gave NaN
-     on the same run (and K times the mean 0.397). On a corpus where
-     every row settles within a round, K = 2 stops short of the optimum
-     Hogwild reaches (the tests' 20 words: x_wc 0.25 within a group,
-     where -0.92 is the optimum); on real text, see the numbers above.
-     More workers would need a merge that knows which rows have settled.
+     one worker changed takes that worker's row; a row that c > 1 workers
+     changed becomes the shared row plus the mean of their changes
+     (iterative parameter mixing, McDonald et al. 2010, row by row);
+     every copy takes it. The threads only decide which worker runs
+     where, so threads = 1, 2, 3, ... give the same bits, and a block's
+     learning rate depends on its position alone. K = 1 is the one-thread
+     run above, bit for bit.
+     The mean, not Hogwild's sum: the most frequent rows (the, of) settle
+     within a round, so each worker moves such a row about as far as it
+     should go in all; the sum of K such moves goes K times as far (NaN
+     at K = 4 on 17M tokens; at K = 2 a reflection that never decays:
+     RO-SGNS from it ended at F -2.130e9 at 22k words, against -2.096e9
+     from the mean). The mean's price: a row that several workers moved
+     only a little (a mid-frequency word) gets 1/c of Hogwild's step in
+     that round, which shows most when training is short (ws353 0.389
+     against Hogwild's 0.520 after one epoch on 17M tokens, K = 2; as the
+     start of RO-SGNS over the whole corpus the gap narrows: dev mean
+     0.634 against 0.648, MSR equal, in docs/ABLATION.md, "The SGD start
+     without Hogwild"). Merges read and write each touched
+     row K + 1 times: 12% fewer words a second than Hogwild on 2 threads
+     at sync 64 (bench/RESULTS.md).
 
    COST
      Time: per epoch about N (L + 1) (k + 1) 6 d flops (L + 1 pairs a word
@@ -2394,15 +2393,14 @@ typedef struct ro_sgns_sgd_config {
                               Default 0. With workers = 0 only 1 is
                               reproducible. */
     int workers;           /* 0 = Hogwild (default): the threads share W and
-                              C without locks. 1 or 2: that many virtual
-                              workers, each on its own copy, merged every
+                              C without locks. K >= 1: K virtual workers,
+                              each on its own copy, merged every
                               sync blocks of each: the same bits for any
                               thread count (THREADS AND REPRODUCIBILITY);
                               at most K threads work. */
     int sync;              /* virtual workers: blocks each trains between
                               two merges, >= 1; part of the result, as the
-                              seed is. Default 256 (4% fewer words a second
-                              than Hogwild on 2 threads, 64: 12%). */
+                              seed is. Default 64. */
     uint64_t seed;         /* Default 1. */
     uint64_t report_words; /* call the callback every this many words; 0 = only
                               at the end. Default 100000. */
@@ -2411,7 +2409,7 @@ typedef struct ro_sgns_sgd_config {
 } ro_sgns_sgd_config;
 
 /* size 100, window 5, negative 5, alpha 0.025, sample 0, epochs 5,
-   share 1, threads 0, workers 0 (Hogwild), sync 256, seed 1, report
+   share 1, threads 0, workers 0 (Hogwild), sync 64, seed 1, report
    every 100000 words, no callback. */
 RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
 
@@ -17479,7 +17477,7 @@ RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void)
     c.share = 1;
     c.threads = 0;
     c.workers = 0;
-    c.sync = 256;
+    c.sync = 64;
     c.seed = 1;
     c.report_words = 100000;
     c.callback = NULL;
@@ -18008,10 +18006,8 @@ static ro_sgns_result ro_sgns__sgd_check(const ro_sgns_vocab *v, const ro_sgns_s
     if (c->threads < 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "threads = %d: must be >= 0",
                              c->threads);
-    if (c->workers < 0 || c->workers > 2)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "workers = %d: must be 0 (Hogwild), 1 or 2 (more diverge: see "
-                             "THREADS AND REPRODUCIBILITY)",
+    if (c->workers < 0)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "workers = %d: must be >= 0",
                              c->workers);
     if (c->workers > 1 && v->n > 0x7FFFFFFFu) /* the merge numbers 2 n rows in 32 bits */
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
@@ -18179,10 +18175,10 @@ static void ro_sgns__sgd_factors(ro_sgns__sgd *s, const ro_sgns__sgd_mem *m)
 }
 
 /* The end of a round of K virtual workers: a row one worker changed
-   becomes that worker's row; a row several changed becomes the shared row
-   plus the sum of their changes (what Hogwild applies, at fixed points and
-   in a fixed order); every copy takes it. Rows are independent, so nt
-   threads share them out with the same result. */
+   becomes that worker's row; a row c > 1 workers changed becomes the
+   shared row plus the mean of their changes (iterative parameter mixing,
+   row by row); every copy takes it. Rows are independent, so nt threads
+   share them out with the same result. */
 static void ro_sgns__sgd_merge(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int K, int nt)
 {
     const size_t n = s->n, ld = s->ld;
@@ -18221,10 +18217,11 @@ static void ro_sgns__sgd_merge(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int K, 
         if (c == 1) {
             memcpy(sh, (in_w ? loc[last].W : loc[last].C) + off, ld * sizeof(ro_sgns_real));
         } else {
+            const ro_sgns_real inv = (ro_sgns_real)1 / (ro_sgns_real)c;
             for (j = 0; j < ld; ++j) {
                 ro_sgns_real sum = 0;
                 for (q = 0; q < K; ++q) sum += (in_w ? loc[q].W : loc[q].C)[off + j] - sh[j];
-                sh[j] += sum;
+                sh[j] += sum * inv;
             }
         }
         for (q = 0; q < K; ++q)

@@ -64,6 +64,10 @@
 #define CLI_INIT_WORKERS 2
 #define CLI_INIT_EPOCHS 1
 #define CLI_INIT_SHARE 1.0
+#define CLI_INIT_SAMPLE 1e-3
+/* -min-gain: a step that raises F by less than this percent ends the run
+   (issue 53's measure of convergence: F no longer rising by 0.1% a step) */
+#define CLI_MIN_GAIN 0.1
 
 /* die() and its kin never return (they longjmp back to main); saying so
    lets compilers and static analyzers follow the paths that continue */
@@ -308,7 +312,8 @@ enum {
     W_COUNT = 8,     /* the vocabulary comes from -train TEXT (no -counts) */
     W_PAIRS = 16,    /* pairs are counted and used or saved */
     W_SVDSTART = 32, /* the SVD-SPPMI start runs */
-    W_SGDINIT = 64   /* -init sgd */
+    W_SGDINIT = 64,  /* -init sgd */
+    W_SGDRUN = 128   /* -method sgd */
 };
 
 typedef struct opts {
@@ -326,7 +331,7 @@ typedef struct opts {
     double max_step;
     unsigned long long memory, keep_direction;
     int allow_binary;
-    double negative, eig, cds, sample, alpha, eta, init_coverage, init_share;
+    double negative, eig, cds, sample, alpha, eta, init_coverage, init_share, init_sample, min_gain;
 } opts;
 
 typedef struct flag_spec {
@@ -376,6 +381,8 @@ static void opts_default(opts *o)
     o->alpha = sc.alpha;
     o->workers = -1; /* CLI_INIT_WORKERS for -init sgd, sc.workers (Hogwild) for -method sgd */
     o->init_share = CLI_INIT_SHARE;
+    o->init_sample = CLI_INIT_SAMPLE;
+    o->min_gain = CLI_MIN_GAIN;
     o->eta = 0; /* the direction's: rc.step, or 5e-5 for plain */
     o->safeguard = rc.safeguard;
     o->keep_direction = rc.keep_direction_bytes;
@@ -1942,10 +1949,10 @@ static const flag_spec TRAIN_FLAGS[] = {
       "and svd stop before the start when their\nestimate is above it"),
     {"dynamic-window", T_INT, offsetof(opts, dynamic_window), W_PAIRS, 0, 2, "0|1|2", H_DYNAMIC,
      NULL, "SGD always samples its window per word, as word2vec"},
-    {"sample", T_NUM, offsetof(opts, sample), W_PAIRS | W_SGD, 0, 1, "T",
-     "subsample frequent words with word2vec's -sample\nthreshold T, in counting and in SGD ({D} = off:\n"
-     "the objective counts every pair; word2vec: 1e-3)",
-     NULL, NULL},
+    {"sample", T_NUM, offsetof(opts, sample), W_PAIRS | W_SGDRUN, 0, 1, "T",
+     "subsample frequent words with word2vec's -sample\nthreshold T, in counting and in -method sgd ({D}\n"
+     "= off: the objective counts every pair;\nword2vec: 1e-3; -init sgd has -init-sample)",
+     NULL, "-init sgd's is -init-sample"},
     F("cross-lines", T_01, cross_lines, W_PAIRS, 0, 1, "0|1", H_CROSS),
     F("allow-binary", T_01, allow_binary, W_COUNT, 0, 1, "0|1", H_ALLOW_BINARY),
 
@@ -1967,8 +1974,13 @@ static const flag_spec TRAIN_FLAGS[] = {
       "steps of each folded row's solve ({D})"),
     {"init-iter", T_INT, offsetof(opts, init_iter), W_SGDINIT, 1, 1000, "E",
      "SGD epochs of -init sgd ({D})", NULL, "it is the epochs of -init sgd"},
+    {"init-sample", T_NUM, offsetof(opts, init_sample), W_SGDINIT, 0, 1, "T",
+     "-init sgd subsamples frequent words with this\nthreshold ({D}, word2vec's; 0 = off)", NULL,
+     "it is the subsampling of -init sgd"},
     {"init-share", T_NUM, offsetof(opts, init_share), W_SGDINIT, 1e-9, 1, "F",
      "-init sgd trains on the first share F of the\ntext ({D})", NULL, "it is the share of -init sgd"},
+    F("min-gain", T_NUM, min_gain, W_RO, 0, 100, "P",
+      "stop after a step that raises F by less than\nP percent ({D}; 0: take every -iter step)"),
     F("eta", T_NUM, eta, W_RO, 1e-30, 1e30, "S",
       "step size: eta of the scaled direction ({ETA})\nor lambda of the plain one (5e-05)"),
     F("direction", T_STR, direction, W_RO, 0, 0, "scaled|plain",
@@ -2007,10 +2019,10 @@ static const flag_spec TRAIN_FLAGS[] = {
     {"alpha", T_NUM, offsetof(opts, alpha), W_SGD, 1e-9, 1, "A",
      "starting learning rate ({D}), word2vec's -alpha", NULL,
      "it is the SGD learning rate (word2vec's -alpha); the exponent of Sigma is -eig"},
-    F("workers", T_INT, workers, W_SGD, 0, 2, "0|1|2",
-      "K = 1 or 2 virtual workers, merged every so\nmany blocks: the same bits on any -threads (K\n"
-      "used), K more copies of W and C ({IW} for -init\nsgd); 0 Hogwild (-method sgd's default,\n"
-      "word2vec's): the threads share W and C, and\nonly -threads 1 is reproducible"),
+    F("workers", T_INT, workers, W_SGD, 0, 1024, "K",
+      "K virtual workers, merged every so many blocks:\nthe same bits on any -threads (at most K used),\n"
+      "K more copies of W and C ({IW} for -init sgd);\n0 Hogwild (-method sgd's default, word2vec's):\n"
+      "the threads share W and C, and only -threads 1\nis reproducible"),
     {"cbow", T_01, offsetof(opts, cbow), 0, 0, 1, "0|1", NULL, NULL, NULL},
     {"hs", T_01, offsetof(opts, hs), 0, 0, 1, "0|1", NULL, NULL, NULL},
     END};
@@ -2044,7 +2056,8 @@ static void where_text(unsigned w, char *out, size_t size)
                                         "counting -train TEXT (without -counts)",
                                         "counting pairs (-method ro|svd without -counts, or -save-counts)",
                                         "the SVD-SPPMI start (-method svd, ro's -init svd)",
-                                        "-init sgd"};
+                                        "-init sgd",
+                                        "-method sgd"};
     size_t i, len = 0;
     out[0] = '\0';
     for (i = 0; i < sizeof NAMES / sizeof NAMES[0]; ++i)
@@ -2114,6 +2127,8 @@ typedef struct train_ctx {
     double sweep_t0;      /* when its first report came, */
     uint64_t sweep_b0;    /* with how many blocks done */
     int failed;
+    int converged;        /* a step raised F by less than -min-gain percent */
+    double last_gain;     /* that step's gain, percent */
     char failure[RO_SGNS_MESSAGE_SIZE + 256];
 } train_ctx;
 
@@ -2245,6 +2260,10 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
     }
     if (curve_row(t, p->iteration, p->objective, p->seconds, score, mean)) return t->failed = 1;
     keep_if_best(t, x, mean);
+    if (p->objective_prev != 0 && t->o->min_gain > 0) {
+        t->last_gain = 100 * (p->objective - p->objective_prev) / fabs(p->objective_prev);
+        if (t->last_gain < t->o->min_gain) t->converged = 1; /* stops after the checkpoint below */
+    }
     if (t->o->checkpoint) {
         FILE *f;
         ro_sgns_result rc;
@@ -2273,7 +2292,7 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
             return t->failed = 1;
         }
     }
-    return 0;
+    return t->converged;
 }
 
 /* SGD's progress as word2vec prints it */
@@ -2290,7 +2309,7 @@ static int on_sgd(const ro_sgns_sgd_progress *p, void *user)
 
 /* word2vec's SGD on the text: W and C, n x d */
 static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char *text, size_t size,
-                    int epochs, double share, ro_sgns_real **W, ro_sgns_real **C)
+                    int epochs, double share, double sample, ro_sgns_real **W, ro_sgns_real **C)
 {
     ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
     ro_sgns_error err;
@@ -2307,7 +2326,7 @@ static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char 
     sc.epochs = epochs;
     sc.share = share;
     sc.alpha = o->alpha;
-    sc.sample = o->sample;
+    sc.sample = sample;
     sc.seed = (uint64_t)o->seed;
     sc.threads = (int)o->threads;
     sc.workers = (int)o->workers;
@@ -2842,7 +2861,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     /* which flags apply */
     counting = !o.counts;
     pairs = (counting && !is_sgd) || o.save_counts;
-    ctx |= is_ro ? W_RO : is_svd ? W_SVD : W_SGD;
+    ctx |= is_ro ? W_RO : is_svd ? W_SVD : W_SGD | W_SGDRUN;
     if (init_sgd) ctx |= W_SGD | W_SGDINIT;
     if (counting) ctx |= W_COUNT;
     if (pairs) ctx |= W_PAIRS;
@@ -2951,7 +2970,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (is_sgd) {
         ro_sgns_real *W, *C;
         size_t i, nd = cn->n * (size_t)o.size;
-        run_sgd(c, &o, cn, text, text_size, (int)o.iter, 1, &W, &C);
+        run_sgd(c, &o, cn, text, text_size, (int)o.iter, 1, o.sample, &W, &C);
         c->stage = 1; /* as write_point: both outputs or neither */
         if (kind == RO_SGNS_EMBED_W_PLUS_C) {
             ro_sgns_real *S = (ro_sgns_real *)alloc_array(c, nd, sizeof *S);
@@ -3014,7 +3033,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     } else if (init_sgd) {
         ro_sgns_real *W, *C;
         ro_sgns_error err;
-        run_sgd(c, &o, cn, text, text_size, (int)o.init_iter, o.init_share, &W, &C);
+        run_sgd(c, &o, cn, text, text_size, (int)o.init_iter, o.init_share, o.init_sample, &W, &C);
         if (ro_sgns_factors_from_wc(nh, nh, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
             die(c, "-init sgd: %s", err.message);
         own(c, x, free_factors);
@@ -3101,6 +3120,11 @@ static int cmd_train(cli *c, int argc, char **argv)
                            "or -allow-no-step to write the start",
                         (unsigned long long)start_it + 1, rc.step, rc.max_halvings);
                 note(c, "no RO step was accepted (-allow-no-step): writing the start");
+            } else if (t.converged && x->iteration < t.last) {
+                note(c, "converged: step %llu raised F by %.3f%%, under -min-gain %g%%: stopped "
+                        "before step %llu",
+                     (unsigned long long)x->iteration, t.last_gain, o.min_gain,
+                     (unsigned long long)t.last);
             } else if (x->iteration < t.last) {
                 note(c, "stopped after step %llu of %llu: every try of the next step lowered F",
                      (unsigned long long)x->iteration, (unsigned long long)t.last);

@@ -106,7 +106,7 @@ if [ -f README.md ]; then
 fi
 
 # ------------------------------------------------------------ one command, three methods
-run train -train "$SAMPLE" -output "$T/ro.bin" -size 20 -iter 2 -eig 0.5 -embed w -save-counts "$T/s.counts" \
+run train -train "$SAMPLE" -init svd -output "$T/ro.bin" -size 20 -iter 2 -eig 0.5 -embed w -save-counts "$T/s.counts" \
     -output-contexts "$T/ro_ctx.bin"
 [ -s "$T/out" ] && bad "train wrote to stdout" || ok
 grep -q "^count: reading sample.txt .* 100.0%" "$T/err" && ok || bad "counting progress with percent"
@@ -139,6 +139,34 @@ run train -train "$SAMPLE" -method sgd -size 20 -iter 1 -threads 1 -cbow 0 -hs 0
 same "$T/sgd.txt" "$T/sgd_w2v.txt" # word2vec's -cbow 0 -hs 0 are what sgd does
 run objective -counts "$T/s.counts" -vectors "$T/sgd.txt" -contexts "$T/sgd_ctx.txt"
 grep -q "^F = -" "$T/out" && ok || bad "objective of the SGD vectors"
+
+# the default start with -train is SGD on 2 virtual workers, 1 epoch: the same bytes on 1,
+# 2 and 3 threads, from the text or from its counts with the text; from -counts alone the
+# start is SVD-SPPMI (the ro2.bin run above)
+run train -train "$SAMPLE" -output "$T/dflt1.txt" -size 20 -iter 2 -threads 1
+grep -q "^sgd: .*1 epoch.*sample 0.001, virtual workers 2" "$T/err" && ok || bad "the default start with -train is not SGD: $(cat "$T/err")"
+run train -train "$SAMPLE" -output "$T/dflt2.txt" -size 20 -iter 2 -threads 2 -quiet
+same "$T/dflt1.txt" "$T/dflt2.txt"
+run train -train "$SAMPLE" -output "$T/dflt3.txt" -size 20 -iter 2 -threads 3 -quiet
+same "$T/dflt1.txt" "$T/dflt3.txt"
+run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt4.txt" -size 20 -iter 2 -threads 2 -quiet
+same "$T/dflt1.txt" "$T/dflt4.txt"
+run train -train "$SAMPLE" -init sgd -init-iter 1 -workers 2 -output "$T/dflt5.txt" -size 20 -iter 2 -quiet
+same "$T/dflt1.txt" "$T/dflt5.txt"
+run train -train "$SAMPLE" -output "$T/dflt6.txt" -size 20 -iter 2 -init-share 0.5 -quiet
+differ "$T/dflt1.txt" "$T/dflt6.txt"
+run train -train "$SAMPLE" -output "$T/dflt7.txt" -size 20 -iter 2 -init-sample 0 -quiet
+differ "$T/dflt1.txt" "$T/dflt7.txt"
+# -min-gain (0.1%): a step that raises F by less ends the run; 0 takes every step
+run train -counts "$T/s.counts" -output "$T/mg.txt" -size 20 -iter 40
+grep -q "^converged: step [0-9]* raised F by 0.0[0-9]*%, under -min-gain 0.1%" "$T/err" && ok || bad "-min-gain: no convergence note: $(tail -3 "$T/err")"
+k=$(sed -n 's/^converged: step \([0-9]*\) .*/\1/p' "$T/err")
+run train -counts "$T/s.counts" -output "$T/mg0.txt" -size 20 -iter "$k" -min-gain 0 -quiet
+same "$T/mg.txt" "$T/mg0.txt"
+run train -counts "$T/s.counts" -output "$T/mg1.txt" -size 20 -iter 40 -min-gain 0
+n0=$(sed -n 's/^train: ro d = 20, \([0-9]*\) steps.*/\1/p' "$T/err")
+grep -q "^converged" "$T/err" && bad "-min-gain 0 stopped by the gain" || ok
+[ "${n0:-0}" -gt "$k" ] && ok || bad "-min-gain 0 took $n0 steps, not more than $k"
 
 # the ro run's F is above its SVD start's (Table 1's ordering)
 run objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd_ctx.txt"
@@ -173,7 +201,7 @@ differ "$T/ro_cds.bin" "$T/ro2.bin"
 # ------------------------------------------------------------ renamed and refused flags
 fails "not supported: CBOW" train -train "$SAMPLE" -output "$T/x.txt" -cbow 1
 fails "not supported: hierarchical softmax" train -train "$SAMPLE" -output "$T/x.txt" -hs 1
-fails "-alpha does not apply to -method ro.*-eig" train -train "$SAMPLE" -output "$T/x.txt" -alpha 0.5
+fails "-alpha does not apply to -method ro.*-eig" train -counts "$T/s.counts" -output "$T/x.txt" -alpha 0.5
 fails "renamed.*-alpha" train -train "$SAMPLE" -output "$T/x.txt" -alpha-sgd 0.1
 fails "renamed.*-iter" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -epochs 2
 fails "-input is -train" train -input "$SAMPLE" -output "$T/x.txt"
@@ -188,9 +216,12 @@ fails "-min-count does not apply" train -counts "$T/s.counts" -output "$T/x.txt"
 fails "-save-counts does not apply" train -counts "$T/s.counts" -output "$T/x.txt" -save-counts "$T/y"
 fails "-dynamic-window does not apply to -method sgd" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -dynamic-window 1
 fails "-eval does not apply to -method svd" train -train "$SAMPLE" -method svd -output "$T/x.txt" -eval "$SETS"
-fails "-init-iter does not apply" train -train "$SAMPLE" -output "$T/x.txt" -init-iter 2
+fails "-init-iter does not apply" train -counts "$T/s.counts" -output "$T/x.txt" -init-iter 2
+fails "-init-iter does not apply" train -train "$SAMPLE" -init svd -output "$T/x.txt" -init-iter 2
+fails "-workers does not apply" train -train "$SAMPLE" -init svd -output "$T/x.txt" -workers 1
+fails "-sample does not apply.*-init-sample" train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/x.txt" -sample 1e-3
 fails "-svd does not apply" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -svd subspace
-fails "not both" train -train "$SAMPLE" -counts "$T/s.counts" -output "$T/x.txt"
+fails "not both" train -train "$SAMPLE" -counts "$T/s.counts" -init svd -output "$T/x.txt"
 fails "needs -train TEXT" train -counts "$T/s.counts" -method sgd -output "$T/x.txt"
 fails "needs -train TEXT" train -counts "$T/s.counts" -init sgd -output "$T/x.txt"
 fails "given twice" train -train "$SAMPLE" -output "$T/x.txt" -size 10 -size 20
