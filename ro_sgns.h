@@ -17873,7 +17873,7 @@ static void ro_sgns__sgd_sentence(const ro_sgns__sgd *s, ro_sgns__sgd_local *lo,
             }
             if (lo->touched) {
                 ro_sgns__sgd_touch(lo, sen[j]);
-                for (off = 0; off < m; ++off) ro_sgns__sgd_touch(lo, n + lo->tgt[off]);
+                for (off = 0; off < m; ++off) ro_sgns__sgd_touch(lo, s->n + lo->tgt[off]);
             }
             ro_sgns__sgd_step(ld, lo->W + (size_t)sen[j] * ld, lo->C, lo->tgt, m, s->sigm, alpha,
                               lo->e, &lo->bad);
