@@ -18354,8 +18354,11 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     if (rc != RO_SGNS_OK) goto done;
     if (cfg.share < 1) { /* the first share of the blocks, and its words */
         size_t all = (rd.len + RO_SGNS_SGD_BLOCK - 1) / RO_SGNS_SGD_BLOCK, p;
-        size_t keep = (size_t)ceil(cfg.share * (double)all);
-        if (keep < 1) keep = 1;
+        /* share x blocks, rounded up without ceil(): a build that defines its
+           own RO_SGNS_ math macros need not include <math.h> */
+        const double want = cfg.share * (double)all;
+        size_t keep = (size_t)want;
+        if ((double)keep < want || keep < 1) ++keep;
         if (keep < all) rd.len = keep * RO_SGNS_SGD_BLOCK;
         rd.words = 0;
         for (p = 0; p < rd.len; ++p) rd.words += rd.id[p] != RO_SGNS__SGD_LINE;
