@@ -643,7 +643,12 @@ static void test_workers(void)
     cs.monotone = 1;
     CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W[1], C[1], NULL, &err) == RO_SGNS_OK);
     CHECK(memcmp(W[0], W[1], n * d * sizeof(real)) == 0); /* a callback changes nothing */
-    CHECK(cs.monotone && cs.calls >= 3 && cs.threads == 2);
+#ifdef _OPENMP
+    CHECK(cs.threads == 2);
+#else
+    CHECK(cs.threads == 1); /* without OpenMP one thread runs both workers */
+#endif
+    CHECK(cs.monotone && cs.calls >= 3);
     CHECK(cs.total == 2 * co->corpus_tokens && cs.last_words == cs.total);
     CHECK(cs.last_alpha < 0.005 && cs.last_alpha >= 0.025 * 1e-4);
     memset(&cs, 0, sizeof cs);
