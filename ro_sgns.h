@@ -2325,9 +2325,10 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
      against Hogwild's 0.520 after one epoch on 17M tokens, K = 2; as the
      start of RO-SGNS over the whole corpus the gap narrows: dev mean
      0.634 against 0.648, MSR equal, in docs/ABLATION.md, "The SGD start
-     without Hogwild"). Merges read and write each touched
-     row K + 1 times: 12% fewer words a second than Hogwild on 2 threads
-     at sync 64 (bench/RESULTS.md).
+     without Hogwild"). The merges read and write each touched row K + 1
+     times: 3% of the workers' time on 2 threads at sync 64, and runs of
+     the two alternating in one process were as fast as Hogwild's
+     (bench/RESULTS.md).
 
    COST
      Time: per epoch about N (L + 1) (k + 1) 6 d flops (L + 1 pairs a word
