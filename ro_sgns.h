@@ -802,7 +802,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_naive(const ro_sgns_problem *proble
      (d = 100, 200) and 1e-4 (d = 500) on enwik9; start near 1 / max B_wc
      and let the safeguard halve it. With the safeguard, when every halved
      try still lowers F, training ends early (RO_SGNS_OK, fewer iterations)
-     at the last good point.
+     at the last good point. An accepted step s makes the next one try
+     s grow, up to step (by default), or up to step_max when that is set
+     higher: a step that grows while accepted. On the bundled corpus at
+     22k words, step_max = 2 from the SVD start reaches in 9 steps an F
+     that 10 steps of 1 do not (-2.069e9 against -2.091e9), with higher
+     scores; from the SGD start it also converges faster but loses some
+     of SGD's analogies, so it is off by default (in the repository:
+     docs/ABLATION.md).
 
    THREE BIG PRODUCTS A STEP, NOT FOUR (fuse = 1, the default)
      The sweep that gives F and D V at the new point gives D^T M V too, M V
@@ -928,7 +935,10 @@ typedef struct ro_sgns_ro_config {
     int max_halvings;            /* halvings a step may try, >= 0. Default 8. If
                                     all still lower F, training ends (THE STEP SIZE) */
     double grow;                 /* >= 1, default 2: an accepted step s makes the
-                                    next start at min(s grow, the configured step) */
+                                    next start at min(s grow, step_max) */
+    double step_max;             /* 0 (default): step; else >= step, the cap
+                                    that grow raises accepted steps to (THE
+                                    STEP SIZE): the first step tries step */
     size_t block_rows;           /* rows of M per block (0 = 288) */
     size_t block_cols;           /* columns per tile (0 = 512) */
     size_t keep_direction_bytes; /* bytes for rows of D kept for the next step
@@ -1008,7 +1018,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
        f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c),
    a_c the rows of V S^T, is concave in its d unknowns z (its row of U),
    and each row is solved on its own (FOLDING IN below: by default one
-   Newton step from z = 0); tail contexts likewise against the head's
+   Newton step from z = 0, or one MM step from the row of a start that
+   covers every word); tail contexts likewise against the head's
    words (rows of U S). F's head block is the head's run; the tail rows
    fit the head columns; the tail x tail block is what the two give,
    unfitted. Cost: the head's steps at n_h m_h d, then about
@@ -1036,9 +1047,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_head(const ro_sgns_csr *A, size_t rows, s
                                             ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                             ro_sgns_error *err);
 
-/* FOLDING IN: how each row is solved. From z = 0, steps along the
-   minorize-maximize (MM) direction H^-1 grad f(z) with
-   H = 1/4 sum_c (#(w,c) + B_wc) a_c a_c^T: since s(x) s(-x) <= 1/4, the
+/* FOLDING IN: how each row is solved. From z = 0 (or from a start,
+   below), steps along the minorize-maximize (MM) direction H^-1 grad f(z)
+   with H = 1/4 sum_c (#(w,c) + B_wc) a_c a_c^T: since s(x) s(-x) <= 1/4, the
    quadratic with curvature H lies below f and touches it at z, so the
    step 1 along it raises f (H is the same at every step: one Cholesky a
    row). At z = 0 every x is 0, where s(x) s(-x) = 1/4 exactly: the first
@@ -1052,22 +1063,42 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_head(const ro_sgns_csr *A, size_t rows, s
    chooses each step by a search along the direction (a few Newton steps
    on f's derivative, kept where f still rises): 60 of those solve the
    tests' rows to 1e-3 of their first gradient, which plain MM steps do
-   not. */
+   not.
+   FROM A START. When the head's run began from factors that cover every
+   word (an SGD start: section 12), z = 0 throws away what the start knew
+   of the tail, and that is most of what SGD knows of analogies between
+   rare words. With start_w and start_c, each tail row begins instead
+   where its x over the head's lines is nearest to the start's x there:
+   the least-squares projection onto the head's subspace,
+       z0 = (A^T A)^-1 A^T C0_h w0   (A: the head's side, C0_h the
+   start's head contexts, w0 the row's start), one d x d map for all
+   rows; the steps then go on from z0. */
 typedef struct ro_sgns_fold_config {
     int iterations;    /* steps a row, >= 0. Default 1 */
     int line_search;   /* 0 (default): the MM step (1 along the direction);
                           1: the step by the line search */
     size_t block_rows; /* rows solved together (0 = 256); sets the bits */
+    /* The start (both or neither; default NULL: every row from z = 0):
+       the factors W0 (n x d) and C0 (m x d, rows of d reals) of a point
+       X0 = W0 C0^T over the whole problem, such as the SGD start the
+       head's run began from. Each tail row then starts from the z whose
+       x over the head's lines is nearest to X0's there (least squares:
+       one d x d map for all rows, from the head's factor), and so keeps
+       what the start knew of it; rows with no count in the head stay
+       there. iterations = 0 gives that projection alone. */
+    const ro_sgns_real *start_w;
+    const ro_sgns_real *start_c;
 } ro_sgns_fold_config;
 RO_SGNS_DEF ro_sgns_fold_config ro_sgns_fold_config_default(void);
 
 /* What the fold did (both sides together): the tail rows' f summed,
-   before (z = 0) and after, and |grad f|^2 summed, before and after. */
+   before (at their start: z = 0, or the start's projection) and after,
+   and |grad f|^2 summed, before and after. */
 typedef struct ro_sgns_fold_report {
     double f_start, f_end;
     double grad2_start, grad2_end;
     size_t rows;       /* tail rows folded in (words and contexts) */
-    size_t rows_empty; /* of which no count in the head: left at 0 */
+    size_t rows_empty; /* of which no count in the head: left at their start */
 } ro_sgns_fold_report;
 
 /* The point for the whole problem from a point trained on its head
@@ -1075,11 +1106,13 @@ typedef struct ro_sgns_fold_report {
    problem of ro_sgns_problem_create_head): U = QR of [U_h; Z],
    V = QR of [V_h; Y], S from the two R and S_h, so *out is a proper
    point (orthonormal U, V) with X's head block the head's X. Rows with
-   no count in the head stay 0. report may be NULL (then the fold skips
-   the evaluation after its last step, which only the report needs: a
-   third of the work at one step). The same bits for any thread count
-   (they depend on block_rows). Errors: INVALID_ARGUMENT
-   (sizes, a shard), OUT_OF_MEMORY, NUMERIC (a NaN on the way). */
+   no count in the head stay at their start (0 without one). report may
+   be NULL (then the fold skips the evaluation after its last step, which
+   only the report needs: a third of the work at one step). The same bits
+   for any thread count (they depend on block_rows). Errors:
+   INVALID_ARGUMENT (sizes, a shard, one of start_w and start_c),
+   OUT_OF_MEMORY, NUMERIC (a NaN on the way, or a head factor of rank
+   below d with a start). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *problem,
                                            const ro_sgns_factors *head,
                                            const ro_sgns_fold_config *config,
@@ -8226,6 +8259,7 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
     c.safeguard = 1;
     c.max_halvings = 8;
     c.grow = 2.0;
+    c.step_max = 0;
     c.block_rows = 0;
     c.block_cols = 0;
     c.keep_direction_bytes = 0;
@@ -8239,10 +8273,12 @@ static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_
 {
     if (c->iterations < 0 || !(c->step > 0) || !ro_sgns__is_finite(c->step) ||
         c->max_halvings < 0 || !(c->grow >= 1) ||
+        !(c->step_max == 0 || (c->step_max >= c->step && ro_sgns__is_finite(c->step_max))) ||
         (c->direction != RO_SGNS_DIRECTION_PLAIN && c->direction != RO_SGNS_DIRECTION_SCALED))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "ro_train: need iterations >= 0, a finite step > 0, "
-                             "max_halvings >= 0, grow >= 1 and a known direction");
+                             "max_halvings >= 0, grow >= 1, step_max 0 or finite and >= step, "
+                             "and a known direction");
     return ro_sgns__ok(err);
 }
 
@@ -8533,13 +8569,20 @@ static ro_sgns_result ro_sgns__qr_step_inv(size_t n, size_t d, ro_sgns_real *A, 
                                            const ro_sgns_allocator *al, ro_sgns_error *err);
 static void ro_sgns__inverse_upper(size_t d, const double *R, double *work, ro_sgns_real *Ri);
 
-/* The step after one of lambda is accepted: grown back towards the
-   configured step (the safeguard), or the paper's fixed lambda. The fused
-   sweep at a candidate uses it before the acceptance, so one formula. */
+/* The largest step the safeguard grows to: step_max, or the step. */
+static double ro_sgns__step_cap(const ro_sgns_ro_config *cfg)
+{
+    return cfg->step_max > cfg->step ? cfg->step_max : cfg->step;
+}
+
+/* The step after one of lambda is accepted: grown towards the cap (the
+   safeguard), or the paper's fixed lambda. The fused sweep at a candidate
+   uses it before the acceptance, so one formula. */
 static double ro_sgns__next_lambda(const ro_sgns_ro_config *cfg, double lambda)
 {
+    const double cap = ro_sgns__step_cap(cfg);
     if (!cfg->safeguard) return lambda;
-    return lambda * cfg->grow > cfg->step ? cfg->step : lambda * cfg->grow;
+    return lambda * cfg->grow > cap ? cap : lambda * cfg->grow;
 }
 
 /* The fused step's memory (II.6's banner; cfg->fuse): G (m x d), Y
@@ -8691,8 +8734,9 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     ro_sgns_result res;
     ro_sgns__ro_step_init(&st, p, cfg, d);
     res = ro_sgns__ro_step_alloc(&st, x, comm != NULL, err);
-    lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= cfg->step ? x->next_step
-                                                                             : cfg->step;
+    lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= ro_sgns__step_cap(cfg)
+                 ? x->next_step
+                 : cfg->step;
     memset(&rep, 0, sizeof rep);
     if (cfg->callback && cfg->report_blocks) { /* PROGRESS INSIDE A STEP */
         rep.cb = cfg->callback;
@@ -10048,9 +10092,9 @@ typedef struct ro_sgns__fold_sums {
 
 static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size_t mh,
                                          const ro_sgns_real *A, size_t d,
-                                         const ro_sgns_fold_config *cfg, ro_sgns_real *Z,
-                                         ro_sgns__fold_sums *rep, const ro_sgns_allocator *al,
-                                         ro_sgns_error *err)
+                                         const ro_sgns_fold_config *cfg, const ro_sgns_real *Z0,
+                                         ro_sgns_real *Z, ro_sgns__fold_sums *rep,
+                                         const ro_sgns_allocator *al, ro_sgns_error *err)
 {
     const size_t tail = s->rows - nh, br = cfg->block_rows ? cfg->block_rows : 256;
     const size_t bmax = ro_sgns__min(br, tail), nt = (size_t)ro_sgns__num_threads();
@@ -10103,7 +10147,7 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size
         const uint64_t e0 = s->row_ptr[nh + b0]; /* the block's entries from here */
         long r;
         /* each row's H = 1/4 (rowfac G + its counts' part), its Cholesky
-           factor, z = 0 and x = 0 */
+           factor, and its start: z = 0 and x = 0, or z from Z0 */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4)
 #endif
@@ -10123,12 +10167,17 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size
                                               : 0;
             ok[r] = used > 0 && ro_sgns__cholesky_in_place(d, h);
             for (ii = 0; ii < d; ++ii) {
-                Zd[(size_t)r * d + ii] = 0;
-                Z[(b0 + (size_t)r) * d + ii] = 0;
+                const ro_sgns_real z0 = Z0 ? Z0[(b0 + (size_t)r) * d + ii] : 0;
+                Zd[(size_t)r * d + ii] = (double)z0;
+                Z[(b0 + (size_t)r) * d + ii] = z0;
             }
-            for (ii = 0; ii < mh; ++ii) X[(size_t)r * mh + ii] = 0;
+            if (!Z0)
+                for (ii = 0; ii < mh; ++ii) X[(size_t)r * mh + ii] = 0;
         }
-        for (t = 0;; ++t) {
+        if (Z0) /* x = z A^T */
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, bn, mh, d, 1, Z0 + b0 * d, d, A, d,
+                               0, X, mh, al, err);
+        for (t = 0; res == RO_SGNS_OK; ++t) {
             const int last = t == cfg->iterations, want_f = rep->want && (t == 0 || last);
             if (last && !rep->want) break; /* the last evaluation is the report's */
             /* the coefficients P_b at x (II.5's kernels, plain: -B s(x),
@@ -10271,6 +10320,62 @@ done:
     return res;
 }
 
+/* The tail rows' start from the start point W0 C0^T (FOLDING IN, in
+   section 4), one side: the z whose line x = z A^T over the head's lines
+   is nearest, in least squares, to the start's x0 = B0_h t0 there
+   (t0 the row's own start, B0_h the start's other factor over the head's
+   lines): z = (A^T A)^-1 A^T B0_h t0, so Z0 = T0 M^T with the one d x d
+   M = (A^T A)^-1 A^T B0_h. The sums in line order: the same bits for any
+   thread count. */
+static ro_sgns_result ro_sgns__fold_start(size_t lines, size_t d, const ro_sgns_real *A,
+                                          const ro_sgns_real *B0, size_t tail,
+                                          const ro_sgns_real *T0, ro_sgns_real *Z0,
+                                          const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    double *K = (double *)ro_sgns__alloc_array(al, d, d, sizeof(double));
+    double *M = (double *)ro_sgns__alloc_array(al, d, d, sizeof(double));
+    double *col = (double *)ro_sgns__alloc_array(al, d, 1, sizeof(double));
+    ro_sgns_real *Mr = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    ro_sgns_result res = RO_SGNS_OK;
+    size_t c, i, j;
+    if (!K || !M || !col || !Mr) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "fold_in: out of memory (d = %lu)",
+                            (unsigned long)d);
+        goto done;
+    }
+    for (i = 0; i < d * d; ++i) K[i] = M[i] = 0;
+    for (c = 0; c < lines; ++c) { /* K = A^T A (upper part), M = A^T B0_h */
+        const ro_sgns_real *a = A + c * d, *b = B0 + c * d;
+        for (i = 0; i < d; ++i) {
+            const double ai = (double)a[i];
+            double *ki = K + i * d, *mi = M + i * d;
+            for (j = i; j < d; ++j) ki[j] += ai * (double)a[j];
+            for (j = 0; j < d; ++j) mi[j] += ai * (double)b[j];
+        }
+    }
+    if (!ro_sgns__cholesky_in_place(d, K)) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                            "fold_in: the head's factor has rank below d (or holds a NaN): the "
+                            "start cannot be projected onto it");
+        goto done;
+    }
+    for (j = 0; j < d; ++j) { /* M = (A^T A)^-1 M, a column at a time */
+        for (i = 0; i < d; ++i) col[i] = M[i * d + j];
+        ro_sgns__cholesky_solve(d, K, col);
+        for (i = 0; i < d; ++i) Mr[i * d + j] = (ro_sgns_real)col[i];
+    }
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, tail, d, d, 1, T0, d, Mr, d, 0, Z0, d, al,
+                       err);
+    if (res == RO_SGNS_OK && !ro_sgns__all_finite(tail, d, Z0, d))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "fold_in: NaN or Inf in the start");
+done:
+    ro_sgns__free(al, K);
+    ro_sgns__free(al, M);
+    ro_sgns__free(al, col);
+    ro_sgns__free(al, Mr);
+    return res;
+}
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sgns_factors *hd,
                                            const ro_sgns_fold_config *config,
                                            ro_sgns_factors **out, ro_sgns_fold_report *report,
@@ -10278,7 +10383,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
 {
     ro_sgns_fold_config cfg = config ? *config : ro_sgns_fold_config_default();
     ro_sgns__fold_sums rep;
-    ro_sgns_real *L = NULL, *R = NULL, *A = NULL, *W0 = NULL;
+    ro_sgns_real *L = NULL, *R = NULL, *A = NULL, *W0 = NULL, *Z0 = NULL;
+    const int start = cfg.start_w != NULL || cfg.start_c != NULL;
     size_t n, m, nh, mh, d;
     ro_sgns_result res;
     if (!p || !hd || !out)
@@ -10289,10 +10395,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     mh = hd->m;
     d = hd->d;
     if (p->r0 != 0 || p->r1 != p->n || nh == 0 || mh == 0 || nh > n || mh > m || d == 0 ||
-        d > nh || d > mh || cfg.iterations < 0)
+        d > nh || d > mh || cfg.iterations < 0 || (start && (!cfg.start_w || !cfg.start_c)))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "fold_in: need a whole problem, a head point of n_h <= n words, "
-                             "m_h <= m contexts and 1 <= d <= min(n_h, m_h), iterations >= 0 "
+                             "m_h <= m contexts and 1 <= d <= min(n_h, m_h), iterations >= 0, "
+                             "and both of start_w and start_c or neither "
                              "(n_h = %lu, n = %lu, m_h = %lu, m = %lu, d = %lu)",
                              (unsigned long)nh, (unsigned long)n, (unsigned long)mh,
                              (unsigned long)m, (unsigned long)d);
@@ -10302,7 +10409,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     R = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, d, sizeof(ro_sgns_real));
     A = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nh > mh ? nh : mh, d, sizeof(ro_sgns_real));
     W0 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
-    res = L && R && A && W0 ? RO_SGNS_OK
+    if (start)
+        Z0 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n - nh > m - mh ? n - nh : m - mh, d,
+                                                  sizeof(ro_sgns_real));
+    res = L && R && A && W0 && (Z0 || !start) ? RO_SGNS_OK
                             : ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                                             "fold_in: out of memory (n = %lu, m = %lu, d = %lu)",
                                             (unsigned long)n, (unsigned long)m, (unsigned long)d);
@@ -10312,14 +10422,20 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     /* tail words against A = V S^T: x_wc = z.(S V_c^T) */
     res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, mh, d, d, 1, hd->V, d, hd->S, d, 0, A, d,
                        alloc, err);
+    if (res == RO_SGNS_OK && start && n > nh)
+        res = ro_sgns__fold_start(mh, d, A, cfg.start_c, n - nh, cfg.start_w + nh * d, Z0, alloc,
+                                  err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__fold_side(&p->fwd, nh, mh, A, d, &cfg, L + nh * d, &rep, alloc, err);
+        res = ro_sgns__fold_side(&p->fwd, nh, mh, A, d, &cfg, Z0, L + nh * d, &rep, alloc, err);
     /* tail contexts against A = U S: x_wc = (U_w S).y */
     if (res == RO_SGNS_OK)
         res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, nh, d, d, 1, hd->U, d, hd->S, d, 0,
                            A, d, alloc, err);
+    if (res == RO_SGNS_OK && start && m > mh)
+        res = ro_sgns__fold_start(nh, d, A, cfg.start_w, m - mh, cfg.start_c + mh * d, Z0, alloc,
+                                  err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__fold_side(&p->bwd, mh, nh, A, d, &cfg, R + mh * d, &rep, alloc, err);
+        res = ro_sgns__fold_side(&p->bwd, mh, nh, A, d, &cfg, Z0, R + mh * d, &rep, alloc, err);
     if (res == RO_SGNS_OK && (!ro_sgns__all_finite(n, d, L, d) || !ro_sgns__all_finite(m, d, R, d)))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "fold_in: NaN or Inf in a folded row");
     /* X = [U_h; Z] S [V_h; Y]^T = W0 C0^T with W0 = [U_h; Z] S, C0 = [V_h; Y] */
@@ -10337,6 +10453,7 @@ done:
     ro_sgns__free(alloc, R);
     ro_sgns__free(alloc, A);
     ro_sgns__free(alloc, W0);
+    ro_sgns__free(alloc, Z0);
     return res;
 }
 

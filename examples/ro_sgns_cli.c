@@ -324,14 +324,14 @@ typedef struct opts {
     int neval;
     int binary; /* -1: by extension */
     long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
-        oversample, block, power_iters, k, restrict_vocab, head, fold_iter, workers;
+        oversample, block, power_iters, k, restrict_vocab, head, fold_iter, fold_start, workers;
     int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help,
         normalize;
     int force;
     double max_step;
     unsigned long long memory, keep_direction;
     int allow_binary;
-    double negative, eig, cds, sample, alpha, eta, init_coverage, init_share, init_sample, min_gain;
+    double negative, eig, cds, sample, alpha, eta, eta_max, init_coverage, init_share, init_sample, min_gain;
 } opts;
 
 typedef struct flag_spec {
@@ -384,10 +384,12 @@ static void opts_default(opts *o)
     o->init_sample = CLI_INIT_SAMPLE;
     o->min_gain = CLI_MIN_GAIN;
     o->eta = 0; /* the direction's: rc.step, or 5e-5 for plain */
+    o->eta_max = 0; /* rc.step_max: 0 = -eta */
     o->safeguard = rc.safeguard;
     o->keep_direction = rc.keep_direction_bytes;
     o->head = -1; /* the words seen CLI_HEAD_COUNT times or more (head_size) */
     o->fold_iter = ro_sgns_fold_config_default().iterations;
+    o->fold_start = 1;
     o->fuse = rc.fuse;
     o->oversample = (long long)tc.oversample;
     o->block = (long long)tc.block;
@@ -1972,6 +1974,9 @@ static const flag_spec TRAIN_FLAGS[] = {
       "against them (default: the words seen 200 times\nor more, at least 20000; 0: every word)"),
     F("fold-iter", T_INT, fold_iter, W_RO, 0, 1000, "K",
       "steps of each folded row's solve ({D})"),
+    F("fold-start", T_INT, fold_start, W_RO, 0, 1, "0|1",
+      "1: each folded row starts from its row of the\nstart (-init sgd or FILE), projected onto the\n"
+      "head; 0: from 0 ({D})"),
     {"init-iter", T_INT, offsetof(opts, init_iter), W_SGDINIT, 1, 1000, "E",
      "SGD epochs of -init sgd ({D})", NULL, "it is the epochs of -init sgd"},
     {"init-sample", T_NUM, offsetof(opts, init_sample), W_SGDINIT, 0, 1, "T",
@@ -1983,6 +1988,8 @@ static const flag_spec TRAIN_FLAGS[] = {
       "stop after a step that raises F by less than\nP percent ({D}; 0: take every -iter step)"),
     F("eta", T_NUM, eta, W_RO, 1e-30, 1e30, "S",
       "step size: eta of the scaled direction ({ETA})\nor lambda of the plain one (5e-05)"),
+    F("eta-max", T_NUM, eta_max, W_RO, 0, 1e30, "S",
+      "accepted steps grow (x2 a step) up to S\n(0: -eta, the default)"),
     F("direction", T_STR, direction, W_RO, 0, 0, "scaled|plain",
       "grad F / B ({D}) or the paper's grad F"),
     F("safeguard", T_01, safeguard, W_RO, 0, 1, "0|1",
@@ -2791,7 +2798,8 @@ static size_t head_size(cli *c, const opts *o, const ro_sgns_counts *cn)
 
 /* -head: the head's point x extended to every word and context */
 static ro_sgns_factors *fold_rest(cli *c, const opts *o, const ro_sgns_problem *whole, size_t n,
-                                  const ro_sgns_factors *x)
+                                  const ro_sgns_factors *x, const ro_sgns_real *W0,
+                                  const ro_sgns_real *C0)
 {
     ro_sgns_fold_config fc = ro_sgns_fold_config_default();
     ro_sgns_fold_report r;
@@ -2799,14 +2807,18 @@ static ro_sgns_factors *fold_rest(cli *c, const opts *o, const ro_sgns_problem *
     ro_sgns_error err;
     double t0 = now();
     fc.iterations = (int)o->fold_iter;
-    note(c, "fold: %lu words and %lu contexts, %d steps each ...",
-         (unsigned long)(n - x->n), (unsigned long)(n - x->m), fc.iterations);
+    fc.start_w = W0;
+    fc.start_c = C0;
+    note(c, "fold: %lu words and %lu contexts, %d steps each from %s ...",
+         (unsigned long)(n - x->n), (unsigned long)(n - x->m), fc.iterations,
+         W0 ? "the start's rows" : "0");
     if (ro_sgns_fold_in(whole, x, &fc, &all, &r, NULL, &err) != RO_SGNS_OK) die(c, "fold: %s", err.message);
     own(c, all, free_factors);
     note(c, "fold: %.1f s; their f %.5g -> %.5g e9, |grad f| %.3g of the start's; %lu rows with "
-            "no count in the head left at 0",
+            "no count in the head left at %s",
          now() - t0, r.f_start * 1e-9, r.f_end * 1e-9,
-         r.grad2_start > 0 ? sqrt(r.grad2_end / r.grad2_start) : 0.0, (unsigned long)r.rows_empty);
+         r.grad2_start > 0 ? sqrt(r.grad2_end / r.grad2_start) : 0.0, (unsigned long)r.rows_empty,
+         W0 ? "the start's" : "0");
     return all;
 }
 
@@ -2822,6 +2834,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     scorer sc;
     ro_sgns_counts *cn;
     ro_sgns_factors *x = NULL, *kept = NULL; /* kept: -resume's best point */
+    ro_sgns_real *W0 = NULL, *C0 = NULL;     /* the start's factors, for the fold (-fold-start) */
     double kept_score = 0;
     int curve_has_start = 0;
     char *text = NULL;
@@ -2878,6 +2891,9 @@ static int cmd_train(cli *c, int argc, char **argv)
         die(c, "-init-contexts FILE needs -init FILE (the word vectors it goes with)");
     if (was_given(&TRAIN_CMD, given, "init-coverage") && !init_file)
         die(c, "-init-coverage needs -init FILE");
+    if (was_given(&TRAIN_CMD, given, "fold-start") && !init_file && !init_sgd)
+        die(c, "-fold-start needs a start with a row for every word (-init sgd, or -init FILE); "
+               "the SVD-SPPMI start covers the head only");
     if (o.resume && was_given(&TRAIN_CMD, given, "init"))
         die(c, "-resume continues a checkpoint; -init does not apply");
     if (o.keep_best && !o.neval)
@@ -3030,6 +3046,10 @@ static int cmd_train(cli *c, int argc, char **argv)
         if (ro_sgns_factors_from_wc(nh, nh, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
             die(c, "%s", err.message);
         own(c, x, free_factors);
+        if (nh < cn->n && o.fold_start) { /* the fold's start (fold_rest) */
+            W0 = W;
+            C0 = C;
+        }
     } else if (init_sgd) {
         ro_sgns_real *W, *C;
         ro_sgns_error err;
@@ -3037,8 +3057,13 @@ static int cmd_train(cli *c, int argc, char **argv)
         if (ro_sgns_factors_from_wc(nh, nh, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
             die(c, "-init sgd: %s", err.message);
         own(c, x, free_factors);
-        release(c, W);
-        release(c, C);
+        if (nh < cn->n && o.fold_start) { /* kept for the fold's start (fold_rest) */
+            W0 = W;
+            C0 = C;
+        } else {
+            release(c, W);
+            release(c, C);
+        }
     } else {
         x = svd_start(c, &o, cn, nh);
     }
@@ -3101,6 +3126,10 @@ static int cmd_train(cli *c, int argc, char **argv)
             rc.direction = strcmp(o.direction, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN : RO_SGNS_DIRECTION_SCALED;
             rc.step = o.eta > 0 ? o.eta : rc.direction == RO_SGNS_DIRECTION_PLAIN ? 5e-5 : rc.step;
             rc.safeguard = o.safeguard;
+            rc.step_max = o.eta_max;
+            if (rc.step_max > 0 && rc.step_max < rc.step)
+                die(c, "-eta-max %g is below the step size %g: give one at least as large, or 0",
+                    rc.step_max, rc.step);
             rc.fuse = o.fuse;
             rc.keep_direction_bytes = (size_t)o.keep_direction;
             if ((unsigned long long)rc.keep_direction_bytes != o.keep_direction)
@@ -3138,7 +3167,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             note(c, "keep-best: the last step %llu has the best mean score (%.4f)",
                  (unsigned long long)x->iteration, t.best_mean);
         }
-        if (nh < cn->n) x = fold_rest(c, &o, whole, cn->n, x);
+        if (nh < cn->n) x = fold_rest(c, &o, whole, cn->n, x, W0, C0);
         write_point(c, &o, x, cn, kind);
         note(c, "train: ro d = %lld, %llu steps: RO %.1f s, total %.1f s -> %s", o.size,
              (unsigned long long)x->iteration, now() - t1, now() - t0,

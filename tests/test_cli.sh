@@ -550,6 +550,19 @@ same "$T/best.bin" "$T/best_ref.bin"
 # -init FILE (W0 = C0) and -init sgd
 run train $M -method svd -output "$T/mid_svd.txt" -quiet
 run train $M -iter 1 -init "$T/mid_svd.txt" -output "$T/from_file.txt" -quiet
+# a head run from -init FILE folds the tail in from the start's rows (-fold-start 1, the
+# default) or from 0 (-fold-start 0, as from SVD-SPPMI): the results differ
+run train $M -iter 2 -head 300 -init "$T/mid_svd.txt" -output "$T/fs1.txt"
+grep -q "steps each from the start's rows" "$T/err" && ok || bad "-fold-start 1: $(grep fold: "$T/err")"
+run train $M -iter 2 -head 300 -init "$T/mid_svd.txt" -fold-start 0 -output "$T/fs0.txt"
+grep -q "steps each from 0" "$T/err" && ok || bad "-fold-start 0: $(grep fold: "$T/err")"
+differ "$T/fs1.txt" "$T/fs0.txt"
+fails "-fold-start needs a start with a row for every word" train $M -head 300 -fold-start 1 -output "$T/x.txt"
+# -eta-max: accepted steps grow past -eta (x2 a step), so the run differs; below -eta refused
+run train $M -iter 3 -eta-max 2 -output "$T/etamax.bin"
+grep -q "step 2 " "$T/err" && ok || bad "-eta-max 2: no step of 2: $(grep '^iter' "$T/err" | tail -2)"
+differ "$T/etamax.bin" "$T/ro3.bin"
+fails "-eta-max 0.5 is below the step size 1" train $M -iter 3 -eta-max 0.5 -output "$T/x.txt"
 run train -train "$SAMPLE" -min-count 20 -size 10 -iter 1 -init sgd -init-iter 1 -alpha 0.025 -threads 1 \
     -output "$T/from_sgd.txt" -output-contexts "$T/from_sgd_ctx.txt"
 grep -q "sgd: d = 10" "$T/err" && ok || bad "-init sgd trains SGD first"

@@ -771,7 +771,10 @@ static void test_safeguard_and_threads(void)
    min(s grow, step)): with every step accepted at the full step, each
    step reported is the configured one and x->next_step too; after
    halvings (a plain step far too long) the step grows back, never past
-   it. Without the cap the second step would try 2 step. */
+   it. Without the cap the second step would try 2 step. With step_max
+   the accepted steps grow to it (step, 2 step, 4 step, 4 step, ...), and
+   the point is the one that runs of one step at each of those sizes
+   reach, to rounding; a step_max below step, NaN or Inf is refused. */
 typedef struct {
     int calls;
     double max_step, max_next, first, last;
@@ -796,6 +799,52 @@ static void test_step_cap(void)
     int round;
     CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL) ==
           RO_SGNS_OK);
+    {
+        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+        const double sizes[5] = {0.05, 0.1, 0.2, 0.2, 0.2};
+        ro_sgns_factors *y = copy_point(x0);
+        steps_t s;
+        ro_sgns_error err;
+        double worst = 0;
+        size_t i;
+        memset(&s, 0, sizeof s);
+        cfg.iterations = 5;
+        cfg.step = 0.05;
+        cfg.step_max = 0.2;
+        cfg.callback = watch_steps;
+        cfg.user = &s;
+        x = copy_point(x0);
+        CHECKF(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_OK, "%s", err.message);
+        CHECKF(s.calls == 5 && s.first == 0.05 && s.last == 0.2 && s.max_step == 0.2 &&
+                   x->next_step == 0.2,
+               "step_max: %d steps, %.17g .. %.17g (largest %.17g), next %.17g", s.calls,
+               s.first, s.last, s.max_step, x->next_step);
+        for (i = 0; i < 5; ++i) { /* one step at each size, the cap at it */
+            ro_sgns_ro_config one = ro_sgns_ro_config_default();
+            one.iterations = 1;
+            one.step = sizes[i];
+            y->next_step = 0; /* 0: the configured step */
+            CHECKF(ro_sgns_ro_train(p, y, &one, &err) == RO_SGNS_OK, "%s", err.message);
+        }
+        {
+            double *X1 = dense_x(x), *X2 = dense_x(y);
+            for (i = 0; i < n * m; ++i) worst = tu_max(worst, fabs(X1[i] - X2[i]) / (1 + fabs(X2[i])));
+            free(X1);
+            free(X2);
+        }
+        CHECKF(y->iteration == 5 && worst <= (IS_D ? 1e-10 : 1e-4),
+               "step_max: the point is %.3g from the one-step runs'", worst);
+        cfg.callback = NULL;
+        cfg.step_max = 0.04;
+        CHECK(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        cfg.step_max = NAN;
+        CHECK(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        cfg.step_max = HUGE_VAL;
+        CHECK(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(x->iteration == 5);
+        ro_sgns_factors_free(x);
+        ro_sgns_factors_free(y);
+    }
     for (round = 0; round < 2; ++round) {
         ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
         steps_t s;
@@ -2251,6 +2300,19 @@ static void fold_check_line(const counts_t *c, const double *A, double k, double
 #undef FOLD_AT
 }
 
+#ifdef _OPENMP
+/* t1 and t2 hold the same bits (U, S, V); both are freed */
+static void same_point_free(ro_sgns_factors *t1, ro_sgns_factors *t2)
+{
+    CHECK(t1 && t2 && t1->n == t2->n && t1->m == t2->m && t1->d == t2->d &&
+          memcmp(t1->U, t2->U, t1->n * t1->d * sizeof(real)) == 0 &&
+          memcmp(t1->V, t2->V, t1->m * t1->d * sizeof(real)) == 0 &&
+          memcmp(t1->S, t2->S, t1->d * t1->d * sizeof(real)) == 0);
+    ro_sgns_factors_free(t1);
+    ro_sgns_factors_free(t2);
+}
+#endif
+
 static int g_fold_ls = 1; /* fold_run's line_search */
 static ro_sgns_factors *fold_run(const ro_sgns_problem *p, const ro_sgns_factors *xh, int iters,
                                  ro_sgns_fold_report *rep)
@@ -2389,11 +2451,7 @@ static void test_head_and_fold(double cds)
         omp_set_num_threads(2);
         t2 = fold_run(p, xh, 4, NULL);
         omp_set_num_threads(saved);
-        CHECK(t1 && t2 && memcmp(t1->U, t2->U, n * d * sizeof(real)) == 0 &&
-              memcmp(t1->V, t2->V, m * d * sizeof(real)) == 0 &&
-              memcmp(t1->S, t2->S, d * d * sizeof(real)) == 0);
-        ro_sgns_factors_free(t1);
-        ro_sgns_factors_free(t2);
+        same_point_free(t1, t2);
     }
 #endif
     /* bad input */
@@ -2424,6 +2482,146 @@ done:
     ro_sgns_problem_free(ph);
     ro_sgns_problem_free(p);
     free(A);
+    free_counts(&c);
+}
+
+/* The fold from a start W0 C0^T (fold config start_w, start_c). With no
+   step a tail row's x over the head's lines is the start's x0 there,
+   projected orthogonally onto the head's subspace (x0 V_h V_h^T for a
+   word, U_h U_h^T x0 for a context: the least-squares fit, in closed
+   form); when the head is the start's own head block that is x0 itself.
+   Rows with no count in the head stay there. A step from the start
+   raises f, the same bits on 1 and 2 threads; one of the two factors, or
+   a NaN in the start, is refused. */
+static void test_fold_start(void)
+{
+    const size_t n = 40, m = 34, nh = 15, mh = 13, d = 3;
+    counts_t c = make_counts(n, m, 0.5);
+    ro_sgns_problem *p = NULL, *ph = NULL;
+    ro_sgns_factors *xh = NULL, *xr = NULL, *x0 = NULL, *x1 = NULL;
+    ro_sgns_fold_config fc = ro_sgns_fold_config_default();
+    ro_sgns_fold_report rep0, rep1;
+    ro_sgns_error err;
+    real *W0 = (real *)malloc(n * d * sizeof(real)), *C0 = (real *)malloc(m * d * sizeof(real));
+    double *Xs = (double *)calloc(n * m, sizeof(double)), *Xf = NULL, *r = NULL;
+    const double tol = IS_D ? 1e-10 : 2e-4;
+    double worst = 0, worst_p = 0;
+    size_t i, j, q, t;
+    drop_head_counts(&c, n - 2, m - 3, nh, mh);
+    for (i = 0; i < n * d; ++i) W0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
+    for (i = 0; i < m * d; ++i) C0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
+    for (i = 0; i < n; ++i) /* X0 = W0 C0^T in double */
+        for (j = 0; j < m; ++j)
+            for (q = 0; q < d; ++q) Xs[i * m + j] += (double)W0[i * d + q] * C0[j * d + q];
+    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 0.75, &p, NULL, &err) ==
+          RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create_head(p, nh, mh, &ph, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_factors_from_wc(nh, mh, d, W0, C0, &xh, NULL, &err) == RO_SGNS_OK);
+    if (!p || !ph || !xh) goto done;
+    fc.start_w = W0;
+    fc.start_c = C0;
+    fc.block_rows = 5;
+    /* the start's own head, no step: the tail lines over the head are X0's */
+    fc.iterations = 0;
+    CHECK(ro_sgns_fold_in(p, xh, &fc, &x0, &rep0, NULL, &err) == RO_SGNS_OK);
+    if (!x0) goto done;
+    Xf = dense_x(x0);
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m; ++j) {
+            double e;
+            if (i >= nh && j >= mh) continue; /* the tail x tail block: unfitted */
+            e = fabs(Xf[i * m + j] - Xs[i * m + j]) / (1 + fabs(Xs[i * m + j]));
+            if (e > worst) worst = e;
+        }
+    CHECKF(worst <= tol, "fold from the start's own head: X0 off by %.3g", worst);
+    CHECKF(rep0.rows == (n - nh) + (m - mh) && rep0.rows_empty == 2,
+           "fold report: %lu rows, %lu empty", (unsigned long)rep0.rows,
+           (unsigned long)rep0.rows_empty);
+    CHECK(rep0.f_start == rep0.f_end);
+    free(Xf);
+    Xf = NULL;
+    ro_sgns_factors_free(x0);
+    x0 = NULL;
+    /* a head moved by RO steps: the projections onto its subspaces */
+    CHECK(ro_sgns_factors_from_wc(nh, mh, d, W0, C0, &xr, NULL, &err) == RO_SGNS_OK);
+    if (!xr) goto done;
+    CHECK(ro_sgns_ro_train(ph, xr, NULL, &err) == RO_SGNS_OK && xr->iteration > 0);
+    CHECK(ro_sgns_fold_in(p, xr, &fc, &x0, &rep0, NULL, &err) == RO_SGNS_OK);
+    if (!x0) goto done;
+    Xf = dense_x(x0);
+    r = (double *)calloc(n > m ? n : m, sizeof(double));
+    worst = 0;
+    for (t = 0; t < 2; ++t) { /* t = 0: tail words against V_h; 1: tail contexts against U_h */
+        const size_t lines = t ? nh : mh, tails = t ? m : n, from = t ? mh : nh;
+        const real *P = t ? xr->U : xr->V;
+        for (i = from; i < tails; ++i) {
+            for (j = 0; j < lines; ++j) r[j] = 0;
+            for (q = 0; q < d; ++q) { /* r = P P^T x0 */
+                double s = 0;
+                for (j = 0; j < lines; ++j) s += (double)P[j * d + q] * Xs[t ? j * m + i : i * m + j];
+                for (j = 0; j < lines; ++j) r[j] += s * (double)P[j * d + q];
+            }
+            for (j = 0; j < lines; ++j) {
+                const double x = Xf[t ? j * m + i : i * m + j];
+                const double e = fabs(x - r[j]) / (1 + fabs(r[j]));
+                if (e > worst) worst = e;
+                if (fabs(r[j] - Xs[t ? j * m + i : i * m + j]) > worst_p)
+                    worst_p = fabs(r[j] - Xs[t ? j * m + i : i * m + j]);
+            }
+        }
+    }
+    CHECKF(worst <= tol, "fold's start after RO steps: the projection off by %.3g", worst);
+    CHECKF(worst_p > 1e-3, "the RO steps left the head's subspaces where they were (%.3g)", worst_p);
+    /* a step from there raises f, and the start is not z = 0 */
+    fc.iterations = 1;
+    CHECK(ro_sgns_fold_in(p, xr, &fc, &x1, &rep1, NULL, &err) == RO_SGNS_OK);
+    CHECKF(rep1.f_start == rep0.f_end && rep1.f_end > rep1.f_start,
+           "fold from the start: f %.10g (no step), %.10g -> %.10g (1 step)", rep0.f_end,
+           rep1.f_start, rep1.f_end);
+    {
+        ro_sgns_fold_config z = fc;
+        ro_sgns_fold_report rz;
+        ro_sgns_factors *xz = NULL;
+        z.start_w = z.start_c = NULL;
+        CHECK(ro_sgns_fold_in(p, xr, &z, &xz, &rz, NULL, &err) == RO_SGNS_OK);
+        CHECK(rz.f_start != rep1.f_start && xz && x1 &&
+              memcmp(xz->U, x1->U, n * d * sizeof(real)) != 0);
+        ro_sgns_factors_free(xz);
+    }
+#ifdef _OPENMP
+    {
+        int saved = omp_get_max_threads();
+        ro_sgns_factors *t1 = NULL, *t2 = NULL;
+        omp_set_num_threads(1);
+        CHECK(ro_sgns_fold_in(p, xr, &fc, &t1, NULL, NULL, &err) == RO_SGNS_OK);
+        omp_set_num_threads(2);
+        CHECK(ro_sgns_fold_in(p, xr, &fc, &t2, NULL, NULL, &err) == RO_SGNS_OK);
+        omp_set_num_threads(saved);
+        same_point_free(t1, t2);
+    }
+#endif
+    {   /* one of the two, and a NaN in the start */
+        ro_sgns_factors *bad = NULL;
+        ro_sgns_fold_config one = fc;
+        one.start_c = NULL;
+        CHECK(ro_sgns_fold_in(p, xr, &one, &bad, NULL, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT && bad == NULL);
+        W0[(n - 1) * d] = (real)NAN;
+        CHECK(ro_sgns_fold_in(p, xr, &fc, &bad, NULL, NULL, &err) == RO_SGNS_ERR_NUMERIC &&
+              bad == NULL);
+    }
+done:
+    ro_sgns_factors_free(xh);
+    ro_sgns_factors_free(xr);
+    ro_sgns_factors_free(x0);
+    ro_sgns_factors_free(x1);
+    ro_sgns_problem_free(ph);
+    ro_sgns_problem_free(p);
+    free(W0);
+    free(C0);
+    free(Xs);
+    free(Xf);
+    free(r);
     free_counts(&c);
 }
 
@@ -2491,6 +2689,7 @@ int main(void)
     test_shards_fused();
     test_head_and_fold(1.0);
     test_head_and_fold(0.75);
+    test_fold_start();
     test_csr_head();
     return tu_finish(IS_D ? "ro(double)" : "ro(float)");
 }

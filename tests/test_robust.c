@@ -1225,6 +1225,8 @@ static ro_sgns_result c_fold_in(void)
     fc.iterations = 2;
     fc.line_search = 1;
     fc.block_rows = 3;
+    fc.start_w = W0; /* from the start XH came from (its projections' memory too) */
+    fc.start_c = CC0;
     g_fx = (ro_sgns_factors *)SENT;
     return ro_sgns_fold_in(P0, XH, &fc, &g_fx, &rep, &RA, &g_err);
 }
