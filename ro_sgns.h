@@ -897,14 +897,20 @@ typedef struct ro_sgns_ro_progress {
    counts' vocabulary gives one:
        ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
        sc.size = d;  sc.window = counts->config.window;  sc.negative = k;
-       sc.epochs = 1;  sc.sample = 1e-3;  sc.workers = 2;  // ro-sgns train's
+       sc.epochs = 2;  sc.sample = 1e-4;  sc.workers = 2;  // ro-sgns train's
        ro_sgns_sgd_train_path(corpus, &counts->vocab, &sc, W0, C0, NULL, &err);
        ro_sgns_factors_from_wc(n, n, d, W0, C0, &x, NULL, &err);
        ro_sgns_ro_train(problem, x, NULL, &err);
    SGD reaches a point that already scores well on analogies, and the steps
    then raise F from there (in the repository: docs/ABLATION.md). With
    workers = 2 the start is the same bits on any thread count (section 12,
-   THREADS AND REPRODUCIBILITY); the default, Hogwild, is not.
+   THREADS AND REPRODUCIBILITY); the default, Hogwild, is not. With a head
+   (section 4, THE HEAD AND THE TAIL), keep W0 and C0 for the fold's start
+   (ro_sgns_fold_config's start_w, start_c): the rare words then keep what
+   SGD learnt of them. Subsampling at 1e-4 rather than word2vec's 1e-3
+   makes an epoch about a third cheaper (the frequent words are dropped
+   more, the rare ones never), which pays for the second epoch: the rare
+   words, most of a min-count-5 vocabulary, get twice the updates.
 
    PROGRESS INSIDE A STEP (report_blocks = 1)
    A step of a large problem takes minutes (ro_sgns_estimate_step_seconds

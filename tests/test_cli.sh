@@ -140,18 +140,18 @@ same "$T/sgd.txt" "$T/sgd_w2v.txt" # word2vec's -cbow 0 -hs 0 are what sgd does
 run objective -counts "$T/s.counts" -vectors "$T/sgd.txt" -contexts "$T/sgd_ctx.txt"
 grep -q "^F = -" "$T/out" && ok || bad "objective of the SGD vectors"
 
-# the default start with -train is SGD on 2 virtual workers, 1 epoch: the same bytes on 1,
+# the default start with -train is SGD on 2 virtual workers, 2 epochs: the same bytes on 1,
 # 2 and 3 threads, from the text or from its counts with the text; from -counts alone the
 # start is SVD-SPPMI (the ro2.bin run above)
 run train -train "$SAMPLE" -output "$T/dflt1.txt" -size 20 -iter 2 -threads 1
-grep -q "^sgd: .*1 epoch.*sample 0.001, virtual workers 2" "$T/err" && ok || bad "the default start with -train is not SGD: $(cat "$T/err")"
+grep -q "^sgd: .*2 epoch.*sample 0.0001, virtual workers 2" "$T/err" && ok || bad "the default start with -train is not SGD: $(cat "$T/err")"
 run train -train "$SAMPLE" -output "$T/dflt2.txt" -size 20 -iter 2 -threads 2 -quiet
 same "$T/dflt1.txt" "$T/dflt2.txt"
 run train -train "$SAMPLE" -output "$T/dflt3.txt" -size 20 -iter 2 -threads 3 -quiet
 same "$T/dflt1.txt" "$T/dflt3.txt"
 run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt4.txt" -size 20 -iter 2 -threads 2 -quiet
 same "$T/dflt1.txt" "$T/dflt4.txt"
-run train -train "$SAMPLE" -init sgd -init-iter 1 -workers 2 -output "$T/dflt5.txt" -size 20 -iter 2 -quiet
+run train -train "$SAMPLE" -init sgd -init-iter 2 -init-sample 1e-4 -workers 2 -output "$T/dflt5.txt" -size 20 -iter 2 -quiet
 same "$T/dflt1.txt" "$T/dflt5.txt"
 run train -train "$SAMPLE" -output "$T/dflt6.txt" -size 20 -iter 2 -init-share 0.5 -quiet
 differ "$T/dflt1.txt" "$T/dflt6.txt"
