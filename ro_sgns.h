@@ -17995,8 +17995,9 @@ static void ro_sgns__sgd_sentence(const ro_sgns__sgd *s, ro_sgns__sgd_local *lo,
                 uint32_t z = ro_sgns__sgd_draw(s->alias, n, ro_sgns_rng_next(rng));
                 if (z == c) continue; /* word2vec skips it */
                 lo->tgt[m++] = z;
+                /* the C this worker trains: a virtual worker's is its copy */
                 for (off = 0; off < ld; off += RO_SGNS__SGD_LANES)
-                    RO_SGNS__PREFETCH(s->C + (size_t)z * ld + off);
+                    RO_SGNS__PREFETCH(lo->C + (size_t)z * ld + off);
             }
             if (lo->touched) {
                 ro_sgns__sgd_touch(lo, sen[j]);
