@@ -56,6 +56,7 @@
    when it was made). Rows go to stdout as Markdown; the CPU and the load
    go first. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* glibc: madvise(MADV_HUGEPAGE), the huge pages SGD's W and C get */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 

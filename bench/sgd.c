@@ -35,6 +35,7 @@
    an out-of-vocabulary word skipped, no case folding. Numbers
    go to stdout as a Markdown table. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* glibc: madvise(MADV_HUGEPAGE), the huge pages SGD's W and C get */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 #include "bench_util.h"

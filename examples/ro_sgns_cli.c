@@ -23,6 +23,7 @@
    goes to stderr (redrawn in place on a terminal, a line every 10 s
    otherwise, nothing with -quiet), results to stdout. */
 #define _XOPEN_SOURCE 700 /* POSIX 2008 with XSI: stat, lstat, realpath, fileno, isatty, opendir */
+#define _DEFAULT_SOURCE /* glibc: madvise(MADV_HUGEPAGE), the huge pages SGD's W and C get */
 #define RO_SGNS_IMPLEMENTATION
 #include "../ro_sgns.h"
 
