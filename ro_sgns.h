@@ -850,7 +850,14 @@ typedef struct ro_sgns_ro_progress {
     double step_norm;   /* |X_new - X_old|_F, from the factors (|S'|^2 + |S|^2
                            - 2 <S', U'^T U S V^T V'>): below about
                            sqrt(8 eps) |S|_F it is rounding, 0 where that
-                           rounding makes the square negative */
+                           rounding makes the square negative. step_norm /
+                           step is |P_T(D)|_F to first order in the step:
+                           the norm of the direction's part in the tangent
+                           space of the rank-d matrices at X (P_T(D) = U U^T D
+                           + D V V^T - U U^T D V V^T), since the step moves X
+                           by step P_T(D) + O(step^2). It falls to 0 as the
+                           steps converge: a measure of convergence for free
+                           (ro-sgns train prints it against the first step) */
     int halvings;       /* how often the step was halved in this iteration */
     double seconds;     /* wall seconds of this iteration */
     /* Inside a step (only with report_blocks = 1; PROGRESS INSIDE A STEP) */

@@ -2139,6 +2139,7 @@ typedef struct train_ctx {
     int failed;
     int converged;        /* a step raised F by less than -min-gain percent */
     double last_gain;     /* that step's gain, percent */
+    double tangent0;      /* |dX| / step of this run's first step above rounding */
     char failure[RO_SGNS_MESSAGE_SIZE + 256];
 } train_ctx;
 
@@ -2254,12 +2255,22 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
            about sqrt(8 eps) |S|_F it is rounding (a small step from a large point, as
            after a resume with a smaller -eta or -direction plain): its bound, not 0 */
         double s2 = 0, res;
-        char dx[32];
+        char dx[64];
         size_t i;
         for (i = 0; i < x->d * x->d; ++i) s2 += (double)x->S[i] * x->S[i];
         res = sqrt(8 * (sizeof(ro_sgns_real) < sizeof(double) ? FLT_EPSILON : DBL_EPSILON) * s2);
-        if (p->step_norm < res) snprintf(dx, sizeof dx, "<%.2g", res);
-        else snprintf(dx, sizeof dx, "%.4g", p->step_norm);
+        /* |dX| / step is the direction's part in the tangent space, |P_T(D)|, to
+           first order in the step (the header's ro_sgns_ro_progress): against the
+           run's first step, the other measure of convergence beside F's gain */
+        if (p->step_norm < res) {
+            snprintf(dx, sizeof dx, "<%.2g", res);
+        } else if (p->step > 0) {
+            double tn = p->step_norm / p->step;
+            if (t->tangent0 == 0) t->tangent0 = tn;
+            snprintf(dx, sizeof dx, "%.4g (|dX|/step: %.3g x the first)", p->step_norm, tn / t->tangent0);
+        } else {
+            snprintf(dx, sizeof dx, "%.4g", p->step_norm);
+        }
         end_line(t->c);
         /* F's relative gain: how far from converged the step is */
         fprintf(stderr, "iter %3llu/%llu  F %.5f e9 (%+.2f%%)  step %.3g%s  |dX| %s  %.1f s  ETA %s%s\n",

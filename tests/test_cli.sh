@@ -113,6 +113,9 @@ grep -q "^count: reading sample.txt .* 100.0%" "$T/err" && ok || bad "counting p
 grep -q "^count: pairs 100.0% of [0-9]* positions" "$T/err" && ok || bad "counting's pair pass shows its progress: $(cat "$T/err")"
 grep -q "^iter   2/2  F -" "$T/err" && ok || bad "RO progress lines: $(cat "$T/err")"
 grep -q "ETA" "$T/err" && ok || bad "RO progress has an ETA"
+# the tangent measure: step 1 is its own unit, step 2 a fraction of it
+grep -q "^iter   1/2 .*(|dX|/step: 1 x the first)" "$T/err" && ok || bad "|dX|/step of step 1: $(grep '^iter' "$T/err")"
+grep -Eq "^iter   2/2 .*\(\|dX\|/step: 0\.[0-9]+ x the first\)" "$T/err" && ok || bad "|dX|/step falls at step 2: $(grep '^iter' "$T/err")"
 tr -d '\n' < "$T/err" | grep -q "$(printf '\r')" && bad "\\r in progress written to a file" || ok
 run train -counts "$T/s.counts" -output "$T/ro2.bin" -size 20 -iter 2 -eig 0.5 -embed w -quiet
 same "$T/ro.bin" "$T/ro2.bin"

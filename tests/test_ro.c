@@ -790,6 +790,82 @@ static int watch_steps(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, 
     return 0;
 }
 
+/* step_norm / step against |P_T(D)|_F, the direction's part in the
+   tangent space at X (P_T(D) = U U^T D + D V V^T - U U^T D V V^T), from
+   the dense direction in double: the retraction moves X by step P_T(D) +
+   O(step^2), so the estimate's error falls about in half with the step
+   (above rounding: |dX| is a difference of squares of size |S|^2). */
+typedef struct {
+    double step, step_norm;
+} one_step_t;
+
+static int keep_step(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void *user)
+{
+    one_step_t *o = (one_step_t *)user;
+    (void)x;
+    o->step = pr->step;
+    o->step_norm = pr->step_norm;
+    return 0;
+}
+
+static void test_tangent_norm(void)
+{
+    size_t n = 40, m = 30, d = 4, i, j, q;
+    counts_t c = make_counts(n, m, 0.3);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x0 = random_point(n, m, d, 0.5), *x;
+    real *D = (real *)malloc(n * m * sizeof(real));
+    double *UtD = (double *)calloc(d * m, sizeof(double)), *DV = (double *)calloc(n * d, sizeof(double));
+    double a2 = 0, b2 = 0, c2 = 0, pt, err_prev = -1;
+    static const double steps[] = {0.04, 0.02, 0.01};
+    int t;
+    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL) ==
+          RO_SGNS_OK);
+    CHECK(ro_sgns_direction_dense(p, x0, RO_SGNS_DIRECTION_SCALED, D, NULL) == RO_SGNS_OK);
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m; ++j)
+            for (q = 0; q < d; ++q) {
+                UtD[q * m + j] += (double)x0->U[i * d + q] * D[i * m + j];
+                DV[i * d + q] += (double)D[i * m + j] * x0->V[j * d + q];
+            }
+    for (i = 0; i < d * m; ++i) a2 += UtD[i] * UtD[i];
+    for (i = 0; i < n * d; ++i) b2 += DV[i] * DV[i];
+    for (i = 0; i < d; ++i) /* U^T D V = U^T (D V) */
+        for (q = 0; q < d; ++q) {
+            double u = 0;
+            for (j = 0; j < n; ++j) u += (double)x0->U[j * d + i] * DV[j * d + q];
+            c2 += u * u;
+        }
+    pt = sqrt(a2 + b2 - c2);
+    for (t = 0; t < 3; ++t) {
+        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+        one_step_t o = {0, 0};
+        double est, e;
+        x = copy_point(x0);
+        cfg.step = steps[t];
+        cfg.iterations = 1;
+        cfg.callback = keep_step;
+        cfg.user = &o;
+        CHECK(ro_sgns_ro_train(p, x, &cfg, NULL) == RO_SGNS_OK);
+        CHECK(o.step == steps[t]);
+        est = o.step_norm / o.step;
+        e = fabs(est - pt) / pt;
+        CHECKF(e <= (IS_D ? 0.02 : 0.03), "step %g: |dX| / step %.6g against |P_T(D)| %.6g",
+               steps[t], est, pt);
+        if (IS_D && err_prev >= 0)
+            CHECKF(e <= 0.6 * err_prev, "step %g: error %.3g, at twice the step %.3g", steps[t],
+                   e, err_prev);
+        err_prev = e;
+        ro_sgns_factors_free(x);
+    }
+    ro_sgns_factors_free(x0);
+    ro_sgns_problem_free(p);
+    free_counts(&c);
+    free(D);
+    free(UtD);
+    free(DV);
+}
+
 static void test_step_cap(void)
 {
     size_t n = 60, m = 50, d = 5;
@@ -2676,6 +2752,7 @@ int main(void)
     test_step_packed_sweep();
     test_safeguard_and_threads();
     test_step_cap();
+    test_tangent_norm();
     test_keep_direction();
     test_fused();
     test_fused_vs_naive();
