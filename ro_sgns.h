@@ -18223,8 +18223,9 @@ static void ro_sgns__sgd_mem_free(ro_sgns__sgd_mem *m, const ro_sgns_allocator *
 /* Huge pages for a buffer the step reads at random (W, C and the virtual
    workers' copies), asked for before its first write. With 4 KiB pages
    almost every row a step reads is a TLB miss at a large vocabulary; with
-   2 MiB pages the rows of 72k words sit in a few dozen entries, and a step
-   runs 1.2-1.5x as fast (bench/RESULTS.md section 9). Linux only, only
+   2 MiB pages the rows of 72k words sit in a few dozen entries (measured:
+   a few percent, within the machine's drift; bench/RESULTS.md section 9,
+   where the prefetch of the right C was the 1.75x). Linux only, only
    the 2 MiB-aligned part of the buffer, and only advice: a kernel that
    refuses it (THP off, qemu-user) changes nothing, and no bit of the
    result depends on it. RO_SGNS_NO_MADVISE leaves it out. */
