@@ -10,6 +10,10 @@
 # cross compiler and apt would silently remove them. gcc-12-multilib (what
 # `gcc -m32` needs, for the optional cross-i386 target) and g++-12-multilib
 # have no such conflict.
+#
+# The riscv64 and ppc64le C libraries' headers are only Recommends of their
+# gcc packages, which --no-install-recommends skips: named here, or the cross
+# gcc falls back to the host's /usr/include and fails on <asm/errno.h>.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 command -v apt-get >/dev/null 2>&1 || exit 0
@@ -21,6 +25,7 @@ pkgs="make gcc g++ libc6-dev valgrind qemu-user-static wine64 tcc
       gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64
       gcc-12-multilib g++-12-multilib
       gcc-riscv64-linux-gnu gcc-powerpc64le-linux-gnu
+      libc6-dev-riscv64-cross libc6-dev-ppc64el-cross
       clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 nodejs
       gcc-arm-none-eabi libnewlib-arm-none-eabi"
 
