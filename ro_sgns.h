@@ -1163,7 +1163,9 @@ typedef enum ro_sgns_embedding_kind {
    contexts are one vocabulary when the counts are n x n) adds the second
    estimate of each word that the symmetric objective trains. alpha = 0
    and W + C did best on the bundled corpus's similarity sets, W on its
-   analogies (in the repository: docs/ABLATION.md). */
+   analogies; from an SGD start, on the objective SGD sampled, W kept
+   nearly all of W + C's similarity and far more of the analogies, so the
+   program writes W there (in the repository: docs/ABLATION.md). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
                                                       ro_sgns_embedding_kind which,
                                                       ro_sgns_real *out, size_t ldo,

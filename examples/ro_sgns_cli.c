@@ -60,14 +60,19 @@
 #define CLI_MAX_NEGATIVE 1000.0
 /* the SGD start (-init sgd, the default with -train): 2 virtual workers, so
    the same bits on any thread count and both cores of the machines it was
-   measured on busy; two epochs over this share of the text, subsampled at
-   1e-4, which makes an epoch a third cheaper than word2vec's 1e-3 and pays
-   for the second: the rare words get twice the updates (docs/ABLATION.md,
-   "The SGD start" and "The fold's start") */
+   measured on busy; three epochs over this share of the text, subsampled
+   at 1e-4, which makes an epoch a third cheaper than word2vec's 1e-3 (docs/
+   ABLATION.md, "The SGD start", "The fold's start" and "The objective SGD
+   sampled": the third epoch raised MSR by 0.017 at 183k words) */
 #define CLI_INIT_WORKERS 2
-#define CLI_INIT_EPOCHS 2
+#define CLI_INIT_EPOCHS 3
 #define CLI_INIT_SHARE 1.0
 #define CLI_INIT_SAMPLE 1e-4
+/* -cds from the SGD start: SGD draws its negatives from #(c)^0.75 (word2vec) */
+#define CLI_SGD_CDS 0.75
+/* -iter from the SGD start: a cap; -min-gain ends the run, after 12 and 13
+   steps at 183k and 22k words (issue 53: steps from the measure, not 10) */
+#define CLI_SGD_STEPS 30
 /* -min-gain: a step that raises F by less than this percent ends the run
    (issue 53's measure of convergence: F no longer rising by 0.1% a step) */
 #define CLI_MIN_GAIN 0.1
@@ -415,6 +420,8 @@ static void help_token(const char *name, size_t len, char *out, size_t size)
     else if (len == 3 && memcmp(name, "MAX", 3) == 0) snprintf(out, size, "%g", CLI_MAX_ABS);
     else if (len == 3 && memcmp(name, "NEG", 3) == 0) snprintf(out, size, "%g", CLI_MAX_NEGATIVE);
     else if (len == 2 && memcmp(name, "IW", 2) == 0) snprintf(out, size, "%d", CLI_INIT_WORKERS);
+    else if (len == 6 && memcmp(name, "SGDCDS", 6) == 0) snprintf(out, size, "%g", CLI_SGD_CDS);
+    else if (len == 8 && memcmp(name, "SGDSTEPS", 8) == 0) snprintf(out, size, "%d", CLI_SGD_STEPS);
     else snprintf(out, size, "?");
 }
 
@@ -1926,14 +1933,14 @@ static const flag_spec TRAIN_FLAGS[] = {
      "negative samples k ({D}; at most {NEG}, whole for\nSGD); -neg is hyperwords' name",
      "neg", NULL},
     F("embed", T_STR, embed, 0, 0, 0, "w|c|w+c",
-      "what -output holds: w W, c C, or w+c W + C\n(hyperwords' w+c); default w+c for ro and\n"
-      "svd, w for sgd (word2vec's output)"),
+      "what -output holds: w W, c C, or w+c W + C\n(hyperwords' w+c); default w for sgd\n"
+      "(word2vec's output) and ro from -init sgd,\nw+c for svd and ro from other starts"),
     {"eig", T_NUM, offsetof(opts, eig), W_RO | W_SVD, 0, 1, "P",
      "W = U Sigma^P, C = V Sigma^P ({D}; the paper's\nis 0.5; hyperwords' eig)", NULL,
      "SGD gives W and C directly, without Sigma"},
     {"cds", T_NUM, offsetof(opts, cds), W_RO | W_SVD, 0.01, 1, "A",
      "context distribution smoothing in SPPMI and\nthe SGNS objective: P(c) ~ #(c)^A ({D} = off;\n"
-     "hyperwords' cds; 0.75 weighs negatives as\nword2vec draws them)",
+     "{SGDCDS} from -init sgd, whose negatives are\ndrawn so, as word2vec's; hyperwords' cds)",
      NULL, "SGD draws its negatives from unigram^0.75, as word2vec"},
     F("threads", T_INT, threads, 0, 1, 4096, "N", H_THREADS),
     F("seed", T_INT, seed, 0, 0, 9e18, "S", "seed of the SVD start, SGD and -sample ({D})"),
@@ -1952,18 +1959,20 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("memory", T_BYTES, memory, W_PAIRS | W_RO | W_SVD, 0, 0, "BYTES",
       "memory budget, like 2G or 500M ({D}; at least\n1M): counting stays within it, and -method ro\n"
       "and svd stop before the start when their\nestimate is above it"),
-    {"dynamic-window", T_INT, offsetof(opts, dynamic_window), W_PAIRS, 0, 2, "0|1|2", H_DYNAMIC,
+    {"dynamic-window", T_INT, offsetof(opts, dynamic_window), W_PAIRS, 0, 2, "0|1|2",
+     H_DYNAMIC "; 2 for\n-init sgd: the window SGD samples, on average",
      NULL, "SGD always samples its window per word, as word2vec"},
     {"sample", T_NUM, offsetof(opts, sample), W_PAIRS | W_SGDRUN, 0, 1, "T",
      "subsample frequent words with word2vec's -sample\nthreshold T, in counting and in -method sgd ({D}\n"
-     "= off: the objective counts every pair;\nword2vec: 1e-3; -init sgd has -init-sample)",
+     "= off: the objective counts every pair;\nword2vec: 1e-3); -init sgd has -init-sample,\n"
+     "and counting for it takes -init-sample's T",
      NULL, "-init sgd's is -init-sample"},
     F("cross-lines", T_01, cross_lines, W_PAIRS, 0, 1, "0|1", H_CROSS),
     F("allow-binary", T_01, allow_binary, W_COUNT, 0, 1, "0|1", H_ALLOW_BINARY),
 
     G("RO-SGNS (-method ro):"),
     {"iter", T_INT, offsetof(opts, iter), W_RO | W_SGD, 0, 1e6, "K",
-     "RO steps ({RO}); -method sgd: epochs ({SGD}), as\nword2vec's -iter", NULL,
+     "RO steps ({RO}; from -init sgd at most {SGDSTEPS},\nas -min-gain ends the run); -method sgd:\nepochs ({SGD}), as word2vec's -iter", NULL,
      "SVD-SPPMI takes no steps"},
     F("init", T_STR, init, W_RO, 0, 0, "sgd|svd|FILE",
       "start: sgd SGD on -train (the default with\n-train: -workers virtual workers, -init-iter\n"
@@ -2901,6 +2910,15 @@ static int cmd_train(cli *c, int argc, char **argv)
                 init_sgd ? " -init sgd" : "", counting ? "" : " with -counts", there,
                 s->hint ? "; " : "", s->hint ? s->hint : "");
         }
+    /* From the SGD start, RO refines the objective that SGD sampled (docs/
+       ABLATION.md, "The objective SGD sampled"): its window drawn per word
+       (whose expectation is the weighted window), its subsampling, its
+       negatives from #(c)^0.75. Each stays the user's when given. */
+    if (init_sgd) {
+        if (!was_given(&TRAIN_CMD, given, "dynamic-window")) o.dynamic_window = RO_SGNS_WINDOW_WEIGHTED;
+        if (!was_given(&TRAIN_CMD, given, "sample")) o.sample = o.init_sample;
+        if (!was_given(&TRAIN_CMD, given, "cds")) o.cds = CLI_SGD_CDS;
+    }
     if (was_given(&TRAIN_CMD, given, "init-contexts") && !init_file)
         die(c, "-init-contexts FILE needs -init FILE (the word vectors it goes with)");
     if (was_given(&TRAIN_CMD, given, "init-coverage") && !init_file)
@@ -2919,12 +2937,17 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (strcmp(o.svd, "krylov") && strcmp(o.svd, "subspace"))
         die(c, "-svd %s: expected krylov or subspace", o.svd);
     /* the defaults that gave the best vectors (docs/ABLATION.md): W + C for
-       the factored methods, W for SGD (as word2vec writes it) */
-    if (!o.embed) o.embed = is_sgd ? "w" : "w+c";
+       the factored methods from SVD-SPPMI or a file, W for SGD (as word2vec
+       writes it) and for RO from the SGD start (its analogies; "The objective
+       SGD sampled") */
+    if (!o.embed) o.embed = is_sgd || init_sgd ? "w" : "w+c";
     kind = embed_kind(c, o.embed);
     if ((is_sgd || init_sgd) && (double)(long long)o.negative != o.negative)
         die(c, "-negative %g: SGD draws a whole number of negatives", o.negative);
-    if (o.iter < 0) o.iter = is_sgd ? ro_sgns_sgd_config_default().epochs : ro_sgns_ro_config_default().iterations;
+    if (o.iter < 0)
+        o.iter = is_sgd     ? ro_sgns_sgd_config_default().epochs
+                 : init_sgd ? CLI_SGD_STEPS
+                            : ro_sgns_ro_config_default().iterations;
     if (is_sgd && o.iter == 0) die(c, "-iter 0: SGD needs at least one epoch");
     if (o.format) {
         const char *why;

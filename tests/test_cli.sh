@@ -89,7 +89,8 @@ grep -q "^usage: ro-sgns train" "$T/out" && ok || bad "help train"
 run train -help
 # defaults as the library's config defaults give them
 grep -Eq "^  -window L +words on each side \(5," "$T/out" && ok || bad "train -help: -window default"
-grep -Eq "^  -iter K +RO steps \(10\); -method sgd: epochs \(5\)" "$T/out" && ok || bad "train -help: -iter defaults"
+grep -Eq "^  -iter K +RO steps \(10; from -init sgd at most 30," "$T/out" &&
+    grep -Eq "^ +epochs \(5\), as word2vec's -iter" "$T/out" && ok || bad "train -help: -iter defaults"
 grep -Eq "^  -alpha A +starting learning rate \(0.025\)" "$T/out" && ok || bad "train -help: -alpha"
 grep -q "^  -eig P" "$T/out" && ok || bad "train -help: -eig"
 awk 'length($0) > 80 { exit 1 }' "$T/out" && ok || bad "-help over 80 columns"
@@ -143,18 +144,42 @@ same "$T/sgd.txt" "$T/sgd_w2v.txt" # word2vec's -cbow 0 -hs 0 are what sgd does
 run objective -counts "$T/s.counts" -vectors "$T/sgd.txt" -contexts "$T/sgd_ctx.txt"
 grep -q "^F = -" "$T/out" && ok || bad "objective of the SGD vectors"
 
-# the default start with -train is SGD on 2 virtual workers, 2 epochs: the same bytes on 1,
+# the default start with -train is SGD on 2 virtual workers, 3 epochs: the same bytes on 1,
 # 2 and 3 threads, from the text or from its counts with the text; from -counts alone the
 # start is SVD-SPPMI (the ro2.bin run above)
 run train -train "$SAMPLE" -output "$T/dflt1.txt" -size 20 -iter 2 -threads 1
-grep -q "^sgd: .*2 epoch.*sample 0.0001, virtual workers 2" "$T/err" && ok || bad "the default start with -train is not SGD: $(cat "$T/err")"
+grep -q "^sgd: .*3 epoch.*sample 0.0001, virtual workers 2" "$T/err" && ok || bad "the default start with -train is not SGD: $(cat "$T/err")"
 run train -train "$SAMPLE" -output "$T/dflt2.txt" -size 20 -iter 2 -threads 2 -quiet
 same "$T/dflt1.txt" "$T/dflt2.txt"
 run train -train "$SAMPLE" -output "$T/dflt3.txt" -size 20 -iter 2 -threads 3 -quiet
 same "$T/dflt1.txt" "$T/dflt3.txt"
-run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt4.txt" -size 20 -iter 2 -threads 2 -quiet
+# from the SGD start the objective is the one SGD samples: counts with the
+# weighted window and -init-sample's subsampling, cds 0.75; the output is W
+run count -train "$SAMPLE" -dynamic-window 2 -sample 1e-4 -output "$T/sgdobj.counts" -quiet
+run train -counts "$T/sgdobj.counts" -train "$SAMPLE" -output "$T/dflt4.txt" -size 20 -iter 2 -threads 2 -quiet
 same "$T/dflt1.txt" "$T/dflt4.txt"
-run train -train "$SAMPLE" -init sgd -init-iter 2 -init-sample 1e-4 -workers 2 -output "$T/dflt5.txt" -size 20 -iter 2 -quiet
+run train -train "$SAMPLE" -output "$T/dflt8.txt" -size 20 -iter 2 -dynamic-window 2 -sample 1e-4 -cds 0.75 -embed w -save-counts "$T/dflt8.counts" -quiet
+same "$T/dflt1.txt" "$T/dflt8.txt"
+same "$T/sgdobj.counts" "$T/dflt8.counts"
+# each stays the user's when given: the paper's objective and W + C as before
+run train -train "$SAMPLE" -output "$T/dflt9.txt" -size 20 -iter 2 -dynamic-window 0 -sample 0 -cds 1 -embed w+c -save-counts "$T/dflt9.counts" -quiet
+run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt10.txt" -size 20 -iter 2 -cds 1 -embed w+c -quiet
+same "$T/dflt9.txt" "$T/dflt10.txt"
+same "$T/s.counts" "$T/dflt9.counts"
+differ "$T/dflt1.txt" "$T/dflt9.txt"
+run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt11.txt" -size 20 -iter 2 -quiet
+differ "$T/dflt10.txt" "$T/dflt11.txt" # -cds 0.75 and W from the SGD start with -counts too
+# from the SGD start -iter is a cap of 30 steps that -min-gain ends; from
+# SVD-SPPMI it stays 10
+run train -counts "$T/s.counts" -output "$T/ten.txt" -size 10 -min-gain 0
+grep -q "^train: ro d = 10, 10 steps" "$T/err" && ok || bad "from SVD-SPPMI, -iter is not 10: $(tail -2 "$T/err")"
+# (on the sample F still rises by 0.11% at step 30, so the cap is checked
+# with -min-gain 0.2, which ends it near step 22)
+run train -train "$SAMPLE" -output "$T/dflt12.txt" -size 20 -min-count 20 -min-gain 0.2
+grep -q "^estimate: .* 30 steps " "$T/err" &&
+    grep -q "^converged: step [12][0-9] raised F by 0.1[0-9]*%, under -min-gain 0.2%: stopped before step 30" "$T/err" && ok ||
+    bad "from the SGD start, -iter is not a cap of 30 that -min-gain ends: $(tail -3 "$T/err")"
+run train -train "$SAMPLE" -init sgd -init-iter 3 -init-sample 1e-4 -workers 2 -output "$T/dflt5.txt" -size 20 -iter 2 -quiet
 same "$T/dflt1.txt" "$T/dflt5.txt"
 run train -train "$SAMPLE" -output "$T/dflt6.txt" -size 20 -iter 2 -init-share 0.5 -quiet
 differ "$T/dflt1.txt" "$T/dflt6.txt"
