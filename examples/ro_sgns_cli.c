@@ -1992,7 +1992,7 @@ static const flag_spec TRAIN_FLAGS[] = {
     {"init-iter", T_INT, offsetof(opts, init_iter), W_SGDINIT, 1, 1000, "E",
      "SGD epochs of -init sgd ({D})", NULL, "it is the epochs of -init sgd"},
     {"init-sample", T_NUM, offsetof(opts, init_sample), W_SGDINIT, 0, 1, "T",
-     "-init sgd subsamples frequent words with this\nthreshold ({D}, word2vec's; 0 = off)", NULL,
+     "-init sgd subsamples frequent words with this\nthreshold ({D}; word2vec's -sample, whose\ndefault is 1e-3; 0 = off)", NULL,
      "it is the subsampling of -init sgd"},
     {"init-share", T_NUM, offsetof(opts, init_share), W_SGDINIT, 1e-9, 1, "F",
      "-init sgd trains on the first share F of the\ntext ({D})", NULL, "it is the share of -init sgd"},
