@@ -2913,11 +2913,15 @@ static int cmd_train(cli *c, int argc, char **argv)
     /* From the SGD start, RO refines the objective that SGD sampled (docs/
        ABLATION.md, "The objective SGD sampled"): its window drawn per word
        (whose expectation is the weighted window), its subsampling, its
-       negatives from #(c)^0.75. Each stays the user's when given. */
+       negatives from #(c)^0.75; it steps until -min-gain ends the run and
+       writes W, which keeps SGD's analogies. Each stays the user's when
+       given. */
     if (init_sgd) {
         if (!was_given(&TRAIN_CMD, given, "dynamic-window")) o.dynamic_window = RO_SGNS_WINDOW_WEIGHTED;
         if (!was_given(&TRAIN_CMD, given, "sample")) o.sample = o.init_sample;
         if (!was_given(&TRAIN_CMD, given, "cds")) o.cds = CLI_SGD_CDS;
+        if (o.iter < 0) o.iter = CLI_SGD_STEPS;
+        if (!o.embed) o.embed = "w";
     }
     if (was_given(&TRAIN_CMD, given, "init-contexts") && !init_file)
         die(c, "-init-contexts FILE needs -init FILE (the word vectors it goes with)");
@@ -2938,16 +2942,12 @@ static int cmd_train(cli *c, int argc, char **argv)
         die(c, "-svd %s: expected krylov or subspace", o.svd);
     /* the defaults that gave the best vectors (docs/ABLATION.md): W + C for
        the factored methods from SVD-SPPMI or a file, W for SGD (as word2vec
-       writes it) and for RO from the SGD start (its analogies; "The objective
-       SGD sampled") */
-    if (!o.embed) o.embed = is_sgd || init_sgd ? "w" : "w+c";
+       writes it); the SGD start's is set above */
+    if (!o.embed) o.embed = is_sgd ? "w" : "w+c";
     kind = embed_kind(c, o.embed);
     if ((is_sgd || init_sgd) && (double)(long long)o.negative != o.negative)
         die(c, "-negative %g: SGD draws a whole number of negatives", o.negative);
-    if (o.iter < 0)
-        o.iter = is_sgd     ? ro_sgns_sgd_config_default().epochs
-                 : init_sgd ? CLI_SGD_STEPS
-                            : ro_sgns_ro_config_default().iterations;
+    if (o.iter < 0) o.iter = is_sgd ? ro_sgns_sgd_config_default().epochs : ro_sgns_ro_config_default().iterations;
     if (is_sgd && o.iter == 0) die(c, "-iter 0: SGD needs at least one epoch");
     if (o.format) {
         const char *why;
