@@ -112,6 +112,8 @@
          II.5 the sweep: F and D(X) P by blocks of rows, never storing X
                                    ro_sgns_objective(_wc), ro_sgns_direction_dense
          II.6 the step: Algorithm 1 at three products a step   ro_sgns_ro_train
+         II.6b the metric direction: the gradient in B's metric, whose steps
+              stop only at a critical point        (direction = ..._METRIC)
          II.7 the start: block Krylov truncated SVD    ro_sgns_tsvd, ..._from_wc
          II.8 shards: the start and the step over processes (RO_SGNS_NO_SHARDS)
          II.9 the head and the tail: a large vocabulary's rare words folded
@@ -772,10 +774,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *problem,
            (#(w,c) / B_wc) s(-x) and the dense part -s(x). B spans six orders
            of magnitude, so one global lambda cannot fit every entry's
            curvature (#(w,c) + B_wc) s(x) s(-x); dividing by B lets one step
-           of about 1 fit them all. Default. */
+           of about 1 fit them all. Default. Its steps stop where
+           P_T(grad F / B) = 0, which is not a critical point of F.
+   METRIC  the Riemannian gradient in the metric weighted by B: the xi in
+           the tangent space with P_T(B o xi) = P_T(grad F), by a few
+           conjugate gradients in O((n + m) d^2) (ro_sgns_ro_train only;
+           II.6b): B's scaling, and steps that stop only where
+           P_T(grad F) = 0. */
 typedef enum ro_sgns_direction {
     RO_SGNS_DIRECTION_PLAIN = 0,
-    RO_SGNS_DIRECTION_SCALED = 1
+    RO_SGNS_DIRECTION_SCALED = 1,
+    RO_SGNS_DIRECTION_METRIC = 2
 } ro_sgns_direction;
 
 /* The whole gradient (or scaled direction) as a dense n x m matrix: for
@@ -785,6 +794,23 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *proble
                                                    const ro_sgns_factors *x,
                                                    ro_sgns_direction dir, ro_sgns_real *out,
                                                    ro_sgns_error *err);
+
+/* |P_T(D(X))|_F at X = U S V^T: the norm of the direction's part in the
+   tangent space of the rank-d matrices at X, P_T(D) = U U^T D + D V V^T -
+   U U^T D V V^T, so |P_T(D)|^2 = |U^T D|^2 + |D V|^2 - |U^T D V|^2 (U, V
+   orthonormal, as every point the library makes). With dir = PLAIN it is
+   the Riemannian gradient's norm, 0 exactly where X is a critical point of
+   F on the manifold: the exact measure of convergence, where a step's
+   |dX| / step (ro_sgns_ro_progress) measures the direction it took, to
+   first order. The scaled direction's steps stop where P_T(grad F / B) =
+   0, which need not be a critical point of F (docs/ABLATION.md, "The
+   Riemannian gradient's norm"). Cost: two sweeps (D V over the rows, D^T U
+   over the transposed counts; about two thirds of a step), memory 2 (n +
+   m) d reals more. Needs a whole problem (no shard). RO_SGNS_ERR_NUMERIC
+   when the norm is NaN or Inf. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_tangent_norm(const ro_sgns_problem *problem,
+                                                const ro_sgns_factors *x, ro_sgns_direction dir,
+                                                double *norm, ro_sgns_error *err);
 
 /* The same F, every entry computed one at a time from the factors in
    double with libm (the plain reference of Part I, O(n m d) time, O(d)
@@ -965,6 +991,9 @@ typedef struct ro_sgns_ro_config {
     void *user;
     int report_blocks;           /* 1: the callback also inside the sweeps
                                     (PROGRESS INSIDE A STEP). Default 0 */
+    int cg_iterations;           /* METRIC: conjugate gradients a step for
+                                    its direction (0: the preconditioner
+                                    alone). Default 4 */
 } ro_sgns_ro_config;
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
 
@@ -4261,6 +4290,21 @@ static void ro_sgns__stamp(const ro_sgns_problem *p, ro_sgns_factors *x)
     x->cds = p->cds;
 }
 
+/* What the entry points that need a whole problem and a dense direction
+   (plain or scaled) check: the point fits, every row is held. */
+static ro_sgns_result ro_sgns__check_whole(const ro_sgns_problem *p, const ro_sgns_factors *x,
+                                           ro_sgns_direction dir, const char *who,
+                                           ro_sgns_error *err)
+{
+    ro_sgns_result res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res == RO_SGNS_OK && (p->r0 != 0 || p->r1 != p->n))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: needs every row", who);
+    if (res == RO_SGNS_OK && dir != RO_SGNS_DIRECTION_PLAIN && dir != RO_SGNS_DIRECTION_SCALED)
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: plain or scaled direction",
+                            who);
+    return res;
+}
+
 /* One step of Algorithm 1, everything dense: X, the direction and
    M = X + lambda D(X) as n x m matrices, the products by the triple loop
    (I.4), the QRs one reflector at a time (I.5), the gradient by I.1's
@@ -4274,9 +4318,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *p, ro_sg
     ro_sgns_real *US, *M, *MV, *MtU, *R;
     ro_sgns_result res;
     if (!x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_step_naive: NULL point");
-    res = ro_sgns__check_fit(p, x->n, x->m, err);
-    if (res == RO_SGNS_OK && (p->r0 != 0 || p->r1 != p->n))
-        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_step_naive: needs every row");
+    res = ro_sgns__check_whole(p, x, dir, "ro_step_naive", err);
     if (res != RO_SGNS_OK) return res;
     al = ro_sgns__problem_alloc(p);
     n = x->n, m = x->m, d = x->d;
@@ -8171,6 +8213,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     ro_sgns__sweep_args a;
     ro_sgns_result res;
     if (!x || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "direction: NULL");
+    if (dir != RO_SGNS_DIRECTION_PLAIN && dir != RO_SGNS_DIRECTION_SCALED)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "direction: plain or scaled (the metric direction is not dense)");
     res = ro_sgns__check_fit(p, x->n, x->m, err);
     if (res != RO_SGNS_OK) return res;
     al = ro_sgns__problem_alloc(p);
@@ -8191,6 +8236,83 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     res = ro_sgns__sweep(&a, err);
     ro_sgns__free(al, Id);
     ro_sgns__free(al, L);
+    return res;
+}
+
+/* D V (and F) over the rows of X = (U S) V^T, or (transposed) D^T U over
+   the rows of X^T = (V S^T) U^T, for D the direction dir; L (max(n, m) x d)
+   is scratch. A NaN in the product is RO_SGNS_ERR_NUMERIC. */
+static ro_sgns_result ro_sgns__sweep_point(const ro_sgns_problem *p, ro_sgns_direction dir,
+                                           int transposed, size_t d, const ro_sgns_real *U,
+                                           const ro_sgns_real *S, const ro_sgns_real *V,
+                                           ro_sgns_real *L, ro_sgns_real *Out, double *F,
+                                           ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    ro_sgns__sweep_args a;
+    ro_sgns_result res;
+    if (!transposed)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, p->n, d, d, 1, U, d, S, d, 0, L, d,
+                           al, err);
+    else
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, p->m, d, d, 1, V, d, S, d, 0, L, d, al,
+                           err);
+    if (res != RO_SGNS_OK) return res;
+    a = ro_sgns__sweep_of(transposed ? &p->bwd : &p->fwd, dir, d, L, transposed ? U : V, al);
+    a.dp = d;
+    a.P = transposed ? U : V;
+    a.Out = Out;
+    a.F = F;
+    res = ro_sgns__sweep(&a, err);
+    if (res == RO_SGNS_OK && !ro_sgns__all_finite(transposed ? p->m : p->n, d, Out, d))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "sgns: NaN in the direction");
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_tangent_norm(const ro_sgns_problem *p,
+                                                const ro_sgns_factors *x, ro_sgns_direction dir,
+                                                double *norm, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al;
+    ro_sgns_real *L = NULL, *DV = NULL, *DtU = NULL, *UtDV = NULL;
+    ro_sgns_result res;
+    size_t n, m, d, i;
+    double dv2 = 0, dtu2 = 0, utdv2 = 0, t2;
+    if (!x || !norm) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tangent_norm: NULL");
+    res = ro_sgns__check_whole(p, x, dir, "tangent_norm", err);
+    if (res != RO_SGNS_OK) return res;
+    al = ro_sgns__problem_alloc(p);
+    n = x->n, m = x->m, d = x->d;
+    L = (ro_sgns_real *)ro_sgns__alloc_array(al, n > m ? n : m, d, sizeof(ro_sgns_real));
+    DV = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    DtU = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    UtDV = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    if (!L || !DV || !DtU || !UtDV) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tangent_norm: out of memory");
+        goto done;
+    }
+    /* D V over the rows of X, D^T U over the rows of X^T, U^T D V */
+    res = ro_sgns__sweep_point(p, dir, 0, d, x->U, x->S, x->V, L, DV, NULL, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__sweep_point(p, dir, 1, d, x->U, x->S, x->V, L, DtU, NULL, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, x->U, d, DV, d, 0, UtDV, d,
+                           al, err);
+    if (res != RO_SGNS_OK) goto done;
+    /* sums in double, in a fixed order: the same bits for any thread count */
+    for (i = 0; i < n * d; ++i) dv2 += (double)DV[i] * DV[i];
+    for (i = 0; i < m * d; ++i) dtu2 += (double)DtU[i] * DtU[i];
+    for (i = 0; i < d * d; ++i) utdv2 += (double)UtDV[i] * UtDV[i];
+    t2 = dv2 + dtu2 - utdv2; /* cancels to rounding near a critical point: 0, not below */
+    if (!ro_sgns__is_finite(t2))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "tangent_norm: NaN or Inf in the direction");
+    else
+        *norm = RO_SGNS_SQRT(t2 > 0 ? t2 : 0);
+done:
+    ro_sgns__free(al, L);
+    ro_sgns__free(al, DV);
+    ro_sgns__free(al, DtU);
+    ro_sgns__free(al, UtDV);
     return res;
 }
 
@@ -8288,6 +8410,7 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
     c.block_cols = 0;
     c.keep_direction_bytes = 0;
     c.fuse = 1;
+    c.cg_iterations = 4;
     c.callback = NULL;
     c.user = NULL;
     return c;
@@ -8296,13 +8419,14 @@ RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
 static ro_sgns_result ro_sgns__check_config(const ro_sgns_ro_config *c, ro_sgns_error *err)
 {
     if (c->iterations < 0 || !(c->step > 0) || !ro_sgns__is_finite(c->step) ||
-        c->max_halvings < 0 || !(c->grow >= 1) ||
+        c->max_halvings < 0 || !(c->grow >= 1) || c->cg_iterations < 0 ||
         !(c->step_max == 0 || (c->step_max >= c->step && ro_sgns__is_finite(c->step_max))) ||
-        (c->direction != RO_SGNS_DIRECTION_PLAIN && c->direction != RO_SGNS_DIRECTION_SCALED))
+        (c->direction != RO_SGNS_DIRECTION_PLAIN && c->direction != RO_SGNS_DIRECTION_SCALED &&
+         c->direction != RO_SGNS_DIRECTION_METRIC))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "ro_train: need iterations >= 0, a finite step > 0, "
                              "max_halvings >= 0, grow >= 1, step_max 0 or finite and >= step, "
-                             "and a known direction");
+                             "cg_iterations >= 0 and a known direction");
     return ro_sgns__ok(err);
 }
 
@@ -8740,6 +8864,30 @@ static void ro_sgns__accept(ro_sgns__ro_step *st, ro_sgns_factors *x)
     ro_sgns__stamp(st->p, x);
 }
 
+/* The safeguard's verdict on a try of a step, F1 at the candidate and
+   *res how the try went: 1 keep it; 0 halve the step and try again; -1
+   end the run with *res (an error, a NaN without the safeguard, or no
+   ascent after max_halvings: then RO_SGNS_OK at the last good point). */
+static int ro_sgns__verdict(const ro_sgns_ro_config *cfg, ro_sgns_result *res, double F1,
+                            double F, int *halvings, int it, const ro_sgns_factors *x,
+                            ro_sgns_error *err)
+{
+    if (*res == RO_SGNS_ERR_NUMERIC && !cfg->safeguard) {
+        ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                      "ro_train: step %d produced NaN or Inf; the factors are those "
+                      "of the last good point (iteration %lu)",
+                      it + 1, (unsigned long)x->iteration);
+        return -1;
+    }
+    if (*res != RO_SGNS_OK && *res != RO_SGNS_ERR_NUMERIC) return -1;
+    if (!cfg->safeguard || (*res == RO_SGNS_OK && !(F1 < F))) return 1;
+    if (++*halvings > cfg->max_halvings) { /* no ascent at any step tried */
+        *res = ro_sgns__ok(err);
+        return -1;
+    }
+    return 0;
+}
+
 /* Algorithm 1, lines 3-6: K steps from X = U S V^T (x, updated in place
    when a step is accepted, and only then). comm is NULL on one machine; on
    a shard (II.8) x holds U's rows of the shard and all of S and V. */
@@ -8753,7 +8901,7 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     ro_sgns__ro_work *w = &st.w;
     ro_sgns__block_report rep;
     double F, F1 = 0, lambda, norm = 0;
-    int it, n_inv;
+    int it, n_inv, verdict;
     size_t i, j;
     ro_sgns_result res;
     ro_sgns__ro_step_init(&st, p, cfg, d);
@@ -8811,19 +8959,9 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
                 res = ro_sgns__step_norm(&st, x, &norm, err);
             res = ro_sgns__sum_shards_double(comm, res, &F1, err);
             /* the safeguard: keep X' if F did not fall, else halve lambda */
-            if (res == RO_SGNS_ERR_NUMERIC && !cfg->safeguard) {
-                ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
-                              "ro_train: step %d produced NaN or Inf; the factors are those "
-                              "of the last good point (iteration %lu)",
-                              it + 1, (unsigned long)x->iteration);
-                goto done;
-            }
-            if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
-            if (!cfg->safeguard || (res == RO_SGNS_OK && !(F1 < F))) break;
-            if (++halvings > cfg->max_halvings) { /* no ascent at any step tried */
-                res = ro_sgns__ok(err);
-                goto done;
-            }
+            verdict = ro_sgns__verdict(cfg, &res, F1, F, &halvings, it, x, err);
+            if (verdict > 0) break;
+            if (verdict < 0) goto done;
             lambda *= 0.5;
         }
         ro_sgns__accept(&st, x);
@@ -8837,6 +8975,443 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     res = ro_sgns__ok(err);
 done:
     ro_sgns__ro_step_free(&st);
+    return res;
+}
+
+/* ======================================================================
+   II.6b The metric direction: the Riemannian gradient in B's metric
+        (direction = RO_SGNS_DIRECTION_METRIC)
+
+   Why: the scaled direction D = grad F / B fits one step to every entry's
+   curvature, but its steps stop where P_T(grad F / B) = 0, and that is not
+   where P_T(grad F) = 0: the division by B does not commute with the
+   projection onto the tangent space T at X. On the corpus' 22k words the
+   scaled steps stall with |P_T(grad F)| at 0.3 of the start's, where no
+   halving of the next step raises F (docs/ABLATION.md, "The Riemannian
+   gradient's norm"). The plain gradient has the right fixed points, but
+   B's six orders of magnitude leave it no step size that works.
+   What: measure tangent vectors by B, <xi, eta>_B = sum_wc B_wc xi_wc
+   eta_wc, and step along the gradient in that metric: the xi in T with
+       <xi, eta>_B = <grad F, eta>  for every eta in T,  i.e.
+       L(xi) = P_T(B o xi) = P_T(grad F) = g.
+   L is symmetric positive definite on T, so xi = 0 exactly where g = 0,
+   and <g, xi> = <xi, xi>_B > 0: an ascent direction with B's scaling
+   (Mishra and Sepulchre 2016 call this Riemannian preconditioning).
+   How, in O((n + m) d^2) a product and no n x m matrix: a tangent vector
+   is xi = U K V^T + Up V^T + U Vp^T with U^T Up = 0, V^T Vp = 0 (K d x d,
+   Up n x d, Vp m x d); B = b c^T is rank one, so B o xi = Db xi Dc (Db,
+   Dc the diagonal matrices of b = rowfac, c = colfac) has rank 3d in
+   factored form, and with Ab = U^T Db U, Cc = V^T Dc V,
+   Abp = U^T Db Up, Ccp = Vp^T Dc V:
+       K'  = U^T (B o xi) V = Ab (K Cc + Ccp) + Abp Cc
+       Up' = (B o xi) V - U K'   = Db U (K Cc + Ccp) + Db Up Cc - U K'
+       Vp' = (B o xi)^T U - V K'^T = Dc V (K^T Ab + Abp^T) + Dc Vp Ab - V K'^T
+   g needs G V and G^T U, the two sweeps of ro_sgns_tangent_norm:
+   K = U^T G V, Up = G V - U K, Vp = G^T U - V K^T. L(xi) = g is solved
+   by preconditioned conjugate gradients (cg_iterations of them) from 0,
+   the preconditioner the block diagonal of L with the projections left
+   out: K -> Ab^-1 K Cc^-1, Up -> (I - U U^T) Db^-1 Up Cc^-1,
+   Vp -> (I - V V^T) Dc^-1 Vp Ab^-1 (cg_iterations = 0: that alone). Every
+   iterate of CG from 0 is an ascent direction, and 0 only where g is.
+   The step is then the paper's projector splitting with xi in place of
+   D: M = X + lambda xi, and since xi V = U K + Up,
+       M V    = U (S + lambda K) + lambda Up
+       M^T U' = V (S^T T + lambda (K^T T + Up^T U')) + lambda Vp T,
+                T = U^T U'
+   both without a sweep. A step costs two sweeps (F and G V at the new
+   point; G^T U there once it is accepted), four big products against the
+   scaled direction's three, plus the CG's (n + m) d^2 work. One machine
+   only (not on shards); fuse and keep_direction_bytes do not apply.
+   ====================================================================== */
+
+/* A tangent vector at X: K (d x d), Up (n x d), Vp (m x d), one array of
+   (d + n + m) d reals in that order. */
+typedef struct ro_sgns__metric {
+    size_t n, m, d;
+    const ro_sgns_real *U, *V;
+    const double *b;            /* rowfac: B = b c^T */
+    const ro_sgns_real *c;      /* colfac */
+    ro_sgns_real *bU, *cV;      /* Db U (n x d), Dc V (m x d) */
+    ro_sgns_real *Ab, *Cc, *Abi, *Cci; /* d x d each */
+    ro_sgns_real *tn, *tm;      /* scratch: n x d, m x d */
+    ro_sgns_real *dd;           /* scratch: 3 d x d */
+    double *chol;               /* 2 d x d doubles */
+    const ro_sgns_allocator *al;
+} ro_sgns__metric;
+
+static size_t ro_sgns__tan_len(const ro_sgns__metric *mt)
+{
+    return (mt->d + mt->n + mt->m) * mt->d;
+}
+
+static double ro_sgns__tan_dot(size_t len, const ro_sgns_real *a, const ro_sgns_real *b)
+{
+    double s = 0;
+    size_t i;
+    for (i = 0; i < len; ++i) s += (double)a[i] * b[i];
+    return s;
+}
+
+/* A^-1 for A (d x d) symmetric positive definite, by Cholesky in double:
+   A^-1 = R^-1 R^-T. A matrix that is not numerically positive definite
+   (a weight of 0 on U's whole span) gets a ridge of 1e-12 of its trace. */
+static ro_sgns_result ro_sgns__spd_inverse(ro_sgns__metric *mt, const ro_sgns_real *A,
+                                           ro_sgns_real *Ai, ro_sgns_error *err)
+{
+    const size_t d = mt->d;
+    double *R = mt->chol, *work = mt->chol + d * d, tr = 0;
+    ro_sgns_real *Ri = mt->dd;
+    size_t i;
+    for (i = 0; i < d; ++i) tr += (double)A[i * d + i];
+    if (!ro_sgns__cholesky_upper(d, A, R)) { /* again, with the ridge */
+        size_t r, c;
+        for (r = 0; r < d; ++r)
+            for (c = 0; c < d; ++c) R[r * d + c] = c >= r ? (double)A[r * d + c] : 0;
+        for (r = 0; r < d; ++r) R[r * d + r] += 1e-12 * (tr > 0 ? tr : 1);
+        if (!ro_sgns__cholesky_in_place(d, R))
+            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                 "ro_train: the metric's d x d weights are not positive "
+                                 "definite (NaN, or no weight on the point's span)");
+    }
+    ro_sgns__inverse_upper(d, R, work, Ri);
+    return ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, d, d, d, 1, Ri, d, Ri, d, 0, Ai, d,
+                        mt->al, err);
+}
+
+/* What L and the preconditioner need of the point: Db U, Dc V, Ab, Cc
+   and their inverses. */
+static ro_sgns_result ro_sgns__metric_at(ro_sgns__metric *mt, const ro_sgns_real *U,
+                                         const ro_sgns_real *V, ro_sgns_error *err)
+{
+    const size_t n = mt->n, m = mt->m, d = mt->d;
+    size_t i, j;
+    ro_sgns_result res;
+    mt->U = U;
+    mt->V = V;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < d; ++j) mt->bU[i * d + j] = (ro_sgns_real)(mt->b[i] * U[i * d + j]);
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < d; ++j) mt->cV[i * d + j] = mt->c[i] * V[i * d + j];
+    res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, U, d, mt->bU, d, 0, mt->Ab, d,
+                       mt->al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, m, 1, V, d, mt->cV, d, 0, mt->Cc,
+                           d, mt->al, err);
+    if (res == RO_SGNS_OK) res = ro_sgns__spd_inverse(mt, mt->Ab, mt->Abi, err);
+    if (res == RO_SGNS_OK) res = ro_sgns__spd_inverse(mt, mt->Cc, mt->Cci, err);
+    return res;
+}
+
+/* One side of L's output: Out (rows x d) = (Dw In) A + Dq C2 - Q op(K1),
+   with Dw the diagonal of the weights wd (double) or wr (real), Dq = Dw Q
+   given, and op(K1) = K1 or K1^T; tmp (rows x d) is scratch. */
+static ro_sgns_result ro_sgns__metric_part(const ro_sgns__metric *mt, size_t rows,
+                                           const double *wd, const ro_sgns_real *wr,
+                                           const ro_sgns_real *In, const ro_sgns_real *A,
+                                           const ro_sgns_real *Dq, const ro_sgns_real *C2,
+                                           const ro_sgns_real *Q, ro_sgns_trans tk,
+                                           const ro_sgns_real *K1, ro_sgns_real *Out,
+                                           ro_sgns_real *tmp, ro_sgns_error *err)
+{
+    const size_t d = mt->d;
+    size_t i, j;
+    ro_sgns_result res;
+    for (i = 0; i < rows; ++i) {
+        const double w = wd ? wd[i] : (double)wr[i];
+        for (j = 0; j < d; ++j) tmp[i * d + j] = (ro_sgns_real)(w * In[i * d + j]);
+    }
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, d, d, 1, tmp, d, A, d, 0, Out, d,
+                       mt->al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, d, d, 1, Dq, d, C2, d, 1, Out,
+                           d, mt->al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, tk, rows, d, d, -1, Q, d, K1, d, 1, Out, d, mt->al,
+                           err);
+    return res;
+}
+
+/* out = L(in) = P_T(B o in), the formulas of the banner */
+static ro_sgns_result ro_sgns__metric_apply(ro_sgns__metric *mt, const ro_sgns_real *in,
+                                            ro_sgns_real *out, ro_sgns_error *err)
+{
+    const size_t n = mt->n, m = mt->m, d = mt->d;
+    const ro_sgns_real *K = in, *Up = in + d * d, *Vp = in + d * d + n * d;
+    ro_sgns_real *K1 = out, *Up1 = out + d * d, *Vp1 = out + d * d + n * d;
+    ro_sgns_real *Abp = mt->dd, *Ccp = mt->dd + d * d, *KC = mt->dd + 2 * d * d;
+    const ro_sgns_allocator *al = mt->al;
+    size_t i, j;
+    ro_sgns_result res;
+    res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, mt->bU, d, Up, d, 0, Abp, d,
+                       al, err);
+    if (res == RO_SGNS_OK) /* Ccp = Vp^T Dc V */
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, m, 1, Vp, d, mt->cV, d, 0, Ccp,
+                           d, al, err);
+    if (res == RO_SGNS_OK) { /* KC = K Cc + Ccp */
+        memcpy(KC, Ccp, d * d * sizeof(ro_sgns_real));
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, K, d, mt->Cc, d, 1, KC,
+                           d, al, err);
+    }
+    if (res == RO_SGNS_OK) /* K' = Ab KC + Abp Cc */
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, Abp, d, mt->Cc, d, 0, K1,
+                           d, al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, mt->Ab, d, KC, d, 1, K1,
+                           d, al, err);
+    /* Up' = (Db Up) Cc + Db U KC - U K' */
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__metric_part(mt, n, mt->b, NULL, Up, mt->Cc, mt->bU, KC, mt->U,
+                                   RO_SGNS_NOTRANS, K1, Up1, mt->tn, err);
+    /* Vp' = (Dc Vp) Ab + Dc V (K^T Ab + Abp^T) - V K'^T; KC is free again */
+    if (res == RO_SGNS_OK) {
+        for (i = 0; i < d; ++i)
+            for (j = 0; j < d; ++j) KC[i * d + j] = Abp[j * d + i];
+        res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, d, 1, K, d, mt->Ab, d, 1, KC, d,
+                           al, err);
+    }
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__metric_part(mt, m, NULL, mt->c, Vp, mt->Ab, mt->cV, KC, mt->V,
+                                   RO_SGNS_TRANS, K1, Vp1, mt->tm, err);
+    return res;
+}
+
+/* Y (rows x d) -= Q (Q^T Y): the part of Y orthogonal to Q's columns */
+static ro_sgns_result ro_sgns__metric_perp(const ro_sgns__metric *mt, size_t rows,
+                                           const ro_sgns_real *Q, ro_sgns_real *Y,
+                                           ro_sgns_error *err)
+{
+    const size_t d = mt->d;
+    ro_sgns_real *QtY = mt->dd + 2 * d * d;
+    ro_sgns_result res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, rows, 1, Q, d, Y, d,
+                                      0, QtY, d, mt->al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, rows, d, d, -1, Q, d, QtY, d, 1, Y, d,
+                           mt->al, err);
+    return res;
+}
+
+/* out = the preconditioner applied to in (the banner's block diagonal) */
+static ro_sgns_result ro_sgns__metric_precond(ro_sgns__metric *mt, const ro_sgns_real *in,
+                                              ro_sgns_real *out, ro_sgns_error *err)
+{
+    const size_t n = mt->n, m = mt->m, d = mt->d;
+    const ro_sgns_allocator *al = mt->al;
+    ro_sgns_real *T = mt->dd;
+    size_t i, j;
+    ro_sgns_result res;
+    res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, mt->Abi, d, in, d, 0, T, d,
+                       al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, d, d, d, 1, T, d, mt->Cci, d, 0, out,
+                           d, al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, in + d * d, d, mt->Cci,
+                           d, 0, out + d * d, d, al, err);
+    for (i = 0; res == RO_SGNS_OK && i < n; ++i) {
+        const double s = mt->b[i] > 0 ? 1 / mt->b[i] : 0; /* a word never seen: no weight */
+        ro_sgns_real *row = out + d * d + i * d;
+        for (j = 0; j < d; ++j) row[j] = (ro_sgns_real)(s * row[j]);
+    }
+    if (res == RO_SGNS_OK) res = ro_sgns__metric_perp(mt, n, mt->U, out + d * d, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, 1, in + d * d + n * d, d,
+                           mt->Abi, d, 0, out + d * d + n * d, d, al, err);
+    for (i = 0; res == RO_SGNS_OK && i < m; ++i) {
+        const double s = mt->c[i] > 0 ? 1 / (double)mt->c[i] : 0;
+        ro_sgns_real *row = out + d * d + n * d + i * d;
+        for (j = 0; j < d; ++j) row[j] = (ro_sgns_real)(s * row[j]);
+    }
+    if (res == RO_SGNS_OK) res = ro_sgns__metric_perp(mt, m, mt->V, out + d * d + n * d, err);
+    return res;
+}
+
+/* g = P_T(G) from G V and G^T U at X: K = U^T G V, Up = G V - U K,
+   Vp = G^T U - V K^T */
+static ro_sgns_result ro_sgns__metric_grad(ro_sgns__metric *mt, const ro_sgns_real *GV,
+                                           const ro_sgns_real *GtU, ro_sgns_real *g,
+                                           ro_sgns_error *err)
+{
+    const size_t n = mt->n, m = mt->m, d = mt->d;
+    ro_sgns_result res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, mt->U, d, GV,
+                                      d, 0, g, d, mt->al, err);
+    memcpy(g + d * d, GV, n * d * sizeof(ro_sgns_real));
+    memcpy(g + d * d + n * d, GtU, m * d * sizeof(ro_sgns_real));
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, -1, mt->U, d, g, d, 1,
+                           g + d * d, d, mt->al, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, m, d, d, -1, mt->V, d, g, d, 1,
+                           g + d * d + n * d, d, mt->al, err);
+    return res;
+}
+
+/* xi from L(xi) = g by preconditioned CG from 0, iters iterations (0:
+   the preconditioner alone). r, z, p, q: scratch tangent vectors; g is
+   overwritten (it is r's start). */
+static ro_sgns_result ro_sgns__metric_solve(ro_sgns__metric *mt, int iters, ro_sgns_real *g,
+                                            ro_sgns_real *xi, ro_sgns_real *z, ro_sgns_real *p,
+                                            ro_sgns_real *q, ro_sgns_error *err)
+{
+    const size_t len = ro_sgns__tan_len(mt);
+    ro_sgns_real *r = g;
+    double rz, pq, alpha, beta, rz1;
+    size_t i;
+    int it;
+    ro_sgns_result res = ro_sgns__metric_precond(mt, r, z, err);
+    if (res != RO_SGNS_OK) return res;
+    if (iters <= 0) {
+        memcpy(xi, z, len * sizeof(ro_sgns_real));
+        return RO_SGNS_OK;
+    }
+    memset(xi, 0, len * sizeof(ro_sgns_real));
+    memcpy(p, z, len * sizeof(ro_sgns_real));
+    rz = ro_sgns__tan_dot(len, r, z);
+    for (it = 0; it < iters; ++it) {
+        res = ro_sgns__metric_apply(mt, p, q, err);
+        if (res != RO_SGNS_OK) return res;
+        pq = ro_sgns__tan_dot(len, p, q);
+        if (!(pq > 0) || !(rz > 0)) break; /* converged to rounding */
+        alpha = rz / pq;
+        for (i = 0; i < len; ++i) xi[i] += (ro_sgns_real)(alpha * p[i]);
+        if (it + 1 == iters) break;
+        for (i = 0; i < len; ++i) r[i] -= (ro_sgns_real)(alpha * q[i]);
+        res = ro_sgns__metric_precond(mt, r, z, err);
+        if (res != RO_SGNS_OK) return res;
+        rz1 = ro_sgns__tan_dot(len, r, z);
+        beta = rz1 / rz;
+        rz = rz1;
+        for (i = 0; i < len; ++i) p[i] = (ro_sgns_real)(z[i] + beta * p[i]);
+    }
+    return RO_SGNS_OK;
+}
+
+/* ro_sgns__ro_run for the metric direction (II.6b): the same loop, the
+   same safeguard and reports; x is updated only when a step is accepted. */
+static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_factors *x,
+                                             const ro_sgns_ro_config *cfg, ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    const size_t n = x->n, m = x->m, d = x->d, len = (d + n + m) * d;
+    const ro_sgns_direction grad = RO_SGNS_DIRECTION_PLAIN; /* the sweeps make G V, G^T U */
+    ro_sgns__ro_step st;
+    ro_sgns__ro_work *w = &st.w;
+    ro_sgns__metric mt;
+    ro_sgns_real *GtU, *tv, *g, *xi, *z, *pp, *q, *swap;
+    double F, F1 = 0, lambda, norm = 0;
+    int it, ok, verdict;
+    size_t i, j;
+    ro_sgns_result res;
+    ro_sgns__ro_step_init(&st, p, cfg, d);
+    memset(&mt, 0, sizeof mt);
+    res = ro_sgns__ro_work_alloc(w, n, m, d, al, err);
+    if (res != RO_SGNS_OK) return res;
+    mt.n = n, mt.m = m, mt.d = d, mt.al = al;
+    mt.b = p->fwd.rowfac;
+    mt.c = p->fwd.colfac;
+    mt.bU = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    mt.cV = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    mt.tn = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    mt.tm = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    mt.Ab = (ro_sgns_real *)ro_sgns__alloc_array(al, 7 * d, d, sizeof(ro_sgns_real));
+    mt.chol = (double *)ro_sgns__alloc_array(al, 2 * d, d, sizeof(double));
+    GtU = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    tv = (ro_sgns_real *)ro_sgns__alloc_array(al, 5, len, sizeof(ro_sgns_real));
+    ok = mt.bU && mt.cV && mt.tn && mt.tm && mt.Ab && mt.chol && GtU && tv;
+    if (!ok) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                            "ro_train: cannot allocate the metric direction's blocks (n = %lu, "
+                            "m = %lu, d = %lu)",
+                            (unsigned long)n, (unsigned long)m, (unsigned long)d);
+        goto done;
+    }
+    mt.Cc = mt.Ab + d * d, mt.Abi = mt.Ab + 2 * d * d, mt.Cci = mt.Ab + 3 * d * d;
+    mt.dd = mt.Ab + 4 * d * d;
+    g = tv, xi = tv + len, z = tv + 2 * len, pp = tv + 3 * len, q = tv + 4 * len;
+    lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= ro_sgns__step_cap(cfg)
+                 ? x->next_step
+                 : cfg->step;
+    /* F(X), G V and G^T U at the start */
+    res = ro_sgns__sweep_point(p, grad, 0, d, x->U, x->S, x->V, w->T, w->DV, &F, err);
+    if (res == RO_SGNS_OK)
+        res = ro_sgns__sweep_point(p, grad, 1, d, x->U, x->S, x->V, w->T, GtU, NULL, err);
+    for (it = 0; res == RO_SGNS_OK && it < cfg->iterations; ++it) { /* [line 3] */
+        double t0 = ro_sgns__now();
+        int halvings = 0;
+        ro_sgns_real *UtU = w->V1 + m * d, *Kt = w->A;
+        const ro_sgns_real *K, *Up, *Vp;
+        /* xi: L(xi) = P_T(grad F) */
+        res = ro_sgns__metric_at(&mt, x->U, x->V, err);
+        if (res == RO_SGNS_OK) res = ro_sgns__metric_grad(&mt, w->DV, GtU, g, err);
+        if (res == RO_SGNS_OK)
+            res = ro_sgns__metric_solve(&mt, cfg->cg_iterations, g, xi, z, pp, q, err);
+        if (res != RO_SGNS_OK) goto done;
+        K = xi, Up = xi + d * d, Vp = xi + d * d + n * d;
+        for (;;) { /* one try of the step lambda */
+            /* U', S' = QR(M V), M V = U (S + lambda K) + lambda Up       [line 4] */
+            for (i = 0; i < d * d; ++i) Kt[i] = x->S[i] + (ro_sgns_real)lambda * K[i];
+            memcpy(w->U1, Up, n * d * sizeof(ro_sgns_real));
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, Kt, d,
+                               (ro_sgns_real)lambda, w->U1, d, al, err);
+            if (res == RO_SGNS_OK) res = ro_sgns__qr_step(n, d, w->U1, w->R, w->T, al, err);
+            /* V', S'^T = QR(M^T U'),                                    [line 5]
+               M^T U' = V ((S + lambda K)^T T + lambda Up^T U') + lambda Vp T */
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, x->U, d, w->U1, d,
+                                   0, UtU, d, al, err);
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, (ro_sgns_real)lambda,
+                                   Up, d, w->U1, d, 0, Kt, d, al, err);
+            for (i = 0; res == RO_SGNS_OK && i < d * d; ++i)
+                w->R[i] = x->S[i] + (ro_sgns_real)lambda * K[i];
+            if (res == RO_SGNS_OK) /* Kt += (S + lambda K)^T T */
+                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, d, 1, w->R, d, UtU, d, 1,
+                                   Kt, d, al, err);
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, 1, x->V, d, Kt, d, 0,
+                                   w->V1, d, al, err);
+            if (res == RO_SGNS_OK)
+                res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, (ro_sgns_real)lambda,
+                                   Vp, d, UtU, d, 1, w->V1, d, al, err);
+            if (res == RO_SGNS_OK) res = ro_sgns__qr_step(m, d, w->V1, w->R, w->T, al, err);
+            for (i = 0; res == RO_SGNS_OK && i < d; ++i)
+                for (j = 0; j < d; ++j) w->S1[i * d + j] = w->R[j * d + i];
+            /* F(X') and G V' (the next step's)                         [line 6] */
+            if (res == RO_SGNS_OK)
+                res = ro_sgns__sweep_point(p, grad, 0, d, w->U1, w->S1, w->V1, w->T, w->DV1, &F1,
+                                           err);
+            if (res == RO_SGNS_OK) res = ro_sgns__step_norm(&st, x, &norm, err);
+            verdict = ro_sgns__verdict(cfg, &res, F1, F, &halvings, it, x, err);
+            if (verdict > 0) break;
+            if (verdict < 0) goto done;
+            lambda *= 0.5;
+        }
+        /* accept X': the factors, G V', and G^T U' unless the run ends here */
+        memcpy(x->U, w->U1, n * d * sizeof(ro_sgns_real));
+        memcpy(x->V, w->V1, m * d * sizeof(ro_sgns_real));
+        memcpy(x->S, w->S1, d * d * sizeof(ro_sgns_real));
+        swap = w->DV, w->DV = w->DV1, w->DV1 = swap;
+        ++x->iteration;
+        ro_sgns__stamp(p, x);
+        if (cfg->safeguard) x->next_step = ro_sgns__next_lambda(cfg, lambda);
+        if (it + 1 < cfg->iterations)
+            res = ro_sgns__sweep_point(p, grad, 1, d, x->U, x->S, x->V, w->T, GtU, NULL, err);
+        if (res != RO_SGNS_OK) goto done;
+        res = ro_sgns__report(NULL, cfg, x, F1, F, lambda, norm, halvings, t0, err);
+        F = F1;
+        if (res != RO_SGNS_OK) goto done; /* an error, or RO_SGNS_STOPPED */
+        if (cfg->safeguard) lambda = x->next_step;
+    }
+    if (res == RO_SGNS_OK) res = ro_sgns__ok(err);
+done:
+    ro_sgns__ro_work_free(w, al);
+    ro_sgns__free(al, mt.bU);
+    ro_sgns__free(al, mt.cV);
+    ro_sgns__free(al, mt.tn);
+    ro_sgns__free(al, mt.tm);
+    ro_sgns__free(al, mt.Ab);
+    ro_sgns__free(al, mt.chol);
+    ro_sgns__free(al, GtU);
+    ro_sgns__free(al, tv);
     return res;
 }
 
@@ -8858,6 +9433,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_fa
                             (unsigned long)x->d);
     if (res == RO_SGNS_OK) res = ro_sgns__check_config(&cfg, err);
     if (res != RO_SGNS_OK) return res;
+    if (cfg.direction == RO_SGNS_DIRECTION_METRIC) return ro_sgns__ro_run_metric(p, x, &cfg, err);
     return ro_sgns__ro_run(p, NULL, x, &cfg, err);
 }
 
@@ -9821,7 +10397,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *p,
                              (unsigned long)x->n, (unsigned long)x->m, (unsigned long)x->d,
                              (unsigned long)(p->r1 - p->r0), (unsigned long)p->m);
     res = ro_sgns__check_config(&cfg, err);
+    if (res == RO_SGNS_OK && cfg.direction == RO_SGNS_DIRECTION_METRIC && cm)
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                            "ro_train_shard: the metric direction runs on one machine only");
     if (res != RO_SGNS_OK) return res;
+    if (cfg.direction == RO_SGNS_DIRECTION_METRIC) return ro_sgns__ro_run_metric(p, x, &cfg, err);
     return ro_sgns__ro_run(p, cm, x, &cfg, err);
 }
 

@@ -332,10 +332,11 @@ typedef struct opts {
     int neval;
     int binary; /* -1: by extension */
     long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
-        oversample, block, power_iters, k, restrict_vocab, head, fold_iter, fold_start, workers;
+        oversample, block, power_iters, k, restrict_vocab, head, fold_iter, fold_start, workers,
+        cg_iter;
     int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help,
         normalize;
-    int force;
+    int force, grad_norm;
     double max_step;
     unsigned long long memory, keep_direction;
     int allow_binary;
@@ -398,6 +399,7 @@ static void opts_default(opts *o)
     o->head = -1; /* the words seen CLI_HEAD_COUNT times or more (head_size) */
     o->fold_iter = ro_sgns_fold_config_default().iterations;
     o->fold_start = 1;
+    o->cg_iter = rc.cg_iterations;
     o->fuse = rc.fuse;
     o->oversample = (long long)tc.oversample;
     o->block = (long long)tc.block;
@@ -2002,8 +2004,14 @@ static const flag_spec TRAIN_FLAGS[] = {
       "step size: eta of the scaled direction ({ETA})\nor lambda of the plain one (5e-05)"),
     F("eta-max", T_NUM, eta_max, W_RO, 0, 1e30, "S",
       "accepted steps grow (x2 a step) up to S\n(0: -eta, the default)"),
-    F("direction", T_STR, direction, W_RO, 0, 0, "scaled|plain",
-      "grad F / B ({D}) or the paper's grad F"),
+    F("grad-norm", T_01, grad_norm, W_RO, 0, 1, "0|1",
+      "1: print |P_T(grad F)|, the Riemannian\ngradient's norm, at the start and after each\n"
+      "step (two more sweeps a step; 0)"),
+    F("direction", T_STR, direction, W_RO, 0, 0, "scaled|plain|metric",
+      "grad F / B ({D}), the paper's grad F, or the\ngradient in B's metric (its steps stop only\n"
+      "where P_T(grad F) = 0)"),
+    F("cg-iter", T_INT, cg_iter, W_RO, 0, 1000, "N",
+      "-direction metric: conjugate gradients a step\n({D}; 0: the preconditioner alone)"),
     F("safeguard", T_01, safeguard, W_RO, 0, 1, "0|1",
       "halve a step that lowers F ({D}; 0: the paper's\nfixed step)"),
     F("fuse", T_01, fuse, W_RO, 0, 1, "0|1",
@@ -2149,6 +2157,8 @@ typedef struct train_ctx {
     int converged;        /* a step raised F by less than -min-gain percent */
     double last_gain;     /* that step's gain, percent */
     double tangent0;      /* |dX| / step of this run's first step above rounding */
+    const ro_sgns_problem *prob; /* -grad-norm: the problem the steps climb, */
+    double grad0;         /* and |P_T(grad F)| at the start */
     char failure[RO_SGNS_MESSAGE_SIZE + 256];
 } train_ctx;
 
@@ -2280,12 +2290,24 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
         } else {
             snprintf(dx, sizeof dx, "%.4g", p->step_norm);
         }
+        char gn[96] = "";
+        if (t->o->grad_norm) { /* the exact measure: 0 only at a critical point of F */
+            double g;
+            ro_sgns_error err2;
+            if (ro_sgns_tangent_norm(t->prob, x, RO_SGNS_DIRECTION_PLAIN, &g, &err2) != RO_SGNS_OK) {
+                snprintf(t->failure, sizeof t->failure, "-grad-norm after step %llu: %s",
+                         (unsigned long long)p->iteration, err2.message);
+                return t->failed = 1;
+            }
+            snprintf(gn, sizeof gn, "  |P_T(grad F)| %.4g (%.3g x the start's)", g,
+                     t->grad0 > 0 ? g / t->grad0 : NAN);
+        }
         end_line(t->c);
         /* F's relative gain: how far from converged the step is */
-        fprintf(stderr, "iter %3llu/%llu  F %.5f e9 (%+.2f%%)  step %.3g%s  |dX| %s  %.1f s  ETA %s%s\n",
+        fprintf(stderr, "iter %3llu/%llu  F %.5f e9 (%+.2f%%)  step %.3g%s  |dX| %s%s  %.1f s  ETA %s%s\n",
                 (unsigned long long)p->iteration, (unsigned long long)t->last, p->objective * 1e-9,
                 p->objective_prev != 0 ? 100 * (p->objective - p->objective_prev) / fabs(p->objective_prev) : 0.0,
-                p->step, p->halvings ? " (halved)" : "", dx, p->seconds,
+                p->step, p->halvings ? " (halved)" : "", dx, gn, p->seconds,
                 fmt_secs(done ? t->step_secs / (double)done * (double)left : -1, eta, sizeof eta), line);
     }
     if (curve_row(t, p->iteration, p->objective, p->seconds, score, mean)) return t->failed = 1;
@@ -2936,8 +2958,10 @@ static int cmd_train(cli *c, int argc, char **argv)
         die(c, "-keep-best needs -eval PAIRS (and may add -analogy FILE): the score it keeps the best of");
     if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
     if (o.save_counts && is_stdio(o.save_counts)) die(c, "-save-counts -: counts are binary; give a file name");
-    if (strcmp(o.direction, "scaled") && strcmp(o.direction, "plain"))
-        die(c, "-direction %s: expected scaled or plain", o.direction);
+    if (strcmp(o.direction, "scaled") && strcmp(o.direction, "plain") && strcmp(o.direction, "metric"))
+        die(c, "-direction %s: expected scaled, plain or metric", o.direction);
+    if (was_given(&TRAIN_CMD, given, "cg-iter") && strcmp(o.direction, "metric"))
+        die(c, "-cg-iter applies to -direction metric only");
     if (strcmp(o.svd, "krylov") && strcmp(o.svd, "subspace"))
         die(c, "-svd %s: expected krylov or subspace", o.svd);
     /* the defaults that gave the best vectors (docs/ABLATION.md): W + C for
@@ -3151,6 +3175,13 @@ static int cmd_train(cli *c, int argc, char **argv)
             note(c, "iter   0: F at the start, one sweep (about %s) ...",
                  fmt_secs(step_secs * 0.6, line, sizeof line));
         if (ro_sgns_objective(p, x, &F0, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+        t.prob = p;
+        if (o.grad_norm) {
+            if (ro_sgns_tangent_norm(p, x, RO_SGNS_DIRECTION_PLAIN, &t.grad0, &err) != RO_SGNS_OK)
+                die(c, "-grad-norm at the start: %s", err.message);
+            note(c, "iter %3llu: |P_T(grad F)| %.4g at the start (-grad-norm)",
+                 (unsigned long long)start_it, t.grad0);
+        }
         if (score_point(&t, x, score, &mean)) die(c, "%s", t.failure);
         score_line(&t, score, mean, line, sizeof line);
         note(c, "iter %3llu/%llu  F %.5f e9 (start)%s", (unsigned long long)start_it,
@@ -3160,7 +3191,10 @@ static int cmd_train(cli *c, int argc, char **argv)
         keep_if_best(&t, x, mean);
         if (t.last > start_it) {
             rc.iterations = (int)(t.last - start_it);
-            rc.direction = strcmp(o.direction, "plain") == 0 ? RO_SGNS_DIRECTION_PLAIN : RO_SGNS_DIRECTION_SCALED;
+            rc.direction = strcmp(o.direction, "plain") == 0    ? RO_SGNS_DIRECTION_PLAIN
+                           : strcmp(o.direction, "metric") == 0 ? RO_SGNS_DIRECTION_METRIC
+                                                                : RO_SGNS_DIRECTION_SCALED;
+            rc.cg_iterations = (int)o.cg_iter;
             rc.step = o.eta > 0 ? o.eta : rc.direction == RO_SGNS_DIRECTION_PLAIN ? 5e-5 : rc.step;
             rc.safeguard = o.safeguard;
             rc.step_max = o.eta_max;

@@ -195,6 +195,27 @@ run train -counts "$T/s.counts" -output "$T/mg1.txt" -size 20 -iter $((k + 1)) -
 n0=$(sed -n 's/^train: ro d = 20, \([0-9]*\) steps.*/\1/p' "$T/err")
 grep -q "^converged" "$T/err" && bad "-min-gain 0 stopped by the gain" || ok
 [ "${n0:-0}" -gt "$k" ] && ok || bad "-min-gain 0 took $n0 steps, not more than $k"
+# -grad-norm 1: |P_T(grad F)| at the start and after every step, the
+# output the same bits as without it; not a flag of -method svd
+run train -counts "$T/s.counts" -output "$T/gn.txt" -size 20 -iter 3 -min-gain 0 -grad-norm 1
+check "-grad-norm: the start's norm" grep -q "^iter   0: |P_T(grad F)| [0-9.e+]* at the start" "$T/err"
+check "-grad-norm: a norm after each of 3 steps" \
+    test "$(grep -c "^iter   [123]/3 .*|P_T(grad F)| [0-9.e+]* ([0-9.e+-]* x the start's)" "$T/err")" = 3
+run train -counts "$T/s.counts" -output "$T/gn0.txt" -size 20 -iter 3 -min-gain 0 -quiet
+same "$T/gn.txt" "$T/gn0.txt"
+fails "grad-norm.*(ro|RO)" train -counts "$T/s.counts" -output "$T/gnsvd.txt" -method svd -size 20 -grad-norm 1
+# -direction metric: the steps run, F rises, another point than the scaled
+# direction's; the same bits on 1 and 2 threads; -cg-iter only with it
+run train -counts "$T/s.counts" -output "$T/met.txt" -size 20 -iter 4 -min-gain 0 -direction metric -threads 1
+check "-direction metric: 4 steps" grep -q "^train: ro d = 20, 4 steps" "$T/err"
+run train -counts "$T/s.counts" -output "$T/met2.txt" -size 20 -iter 4 -min-gain 0 -direction metric -threads 2 -quiet
+same "$T/met.txt" "$T/met2.txt"
+run train -counts "$T/s.counts" -output "$T/met0.txt" -size 20 -iter 4 -min-gain 0 -quiet
+differ "$T/met.txt" "$T/met0.txt"
+run train -counts "$T/s.counts" -output "$T/met3.txt" -size 20 -iter 4 -min-gain 0 -direction metric -cg-iter 0 -quiet
+differ "$T/met.txt" "$T/met3.txt"
+fails "cg-iter applies to -direction metric" train -counts "$T/s.counts" -output "$T/met4.txt" -size 20 -cg-iter 2
+fails "direction.*expected scaled, plain or metric" train -counts "$T/s.counts" -output "$T/met5.txt" -size 20 -direction newton
 
 # the ro run's F is above its SVD start's (Table 1's ordering)
 run objective -counts "$T/s.counts" -vectors "$T/svd.txt" -contexts "$T/svd_ctx.txt"

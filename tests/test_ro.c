@@ -58,6 +58,21 @@ static counts_t make_counts(size_t n, size_t m, double dens)
 
 static void free_counts(counts_t *c);
 
+/* random counts in which every word is seen (#(w) > 0, so B > 0 everywhere):
+   drawn again until they are */
+static counts_t make_counts_seen(size_t n, size_t m, double dens)
+{
+    counts_t c = make_counts(n, m, dens);
+    size_t w, tries = 0;
+    for (w = 0; w < n; ++w)
+        if (c.wsum[w] == 0 && ++tries < 1000) {
+            free_counts(&c);
+            c = make_counts(n, m, dens);
+            w = (size_t)-1;
+        }
+    return c;
+}
+
 /* symmetric random counts: #(w,c) = #(c,w) */
 static counts_t make_sym_counts(size_t n, double dens)
 {
@@ -864,6 +879,330 @@ static void test_tangent_norm(void)
     free(D);
     free(UtD);
     free(DV);
+}
+
+/* ro_sgns_tangent_norm: |P_T(D)|_F from two sweeps against P_T(D) formed
+   as an n x m matrix in double, U U^T G + G V V^T - U U^T G V V^T with G
+   the formula's direction (ref_direction) at the formula's X, both
+   directions, cds 1 and 0.75, non-square and tiny shapes; the closed form
+   at full rank (d = m: V V^T = I, so P_T(G) = G and the norm is |G|_F);
+   the same bits on 1 and 2 threads; NaN, shards and NULL refused. */
+/* P_T(Z) for a dense Z, in double, as a dense matrix */
+static void pt_dense(const ro_sgns_factors *x, const double *Z, double *out)
+{
+    size_t n = x->n, m = x->m, d = x->d, i, j, q, r;
+    double *UtZ = (double *)calloc(d * m, sizeof(double)), *ZV = (double *)calloc(n * d, sizeof(double));
+    double *UtZV = (double *)calloc(d * d, sizeof(double));
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m; ++j)
+            for (q = 0; q < d; ++q) {
+                UtZ[q * m + j] += (double)x->U[i * d + q] * Z[i * m + j];
+                ZV[i * d + q] += Z[i * m + j] * (double)x->V[j * d + q];
+            }
+    for (q = 0; q < d; ++q)
+        for (r = 0; r < d; ++r)
+            for (i = 0; i < n; ++i) UtZV[q * d + r] += (double)x->U[i * d + q] * ZV[i * d + r];
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m; ++j) {
+            double v = 0;
+            for (q = 0; q < d; ++q) {
+                v += (double)x->U[i * d + q] * UtZ[q * m + j] + ZV[i * d + q] * (double)x->V[j * d + q];
+                for (r = 0; r < d; ++r)
+                    v -= (double)x->U[i * d + q] * UtZV[q * d + r] * (double)x->V[j * d + r];
+            }
+            out[i * m + j] = v;
+        }
+    free(UtZ);
+    free(ZV);
+    free(UtZV);
+}
+
+static double ref_tangent_norm(const ro_sgns_factors *x, const double *G)
+{
+    size_t i;
+    double *P = (double *)malloc(x->n * x->m * sizeof(double)), s2 = 0;
+    pt_dense(x, G, P);
+    for (i = 0; i < x->n * x->m; ++i) s2 += P[i] * P[i];
+    free(P);
+    return sqrt(s2);
+}
+
+static void test_tangent_norm_exact(void)
+{
+    static const size_t shapes[][3] = {{40, 30, 4}, {9, 23, 3}, {23, 9, 5}, {3, 2, 1}, {17, 6, 6}};
+    const double k = 5;
+    size_t s, i;
+    int dir, cdsi;
+    ro_sgns_error err;
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (cdsi = 0; cdsi < 2; ++cdsi) {
+            size_t n = shapes[s][0], m = shapes[s][1], d = shapes[s][2];
+            double cds = cdsi ? 0.75 : 1.0;
+            counts_t c = make_counts_seen(n, m, 0.3); /* the formula's grad F / B is finite */
+            double *A = dense_counts(&c), *X, *G = (double *)malloc(n * m * sizeof(double));
+            ro_sgns_problem *p = NULL;
+            ro_sgns_factors *x = random_point(n, m, d, 0.7);
+            CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, cds, &p, NULL,
+                                             NULL) == RO_SGNS_OK);
+            X = dense_x(x);
+            for (dir = 0; dir < 2; ++dir) {
+                double got = -1, want, full = 0;
+                ref_direction(&c, A, k, cds, X, dir, G);
+                want = ref_tangent_norm(x, G);
+                CHECKF(ro_sgns_tangent_norm(p, x, dir ? RO_SGNS_DIRECTION_SCALED
+                                                      : RO_SGNS_DIRECTION_PLAIN,
+                                            &got, &err) == RO_SGNS_OK, "%s", err.message);
+                CHECKF(fabs(got - want) <= (IS_D ? 1e-10 : 2e-5) * want,
+                       "%lux%lu d %lu cds %g dir %d: |P_T(D)| %.10g, dense %.10g",
+                       (unsigned long)n, (unsigned long)m, (unsigned long)d, cds, dir, got, want);
+                if (d == m) { /* full rank: the tangent space is every matrix */
+                    for (i = 0; i < n * m; ++i) full += G[i] * G[i];
+                    full = sqrt(full);
+                    CHECKF(fabs(got - full) <= (IS_D ? 1e-10 : 2e-5) * full,
+                           "full rank: %.10g against |D|_F %.10g", got, full);
+                }
+                if (d < m && d < n) { /* a proper subspace: strictly less than |D| */
+                    for (i = 0; i < n * m; ++i) full += G[i] * G[i];
+                    CHECK(got < sqrt(full));
+                }
+            }
+#ifdef _OPENMP
+            {
+                int saved = omp_get_max_threads();
+                double a1 = 0, a2 = 1;
+                omp_set_num_threads(1);
+                ro_sgns_tangent_norm(p, x, RO_SGNS_DIRECTION_SCALED, &a1, NULL);
+                omp_set_num_threads(2);
+                ro_sgns_tangent_norm(p, x, RO_SGNS_DIRECTION_SCALED, &a2, NULL);
+                omp_set_num_threads(saved);
+                CHECK(memcmp(&a1, &a2, sizeof a1) == 0);
+            }
+#endif
+            free(X);
+            free(A);
+            free(G);
+            ro_sgns_factors_free(x);
+            ro_sgns_problem_free(p);
+            free_counts(&c);
+        }
+    { /* refusals: NaN in the point, a shard, NULL; the output untouched */
+        size_t n = 12, m = 10, d = 3;
+        counts_t c = make_counts(n, m, 0.3);
+        ro_sgns_problem *p = NULL, *rows = NULL;
+        ro_sgns_factors *x = random_point(n, m, d, 0.7);
+        double out = 42;
+        CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, 1.0, &p, NULL, NULL) ==
+              RO_SGNS_OK);
+        CHECK(ro_sgns_tangent_norm(p, x, RO_SGNS_DIRECTION_PLAIN, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_tangent_norm(p, NULL, RO_SGNS_DIRECTION_PLAIN, &out, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_tangent_norm(p, x, RO_SGNS_DIRECTION_METRIC, &out, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_problem_create_rows(p, 0, n / 2, &rows, NULL, NULL) == RO_SGNS_OK);
+        CHECK(ro_sgns_tangent_norm(rows, x, RO_SGNS_DIRECTION_PLAIN, &out, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        x->S[0] = (real)NAN;
+        CHECKF(ro_sgns_tangent_norm(p, x, RO_SGNS_DIRECTION_PLAIN, &out, &err) ==
+                   RO_SGNS_ERR_NUMERIC, "%s", err.message);
+        CHECK(out == 42);
+        ro_sgns_problem_free(rows);
+        ro_sgns_factors_free(x);
+        ro_sgns_problem_free(p);
+        free_counts(&c);
+    }
+}
+
+/* The metric direction (II.6b). Its pieces against dense matrices in
+   double: g = P_T(G) from G V and G^T U; L(xi) = P_T(B o xi) for a random
+   tangent vector xi = U K V^T + Up V^T + U Vp^T; CG's xi solves L(xi) = g
+   (the residual falls to rounding with enough iterations) and is an ascent
+   direction at every iteration count (<g, xi> > 0, including the
+   preconditioner alone). The run: F never falls, and in 100 steps on a
+   small problem the projected gradient's norm falls to 5% of the start's
+   and half of the scaled direction's; the same bits on 1 and 2 threads; the shard and
+   dense entry points refuse it. */
+static void tan_dense(const ro_sgns_factors *x, const real *t, double *out)
+{
+    size_t n = x->n, m = x->m, d = x->d, i, j, a, b;
+    const real *K = t, *Up = t + d * d, *Vp = t + d * d + n * d;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m; ++j) {
+            double v = 0;
+            for (a = 0; a < d; ++a) {
+                double uk = 0;
+                for (b = 0; b < d; ++b) uk += (double)x->U[i * d + b] * K[b * d + a];
+                v += uk * x->V[j * d + a] + (double)Up[i * d + a] * x->V[j * d + a] +
+                     (double)x->U[i * d + a] * Vp[j * d + a];
+            }
+            out[i * m + j] = v;
+        }
+}
+
+static double rel_dense(size_t len, const double *a, const double *b)
+{
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+static int grad_norm_cb(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, void *user)
+{
+    double *state = (double *)user; /* [0]: monotone so far (1/0), [1]: last F */
+    (void)x;
+    if (pr->objective < pr->objective_prev) state[0] = 0;
+    state[1] = pr->objective;
+    return 0;
+}
+
+static void test_metric_direction(void)
+{
+    const size_t n = 23, m = 17, d = 3, len = (d + n + m) * d;
+    const double k = 5, tol = IS_D ? 1e-9 : 2e-4;
+    counts_t c = make_counts_seen(n, m, 0.35);
+    double *A = dense_counts(&c), *X, *G = (double *)malloc(n * m * sizeof(double));
+    double *D1 = (double *)malloc(n * m * sizeof(double)), *D2 = (double *)malloc(n * m * sizeof(double));
+    double *D3 = (double *)malloc(n * m * sizeof(double));
+    real *GV = (real *)malloc(n * d * sizeof(real)), *GtU = (real *)malloc(m * d * sizeof(real));
+    real *tv = (real *)malloc(6 * len * sizeof(real));
+    real *g = tv, *xi = tv + len, *z = tv + 2 * len, *pp = tv + 3 * len, *q = tv + 4 * len;
+    real *g0 = tv + 5 * len;
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x = random_point(n, m, d, 0.7);
+    ro_sgns__metric mt;
+    ro_sgns_error err;
+    size_t i, w;
+    int iters;
+    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, 0.75, &p, NULL, NULL) ==
+          RO_SGNS_OK);
+    X = dense_x(x);
+    ref_direction(&c, A, k, 0.75, X, 0, G);
+    /* the metric's blocks, as ro_sgns__ro_run_metric sets them up */
+    memset(&mt, 0, sizeof mt);
+    mt.n = n, mt.m = m, mt.d = d, mt.al = NULL, mt.b = p->fwd.rowfac, mt.c = p->fwd.colfac;
+    mt.bU = (real *)malloc(n * d * sizeof(real));
+    mt.cV = (real *)malloc(m * d * sizeof(real));
+    mt.tn = (real *)malloc(n * d * sizeof(real));
+    mt.tm = (real *)malloc(m * d * sizeof(real));
+    mt.Ab = (real *)malloc(7 * d * d * sizeof(real));
+    mt.Cc = mt.Ab + d * d, mt.Abi = mt.Ab + 2 * d * d, mt.Cci = mt.Ab + 3 * d * d, mt.dd = mt.Ab + 4 * d * d;
+    mt.chol = (double *)malloc(2 * d * d * sizeof(double));
+    CHECK(ro_sgns__metric_at(&mt, x->U, x->V, &err) == RO_SGNS_OK);
+    { /* g = P_T(G): the sweeps' G V and G^T U, assembled, against dense */
+        real *L = (real *)malloc((n > m ? n : m) * d * sizeof(real));
+        double F;
+        CHECK(ro_sgns__sweep_point(p, RO_SGNS_DIRECTION_PLAIN, 0, d, x->U, x->S, x->V, L, GV, &F, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__sweep_point(p, RO_SGNS_DIRECTION_PLAIN, 1, d, x->U, x->S, x->V, L, GtU, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__metric_grad(&mt, GV, GtU, g, &err) == RO_SGNS_OK);
+        memcpy(g0, g, len * sizeof(real));
+        tan_dense(x, g, D1);
+        pt_dense(x, G, D2);
+        CHECKF(rel_dense(n * m, D1, D2) <= tol, "metric: g against dense P_T(G): %.3g",
+               rel_dense(n * m, D1, D2));
+        free(L);
+    }
+    { /* L(xi) against P_T(B o xi), xi a random tangent vector */
+        for (i = 0; i < len; ++i) xi[i] = (real)ro_sgns_rng_normal(&g_rng);
+        CHECK(ro_sgns__metric_perp(&mt, n, x->U, xi + d * d, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__metric_perp(&mt, m, x->V, xi + d * d + n * d, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__metric_apply(&mt, xi, q, &err) == RO_SGNS_OK);
+        tan_dense(x, xi, D1);
+        for (w = 0; w < n; ++w)
+            for (i = 0; i < m; ++i) D1[w * m + i] *= ref_B(&c, k, 0.75, w, i);
+        pt_dense(x, D1, D2);
+        tan_dense(x, q, D3);
+        CHECKF(rel_dense(n * m, D3, D2) <= tol, "metric: L(xi) against dense P_T(B o xi): %.3g",
+               rel_dense(n * m, D3, D2));
+    }
+    /* CG: an ascent direction at every count; the residual of L(xi) = g
+       falls to rounding with enough iterations (double) */
+    for (iters = 0; iters <= 60; iters = iters < 4 ? iters + 1 : iters * 3) {
+        double gx, res2 = 0, g2 = 0;
+        memcpy(g, g0, len * sizeof(real));
+        CHECK(ro_sgns__metric_solve(&mt, iters, g, xi, z, pp, q, &err) == RO_SGNS_OK);
+        gx = ro_sgns__tan_dot(len, g0, xi);
+        CHECKF(gx > 0, "metric: CG %d: <g, xi> = %g, not an ascent direction", iters, gx);
+        CHECK(ro_sgns__metric_apply(&mt, xi, q, &err) == RO_SGNS_OK);
+        for (i = 0; i < len; ++i) {
+            res2 += ((double)q[i] - g0[i]) * ((double)q[i] - g0[i]);
+            g2 += (double)g0[i] * g0[i];
+        }
+        if (iters == 60)
+            CHECKF(sqrt(res2 / g2) <= (IS_D ? 1e-8 : 1e-3), "metric: CG 60: residual %.3g",
+                   sqrt(res2 / g2));
+    }
+    free(mt.bU);
+    free(mt.cV);
+    free(mt.tn);
+    free(mt.tm);
+    free(mt.Ab);
+    free(mt.chol);
+    { /* the run: F monotone; |P_T(grad F)| far below the scaled direction's stop */
+        ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
+        ro_sgns_factors *xs = copy_point(x), *xm = copy_point(x);
+        double st_s[2] = {1, 0}, st_m[2] = {1, 0}, g_start, g_s, g_m, F_s, F_m;
+        CHECK(ro_sgns_tangent_norm(p, x, RO_SGNS_DIRECTION_PLAIN, &g_start, NULL) == RO_SGNS_OK);
+        cfg.iterations = 100;
+        cfg.callback = grad_norm_cb;
+        cfg.user = st_s;
+        CHECK(ro_sgns_ro_train(p, xs, &cfg, &err) == RO_SGNS_OK);
+        cfg.direction = RO_SGNS_DIRECTION_METRIC;
+        cfg.user = st_m;
+        CHECKF(ro_sgns_ro_train(p, xm, &cfg, &err) == RO_SGNS_OK, "%s", err.message);
+        CHECK(st_m[0] == 1 && xm->iteration > 0);
+        CHECK(ro_sgns_tangent_norm(p, xs, RO_SGNS_DIRECTION_PLAIN, &g_s, NULL) == RO_SGNS_OK);
+        CHECK(ro_sgns_tangent_norm(p, xm, RO_SGNS_DIRECTION_PLAIN, &g_m, NULL) == RO_SGNS_OK);
+        CHECK(ro_sgns_objective(p, xs, &F_s, NULL) == RO_SGNS_OK);
+        CHECK(ro_sgns_objective(p, xm, &F_m, NULL) == RO_SGNS_OK);
+        /* F itself is not compared: the two runs reach different points of a
+           non-convex F (on this problem the scaled one's is higher, 0.3%) */
+        CHECKF(g_m <= 0.05 * g_start && g_m <= 0.5 * g_s,
+               "metric: |P_T(grad F)| %.3g (scaled %.3g) of %.3g at the start; F %.10g (scaled %.10g)",
+               g_m, g_s, g_start, F_m, F_s);
+#ifdef _OPENMP
+        {
+            int saved = omp_get_max_threads();
+            ro_sgns_factors *x1 = copy_point(x), *x2 = copy_point(x);
+            cfg.iterations = 5;
+            cfg.callback = NULL;
+            omp_set_num_threads(1);
+            CHECK(ro_sgns_ro_train(p, x1, &cfg, NULL) == RO_SGNS_OK);
+            omp_set_num_threads(2);
+            CHECK(ro_sgns_ro_train(p, x2, &cfg, NULL) == RO_SGNS_OK);
+            omp_set_num_threads(saved);
+            CHECK(memcmp(x1->U, x2->U, n * d * sizeof(real)) == 0 &&
+                  memcmp(x1->V, x2->V, m * d * sizeof(real)) == 0 &&
+                  memcmp(x1->S, x2->S, d * d * sizeof(real)) == 0);
+            ro_sgns_factors_free(x1);
+            ro_sgns_factors_free(x2);
+        }
+#endif
+        /* refusals: negative CG count, the dense entry points */
+        cfg.cg_iterations = -1;
+        CHECK(ro_sgns_ro_train(p, xm, &cfg, NULL) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_direction_dense(p, x, RO_SGNS_DIRECTION_METRIC, (real *)D1, NULL) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_ro_step_naive(p, xm, RO_SGNS_DIRECTION_METRIC, 1, NULL) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        ro_sgns_factors_free(xs);
+        ro_sgns_factors_free(xm);
+    }
+    ro_sgns_factors_free(x);
+    ro_sgns_problem_free(p);
+    free_counts(&c);
+    free(A);
+    free(X);
+    free(G);
+    free(D1);
+    free(D2);
+    free(D3);
+    free(GV);
+    free(GtU);
+    free(tv);
 }
 
 static void test_step_cap(void)
@@ -2753,6 +3092,8 @@ int main(void)
     test_safeguard_and_threads();
     test_step_cap();
     test_tangent_norm();
+    test_tangent_norm_exact();
+    test_metric_direction();
     test_keep_direction();
     test_fused();
     test_fused_vs_naive();

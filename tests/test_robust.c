@@ -1141,10 +1141,23 @@ static int snap_step(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x, vo
     return 0;
 }
 static size_t g_keep_bytes; /* ro_train's keep_direction_bytes */
+static ro_sgns_direction g_dir = RO_SGNS_DIRECTION_SCALED; /* and its direction */
+static double g_tn, g_tnref;  /* ro_sgns_tangent_norm's */
+static ro_sgns_result c_tangent_norm(void)
+{
+    g_tn = -777;
+    return ro_sgns_tangent_norm(P0, X0, RO_SGNS_DIRECTION_PLAIN, &g_tn, &g_err);
+}
+static int k_tangent_norm(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return g_tn == -777 && inputs_intact();
+    return memcmp(&g_tn, &g_tnref, sizeof g_tn) == 0 && inputs_intact();
+}
 static ro_sgns_result c_ro_train(void)
 {
     ro_sgns_ro_config cfg = ro_cfg();
     cfg.keep_direction_bytes = g_keep_bytes;
+    cfg.direction = g_dir;
     fx_copy(XW, X0);
     return ro_sgns_ro_train(P0, XW, &cfg, &g_err);
 }
@@ -1323,6 +1336,8 @@ static void test_ro(void)
     CHECK(c_direction_dense() == RO_SGNS_OK);
     memcpy(g_ref, g_out, n * n * sizeof(real));
     sweep("ro_sgns_direction_dense", c_direction_dense, k_out, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_tangent_norm(P0, X0, RO_SGNS_DIRECTION_PLAIN, &g_tnref, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_tangent_norm", c_tangent_norm, k_tangent_norm, RO_SGNS_OK, 5);
     /* RO: the reference run records the iterates */
     CHECK(ro_sgns_factors_create(n, n, D, &XW, &RA, &g_err) == RO_SGNS_OK);
     for (i = 0; i < 3; ++i) {
@@ -1351,6 +1366,18 @@ static void test_ro(void)
               c_ro_train, k_ro_train, RO_SGNS_OK, 6);
     }
     g_keep_bytes = 0;
+    cfg.keep_direction_bytes = 0;
+    /* the metric direction (II.6b): its reference run, every allocation
+       failing in turn, then the scaled direction's iterates again */
+    for (i = 0; i < 2; ++i) {
+        g_dir = i == 0 ? RO_SGNS_DIRECTION_METRIC : RO_SGNS_DIRECTION_SCALED;
+        cfg.direction = g_dir;
+        fx_copy(XW, X0);
+        CHECK(ro_sgns_ro_train(P0, XW, &cfg, &g_err) == RO_SGNS_OK);
+        CHECK(XW->iteration == X0->iteration + 2 && fx_equal(XW, SNAP[2]));
+        g_advanced = 0;
+        if (i == 0) sweep("ro_sgns_ro_train, metric direction", c_ro_train, k_ro_train, RO_SGNS_OK, 8);
+    }
     CHECK(ro_sgns_factors_create(n, n, D, &NAIVE1, NULL, &g_err) == RO_SGNS_OK);
     CHECK(c_ro_step_naive() == RO_SGNS_OK);
     fx_copy(NAIVE1, XW);
