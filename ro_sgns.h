@@ -8241,12 +8241,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
 
 /* D V (and F) over the rows of X = (U S) V^T, or (transposed) D^T U over
    the rows of X^T = (V S^T) U^T, for D the direction dir; L (max(n, m) x d)
-   is scratch. A NaN in the product is RO_SGNS_ERR_NUMERIC. */
+   is scratch. A NaN in the product is RO_SGNS_ERR_NUMERIC. cfg (or NULL):
+   the blocks' rows and columns; rep: the reports inside the sweep, or
+   NULL. */
 static ro_sgns_result ro_sgns__sweep_point(const ro_sgns_problem *p, ro_sgns_direction dir,
                                            int transposed, size_t d, const ro_sgns_real *U,
                                            const ro_sgns_real *S, const ro_sgns_real *V,
                                            ro_sgns_real *L, ro_sgns_real *Out, double *F,
-                                           ro_sgns_error *err)
+                                           const ro_sgns_ro_config *cfg,
+                                           ro_sgns__block_report *rep, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
     ro_sgns__sweep_args a;
@@ -8263,6 +8266,9 @@ static ro_sgns_result ro_sgns__sweep_point(const ro_sgns_problem *p, ro_sgns_dir
     a.P = transposed ? U : V;
     a.Out = Out;
     a.F = F;
+    a.br_max = cfg ? cfg->block_rows : 0;
+    a.cb_max = cfg ? cfg->block_cols : 0;
+    a.rep = rep;
     res = ro_sgns__sweep(&a, err);
     if (res == RO_SGNS_OK && !ro_sgns__all_finite(transposed ? p->m : p->n, d, Out, d))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "sgns: NaN in the direction");
@@ -8292,9 +8298,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tangent_norm(const ro_sgns_problem *p,
         goto done;
     }
     /* D V over the rows of X, D^T U over the rows of X^T, U^T D V */
-    res = ro_sgns__sweep_point(p, dir, 0, d, x->U, x->S, x->V, L, DV, NULL, err);
+    res = ro_sgns__sweep_point(p, dir, 0, d, x->U, x->S, x->V, L, DV, NULL, NULL, NULL, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__sweep_point(p, dir, 1, d, x->U, x->S, x->V, L, DtU, NULL, err);
+        res = ro_sgns__sweep_point(p, dir, 1, d, x->U, x->S, x->V, L, DtU, NULL, NULL, NULL, err);
     if (res == RO_SGNS_OK)
         res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, x->U, d, DV, d, 0, UtDV, d,
                            al, err);
@@ -9018,8 +9024,8 @@ done:
        M V    = U (S + lambda K) + lambda Up
        M^T U' = V (S^T T + lambda (K^T T + Up^T U')) + lambda Vp T,
                 T = U^T U'
-   both without a sweep. A step costs two sweeps (F and G V at the new
-   point; G^T U there once it is accepted), four big products against the
+   both without a sweep. A step costs two sweeps (G^T U at X; F and G V
+   at the new point, the next step's G V), four big products against the
    scaled direction's three, plus the CG's (n + m) d^2 work. One machine
    only (not on shards); fuse and keep_direction_bytes do not apply.
    ====================================================================== */
@@ -9296,6 +9302,7 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
     ro_sgns__ro_step st;
     ro_sgns__ro_work *w = &st.w;
     ro_sgns__metric mt;
+    ro_sgns__block_report rep, *r = NULL;
     ro_sgns_real *GtU, *tv, *g, *xi, *z, *pp, *q, *swap;
     double F, F1 = 0, lambda, norm = 0;
     int it, ok, verdict;
@@ -9331,22 +9338,39 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
                  ? x->next_step
                  : cfg->step;
     /* F(X), G V and G^T U at the start */
-    res = ro_sgns__sweep_point(p, grad, 0, d, x->U, x->S, x->V, w->T, w->DV, &F, err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__sweep_point(p, grad, 1, d, x->U, x->S, x->V, w->T, GtU, NULL, err);
+    memset(&rep, 0, sizeof rep);
+    if (cfg->callback && cfg->report_blocks) { /* PROGRESS INSIDE A STEP */
+        rep.cb = cfg->callback;
+        rep.user = cfg->user;
+        rep.x = x;
+        rep.pr.iteration = x->iteration;
+        rep.pr.step = lambda;
+        rep.pr.sweep = -1; /* the sweep at the start is 0 */
+        rep.t0 = ro_sgns__now();
+        r = &rep;
+    }
+    /* F(X) and G V at the start; each step begins with G^T U at its X */
+    res = ro_sgns__sweep_point(p, grad, 0, d, x->U, x->S, x->V, w->T, w->DV, &F, cfg, r, err);
     for (it = 0; res == RO_SGNS_OK && it < cfg->iterations; ++it) { /* [line 3] */
         double t0 = ro_sgns__now();
         int halvings = 0;
         ro_sgns_real *UtU = w->V1 + m * d, *Kt = w->A;
         const ro_sgns_real *K, *Up, *Vp;
-        /* xi: L(xi) = P_T(grad F) */
-        res = ro_sgns__metric_at(&mt, x->U, x->V, err);
+        rep.t0 = t0;
+        rep.pr.iteration = x->iteration;
+        rep.pr.objective = F;
+        rep.pr.sweep = 0;
+        /* xi: L(xi) = P_T(grad F), from G V (the last sweep's) and G^T U */
+        res = ro_sgns__sweep_point(p, grad, 1, d, x->U, x->S, x->V, w->T, GtU, NULL, cfg, r, err);
+        if (res == RO_SGNS_OK) res = ro_sgns__metric_at(&mt, x->U, x->V, err);
         if (res == RO_SGNS_OK) res = ro_sgns__metric_grad(&mt, w->DV, GtU, g, err);
         if (res == RO_SGNS_OK)
             res = ro_sgns__metric_solve(&mt, cfg->cg_iterations, g, xi, z, pp, q, err);
         if (res != RO_SGNS_OK) goto done;
         K = xi, Up = xi + d * d, Vp = xi + d * d + n * d;
         for (;;) { /* one try of the step lambda */
+            rep.pr.step = lambda;
+            rep.pr.halvings = halvings;
             /* U', S' = QR(M V), M V = U (S + lambda K) + lambda Up       [line 4] */
             for (i = 0; i < d * d; ++i) Kt[i] = x->S[i] + (ro_sgns_real)lambda * K[i];
             memcpy(w->U1, Up, n * d * sizeof(ro_sgns_real));
@@ -9378,14 +9402,14 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
             /* F(X') and G V' (the next step's)                         [line 6] */
             if (res == RO_SGNS_OK)
                 res = ro_sgns__sweep_point(p, grad, 0, d, w->U1, w->S1, w->V1, w->T, w->DV1, &F1,
-                                           err);
+                                           cfg, r, err);
             if (res == RO_SGNS_OK) res = ro_sgns__step_norm(&st, x, &norm, err);
             verdict = ro_sgns__verdict(cfg, &res, F1, F, &halvings, it, x, err);
             if (verdict > 0) break;
             if (verdict < 0) goto done;
             lambda *= 0.5;
         }
-        /* accept X': the factors, G V', and G^T U' unless the run ends here */
+        /* accept X': the factors and G V' */
         memcpy(x->U, w->U1, n * d * sizeof(ro_sgns_real));
         memcpy(x->V, w->V1, m * d * sizeof(ro_sgns_real));
         memcpy(x->S, w->S1, d * d * sizeof(ro_sgns_real));
@@ -9393,9 +9417,6 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
         ++x->iteration;
         ro_sgns__stamp(p, x);
         if (cfg->safeguard) x->next_step = ro_sgns__next_lambda(cfg, lambda);
-        if (it + 1 < cfg->iterations)
-            res = ro_sgns__sweep_point(p, grad, 1, d, x->U, x->S, x->V, w->T, GtU, NULL, err);
-        if (res != RO_SGNS_OK) goto done;
         res = ro_sgns__report(NULL, cfg, x, F1, F, lambda, norm, halvings, t0, err);
         F = F1;
         if (res != RO_SGNS_OK) goto done; /* an error, or RO_SGNS_STOPPED */

@@ -2226,8 +2226,8 @@ static void score_line(const train_ctx *t, const double *score, double mean, cha
 
 /* Inside a step (report_blocks): a progress line (status: at most every
    10 s on a pipe), the blocks of the sweep done and the step's ETA from
-   this sweep's pace; two sweeps a step (-fuse 0): the first counts the
-   second as long as itself. */
+   this sweep's pace; two sweeps a step (-fuse 0, -direction metric): the first
+   counts the second as long as itself. */
 static void on_blocks(train_ctx *t, const ro_sgns_ro_progress *p)
 {
     double tn = now(), per = -1, left;
@@ -2241,7 +2241,8 @@ static void on_blocks(train_ctx *t, const ro_sgns_ro_progress *p)
     if (p->blocks_done > t->sweep_b0)
         per = (tn - t->sweep_t0) / (double)(p->blocks_done - t->sweep_b0);
     left = per * (double)(p->blocks_total - p->blocks_done);
-    if (per >= 0 && !t->o->fuse && p->sweep == 1) left += per * (double)p->blocks_total;
+    if (per >= 0 && (!t->o->fuse || !strcmp(t->o->direction, "metric")) && p->sweep == 1)
+        left += per * (double)p->blocks_total; /* two sweeps a step */
     if (p->sweep == 0)
         status(t->c, 0, "start: sweep, block %llu of %llu  ETA %s",
                (unsigned long long)p->blocks_done, (unsigned long long)p->blocks_total,

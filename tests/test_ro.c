@@ -1095,8 +1095,11 @@ static void test_metric_direction(void)
     { /* g = P_T(G): the sweeps' G V and G^T U, assembled, against dense */
         real *L = (real *)malloc((n > m ? n : m) * d * sizeof(real));
         double F;
-        CHECK(ro_sgns__sweep_point(p, RO_SGNS_DIRECTION_PLAIN, 0, d, x->U, x->S, x->V, L, GV, &F, &err) == RO_SGNS_OK);
-        CHECK(ro_sgns__sweep_point(p, RO_SGNS_DIRECTION_PLAIN, 1, d, x->U, x->S, x->V, L, GtU, NULL, &err) == RO_SGNS_OK);
+        const ro_sgns_direction plain = RO_SGNS_DIRECTION_PLAIN;
+        CHECK(ro_sgns__sweep_point(p, plain, 0, d, x->U, x->S, x->V, L, GV, &F, NULL, NULL,
+                                   &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__sweep_point(p, plain, 1, d, x->U, x->S, x->V, L, GtU, NULL, NULL, NULL,
+                                   &err) == RO_SGNS_OK);
         CHECK(ro_sgns__metric_grad(&mt, GV, GtU, g, &err) == RO_SGNS_OK);
         memcpy(g0, g, len * sizeof(real));
         tan_dense(x, g, D1);
@@ -1883,8 +1886,8 @@ static int watch_blocks(const ro_sgns_ro_progress *pr, const ro_sgns_factors *x,
 }
 
 /* report_blocks: the callback inside the sweeps, counting each sweep's
-   blocks; the results bit for bit those of a run without it, fused and
-   with two sweeps a step, on 1 and 2 threads. */
+   blocks; the results bit for bit those of a run without it, fused, with
+   two sweeps a step and in the metric direction, on 1 and 2 threads. */
 static void test_block_reports(void)
 {
     size_t n = 150, m = 120, d = 10;
@@ -1894,7 +1897,7 @@ static void test_block_reports(void)
     ro_sgns_factors *x0 = random_point(n, m, d, 0.3);
     ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 1.0, &p, NULL, NULL);
     for (threads = 1; threads <= 2; ++threads)
-        for (fuse = 0; fuse <= 1; ++fuse) {
+        for (fuse = 0; fuse <= 2; ++fuse) { /* 2: the metric direction */
             ro_sgns_factors *a = copy_point(x0), *b = copy_point(x0);
             ro_sgns_ro_config cfg = ro_sgns_ro_config_default();
             blocks_watch w;
@@ -1911,7 +1914,8 @@ static void test_block_reports(void)
             memset(&w, 0, sizeof w);
             w.sweep = -2;
             cfg.iterations = 3;
-            cfg.fuse = fuse;
+            cfg.fuse = fuse == 1;
+            if (fuse == 2) cfg.direction = RO_SGNS_DIRECTION_METRIC;
             cfg.block_rows = 16;
             CHECK(ro_sgns_ro_train(p, a, &cfg, NULL) == RO_SGNS_OK);
             cfg.callback = watch_blocks;
@@ -1923,7 +1927,7 @@ static void test_block_reports(void)
                    threads, w.steps, w.inside, w.bad);
             /* the sweep at the start and one in each step at least; with two
                sweeps a step (fuse 0) the second too */
-            CHECK(w.sweeps_seen[0] > 0 && w.sweeps_seen[1] > 0 && (fuse || w.sweeps_seen[2] > 0));
+            CHECK(w.sweeps_seen[0] > 0 && w.sweeps_seen[1] > 0 && (fuse == 1 || w.sweeps_seen[2] > 0));
             CHECK(a->iteration == 3 && b->iteration == 3 &&
                   memcmp(a->U, b->U, n * d * sizeof(real)) == 0 &&
                   memcmp(a->V, b->V, m * d * sizeof(real)) == 0 &&
