@@ -8870,6 +8870,33 @@ static void ro_sgns__accept(ro_sgns__ro_step *st, ro_sgns_factors *x)
     ro_sgns__stamp(st->p, x);
 }
 
+/* The first step's size: where the last run's safeguard left it (a
+   resumed run), or the configured one. */
+static double ro_sgns__first_lambda(const ro_sgns_ro_config *cfg, const ro_sgns_factors *x)
+{
+    return cfg->safeguard && x->next_step > 0 && x->next_step <= ro_sgns__step_cap(cfg)
+               ? x->next_step
+               : cfg->step;
+}
+
+/* The reports inside the steps' sweeps (PROGRESS INSIDE A STEP): rep
+   set up for the run from x, or NULL when they are not asked for. */
+static ro_sgns__block_report *ro_sgns__reports_init(ro_sgns__block_report *rep,
+                                                    const ro_sgns_ro_config *cfg,
+                                                    const ro_sgns_factors *x, double lambda)
+{
+    memset(rep, 0, sizeof *rep);
+    if (!cfg->callback || !cfg->report_blocks) return NULL;
+    rep->cb = cfg->callback;
+    rep->user = cfg->user;
+    rep->x = x;
+    rep->pr.iteration = x->iteration;
+    rep->pr.step = lambda;
+    rep->pr.sweep = -1; /* the sweep at the start is 0 */
+    rep->t0 = ro_sgns__now();
+    return rep;
+}
+
 /* The safeguard's verdict on a try of a step, F1 at the candidate and
    *res how the try went: 1 keep it; 0 halve the step and try again; -1
    end the run with *res (an error, a NaN without the safeguard, or no
@@ -8912,20 +8939,8 @@ static ro_sgns_result ro_sgns__ro_run(const ro_sgns_problem *p, const ro_sgns_co
     ro_sgns_result res;
     ro_sgns__ro_step_init(&st, p, cfg, d);
     res = ro_sgns__ro_step_alloc(&st, x, comm != NULL, err);
-    lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= ro_sgns__step_cap(cfg)
-                 ? x->next_step
-                 : cfg->step;
-    memset(&rep, 0, sizeof rep);
-    if (cfg->callback && cfg->report_blocks) { /* PROGRESS INSIDE A STEP */
-        rep.cb = cfg->callback;
-        rep.user = cfg->user;
-        rep.x = x;
-        rep.pr.iteration = x->iteration;
-        rep.pr.step = lambda;
-        rep.pr.sweep = -1; /* the sweep at the start is 0 */
-        rep.t0 = ro_sgns__now();
-        st.rep = &rep;
-    }
+    lambda = ro_sgns__first_lambda(cfg, x);
+    st.rep = ro_sgns__reports_init(&rep, cfg, x, lambda);
     /* F(X) and D V at the start (fused: and D^T M V for the first step) */
     st.g_lambda = lambda;
     if (res == RO_SGNS_OK) res = ro_sgns__f_and_dv(&st, x->U, x->S, x->V, w->DV, &F, err);
@@ -9334,21 +9349,8 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
     mt.Cc = mt.Ab + d * d, mt.Abi = mt.Ab + 2 * d * d, mt.Cci = mt.Ab + 3 * d * d;
     mt.dd = mt.Ab + 4 * d * d;
     g = tv, xi = tv + len, z = tv + 2 * len, pp = tv + 3 * len, q = tv + 4 * len;
-    lambda = cfg->safeguard && x->next_step > 0 && x->next_step <= ro_sgns__step_cap(cfg)
-                 ? x->next_step
-                 : cfg->step;
-    /* F(X), G V and G^T U at the start */
-    memset(&rep, 0, sizeof rep);
-    if (cfg->callback && cfg->report_blocks) { /* PROGRESS INSIDE A STEP */
-        rep.cb = cfg->callback;
-        rep.user = cfg->user;
-        rep.x = x;
-        rep.pr.iteration = x->iteration;
-        rep.pr.step = lambda;
-        rep.pr.sweep = -1; /* the sweep at the start is 0 */
-        rep.t0 = ro_sgns__now();
-        r = &rep;
-    }
+    lambda = ro_sgns__first_lambda(cfg, x);
+    r = ro_sgns__reports_init(&rep, cfg, x, lambda);
     /* F(X) and G V at the start; each step begins with G^T U at its X */
     res = ro_sgns__sweep_point(p, grad, 0, d, x->U, x->S, x->V, w->T, w->DV, &F, cfg, r, err);
     for (it = 0; res == RO_SGNS_OK && it < cfg->iterations; ++it) { /* [line 3] */
