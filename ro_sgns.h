@@ -132,7 +132,7 @@
 
    HOW TO READ THIS HEADER
      To learn RO-SGNS, read THE ALGORITHM ON ONE PAGE below, then Part I of
-     the implementation, top to bottom (1,463 lines with their
+     the implementation, top to bottom (1,476 lines with their
      comments): every matrix of Algorithm 1 is formed there, every kernel is
      a plain loop. Part II does the same in O((n + m) d + nnz) memory and at
      the speed of the machine; each function there names its Part I twin.
@@ -953,11 +953,11 @@ typedef struct ro_sgns_ro_progress {
    below says how many). With report_blocks = 1 the callback is also
    called inside each sweep over blocks of rows (II.5), after each block
    is done, with within_step = 1, blocks_done of blocks_total (of this
-   sweep), sweep (which sweep of the step: a step with halvings, or with
-   fuse = 0, sweeps more than once; 0 is the sweep at the start, before
-   step 1), seconds since the step began, iteration the steps taken so
-   far, objective and step the last accepted F (0 before step 1) and the
-   step being tried; x is the last accepted point, as after the step
+   sweep), sweep (which sweep of the step: a step with halvings, with
+   fuse = 0 or in the metric direction sweeps more than once; 0 is the
+   sweep at the start, before step 1), seconds since the step began,
+   iteration the steps taken so far, objective and step the last
+   accepted F (0 before step 1) and the step being tried; x is the last accepted point, as after the step
    before (unchanged until the step ends). The call comes from inside the
    sweep's threads (with OpenMP from whichever finished the block, one
    call at a time, blocks_done counting up by one): keep it short, and do
@@ -9082,18 +9082,19 @@ static ro_sgns_result ro_sgns__spd_inverse(ro_sgns__metric *mt, const ro_sgns_re
     const size_t d = mt->d;
     double *R = mt->chol, *work = mt->chol + d * d, tr = 0;
     ro_sgns_real *Ri = mt->dd;
-    size_t i;
+    size_t i, j;
+    int attempt;
     for (i = 0; i < d; ++i) tr += (double)A[i * d + i];
-    if (!ro_sgns__cholesky_upper(d, A, R)) { /* again, with the ridge */
-        size_t r, c;
-        for (r = 0; r < d; ++r)
-            for (c = 0; c < d; ++c) R[r * d + c] = c >= r ? (double)A[r * d + c] : 0;
-        for (r = 0; r < d; ++r) R[r * d + r] += 1e-12 * (tr > 0 ? tr : 1);
-        if (!ro_sgns__cholesky_in_place(d, R))
-            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
-                                 "ro_train: the metric's d x d weights are not positive "
-                                 "definite (NaN, or no weight on the point's span)");
+    for (attempt = 0; attempt < 2; ++attempt) { /* A, then A with the ridge */
+        for (i = 0; i < d; ++i)
+            for (j = 0; j < d; ++j) R[i * d + j] = j >= i ? (double)A[i * d + j] : 0;
+        if (attempt) for (i = 0; i < d; ++i) R[i * d + i] += 1e-12 * (tr > 0 ? tr : 1);
+        if (ro_sgns__cholesky_in_place(d, R)) break;
     }
+    if (attempt == 2)
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                             "ro_train: the metric's d x d weights are not positive "
+                             "definite (NaN, or no weight on the point's span)");
     ro_sgns__inverse_upper(d, R, work, Ri);
     return ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, d, d, d, 1, Ri, d, Ri, d, 0, Ai, d,
                         mt->al, err);
@@ -9356,7 +9357,7 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
     for (it = 0; res == RO_SGNS_OK && it < cfg->iterations; ++it) { /* [line 3] */
         double t0 = ro_sgns__now();
         int halvings = 0;
-        ro_sgns_real *UtU = w->V1 + m * d, *Kt = w->A;
+        ro_sgns_real *UtU = w->V1 + m * d, *Kt = w->A, *SK = w->A + d * d; /* A: 3 d x d */
         const ro_sgns_real *K, *Up, *Vp;
         rep.t0 = t0;
         rep.pr.iteration = x->iteration;
@@ -9374,9 +9375,9 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
             rep.pr.step = lambda;
             rep.pr.halvings = halvings;
             /* U', S' = QR(M V), M V = U (S + lambda K) + lambda Up       [line 4] */
-            for (i = 0; i < d * d; ++i) Kt[i] = x->S[i] + (ro_sgns_real)lambda * K[i];
+            for (i = 0; i < d * d; ++i) SK[i] = x->S[i] + (ro_sgns_real)lambda * K[i];
             memcpy(w->U1, Up, n * d * sizeof(ro_sgns_real));
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, Kt, d,
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, SK, d,
                                (ro_sgns_real)lambda, w->U1, d, al, err);
             if (res == RO_SGNS_OK) res = ro_sgns__qr_step(n, d, w->U1, w->R, w->T, al, err);
             /* V', S'^T = QR(M^T U'),                                    [line 5]
@@ -9387,10 +9388,8 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
             if (res == RO_SGNS_OK)
                 res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, (ro_sgns_real)lambda,
                                    Up, d, w->U1, d, 0, Kt, d, al, err);
-            for (i = 0; res == RO_SGNS_OK && i < d * d; ++i)
-                w->R[i] = x->S[i] + (ro_sgns_real)lambda * K[i];
             if (res == RO_SGNS_OK) /* Kt += (S + lambda K)^T T */
-                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, d, 1, w->R, d, UtU, d, 1,
+                res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, d, 1, SK, d, UtU, d, 1,
                                    Kt, d, al, err);
             if (res == RO_SGNS_OK)
                 res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, m, d, d, 1, x->V, d, Kt, d, 0,

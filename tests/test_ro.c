@@ -1138,6 +1138,18 @@ static void test_metric_direction(void)
             CHECKF(sqrt(res2 / g2) <= (IS_D ? 1e-8 : 1e-3), "metric: CG 60: residual %.3g",
                    sqrt(res2 / g2));
     }
+    { /* the d x d inverses: a singular Gram matrix gets the ridge (rank one:
+         its inverse times it is the identity on its span, 1e12-sized off it);
+         NaN is an error */
+        real Z[9], Zi[9];
+        for (i = 0; i < 9; ++i) Z[i] = 1; /* [1 1 1] [1 1 1]^T: rank one */
+        CHECK(ro_sgns__spd_inverse(&mt, Z, Zi, &err) == RO_SGNS_OK);
+        CHECK(Zi[0] > 1e10 && ro_sgns__is_finite(Zi[0])); /* the ridge's 3e-12 */
+        if (IS_D) /* (Z + e I)^-1 1 = 1 / (3 + e): entries of 1e11 that cancel */
+            CHECK(fabs((double)Zi[0] + Zi[1] + Zi[2] - 1 / (3 + 3e-12)) <= 1e-3);
+        Z[4] = (real)NAN;
+        CHECK(ro_sgns__spd_inverse(&mt, Z, Zi, &err) == RO_SGNS_ERR_NUMERIC);
+    }
     free(mt.bU);
     free(mt.cV);
     free(mt.tn);
