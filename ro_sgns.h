@@ -957,8 +957,9 @@ typedef struct ro_sgns_ro_progress {
    fuse = 0 or in the metric direction sweeps more than once; 0 is the
    sweep at the start, before step 1), seconds since the step began,
    iteration the steps taken so far, objective and step the last
-   accepted F (0 before step 1) and the step being tried; x is the last accepted point, as after the step
-   before (unchanged until the step ends). The call comes from inside the
+   accepted F (0 before step 1) and the step being tried; x is the last
+   accepted point, as after the step before (unchanged until the step
+   ends). The call comes from inside the
    sweep's threads (with OpenMP from whichever finished the block, one
    call at a time, blocks_done counting up by one): keep it short, and do
    not call the library from it. Its return value is ignored there (stop
