@@ -1442,8 +1442,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
    object (free it with ro_sgns_counts_free), untouched on failure. Errors
    (RO_SGNS_ERR_*): INVALID_ARGUMENT (a setting out of range), FORMAT (NOT
    TEXT), EMPTY (no token, no word at min_count, no pair), BUDGET,
-   OUT_OF_MEMORY, IO (a read failed), SIZE_OVERFLOW (2^32 tokens and line
-   breaks); RO_SGNS_STOPPED when config->callback asked to stop. */
+   OUT_OF_MEMORY, IO (a read failed), SIZE_OVERFLOW (about 2^32 tokens and
+   line breaks); RO_SGNS_STOPPED when config->callback asked to stop. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_count_memory(const void *text, size_t size,
                                                 const ro_sgns_count_config *config,
                                                 ro_sgns_counts **out,
@@ -1566,13 +1566,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
 #endif
 
 /* Checkpoints: the point (U, S, V) in f64, the steps taken, the next step
-   size and what the point was trained for (the counts' fingerprint, k,
-   cds, window; 0 = not recorded), so a resumed run gives the bits of one
-   run straight through and ro_sgns_factors_check_resume can refuse a
-   mismatch. Chunked CRC-32Cs as in the counts file; version 1 still loads.
-   Loading refuses (RO_SGNS_ERR_FORMAT, with the byte offset) a NaN, an Inf
-   or a value beyond ro_sgns_real's range, a header with k, window and
-   fingerprint recorded in part, or a cds not > 0. Layout: docs/GUIDE.md. */
+   size and what it was trained for (counts fingerprint, k, cds, window; 0 =
+   not recorded), so a resumed run repeats a straight run's bits. Chunk
+   CRC-32Cs as in the counts file; layout in docs/GUIDE.md. Loading refuses
+   (RO_SGNS_ERR_FORMAT, byte offset) NaN, Inf, values beyond ro_sgns_real's
+   range, k, window and fingerprint recorded in part, and a cds not > 0. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err);
@@ -1644,16 +1642,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
 /* The readers and writers also take section 0's byte-stream callbacks,
    so they work without stdio (RO_SGNS_NO_STDIO). */
 
-/* The three formats of word vectors.
-   RO_SGNS_W2V_TEXT    word2vec text: a header line "V d", then V lines of
-                       a word and d numbers.
-   RO_SGNS_W2V_BINARY  word2vec binary: the same header line, then V
-                       records: the word, a space, d little-endian float32,
-                       a newline (written; optional when read).
-   RO_SGNS_GLOVE_TEXT  GloVe text: word2vec text without the header.
-   Text readers take CRLF, tabs, trailing blanks and blank lines; numbers
-   are written with enough digits ("%.9g" float, "%.17g" double) to read
-   back bit-exactly. */
+/* The three formats of word vectors. Text readers take CRLF, tabs,
+   trailing blanks and blank lines; numbers are written with the digits to
+   read back bit-exactly ("%.9g" float, "%.17g" double).
+   RO_SGNS_W2V_TEXT    word2vec text: a line "V d", then V lines of a word
+                       and d numbers.
+   RO_SGNS_W2V_BINARY  the same first line, then V records: the word, a
+                       space, d little-endian float32, '\n' (optional read).
+   RO_SGNS_GLOVE_TEXT  GloVe: word2vec text without the "V d" line. */
 typedef enum ro_sgns_vectors_format {
     RO_SGNS_W2V_TEXT = 0,
     RO_SGNS_W2V_BINARY = 1,
@@ -1704,13 +1700,11 @@ RO_SGNS_DEF void ro_sgns_vectors_normalize(ro_sgns_vectors *v);
 #ifndef RO_SGNS_NO_FILES
 
 /* Readers. limit = 0 reads every vector, N the first N (the rest unread).
-   Malformed input (a header that disagrees with the body, a short or long
-   line, a bad number, NaN or Inf, a cut record or last line, a dimension
-   of 0 or over RO_SGNS_FILE_MAX_DIM, a duplicate word, a control byte in a
-   word or one over RO_SGNS_FILE_MAX_WORD bytes) gives RO_SGNS_ERR_FORMAT
-   with the line or byte offset; no vector RO_SGNS_ERR_EMPTY. *out
-   untouched on failure. Files read and write the same under any locale,
-   which is read: no setlocale() in another thread meanwhile. */
+   Malformed input (a header at odds with the body, a bad or cut line or
+   record, NaN, Inf, d = 0 or d > RO_SGNS_FILE_MAX_DIM, a duplicate word, a
+   word with a control byte or over RO_SGNS_FILE_MAX_WORD bytes) gives
+   RO_SGNS_ERR_FORMAT with the line or offset, no vector RO_SGNS_ERR_EMPTY;
+   *out untouched then. Any locale; no setlocale() in another thread. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_memory(const void *data, size_t size,
                                                        ro_sgns_vectors_format format,
                                                        size_t limit, ro_sgns_vectors **out,
