@@ -1307,14 +1307,12 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng);
 /* ======================================================================
    7. Shards: the start and the step over rows spread across processes
       (implementation: II.4, II.8; RO_SGNS_NO_SHARDS leaves out the calls
-      after ro_sgns_comm)
+      after ro_sgns_comm; docs/GUIDE.md section 7 shows how they fit)
    ====================================================================== */
 
-/* A problem may hold only the rows [r0, r1) of the words (a shard), with
-   the global marginals. P processes, each with its shard and U's rows of
-   it, run ro_sgns_ro_train_shard together; a transport (MPI or anything
-   else) is plugged in through ro_sgns_comm, each callback returning 0 on
-   success. The implementation's II.4 has the scheme and its costs. */
+/* The transport between P processes (MPI or anything else), each holding
+   a shard: the rows [r0, r1) of the words, with the global marginals.
+   Every callback returns 0 on success. II.4 has the scheme and its costs. */
 typedef struct ro_sgns_comm {
     int rank, size; /* this shard's index and the number of shards */
     /* recv = the count values of every shard's send, in shard order */
@@ -1328,19 +1326,18 @@ typedef struct ro_sgns_comm {
 
 #ifndef RO_SGNS_NO_SHARDS
 
-/* The rows [r0, r1) of a whole problem as a problem of their own (it
-   borrows the whole problem's arrays, which must outlive it, and builds
-   the rows' transpose). */
+/* The rows [r0, r1) of a whole problem as a problem of their own: it
+   borrows the whole problem's arrays (which must outlive it) and builds
+   the rows' transpose. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *problem,
                                                        size_t r0, size_t r1,
                                                        ro_sgns_problem **out,
                                                        const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err);
 /* A shard from its own rows of the counts (borrowed: row_ptr for rows
-   r0..r1, values absolute into col / val), the column sums ctx_sum (m) and
-   |D| = total (such as ro_sgns_counts' ctx_count and total: sums of the
-   values before they were rounded to float are fine), k and cds as in
-   ro_sgns_problem_create (every shard gets the same). */
+   r0..r1, its values absolute into col / val), the column sums ctx_sum (m
+   values) and |D| = total (ro_sgns_counts' ctx_count and total will do);
+   k and cds as in ro_sgns_problem_create, the same on every shard. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size_t r0,
                                                         size_t r1, const uint64_t *row_ptr,
                                                         const uint32_t *col, const float *val,
@@ -1350,42 +1347,31 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err);
 /* ro_sgns_ro_train on a shard: x holds U's rows of the shard (at least d)
-   and all of S and V; comm NULL (or size 1) for a problem that holds every
-   row. Every shard calls it with the same config, S and V, and ends with
-   the same S, V and step state. The callback runs on every shard; the run
-   stops when any returns non-zero. An error on any shard (out of memory,
-   NaN) reaches every shard at the next exchange, and all return the same
-   code; only a failing transport callback (RO_SGNS_ERR_IO) returns on one
-   shard while the others may wait in a collective: abort the job then. */
+   and all of S and V; comm NULL (or size 1) for a problem of every row.
+   All shards pass the same config, S and V, and end with the same S, V and
+   step state; the run stops when any shard's callback returns non-zero.
+   An error on one shard reaches all at the next exchange (the same code on
+   each), except a failing transport (RO_SGNS_ERR_IO): then abort the job. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_shard(const ro_sgns_problem *shard,
                                                   const ro_sgns_comm *comm, ro_sgns_factors *x,
                                                   const ro_sgns_ro_config *config,
                                                   ro_sgns_error *err);
 
-/* The start X_0 over shards: each shard makes the SPPMI of its own rows
-   (ro_sgns_sppmi_rows) and all run ro_sgns_tsvd_shard together; no shard
-   holds more than its rows of the SPPMI, of U and of the Krylov basis,
-   plus V. Then each has the x that ro_sgns_ro_train_shard takes. */
-
 /* The SPPMI (ro_sgns_sppmi) of the words' rows [r0, r1) only, as an
-   (r1 - r0) x n matrix (column ids global). It needs only those rows of
-   the counts and the global marginals, so the counts may be a row range
-   (ro_sgns_counts_load_rows_path) that contains [r0, r1). Unlike the
-   whole matrix, rows without any positive entry are no error. */
+   (r1 - r0) x n matrix with global column ids. It needs only those rows of
+   the counts and the global marginals, so counts may be a row range
+   (ro_sgns_counts_load_rows_path) that contains [r0, r1). Rows without a
+   positive entry are no error here. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi_rows(const ro_sgns_counts *counts, size_t r0,
                                               size_t r1, double k, double cds,
                                               ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err);
-/* ro_sgns_tsvd of the matrix whose rows the shards hold, shard q holding
-   the q-th block of rows (rows, rows x m): *out gets U's rows of this
-   shard and all of S and V (the same bits on every shard). Every shard
-   calls it with the same d and config. With comm NULL (or size 1) rows is
-   the whole matrix and the result is ro_sgns_tsvd's, bit for bit. On P
-   shards the result agrees with ro_sgns_tsvd's to rounding (the sums run
-   in another order) and repeats bit for bit for the same P. Each shard
-   needs at least d rows and at least the block width b (Krylov) or l
-   (subspace) rows; INVALID_ARGUMENT on every shard otherwise. Errors
-   reach every shard, as in ro_sgns_ro_train_shard. */
+/* ro_sgns_tsvd of a matrix whose rows the shards hold, shard q the q-th
+   block (rows: rows x m): *out gets this shard's rows of U and all of S
+   and V, the same on every shard; all pass the same d and config. comm
+   NULL (or size 1): ro_sgns_tsvd's bits; P shards: equal to rounding and
+   repeatable for that P. Each shard needs >= d and >= b (Krylov) or l
+   (subspace) rows, else INVALID_ARGUMENT; errors: ro_sgns_ro_train_shard's. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_sgns_comm *comm,
                                               size_t d, const ro_sgns_tsvd_config *config,
                                               ro_sgns_factors **out,
@@ -1405,132 +1391,59 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
    8. Counting a corpus: tokens -> vocabulary -> windowed co-occurrence
       counts #(w,c), the marginals #(w), #(c) and |D| [paper 2.1]
       (implementation: III.1; RO_SGNS_NO_COUNT leaves it out; the types
-      these fill, ro_sgns_counts and ro_sgns_count_config, are section 1's)
-
-   QUICK START (count a corpus, save, load, look inside)
-       ro_sgns_count_config cfg = ro_sgns_count_config_default();
-       ro_sgns_counts *co = NULL;
-       ro_sgns_error err;
-       int64_t king;
-       uint64_t k;
-       cfg.window = 5;            // 5 words on each side
-       cfg.min_count = 100;       // keep words seen >= 100 times
-       if (ro_sgns_count_path("corpus.txt", &cfg, &co, NULL, &err) != RO_SGNS_OK) {
-           fprintf(stderr, "count: %s\n", err.message);
-           return 1;
-       }
-       printf("n = %zu words, nnz = %llu, |D| = %.0f\n", co->n,
-              (unsigned long long)co->nnz, co->total);
-       ro_sgns_counts_save_path(co, "corpus.counts", &err);   // atomic replace
-       ro_sgns_counts_free(co);
-       ro_sgns_counts_load_path("corpus.counts", &co, NULL, &err);
-       king = ro_sgns_vocab_find(&co->vocab, "king", 4);       // -1 if absent
-       if (king >= 0)
-           for (k = co->row_ptr[king]; k < co->row_ptr[king + 1]; ++k)
-               printf("%s %g\n", co->vocab.word[co->col[k]], (double)co->val[k]); // #(king,c)
-       ro_sgns_counts_free(co);
-
-   SETTINGS OF THE PAPER AND OF ITS CODE (github.com/AlexGrinch/ro_sgns)
-     paper text:           window = 5, min_count = 201 ("more than 200")
-     authors' released code: window = 2 (their 5/2 in Python 2), min_count = 200
-     Both: no dynamic window, no subsampling, dropped words keep their place
-     (close_gaps = 0), windows stop at sentence ends (cross_lines = 0 and
-     one sentence a line; the bundled corpus has one document a line).
-     The defaults below are word2vec's where word2vec has one (window 5,
-     min_count 5) and the paper's otherwise.
-
-   THREADS
-     With OpenMP the pair pass runs rows in parallel; the counts are bitwise
-     the same for any number of threads (each row is summed by one thread,
-     in a fixed order, and column sums are sums of integers). Reading and
-     the vocabulary are serial.
+      these fill, ro_sgns_counts and ro_sgns_count_config, are section 1's;
+      docs/GUIDE.md section 8: an example, the paper's settings, memory)
 
    TOKENS
-     A token is a maximal run of bytes above 0x20: every byte from 0x00 to
-     0x20 (space, tab, '\r', '\v', '\f', NUL and the other control bytes)
-     separates tokens, and '\n' also ends a line (so CRLF files read like
-     LF files). This one definition holds for counting, the SGD baseline,
-     the counts file, and the words of ro_sgns_vectors and of every vectors
-     format, so whatever counting finds can be written and read back.
-     Every byte above 0x20 is taken as it is: no case folding, no Unicode
-     normalisation (UTF-8 is bytes >= 0x80). A token longer than
-     RO_SGNS_MAX_WORD_BYTES bytes is cut to its first RO_SGNS_MAX_WORD_BYTES
-     bytes, moved back to the start of a UTF-8 character when the cut would
-     fall inside one (at most 3 bytes back, so valid UTF-8 is never split);
-     the rest of the token is discarded (word2vec does the same, at 99 bytes).
-     '\n' ends a line.
+     A token is a maximal run of bytes above 0x20: every byte 0x00..0x20
+     separates tokens, and '\n' also ends a line (CRLF reads as LF). This
+     holds for counting, the SGD baseline, the counts file and every
+     vectors format. Bytes are kept as they are (no case folding, no
+     Unicode normalisation). A token longer than RO_SGNS_MAX_WORD_BYTES is
+     cut to that many bytes, moved back (at most 3) to the start of a UTF-8
+     character; the rest of it is discarded.
 
    NOT TEXT
-     Unless allow_binary = 1, the first RO_SGNS_SNIFF_BYTES bytes of the
-     input (all of it when shorter) are looked at before they are counted,
-     and counting fails with RO_SGNS_ERR_FORMAT, a message naming what was
-     seen, when they hold a UTF-16 or UTF-32 byte order mark, any NUL byte
-     (UTF-16 without a mark has one in every other byte: the message says
-     which byte order), or invalid UTF-8 sequences in more than one byte in
-     ten (random or compressed bytes; Latin-1 text, a few percent, passes).
-     The verdict depends on those bytes only, never on how a reader splits
-     them. Beyond them nothing is checked: a text that turns binary later
-     is counted.
+     Unless allow_binary = 1, the first RO_SGNS_SNIFF_BYTES bytes are
+     looked at first: a UTF-16 or UTF-32 byte order mark, any NUL byte, or
+     invalid UTF-8 in more than one byte in ten gives RO_SGNS_ERR_FORMAT,
+     the message naming what was seen. The verdict depends on those bytes
+     alone, not on how a reader splits them; later bytes are not checked.
 
    WHAT IS COUNTED
-     Stream positions: every token has one. Words that are not in the
-     vocabulary (below min_count or beyond max_vocab) and words removed by
-     subsampling are "dropped": with close_gaps = 0 (default, the authors'
-     code and hyperwords) they keep their position, so they still take room
-     in windows; with close_gaps = 1 (word2vec, GloVe) they are removed
-     before windows are formed.
-     Subsampling (sample = t > 0; word2vec's formula): a token of a kept
-     word w is kept with probability min(1, (sqrt(f / (t T)) + 1) t T / f),
-     f = the count of w, T = the sum of the counts of all vocabulary words.
-     The counts in vocab.count are never subsampled. The draws for token i
-     (the i-th token of the input; subsampling and dynamic_window = 1) come
-     from streams seeded with (seed, i / 65536), so they do not depend on
-     the budget.
-     For each kept word w at position i and each kept word c at position j,
-     0 < |i - j| <= L (L = the half-width "window"), on the same line unless
-     cross_lines = 1, the pair (w, c) gets weight 1. With dynamic_window = 1
-     L is replaced, for each centre position i, by b_i drawn uniformly from
-     {1, ..., L} (word2vec); with dynamic_window = 2 the pair at distance
-     dist gets the expected weight (L - dist + 1) / L instead, no randomness.
-     #(w, c) is the sum of the weights; #(w) = sum_c #(w, c) (row sums),
-     #(c) = sum_w #(w, c) (column sums), |D| = sum_{w,c} #(w, c), as the paper
-     defines them - these are not unigram counts (vocab.count holds those).
-     Words and contexts share one vocabulary, so the matrix is n x n; it is
-     symmetric except with dynamic_window = 1.
-     Exactness: weights are summed as integers (1, or L - dist + 1) in
-     doubles, which is exact below 2^53, and divided by L once at the end in
-     weighted mode; so the result does not depend on the order of the sums,
-     the memory budget or the thread count. The marginals and |D| keep
-     these doubles; each pair's value is then rounded to float once (exact
-     for integer counts up to 2^24, relative error <= 6e-8 otherwise).
+     Words out of the vocabulary (below min_count, beyond max_vocab) and
+     tokens removed by subsampling are dropped: with close_gaps = 0 they
+     keep their place in windows, with close_gaps = 1 they are removed
+     first. Subsampling (sample = t > 0) keeps a token of word w with
+     probability min(1, (sqrt(f / (t T)) + 1) t T / f), f = vocab.count[w]
+     and T its sum (vocab.count itself is never subsampled); token i draws
+     from the stream (seed, i / 65536). Two kept words at distance
+     0 < dist <= L (L = window), on one line unless cross_lines = 1, add 1
+     to #(w, c); dynamic_window = 1 draws L for each centre from {1..L},
+     dynamic_window = 2 weighs the pair (L - dist + 1) / L. #(w), #(c) are
+     the row and column sums and |D| the total (vocab.count holds the
+     unigram counts). The matrix is symmetric unless dynamic_window = 1.
+     Exactness: weights are summed as integers in doubles (exact below
+     2^53) and divided by L once, so nothing depends on the order of the
+     sums, the memory budget or the thread count; the marginals and |D|
+     keep these doubles, and each pair's value is rounded to float once.
 
-   MEMORY (ro_sgns_estimate_memory has the formula)
-     Counting keeps the corpus as a stream of word ids - 2 bytes a token
-     while reading, and 2 bytes a token for the pair pass when the
-     vocabulary has at most 65533 words (4 otherwise) - plus the table of
-     distinct words and the result. memory_budget bounds everything
-     counting allocates, the result included; a tighter budget costs extra
-     passes over the id stream (~2 bytes a token read per pass), never
-     exactness, and never a temporary file. A budget that cannot hold the
-     stream, the table of distinct words and the result gives
-     RO_SGNS_ERR_BUDGET with a message that says how many bytes are needed
-     at least (the size of the result is not known before it is made) and,
-     when the pair pass ran short, how many are enough.
-     Reallocations are counted at their new size (large blocks grow in
-     place with glibc); a custom allocator that copies briefly holds both.
+   MEMORY
+     memory_budget bounds all that counting allocates, the result included
+     (ro_sgns_estimate_memory has the formula); a tighter budget costs more
+     passes over the id stream, never exactness or a temporary file. Too
+     small a one gives RO_SGNS_ERR_BUDGET, saying how many bytes it needs.
    ====================================================================== */
 
-/* How much of the input the NOT TEXT check above looks at: 1 MiB. */
+/* How much of the input the NOT TEXT check looks at: 1 MiB. */
 #define RO_SGNS_SNIFF_BYTES ((uint64_t)1 << 20)
 
-/* Count a corpus. config NULL means the defaults. On success *out receives a
-   new object (free it with ro_sgns_counts_free); on failure *out is not
-   touched. Errors: RO_SGNS_ERR_INVALID_ARGUMENT (a setting out of range),
-   RO_SGNS_ERR_FORMAT (not text, see NOT TEXT above),
-   RO_SGNS_ERR_EMPTY (no tokens, no word reaching min_count, or no pair at
-   all), RO_SGNS_ERR_BUDGET, RO_SGNS_ERR_OUT_OF_MEMORY, RO_SGNS_ERR_IO (a read
-   failed), RO_SGNS_ERR_SIZE_OVERFLOW (more than about 4.29e9 tokens);
-   RO_SGNS_STOPPED when config->callback asked to stop. */
+/* Count a corpus; config NULL means the defaults. *out receives a new
+   object (free it with ro_sgns_counts_free), untouched on failure. Errors
+   (RO_SGNS_ERR_*): INVALID_ARGUMENT (a setting out of range), FORMAT (NOT
+   TEXT), EMPTY (no token, no word at min_count, no pair), BUDGET,
+   OUT_OF_MEMORY, IO (a read failed), SIZE_OVERFLOW (about 2^32 tokens and
+   line breaks); RO_SGNS_STOPPED when config->callback asked to stop. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_count_memory(const void *text, size_t size,
                                                 const ro_sgns_count_config *config,
                                                 ro_sgns_counts **out,
@@ -1561,109 +1474,39 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_count_path(const char *path,
 /* ======================================================================
    9. Files: saving to a path, the counts file, checkpoints
       (implementation: III.2-III.4; RO_SGNS_NO_FILES leaves them out, and
-      the word vector files of section 10 with them)
+      the word vector files of section 10 with them; docs/GUIDE.md section
+      9 has the byte layouts of the counts file and of checkpoints)
    ====================================================================== */
 
-/* SAVING TO A PATH: every *_save_path (counts, checkpoints, vectors) writes
-   the same way, by what the path names now:
-     a regular file, or nothing yet: the data go into a new file in the
-       same folder, created exclusively (a name no file has, "<path>.<16
-       hex digits>.tmp", so no file of the user's is ever touched), with
-       the old file's permission bits; it is written, flushed to the disk
-       (fsync), closed, renamed over the path (atomic on POSIX; on
-       Windows MoveFileEx with REPLACE_EXISTING and WRITE_THROUGH), and
-       the folder is flushed (POSIX; best effort: not every file system
-       can). The path holds the old file or the whole new one, never a
-       mixture. On an error (a full disk, a failed write, no permission)
-       the save returns RO_SGNS_ERR_IO with the OS's reason and the
-       user's path in the message, the temporary file is removed and the
-       old file is as it was. A crash or a kill at any point leaves the
-       old file or the new one intact under the path, and possibly the
-       temporary file beside it (remove it by hand); after a power loss
-       the new file is whole once the save has returned.
-     a symbolic link: the file it points to is replaced as above (the link
-       stays a link; a chain of links is followed, at most 40 deep).
-     a character device, a FIFO, a socket's or terminal's name, or "-"
-       (standard output): written directly, in place, no temporary file and
-       no rename (/dev/null stays a device). A crash or a full disk there
-       leaves what was written so far; the error is reported as above.
-     a directory: RO_SGNS_ERR_IO, nothing written.
-   Without POSIX or Windows (neither defined) plain C cannot create a file
-   exclusively: the temporary name is used only when fopen cannot open a
-   file by it, and rename() (after remove() where rename does not
-   replace) is atomic where the C library's is. */
+/* SAVING TO A PATH: every *_save_path (counts, checkpoints, vectors)
+   replaces a regular file (or creates one) atomically: it writes a new
+   file "<path>.<16 hex digits>.tmp" in the same folder, created
+   exclusively with the old file's permission bits, flushes it to the disk,
+   renames it over the path and flushes the folder (POSIX), so the path
+   holds the old file or the whole new one, even after a crash (which may
+   leave the temporary file beside it). A symbolic link's target is
+   replaced (at most 40 links deep); a device, a FIFO or "-" (standard
+   output) is written in place; a directory is an error. Any error is
+   RO_SGNS_ERR_IO with the OS's reason and the path, the temporary file
+   removed and the old file unchanged. Windows and plain C: docs/GUIDE.md. */
 #ifndef RO_SGNS_NO_STDIO
-/* Can a save to path work? Checks what saving checks, before any long work
-   that ends in a save: a regular file or a missing one gets its temporary
-   file created (exclusively, in the path's folder) and removed again; a
-   device or FIFO must be writable (it is not opened); "-" is fine; a
-   directory, a missing folder or one without write permission is
-   RO_SGNS_ERR_IO with the OS's reason and the path. Nothing the path names
-   is changed. A later save can still fail (a disk that fills up). */
+/* Can a save to path work? Checks what saving checks before long work
+   that ends in a save (a temporary file created and removed again; a
+   device or FIFO writable; "-" fine), changing nothing the path names.
+   RO_SGNS_ERR_IO with the OS's reason and the path for a directory, a
+   missing or unwritable folder. A later save can still fail (a full disk). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_error *err);
 #endif
 
-/* ---------------------------------------------------------------------
-   The counts file, format version 2. All integers little-endian, doubles
-   IEEE 754 binary64 little-endian, written byte by byte (right on any
-   host). Offsets in bytes:
-        0  8   magic "ROSGNSCT"
-        8  4   u32 format version = 2
-       12  4   u32 flags = 0 (reserved)
-       16  8   u64 n (vocabulary size, 1 .. 2^32 - 3)
-       24  8   u64 nnz
-       32  8   u64 corpus_tokens
-       40  8   u64 distinct_words
-       48  8   u64 word_bytes (sum of the word lengths)
-       56  4   u32 window            60  4  u32 dynamic_window
-       64  8   u64 min_count         72  8  u64 max_vocab
-       80  8   f64 sample            88  4  u32 cross_lines
-       92  4   u32 close_gaps        96  8  u64 seed
-      104  8   f64 total (|D|)
-      112  4   u32 g: the chunks below have 2^g bytes (16 as written:
-               64 KiB; a reader takes 8 .. 30)
-      116  4   u32 CRC-32C of bytes 0-115 (so a corrupt size is caught
-               before anything is allocated or sought)
-      120      vocabulary, n records: u32 len (1..RO_SGNS_MAX_WORD_BYTES),
-               len bytes of the word (each > 0x20: a token, section 8),
-               u64 unigram count (>= 1)
-       ..      row_ptr: n + 1 u64;  col: nnz u32;  val: nnz f64;
-               word_count: n f64;  ctx_count: n f64
-        D      (the end of the data, from the header: D = 120 + 12 n +
-               word_bytes + 8 (n + 1) + 12 nnz + 16 n)
-        D      the chunk table: C = ceil(D / 2^g) u32, the CRC-32C of
-               bytes [i 2^g, min((i + 1) 2^g, D)) for chunk i
-   D + 4C  4   u32 CRC-32C of the chunk table; the file ends here.
-   Any byte range of the data is verified by the chunks it touches (a
-   reader of a row range reads and checks only those); CRC-32C finds every
-   error of up to 3 bits and every burst of up to 32 bits in a chunk, the
-   table's own CRC any in the table, and anything else but for a chance of
-   2^-32 a chunk.
-   val is kept in f64 although ro_sgns_counts holds floats: saving widens
-   them exactly, and loading rounds each value to the nearest float. A
-   value that is not positive and finite, exceeds FLT_MAX or rounds to 0
-   is an error.
-   Version 1 (written before version 2) still loads: the same layout
-   without bytes 112-119 (the vocabulary at 112), and instead of the chunk
-   table a u64 checksum of every byte before it (h = 0x84222325CBF29CE4,
-   for each 8-byte little-endian word x of the data, the last padded with
-   zero bytes: h = (h XOR x) * 0x100000001B3 mod 2^64; then h = (h XOR
-   byte count) * 0x100000001B3), which a reader checks as before; it is
-   weaker (two flipped top bits 8 bytes apart cancel), so save such a file
-   again to convert it.
-   A loader checks everything and reports RO_SGNS_ERR_FORMAT with the byte
-   offset of the first bad or missing byte (and the file, for the path
-   functions): structure and ranges, column order, finite positive values,
-   unique words that are tokens (no byte <= 0x20; a version 1 file of an
-   older count may hold such words: count the corpus again), unigram
-   counts in descending order whose sum fits in 64 bits and is at most
-   corpus_tokens, n <= distinct_words <= corpus_tokens (both 0: not
-   recorded, counts not made by counting), the
-   checksums, and the marginals against the pairs: |#(w) - sum of row w|
-   and |#(c) - sum of column c| at most 1.2e-7 of the sum plus the double
-   rounding of the sums (what rounding the values to float can explain),
-   and |D| against the sum of the #(w) and of the #(c) within (n + 2) eps.
-   --------------------------------------------------------------------- */
+/* The counts file, format version 2: a header (the counting settings, n,
+   nnz, |D|) under its own CRC-32C, the vocabulary, row_ptr, col, the
+   values in f64 (rounded to float on loading), the marginals, and a table
+   of CRC-32Cs, one per 64 KiB chunk, so a row range is checked by the
+   chunks it reads. Little-endian, right on any host; version 1 still
+   loads. A loader checks everything (structure, ranges, words that are
+   tokens, unique, finite positive values, checksums, the marginals against
+   the pairs) and reports RO_SGNS_ERR_FORMAT with the byte offset of the
+   first bad or missing byte, and the path. Layout: docs/GUIDE.md. */
 
 /* The exact size in bytes of the file ro_sgns_counts_save_* writes (0 for
    a NULL or incomplete object or a row range). */
@@ -1675,8 +1518,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_memory(const ro_sgns_counts *coun
                                                       size_t *size,
                                                       const ro_sgns_allocator *alloc,
                                                       ro_sgns_error *err);
-/* Save through a write callback, in pieces of at most 8 KiB. Allocates
-   the chunk table (4 bytes a 64 KiB). */
+/* Save through a write callback, in pieces of at most 8 KiB; allocates
+   the chunk table (4 bytes per 64 KiB). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_callback(const ro_sgns_counts *counts,
                                                         ro_sgns_write_fn write, void *user,
                                                         ro_sgns_error *err);
@@ -1691,20 +1534,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_callback(ro_sgns_read_fn read, vo
                                                         ro_sgns_counts **out,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err);
-/* Rows [r0, r1) of a counts file (0 <= r0 < r1 <= n; 0, n is the whole
-   matrix, as ro_sgns_counts_load_* gives it): the header, the whole
-   vocabulary, row_ptr, the marginals and |D|, and only the pairs of those
-   rows (see ro_sgns_counts). A version 2 file is read by seeking: the
-   header, the chunk table, and the chunks that hold the vocabulary,
-   row_ptr, the rows' pairs and the marginals, each verified by its
-   CRC-32C before it is used; chunks outside are never read, so a corrupt
-   byte there goes unnoticed. Time O(n + nnz of the rows + 2^g per
-   section), memory O(n + nnz of the rows). Checked: everything the whole
-   loader checks on what is read, #(w) of the rows held against their
-   pairs, |D| against the sums of the marginals (the column sums need
-   every row: not checked). A version 1 file, or a FILE* that cannot seek
-   (a pipe), is read from start to end, checked as a whole load is, with
-   the same O(n + nnz of the rows) memory. */
+/* Rows [r0, r1) of a counts file (0 <= r0 < r1 <= n; 0, n is a whole
+   load): the header, vocabulary, row_ptr, marginals and |D|, and the pairs
+   of those rows only. A version 2 file is read by seeking, each chunk read
+   checked (chunks not read, and the column sums, are not); a version 1
+   file or a FILE* that cannot seek is read through and checked whole.
+   Memory O(n + nnz of the rows). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_memory(const void *data, size_t size,
                                                            size_t r0, size_t r1,
                                                            ro_sgns_counts **out,
@@ -1712,17 +1547,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_memory(const void *data, siz
                                                            ro_sgns_error *err);
 
 #ifndef RO_SGNS_NO_STDIO
-/* Saving: see SAVING TO A PATH in section 0. On a crash the path holds
-   the old file or the whole new one; on a full disk RO_SGNS_ERR_IO, the
-   old file unchanged and no temporary file left. */
+/* Atomic saves: SAVING TO A PATH above. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_path(const ro_sgns_counts *counts,
                                                     const char *path, ro_sgns_error *err);
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_path(const char *path, ro_sgns_counts **out,
                                                     const ro_sgns_allocator *alloc,
                                                     ro_sgns_error *err);
-/* Row ranges (as ro_sgns_counts_load_rows_memory) from a FILE*, the file
-   starting at its current position (f is left somewhere after it), and
-   from a path. */
+/* Row ranges (as ro_sgns_counts_load_rows_memory) from a FILE* (the file
+   starts at its position; f is left somewhere after it) or a path. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_file(FILE *f, size_t r0, size_t r1,
                                                          ro_sgns_counts **out,
                                                          const ro_sgns_allocator *alloc,
@@ -1733,38 +1565,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
                                                          ro_sgns_error *err);
 #endif
 
-/* Checkpoints: the point (U, S, V), the steps taken, the next step size
-   and what the point was trained for, so that training resumed from a
-   checkpoint gives bitwise the same result as running straight through,
-   and a resume with other counts or settings can be refused. Layout
-   (version 2), little-endian:
-        0  8  magic "ROSGNSFX"        8  4  u32 version = 2
-       12  4  u32 flags = 0          16  8  u64 n     24  8  u64 m
-       32  8  u64 d                  40  8  u64 iteration
-       48  8  f64 next step (0 = the configured one)
-       56  8  u64 counts fingerprint 64  8  f64 k     72  8  f64 cds
-       80  4  u32 window             (the four: 0 = not recorded)
-       84  4  u32 g: chunks of 2^g bytes (16 as written)
-       88  4  u32 0 (reserved)       92  4  u32 CRC-32C of bytes 0-91
-       96     U (n d), S (d d), V (m d) as f64 (exact for float and double)
-        D     the chunk table and its CRC, as in the counts file (section
-              1); the file ends there (trailing bytes are an error).
-   Version 1 still loads (its fields after next step read as 0): the
-   56-byte header of bytes 0-55 above with a u32 header check at 12 (the
-   counts v1 checksum of bytes 0-11 and 16-55, its 32-bit halves xor-ed),
-   the values, and the counts v1 u64 checksum of all before it.
-   A second point (the best so far by a score, as ro-sgns -keep-best keeps
-   it, so that a resumed run keeps the same one): flags bit 0 set, and
-   after V, before the chunk table, the best point's u64 iteration, f64
-   next step, f64 score, then its U, S, V as f64 (the same n, m, d). A
-   checkpoint without one is written as before, byte for byte; the plain
-   loaders read the current point of one with it (the best point's bytes
-   verified, then dropped). Libraries before 0.3.1 refuse flags != 0.
-   Loading refuses (RO_SGNS_ERR_FORMAT, with the byte offset) a NaN, an
-   Inf or a value beyond the range of ro_sgns_real (float: 3.4e38), and a
-   version 2 header whose k, window and fingerprint are recorded in part
-   (all three set by a step on a problem from counts; k alone by one on a
-   bare CSR matrix; none by a start point) or whose cds is not > 0. */
+/* Checkpoints: the point (U, S, V) in f64, the steps taken, the next step
+   size and what it was trained for (counts fingerprint, k, cds, window; 0 =
+   not recorded), so a resumed run repeats a straight run's bits. Chunk
+   CRC-32Cs as in the counts file; layout in docs/GUIDE.md. Loading refuses
+   (RO_SGNS_ERR_FORMAT, byte offset) NaN, Inf, values beyond ro_sgns_real's
+   range, k, window and fingerprint recorded in part, and a cds not > 0. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *f,
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err);
@@ -1772,10 +1578,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, v
                                                          ro_sgns_factors **out,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
-/* The same with the best point: saved when best is not NULL (its n, m, d
-   those of f; score finite), else exactly as ro_sgns_factors_save_callback.
-   Loading sets *best (NULL when the file has none; free it with
-   ro_sgns_factors_free) and *best_score (0 when none). */
+/* The same with a second point, the best so far by a score (so a resumed
+   ro-sgns -keep-best keeps it): saved when best is not NULL (its n, m, d
+   those of f; score finite). Loading sets *best (NULL when the file has
+   none; free it with ro_sgns_factors_free) and *best_score (0 if none).
+   The plain loaders read the current point of such a file. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_callback(const ro_sgns_factors *f,
                                                               const ro_sgns_factors *best,
                                                               double score,
@@ -1788,19 +1595,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_best_callback(ro_sgns_read_fn re
                                                               const ro_sgns_allocator *alloc,
                                                               ro_sgns_error *err);
 /* Does a checkpoint fit the run about to resume from it: the same counts
-   (their fingerprint), k, window, cds and d, and n = m = the counts' n?
-   RO_SGNS_OK, or RO_SGNS_ERR_INVALID_ARGUMENT with a message that names
-   every field that differs ("k 5 here, 10 in the checkpoint; ..."). A
-   field the checkpoint did not record (0, as in version 1 files) is not
-   compared. */
+   (fingerprint), k, window, cds and d, and n = m = the counts' n? A field
+   the checkpoint did not record (0) is not compared. RO_SGNS_OK, or
+   RO_SGNS_ERR_INVALID_ARGUMENT naming every field that differs. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_check_resume(const ro_sgns_factors *checkpoint,
                                                         const ro_sgns_counts *counts, double k,
                                                         double cds, size_t d,
                                                         ro_sgns_error *err);
 #ifndef RO_SGNS_NO_STDIO
-/* Saving: see SAVING TO A PATH in section 0. On a crash the path holds
-   the old checkpoint or the whole new one; on a full disk RO_SGNS_ERR_IO,
-   the old one unchanged and no temporary file left. */
+/* Atomic saves: SAVING TO A PATH above. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
                                                      const char *path, ro_sgns_error *err);
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_path(const ro_sgns_factors *f,
@@ -1820,46 +1623,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
    10. Word vectors in memory; word2vec text and binary and GloVe files
        (implementation: III.5; the files need RO_SGNS_NO_FILES unset, the
        vectors in memory are there unless both it and RO_SGNS_NO_EVAL are
-       set) and two examples of section 11, evaluation
-
-   Vectors -> a table of Spearman scores that says what it did:
-
-       ro_sgns_vectors *v;
-       ro_sgns_similarity_result r;
-       ro_sgns_error err;
-       char line[320];
-       const char *sets[] = {"ws353.txt", "simlex999.txt", "men.txt"};
-       size_t i;
-       if (ro_sgns_vectors_load_path("vectors.bin", RO_SGNS_W2V_BINARY, 0, &v, NULL, &err))
-           return fprintf(stderr, "%s\n", err.message), 1;
-       for (i = 0; i < 3; ++i) {
-           if (ro_sgns_similarity_eval_path(v, sets[i], NULL, &r, NULL, &err) == RO_SGNS_OK)
-               ro_sgns_similarity_describe(&r, line, sizeof line);
-           else
-               snprintf(line, sizeof line, "error: %s", err.message);
-           printf("%-14s %s\n", sets[i], line);
-       }   // e.g. "ws353.txt  spearman 0.6812 pearson 0.6433 | 344 of 353 pairs used,
-           //        9 skipped (out of vocabulary) | case folding off | all 24292 rows"
-       ro_sgns_vectors_free(v);
-
-   Word -> its nearest neighbours:
-
-       ro_sgns_neighbor nb[10];
-       size_t i, found;
-       if (ro_sgns_neighbors_of_word(v, "king", 10, nb, &found, NULL, &err) == RO_SGNS_OK)
-           for (i = 0; i < found; ++i)
-               printf("%-20s %.4f\n", v->words[nb[i].row], nb[i].similarity);
+       set; docs/GUIDE.md section 10 has an example)
    ====================================================================== */
 
-/* Limits of the file readers (build options; define them before the
-   header, in every file that uses them). The largest dimension a reader
-   accepts: a header that claims more is malformed, not a request for
-   gigabytes. */
+/* Limits of the file readers (build options: define them before the
+   header, in every file that uses them). The largest dimension accepted. */
 #ifndef RO_SGNS_FILE_MAX_DIM
 #define RO_SGNS_FILE_MAX_DIM 65536
 #endif
-/* The longest word, in bytes, a file reader accepts (word2vec.c stops at
-   100; gensim has no limit). */
+/* The longest word, in bytes, a file reader accepts. */
 #ifndef RO_SGNS_FILE_MAX_WORD
 #define RO_SGNS_FILE_MAX_WORD 4096
 #endif
@@ -1867,40 +1639,29 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
 /* "No row": a neighbour slot left empty, or no row to exclude. */
 #define RO_SGNS_NO_ROW ((size_t)-1)
 
-/* The readers and writers also take the byte-stream callbacks of section 0
-   (ro_sgns_read_fn, ro_sgns_write_fn), so they work without stdio
-   (RO_SGNS_NO_STDIO) and on any stream the caller has. */
+/* The readers and writers also take section 0's byte-stream callbacks,
+   so they work without stdio (RO_SGNS_NO_STDIO). */
 
-/* The three formats of word vectors users already have.
-   RO_SGNS_W2V_TEXT    word2vec text: a header line "V d", then V lines of
-                       a word and d numbers separated by spaces.
-   RO_SGNS_W2V_BINARY  word2vec binary: the same header line, then V
-                       records: the word, one space, d float32 in
-                       little-endian byte order (whatever the host), and a
-                       newline. Readers accept the newline missing (gensim
-                       writes none); writers write it (as word2vec.c does).
-   RO_SGNS_GLOVE_TEXT  GloVe text: the word2vec text body without a header;
-                       d is taken from the first line and checked on all.
-   Text readers tolerate CRLF line ends, tabs between fields, trailing
-   blanks and blank lines. Numbers are written with "%.9g" (float build) or
-   "%.17g" (double build): enough digits to read back bit-exactly. */
+/* The three formats of word vectors. Text readers take CRLF, tabs,
+   trailing blanks and blank lines; numbers are written with the digits to
+   read back bit-exactly ("%.9g" float, "%.17g" double).
+   RO_SGNS_W2V_TEXT    word2vec text: a line "V d", then V lines of a word
+                       and d numbers.
+   RO_SGNS_W2V_BINARY  the same first line, then V records: the word, a
+                       space, d little-endian float32, '\n' (optional read).
+   RO_SGNS_GLOVE_TEXT  GloVe: word2vec text without the "V d" line. */
 typedef enum ro_sgns_vectors_format {
     RO_SGNS_W2V_TEXT = 0,
     RO_SGNS_W2V_BINARY = 1,
     RO_SGNS_GLOVE_TEXT = 2
 } ro_sgns_vectors_format;
 
-/* A vocabulary and its n x d matrix of vectors, row i the vector of
-   words[i], rows in the order of the file or of the constructor (for our
-   training results and for most published files: descending frequency).
-   Invariants: n >= 1, 1 <= d <= RO_SGNS_FILE_MAX_DIM, every word a token
-   (non-empty, every byte above 0x20: section 8's TOKENS) and unique;
-   every value finite. Words are bytes: UTF-8 is kept as it is.
-   Read the public fields; the ones ending in _ are private. Lookups of a
-   word cost O(length) through a private hash table (FNV-1a, open
-   addressing, at most half full). The library allocates every one (create
-   and the loaders return it through **out); free it with
-   ro_sgns_vectors_free(). */
+/* A vocabulary and its n x d matrix, row i the vector of words[i], in the
+   order of the file or of the constructor. Invariants: n >= 1, 1 <= d <=
+   RO_SGNS_FILE_MAX_DIM, every word a token (TOKENS, section 8) and unique,
+   every value finite. Read the public fields; those ending in _ are
+   private (a hash table: a lookup costs O(length)). Made by create and the
+   loaders; free it with ro_sgns_vectors_free(). */
 typedef struct ro_sgns_vectors {
     size_t n;           /* number of words (rows) */
     size_t d;           /* dimension (columns) */
@@ -1913,12 +1674,11 @@ typedef struct ro_sgns_vectors {
     ro_sgns_allocator alloc_;
 } ro_sgns_vectors;
 
-/* Make a vectors object from our training results (or any words + matrix):
-   copies the n words and the n x d matrix data (leading dimension ldd >= d;
-   data NULL gives zeros to be filled in (*out)->data). A word that is not
-   a token (empty, or a byte <= 0x20: the message gives its index and the
-   word, escaped) or repeats gives RO_SGNS_ERR_INVALID_ARGUMENT, a NaN or
-   Inf in data RO_SGNS_ERR_NUMERIC. On failure *out is untouched. */
+/* Make a vectors object from words + matrix: copies the n words and the
+   n x d data (leading dimension ldd >= d; data NULL gives zeros to fill
+   in). A word that is not a token or repeats gives
+   RO_SGNS_ERR_INVALID_ARGUMENT (the message gives its index), a NaN or Inf
+   RO_SGNS_ERR_NUMERIC. *out untouched on failure. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_create(size_t n, size_t d, const char *const *words,
                                                   const ro_sgns_real *data, size_t ldd,
                                                   ro_sgns_vectors **out,
@@ -1931,40 +1691,20 @@ RO_SGNS_DEF int ro_sgns_vectors_find(const ro_sgns_vectors *v, const char *word,
 /* The vector of a word (d values), or NULL when it is not in v. */
 RO_SGNS_DEF const ro_sgns_real *ro_sgns_vectors_get(const ro_sgns_vectors *v,
                                                     const char *word);
-/* Scale every row of v to unit length in place (gensim's
-   unit_normalize_all; word2vec's distance does it on loading); a zero row
-   stays zero. Norms are taken in double (scaled first where the squares
-   would overflow); each value is then rounded once to the real type, so a
-   row's norm is 1 to within a few units of its rounding. NULL is fine. */
+/* Scale every row of v to unit length in place (norms in double; each
+   value rounded once); a zero row stays zero. NULL is fine. */
 RO_SGNS_DEF void ro_sgns_vectors_normalize(ro_sgns_vectors *v);
 
 #endif
 
 #ifndef RO_SGNS_NO_FILES
 
-/* Readers. limit = 0 reads every vector; limit = N reads the first N (the
-   rest of the file is then not looked at). Malformed input -- a header
-   that disagrees with the body, a short or long line, a non-number, NaN or
-   Inf, a truncated binary record, zero or absurd (> RO_SGNS_FILE_MAX_DIM)
-   dimensions, a duplicate word, a word with a control byte (below 0x20:
-   not a token) or longer than RO_SGNS_FILE_MAX_WORD -- gives RO_SGNS_ERR_FORMAT with the line (text) or
-   byte offset (binary) in err->message; a file without any vector gives
-   RO_SGNS_ERR_EMPTY. On failure *out is untouched: there is never a partial
-   object. Every line of a text format ends with '\n': a last line without
-   it is a file cut short (its last number may have lost digits) and
-   RO_SGNS_ERR_FORMAT. A word2vec file with fewer vectors than its header
-   says is an error; a GloVe file has no header, so one cut exactly at a
-   line end reads as a shorter file: nothing can tell them apart.
-   A UTF-8 byte-order mark is not skipped: it stays part of the first word
-   (or spoils the header), as in gensim, so a file reads back as written.
-   Numbers are parsed by strtod (strtof for the values in the float build:
-   one rounding, so the shortest float repr gensim writes reads back
-   exactly) after a strict syntax check (decimal only: no hex, no
-   "inf"/"nan"); because strtod follows LC_NUMERIC, the reader
-   puts the current locale's decimal point in place of '.' before calling
-   it, and the writers put '.' back after snprintf, so files are the same
-   under a "de_DE" locale. This reads localeconv(): do not call setlocale()
-   in another thread while reading or writing. */
+/* Readers. limit = 0 reads every vector, N the first N (the rest unread).
+   Malformed input (a header at odds with the body, a bad or cut line or
+   record, NaN, Inf, d = 0 or d > RO_SGNS_FILE_MAX_DIM, a duplicate word, a
+   word with a control byte or over RO_SGNS_FILE_MAX_WORD bytes) gives
+   RO_SGNS_ERR_FORMAT with the line or offset, no vector RO_SGNS_ERR_EMPTY;
+   *out untouched then. Any locale; no setlocale() in another thread. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_memory(const void *data, size_t size,
                                                        ro_sgns_vectors_format format,
                                                        size_t limit, ro_sgns_vectors **out,
@@ -1975,12 +1715,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_callback(ro_sgns_read_fn read_fn
                                                          size_t limit, ro_sgns_vectors **out,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
-/* Writers. Words that are not tokens cannot be written (the object's
-   invariants exclude them). In the double build a value beyond the float32
-   range cannot go into the binary format: RO_SGNS_ERR_NUMERIC.
-   ro_sgns_vectors_save_memory returns the whole file in a new buffer *out
-   of *size bytes, allocated through alloc (NULL: RO_SGNS_MALLOC, i.e.
-   malloc); release it with the matching free function. */
+/* Writers. In the double build a value beyond float32's range cannot go
+   into the binary format: RO_SGNS_ERR_NUMERIC. save_memory returns the
+   whole file in a new buffer *out of *size bytes, allocated through alloc
+   (NULL: RO_SGNS_MALLOC); release it with the matching free. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_callback(const ro_sgns_vectors *v,
                                                          ro_sgns_vectors_format format,
                                                          ro_sgns_write_fn write_fn, void *user,
@@ -1992,13 +1730,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_memory(const ro_sgns_vectors *v,
                                                        const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err);
 #ifndef RO_SGNS_NO_STDIO
-/* FILE* and path variants. The file is read as a stream (64 KiB at a
-   time), never slurped; ro_sgns_vectors_load_file starts at f's position
-   and may read up to 64 KiB beyond what a limited read needs.
-   ro_sgns_vectors_save_path: see SAVING TO A PATH in section 0 (on a
-   crash the path holds the old file or the whole new one; on a full disk
-   RO_SGNS_ERR_IO, the old file unchanged and no temporary file left).
-   Files are opened in binary mode. */
+/* FILE* and path variants, opened in binary mode and read 64 KiB at a
+   time (load_file starts at f's position and may read up to 64 KiB past a
+   limited read). save_path is atomic: SAVING TO A PATH, section 9. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_load_file(FILE *f, ro_sgns_vectors_format format,
                                                      size_t limit, ro_sgns_vectors **out,
                                                      const ro_sgns_allocator *alloc,
@@ -2026,52 +1760,39 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
 /* ======================================================================
    11. Evaluation: word similarity (Spearman), nearest neighbours, analogies
    [paper 4.2] (implementation: III.6; RO_SGNS_NO_EVAL leaves it out)
-   Every result carries the policy it was computed under (out-of-
-   vocabulary handling, case folding, vocabulary restriction, 3CosMul
-   epsilon, query-word exclusion) and its counts; the _describe functions
-   print all of it, because scores are not comparable without it.
-   Similarities are cosines, computed in double; a zero vector has cosine
-   0 with everything.
+   Every result carries the policy it was computed under and its counts;
+   the _describe functions print all of it. Similarities are cosines in
+   double; a zero vector has cosine 0 with everything.
 
-   CASE FOLDING (fold_case = 1 in either config)
-     Test words and vocabulary are folded to ASCII lower case (other bytes
-     as they are); when several rows fold to one word, the first (most
-     frequent) is used, as gensim does.
-
-   A RESTRICTED VOCABULARY (restrict_vocab = N > 0 in either config)
-     Only the first N rows (the N most frequent) count as the vocabulary:
-     for analogies, answers and questions come from them only, and a
-     question with a word beyond them is skipped.
+   CASE FOLDING (fold_case = 1): test words and vocabulary folded to ASCII
+     lower case; when several rows fold to one word, the first counts.
+   A RESTRICTED VOCABULARY (restrict_vocab = N > 0): only the first N rows
+     are the vocabulary (answers and questions of analogies included).
    ====================================================================== */
 
-/* Cosine of two d-vectors, accumulated in double; 0 when either is zero.
-   NULL for a or b (ro_sgns_vectors_get of a word not in the vectors)
-   gives NaN, never a crash; ro_sgns_similarity_of_words says which word
-   is missing instead. */
+/* Cosine of two d-vectors in double; 0 when either is zero, NaN when a or
+   b is NULL (ro_sgns_vectors_get of a missing word). */
 RO_SGNS_DEF double ro_sgns_cosine(const ro_sgns_real *a, const ro_sgns_real *b, size_t d);
 
-/* gensim's similarity(word1, word2): the cosine of the two words' vectors
-   in *sim. A word not in v (exact bytes: no case folding) gives
-   RO_SGNS_ERR_NOT_FOUND with "'word' is not in the vocabulary"; *sim is
-   then untouched. O(d), no allocation. */
+/* gensim's similarity(word1, word2): the cosine of two words' vectors in
+   *sim. A word not in v (exact bytes) gives RO_SGNS_ERR_NOT_FOUND naming
+   it; *sim is then untouched. O(d), no allocation. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_of_words(const ro_sgns_vectors *v,
                                                        const char *word1, const char *word2,
                                                        double *sim, ro_sgns_error *err);
 
-/* Pearson's r and Spearman's rho (Pearson's r of the ranks; tied values
-   get the mean of the ranks they span, as in scipy.stats.spearmanr).
-   n < 2 gives RO_SGNS_ERR_EMPTY, a constant x or y (correlation undefined)
-   RO_SGNS_ERR_NUMERIC; *r is then untouched. */
+/* Pearson's r and Spearman's rho (ties get their mean rank, as in scipy).
+   n < 2 gives RO_SGNS_ERR_EMPTY, a constant x or y RO_SGNS_ERR_NUMERIC;
+   *r is then untouched. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_pearson(size_t n, const double *x, const double *y,
                                            double *r, ro_sgns_error *err);
 RO_SGNS_DEF ro_sgns_result ro_sgns_spearman(size_t n, const double *x, const double *y,
                                             double *rho, const ro_sgns_allocator *alloc,
                                             ro_sgns_error *err);
 
-/* A word-pair file (wordsim353, SimLex-999, MEN, ...): one pair a line,
-   "word1 word2 score", fields separated by tabs or spaces; lines whose
-   first non-blank character is '#' and blank lines are skipped, and a '#'
-   field after the score starts a comment. CRLF tolerated. */
+/* A word-pair file (wordsim353, SimLex-999, MEN): one "word1 word2 score"
+   a line, tabs or spaces; blank lines, '#' lines and a '#' field after the
+   score are comments. */
 typedef struct ro_sgns_pairs {
     size_t n;      /* number of pairs */
     char **word1;  /* n words */
@@ -2083,9 +1804,9 @@ typedef struct ro_sgns_pairs {
 } ro_sgns_pairs;
 
 /* Load into a new object (*out untouched on failure; free it with
-   ro_sgns_pairs_free, NULL is fine). RO_SGNS_ERR_FORMAT (with the line) for
-   a line that is not two words and a finite number, RO_SGNS_ERR_EMPTY when
-   there is no pair. */
+   ro_sgns_pairs_free, NULL is fine). RO_SGNS_ERR_FORMAT (with the line)
+   for a line not two words and a finite number, RO_SGNS_ERR_EMPTY for no
+   pair. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_pairs_load_memory(const void *data, size_t size,
                                                      ro_sgns_pairs **out,
                                                      const ro_sgns_allocator *alloc,
@@ -2105,10 +1826,8 @@ typedef enum ro_sgns_oov_policy {
 
 typedef struct ro_sgns_similarity_config {
     ro_sgns_oov_policy oov; /* default RO_SGNS_OOV_SKIP */
-    int fold_case;          /* default 0; 1: ASCII case folding (CASE FOLDING
-                               above) */
-    size_t restrict_vocab;  /* default 0 = all rows; N: only the first N rows
-                               count as in the vocabulary */
+    int fold_case;          /* default 0; 1: CASE FOLDING above */
+    size_t restrict_vocab;  /* default 0 = all rows; N: the first N rows */
 } ro_sgns_similarity_config;
 
 RO_SGNS_DEF ro_sgns_similarity_config ro_sgns_similarity_config_default(void);
@@ -2118,17 +1837,16 @@ typedef struct ro_sgns_similarity_result {
     double pearson;        /* Pearson's r, same data */
     size_t pairs_total;    /* pairs in the file */
     size_t pairs_used;     /* pairs that went into the correlations */
-    size_t pairs_oov;      /* pairs with a word out of vocabulary: skipped
-                              (SKIP) or scored 0 (ZERO, then counted in used) */
+    size_t pairs_oov;      /* pairs with a word out of vocabulary (with ZERO
+                              also counted in used) */
     ro_sgns_similarity_config config; /* the policy it was computed under */
     size_t vocab_rows;     /* rows that counted as vocabulary */
 } ro_sgns_similarity_result;
 
-/* Spearman and Pearson correlation of the pairs' scores with the cosines of
-   their words' vectors. cfg NULL = defaults. Fewer than 2 usable pairs give
-   RO_SGNS_ERR_EMPTY, constant cosines RO_SGNS_ERR_NUMERIC (the message says
-   how many pairs were out of vocabulary); *res is then untouched. Cost
-   O(pairs * d), plus O(n) for a folded lookup table with fold_case. */
+/* Spearman and Pearson correlation of the pairs' scores with their
+   words' cosines; cfg NULL = defaults. Fewer than 2 usable pairs give
+   RO_SGNS_ERR_EMPTY, constant cosines RO_SGNS_ERR_NUMERIC; *res is then
+   untouched. O(pairs d), plus O(n) with fold_case. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval(const ro_sgns_vectors *v,
                                                    const ro_sgns_pairs *pairs,
                                                    const ro_sgns_similarity_config *cfg,
@@ -2145,36 +1863,32 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_similarity_eval_path(const ro_sgns_vectors *v
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err);
 #endif
-/* One line that says what was computed, e.g. "spearman 0.6812 pearson
-   0.6433 | 344 of 353 pairs used, 9 skipped (out of vocabulary) | case
-   folding off | all 24292 rows". Returns what snprintf returns. */
+/* One line of what was computed: "spearman R pearson R | U of T pairs
+   used, S skipped (out of vocabulary) | case folding off | all N rows".
+   Returns what snprintf returns. */
 RO_SGNS_DEF int ro_sgns_similarity_describe(const ro_sgns_similarity_result *res, char *buf,
                                             size_t size);
 
-/* Nearest neighbours by cosine, over all n rows, best first; ties go to the
-   lower row. One call normalizes the queries, multiplies them by the
-   matrix block by block with ro_sgns_gemm (scaled by the rows' inverse
-   norms), and keeps a heap of the k best per query: O(nq n d) time, and
-   O(n + 512 (d + 1024)) workspace besides out, whatever n. Batch many queries
-   into one call. */
+/* Nearest neighbours by cosine over all n rows, best first, ties to the
+   lower row: O(nq n d) time, O(n + 512 (d + 1024)) workspace besides out.
+   Batch many queries into one call. */
 typedef struct ro_sgns_neighbor {
     size_t row;        /* row of v (RO_SGNS_NO_ROW in an unfilled slot) */
     double similarity; /* cosine with the query */
 } ro_sgns_neighbor;
 
-/* The k nearest rows to a word, the word itself excluded. *count (may be
-   NULL) gets the number filled, min(k, n - 1). RO_SGNS_ERR_NOT_FOUND when
-   the word is not in v. out has room for k. */
+/* The k nearest rows to a word, itself excluded; out has room for k and
+   *count (may be NULL) gets min(k, n - 1). RO_SGNS_ERR_NOT_FOUND when the
+   word is not in v. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_word(const ro_sgns_vectors *v,
                                                      const char *word, size_t k,
                                                      ro_sgns_neighbor *out, size_t *count,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err);
 /* The k nearest rows to each of nq query vectors (nq x v->d, leading
-   dimension ldq). exclude (NULL = none) has nq rows to leave out, each may
-   be RO_SGNS_NO_ROW. out is nq x k: query i's neighbours at out[i*k ..],
-   unfilled slots (when k exceeds the rows left) get RO_SGNS_NO_ROW and
-   similarity 0; count (NULL or nq entries) gets the number filled. */
+   dimension ldq). exclude (NULL = none): nq rows to leave out, each may be
+   RO_SGNS_NO_ROW. out is nq x k, query i's at out[i*k ..]; unfilled slots
+   get RO_SGNS_NO_ROW and 0; count (NULL or nq entries) the number filled. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v, size_t nq,
                                                         const ro_sgns_real *queries,
                                                         size_t ldq, const size_t *exclude,
@@ -2183,17 +1897,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err);
 
-/* gensim's most_similar(positive, negative, topn = k, restrict_vocab):
-   the k rows nearest by cosine to the sum of the positive words' unit
-   vectors minus the negative words' (3CosAdd: "king" - "man" + "woman";
-   gensim's mean has the same direction, so the same cosines), best first,
-   ties to the lower row, every query word left out. Only the first
-   restrict_vocab rows are candidates (0 = all rows); the query words may
-   be any row, as in gensim. A word not in v gives RO_SGNS_ERR_NOT_FOUND
-   ("'word' is not in the vocabulary"), no word at all
-   RO_SGNS_ERR_INVALID_ARGUMENT. out has room for k; *count (may be NULL)
-   gets the number filled, slots beyond it get RO_SGNS_NO_ROW and 0.
-   Cost O(rows d), workspace O(rows + 1024 + d). */
+/* gensim's most_similar(positive, negative, topn = k, restrict_vocab): the
+   k rows nearest to the sum of the positive words' unit vectors minus the
+   negative ones' (3CosAdd), query words left out, candidates the first
+   restrict_vocab rows (0 = all). A word not in v: RO_SGNS_ERR_NOT_FOUND;
+   no word: RO_SGNS_ERR_INVALID_ARGUMENT. out and *count as in
+   ro_sgns_neighbors_of_vectors. O(rows d), workspace O(rows + 1024 + d). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_most_similar(const ro_sgns_vectors *v,
                                                 const char *const *positive, size_t npositive,
                                                 const char *const *negative, size_t nnegative,
@@ -2202,23 +1911,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_most_similar(const ro_sgns_vectors *v,
                                                 const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err);
 
-/* gensim's doesnt_match(words): *which gets the index (into words) of the
-   word whose unit vector has the lowest cosine with the mean of the
-   words' unit vectors; sims (NULL or nwords values) gets every word's
-   cosine with that mean (gensim's rank_by_centrality). Ties go to the
-   earlier word. A word not in v gives RO_SGNS_ERR_NOT_FOUND naming it
-   (gensim drops it with a warning), nwords = 0 RO_SGNS_ERR_EMPTY; *which
-   and sims are then untouched. O(nwords d), workspace O(d). */
+/* gensim's doesnt_match(words): *which gets the index of the word whose
+   unit vector is least like the mean of them all (ties to the earlier);
+   sims (NULL or nwords values) every word's cosine with that mean. A word
+   not in v gives RO_SGNS_ERR_NOT_FOUND naming it, nwords = 0
+   RO_SGNS_ERR_EMPTY; *which and sims are then untouched. O(nwords d). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_doesnt_match(const ro_sgns_vectors *v,
                                                 const char *const *words, size_t nwords,
                                                 size_t *which, double *sims,
                                                 const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err);
 
-/* Analogy questions "a b c d" (a is to b as c is to d) in the format of
-   word2vec's questions-words.txt: lines ": section name" open a section,
-   every other non-blank line holds 4 words; '#' lines are comments.
-   Questions before the first section line go to a section named "". */
+/* Analogy questions "a b c d" (a is to b as c is to d) as in word2vec's
+   questions-words.txt: ": name" lines open a section, other non-blank
+   lines hold 4 words, '#' lines are comments; questions before the first
+   section go to a section named "". */
 typedef struct ro_sgns_analogies {
     size_t n;             /* questions */
     char **words;         /* 4 n words: question i is words[4i .. 4i+3] = a b c d */
@@ -2255,12 +1962,9 @@ typedef enum ro_sgns_analogy_method {
 
 typedef struct ro_sgns_analogy_config {
     ro_sgns_analogy_method method; /* default RO_SGNS_3COSADD */
-    double epsilon;                /* 3CosMul only; default 0.001 (Levy and
-                                      Goldberg 2014; gensim uses 1e-6) */
-    size_t restrict_vocab;         /* default 0 = all rows; N: only the first
-                                      N rows (A RESTRICTED VOCABULARY above) */
-    int fold_case;                 /* default 0; 1: ASCII case folding (CASE
-                                      FOLDING above) */
+    double epsilon;                /* 3CosMul only; default 0.001 */
+    size_t restrict_vocab;         /* default 0 = all rows; N: the first N */
+    int fold_case;                 /* default 0; 1: CASE FOLDING above */
     int exclude_query_words;       /* default 1: a, b, c are never the answer */
 } ro_sgns_analogy_config;
 
@@ -2287,14 +1991,11 @@ typedef struct ro_sgns_analogy_result {
     ro_sgns_allocator alloc_;
 } ro_sgns_analogy_result;
 
-/* Answer every question: the best row by the chosen method over the first
-   restrict_vocab rows (all with 0), query words excluded by default, and
-   compare it with d. Questions are batched: 3CosAdd multiplies 512 query
-   vectors b^ - a^ + c^ at a time with the matrix, 3CosMul 3 x 512 unit
-   vectors, through ro_sgns_gemm: O(questions x rows x d) flops, O(rows +
-   512 x 3 x (d + 1024)) workspace. The result owns memory (its sections):
-   it comes back as a new object in *out (untouched on failure); free it
-   with ro_sgns_analogy_result_free() (NULL is fine). cfg NULL = defaults. */
+/* Answer every question: the best row by the method over the first
+   restrict_vocab rows (0 = all), compared with d; cfg NULL = defaults.
+   O(questions rows d) flops through ro_sgns_gemm, O(rows + 1536 (d +
+   1024)) workspace. *out gets a new result (untouched on failure); free it
+   with ro_sgns_analogy_result_free() (NULL is fine). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
                                                 const ro_sgns_analogies *q,
                                                 const ro_sgns_analogy_config *cfg,
@@ -2302,9 +2003,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_analogy_eval(const ro_sgns_vectors *v,
                                                 const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err);
 RO_SGNS_DEF void ro_sgns_analogy_result_free(ro_sgns_analogy_result *res);
-/* e.g. "3CosAdd: accuracy 0.7120 (8012 of 11254 correct; 19544 questions,
-   8290 skipped: out of vocabulary) | query words excluded | case folding off
-   | first 30000 rows". Returns what snprintf returns. */
+/* "3CosAdd: accuracy A (C of S correct; T questions, K skipped: out of
+   vocabulary) | query words excluded | case folding off | first N rows".
+   Returns what snprintf returns. */
 RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char *buf,
                                          size_t size);
 
@@ -2316,122 +2017,20 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
    12. SGD-SGNS baseline (word2vec) (implementation: III.7;
        RO_SGNS_NO_SGD leaves it out)
       Skip-gram with negative sampling trained by stochastic gradient
-      ascent over the token stream, as word2vec.c does it: the paper's
-      "SGD-SGNS" baseline [paper 4, Table 1, Table 2]. Its W, C can be
-      scored with the same F(X) as the Riemannian method
-      (ro_sgns_objective_wc) and the same evaluation (section 11).
-
-   QUICK START (count for the vocabulary, train, evaluate)
-       ro_sgns_count_config cc = ro_sgns_count_config_default();
-       ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
-       ro_sgns_counts *co = NULL;
-       ro_sgns_vectors *v = NULL;
-       ro_sgns_real *W, *C;
-       ro_sgns_error err;
-       cc.min_count = 50;
-       if (ro_sgns_count_path("corpus.txt", &cc, &co, NULL, &err) != RO_SGNS_OK) ...
-       W = malloc(co->n * sc.size * sizeof *W);       // n x d, row-major
-       C = malloc(co->n * sc.size * sizeof *C);
-       if (ro_sgns_sgd_train_path("corpus.txt", &co->vocab, &sc, W, C, NULL, &err)
-           != RO_SGNS_OK) ...
-       ro_sgns_vectors_create(co->n, (size_t)sc.size, (const char *const *)co->vocab.word,
-                              W, (size_t)sc.size, &v, NULL, &err);
-
-   WHAT IT DOES (word2vec -cbow 0 -hs 0, one step per pair)
-     The corpus is read once into a stream of vocabulary ids; words not in
-     the vocabulary are dropped (word2vec style: they leave no gap), a line
-     break ends a sentence, and sentences are also cut every
-     RO_SGNS_SGD_BLOCK stream positions (word2vec cuts at 1000 words).
-     Each epoch walks the stream; with sample > 0 a token of word w is
-     first kept with probability min(1, (sqrt(f / (t T)) + 1) t T / f)
-     (f = vocab.count[w], T = the sum of vocab.count: word2vec's formula,
-     the one of the counting section), and dropped tokens are removed
-     before windows are formed. For each kept centre word c at sentence
-     position i, b is drawn uniformly from {1, ..., L} (word2vec's dynamic
-     window) and for each word w at a position j, 0 < |i - j| <= b, with
-     w_j = W row of w and c_i = C row of c:
-         draw k negatives z_1..z_k from the unigram^0.75 distribution
-         (a draw equal to c is skipped, as in word2vec);
-         e = 0;  for (y, label) in (c, 1), (z_1, 0), ..., (z_k, 0):
-             g  = alpha (label - s(w . C_y))      s clipped as word2vec:
-             e += g C_y                            g = alpha (label - 1) for
-             C_y += g w                            x > 6, alpha label for x < -6
-         w += e
-     This is a stochastic ascent step on F(X) [eq. 4] for the pair (w, c)
-     and its k sampled negatives. The rate falls linearly with the words
-     processed, alpha_t = alpha (1 - t / (epochs N + 1)), N the corpus's
-     vocabulary tokens, never below alpha 1e-4, updated every block.
-     W starts at (u - 1/2) / d, u uniform in [0, 1), C at 0 (word2vec).
-
-   WHERE IT DIFFERS FROM word2vec.c (none of this changes the method)
-     - no "</s>" word: word2vec counts each line break as a vocabulary word
-       that can be drawn as a negative; here line breaks are only breaks;
-     - negatives come from an exact alias table (Walker/Vose) of n entries
-       instead of word2vec's 1e8-entry table (400 MB); the same
-       distribution, to 32-bit resolution;
-     - the sigmoid table (1001 entries over [-6, 6]) is indexed to the
-       nearest entry; word2vec's index (f + 6) * 83 has an integer-division
-       slip (the exact scale is 83.33);
-     - random numbers come from ro_sgns_rng, not word2vec's LCG; the draws
-       for block b of epoch e come from stream (seed, 1 + e B + b), B the
-       number of blocks, so they do not depend on the thread count;
-     - threads take contiguous ranges of blocks of the id stream, where
-       word2vec splits the file by byte offsets.
+      ascent over the token stream, as word2vec -cbow 0 -hs 0 does: the
+      paper's "SGD-SGNS" baseline [paper 4]. Its W, C can be scored with
+      ro_sgns_objective_wc and section 11. docs/GUIDE.md section 12 has an
+      example, the algorithm, where it differs from word2vec.c and its cost.
 
    THREADS AND REPRODUCIBILITY
-     With OpenMP, cfg.threads workers each train on their share of the
-     stream for all epochs and update W and C without locks, as word2vec
-     does ("Hogwild", Recht et al. 2011). Updates race, so results are
-     reproducible ONLY WITH ONE THREAD: threads = 1 and the same seed,
-     corpus, vocabulary and build give bitwise the same W and C. With more
-     threads each run differs (in the last digits at first, then
-     everywhere), and is as good. This is the only part of the library
-     that is not deterministic for any thread count.
-     Virtual workers (workers = K >= 1) make it deterministic. The
-     stream is cut into rounds of K cfg.sync blocks; in a round worker k
-     trains the k-th run of cfg.sync blocks on its own copy of W and C,
-     and all copies start the round equal. At the round's end a row that
-     one worker changed takes that worker's row; a row that c > 1 workers
-     changed becomes the shared row plus the mean of their changes
-     (iterative parameter mixing, McDonald et al. 2010, row by row);
-     every copy takes it. The threads only decide which worker runs
-     where, so threads = 1, 2, 3, ... give the same bits, and a block's
-     learning rate depends on its position alone. K = 1 is the one-thread
-     run above, bit for bit.
-     The mean, not Hogwild's sum: the most frequent rows (the, of) settle
-     within a round, so each worker moves such a row about as far as it
-     should go in all; the sum of K such moves goes K times as far (NaN
-     at K = 4 on 17M tokens; at K = 2 a reflection that never decays:
-     RO-SGNS from it ended at F -2.130e9 at 22k words, against -2.096e9
-     from the mean). The mean's price: a row that several workers moved
-     only a little (a mid-frequency word) gets 1/c of Hogwild's step in
-     that round, which shows most when training is short (ws353 0.389
-     against Hogwild's 0.520 after one epoch on 17M tokens, K = 2; as the
-     start of RO-SGNS over the whole corpus the gap narrows: dev mean
-     0.634 against 0.648, MSR equal, in docs/ABLATION.md, "The SGD start
-     without Hogwild"). The merges read and write each touched row K + 1
-     times: 3% of the workers' time on 2 threads at sync 64, and runs of
-     the two alternating in one process were as fast as Hogwild's
-     (bench/RESULTS.md).
-
-   COST
-     Time: per epoch about N (L + 1) (k + 1) 6 d flops (L + 1 pairs a word
-     on average: 6 at L = 5), plus one hash lookup per token while reading.
-     Memory, R = sizeof(ro_sgns_real), ld = d rounded up to 64 bytes:
-       id stream      4 bytes a vocabulary token + 4 a line (up to twice
-                      that for a moment while it grows). A corpus
-                      larger than memory needs its id stream to fit, not its
-                      text: the _callback, _file and _path variants read
-                      the text 64 KiB at a time.
-       W and C        2 n ld R, padded copies trained in place and copied
-                      into the caller's n x d arrays at the end
-       tables         8 n (alias table; 12 n more while it is built),
-                      4 n (subsampling, when on)
-       per thread     4 RO_SGNS_SGD_BLOCK + 4 (k + 1) + ld R bytes
-                      (per virtual worker with workers > 0)
-       workers K > 1  K (2 n ld R + 10 n) (the copies, which rows each
-                      touched), 10 n (the merge's list), 8 B (tokens
-                      before each block)
+     workers = 0 (Hogwild, as word2vec): threads update W and C without
+     locks, so only threads = 1 gives the same bits for the same seed,
+     corpus, vocabulary and build: the one part of the library that is not
+     deterministic for any thread count. workers = K >= 1: K virtual
+     workers train sync blocks each on their own copies, merged at the end
+     of each round (a row changed by several takes the mean of their
+     changes); the same bits for any thread count, and K = 1 is the
+     one-thread Hogwild run bit for bit.
    ====================================================================== */
 
 /* Stream positions per block: the unit of work, of random streams and of
@@ -2440,87 +2039,63 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
 
 /* What the progress callback sees. */
 typedef struct ro_sgns_sgd_progress {
-    uint64_t words;       /* vocabulary tokens processed so far, all threads
-                             and epochs (subsampled ones included, as word2vec
-                             counts them) */
+    uint64_t words;       /* vocabulary tokens processed, all threads and
+                             epochs (subsampled ones included) */
     uint64_t words_total; /* epochs x tokens: where words ends */
     double words_per_sec; /* words / seconds (all threads together) */
     double alpha;         /* the learning rate in use */
-    double seconds;       /* wall seconds since training began (after reading
-                             the corpus; CPU seconds without OpenMP) */
+    double seconds;       /* wall seconds since training (after reading;
+                             CPU seconds without OpenMP) */
     int threads;          /* workers running */
 } ro_sgns_sgd_progress;
 
-/* Called every report_words words (from whichever worker crossed the mark,
-   never from two at once) and once at the end. Return non-zero to stop:
-   the workers finish their current block and training returns
-   RO_SGNS_STOPPED with W and C as they are. With one thread a callback
-   that does not stop changes nothing in the result. */
+/* Called every report_words words (by one worker at a time) and once at
+   the end. Non-zero stops: the workers finish their block and training
+   returns RO_SGNS_STOPPED with W and C as they are. */
 typedef int (*ro_sgns_sgd_callback)(const ro_sgns_sgd_progress *progress, void *user);
 
 /* Settings. Make one with ro_sgns_sgd_config_default() and change what you
-   need (zero is meaningful for sample and threads). The vocabulary and its
-   min_count come from the ro_sgns_vocab passed to the train call. */
+   need (zero is meaningful for sample and threads). The vocabulary comes
+   from the ro_sgns_vocab passed to the train call. */
 typedef struct ro_sgns_sgd_config {
-    int size;              /* d, the dimension, >= 1. Default 100. */
-    int window;            /* L, the largest half-width, >= 1. Default 5. */
-    int negative;          /* k, negatives per pair, >= 1. Default 5. */
-    double alpha;          /* starting learning rate, > 0. Default 0.025
-                              (word2vec's skip-gram default). */
-    double sample;         /* subsampling threshold t, >= 0; 0 = off. Default 0
-                              (F counts every pair); word2vec's is 1e-3. */
-    int epochs;            /* passes over the corpus, >= 1. Default 5 (word2vec
-                              -iter 5). */
+    int size;              /* d, the dimension, >= 1 */
+    int window;            /* L, the largest half-width, >= 1 */
+    int negative;          /* k, negatives per pair, >= 1 */
+    double alpha;          /* starting learning rate, > 0 */
+    double sample;         /* subsampling threshold t, >= 0; 0 = off */
+    int epochs;            /* passes over the corpus, >= 1 */
     double share;          /* train on the corpus's first share, in (0, 1]
-                              (whole blocks: at least one): a quicker
-                              start. Default 1. */
-    int threads;           /* workers; 0 = OpenMP's maximum (1 without OpenMP).
-                              Default 0. With workers = 0 only 1 is
-                              reproducible. */
-    int workers;           /* 0 = Hogwild (default): the threads share W and
-                              C without locks. K >= 1: K virtual workers,
-                              each on its own copy, merged every
-                              sync blocks of each: the same bits for any
-                              thread count (THREADS AND REPRODUCIBILITY);
-                              at most K threads work. */
-    int sync;              /* virtual workers: blocks each trains between
-                              two merges, >= 1; part of the result, as the
-                              seed is. Default 64. */
-    uint64_t seed;         /* Default 1. */
-    uint64_t report_words; /* call the callback every this many words; 0 = only
-                              at the end. Default 100000. */
-    ro_sgns_sgd_callback callback; /* Default NULL. */
+                              (whole blocks, at least one) */
+    int threads;           /* 0 = OpenMP's maximum (1 without OpenMP) */
+    int workers;           /* 0 = Hogwild; K >= 1 virtual workers (THREADS
+                              AND REPRODUCIBILITY), at most K threads */
+    int sync;              /* blocks a virtual worker trains between merges,
+                              >= 1; part of the result, as the seed is */
+    uint64_t seed;
+    uint64_t report_words; /* the callback's period in words; 0 = at the end */
+    ro_sgns_sgd_callback callback;
     void *user;            /* passed to the callback */
 } ro_sgns_sgd_config;
 
-/* size 100, window 5, negative 5, alpha 0.025, sample 0, epochs 5,
-   share 1, threads 0, workers 0 (Hogwild), sync 64, seed 1, report
-   every 100000 words, no callback. */
+/* size 100, window 5, negative 5, alpha 0.025 (word2vec's skip-gram),
+   sample 0 (word2vec: 1e-3), epochs 5, share 1, threads 0, workers 0,
+   sync 64, seed 1, report_words 100000, no callback. */
 RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
 
-/* Train on a corpus given as text (tokenized exactly as the counting
-   section does it: see TOKENS in section 8) with the vocabulary vocab
-   (e.g. &counts->vocab of the same corpus; ids are its ids, and its
-   vocab.count defines the unigram and subsampling distributions).
-   W and C receive n x d matrices (n = vocab->n, d = cfg->size, row-major,
-   row i for vocabulary word i). cfg NULL means the defaults.
-   Returns RO_SGNS_OK; RO_SGNS_STOPPED when the callback stopped it (W and
-   C hold the state at that point); RO_SGNS_ERR_INVALID_ARGUMENT (a NULL
-   pointer, a setting out of range, a vocabulary without counts or lookup
-   index, or whose counts are all 0); RO_SGNS_ERR_EMPTY (no token of the
-   corpus is in the vocabulary); RO_SGNS_ERR_OUT_OF_MEMORY,
-   RO_SGNS_ERR_SIZE_OVERFLOW; RO_SGNS_ERR_IO (a read failed);
-   RO_SGNS_ERR_NUMERIC (a NaN or Inf appeared: an absurd alpha). W and C
-   are untouched on every error. */
+/* Train on a corpus (TOKENS, section 8) with vocab (e.g. &counts->vocab;
+   its counts give the negatives' and subsampling's distributions) into W,
+   C: n x d row-major, n = vocab->n, d = cfg->size; cfg NULL = defaults.
+   RO_SGNS_STOPPED: W, C as they were then. Errors, W and C untouched:
+   INVALID_ARGUMENT (a bad setting; a vocab without counts or index), EMPTY
+   (no token in vocab), OUT_OF_MEMORY, SIZE_OVERFLOW, IO, NUMERIC (NaN). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_memory(const void *text, size_t size,
                                                     const ro_sgns_vocab *vocab,
                                                     const ro_sgns_sgd_config *cfg,
                                                     ro_sgns_real *W, ro_sgns_real *C,
                                                     const ro_sgns_allocator *alloc,
                                                     ro_sgns_error *err);
-/* The same from a reader (ro_sgns_read_fn, section 0), for a corpus that
-   is not in memory: the text is read once, 64 KiB at a time, and only its
-   id stream is kept. */
+/* The same from a reader (section 0): the text is read once, 64 KiB at a
+   time, and only its id stream is kept. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_callback(ro_sgns_read_fn read, void *user,
                                                       const ro_sgns_vocab *vocab,
                                                       const ro_sgns_sgd_config *cfg,
