@@ -271,6 +271,12 @@
 #ifndef RO_SGNS_NO_STDIO
 #define RO_SGNS_NO_STDIO
 #endif
+#ifndef RO_SGNS_NO_FOLD
+#define RO_SGNS_NO_FOLD
+#endif
+#ifndef RO_SGNS_NO_METRIC
+#define RO_SGNS_NO_METRIC
+#endif
 #endif
 
 #include <stddef.h> /* size_t */
@@ -1052,6 +1058,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
 
+#ifndef RO_SGNS_NO_FOLD
 /* THE HEAD AND THE TAIL: a large vocabulary (II.9)
    At word2vec's min count 5 most words are rare (183k words on the
    bundled corpus, 160k of them seen fewer than 200 times). Trained over
@@ -1164,6 +1171,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *problem,
                                            const ro_sgns_fold_config *config,
                                            ro_sgns_factors **out, ro_sgns_fold_report *report,
                                            const ro_sgns_allocator *alloc, ro_sgns_error *err);
+#endif /* RO_SGNS_NO_FOLD */
 
 /* ======================================================================
    5. Embeddings from the point: Step 2 [paper 2.3, Algorithm 1 lines 7-8]
@@ -7564,6 +7572,7 @@ static void ro_sgns__inverse_b(size_t nk, double rf, ro_sgns_real *RO_SGNS__REST
     for (q = 0; q < nk; ++q) b[q] = (ro_sgns_real)(1.0 / (rf * (double)b[q]));
 }
 
+#ifndef RO_SGNS_NO_FOLD
 /* The fold's line search (II.9), one row at y = x + alpha dl: the dense
    part's terms of phi'(alpha) and -phi''(alpha), d1[j] = -B_j s(y) dl_j
    and d2[j] = B_j s(y) s(-y) dl_j^2, B_j = rf * cf[j], for summing. */
@@ -7581,6 +7590,7 @@ static void ro_sgns__line_terms(const ro_sgns_real *RO_SGNS__RESTRICT x,
         d2[j] = b * dl[j] * (sp * (1 - sp));
     }
 }
+#endif /* RO_SGNS_NO_FOLD */
 
 #ifdef RO_SGNS__POP_OPTIONS
 #pragma GCC pop_options
@@ -9046,6 +9056,8 @@ done:
    only (not on shards); fuse and keep_direction_bytes do not apply.
    ====================================================================== */
 
+#ifndef RO_SGNS_NO_METRIC
+
 /* A tangent vector at X: K (d x d), Up (n x d), Vp (m x d), one array of
    (d + n + m) d reals in that order. */
 typedef struct ro_sgns__metric {
@@ -9437,6 +9449,21 @@ done:
     ro_sgns__free(al, tv);
     return res;
 }
+
+#else /* RO_SGNS_NO_METRIC: the direction is known, its step not compiled in */
+
+static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_factors *x,
+                                             const ro_sgns_ro_config *cfg, ro_sgns_error *err)
+{
+    (void)p;
+    (void)x;
+    (void)cfg;
+    return ro_sgns__fail(err, RO_SGNS_ERR_UNSUPPORTED,
+                         "ro_train: the metric direction is not in this build "
+                         "(RO_SGNS_NO_METRIC); use the scaled or the plain one");
+}
+
+#endif /* RO_SGNS_NO_METRIC */
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_factors *x,
                                             const ro_sgns_ro_config *config,
@@ -10505,6 +10532,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
 
 #endif /* RO_SGNS_NO_SHARDS */
 
+#ifndef RO_SGNS_NO_FOLD
+
 /* ======================================================================
    II.9 The head and the tail: the rare words folded in
         (section 4, THE HEAD AND THE TAIL)
@@ -11083,6 +11112,8 @@ done:
     ro_sgns__free(alloc, Z0);
     return res;
 }
+
+#endif /* RO_SGNS_NO_FOLD */
 
 /* ######################################################################
    PART III. AROUND THE METHOD
