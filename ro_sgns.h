@@ -277,6 +277,9 @@
 #ifndef RO_SGNS_NO_METRIC
 #define RO_SGNS_NO_METRIC
 #endif
+#ifndef RO_SGNS_NO_TSVD
+#define RO_SGNS_NO_TSVD
+#endif
 #endif
 
 #include <stddef.h> /* size_t */
@@ -641,6 +644,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
                                                   ro_sgns_error *err);
 RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f);
 
+#ifndef RO_SGNS_NO_TSVD
 /* How the truncated SVD searches (both start from a Gaussian test matrix
    drawn from the seeded RNG, so the same seed gives the same bits for any
    thread count):
@@ -699,6 +703,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
                                         const ro_sgns_tsvd_config *config,
                                         ro_sgns_factors **out, const ro_sgns_allocator *alloc,
                                         ro_sgns_error *err);
+#endif /* RO_SGNS_NO_TSVD */
 
 /* The same truncated SVD by forming A dense and taking its whole Jacobi SVD
    (ro_sgns_svd_builtin): O(rows cols) memory, for tests and small
@@ -1384,6 +1389,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi_rows(const ro_sgns_counts *counts, size
                                               size_t r1, double k, double cds,
                                               ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err);
+#ifndef RO_SGNS_NO_TSVD
 /* ro_sgns_tsvd of the matrix whose rows the shards hold, shard q holding
    the q-th block of rows (rows, rows x m): *out gets U's rows of this
    shard and all of S and V (the same bits on every shard). Every shard
@@ -1399,6 +1405,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
                                               ro_sgns_factors **out,
                                               const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err);
+#endif /* RO_SGNS_NO_TSVD */
 
 #endif /* RO_SGNS_NO_SHARDS */
 
@@ -7131,6 +7138,7 @@ static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_resu
     return res;
 }
 
+#ifndef RO_SGNS_NO_TSVD /* the truncated SVD's sums (II.7) */
 /* The sum of a rows x cols block with leading dimension ld: packed to ld =
    cols in place for the transport (one call), then spread back. */
 static ro_sgns_result ro_sgns__sum_shards_ld(const ro_sgns_comm *comm, ro_sgns_result res,
@@ -7154,6 +7162,7 @@ static ro_sgns_result ro_sgns__sum_shards_doubles(const ro_sgns_comm *comm, ro_s
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (sum)");
     return res;
 }
+#endif /* RO_SGNS_NO_TSVD */
 
 /* The tall-skinny QR's two small steps. Combine: the P stacked d x d R
    factors Rs (P d x d) -> their R (d x d), and Rs becomes the QR's Q, one
@@ -9622,6 +9631,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
    basis go through the transport there; on one machine they are plain.
    ====================================================================== */
 
+#ifndef RO_SGNS_NO_TSVD
+
 #define RO_SGNS__RNG_BLOCK 1024 /* rows per random stream */
 
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void)
@@ -10270,6 +10281,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
     return ro_sgns__tsvd_run(A, NULL, 0, A->rows, d, &cfg, out, alloc, err);
 }
 
+#endif /* RO_SGNS_NO_TSVD */
+
 /* A start point from any W0, C0 (the SGD baseline's, or the caller's). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
                                                    const ro_sgns_real *W0,
@@ -10463,6 +10476,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi_rows(const ro_sgns_counts *c, size_t r0
     return ro_sgns__sppmi_rows(c, r0, r1, k, cds, 0, out, alloc, err);
 }
 
+#ifndef RO_SGNS_NO_TSVD
 RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgns_comm *comm,
                                               size_t d, const ro_sgns_tsvd_config *config,
                                               ro_sgns_factors **out,
@@ -10529,6 +10543,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
                              (unsigned long)l, (unsigned long)b);
     return ro_sgns__tsvd_run(A, cm, r0, n, d, &cfg, out, alloc, err);
 }
+#endif /* RO_SGNS_NO_TSVD */
 
 #endif /* RO_SGNS_NO_SHARDS */
 
