@@ -131,6 +131,33 @@ int main(void)
     CHECKF(ro_sgns_tsvd_naive(A, d, &x, NULL, &err) == RO_SGNS_OK, "%s", err.message);
     if (!x || !p) return tu_finish("step-alone");
     check_singular_pairs(A, x);
+    /* the other start in this build: any W0, C0 (here U S and V) made a
+       point by ro_sgns_factors_from_wc, X = W0 C0^T unchanged */
+    {
+        static ro_sgns_real W0[N * 8];
+        size_t j, t;
+        double big = 0, diff = 0;
+        for (i = 0; i < N; ++i)
+            for (j = 0; j < d; ++j) {
+                double s = 0;
+                for (t = 0; t < d; ++t) s += (double)x->U[i * d + t] * x->S[t * d + j];
+                W0[i * d + j] = (ro_sgns_real)s;
+            }
+        CHECKF(ro_sgns_factors_from_wc(N, N, d, W0, x->V, &y, NULL, &err) == RO_SGNS_OK, "%s",
+               err.message);
+        if (y) {
+            dense_x(x, X0);
+            dense_x(y, X1);
+            for (i = 0; i < N * N; ++i) {
+                if (fabs(X0[i]) > big) big = fabs(X0[i]);
+                if (fabs(X1[i] - X0[i]) > diff) diff = fabs(X1[i] - X0[i]);
+            }
+            CHECK(big > 0);
+            CHECKF(diff <= (IS_D ? 1e-12 : 1e-5) * big, "from_wc moved X by %g of %g", diff, big);
+        }
+        ro_sgns_factors_free(y);
+        y = NULL;
+    }
     /* F by blocks against F one entry at a time */
     CHECK(ro_sgns_objective(p, x, &F0, &err) == RO_SGNS_OK);
     CHECK(ro_sgns_objective_naive(p, x, &F0n, &err) == RO_SGNS_OK);
