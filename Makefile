@@ -57,7 +57,8 @@ HAVE_AVX2 := $(shell grep -w avx2 /proc/cpuinfo 2>/dev/null | grep -qw fma && ec
 HAVE_SSE42 := $(shell grep -qw sse4_2 /proc/cpuinfo 2>/dev/null && echo yes)
 
 # step_alone: the header with RO_SGNS_STEP_ONLY (no counting, files,
-# evaluation, SGD, shards or stdio), the method alone from counts in memory
+# evaluation, SGD, shards, stdio, fold-in, metric direction or block Krylov
+# SVD), the step alone from counts in memory
 TESTS := linalg count sppmi ro eval sgd robust files step_alone
 TEST_DEPS := ro_sgns.h tests/test_util.h tests/shard_comm.h tests/counts_file.h tests/sppmi_csr.h
 # Compiling the header is most of make check's time, so seven suites are

@@ -271,6 +271,15 @@
 #ifndef RO_SGNS_NO_STDIO
 #define RO_SGNS_NO_STDIO
 #endif
+#ifndef RO_SGNS_NO_FOLD
+#define RO_SGNS_NO_FOLD
+#endif
+#ifndef RO_SGNS_NO_METRIC
+#define RO_SGNS_NO_METRIC
+#endif
+#ifndef RO_SGNS_NO_TSVD
+#define RO_SGNS_NO_TSVD
+#endif
 #endif
 
 #include <stddef.h> /* size_t */
@@ -635,6 +644,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
                                                   ro_sgns_error *err);
 RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f);
 
+#ifndef RO_SGNS_NO_TSVD
 /* How the truncated SVD searches (both start from a Gaussian test matrix
    drawn from the seeded RNG, so the same seed gives the same bits for any
    thread count):
@@ -693,6 +703,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
                                         const ro_sgns_tsvd_config *config,
                                         ro_sgns_factors **out, const ro_sgns_allocator *alloc,
                                         ro_sgns_error *err);
+#endif /* RO_SGNS_NO_TSVD */
 
 /* The same truncated SVD by forming A dense and taking its whole Jacobi SVD
    (ro_sgns_svd_builtin): O(rows cols) memory, for tests and small
@@ -1052,6 +1063,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
 
+#ifndef RO_SGNS_NO_FOLD
 /* THE HEAD AND THE TAIL: a large vocabulary (II.9)
    At word2vec's min count 5 most words are rare (183k words on the
    bundled corpus, 160k of them seen fewer than 200 times). Trained over
@@ -1164,6 +1176,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *problem,
                                            const ro_sgns_fold_config *config,
                                            ro_sgns_factors **out, ro_sgns_fold_report *report,
                                            const ro_sgns_allocator *alloc, ro_sgns_error *err);
+#endif /* RO_SGNS_NO_FOLD */
 
 /* ======================================================================
    5. Embeddings from the point: Step 2 [paper 2.3, Algorithm 1 lines 7-8]
@@ -1366,6 +1379,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi_rows(const ro_sgns_counts *counts, size
                                               size_t r1, double k, double cds,
                                               ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err);
+#ifndef RO_SGNS_NO_TSVD
 /* ro_sgns_tsvd of a matrix whose rows the shards hold, shard q the q-th
    block (rows: rows x m): *out gets this shard's rows of U and all of S
    and V, the same on every shard; all pass the same d and config. comm
@@ -1377,6 +1391,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *rows, const ro_
                                               ro_sgns_factors **out,
                                               const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err);
+#endif /* RO_SGNS_NO_TSVD */
 
 #endif /* RO_SGNS_NO_SHARDS */
 
@@ -6698,6 +6713,7 @@ static ro_sgns_result ro_sgns__sum_shards(const ro_sgns_comm *comm, ro_sgns_resu
     return res;
 }
 
+#ifndef RO_SGNS_NO_TSVD /* the truncated SVD's sums (II.7) */
 /* The sum of a rows x cols block with leading dimension ld: packed to ld =
    cols in place for the transport (one call), then spread back. */
 static ro_sgns_result ro_sgns__sum_shards_ld(const ro_sgns_comm *comm, ro_sgns_result res,
@@ -6721,6 +6737,7 @@ static ro_sgns_result ro_sgns__sum_shards_doubles(const ro_sgns_comm *comm, ro_s
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "shards: the transport failed (sum)");
     return res;
 }
+#endif /* RO_SGNS_NO_TSVD */
 
 /* The tall-skinny QR's two small steps. Combine: the P stacked d x d R
    factors Rs (P d x d) -> their R (d x d), and Rs becomes the QR's Q, one
@@ -7139,6 +7156,7 @@ static void ro_sgns__inverse_b(size_t nk, double rf, ro_sgns_real *RO_SGNS__REST
     for (q = 0; q < nk; ++q) b[q] = (ro_sgns_real)(1.0 / (rf * (double)b[q]));
 }
 
+#ifndef RO_SGNS_NO_FOLD
 /* The fold's line search (II.9), one row at y = x + alpha dl: the dense
    part's terms of phi'(alpha) and -phi''(alpha), d1[j] = -B_j s(y) dl_j
    and d2[j] = B_j s(y) s(-y) dl_j^2, B_j = rf * cf[j], for summing. */
@@ -7156,6 +7174,7 @@ static void ro_sgns__line_terms(const ro_sgns_real *RO_SGNS__RESTRICT x,
         d2[j] = b * dl[j] * (sp * (1 - sp));
     }
 }
+#endif /* RO_SGNS_NO_FOLD */
 
 #ifdef RO_SGNS__POP_OPTIONS
 #pragma GCC pop_options
@@ -8621,6 +8640,8 @@ done:
    only (not on shards); fuse and keep_direction_bytes do not apply.
    ====================================================================== */
 
+#ifndef RO_SGNS_NO_METRIC
+
 /* A tangent vector at X: K (d x d), Up (n x d), Vp (m x d), one array of
    (d + n + m) d reals in that order. */
 typedef struct ro_sgns__metric {
@@ -9013,6 +9034,21 @@ done:
     return res;
 }
 
+#else /* RO_SGNS_NO_METRIC: the direction is known, its step not compiled in */
+
+static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_factors *x,
+                                             const ro_sgns_ro_config *cfg, ro_sgns_error *err)
+{
+    (void)p;
+    (void)x;
+    (void)cfg;
+    return ro_sgns__fail(err, RO_SGNS_ERR_UNSUPPORTED,
+                         "ro_train: the metric direction is not in this build "
+                         "(RO_SGNS_NO_METRIC); use the scaled or the plain one");
+}
+
+#endif /* RO_SGNS_NO_METRIC */
+
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *p, ro_sgns_factors *x,
                                             const ro_sgns_ro_config *config,
                                             ro_sgns_error *err)
@@ -9169,6 +9205,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
    processes: the products with A^T, the projections and the QRs of the
    basis go through the transport there; on one machine they are plain.
    ====================================================================== */
+
+#ifndef RO_SGNS_NO_TSVD
 
 #define RO_SGNS__RNG_BLOCK 1024 /* rows per random stream */
 
@@ -9818,6 +9856,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
     return ro_sgns__tsvd_run(A, NULL, 0, A->rows, d, &cfg, out, alloc, err);
 }
 
+#endif /* RO_SGNS_NO_TSVD */
+
 /* A start point from any W0, C0 (the SGD baseline's, or the caller's). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
                                                    const ro_sgns_real *W0,
@@ -10011,6 +10051,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi_rows(const ro_sgns_counts *c, size_t r0
     return ro_sgns__sppmi_rows(c, r0, r1, k, cds, 0, out, alloc, err);
 }
 
+#ifndef RO_SGNS_NO_TSVD
 RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgns_comm *comm,
                                               size_t d, const ro_sgns_tsvd_config *config,
                                               ro_sgns_factors **out,
@@ -10077,8 +10118,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
                              (unsigned long)l, (unsigned long)b);
     return ro_sgns__tsvd_run(A, cm, r0, n, d, &cfg, out, alloc, err);
 }
+#endif /* RO_SGNS_NO_TSVD */
 
 #endif /* RO_SGNS_NO_SHARDS */
+
+#ifndef RO_SGNS_NO_FOLD
 
 /* ======================================================================
    II.9 The head and the tail: the rare words folded in
@@ -10658,6 +10702,8 @@ done:
     ro_sgns__free(alloc, Z0);
     return res;
 }
+
+#endif /* RO_SGNS_NO_FOLD */
 
 /* ######################################################################
    PART III. AROUND THE METHOD

@@ -1,9 +1,12 @@
 /* test_step_alone.c - the step-alone configuration: ro_sgns.h with
-   RO_SGNS_STEP_ONLY (no counting, files, formats, evaluation, SGD, shards
-   or stdio), as a microcontroller or a WASI runtime would build it. The
-   caller fills a count matrix in memory (CSR), and everything from there
-   to embeddings must work and agree with the plain references of Part I:
-       counts (CSR) -> SPPMI -> start (truncated SVD) -> RO steps -> W.
+   RO_SGNS_STEP_ONLY (no counting, files, formats, evaluation, SGD, shards,
+   stdio, fold-in, metric direction or block Krylov SVD), as a
+   microcontroller or a WASI runtime would build it. The caller fills a
+   count matrix in memory (CSR), and everything from there to embeddings
+   must work and agree with the plain references of Part I:
+       counts (CSR) -> SPPMI -> start (Part I's dense SVD) -> RO steps -> W.
+   What the switches leave out and a config can still ask for (the metric
+   direction) must be refused with RO_SGNS_ERR_UNSUPPORTED.
    The SPPMI here is the test's own, from its definition. Built in C99 and
    as C++, float and double (make test). */
 #define RO_SGNS_STEP_ONLY
@@ -13,7 +16,8 @@
 #include "sppmi_csr.h"
 
 #if !defined(RO_SGNS_NO_COUNT) || !defined(RO_SGNS_NO_FILES) || !defined(RO_SGNS_NO_EVAL) || \
-    !defined(RO_SGNS_NO_SGD) || !defined(RO_SGNS_NO_SHARDS) || !defined(RO_SGNS_NO_STDIO)
+    !defined(RO_SGNS_NO_SGD) || !defined(RO_SGNS_NO_SHARDS) || !defined(RO_SGNS_NO_STDIO) || \
+    !defined(RO_SGNS_NO_FOLD) || !defined(RO_SGNS_NO_METRIC) || !defined(RO_SGNS_NO_TSVD)
 #error "RO_SGNS_STEP_ONLY must turn on every RO_SGNS_NO_* switch"
 #endif
 
@@ -63,6 +67,38 @@ static void dense_x(const ro_sgns_factors *x, double *X)
         }
 }
 
+/* |A v_j - s_j u_j| and |A^T u_j - s_j v_j| (in double) within a stated
+   share of s_1 for every j, s_j descending and >= 0. */
+static void check_singular_pairs(const ro_sgns_csr *A, const ro_sgns_factors *x)
+{
+    static double Av[N], Atu[N];
+    const double tol = (IS_D ? 1e-10 : 1e-4) * (double)x->S[0];
+    size_t i, j, d = x->d;
+    uint64_t e;
+    for (j = 0; j < d; ++j) {
+        const double s = (double)x->S[j * d + j];
+        double r1 = 0, r2 = 0;
+        CHECKF(s >= 0 && (j == 0 || s <= (double)x->S[(j - 1) * d + j - 1]), "s_%lu = %g",
+               (unsigned long)j, s);
+        memset(Atu, 0, sizeof Atu);
+        for (i = 0; i < A->rows; ++i) {
+            Av[i] = 0;
+            for (e = A->row_ptr[i]; e < A->row_ptr[i + 1]; ++e) {
+                Av[i] += (double)A->val[e] * x->V[A->col[e] * d + j];
+                Atu[A->col[e]] += (double)A->val[e] * x->U[i * d + j];
+            }
+            Av[i] -= s * x->U[i * d + j];
+            r1 += Av[i] * Av[i];
+        }
+        for (i = 0; i < A->cols; ++i) {
+            const double t = Atu[i] - s * x->V[i * d + j];
+            r2 += t * t;
+        }
+        CHECKF(sqrt(r1) <= tol && sqrt(r2) <= tol, "pair %lu: residuals %g, %g (s_1 %g)",
+               (unsigned long)j, sqrt(r1), sqrt(r2), (double)x->S[0]);
+    }
+}
+
 int main(void)
 {
     static uint64_t row_ptr[N + 1];
@@ -88,17 +124,40 @@ int main(void)
     CHECKF(sppmi_csr(N, row_ptr, col, val, k, &A, &err) == RO_SGNS_OK, "%s", err.message);
     if (!A) return tu_finish("step-alone");
     CHECK(A->nnz > 0);
-    /* the start: Krylov against the dense Jacobi reference, by singular values */
-    CHECKF(ro_sgns_tsvd(A, d, NULL, &x, NULL, &err) == RO_SGNS_OK, "%s", err.message);
-    CHECKF(ro_sgns_tsvd_naive(A, d, &y, NULL, &err) == RO_SGNS_OK, "%s", err.message);
-    if (x && y)
-        for (i = 0; i < d; ++i)
-            CHECKF(fabs(x->S[i * d + i] - y->S[i * d + i]) <= (IS_D ? 1e-9 : 1e-4) * y->S[0],
-                   "s_%lu %g vs %g", (unsigned long)i, (double)x->S[i * d + i],
-                   (double)y->S[i * d + i]);
-    ro_sgns_factors_free(y);
-    y = NULL;
+    /* the start: Part I's dense Jacobi SVD (the block Krylov one of II.7 is
+       left out, RO_SGNS_NO_TSVD; tests/test_sppmi.c compares the two).
+       Checked here from its definition: A v_j = s_j u_j and A^T u_j =
+       s_j v_j, s descending, in double against the CSR itself. */
+    CHECKF(ro_sgns_tsvd_naive(A, d, &x, NULL, &err) == RO_SGNS_OK, "%s", err.message);
     if (!x || !p) return tu_finish("step-alone");
+    check_singular_pairs(A, x);
+    /* the other start in this build: any W0, C0 (here U S and V) made a
+       point by ro_sgns_factors_from_wc, X = W0 C0^T unchanged */
+    {
+        static ro_sgns_real W0[N * 8];
+        size_t j, t;
+        double big = 0, diff = 0;
+        for (i = 0; i < N; ++i)
+            for (j = 0; j < d; ++j) {
+                double s = 0;
+                for (t = 0; t < d; ++t) s += (double)x->U[i * d + t] * x->S[t * d + j];
+                W0[i * d + j] = (ro_sgns_real)s;
+            }
+        CHECKF(ro_sgns_factors_from_wc(N, N, d, W0, x->V, &y, NULL, &err) == RO_SGNS_OK, "%s",
+               err.message);
+        if (y) {
+            dense_x(x, X0);
+            dense_x(y, X1);
+            for (i = 0; i < N * N; ++i) {
+                if (fabs(X0[i]) > big) big = fabs(X0[i]);
+                if (fabs(X1[i] - X0[i]) > diff) diff = fabs(X1[i] - X0[i]);
+            }
+            CHECK(big > 0);
+            CHECKF(diff <= (IS_D ? 1e-12 : 1e-5) * big, "from_wc moved X by %g of %g", diff, big);
+        }
+        ro_sgns_factors_free(y);
+        y = NULL;
+    }
     /* F by blocks against F one entry at a time */
     CHECK(ro_sgns_objective(p, x, &F0, &err) == RO_SGNS_OK);
     CHECK(ro_sgns_objective_naive(p, x, &F0n, &err) == RO_SGNS_OK);
@@ -133,6 +192,17 @@ int main(void)
     CHECK(ro_sgns_objective_naive(p, x, &F1n, &err) == RO_SGNS_OK);
     CHECKF(F1 > F0, "F %g after 5 steps, %g at the start", F1, F0);
     CHECK_NEAR(F1, F1n, (IS_D ? 1e-12 : 1e-6) * fabs(F1n));
+    /* the metric direction is left out (RO_SGNS_NO_METRIC): asked for, it is
+       refused with a message that names the switch, and x is untouched */
+    {
+        const uint64_t it = x->iteration;
+        const ro_sgns_real s0 = x->S[0];
+        cfg = ro_sgns_ro_config_default();
+        cfg.direction = RO_SGNS_DIRECTION_METRIC;
+        CHECK(ro_sgns_ro_train(p, x, &cfg, &err) == RO_SGNS_ERR_UNSUPPORTED);
+        CHECKF(strstr(err.message, "RO_SGNS_NO_METRIC") != NULL, "%s", err.message);
+        CHECK(x->iteration == it && x->S[0] == s0);
+    }
     /* Step 2: embeddings, finite */
     CHECK(ro_sgns_factors_embeddings(x, 0.5, RO_SGNS_EMBED_W, W, d, NULL, &err) == RO_SGNS_OK);
     for (i = 0; i < N * d; ++i)
