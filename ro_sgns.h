@@ -654,9 +654,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *counts, 
                                                   double cds, ro_sgns_problem **out,
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err);
-/* The same from any n x m count matrix in CSR form (borrowed: it must
-   outlive the problem; columns ascending, values > 0). #(w), #(c) and |D|
-   are its row sums, column sums and total, summed in double. */
+/* The same from any n x m count matrix in CSR form, row_ptr (n + 1
+   offsets), col and val (borrowed: they must outlive the problem; columns
+   ascending, values > 0). #(w), #(c) and |D| are its row sums, column
+   sums and total, summed in double. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       const uint64_t *row_ptr,
                                                       const uint32_t *col, const float *val,
@@ -786,10 +787,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *problem,
                                             const ro_sgns_ro_config *config,
                                             ro_sgns_error *err);
 
-/* One step of Algorithm 1 at step lambda in direction dir, no safeguard,
-   with X, D(X) and M formed as dense n x m matrices and the products by
-   ro_sgns_gemm_naive; x updated (iteration + 1). The plain reference the
-   fused step is tested against: O(n m) memory, small problems only. */
+/* One step of Algorithm 1 at step lambda in direction dir (PLAIN or
+   SCALED, a whole problem: else INVALID_ARGUMENT), no safeguard, with X,
+   D(X) and M formed dense n x m and the products by ro_sgns_gemm_naive; x
+   updated (iteration + 1). The plain reference the fused step is tested
+   against: O(n m) memory, small problems only. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *problem,
                                                  ro_sgns_factors *x, ro_sgns_direction dir,
                                                  double lambda, ro_sgns_error *err);
