@@ -597,6 +597,7 @@ typedef struct ro_sgns_tsvd_progress {
    callback that does not stop changes no bit of the result. */
 typedef int (*ro_sgns_tsvd_callback)(const ro_sgns_tsvd_progress *progress, void *user);
 
+/* Settings of ro_sgns_tsvd (NULL there = ro_sgns_tsvd_config_default()). */
 typedef struct ro_sgns_tsvd_config {
     int method;        /* RO_SGNS_TSVD_KRYLOV (default) or _SUBSPACE */
     size_t oversample; /* p: l = d + p columns, at most min(rows, cols).
@@ -746,6 +747,7 @@ typedef struct ro_sgns_ro_progress {
 typedef int (*ro_sgns_ro_callback)(const ro_sgns_ro_progress *progress,
                                    const ro_sgns_factors *x, void *user);
 
+/* Settings of ro_sgns_ro_train (NULL there = ro_sgns_ro_config_default()). */
 typedef struct ro_sgns_ro_config {
     int iterations;              /* K, >= 0. Default 10. */
     ro_sgns_direction direction; /* Default RO_SGNS_DIRECTION_SCALED. */
@@ -931,6 +933,7 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
 RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_t lda,
                                       ro_sgns_real *R, size_t ldr,
                                       const ro_sgns_allocator *alloc, ro_sgns_error *err);
+/* The built-in blocked QR, whatever the options. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *A, size_t lda,
                                               ro_sgns_real *R, size_t ldr,
                                               const ro_sgns_allocator *alloc,
