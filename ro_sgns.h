@@ -64,24 +64,22 @@
      program (examples/ro_sgns_cli.c) is a larger user.
 
    NAMING (every public call follows it)
-     ro_sgns_<object>_<verb> for calls on an object (ro_sgns_counts_load_path,
-     ro_sgns_vectors_save_file), ro_sgns_<verb> for the pipeline's steps
-     (ro_sgns_count_*, ro_sgns_sppmi, ro_sgns_tsvd, ...); ro_sgns__* is private;
-     *_naive is the plain reference of a fast call (Part I).
-     load/save read and write file formats; count_* and sgd_train_* a corpus.
-     The last word says where the bytes are: _path a file name (saved to a new
-     "<path>.<16 hex digits>.tmp", then renamed over the path); _file an open
-     FILE* (from or at its position, never closed); _memory a buffer
-     (loading: data, size; saving: a new buffer in *out, *size, allocated
-     with alloc, NULL = RO_SGNS_MALLOC, which the caller frees); _callback a
-     ro_sgns_read_fn or ro_sgns_write_fn and its user pointer. Objects the
-     library allocates come back in T **out (untouched on failure) and go
-     with ro_sgns_T_free(T *) (NULL is fine); results that own no memory fill
-     the caller's struct; arrays of a size the caller knows are the
-     caller's. Settings: const ro_sgns_<x>_config * (NULL = the defaults of
-     ro_sgns_<x>_config_default()). Arguments: inputs, settings, outputs,
-     allocator, ro_sgns_error *err (NULL ok); fallible calls return
-     ro_sgns_result.
+     ro_sgns_<object>_<verb> for calls on an object (ro_sgns_counts_load_path),
+     ro_sgns_<verb> for the pipeline's steps (ro_sgns_count_*, ro_sgns_sppmi,
+     ro_sgns_tsvd, ...); ro_sgns__* is private; *_naive is the plain
+     reference of a fast call (Part I). load/save are file formats, count_*
+     and sgd_train_* read a corpus. The last word says where the bytes are:
+     _path a file name (saved to "<path>.<16 hex digits>.tmp", then renamed
+     over it); _file an open FILE* (at its position, never closed); _memory
+     a buffer (loading: data, size; saving: a new one in *out, *size from
+     alloc, which the caller frees); _callback a ro_sgns_read_fn or
+     ro_sgns_write_fn and its user pointer. Objects the library makes come
+     back in T **out (untouched on failure) and go with ro_sgns_T_free
+     (NULL is fine); results that own no memory fill the caller's struct;
+     arrays of a size the caller knows are the caller's. Settings: const
+     ro_sgns_<x>_config * (NULL = ro_sgns_<x>_config_default()). Arguments:
+     inputs, settings, outputs, allocator, ro_sgns_error *err (NULL ok);
+     fallible calls return ro_sgns_result.
 
    CONTENTS
      The declarations come first, grouped by what a user does (the method,
@@ -129,6 +127,17 @@
          III.6 evaluation: similarity, neighbours, analogies    (RO_SGNS_NO_EVAL)
          III.7 the SGD-SGNS baseline (word2vec)                  (RO_SGNS_NO_SGD)
      License (dual MIT / public domain) at the end.
+
+   CHOOSING THE SETTINGS (the reasons, per section: docs/GUIDE.md)
+     Start from the defaults: k = 5, cds = 1, the SVD-SPPMI start by block
+     Krylov, 10 steps in the scaled direction at step 1, safeguarded and
+     fused (three n x m x d products a step). ro_sgns_estimate_memory and
+     ro_sgns_estimate_step_seconds say what a run costs before it starts.
+     A large vocabulary: train its head (the ro-sgns program's: the words
+     seen 200 times or more) and fold the tail in (ro_sgns_fold_in). An SGD
+     start (ro_sgns_factors_from_wc) keeps more analogies. Embeddings:
+     alpha = 0 and W + C for similarity, W for analogies. To keep the best
+     step by a validation score, copy the point in the step callback.
 
    HOW TO READ THIS HEADER
      To learn RO-SGNS, read THE ALGORITHM ON ONE PAGE below, then Part I of
@@ -202,10 +211,8 @@
                                  POSIX or Win32 is included).
      Swapping the linear algebra:
      RO_SGNS_USE_CBLAS     impl  ro_sgns_gemm calls cblas_sgemm/cblas_dgemm
-                                 (include <cblas.h>, link e.g. -lopenblas).
-                                 An OpenBLAS older than the CPU may choose
-                                 generic kernels: OPENBLAS_CORETYPE (e.g.
-                                 SkylakeX) in the environment picks its best.
+                                 (include <cblas.h>, link e.g. -lopenblas;
+                                 OpenBLAS's kernels: docs/GUIDE.md, 6).
                                  The RO step's tile products stay on the
                                  built-in kernel unless
      RO_SGNS_CBLAS_TILES   impl  is defined too: then each OpenMP thread of
@@ -311,15 +318,13 @@ extern "C" {
 
 /* ======================================================================
    0. Basics: result codes, errors, allocator, byte-stream callbacks
-      All matrices are row-major: element (i, j) of a matrix stored at A
-      with leading dimension lda is A[i*lda + j], and lda >= the number of
-      columns stored. Sizes are size_t; products of sizes are checked for
-      overflow before anything is allocated.
+      Matrices are row-major: (i, j) of A with leading dimension lda is
+      A[i*lda + j], lda >= the columns stored. Products of sizes are checked
+      for overflow before anything is allocated.
    ====================================================================== */
 
-/* Every fallible function returns one of these. 0 is success, negative is
-   an error (numbered from -1 without gaps); ro_sgns_result_string() names
-   each code. */
+/* What every fallible call returns: 0 success, 1 stopped, negative an
+   error (numbered from -1 without gaps). */
 typedef enum ro_sgns_result {
     RO_SGNS_OK = 0,
     RO_SGNS_STOPPED = 1,                 /* a callback asked to stop (not an error) */
@@ -336,23 +341,21 @@ typedef enum ro_sgns_result {
     RO_SGNS_ERR_NOT_FOUND = -11          /* a word is not in the vocabulary */
 } ro_sgns_result;
 
-/* A static, never-NULL string for every code ("ok", "out of memory", ...). */
+/* A static, never-NULL name for every code ("ok", "out of memory", ...). */
 RO_SGNS_DEF const char *ro_sgns_result_string(ro_sgns_result code);
 
-/* Details of a failure: the code and a message that names the file, the line
-   or byte offset, the dimension at fault. Every call that can fail takes an
-   optional ro_sgns_error* (NULL = don't care). On success code is RO_SGNS_OK
-   and message is "". The library keeps no global error state. */
+/* A failure's code and a message naming the file, line or byte, or the
+   dimension at fault. Calls take an optional ro_sgns_error * (NULL = don't
+   care); on success code is RO_SGNS_OK and message "". No global state. */
 #define RO_SGNS_MESSAGE_SIZE 256
 typedef struct ro_sgns_error {
     ro_sgns_result code;
     char message[RO_SGNS_MESSAGE_SIZE];
 } ro_sgns_error;
 
-/* A runtime allocator. Calls that allocate take an optional
-   const ro_sgns_allocator* (NULL = the RO_SGNS_MALLOC/REALLOC/FREE macros,
-   which default to malloc/realloc/free). Either all three functions are set
-   or none; user is passed back to each. */
+/* A runtime allocator, passed as const ro_sgns_allocator * (NULL = the
+   RO_SGNS_MALLOC/REALLOC/FREE macros, by default malloc/realloc/free).
+   Set all three functions; user is passed back to each. */
 typedef struct ro_sgns_allocator {
     void *(*malloc_fn)(void *user, size_t size);
     void *(*realloc_fn)(void *user, void *ptr, size_t size);
@@ -360,11 +363,9 @@ typedef struct ro_sgns_allocator {
     void *user;
 } ro_sgns_allocator;
 
-/* Streaming I/O for every format (counts, checkpoints, vectors), so that
-   builds without stdio can still load and save.
-   Reading: put up to size bytes at buf and return how many (fewer is fine);
-   return 0 at the end of the input and (size_t)-1 on an error.
-   Writing: write all size bytes; return 0 on success, non-zero on error. */
+/* Byte streams for every format (builds without stdio use them too).
+   Read: put up to size bytes at buf, return how many (fewer is fine), 0 at
+   the end, (size_t)-1 on error. Write: all size bytes; 0 = ok, else error. */
 typedef size_t (*ro_sgns_read_fn)(void *user, void *buf, size_t size);
 typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
 
@@ -378,13 +379,12 @@ typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
 /* ======================================================================
    1. The counts: #(w,c) as a CSR matrix, its marginals and vocabulary
       [paper 2.1] (implementation: II.3)
-      What every step of the method reads. They come from counting a
-      corpus (section 8), from a counts file (section 9), or from your own
-      code: ro_sgns_problem_create_csr (section 3) takes any n x m count
-      matrix in CSR form without this object.
+      From counting a corpus (section 8), a counts file (section 9) or your
+      own code; ro_sgns_problem_create_csr (section 3) takes any n x m
+      count matrix in CSR form without this object.
    ====================================================================== */
 
-/* Tokens longer than this many bytes are cut (see TOKENS above). */
+/* Tokens longer than this many bytes are cut (section 8, TOKENS). */
 #define RO_SGNS_MAX_WORD_BYTES 100
 
 /* dynamic_window values */
@@ -392,56 +392,51 @@ typedef int (*ro_sgns_write_fn)(void *user, const void *data, size_t size);
 #define RO_SGNS_WINDOW_SAMPLED 1  /* word2vec: per centre, L' uniform in 1..L */
 #define RO_SGNS_WINDOW_WEIGHTED 2 /* pair at distance dist counts (L-dist+1)/L */
 
-/* Input and output go through ro_sgns_read_fn / ro_sgns_write_fn (0. Basics)
-   so that RO_SGNS_NO_STDIO builds can count and save. */
-
-/* Progress of counting's pair pass (section 8, pass (c)), the long one
-   with a wide window: positions are word occurrences, each summed with
-   its window once. */
+/* Progress of counting's pair pass (section 8), in word occurrences
+   whose windows are summed. */
 typedef struct ro_sgns_count_progress {
     uint64_t positions;       /* positions whose windows are summed so far */
     uint64_t positions_total; /* where positions ends: the vocabulary's tokens */
 } ro_sgns_count_progress;
 
-/* Called between rows (between rounds of rows with OpenMP), from one
-   thread. Return non-zero to stop: counting returns RO_SGNS_STOPPED and
-   *out is untouched. It changes nothing in the counts. */
+/* Called between rows (rounds of rows with OpenMP), from one thread; it
+   changes no count. Non-zero stops: counting returns RO_SGNS_STOPPED and
+   *out is untouched. */
 typedef int (*ro_sgns_count_progress_fn)(const ro_sgns_count_progress *progress, void *user);
 
-/* Settings for counting. Make one with ro_sgns_count_config_default() and
-   change what you need; zero is a meaningful value for several fields. */
+/* Settings for counting: start from ro_sgns_count_config_default() (zero
+   means something for several fields). */
 typedef struct ro_sgns_count_config {
-    int window;            /* L, words on each side, 1..65535. Default 5. The
-                              authors' code used 2 (see above). */
+    int window;            /* L, words on each side, 1..65535. Default 5 (the
+                              authors' code used 2) */
     uint64_t min_count;    /* keep words counted >= min_count times (0 acts as
-                              1). Default 5; the paper's "more than 200" is 201. */
+                              1). Default 5; the paper's "more than 200" is 201 */
     uint64_t max_vocab;    /* keep at most this many words, the most frequent
-                              (ties by byte order); 0 = no limit. Default 0. */
+                              (ties by byte order); 0 = no limit (default) */
     int dynamic_window;    /* RO_SGNS_WINDOW_FIXED (default), _SAMPLED, _WEIGHTED */
-    double sample;         /* subsampling threshold t (see WHAT IS COUNTED),
-                              0 = off (default); word2vec uses 1e-3 */
+    double sample;         /* subsampling threshold t (section 8, WHAT IS
+                              COUNTED); 0 = off (default), word2vec 1e-3 */
     int cross_lines;       /* 0 = windows stop at '\n' (default), 1 = lines are
                               one stream; the input's two ends always stop them */
     int close_gaps;        /* 0 = dropped words keep their position (default),
                               1 = they are removed before windowing (word2vec) */
     uint64_t memory_budget; /* bytes counting may hold at once, result included;
                               0 = no limit (default) */
-    uint64_t seed;         /* for dynamic_window = 1 and sample > 0 (see WHAT IS
-                              COUNTED). Default 1. */
-    int allow_binary;      /* 0 = refuse input that is not text (default; see
-                              NOT TEXT in section 8), 1 = count any bytes */
+    uint64_t seed;         /* for the sampled window and sample > 0. Default 1 */
+    int allow_binary;      /* 0 = refuse input that is not text (default; section
+                              8, NOT TEXT), 1 = count any bytes */
     ro_sgns_count_progress_fn callback; /* progress of the pair pass; NULL (default) */
     void *user;            /* passed to callback */
 } ro_sgns_count_config;
 
-/* A vocabulary: n words with ids 0..n-1, ordered by descending count, ties
-   by byte order (memcmp, then the shorter first). */
+/* A vocabulary: n words with ids 0..n-1 by descending count, ties by byte
+   order (memcmp, then the shorter first). */
 typedef struct ro_sgns_vocab {
     size_t n;
     char **word;     /* word[i]: the bytes of word i, NUL-terminated, in one arena */
     uint32_t *len;   /* byte length of word i */
-    uint64_t *count; /* how often word i occurs in the corpus (exact, the
-                        unigram count, before subsampling) */
+    uint64_t *count; /* occurrences of word i in the corpus (exact, before
+                        subsampling) */
     /* private */
     char *arena_;
     size_t arena_size_;
@@ -449,33 +444,19 @@ typedef struct ro_sgns_vocab {
     size_t index_mask_; /* table size - 1 (a power of two minus one) */
 } ro_sgns_vocab;
 
-/* The counts: an n x n CSR matrix of #(w, c) and its marginals, with the
-   vocabulary they index. Everything is owned by this one object; free it
-   with ro_sgns_counts_free(). Row w holds the contexts of word w:
-   #(w, col[k]) = val[k] for k in [row_ptr[w], row_ptr[w+1]), columns
-   strictly ascending, every val > 0.
-   The values are floats (8 bytes a pair with col, not 12): counting sums
-   in double and rounds each pair's final value to float once. Integer
-   counts are exact up to 2^24 = 16,777,216 a pair; larger or fractional
-   ones (the weighted window's) are rounded to the nearest float (relative
-   error <= 6e-8). The marginals and |D| are doubles summed from the
-   unrounded values (see "Exactness" in section 8), not from val.
-   A row range (ro_sgns_counts_load_rows_*: one process's share of the
-   words) holds only the pairs of rows [row_begin, row_end): row_ptr then
-   has row_end - row_begin + 1 entries, from 0, row_ptr[i] for word
-   row_begin + i, and col keeps global context ids; the vocabulary, the
-   marginals and |D| are always the whole matrix's. The functions that
-   take counts handle a range (ro_sgns_sppmi: the range's rows;
-   ro_sgns_problem_create: a shard problem; ro_sgns_counts_fingerprint:
-   the whole matrix's) or refuse it with RO_SGNS_ERR_INVALID_ARGUMENT
-   (saving: only a whole matrix makes a counts file). */
+/* The counts: an n x n CSR matrix of #(w, c), its marginals and vocabulary,
+   all owned by this object (ro_sgns_counts_free). Row w: #(w, col[k]) =
+   val[k] for k in [row_ptr[w], row_ptr[w+1]), columns strictly ascending,
+   val > 0, rounded to float once (exact integers up to 2^24); the
+   marginals and |D| are doubles from the unrounded sums. A row range holds
+   rows [row_begin, row_end) only (docs/GUIDE.md, section 1). */
 typedef struct ro_sgns_counts {
     ro_sgns_vocab vocab;     /* words = contexts */
     size_t n;                /* rows = columns = vocab.n */
     uint64_t nnz;            /* number of stored pairs (of the rows held) */
     uint64_t *row_ptr;       /* rows held + 1 offsets, row_ptr[0] = 0, the
                                 last = nnz (n + 1 for the whole matrix) */
-    uint32_t *col;           /* nnz context ids */
+    uint32_t *col;           /* nnz context ids (global in a row range) */
     float *val;              /* nnz counts #(w, c), rounded to float */
     double *word_count;      /* n: #(w) = sum_c #(w, c) */
     double *ctx_count;       /* n: #(c) = sum_w #(w, c) */
@@ -496,8 +477,7 @@ typedef struct ro_sgns_counts {
    boundaries, gaps kept, no memory budget, seed 1, binary input refused. */
 RO_SGNS_DEF ro_sgns_count_config ro_sgns_count_config_default(void);
 
-/* Free the object and everything it owns (with the allocator it was made
-   with). NULL is fine. */
+/* Free the counts and all they own, with their allocator. NULL is fine. */
 RO_SGNS_DEF void ro_sgns_counts_free(ro_sgns_counts *counts);
 
 /* The id of a word (len bytes at word), or -1 if it is not in the
@@ -505,46 +485,19 @@ RO_SGNS_DEF void ro_sgns_counts_free(ro_sgns_counts *counts);
 RO_SGNS_DEF int64_t ro_sgns_vocab_find(const ro_sgns_vocab *vocab, const char *word,
                                        size_t len);
 
-/* A fingerprint of the matrix the counts describe: a 64-bit hash of n,
-   the words, their unigram counts, #(w), #(c) and |D| (never 0). The same
-   for a whole matrix and any row range of it, loaded or counted, on any
-   host; two different counts share one by a chance of about 2^-64.
-   Checkpoints store it (section 9). 0 for NULL or incomplete counts. */
+/* A 64-bit hash (never 0) of n, the words, their counts, #(w), #(c) and
+   |D|: the same for the whole matrix and any row range of it, loaded or
+   counted, on any host. Checkpoints store it (section 9). 0 for NULL or
+   incomplete counts. */
 RO_SGNS_DEF uint64_t ro_sgns_counts_fingerprint(const ro_sgns_counts *counts);
 
-/* What a run needs, in bytes, from n_words (vocabulary size n), nnz
-   (stored pairs), d (embedding dimension) and, for counting, n_tokens and
-   n_distinct (distinct words of the corpus; 0 if unknown: the counting
-   figure then leaves out what depends on them). All formulas are upper
-   estimates for 64-bit hosts; "w" below is 8, the assumed mean word length.
-     counts   = 8 nnz + 8 (n + 1) + 16 n + n (8 + 4 + 8 + w + 1) + 4 I,
-                I = the power of two >= 2n (CSR, marginals, vocabulary and
-                its hash index)
-     reading  = 3 n_tokens (id stream and its growth) + 96 n_distinct (table
-                of distinct words while it doubles) + 2 w n_distinct
-     pairs    = counts + s n_tokens + n_tokens / 4 (positions, 1/16 of the
-                stream at a time) + 24 n (accumulator, counters)
-                with s = 2 if n <= 65533 else 4 (stream of vocabulary ids);
-                with OpenMP add 16 MB + t (16 n) for t threads
-     counting = max(reading, pairs)   (about the smallest memory_budget that
-                works, which is less than the unbudgeted peak)
-     training = counts + max(svd, ro), R = sizeof(ro_sgns_real), l = min(3d, n):
-                svd = (4 + R) nnz + 8 n (SPPMI) + n R (2 l + 2 d + 200)
-                      (Krylov basis Q and Z, U and V, scratch) + 8 l^2 (H)
-                ro  = 11 n d R (U, V, seven thin blocks, the sweep's R^T and P
-                      packed) + 2 * 288 n R (the fused step's row blocks of
-                      D, one a thread: the figure is for two; with OpenMP
-                      add 288 n R for each thread beyond) + 32 d^2
-                both + 2 g R, g = 256 min(n, 4096) + 147456 (the GEMMs'
-                      packing buffers, one a thread: add g R for each
-                      thread beyond two)
-     peak     = max(counting, training)
-     file     = D + 4 ceil(D / 65536) + 4, D = 120 + n (12 + w) + 8 (n + 1)
-                + 12 nnz + 16 n (the counts file; ro_sgns_counts_saved_size
-                gives the exact size) */
+/* Upper estimates, in bytes on a 64-bit host, of what a run needs, from
+   the vocabulary size n_words, the stored pairs nnz, the dimension d and,
+   for counting, the corpus's n_tokens and n_distinct words (0 = unknown:
+   left out). The formulas: docs/GUIDE.md, section 1. */
 typedef struct ro_sgns_memory_estimate {
     uint64_t counts;     /* the ro_sgns_counts object */
-    uint64_t counting;   /* peak while counting */
+    uint64_t counting;   /* peak while counting (about the least memory_budget) */
     uint64_t training;   /* peak while training (steps after counting) */
     uint64_t peak;       /* max(counting, training) */
     uint64_t file_bytes; /* size of the counts file */
@@ -555,17 +508,10 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
 
 /* ======================================================================
    2. SPPMI and the start X_0 [paper 5; Levy and Goldberg 2014]
-      (implementation: I.8 plainly, II.7 fast)
-
-   THE SEARCH SPACE OF THE TRUNCATED SVD (ro_sgns_tsvd_config)
-     Both methods search l = d + p columns. Krylov's automatic p = 2 d is
-     large because the tail of a flat spectrum needs the room; its
-     automatic block of b = l / 16 columns (8 to 50) is narrow because
-     narrow blocks give the highest polynomial degree for the same l, and
-     the products run at the same speed down to about 50 columns.
+      (implementation: ro_sgns_tsvd_naive plainly, II.7 fast)
    ====================================================================== */
 
-/* A sparse matrix in compressed sparse row form: the entries of row i are
+/* A sparse matrix in compressed sparse row form: row i's entries are
    val[k] at column col[k] for k in [row_ptr[i], row_ptr[i+1]), columns
    ascending. Owned by one object; free with ro_sgns_csr_free. */
 typedef struct ro_sgns_csr {
@@ -580,10 +526,9 @@ typedef struct ro_sgns_csr {
 } ro_sgns_csr;
 
 /* A new rows x cols matrix with room for nnz entries, row_ptr all zero:
-   fill row_ptr, col and val yourself. What takes it (csr_mm,
-   csr_transpose, tsvd) checks that row_ptr runs from 0 without falling to
-   at most nnz and that every column is below cols: INVALID_ARGUMENT
-   otherwise, at O(rows + nnz). */
+   fill row_ptr, col and val yourself. The calls that take it check in
+   O(rows + nnz) that row_ptr runs from 0 without falling to at most nnz
+   and every column is below cols (else INVALID_ARGUMENT). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_csr_create(size_t rows, size_t cols, uint64_t nnz,
                                               ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err);
@@ -592,43 +537,35 @@ RO_SGNS_DEF void ro_sgns_csr_free(ro_sgns_csr *A);
 RO_SGNS_DEF ro_sgns_result ro_sgns_csr_transpose(const ro_sgns_csr *A, ro_sgns_csr **out,
                                                  const ro_sgns_allocator *alloc,
                                                  ro_sgns_error *err);
-/* Y = A X: X is A->cols x l (leading dimension ldx), Y is A->rows x l.
-   Rows of Y are independent (parallel over rows, each summed in column
-   order): the same bits for any thread count. */
+/* Y = A X: X is A->cols x l (leading dimension ldx), Y is A->rows x l (ldy).
+   Each row of Y is summed in column order: the same bits for any thread
+   count. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
                                           const ro_sgns_real *X, size_t ldx, ro_sgns_real *Y,
                                           size_t ldy, ro_sgns_error *err);
 
-/* The shifted positive PMI of the counts, on their nonzero pattern:
-       SPPMI_wc = max(log(#(w,c) / (#(w) P(c))) - log k, 0),
-   P(c) = #(c)/|D| (cds = 1), or with context distribution smoothing
-   (Levy, Goldberg and Dagan 2015) P(c) = #(c)^cds / sum_c' #(c')^cds
-   (they use cds = 0.75; 1 = off, the paper's objective). k is the
-   number of negative samples, the same k as in the SGNS objective.
-   Entries that come out <= 0 are dropped. Counts that hold a row range
-   give the SPPMI rows of that range (row_end - row_begin rows, n columns;
-   an empty one is fine). Errors: k or cds not finite and > 0
-   (INVALID_ARGUMENT), sum_c #(c)^cds overflowing a double (NUMERIC), no
-   positive entry at all in a whole matrix (EMPTY). */
+/* SPPMI_wc = max(log(#(w,c) / (#(w) P(c))) - log k, 0) on the counts'
+   pattern, P(c) = #(c)^cds / sum #(c')^cds (cds = 1: #(c)/|D|), k the
+   negative samples; entries <= 0 dropped. A row range gives its rows (may
+   be empty). Errors: k or cds not finite and > 0 (INVALID_ARGUMENT), the
+   sum overflowing a double (NUMERIC), no positive entry in a whole matrix
+   (EMPTY). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *counts, double k, double cds,
                                          ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                          ro_sgns_error *err);
 
-/* A point on the manifold of rank-d matrices in factored form,
-   X = U S V^T: U (n x d) and V (m x d) with orthonormal columns, S (d x d)
-   the core, all row-major. The truncated SVD returns S diagonal; the RO
-   step keeps a general (triangular) S. */
+/* A point on the manifold of rank-d matrices, X = U S V^T: U (n x d) and
+   V (m x d) with orthonormal columns, S (d x d) the core, all row-major.
+   The truncated SVD returns S diagonal; the RO step keeps it triangular. */
 typedef struct ro_sgns_factors {
     size_t n, m, d;
     ro_sgns_real *U, *S, *V;
     uint64_t iteration; /* RO steps taken from the start point */
     double next_step;   /* the safeguarded step size to try next (0 = the
                            configured one); kept so a resumed run matches */
-    /* What the point was trained for, kept in checkpoints so that a resume
-       can be checked against the run (ro_sgns_factors_check_resume); 0 =
-       not recorded. ro_sgns_ro_train and ro_sgns_ro_step_naive set all
-       four from the problem at every step taken (ro_sgns_factors_create
-       starts cds at 1). */
+    /* What the point was trained for, so a resume can be checked
+       (ro_sgns_factors_check_resume); 0 = not recorded. Set from the
+       problem by every step (ro_sgns_factors_create starts cds at 1). */
     uint64_t counts_fingerprint; /* ro_sgns_counts_fingerprint of the counts */
     double k;                    /* negative samples */
     int window;                  /* the counts' window L */
@@ -638,6 +575,8 @@ typedef struct ro_sgns_factors {
     int has_alloc_;
 } ro_sgns_factors;
 
+/* A new n x m point of rank d (d <= min(n, m)); free with
+   ro_sgns_factors_free (NULL is fine). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
                                                   ro_sgns_factors **out,
                                                   const ro_sgns_allocator *alloc,
@@ -645,32 +584,18 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
 RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f);
 
 #ifndef RO_SGNS_NO_TSVD
-/* How the truncated SVD searches (both start from a Gaussian test matrix
-   drawn from the seeded RNG, so the same seed gives the same bits for any
-   thread count):
-   KRYLOV    (default) block Krylov, i.e. block Lanczos with full
-             reorthogonalization (Golub and Underwood 1977; Musco and Musco
-             2015): the space span{A W, (A A^T) A W, (A A^T)^2 A W, ...} of
-             l = d + p columns, grown one block of b columns at a time,
-             every block orthogonalized against all earlier ones; then the
-             best rank-d approximation within it (Rayleigh-Ritz).
-   SUBSPACE  randomized subspace iteration (Halko, Martinsson and Tropp
-             2011, algorithm 4.4): l = d + p columns, q power iterations,
-             each re-orthonormalized.
-   On a flat spectrum (the bundled corpus's SPPMI, against ARPACK) Krylov
-   was the more accurate and the faster (in the repository:
-   bench/RESULTS.md). Its one caveat: a singular value repeated exactly
-   more than b times can be missed (the space holds at most b directions
-   of any one singular subspace, as in every Lanczos method); SUBSPACE
-   with l above the multiplicity has no such limit. */
+/* How the truncated SVD searches a space of l = d + p columns:
+   KRYLOV (default) block Krylov grown b columns at a time, then
+   Rayleigh-Ritz; SUBSPACE randomized subspace iteration, q passes. A
+   singular value repeated more than b times can escape Krylov. Which to
+   choose: docs/GUIDE.md, section 2. */
 typedef enum ro_sgns_tsvd_method {
     RO_SGNS_TSVD_KRYLOV = 0,
     RO_SGNS_TSVD_SUBSPACE = 1
 } ro_sgns_tsvd_method;
 
-/* What the truncated SVD's progress callback sees: after each block of the
-   Krylov space, or each pass of subspace iteration, and once when the
-   small SVD at the end is done (done = total). */
+/* The truncated SVD's progress: after each Krylov block or subspace pass,
+   and once after the final small SVD (done = total). */
 typedef struct ro_sgns_tsvd_progress {
     size_t done;    /* blocks (Krylov) or passes over A (subspace) finished */
     size_t total;   /* of how many (the last one: the final small SVD) */
@@ -678,44 +603,45 @@ typedef struct ro_sgns_tsvd_progress {
                        without OpenMP) */
 } ro_sgns_tsvd_progress;
 
-/* Return non-zero to stop: ro_sgns_tsvd then returns RO_SGNS_STOPPED and
-   no factors. A callback that does not stop changes no bit of the result. */
+/* Non-zero stops: ro_sgns_tsvd returns RO_SGNS_STOPPED and no factors. A
+   callback that does not stop changes no bit of the result. */
 typedef int (*ro_sgns_tsvd_callback)(const ro_sgns_tsvd_progress *progress, void *user);
 
+/* Settings of ro_sgns_tsvd (NULL there = ro_sgns_tsvd_config_default()). */
 typedef struct ro_sgns_tsvd_config {
     int method;        /* RO_SGNS_TSVD_KRYLOV (default) or _SUBSPACE */
-    size_t oversample; /* p: the space has l = d + p columns, at most min(rows,
-                          cols). 0 (default): 2 d (Krylov), max(50, d / 2) */
+    size_t oversample; /* p: l = d + p columns, at most min(rows, cols).
+                          0 (default): 2 d (Krylov), max(50, d / 2) */
     size_t block;      /* Krylov: b, columns per block. 0 (default): l / 16,
-                          between 8 and 50 (why: the banner above) */
-    int power_iters;   /* subspace iteration: q. Default 5. */
-    uint64_t seed;     /* the Gaussian test matrix. Default 1. */
+                          between 8 and 50 */
+    int power_iters;   /* subspace iteration: q. Default 5 */
+    uint64_t seed;     /* the Gaussian test matrix. Default 1 */
     ro_sgns_tsvd_callback callback; /* progress; default NULL */
     void *user;                     /* passed to the callback */
 } ro_sgns_tsvd_config;
 RO_SGNS_DEF ro_sgns_tsvd_config ro_sgns_tsvd_config_default(void);
 
-/* The rank-d truncated SVD of a sparse matrix, A ~ U diag(s) V^T, into a new
-   factors object (S = diag(s), s descending). d must be at most
-   min(rows, cols) (else INVALID_ARGUMENT: "d larger than the vocabulary").
-   Same seed -> the same bits for any thread count. */
+/* The rank-d truncated SVD A ~ U diag(s) V^T of a sparse matrix, into new
+   factors (S = diag(s), s descending). d > min(rows, cols) is
+   INVALID_ARGUMENT ("d larger than the vocabulary"). The same seed gives
+   the same bits for any thread count. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
                                         const ro_sgns_tsvd_config *config,
                                         ro_sgns_factors **out, const ro_sgns_allocator *alloc,
                                         ro_sgns_error *err);
 #endif /* RO_SGNS_NO_TSVD */
 
-/* The same truncated SVD by forming A dense and taking its whole Jacobi SVD
-   (ro_sgns_svd_builtin): O(rows cols) memory, for tests and small
-   problems; the plain reference ro_sgns_tsvd is tested against. */
+/* The same from A formed dense and its whole Jacobi SVD
+   (ro_sgns_svd_builtin): O(rows cols) memory. The plain reference
+   ro_sgns_tsvd is tested against; for tests and small problems. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_naive(const ro_sgns_csr *A, size_t d,
                                               ro_sgns_factors **out,
                                               const ro_sgns_allocator *alloc,
                                               ro_sgns_error *err);
 
-/* A start point from any W0 (n x d), C0 (m x d): X0 = W0 C0^T brought to
-   U S V^T by a QR of each factor (S = R_W R_C^T), never forming X0.
-   NaN or Inf in W0 or C0, or an S beyond the real type: NUMERIC. */
+/* A start from any W0 (n x d) and C0 (m x d): X0 = W0 C0^T as U S V^T by
+   a QR of each factor (S = R_W R_C^T), never forming X0. NaN or Inf in W0
+   or C0, or an S beyond the real type: NUMERIC. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
                                                    const ro_sgns_real *W0,
                                                    const ro_sgns_real *C0,
@@ -725,38 +651,25 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_from_wc(size_t n, size_t m, size_t d,
 
 /* ======================================================================
    3. The problem, the objective and its gradient [paper 2.2 eq. 4, 3.2]
-      (implementation: I.1-I.3 plainly, II.3 and II.5 fast)
+      (implementation: ro_sgns_objective_naive plainly, II.3 and II.5 fast)
    ====================================================================== */
 
-/* The SGNS problem: the counts (borrowed: they must outlive the problem)
-   with k negative samples, prepared for the blocked passes (the marginal
-   factors of B and the transposed counts). Words and contexts may differ
-   in number (n x m). Counts that hold a row range
-   (ro_sgns_counts_load_rows_*) make a shard of those rows, as
-   ro_sgns_problem_create_shard does with their #(c) and |D| (section 7);
-   the problem remembers the counts' fingerprint and window, which
-   training records in the factors (checkpoints).
-   The weight of the negative terms is B_wc = k #(w) P(c), P(c) the
-   distribution negatives are drawn from:
-       P(c) = #(c)^cds / sum_c' #(c')^cds
-   cds = 1 is the paper's objective, B_wc = k #(w)#(c)/|D| (bitwise the
-   same numbers as before cds existed); cds = 0.75 draws negatives as
-   word2vec does (unigram^0.75; Levy, Goldberg and Dagan 2015 call it
-   context distribution smoothing). k and cds must be finite and > 0
-   (INVALID_ARGUMENT otherwise); a #(c)^cds or its sum that overflows the
-   real type (float: cds = 20 with #(c) = 1000) is RO_SGNS_ERR_NUMERIC.
-   B stays rank one, so nothing costs more. cds = 1 did best on the
-   bundled corpus (in the repository: docs/ABLATION.md): use 1. */
+/* The SGNS problem: counts (borrowed: they must outlive it), k negatives
+   and B_wc = k #(w) P(c), P(c) = #(c)^cds / sum #(c')^cds (cds = 1: the
+   paper's; docs/GUIDE.md, section 3). k and cds finite and > 0, else
+   INVALID_ARGUMENT; a #(c)^cds or sum beyond the real type: NUMERIC. A row
+   range makes a shard (as ro_sgns_problem_create_shard, section 7). It
+   keeps the counts' fingerprint and window for the factors. */
 typedef struct ro_sgns_problem ro_sgns_problem;
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *counts, double k,
                                                   double cds, ro_sgns_problem **out,
                                                   const ro_sgns_allocator *alloc,
                                                   ro_sgns_error *err);
-/* The same from any n x m count matrix in CSR form (borrowed: it must
-   outlive the problem; columns ascending, float values > 0, the layout of
-   ro_sgns_counts). #(w), #(c) and |D| are its row sums, column sums and
-   total (summed in double), as the paper defines them. */
+/* The same from any n x m count matrix in CSR form, row_ptr (n + 1
+   offsets), col and val (borrowed: they must outlive the problem; columns
+   ascending, values > 0). #(w), #(c) and |D| are its row sums, column
+   sums and total, summed in double. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       const uint64_t *row_ptr,
                                                       const uint32_t *col, const float *val,
@@ -766,392 +679,183 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_csr(size_t n, size_t m,
                                                       ro_sgns_error *err);
 RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *problem);
 
-/* F(X) = sum over ALL n x m pairs of #(w,c) log s(x_wc) + B_wc log s(-x_wc),
-   B_wc = k #(w) P(c) (k #(w)#(c)/|D| at cds = 1), summed in double in a
-   fixed order (the same bits for any thread count). The paper prints
-   F x 1e-9 (Table 1); larger is better. For X = U S V^T: */
+/* F(X) = sum over all n x m pairs of #(w,c) log s(x_wc) + B_wc log
+   s(-x_wc), in double in a fixed order (the same bits for any thread
+   count); larger is better (the paper prints F x 1e-9). For X = U S V^T: */
 RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *problem,
                                              const ro_sgns_factors *x, double *F,
                                              ro_sgns_error *err);
-/* ... and for X = W C^T given by two embedding matrices (n x d and m x d,
-   row-major), so SGD and SVD embeddings are scored by the same code. */
+/* ... and for X = W C^T from embeddings W (n x d) and C (m x d), row-major,
+   so SGD and SVD embeddings are scored by the same code. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *problem,
                                                 const ro_sgns_real *W, const ro_sgns_real *C,
                                                 size_t d, double *F, ro_sgns_error *err);
 
-/* The direction of a step, M = X + step * D(X):
-   PLAIN   D = grad F, the paper's Algorithm 1 (step = lambda);
-   SCALED  D = grad F / B elementwise: the sparse part becomes
-           (#(w,c) / B_wc) s(-x) and the dense part -s(x). B spans six orders
-           of magnitude, so one global lambda cannot fit every entry's
-           curvature (#(w,c) + B_wc) s(x) s(-x); dividing by B lets one step
-           of about 1 fit them all. Default. Its steps stop where
-           P_T(grad F / B) = 0, which is not a critical point of F.
-   METRIC  the Riemannian gradient in the metric weighted by B: the xi in
-           the tangent space with P_T(B o xi) = P_T(grad F), by a few
-           conjugate gradients in O((n + m) d^2) (ro_sgns_ro_train only;
-           II.6b): B's scaling, and steps that stop only where
-           P_T(grad F) = 0. */
+/* The direction D(X) of a step, M = X + step D(X) (docs/GUIDE.md,
+   section 3): PLAIN grad F (the paper; step lambda); SCALED grad F / B
+   entry by entry, step about 1 (default); METRIC the Riemannian gradient
+   in B's metric (ro_sgns_ro_train only; II.6b). */
 typedef enum ro_sgns_direction {
     RO_SGNS_DIRECTION_PLAIN = 0,
     RO_SGNS_DIRECTION_SCALED = 1,
     RO_SGNS_DIRECTION_METRIC = 2
 } ro_sgns_direction;
 
-/* The whole gradient (or scaled direction) as a dense n x m matrix: for
-   tests and tiny problems only (it is what the library otherwise never
-   stores). out has n rows of m values. */
+/* The whole direction dir (PLAIN or SCALED) as a dense n x m matrix into
+   out (n rows of m values): for tests and tiny problems, since it is what
+   the library otherwise never stores. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *problem,
                                                    const ro_sgns_factors *x,
                                                    ro_sgns_direction dir, ro_sgns_real *out,
                                                    ro_sgns_error *err);
 
-/* |P_T(D(X))|_F at X = U S V^T: the norm of the direction's part in the
-   tangent space of the rank-d matrices at X, P_T(D) = U U^T D + D V V^T -
-   U U^T D V V^T, so |P_T(D)|^2 = |U^T D|^2 + |D V|^2 - |U^T D V|^2 (U, V
-   orthonormal, as every point the library makes). With dir = PLAIN it is
-   the Riemannian gradient's norm, 0 exactly where X is a critical point of
-   F on the manifold: the exact measure of convergence, where a step's
-   |dX| / step (ro_sgns_ro_progress) measures the direction it took, to
-   first order. The scaled direction's steps stop where P_T(grad F / B) =
-   0, which need not be a critical point of F (docs/ABLATION.md, "The
-   Riemannian gradient's norm"). Cost: two sweeps (D V over the rows, D^T U
-   over the transposed counts; about two thirds of a step), memory 2 (n +
-   m) d reals more. Needs a whole problem (no shard). RO_SGNS_ERR_NUMERIC
-   when the norm is NaN or Inf. */
+/* |P_T(D(X))|_F, the norm of the direction's part in the tangent space at
+   X = U S V^T; with PLAIN, 0 exactly at a critical point of F on the
+   manifold (docs/GUIDE.md, section 3). Two sweeps, 2 (n + m) d reals more.
+   A shard or dir METRIC: INVALID_ARGUMENT; a NaN or Inf norm: NUMERIC. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_tangent_norm(const ro_sgns_problem *problem,
                                                 const ro_sgns_factors *x, ro_sgns_direction dir,
                                                 double *norm, ro_sgns_error *err);
 
-/* The same F, every entry computed one at a time from the factors in
-   double with libm (the plain reference of Part I, O(n m d) time, O(d)
-   memory): for tests and small problems. Needs a whole problem (no shard). */
+/* The same F with every entry computed from the factors in double with
+   libm (O(n m d) time, O(d) memory): the plain reference, for tests and
+   small problems. A shard problem: INVALID_ARGUMENT. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_objective_naive(const ro_sgns_problem *problem,
                                                    const ro_sgns_factors *x, double *F,
                                                    ro_sgns_error *err);
 
 /* ======================================================================
    4. The Riemannian step [paper 3.1-3.2, Algorithm 1]
-      (implementation: I.9 plainly, II.6 fast)
-   How a step works, in full: the implementation's II.6 banner. What the
-   settings of ro_sgns_ro_config do:
-
-   THE STEP SIZE
-     The scaled direction (default) takes a step eta of about 1. The plain
-     one takes lambda, which scales with the counts: the paper used 5e-5
-     (d = 100, 200) and 1e-4 (d = 500) on enwik9; start near 1 / max B_wc
-     and let the safeguard halve it. With the safeguard, when every halved
-     try still lowers F, training ends early (RO_SGNS_OK, fewer iterations)
-     at the last good point. An accepted step s makes the next one try
-     s grow, up to step (by default), or up to step_max when that is set
-     higher: a step that grows while accepted. On the bundled corpus at
-     22k words, step_max = 2 from the SVD start reaches in 9 steps an F
-     that 10 steps of 1 do not (-2.069e9 against -2.091e9), with higher
-     scores; from the SGD start it also converges faster but loses some
-     of SGD's analogies, so it is off by default (in the repository:
-     docs/ABLATION.md).
-
-   THREE BIG PRODUCTS A STEP, NOT FOUR (fuse = 1, the default)
-     The sweep that gives F and D V at the new point gives D^T M V too, M V
-     being the next step's (its step known ahead: grown back after
-     acceptance), and D^T U' = (D^T M V) R^-1 from M V's QR. A halved
-     retry, or a QR that needed Householder, sweeps X^T instead. Memory:
-     one block of D's rows a thread (threads x block_rows x m reals; 26 MB
-     a thread in float at m = 22,352; the blocks shrink to 2 (n + m) d / m
-     rows when that is fewer) and n x d + m x d more. Results agree with
-     fuse = 0 (two sweeps a step) to rounding, bit for bit for any thread
-     count. On shards (section 7) R is TSQR's, used below a condition of
-     1/sqrt(eps); the blocks are of the shard's rows x all m columns
-     (1.15 GB a thread in float at m = 10^6).
-
-   KEEPING THE DIRECTION (keep_direction_bytes > 0, instead of fuse)
-     The step keeps rows of D(X), the n x m direction, from the sweep that
-     made them (F and D V at the new point) for the next step's D^T U':
-     the first min(n, bytes / (m sizeof(ro_sgns_real))) rows (the most
-     frequent words). With all n (2.0 GB in float at n = m = 22,352) a
-     step takes 3 big products instead of 4 and one pass of exponentials
-     instead of two; with a fraction f of them, 4 - f products and the
-     second pass over the other columns only. Failing to allocate the rows
-     is RO_SGNS_ERR_OUT_OF_MEMORY. Results agree with the sweep's to
-     rounding (D^T U' by another order of sums), bit for bit for any
-     thread count. The fused step saves about as much in O((n + m) d)
-     memory.
+      (implementation: ro_sgns_ro_step_naive plainly, II.6 fast)
+      Step size, fuse, the best iterate, the SGD start, a large vocabulary's
+      head and tail: docs/GUIDE.md, section 4.
    ====================================================================== */
 
-/* What the progress callback sees after every step. */
+/* What the progress callback sees after every step (and, with
+   report_blocks, inside one). */
 typedef struct ro_sgns_ro_progress {
     uint64_t iteration; /* steps taken (the factors' iteration count) */
     double objective;   /* F at the new point */
-    double objective_prev;
+    double objective_prev; /* F at the point before */
     double step;        /* the step (lambda or eta) that was accepted */
-    double step_norm;   /* |X_new - X_old|_F, from the factors (|S'|^2 + |S|^2
-                           - 2 <S', U'^T U S V^T V'>): below about
-                           sqrt(8 eps) |S|_F it is rounding, 0 where that
-                           rounding makes the square negative. step_norm /
-                           step is |P_T(D)|_F to first order in the step:
-                           the norm of the direction's part in the tangent
-                           space of the rank-d matrices at X (P_T(D) = U U^T D
-                           + D V V^T - U U^T D V V^T), since the step moves X
-                           by step P_T(D) + O(step^2). It falls to 0 as the
-                           steps converge: a measure of convergence for free
-                           (ro-sgns train prints it against the first step) */
+    double step_norm;   /* |X_new - X_old|_F; / step, |P_T(D)|_F to first
+                           order: 0 as the steps converge. Below about
+                           sqrt(8 eps) |S|_F rounding (0 if negative) */
     int halvings;       /* how often the step was halved in this iteration */
     double seconds;     /* wall seconds of this iteration */
-    /* Inside a step (only with report_blocks = 1; PROGRESS INSIDE A STEP) */
+    /* Inside a step (only with report_blocks = 1) */
     int within_step;    /* 0: the report after a step; 1: inside one */
     int sweep;          /* inside: the sweeps begun in this step (1, 2, ...;
                            0: the sweep at the start, before step 1) */
     uint64_t blocks_done, blocks_total; /* inside: the sweep's blocks of rows */
 } ro_sgns_ro_progress;
 
-/* Return non-zero to stop (ro_sgns_ro_train then returns RO_SGNS_STOPPED
-   with the factors at the point just reported): the way to stop early on a
-   validation score, as the paper does.
-
-   KEEPING THE BEST ITERATE (by a validation score)
-   The paper picks the step with the best validation score (its Figure 1
-   rises, peaks and falls). x is the point after the step just taken,
-   readable during the call; copy it when the score improves and let the
-   run go on (or stop it after a few steps without a gain):
-       typedef struct { ro_sgns_factors *best; double score; ... } keep;
-       static int on_step(const ro_sgns_ro_progress *pr,
-                          const ro_sgns_factors *x, void *user) {
-           keep *kp = user;
-           double s = my_score(x);      // e.g. ro_sgns_factors_embeddings,
-                                        // ro_sgns_vectors_create and the
-                                        // mean Spearman on held-out pairs
-           if (s > kp->score) {         // U, S, V, iteration, next_step
-               kp->score = s;
-               memcpy(kp->best->U, x->U, x->n * x->d * sizeof *x->U);
-               memcpy(kp->best->S, x->S, x->d * x->d * sizeof *x->S);
-               memcpy(kp->best->V, x->V, x->m * x->d * sizeof *x->V);
-               kp->best->iteration = x->iteration;
-               kp->best->next_step = x->next_step;
-           }
-           return 0;                    // non-zero: stop here
-       }
-   with kp->best from ro_sgns_factors_create(n, m, d, ...) and, since the
-   start may be the best point, scored once on x before ro_sgns_ro_train.
-   Score on pairs you do not report: a point chosen by the test sets
-   overstates them. Cost per step: the embeddings (n d^2) and the score;
-   memory: one more point (n + m) d + d^2. In the repository,
-   bench/quality.c (best=1) is a whole program that does this.
-
-   THE SGD START (RO-SGNS from word2vec's answer)
-   Any W0 (n x d), C0 (m x d) is a start: X0 = W0 C0^T, brought to
-   U S V^T by ro_sgns_factors_from_wc (section 2) without forming X0. The
-   SGD-SGNS baseline (section 12) trained on the same corpus with the
-   counts' vocabulary gives one:
-       ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
-       sc.size = d;  sc.window = counts->config.window;  sc.negative = k;
-       sc.epochs = 2;  sc.sample = 1e-4;  sc.workers = 2;  // ro-sgns train's
-       ro_sgns_sgd_train_path(corpus, &counts->vocab, &sc, W0, C0, NULL, &err);
-       ro_sgns_factors_from_wc(n, n, d, W0, C0, &x, NULL, &err);
-       ro_sgns_ro_train(problem, x, NULL, &err);
-   SGD reaches a point that already scores well on analogies, and the steps
-   then raise F from there (in the repository: docs/ABLATION.md). With
-   workers = 2 the start is the same bits on any thread count (section 12,
-   THREADS AND REPRODUCIBILITY); the default, Hogwild, is not. With a head
-   (section 4, THE HEAD AND THE TAIL), keep W0 and C0 for the fold's start
-   (ro_sgns_fold_config's start_w, start_c): the rare words then keep what
-   SGD learnt of them. Subsampling at 1e-4 rather than word2vec's 1e-3
-   makes an epoch about a third cheaper (the frequent words are dropped
-   more, the rare ones never), which pays for the second epoch: the rare
-   words, most of a min-count-5 vocabulary, get twice the updates.
-
-   PROGRESS INSIDE A STEP (report_blocks = 1)
-   A step of a large problem takes minutes (ro_sgns_estimate_step_seconds
-   below says how many). With report_blocks = 1 the callback is also
-   called inside each sweep over blocks of rows (II.5), after each block
-   is done, with within_step = 1, blocks_done of blocks_total (of this
-   sweep), sweep (which sweep of the step: a step with halvings, with
-   fuse = 0 or in the metric direction sweeps more than once; 0 is the
-   sweep at the start, before step 1), seconds since the step began,
-   iteration the steps taken so far, objective and step the last
-   accepted F (0 before step 1) and the step being tried; x is the last
-   accepted point, as after the step before (unchanged until the step
-   ends). The call comes from inside the
-   sweep's threads (with OpenMP from whichever finished the block, one
-   call at a time, blocks_done counting up by one): keep it short, and do
-   not call the library from it. Its return value is ignored there (stop
-   from the report after the step). The reports do not change a bit of
-   the results. */
+/* After each step, x is the new point (readable during the call); non-zero
+   stops: ro_sgns_ro_train returns RO_SGNS_STOPPED with x as reported.
+   Inside a step (report_blocks) x is the last accepted point, the call
+   comes from a sweep's thread, one at a time: keep it short, do not call
+   the library, the return value is ignored. No bit of a result changes. */
 typedef int (*ro_sgns_ro_callback)(const ro_sgns_ro_progress *progress,
                                    const ro_sgns_factors *x, void *user);
 
+/* Settings of ro_sgns_ro_train (NULL there = ro_sgns_ro_config_default()). */
 typedef struct ro_sgns_ro_config {
     int iterations;              /* K, >= 0. Default 10. */
     ro_sgns_direction direction; /* Default RO_SGNS_DIRECTION_SCALED. */
     double step;                 /* lambda (plain) or eta (scaled), finite, > 0.
-                                    Default 1 (scaled; plain: THE STEP SIZE) */
+                                    Default 1 (plain: near 1 / max B_wc) */
     int safeguard;               /* 1 (default): a step that lowers F is halved
                                     and retried; 0: the paper's fixed step. */
-    int max_halvings;            /* halvings a step may try, >= 0. Default 8. If
-                                    all still lower F, training ends (THE STEP SIZE) */
+    int max_halvings;            /* halvings a step may try, >= 0. Default 8; if
+                                    all still lower F, training ends (OK) */
     double grow;                 /* >= 1, default 2: an accepted step s makes the
                                     next start at min(s grow, step_max) */
     double step_max;             /* 0 (default): step; else >= step, the cap
-                                    that grow raises accepted steps to (THE
-                                    STEP SIZE): the first step tries step */
+                                    grow raises accepted steps to */
     size_t block_rows;           /* rows of M per block (0 = 288) */
     size_t block_cols;           /* columns per tile (0 = 512) */
-    size_t keep_direction_bytes; /* bytes for rows of D kept for the next step
-                                    (KEEPING THE DIRECTION). Default 0: off */
-    int fuse;                    /* 1 (default): 3 big products a step (THREE BIG
-                                    PRODUCTS); 0: 4. Not with keep_direction_bytes */
-    ro_sgns_ro_callback callback;
-    void *user;
-    int report_blocks;           /* 1: the callback also inside the sweeps
-                                    (PROGRESS INSIDE A STEP). Default 0 */
+    size_t keep_direction_bytes; /* bytes for rows of D kept for the next step,
+                                    the most frequent first. Default 0: off */
+    int fuse;                    /* 1 (default): 3 big products a step, one
+                                    block of D's rows a thread; 0: 4. Not with
+                                    keep_direction_bytes */
+    ro_sgns_ro_callback callback; /* after each step; NULL (default) */
+    void *user;                  /* passed to the callback */
+    int report_blocks;           /* 1: the callback also inside the sweeps,
+                                    after each block of rows. Default 0 */
     int cg_iterations;           /* METRIC: conjugate gradients a step for
                                     its direction (0: the preconditioner
                                     alone). Default 4 */
 } ro_sgns_ro_config;
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void);
 
-/* Run K steps of Algorithm 1 from x (updated in place; x->iteration counts
-   the steps). Each step, with M = X + lambda D(X) never stored:
-       U', S' = QR(M V)      (M V = U S + lambda D V: a sweep over rows)
-       V', S'^T = QR(M^T U') (D^T U' from the previous sweep's D^T M V
-                             (fuse); else a sweep over the transposed
-                             counts, or with keep_direction_bytes one GEMM
-                             over the direction kept from that sweep)
-   and, with the safeguard, F at the new point (the next step's sweep).
-   x changes only when a step is accepted, all at once (U, S, V,
-   x->iteration, x->next_step). So whatever error ends the run
-   (RO_SGNS_ERR_NUMERIC: NaN/Inf with safeguard = 0; RO_SGNS_ERR_OUT_OF_MEMORY;
-   RO_SGNS_ERR_IO from the transport of ro_sgns_ro_train_shard), x is the
-   last accepted point, consistent, as the callback saw it: an error in step
-   k leaves the point after step k - 1 (x->iteration says which), and a run
-   resumed from it goes on as an uninterrupted one would. An error before
-   the first step leaves x untouched. */
+/* K steps of Algorithm 1 from x, in place: U', S' = QR(M V), V', S'^T =
+   QR(M^T U'), M = X + step D(X) never stored. x changes only when a step
+   is accepted, all at once, so after any error (NUMERIC without the
+   safeguard, OUT_OF_MEMORY, IO from a shard's transport) x is the last
+   accepted point (x->iteration says which) and a resumed run goes on as an
+   uninterrupted one would; an error before step 1 leaves x untouched. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train(const ro_sgns_problem *problem,
                                             ro_sgns_factors *x,
                                             const ro_sgns_ro_config *config,
                                             ro_sgns_error *err);
 
-/* The same step with X, D(X) and M formed as dense n x m matrices and the
-   products done by ro_sgns_gemm_naive: one step of the paper's Algorithm 1
-   at step lambda in direction dir, no safeguard, x updated (iteration + 1).
-   The reference the fused step is tested against, and a short read:
-   O(n m) memory, for small problems only. */
+/* One step of Algorithm 1 at step lambda in direction dir (PLAIN or
+   SCALED, a whole problem: else INVALID_ARGUMENT), no safeguard, with X,
+   D(X) and M formed dense n x m and the products by ro_sgns_gemm_naive; x
+   updated (iteration + 1). The plain reference the fused step is tested
+   against: O(n m) memory, small problems only. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *problem,
                                                  ro_sgns_factors *x, ro_sgns_direction dir,
                                                  double lambda, ro_sgns_error *err);
 
-/* The wall seconds one step of ro_sgns_ro_train with the default
-   configuration (fused) takes for an n x m problem at dimension d, from
-   the model of its work in floating-point operations
-       W(n, m, d) = 6 n m d           (three products of n x m x d)
-                  + 40 n m            (exponentials and the other
-                                       elementwise work, II.5)
-                  + 12 (n + m) d^2    (the QRs and d x d products)
-   and a rate in operations a second: *rate if it is > 0, else measured
-   here and stored in *rate (two steps of a random problem of s = 2304
-   rows and columns at this d, fewer when n or m is smaller; the faster
-   step's W / seconds). So the first call measures (the sweep at the
-   start and two steps: about 2.7 W(s, s, d), 10 GFLOP at d = 100, 80 at
-   d = 500; memory about 2 s (11 d + 600) reals) and later calls with the
-   rate it left only compute: *seconds = W / *rate, increasing in n, m and
-   d. The rate is for this machine, thread count and load as measured
-   (another d changes the products' speed a little; a machine shared with
-   other work gives a slower rate); a step with halvings takes one more
-   sweep (two products) a halving. Errors: INVALID_ARGUMENT (rate or
-   seconds NULL, d = 0, d > min(n, m)), OUT_OF_MEMORY. */
+/* *seconds, the wall seconds of one default step of an n x m problem at
+   dimension d: its work W = 6 n m d + 40 n m + 12 (n + m) d^2 operations
+   over *rate (operations a second). *rate <= 0: measured here on a small
+   random problem (two steps) and stored for later calls (docs/GUIDE.md,
+   section 4). Errors: INVALID_ARGUMENT (rate or seconds NULL, d = 0,
+   d > min(n, m)), OUT_OF_MEMORY. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, size_t d,
                                                          double *rate, double *seconds,
                                                          const ro_sgns_allocator *alloc,
                                                          ro_sgns_error *err);
 
 #ifndef RO_SGNS_NO_FOLD
-/* THE HEAD AND THE TAIL: a large vocabulary (II.9)
-   At word2vec's min count 5 most words are rare (183k words on the
-   bundled corpus, 160k of them seen fewer than 200 times). Trained over
-   all of them, a step costs n m d, and the scaled direction weighs every
-   row alike, so the rare rows, each known from a handful of pairs, steer
-   the rank-d subspace that the frequent words share. The way out here:
-   train on the head, the first n_h words and m_h contexts (counts number
-   words by falling frequency, so these are the most frequent), then fold
-   the tail in. With the head's contexts fixed, a tail word's part of F,
-       f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c),
-   a_c the rows of V S^T, is concave in its d unknowns z (its row of U),
-   and each row is solved on its own (FOLDING IN below: by default one
-   Newton step from z = 0, or one MM step from the row of a start that
-   covers every word); tail contexts likewise against the head's
-   words (rows of U S). F's head block is the head's run; the tail rows
-   fit the head columns; the tail x tail block is what the two give,
-   unfitted. Cost: the head's steps at n_h m_h d, then about
-   4 (n - n_h) m_h d + 4 (m - m_h) n_h d per step of the fold (its two
-   products), and half that for the report's evaluation. On the
-   bundled corpus at
-   min count 5 (n = 182,678, head 22,352, d = 100) the whole run took
-   minutes where RO over every word took 72 and scored below its start
-   (in the repository: docs/ABLATION.md). */
-
-/* The head of a whole problem: its first n_h rows and m_h columns, with
-   the whole problem's B (k, #(w), #(c), |D|), so that F of the head
-   problem is the head block of the whole F. Owns a copy of those counts
-   (the problem it came from may go). 1 <= n_h <= n, 1 <= m_h <= m. */
+/* THE HEAD AND THE TAIL (II.9; docs/GUIDE.md, section 4): train on the
+   first n_h rows and m_h columns of a whole problem (the most frequent),
+   with its B, so F of the head is the whole F's head block; then fold the
+   tail in. Owns a copy of those counts (problem may go). 1 <= n_h <= n,
+   1 <= m_h <= m. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_head(const ro_sgns_problem *problem,
                                                        size_t n_h, size_t m_h,
                                                        ro_sgns_problem **out,
                                                        const ro_sgns_allocator *alloc,
                                                        ro_sgns_error *err);
 
-/* The first rows x cols block of A (the head of an SPPMI matrix: the
-   head's start for ro_sgns_tsvd), a new matrix. rows <= A->rows,
-   cols <= A->cols. */
+/* The first rows x cols block of A as a new matrix (an SPPMI's head: the
+   head's start for ro_sgns_tsvd). rows <= A->rows, cols <= A->cols. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_csr_head(const ro_sgns_csr *A, size_t rows, size_t cols,
                                             ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                             ro_sgns_error *err);
 
-/* FOLDING IN: how each row is solved. From z = 0 (or from a start,
-   below), steps along the minorize-maximize (MM) direction H^-1 grad f(z)
-   with H = 1/4 sum_c (#(w,c) + B_wc) a_c a_c^T: since s(x) s(-x) <= 1/4, the
-   quadratic with curvature H lies below f and touches it at z, so the
-   step 1 along it raises f (H is the same at every step: one Cholesky a
-   row). At z = 0 every x is 0, where s(x) s(-x) = 1/4 exactly: the first
-   step is Newton's, a weighted least-squares fit of the row,
-       z = 2 (sum_c (#(w,c) + B_wc) a_c a_c^T)^-1 sum_c (#(w,c) - B_wc) a_c.
-   That one step is the default. On the bundled corpus at min count 5,
-   every further step (towards each rare row's exact optimum, which its
-   few counts pin down badly) lowered the scores (in the repository:
-   docs/ABLATION.md). For more steps the bound is loose where |x| is
-   large (s(x) s(-x) = 0.1 at |x| = 2.7, 0.007 at 5), and line_search = 1
-   chooses each step by a search along the direction (a few Newton steps
-   on f's derivative, kept where f still rises): 60 of those solve the
-   tests' rows to 1e-3 of their first gradient, which plain MM steps do
-   not.
-   FROM A START. When the head's run began from factors that cover every
-   word (an SGD start: section 12), z = 0 throws away what the start knew
-   of the tail, and that is most of what SGD knows of analogies between
-   rare words. With start_w and start_c, each tail row begins instead
-   where its x over the head's lines is nearest to the start's x there:
-   the least-squares projection onto the head's subspace,
-       z0 = (A^T A)^-1 A^T C0_h w0   (A: the head's side, C0_h the
-   start's head contexts, w0 the row's start), one d x d map for all
-   rows; the steps then go on from z0. */
+/* How each tail row's z is solved: minorize-maximize steps from z = 0,
+   the first of them Newton's (docs/GUIDE.md, section 4, "Folding in"). */
 typedef struct ro_sgns_fold_config {
     int iterations;    /* steps a row, >= 0. Default 1 */
     int line_search;   /* 0 (default): the MM step (1 along the direction);
-                          1: the step by the line search */
+                          1: the step by a line search */
     size_t block_rows; /* rows solved together (0 = 256); sets the bits */
-    /* The start (both or neither; default NULL: every row from z = 0):
-       the factors W0 (n x d) and C0 (m x d, rows of d reals) of a point
-       X0 = W0 C0^T over the whole problem, such as the SGD start the
-       head's run began from. Each tail row then starts from the z whose
-       x over the head's lines is nearest to X0's there (least squares:
-       one d x d map for all rows, from the head's factor), and so keeps
-       what the start knew of it; rows with no count in the head stay
-       there. iterations = 0 gives that projection alone. */
+    /* The start (both or neither; default NULL: rows from z = 0): W0 (n x d)
+       and C0 (m x d) of a point W0 C0^T over the whole problem (an SGD
+       start). Each tail row starts from its least-squares fit over the
+       head's lines (iterations = 0: that alone). */
     const ro_sgns_real *start_w;
     const ro_sgns_real *start_c;
 } ro_sgns_fold_config;
 RO_SGNS_DEF ro_sgns_fold_config ro_sgns_fold_config_default(void);
 
-/* What the fold did (both sides together): the tail rows' f summed,
-   before (at their start: z = 0, or the start's projection) and after,
-   and |grad f|^2 summed, before and after. */
+/* What the fold did, both sides together: the tail rows' f and |grad f|^2
+   summed, at their start and at the end. */
 typedef struct ro_sgns_fold_report {
     double f_start, f_end;
     double grad2_start, grad2_end;
@@ -1159,18 +863,12 @@ typedef struct ro_sgns_fold_report {
     size_t rows_empty; /* of which no count in the head: left at their start */
 } ro_sgns_fold_report;
 
-/* The point for the whole problem from a point trained on its head
-   (head->n = n_h <= n words, head->m = m_h <= m contexts, the head
-   problem of ro_sgns_problem_create_head): U = QR of [U_h; Z],
-   V = QR of [V_h; Y], S from the two R and S_h, so *out is a proper
-   point (orthonormal U, V) with X's head block the head's X. Rows with
-   no count in the head stay at their start (0 without one). report may
-   be NULL (then the fold skips the evaluation after its last step, which
-   only the report needs: a third of the work at one step). The same bits
-   for any thread count (they depend on block_rows). Errors:
-   INVALID_ARGUMENT (sizes, a shard, one of start_w and start_c),
-   OUT_OF_MEMORY, NUMERIC (a NaN on the way, or a head factor of rank
-   below d with a start). */
+/* The whole problem's point from head (trained on create_head's problem):
+   U = QR of [U_h; Z], V = QR of [V_h; Y], S from both R and S_h, so X's
+   head block is the head's X. report may be NULL (skips the final
+   evaluation). Bits set by block_rows, never threads. Errors:
+   INVALID_ARGUMENT (sizes, a shard, one start of two), OUT_OF_MEMORY,
+   NUMERIC (a NaN, or with a start a head factor of rank below d). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *problem,
                                            const ro_sgns_factors *head,
                                            const ro_sgns_fold_config *config,
@@ -1180,7 +878,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *problem,
 
 /* ======================================================================
    5. Embeddings from the point: Step 2 [paper 2.3, Algorithm 1 lines 7-8]
-      (implementation: I.10)
+      (implementation: ro_sgns_factors_embeddings)
    ====================================================================== */
 
 /* Which embeddings ro_sgns_factors_embeddings returns. */
@@ -1190,25 +888,11 @@ typedef enum ro_sgns_embedding_kind {
     RO_SGNS_EMBED_W_PLUS_C = 2 /* W + C (needs n = m)                    */
 } ro_sgns_embedding_kind;
 
-/* Embeddings from a point X = U S V^T [paper 2.3, Step 2]: the SVD of the
-   small core S = P Sigma Q^T gives X = (U P) Sigma (V Q)^T without any big
-   SVD; W = U P Sigma^alpha, C = V Q Sigma^alpha. alpha = 0.5 is the paper's
-   choice (and hyperwords' "eig 0.5"). out has n (or m for C) rows of d
-   values, leading dimension ldo >= d. alpha must be finite
-   (INVALID_ARGUMENT); a Sigma^alpha that overflows the real type (a
-   negative alpha on a tiny singular value) is RO_SGNS_ERR_NUMERIC, out
-   untouched.
-   WHICH ONE TO USE: alpha = 0 and W + C. Cosines weigh each of the d
-   directions by Sigma^(2 alpha): the wider Sigma's range, the more a few
-   top directions (which fit the large counts) decide every cosine at
-   alpha = 0.5; alpha = 0 weighs them alike. Levy, Goldberg and Dagan
-   (2015) found eig 0 or 0.5 better than 1 for the SVD. W + C (words and
-   contexts are one vocabulary when the counts are n x n) adds the second
-   estimate of each word that the symmetric objective trains. alpha = 0
-   and W + C did best on the bundled corpus's similarity sets, W on its
-   analogies; from an SGD start, on the objective SGD sampled, W kept
-   nearly all of W + C's similarity and far more of the analogies, so the
-   program writes W there (in the repository: docs/ABLATION.md). */
+/* Embeddings from X = U S V^T by the SVD of the core, S = P Sigma Q^T,
+   into out (n rows, m for C, of d values; ldo >= d). alpha = 0.5 is the
+   paper's; alpha = 0 with W + C usually better (docs/GUIDE.md, section
+   5). alpha not finite: INVALID_ARGUMENT; a Sigma^alpha beyond the real
+   type: NUMERIC, out untouched. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
                                                       ro_sgns_embedding_kind which,
                                                       ro_sgns_real *out, size_t ldo,
@@ -1217,11 +901,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
 
 /* ======================================================================
    6. Dense linear algebra: GEMM, Householder QR, one-sided Jacobi SVD,
-      random numbers (implementation: I.4-I.7 plainly, II.1-II.2 fast)
-      BLAS- and LAPACK-shaped argument lists, row-major. Each has a plain
-      twin (ro_sgns_gemm_naive, ro_sgns_qr_naive) or is plain itself (the
-      Jacobi SVD); the built-in kernels stay reachable as *_builtin when
-      RO_SGNS_USE_CBLAS / RO_SGNS_USE_LAPACKE route the others.
+      random numbers (implementation: ro_sgns_gemm_naive, ro_sgns_qr_naive,
+      ro_sgns_svd_builtin, ro_sgns_rng_* plainly; II.1-II.2 fast)
+      BLAS- and LAPACK-shaped, row-major. Under RO_SGNS_USE_CBLAS /
+      RO_SGNS_USE_LAPACKE the built-in kernels stay as *_builtin.
    ====================================================================== */
 
 typedef enum ro_sgns_trans {
@@ -1229,12 +912,11 @@ typedef enum ro_sgns_trans {
     RO_SGNS_TRANS = 1
 } ro_sgns_trans;
 
-/* GEMM: C = alpha op(A) op(B) + beta C, with op(A) m x k, op(B) k x n and
-   C m x n. op(X) is X or X^T. With beta = 0, C is not read (it may hold
-   NaN). With k = 0 or alpha = 0, C = beta C. Returns
-   RO_SGNS_ERR_INVALID_ARGUMENT for a leading dimension that is too small or
-   a NULL pointer where data is needed, RO_SGNS_ERR_OUT_OF_MEMORY when the
-   packing buffers cannot be had. Routes to CBLAS under RO_SGNS_USE_CBLAS. */
+/* C = alpha op(A) op(B) + beta C, op(A) m x k, op(B) k x n, C m x n, op(X)
+   X or X^T. beta = 0: C is not read (it may hold NaN); k = 0 or alpha = 0:
+   C = beta C. Errors: INVALID_ARGUMENT (a leading dimension too small, a
+   NULL where data is needed), OUT_OF_MEMORY (packing buffers). CBLAS under
+   RO_SGNS_USE_CBLAS. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_gemm(ro_sgns_trans trans_a, ro_sgns_trans trans_b,
                                         size_t m, size_t n, size_t k, ro_sgns_real alpha,
                                         const ro_sgns_real *A, size_t lda,
@@ -1256,18 +938,15 @@ RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b
                                     const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
                                     size_t ldb, ro_sgns_real beta, ro_sgns_real *C, size_t ldc);
 
-/* Thin QR of a tall n x d matrix (n >= d >= 1) by Householder reflections:
-   A = Q R with Q n x d, Q^T Q = I, R d x d upper triangular with R_jj >= 0.
-   A is overwritten by Q; R (d x d, leading dimension ldr) receives R, its
-   strictly lower part set to 0. Rank-deficient and zero input give a valid
-   orthonormal Q and zeros on R's diagonal, never NaN. NaN/Inf in A, or a
-   column whose norm overflows the real type, give RO_SGNS_ERR_NUMERIC
-   with A and R unspecified; RO_SGNS_ERR_OUT_OF_MEMORY
-   leaves them untouched (all workspace is taken first). Routes to LAPACKE
-   ?geqrf+?orgqr under RO_SGNS_USE_LAPACKE. */
+/* Thin QR of A (n x d, n >= d >= 1), overwritten by Q (Q^T Q = I); R
+   (d x d, ldr) gets R upper triangular, R_jj >= 0, zeros below. Rank
+   deficiency gives a valid Q and zeros on R's diagonal. NaN/Inf or an
+   overflowing column norm: NUMERIC, A and R unspecified; OUT_OF_MEMORY
+   leaves them untouched. LAPACKE ?geqrf+?orgqr under RO_SGNS_USE_LAPACKE. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_t lda,
                                       ro_sgns_real *R, size_t ldr,
                                       const ro_sgns_allocator *alloc, ro_sgns_error *err);
+/* The built-in blocked QR, whatever the options. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_qr_builtin(size_t n, size_t d, ro_sgns_real *A, size_t lda,
                                               ro_sgns_real *R, size_t ldr,
                                               const ro_sgns_allocator *alloc,
@@ -1279,19 +958,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr_naive(size_t n, size_t d, ro_sgns_real *A,
                                             ro_sgns_real *R, size_t ldr,
                                             const ro_sgns_allocator *alloc, ro_sgns_error *err);
 
-/* Thin SVD A = U diag(s) V^T of an m x n matrix, r = min(m, n): U is m x r
-   and V is n x r with orthonormal columns, s (r values) descending and >= 0.
-   One-sided Jacobi (Hestenes) in double precision, after a QR when m > n:
-   every singular value to full relative accuracy (to a small multiple of
-   eps times the condition of A's columns after scaling). A is divided by
-   its largest |entry| first; singular values below 1e-150 of it count as
-   zero (only reachable in double, with entries that span more than about
-   150 orders of magnitude). Zero singular values get orthonormal
-   completion columns in U and V. A is not changed.
-   U or V may be NULL when not wanted. NaN/Inf in A, or a largest singular
-   value beyond the real type (entries near it), give RO_SGNS_ERR_NUMERIC;
-   more than 60 sweeps give RO_SGNS_ERR_NOT_CONVERGED (not seen in tests).
-   Routes to LAPACKE ?gesdd under RO_SGNS_USE_LAPACKE. */
+/* Thin SVD A = U diag(s) V^T of an m x n A (unchanged), r = min(m, n): U
+   m x r, V n x r orthonormal (either may be NULL), s r values descending,
+   >= 0, to full relative accuracy (docs/GUIDE.md, section 6). NaN/Inf in
+   A or a largest singular value beyond the real type: NUMERIC; more than
+   60 sweeps: NOT_CONVERGED. LAPACKE ?gesdd under RO_SGNS_USE_LAPACKE;
+   ro_sgns_svd_builtin is one-sided Jacobi in double. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_svd(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
                                        ro_sgns_real *U, size_t ldu, ro_sgns_real *s,
                                        ro_sgns_real *V, size_t ldv,
@@ -1302,15 +974,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
                                                const ro_sgns_allocator *alloc,
                                                ro_sgns_error *err);
 
-/* Random numbers: xoshiro256** seeded through splitmix64. Streams for
-   parallel blocks are derived from (seed, block index), never from the
-   thread, so results do not depend on the thread count. */
+/* xoshiro256** seeded through splitmix64. Parallel blocks draw from
+   streams of (seed, block index), never of the thread. */
 typedef struct ro_sgns_rng {
     uint64_t s[4];
 } ro_sgns_rng;
 
 /* Seed a stream; stream distinguishes independent streams of one seed. */
 RO_SGNS_DEF void ro_sgns_rng_seed(ro_sgns_rng *rng, uint64_t seed, uint64_t stream);
+/* The next 64 random bits. */
 RO_SGNS_DEF uint64_t ro_sgns_rng_next(ro_sgns_rng *rng);
 /* Uniform double in [0, 1) with 53 random bits. */
 RO_SGNS_DEF double ro_sgns_rng_uniform(ro_sgns_rng *rng);
