@@ -111,11 +111,12 @@
                                    ro_sgns_objective(_wc), ro_sgns_direction_dense
          II.6 the step: Algorithm 1 at three products a step   ro_sgns_ro_train
          II.6b the metric direction: the gradient in B's metric, whose steps
-              stop only at a critical point        (direction = ..._METRIC)
+              stop only at a critical point         (RO_SGNS_NO_METRIC)
          II.7 the start: block Krylov truncated SVD    ro_sgns_tsvd, ..._from_wc
+              (RO_SGNS_NO_TSVD leaves out ro_sgns_tsvd)
          II.8 shards: the start and the step over processes (RO_SGNS_NO_SHARDS)
          II.9 the head and the tail: a large vocabulary's rare words folded
-              in                 ro_sgns_problem_create_head, ro_sgns_fold_in
+              in  ro_sgns_problem_create_head, ro_sgns_fold_in  (RO_SGNS_NO_FOLD)
      Part III. Around the method, each part behind its switch:
          III.1 counting a corpus                               (RO_SGNS_NO_COUNT)
          III.2 persistence: CRC-32C, chunk tables, readers and writers,
@@ -206,9 +207,24 @@
                                  one-machine step is the same code.
      RO_SGNS_NO_STDIO      all   no FILE* or path functions; memory and
                                  callback I/O remain.
-     RO_SGNS_STEP_ONLY     all   all six above: the method alone, from counts
-                                 the caller fills in memory (no file API of
-                                 POSIX or Win32 is included).
+     RO_SGNS_NO_FOLD       all   no head and tail (II.9): no
+                                 ro_sgns_problem_create_head, ro_sgns_csr_head
+                                 or ro_sgns_fold_in.
+     RO_SGNS_NO_METRIC     all   no metric direction (II.6b): ro_sgns_ro_train
+                                 with direction = RO_SGNS_DIRECTION_METRIC
+                                 returns RO_SGNS_ERR_UNSUPPORTED (the enum
+                                 value and cg_iterations stay: the config is
+                                 the same in every build).
+     RO_SGNS_NO_TSVD       all   no fast truncated SVD (II.7: ro_sgns_tsvd,
+                                 ro_sgns_tsvd_shard, ro_sgns_tsvd_config); a
+                                 start comes from ro_sgns_tsvd_naive (dense:
+                                 small problems) or from any W0, C0
+                                 (ro_sgns_factors_from_wc).
+     RO_SGNS_STEP_ONLY     all   all nine above: the step alone, from counts
+                                 the caller fills in memory and a start from
+                                 ro_sgns_tsvd_naive or ro_sgns_factors_from_wc
+                                 (no file API of POSIX or Win32 is included;
+                                 tests/configs.sh bounds its object's size).
      Swapping the linear algebra:
      RO_SGNS_USE_CBLAS     impl  ro_sgns_gemm calls cblas_sgemm/cblas_dgemm
                                  (include <cblas.h>, link e.g. -lopenblas;
