@@ -2729,7 +2729,7 @@ static clock_t ro_sgns__wasi_clock(void)
 #include <omp.h>
 #endif
 
-/* The GEMM's micro-kernel (I.4, II.1) follows the instruction set the
+/* The GEMM's micro-kernel (II.0, II.1) follows the instruction set the
    compiler targets: AVX-512F, else AVX2 + FMA, else portable C. */
 #if defined(__AVX512F__) && !defined(RO_SGNS_NO_SIMD)
 #include <immintrin.h>
@@ -4206,11 +4206,12 @@ done:
    the order of operations, which is fixed by the block layout and never by
    the thread count, so a result is bitwise the same for any number of
    threads.
-   The order: the dense kernels first (GEMM II.1, QR II.2), the data the
-   step reads (II.3), the layer under the step that is trivial on one
-   machine and a transport on many (II.4), then the sweep that walks the
-   dense n x m matrices by blocks (II.5), the step built on it (II.6), the
-   truncated SVD for the start (II.7) and the public calls for shards (II.8).
+   The order: what Part II builds on (II.0: pieces once parked in Part I),
+   the dense kernels (GEMM II.1, QR II.2), the data the step reads (II.3),
+   the layer under the step that is trivial on one machine and a transport
+   on many (II.4), then the sweep that walks the dense n x m matrices by
+   blocks (II.5), the step built on it (II.6), the truncated SVD for the
+   start (II.7) and the public calls for shards (II.8).
    ###################################################################### */
 
 /* ======================================================================
@@ -4580,13 +4581,11 @@ static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
                          RO_SGNS__JACOBI_MAX_SWEEPS, (unsigned long)m, (unsigned long)n);
 }
 
-/* The SVD of an m x n matrix with m >= n (see ro_sgns_svd): the one-sided
-   Jacobi SVD of this section, the plain reference. Its fast twin is
-   LAPACK's ?gesdd, which ro_sgns_svd calls under RO_SGNS_USE_LAPACKE; a
-   test compares their singular values (in the repository:
-   tests/test_linalg.c, test_svd through check_svd, in its LAPACKE
-   build). ro_sgns_svd's
-   argument list (LAPACK's): the wide case calls it with U and V swapped. */
+/* The SVD of an m x n matrix with m >= n (see ro_sgns_svd) by the blocked
+   rotations above. Under RO_SGNS_USE_LAPACKE ro_sgns_svd calls LAPACK's
+   ?gesdd instead, and tests/test_linalg.c (test_svd through check_svd, in
+   its LAPACKE build) compares the two. ro_sgns_svd's argument list
+   (LAPACK's): the wide case calls it with U and V swapped. */
 static ro_sgns_result ro_sgns__svd_tall(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
                                         ro_sgns_real *U, size_t ldu, ro_sgns_real *s,
                                         ro_sgns_real *V, size_t ldv,
@@ -4696,12 +4695,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
     return res;
 }
 
-/* ======================================================================
-   I.7 Random numbers
+/* Random numbers (II.7's test matrices, Part III's sampling and SGD):
    xoshiro256** (Blackman and Vigna, 2018) with its state filled by
    splitmix64; a stream number is mixed into the seed so that block b of a
-   parallel loop draws from stream b whatever thread runs it.
-   ====================================================================== */
+   parallel loop draws from stream b whatever thread runs it. */
 
 static uint64_t ro_sgns__splitmix64(uint64_t *x)
 {
