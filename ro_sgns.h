@@ -4216,8 +4216,9 @@ done:
 
 /* ======================================================================
    II.0 What Part II builds on: the problem's helpers, the micro-kernel's
-        block sizes, the blocked Jacobi SVD, random numbers, the SPPMI
-        from the counts, the embeddings at GEMM speed
+        block sizes, the blocked Jacobi SVD, random numbers, sparse
+        matrices and the SPPMI from the counts, the embeddings at GEMM
+        speed
 
    Moved here from Part I unchanged (Part I's plain twins: the
    constructor ro_sgns_problem_create_naive (I.2), ro_sgns_svd_naive
