@@ -94,7 +94,8 @@ ifeq ($(HAVE_AVX2),yes)
 KERNEL_VARIANTS += avx2_f avx2_d
 endif
 LAPACKE_TESTS := linalg sppmi ro eval robust
-COMPILE_TESTS := $(B)/static_f $(B)/alloc_f $(B)/alloc_cxx $(B)/nostdio_f
+COMPILE_TESTS := $(B)/static_f $(B)/alloc_f $(B)/alloc_cxx $(B)/nostdio_f \
+                 $(B)/plain_f $(B)/plain_d $(B)/plain_cxx
 TEST_BINS := $(foreach v,$(VARIANTS),$(call test_progs,$(v),$(TESTS))) \
              $(foreach v,$(KERNEL_VARIANTS),$(call test_progs,$(v),$(KERNEL_TESTS))) $(COMPILE_TESTS)
 TEST_RUNS := $(foreach v,$(VARIANTS),$(call $(if $(filter $(v),$(QUICK_VARIANTS)),test_runs_quick,test_runs),$(v),$(TESTS))) \
@@ -244,6 +245,14 @@ $(B)/alloc_cxx: tests/compile_alloc.c $(TEST_DEPS) | $(B)
 	$(CXX) $(CXXWARN) -O0 $< -o $@ -lm
 $(B)/nostdio_f: tests/compile_alloc.c $(TEST_DEPS) | $(B)
 	$(CC) $(WARN) -O0 -DRO_SGNS_NO_STDIO $< -o $@ -lm
+# Part I alone (tests/test_plain.c defines RO_SGNS_PLAIN): no OpenMP, libc
+# and libm only, C99 and C++, float and double
+$(B)/plain_f: tests/test_plain.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) -O1 $< -o $@ -lm
+$(B)/plain_d: tests/test_plain.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) -O1 -DRO_SGNS_REAL=double $< -o $@ -lm
+$(B)/plain_cxx: tests/test_plain.c $(TEST_DEPS) | $(B)
+	$(CXX) $(CXXWARN) -O1 $< -o $@ -lm
 
 # ---------------------------------------------------------------- bench
 # Every bench prints the CPU, compiler, flags and OpenBLAS's kernel

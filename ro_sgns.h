@@ -1821,6 +1821,59 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
 
 #endif /* RO_SGNS_NO_SGD */
 
+/* ----------------------------------------------------------------------
+   Part I's plain path (RO_SGNS_PLAIN compiles Part I alone): the method
+   with every n x m matrix formed, O(n m) memory, for small problems, for
+   learning, and as the references of the fast calls.
+   ---------------------------------------------------------------------- */
+
+/* The problem from an n x m count matrix in CSR (row_ptr n + 1 offsets;
+   col, val its entries, columns ascending, values > 0; all borrowed, they
+   must outlive the problem); k negatives, no context smoothing. The same
+   B as ro_sgns_problem_create_csr. Errors: INVALID_ARGUMENT (NULL, a bad
+   entry, k <= 0), EMPTY (no counts), OUT_OF_MEMORY. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_naive(size_t n, size_t m,
+                                                        const uint64_t *row_ptr,
+                                                        const uint32_t *col, const float *val,
+                                                        double k, ro_sgns_problem **out,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err);
+/* ro_sgns_svd's contract by the cyclic one-sided Jacobi method (Part I's
+   plain SVD): A m x n (not changed), U m x r, s r descending, V n x r,
+   r = min(m, n); U or V may be NULL. Errors: INVALID_ARGUMENT, NUMERIC
+   (NaN or Inf in A), NOT_CONVERGED (60 sweeps), OUT_OF_MEMORY. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_svd_naive(size_t m, size_t n, const ro_sgns_real *A,
+                                             size_t lda, ro_sgns_real *U, size_t ldu,
+                                             ro_sgns_real *s, ro_sgns_real *V, size_t ldv,
+                                             const ro_sgns_allocator *alloc, ro_sgns_error *err);
+/* The start X_0: the dense SPPMI of a whole problem, max(log(#(w,c) /
+   B_wc), 0), and its rank-d truncated SVD by ro_sgns_svd_naive, as new
+   factors in *out (S diagonal; free with ro_sgns_factors_free). Errors:
+   INVALID_ARGUMENT (d not in 1..min(n, m), a shard), OUT_OF_MEMORY,
+   those of the SVD. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_start_naive(const ro_sgns_problem *problem, size_t d,
+                                               ro_sgns_factors **out, ro_sgns_error *err);
+/* steps steps of ro_sgns_ro_step_naive from x (updated in place), each
+   kept only if F does not fall, else undone and retried at half the step
+   (up to 8 times; then the run ends, RO_SGNS_OK); after a kept step the
+   next tries twice its size, at most step. F (NULL, or steps + 1
+   doubles): F at the start and after each step. Errors: INVALID_ARGUMENT
+   (dir not plain or scaled, step <= 0), OUT_OF_MEMORY. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_naive(const ro_sgns_problem *problem,
+                                                  ro_sgns_factors *x, ro_sgns_direction dir,
+                                                  double step, int steps, double *F,
+                                                  ro_sgns_error *err);
+/* ro_sgns_factors_embeddings' contract, plainly (ro_sgns_svd_naive of S,
+   the products by loops): W = U P Sigma^alpha, C = V Q Sigma^alpha or
+   W + C into out (n x d, row stride ldo). Errors: INVALID_ARGUMENT,
+   NUMERIC (Sigma^alpha overflows), OUT_OF_MEMORY. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings_naive(const ro_sgns_factors *f,
+                                                            double alpha,
+                                                            ro_sgns_embedding_kind which,
+                                                            ro_sgns_real *out, size_t ldo,
+                                                            const ro_sgns_allocator *alloc,
+                                                            ro_sgns_error *err);
+
 #ifdef __cplusplus
 }
 #endif
@@ -1954,7 +2007,7 @@ static clock_t ro_sgns__wasi_clock(void)
 #include <omp.h>
 #endif
 
-/* The GEMM's micro-kernel (I.4, II.1) follows the instruction set the
+/* The GEMM's micro-kernel (II.0, II.1) follows the instruction set the
    compiler targets: AVX-512F, else AVX2 + FMA, else portable C. */
 #if defined(__AVX512F__) && !defined(RO_SGNS_NO_SIMD)
 #include <immintrin.h>
@@ -2139,7 +2192,7 @@ static int ro_sgns__all_finite(size_t rows, size_t cols, const ro_sgns_real *A, 
 
 static size_t ro_sgns__min(size_t a, size_t b) { return a < b ? a : b; }
 
-static int ro_sgns__num_threads(void)
+static RO_SGNS__MAYBE_UNUSED int ro_sgns__num_threads(void)
 {
 #ifdef _OPENMP
     return omp_get_max_threads();
@@ -2176,7 +2229,7 @@ static RO_SGNS__MAYBE_UNUSED int ro_sgns__fwrite_fn(void *user, const void *data
 
 #endif
 
-static double ro_sgns__now(void)
+static RO_SGNS__MAYBE_UNUSED double ro_sgns__now(void)
 {
 #ifdef _OPENMP
     return omp_get_wtime();
@@ -2189,7 +2242,7 @@ static double ro_sgns__now(void)
 
 /* A word for a message: printable ASCII as it is, every other byte as
    \xHH, at most about 40 bytes of the word. */
-static void ro_sgns__escape_word(char *out, size_t size, const unsigned char *w, size_t len)
+static RO_SGNS__MAYBE_UNUSED void ro_sgns__escape_word(char *out, size_t size, const unsigned char *w, size_t len)
 {
     size_t o = 0, i;
     for (i = 0; i < len && o + 8 < size; ++i) {
@@ -2233,15 +2286,18 @@ static int ro_sgns__ctz64_portable(uint64_t x)
 /* ######################################################################
    PART I. RO-SGNS PLAINLY
 
-   The whole method in plain code, in the order of the paper: one entry of
-   the objective and its gradient (I.1), the problem they are summed over
-   (I.2), F (I.3), the three dense kernels the method stands on (GEMM I.4,
-   QR I.5, SVD I.6) and random numbers (I.7), the start (I.8), Algorithm 1
-   with every n x m matrix formed (I.9), and the embeddings (I.10).
-   Nothing here is fast and nothing here is clever: a triple loop is a
-   triple loop. Each piece is the reference its fast twin in Part II is
-   tested against (in the repository: tests/), and the fast twin names it.
-   Memory here is O(n m): for learning and for small problems only.
+   The whole method in plain code, in the order of the paper, for a reader
+   who wants to learn it: one entry of the objective and its gradient
+   (I.1), the problem they are summed over and a constructor for it (I.2),
+   F (I.3), the three dense kernels the method stands on (GEMM I.4, QR
+   I.5, SVD I.6), the manifold the method moves on (I.7), the start (I.8),
+   one step of Algorithm 1 with every n x m matrix formed (I.9), the
+   embeddings (I.10), and the loop that runs it all, counts to embeddings
+   (I.11). A triple loop is a triple loop; each piece is the reference
+   its fast twin in Part II is tested against (tests/). Memory is O(n m):
+   small problems only. It stands alone: with RO_SGNS_PLAIN beside
+   RO_SGNS_IMPLEMENTATION only this part is compiled, and a program linked
+   with libc and libm trains a small problem (tests/test_plain.c).
    ###################################################################### */
 
 /* ======================================================================
@@ -2256,11 +2312,9 @@ static int ro_sgns__ctz64_portable(uint64_t x)
    e = exp(-|x|) <= 1, so nothing overflows for any finite x:
        s(x)  = 1 / (1 + e) if x >= 0, else e / (1 + e)
        log s(x) = -(max(-x, 0) + log(1 + e))
-   In double, with libm: the reference that Part II's fast elementwise
-   code (II.4, ro_sgns__row_exp .. ro_sgns__sparse_terms) is tested
-   against, through the dense objective and step below
-   (in the repository: tests/test_ro.c, test_objective_vs_naive and
-   test_step_vs_naive). Returns f(x); *grad (if not NULL) gets f'(x).
+   Returns f(x); *grad (if not NULL) gets f'(x). Fast twin: Part II's
+   elementwise code (II.5, ro_sgns__row_exp .. ro_sgns__sparse_terms), tested
+   through the objective and the step (tests/test_ro.c).
    ====================================================================== */
 
 static double ro_sgns__sgns_entry(double a, double B, double x, double *grad)
@@ -2280,12 +2334,9 @@ static double ro_sgns__sgns_entry(double a, double B, double x, double *grad)
    pairs that occur), and the weight of its negative samples,
        B_wc = k #(w) #(c) / |D|,
    dense but rank one: rowfac[w] * colfac[c] with rowfac = k #(w) / |D| and
-   colfac = #(c) (with context distribution smoothing, #(c)^cds over its
-   sum instead of #(c) / |D|). The problem holds the counts both ways
-   (fwd: words x contexts; bwd: its transpose, for products with M^T) with
-   the two factors of B for each, and remembers what the counts were (a
-   fingerprint, the window) for checkpoints. Building one (II.3) checks
-   the counts and makes the transpose; here are the struct and B.
+   colfac = #(c). The problem holds the counts both ways (fwd: words x
+   contexts; bwd: its transpose, for products with M^T) with B's two
+   factors for each; ro_sgns_problem_create_naive below builds one.
    ====================================================================== */
 
 /* One orientation of the problem: rows x cols counts in CSR and the rank-one
@@ -2302,11 +2353,9 @@ typedef struct ro_sgns__side {
 /* The problem: the counts of the rows r0..r1 it holds (all n rows, except
    for a shard, II.8) and the factors of B. rowfac holds k #(w)/|D|
    for the rows held, then k #(c)/|D| for the m contexts; colfac holds #(c)
-   for the m contexts, then #(w) for the rows held (with cds != 1, |D| is
-   Z = sum_c #(c)^cds and #(c) is #(c)^cds: see ro_sgns__problem_factors),
-   so that
-   B_wc = rowfac[w] * colfac[c] on the forward side and
-   B_cw = rowfac[rows + c] * colfac[m + w] on the backward one. */
+   for the m contexts, then #(w) for the rows held (context smoothing,
+   cds != 1, changes #(c) and |D|: II.0), so that B_wc = rowfac[w] *
+   colfac[c] forward and B_cw = rowfac[rows + c] * colfac[m + w] backward. */
 struct ro_sgns_problem {
     size_t n, m;          /* words x contexts of the whole problem */
     size_t r0, r1;        /* the rows held here */
@@ -2348,6 +2397,1115 @@ RO_SGNS_DEF void ro_sgns_problem_free(ro_sgns_problem *p)
     ro_sgns__free(al, p->h_val);
     ro_sgns__free(al, p);
 }
+
+/* The transpose of a rows x cols CSR matrix by a counting sort into
+   t_row_ptr (cols + 1), t_col and t_val (row_ptr[rows] - row_ptr[0]
+   entries each: row_ptr may start anywhere, as a shard's rows do); the
+   result's columns are the input's row numbers from 0, ascending in every
+   row. val_size is sizeof(float) or sizeof(double): values are copied as
+   they are. next is workspace of cols + 1. The library's one transpose
+   (ro_sgns_csr_transpose, the problem's backward side). */
+static void ro_sgns__transpose_csr(size_t rows, size_t cols, const uint64_t *row_ptr,
+                                   const uint32_t *col, const void *val, size_t val_size,
+                                   uint64_t *t_row_ptr, uint32_t *t_col, void *t_val,
+                                   uint64_t *next)
+{
+    size_t i;
+    uint64_t e;
+    memset(t_row_ptr, 0, (cols + 1) * sizeof(uint64_t));
+    for (e = row_ptr[0]; e < row_ptr[rows]; ++e) ++t_row_ptr[col[e] + 1];
+    for (i = 0; i < cols; ++i) t_row_ptr[i + 1] += t_row_ptr[i];
+    memcpy(next, t_row_ptr, (cols + 1) * sizeof(uint64_t));
+    for (i = 0; i < rows; ++i)
+        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+            uint64_t dst = next[col[e]]++;
+            t_col[dst] = (uint32_t)i;
+            if (val_size == sizeof(float))
+                ((float *)t_val)[dst] = ((const float *)val)[e];
+            else
+                ((double *)t_val)[dst] = ((const double *)val)[e];
+        }
+}
+
+/* Rows that index only what is there: row_ptr never falls from row 0 to
+   row rows, and col, val are not NULL when the rows hold entries. Then
+   every row lies within [row_ptr[0], row_ptr[rows]). */
+static ro_sgns_result ro_sgns__check_rows(const char *who, size_t rows, const uint64_t *row_ptr,
+                                          const void *col, const void *val, ro_sgns_error *err)
+{
+    size_t i;
+    for (i = 0; i < rows; ++i)
+        if (row_ptr[i + 1] < row_ptr[i])
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "%s: row_ptr falls at row %lu (%llu, then %llu)", who,
+                                 (unsigned long)i, (unsigned long long)row_ptr[i],
+                                 (unsigned long long)row_ptr[i + 1]);
+    if (row_ptr[rows] > row_ptr[0] && (!col || !val))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: NULL col or val", who);
+    return ro_sgns__ok(err);
+}
+
+/* The problem from n x m CSR counts (borrowed), plainly: #(w) the row
+   sums, #(c) the column sums, |D| the total, B's factors as above, the
+   transpose for the backward side. Fast twin: ro_sgns_problem_create_csr
+   (II.3), the same B, with context smoothing. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_naive(size_t n, size_t m,
+                                                        const uint64_t *row_ptr,
+                                                        const uint32_t *col, const float *val,
+                                                        double k, ro_sgns_problem **out,
+                                                        const ro_sgns_allocator *alloc,
+                                                        ro_sgns_error *err)
+{
+    ro_sgns_problem *p;
+    double total = 0;
+    size_t i, nnz;
+    uint64_t e, *next;
+    ro_sgns_result res;
+    if (!row_ptr || !out || !(k > 0) || !ro_sgns__is_finite(k) || n == 0 || m == 0 ||
+        n > 0xFFFFFFFFu || m > 0xFFFFFFFFu)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "problem_naive: need a non-empty n x m count matrix and k > 0");
+    res = ro_sgns__check_rows("problem_naive", n, row_ptr, col, val, err);
+    if (res != RO_SGNS_OK) return res;
+    for (i = 0; i < n; ++i)
+        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e)
+            if (col[e] >= m || (e > row_ptr[i] && col[e] <= col[e - 1]) || !(val[e] > 0) ||
+                !ro_sgns__is_finite(val[e]))
+                return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                     "problem_naive: row %lu: bad column %lu or value %g",
+                                     (unsigned long)i, (unsigned long)col[e], (double)val[e]);
+    p = (ro_sgns_problem *)ro_sgns__malloc(alloc, sizeof *p);
+    if (!p) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem_naive: out of memory");
+    memset(p, 0, sizeof *p);
+    ro_sgns__keep_alloc(&p->alloc_, &p->has_alloc_, alloc);
+    p->n = p->r1 = n;
+    p->m = m;
+    p->k = k;
+    p->cds = 1;
+    nnz = (size_t)(row_ptr[n] - row_ptr[0]);
+    p->rowfac = (double *)ro_sgns__alloc_array(alloc, n + m, sizeof(double), 1);
+    p->colfac = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n + m, sizeof(ro_sgns_real), 1);
+    p->t_row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, m + 1, sizeof(uint64_t), 1);
+    p->t_col = (uint32_t *)ro_sgns__alloc_array(alloc, nnz, sizeof(uint32_t), 1);
+    p->t_val = (float *)ro_sgns__alloc_array(alloc, nnz, sizeof(float), 1);
+    next = (uint64_t *)ro_sgns__alloc_array(alloc, m + 1, sizeof(uint64_t), 1);
+    if (!p->rowfac || !p->colfac || !p->t_row_ptr || !p->t_col || !p->t_val || !next) {
+        ro_sgns__free(alloc, next);
+        ro_sgns_problem_free(p);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "problem_naive: out of memory");
+    }
+    /* #(w) in rowfac[w], #(c) in rowfac[n + c] for now; |D| */
+    for (i = 0; i < m; ++i) p->rowfac[n + i] = 0;
+    for (i = 0; i < n; ++i) {
+        double s = 0;
+        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+            s += val[e];
+            p->rowfac[n + col[e]] += val[e];
+        }
+        p->rowfac[i] = s;
+        total += s;
+    }
+    /* B_wc = (k #(w) / |D|) #(c): colfac = #(c), then #(w) for the
+       backward side; rowfac = k #(w) / |D|, then k #(c) / |D| */
+    for (i = 0; i < m; ++i) p->colfac[i] = (ro_sgns_real)p->rowfac[n + i];
+    for (i = 0; i < n; ++i) p->colfac[m + i] = (ro_sgns_real)p->rowfac[i];
+    for (i = 0; i < n + m; ++i) p->rowfac[i] = k * p->rowfac[i] / total;
+    p->total = total;
+    ro_sgns__transpose_csr(n, m, row_ptr, col, val, sizeof(float), p->t_row_ptr, p->t_col,
+                           p->t_val, next);
+    ro_sgns__free(alloc, next);
+    if (!(total > 0)) {
+        ro_sgns_problem_free(p);
+        return ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "problem_naive: the counts are all zero");
+    }
+    p->fwd.rows = p->bwd.cols = n;
+    p->fwd.cols = p->bwd.rows = m;
+    p->fwd.row_ptr = row_ptr;
+    p->fwd.col = col;
+    p->fwd.val = val;
+    p->fwd.rowfac = p->rowfac;
+    p->fwd.colfac = p->colfac;
+    p->bwd.row_ptr = p->t_row_ptr;
+    p->bwd.col = p->t_col;
+    p->bwd.val = p->t_val;
+    p->bwd.rowfac = p->rowfac + n;
+    p->bwd.colfac = p->colfac + m;
+    *out = p;
+    return ro_sgns__ok(err);
+}
+
+static ro_sgns_result ro_sgns__check_fit(const ro_sgns_problem *p, size_t n, size_t m,
+                                         ro_sgns_error *err)
+{
+    if (!p || n != p->r1 - p->r0 || m != p->m)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "sgns: a %lu x %lu point does not fit the %lu x %lu counts",
+                             (unsigned long)n, (unsigned long)m,
+                             (unsigned long)(p ? p->r1 - p->r0 : 0), (unsigned long)(p ? p->m : 0));
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
+                                                  ro_sgns_factors **out,
+                                                  const ro_sgns_allocator *alloc,
+                                                  ro_sgns_error *err)
+{
+    ro_sgns_factors *f;
+    if (!out || d == 0 || n < d || m < d)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "factors: need 1 <= d <= min(n, m), got n = %lu, m = %lu, d = %lu",
+                             (unsigned long)n, (unsigned long)m, (unsigned long)d);
+    f = (ro_sgns_factors *)ro_sgns__malloc(alloc, sizeof *f);
+    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "factors: out of memory");
+    memset(f, 0, sizeof *f);
+    ro_sgns__keep_alloc(&f->alloc_, &f->has_alloc_, alloc);
+    f->n = n;
+    f->m = m;
+    f->d = d;
+    f->U = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
+    f->S = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    f->V = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, d, sizeof(ro_sgns_real));
+    if (!f->U || !f->S || !f->V) {
+        ro_sgns_factors_free(f);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "factors: cannot allocate (%lu + %lu) x %lu", (unsigned long)n,
+                             (unsigned long)m, (unsigned long)d);
+    }
+    memset(f->S, 0, d * d * sizeof(ro_sgns_real));
+    f->cds = 1;
+    *out = f;
+    return ro_sgns__ok(err);
+}
+
+RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f)
+{
+    const ro_sgns_allocator *al;
+    if (!f) return;
+    al = f->has_alloc_ ? &f->alloc_ : NULL;
+    ro_sgns__free(al, f->U);
+    ro_sgns__free(al, f->S);
+    ro_sgns__free(al, f->V);
+    ro_sgns__free(al, f);
+}
+
+/* ======================================================================
+   I.3 F(X) plainly [paper 2.2 eq. 4]
+
+   The sum of f over every entry, x_wc = (U S)_w . V_c made one at a time,
+   in double: O(n m d) time. Fast twin: ro_sgns_objective (II.5).
+   ====================================================================== */
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_objective_naive(const ro_sgns_problem *p,
+                                                   const ro_sgns_factors *x, double *F,
+                                                   ro_sgns_error *err)
+{
+    const ro_sgns__side *sd;
+    double *us, sum = 0;
+    size_t d, w, c, j, t;
+    ro_sgns_result res;
+    if (!x || !F) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL");
+    res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res == RO_SGNS_OK && (p->r0 != 0 || p->r1 != p->n))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective_naive: needs every row");
+    if (res != RO_SGNS_OK) return res;
+    d = x->d;
+    sd = &p->fwd;
+    us = (double *)ro_sgns__alloc_array(ro_sgns__problem_alloc(p), d, sizeof(double), 1);
+    if (!us) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "objective: out of memory");
+    for (w = 0; w < x->n; ++w) {
+        uint64_t e = sd->row_ptr[w];
+        for (j = 0; j < d; ++j) { /* row w of U S */
+            us[j] = 0;
+            for (t = 0; t < d; ++t) us[j] += (double)x->U[w * d + t] * x->S[t * d + j];
+        }
+        for (c = 0; c < x->m; ++c) {
+            double xwc = 0, a = 0;
+            for (j = 0; j < d; ++j) xwc += us[j] * x->V[c * d + j];
+            if (e < sd->row_ptr[w + 1] && sd->col[e] == c) a = sd->val[e++];
+            sum += ro_sgns__sgns_entry(a, sd->rowfac[w] * (double)sd->colfac[c], xwc, NULL);
+        }
+    }
+    ro_sgns__free(ro_sgns__problem_alloc(p), us);
+    *F = sum;
+    if (!ro_sgns__is_finite(sum))
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "objective: F is NaN or Inf");
+    return ro_sgns__ok(err);
+}
+
+/* ======================================================================
+   I.4 GEMM plainly: C = alpha op(A) op(B) + beta C
+
+   The step is products of an n x m matrix with n x d and m x d factors;
+   the QRs, the SVD and the embeddings are built from products too.
+   ====================================================================== */
+
+/* The textbook triple loop, each entry's sum in double: the reference
+   every product of the library is checked against. BLAS's argument list,
+   as ro_sgns_gemm's. Fast twin: ro_sgns_gemm_builtin (II.1), compared in
+   tests/test_linalg.c (test_gemm, through check_gemm). */
+RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b, size_t m,
+                                    size_t n, size_t k, ro_sgns_real alpha,
+                                    const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
+                                    size_t ldb, ro_sgns_real beta, ro_sgns_real *C, size_t ldc)
+{
+    size_t i, j, p;
+    for (i = 0; i < m; ++i) {
+        for (j = 0; j < n; ++j) {
+            double sum = 0.0; /* in double: the reference should be the more accurate one */
+            for (p = 0; p < k; ++p) {
+                double a = trans_a ? A[p * lda + i] : A[i * lda + p];
+                double b = trans_b ? B[j * ldb + p] : B[p * ldb + j];
+                sum += a * b;
+            }
+            C[i * ldc + j] = (ro_sgns_real)(alpha * sum + (beta == 0 ? 0 : beta * C[i * ldc + j]));
+        }
+    }
+}
+
+/* ======================================================================
+   I.5 Householder QR, one reflector at a time: A = Q R, A tall n x d
+
+   What the retraction needs twice a step (the QRs of M V and of
+   M^T U'): an n x d Q with orthonormal columns, whatever A's
+   conditioning (Gram-Schmidt loses orthogonality; reflections do not).
+   (Golub and Van Loan, "Matrix Computations", 4th ed., 5.1-5.2.) For
+   each column j a reflector H_j = I - tau v v^T, v = [1; v'], maps
+   A(j:, j) to (beta, 0, ..., 0) and is applied to the columns right of
+   j (ro_sgns__geqr2); Q = H_0 ... H_{d-1} [I; 0] is then formed from the
+   last reflector back (ro_sgns_qr_naive), and the signs are fixed so
+   that R_jj >= 0. About 4 n d^2 flops.
+   Fast twins (II.2): the same reflectors by blocks (ro_sgns_qr_builtin),
+   and Cholesky QR twice for the step's well conditioned matrices.
+   ====================================================================== */
+
+/* The 2-norm of n values x[0], x[inc], ... in double, scaled by the largest
+   magnitude so no square overflows or underflows. */
+static double ro_sgns__nrm2(size_t n, const ro_sgns_real *x, size_t inc)
+{
+    double scale = 0, ssq = 0;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        double a = RO_SGNS_FABS((double)x[i * inc]);
+        if (a > scale) scale = a;
+    }
+    if (scale == 0) return 0;
+    for (i = 0; i < n; ++i) {
+        double a = (double)x[i * inc] / scale;
+        ssq += a * a;
+    }
+    return scale * RO_SGNS_SQRT(ssq);
+}
+
+/* sqrt(a^2 + b^2) without overflow or underflow. */
+static double ro_sgns__hypot(double a, double b)
+{
+    double x = RO_SGNS_FABS(a), y = RO_SGNS_FABS(b), big = x > y ? x : y, small = x > y ? y : x;
+    if (big == 0) return 0;
+    small /= big;
+    return big * RO_SGNS_SQRT(1 + small * small);
+}
+
+/* Unblocked Householder QR of the n x d matrix A (n >= d) in place: R on and
+   above the diagonal, v' of each reflector below it, tau[j] the reflector
+   scales. w is scratch of d doubles. Fast twin: ro_sgns_qr_builtin (II.2,
+   which runs this on each panel; tests/test_linalg.c, test_qr_unblocked). */
+static void ro_sgns__geqr2(size_t n, size_t d, ro_sgns_real *A, size_t lda, double *tau,
+                           double *w)
+{
+    size_t i, j, c;
+    for (j = 0; j < d; ++j) {
+        ro_sgns_real *ajj = A + j * lda + j;
+        double xnorm = ro_sgns__nrm2(n - j - 1, ajj + lda, lda);
+        double alpha = (double)*ajj, beta, scal;
+        if (xnorm == 0) { /* already (alpha, 0, ..., 0): H_j = I */
+            tau[j] = 0;
+            continue;
+        }
+        beta = ro_sgns__hypot(alpha, xnorm);
+        if (alpha > 0) beta = -beta; /* the sign that avoids cancellation in alpha - beta */
+        tau[j] = (beta - alpha) / beta;
+        scal = 1.0 / (alpha - beta);
+        for (i = j + 1; i < n; ++i) A[i * lda + j] = (ro_sgns_real)(A[i * lda + j] * scal);
+        *ajj = (ro_sgns_real)beta;
+        /* A(j:, j+1:) -= tau v (v^T A(j:, j+1:)), v = [1; A(j+1:, j)] */
+        if (j + 1 < d) {
+            for (c = j + 1; c < d; ++c) w[c] = A[j * lda + c];
+            for (i = j + 1; i < n; ++i) {
+                double vi = A[i * lda + j];
+                const ro_sgns_real *row = A + i * lda;
+                for (c = j + 1; c < d; ++c) w[c] += vi * row[c];
+            }
+            for (c = j + 1; c < d; ++c) A[j * lda + c] -= (ro_sgns_real)(tau[j] * w[c]);
+            for (i = j + 1; i < n; ++i) {
+                double f = tau[j] * A[i * lda + j];
+                ro_sgns_real *row = A + i * lda;
+                for (c = j + 1; c < d; ++c) row[c] -= (ro_sgns_real)(f * w[c]);
+            }
+        }
+    }
+}
+
+static ro_sgns_result ro_sgns__qr_check(size_t n, size_t d, const ro_sgns_real *A, size_t lda,
+                                        const ro_sgns_real *R, size_t ldr, ro_sgns_error *err)
+{
+    if (d == 0 || n < d)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "qr: need n >= d >= 1, got n = %lu, d = %lu", (unsigned long)n,
+                             (unsigned long)d);
+    if (!A || !R || lda < d || ldr < d)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "qr: NULL matrix or leading dimension < d (%lu)",
+                             (unsigned long)d);
+    if (!ro_sgns__all_finite(n, d, A, lda))
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "qr: the %lu x %lu input has NaN or Inf",
+                             (unsigned long)n, (unsigned long)d);
+    return ro_sgns__ok(err);
+}
+
+/* Make R's diagonal >= 0 by flipping the sign of row j of R and column j of Q. */
+static void ro_sgns__qr_fix_signs(size_t n, size_t d, ro_sgns_real *Q, size_t ldq,
+                                  ro_sgns_real *R, size_t ldr)
+{
+    size_t i, j, c;
+    for (j = 0; j < d; ++j) {
+        if (!(R[j * ldr + j] < 0)) continue;
+        for (c = j; c < d; ++c) R[j * ldr + c] = -R[j * ldr + c];
+        for (i = 0; i < n; ++i) Q[i * ldq + j] = -Q[i * ldq + j];
+    }
+}
+
+/* Thin QR, A = Q R, plainly (ro_sgns_qr's contract): geqr2's reflectors,
+   R from the upper triangle, Q = H_0 ... H_{d-1} [I; 0] formed in place
+   from the last reflector back (H_j touches rows j.. only), R_jj >= 0. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_qr_naive(size_t n, size_t d, ro_sgns_real *A, size_t lda,
+                                            ro_sgns_real *R, size_t ldr,
+                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    double *tau;
+    size_t i, j, c;
+    ro_sgns_result res = ro_sgns__qr_check(n, d, A, lda, R, ldr, err);
+    if (res != RO_SGNS_OK) return res;
+    tau = (double *)ro_sgns__alloc_array(alloc, 2, d, sizeof(double));
+    if (!tau)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "qr: out of memory (d = %lu)",
+                             (unsigned long)d);
+    ro_sgns__geqr2(n, d, A, lda, tau, tau + d);
+    for (i = 0; i < d; ++i)
+        for (c = 0; c < d; ++c) R[i * ldr + c] = c >= i ? A[i * lda + c] : 0;
+    for (j = d; j-- > 0;) {
+        /* A(j:, j+1:) = H_j A(j:, j+1:), with v_j = [1; A(j+1:, j)] */
+        for (c = j + 1; c < d; ++c) {
+            double s = A[j * lda + c];
+            for (i = j + 1; i < n; ++i) s += (double)A[i * lda + j] * A[i * lda + c];
+            s *= tau[j];
+            A[j * lda + c] = (ro_sgns_real)(A[j * lda + c] - s);
+            for (i = j + 1; i < n; ++i) A[i * lda + c] = (ro_sgns_real)(A[i * lda + c] - s * A[i * lda + j]);
+        }
+        /* column j = H_j e_j */
+        for (i = j + 1; i < n; ++i) A[i * lda + j] = (ro_sgns_real)(-tau[j] * A[i * lda + j]);
+        A[j * lda + j] = (ro_sgns_real)(1 - tau[j]);
+        for (i = 0; i < j; ++i) A[i * lda + j] = 0;
+    }
+    ro_sgns__free(alloc, tau);
+    ro_sgns__qr_fix_signs(n, d, A, lda, R, ldr);
+    if (!ro_sgns__all_finite(d, d, R, ldr) || !ro_sgns__all_finite(n, d, A, lda))
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "qr: R overflows the real type");
+    return ro_sgns__ok(err);
+}
+
+/* ======================================================================
+   I.6 One-sided Jacobi SVD, cyclic
+
+   A = U Sigma V^T of small dense matrices: the start's SPPMI (I.8) and
+   the d x d core S = P Sigma Q^T of the embeddings (I.10).
+   How (Hestenes 1958; Demmel and Veselic 1992): rotate pairs of columns
+   (g_p, g_q) of G = A V, starting from G = A, V = I, until every pair is
+   orthogonal to working precision: |g_p . g_q| <= tol |g_p| |g_q| with
+   tol = m eps. Then A V = G = U Sigma with sigma_j = |g_j| and
+   u_j = g_j / sigma_j. The rotation of a pair is the Jacobi rotation that
+   diagonalizes the pair's 2 x 2 Gram matrix [a c; c b]:
+       zeta = (b - a) / (2c),  t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)),
+       cs = 1 / sqrt(1 + t^2), sn = cs t,
+       g_p <- cs g_p - sn g_q,  g_q <- sn g_p + cs g_q  (and the same on V).
+   A sweep visits every pair p < q in order (cyclic); a rotation spoils
+   other pairs a little, but the off-diagonal mass falls every time and
+   after a few sweeps (6-10) no pair needs a turn. a, b, c are computed
+   afresh for every pair (updated by formula they drift). The test is
+   relative to each pair's norms, so small singular values keep their
+   relative accuracy. In double, on A scaled by its largest entry; a wide
+   A is done as A^T = V Sigma U^T; a column rotated to zero gets a unit
+   vector orthogonal to the others. ~6 m n^2 flops a sweep.
+   Fast twin: ro_sgns_svd_builtin (II.0), the same rotations in blocks of
+   columns, after a QR of a tall A (tests/test_ro.c, test_plain_vs_fast).
+   ====================================================================== */
+
+#define RO_SGNS__JACOBI_MAX_SWEEPS 60
+
+/* Replace column j of U (m x r, column k at U + k*m) by a unit vector
+   orthogonal to all columns marked good, by Gram-Schmidt (twice) on the
+   unit vectors e_0, e_1, ... until one survives. */
+static void ro_sgns__complete_column(size_t m, size_t r, double *U, const unsigned char *good,
+                                     size_t j)
+{
+    size_t e, k, i;
+    int pass;
+    double *u = U + j * m;
+    for (e = 0; e < m; ++e) {
+        double nrm = 0;
+        for (i = 0; i < m; ++i) u[i] = (double)(i == e);
+        for (pass = 0; pass < 2; ++pass) {
+            for (k = 0; k < r; ++k) {
+                const double *v = U + k * m;
+                double dot = 0;
+                if (!good[k] || k == j) continue;
+                for (i = 0; i < m; ++i) dot += v[i] * u[i];
+                for (i = 0; i < m; ++i) u[i] -= dot * v[i];
+            }
+        }
+        for (i = 0; i < m; ++i) nrm += u[i] * u[i];
+        nrm = RO_SGNS_SQRT(nrm);
+        if (nrm > 0.5) {
+            for (i = 0; i < m; ++i) u[i] /= nrm;
+            return;
+        }
+    }
+}
+
+/* After the rotations: sigma_j = |g_j| into norm2, order[] the columns by
+   it, descending, and each column of G (mm x n) made a unit vector, or
+   completed (sigma_j 0) when too small (good: n bytes of scratch). */
+static void ro_sgns__svd_columns(size_t mm, size_t n, double *G, double *norm2, size_t *order,
+                                 unsigned char *good)
+{
+    size_t i, j, k;
+    for (j = 0; j < n; ++j) {
+        double nrm = 0, big = 0;
+        const double *g = G + j * mm;
+        for (i = 0; i < mm; ++i)
+            if (RO_SGNS_FABS(g[i]) > big) big = RO_SGNS_FABS(g[i]);
+        if (big > 0)
+            for (i = 0; i < mm; ++i) nrm += (g[i] / big) * (g[i] / big);
+        norm2[j] = big * RO_SGNS_SQRT(nrm);
+        order[j] = j;
+    }
+    for (j = 1; j < n; ++j) {
+        size_t o = order[j];
+        k = j;
+        while (k > 0 && norm2[order[k - 1]] < norm2[o]) {
+            order[k] = order[k - 1];
+            --k;
+        }
+        order[k] = o;
+    }
+    for (j = 0; j < n; ++j) {
+        double *g = G + j * mm;
+        good[j] = norm2[j] > 1e-150;
+        if (good[j])
+            for (i = 0; i < mm; ++i) g[i] /= norm2[j];
+        else
+            norm2[j] = 0;
+    }
+    for (j = 0; j < n; ++j)
+        if (!good[j]) {
+            ro_sgns__complete_column(mm, n, G, good, j);
+            good[j] = 1;
+        }
+}
+
+static ro_sgns_result ro_sgns__svd_check(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
+                                         const ro_sgns_real *U, size_t ldu,
+                                         const ro_sgns_real *s, const ro_sgns_real *V,
+                                         size_t ldv, ro_sgns_error *err)
+{
+    size_t r = ro_sgns__min(m, n);
+    if (m == 0 || n == 0 || !A || !s || lda < n || (U && ldu < r) || (V && ldv < r))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "svd: bad arguments (m = %lu, n = %lu, lda = %lu)",
+                             (unsigned long)m, (unsigned long)n, (unsigned long)lda);
+    if (!ro_sgns__all_finite(m, n, A, lda))
+        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "svd: the %lu x %lu input has NaN or Inf",
+                             (unsigned long)m, (unsigned long)n);
+    return ro_sgns__ok(err);
+}
+
+/* Rotate the pair of columns x, y (len values each) by the angle whose
+   cosine is cs and sine sn. */
+static void ro_sgns__rotate(size_t len, double *x, double *y, double cs, double sn)
+{
+    size_t i;
+    for (i = 0; i < len; ++i) {
+        double a = x[i], b = y[i];
+        x[i] = cs * a - sn * b;
+        y[i] = sn * a + cs * b;
+    }
+}
+
+/* The cyclic sweeps on G (n columns of length m, column j at G + j*m),
+   V (n x n, column j at V + j*n) turned with it. */
+static ro_sgns_result ro_sgns__jacobi_cyclic(size_t m, size_t n, double *G, double *V,
+                                             ro_sgns_error *err)
+{
+    const double tol = DBL_EPSILON * (double)(m > 1 ? m : 1);
+    size_t p, q, i;
+    int sweep;
+    for (sweep = 0; sweep < RO_SGNS__JACOBI_MAX_SWEEPS; ++sweep) {
+        int rotated = 0;
+        for (p = 0; p + 1 < n; ++p)
+            for (q = p + 1; q < n; ++q) {
+                double *gp = G + p * m, *gq = G + q * m, a = 0, b = 0, c = 0, zeta, t, cs;
+                for (i = 0; i < m; ++i) {
+                    a += gp[i] * gp[i];
+                    b += gq[i] * gq[i];
+                    c += gp[i] * gq[i];
+                }
+                if (a == 0 || b == 0 || !(RO_SGNS_FABS(c) > tol * RO_SGNS_SQRT(a) * RO_SGNS_SQRT(b)))
+                    continue; /* orthogonal already (or a zero column) */
+                zeta = (b - a) / (2 * c);
+                t = RO_SGNS_FABS(zeta) > 1e150 ? 0.5 / zeta
+                    : (zeta >= 0 ? 1.0 : -1.0) / (RO_SGNS_FABS(zeta) + RO_SGNS_SQRT(1 + zeta * zeta));
+                cs = 1 / RO_SGNS_SQRT(1 + t * t);
+                ro_sgns__rotate(m, gp, gq, cs, cs * t);
+                ro_sgns__rotate(n, V + p * n, V + q * n, cs, cs * t);
+                rotated = 1;
+            }
+        if (!rotated) return ro_sgns__ok(err);
+    }
+    return ro_sgns__fail(err, RO_SGNS_ERR_NOT_CONVERGED,
+                         "svd_naive: Jacobi did not converge in %d sweeps (%lu x %lu)",
+                         RO_SGNS__JACOBI_MAX_SWEEPS, (unsigned long)m, (unsigned long)n);
+}
+
+/* The SVD plainly, ro_sgns_svd's contract (LAPACK's argument list): A is
+   m x n (row stride lda), U m x r, s r, V n x r with r = min(m, n), s
+   descending; U or V may be NULL. The wide case is A^T's SVD with U and V
+   swapped. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_svd_naive(size_t m, size_t n, const ro_sgns_real *A,
+                                             size_t lda, ro_sgns_real *U, size_t ldu,
+                                             ro_sgns_real *s, ro_sgns_real *V, size_t ldv,
+                                             const ro_sgns_allocator *alloc, ro_sgns_error *err)
+{
+    const int wide = m < n;
+    const size_t rows = wide ? n : m, r = wide ? m : n; /* of the tall one, A or A^T */
+    ro_sgns_real *Ut = wide ? V : U, *Vt = wide ? U : V;
+    const size_t ldut = wide ? ldv : ldu, ldvt = wide ? ldu : ldv;
+    double scale = 0, *G = NULL, *W = NULL, *norm2 = NULL;
+    size_t *order = NULL, i, j;
+    ro_sgns_result res = ro_sgns__svd_check(m, n, A, lda, U, ldu, s, V, ldv, err);
+    if (res != RO_SGNS_OK) return res;
+    G = (double *)ro_sgns__alloc_array(alloc, rows + r + 1, r, sizeof(double));
+    order = (size_t *)ro_sgns__alloc_array(alloc, r, sizeof(size_t) + 1, 1);
+    if (!G || !order) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "svd_naive: out of memory");
+        goto done;
+    }
+    W = G + rows * r;  /* r x r, column j at W + j*r */
+    norm2 = W + r * r; /* r */
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j)
+            if (RO_SGNS_FABS((double)A[i * lda + j]) > scale) scale = RO_SGNS_FABS((double)A[i * lda + j]);
+    if (scale == 0) scale = 1;
+    /* G = A / scale (or A^T / scale), column by column; W = I */
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j)
+            G[wide ? i * rows + j : j * rows + i] = (double)A[i * lda + j] / scale;
+    for (i = 0; i < r * r; ++i) W[i] = (double)(i % (r + 1) == 0);
+    res = ro_sgns__jacobi_cyclic(rows, r, G, W, err);
+    if (res != RO_SGNS_OK) goto done;
+    /* sigma_j = |g_j|, the columns sorted by it and made unit vectors */
+    ro_sgns__svd_columns(rows, r, G, norm2, order, (unsigned char *)(void *)(order + r));
+    for (j = 0; j < r; ++j) {
+        size_t o = order[j];
+        s[j] = (ro_sgns_real)(norm2[o] * scale);
+        for (i = 0; Ut && i < rows; ++i) Ut[i * ldut + j] = (ro_sgns_real)G[o * rows + i];
+        for (i = 0; Vt && i < r; ++i) Vt[i * ldvt + j] = (ro_sgns_real)W[o * r + i];
+    }
+    res = ro_sgns__is_finite((double)s[0])
+              ? ro_sgns__ok(err)
+              : ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "svd_naive: sigma_1 overflows the real type");
+done:
+    ro_sgns__free(alloc, G);
+    ro_sgns__free(alloc, order);
+    return res;
+}
+
+/* ======================================================================
+   I.7 The manifold of rank-d matrices, its tangent space, and a
+       retraction  [paper 3.1; Lubich and Oseledets 2014; Absil and
+       Oseledets 2015]
+
+   The method looks for the best n x m matrix X of rank d. Those matrices
+   form a smooth surface, a manifold M_d = { X : rank X = d } of
+   dimension (n + m - d) d, and "Riemannian" optimization walks on it,
+   measuring with the inner product <A, B> = sum_wc A_wc B_wc. A point is
+   X = U S V^T, U (n x d) and V (m x d) with orthonormal columns, S
+   (d x d) invertible and not necessarily diagonal (ro_sgns_factors).
+
+   Tangent space. Move X along a curve on M_d, X(t) = U(t) S(t) V(t)^T;
+   its velocity is U' S V^T + U S' V^T + U S V'^T, and every such velocity
+   can be written
+       xi = U K V^T + Up V^T + U Vp^T,   U^T Up = 0,  V^T Vp = 0
+   (K d x d, Up n x d, Vp m x d), (n + m - d) d numbers: the tangent
+   space T at X, the flat plane that touches M_d at X. The orthogonal
+   projection of any n x m Z onto it, with P_U = U U^T, P_V = V V^T, is
+       P_T(Z) = P_U Z + Z P_V - P_U Z P_V
+   (K = U^T Z V, Up = (I - P_U) Z V, Vp = (I - P_V) Z^T U). The gradient
+   of F on the manifold, the Riemannian gradient, is P_T(grad F): the
+   part of the ordinary gradient (I.1) that the surface can follow.
+   Where it is zero, no curve through X raises F to first order.
+
+   Retraction. A step X + lambda xi leaves the manifold (its rank is up
+   to 2d). A retraction R maps it back onto M_d with, for tangent xi,
+       R(X) = X  and  R(X + xi) = X + xi + O(|xi|^2):
+   to first order the step itself, so a short step's ascent survives. The
+   truncated SVD (the closest point) is one, at an n x m SVD a step.
+
+   Projector splitting (Algorithm 1, lines 4-5) is a cheaper one: with
+   M = X + lambda D,
+       U', R1   = QR(M V)       (U' orthonormal, n x d)
+       V', R2   = QR(M^T U')    (V' orthonormal, m x d)
+       X'       = U' R2^T V'^T  = P_U' M P_V'
+   one step of the block power method for M's top singular subspaces,
+   started from the current ones. Why it is a retraction: take M = X + xi
+   with xi tangent as above. Then M V = U (S + K) + Up (as V^T Vp = 0),
+   and U' spans exactly that, so (I - P_U') (U (S + K) + Up) = 0, which
+   leaves
+       M - P_U' M = (I - P_U') U Vp^T,
+       (I - P_U') U = -(I - P_U') Up (S + K)^-1:
+   the first projection removes O(|xi|^2). The second removes nothing:
+   V' spans the rows of P_U' M (M^T U' U'^T = (P_U' M)^T), a matrix of
+   rank d, so P_U' M P_V' = P_U' M. Hence X' = X + xi + O(|xi|^2), X' has
+   rank d whenever M V and M^T U' do, and X' = X when xi = 0. Lubich and
+   Oseledets derive it as their projector-splitting integrator of the
+   flow dX/dt = P_T(grad F); Absil and Oseledets call it the Lie-Trotter
+   retraction, second order (the paper, 3.1).
+   The paper steps along grad F itself, not P_T(grad F), and the
+   splitting makes up the difference: the normal part
+   N = (I - P_U) grad F (I - P_V) has N V = 0, so line 4 sees only the
+   tangent part, and in line 5 it enters as N^T U', where
+   (I - P_U) U' is O(lambda): it changes X' at second order only.
+   Cost: two n x m x d products and two thin QRs, never an SVD; no
+   gradient in U, S or V is formed, so a nearly singular S does no harm
+   (the paper, 3.2).
+   ====================================================================== */
+
+/* ======================================================================
+   I.8 The start: SPPMI and its truncated SVD  [paper 5; Levy and
+       Goldberg 2014]
+
+   X_0 = U_d diag(s_d) V_d^T, the best rank-d approximation of the shifted
+   positive PMI matrix
+       SPPMI_wc = max(log(#(w,c) / (#(w) P(c))) - log k, 0),
+   P(c) = #(c) / |D|, on the counts' nonzero pattern only (a pair never
+   seen has PMI -inf, kept at 0). With B_wc = k #(w) #(c) / |D| (I.2) that
+   is max(log(#(w,c) / B_wc), 0): the log of how much more often the pair
+   occurs than its negative samples. It is the strongest baseline of the
+   paper and the start of RO-SGNS, its closest point on M_d (I.7).
+   ro_sgns_start_naive forms it dense from a problem and keeps the top d
+   triplets of its SVD (I.6); ro_sgns_tsvd_naive does that for any CSR
+   matrix. Fast twins: ro_sgns_sppmi (II.0, from the counts object) and
+   ro_sgns_tsvd (II.7, block Krylov, never forming the matrix).
+   ====================================================================== */
+
+/* A matrix the caller may have filled by hand: rows from entry 0 within
+   its nnz, every column below cols (an error, not a read out of bounds). */
+static ro_sgns_result ro_sgns__csr_check(const ro_sgns_csr *A, const char *who,
+                                         ro_sgns_error *err)
+{
+    uint64_t e;
+    ro_sgns_result res;
+    if (!A->row_ptr || A->row_ptr[0] != 0 || A->row_ptr[A->rows] > A->nnz)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "%s: row_ptr must run from 0 to at most nnz = %llu", who,
+                             (unsigned long long)A->nnz);
+    res = ro_sgns__check_rows(who, A->rows, A->row_ptr, A->col, A->val, err);
+    if (res != RO_SGNS_OK) return res;
+    for (e = 0; e < A->row_ptr[A->rows]; ++e)
+        if (A->col[e] >= A->cols)
+            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                                 "%s: entry %llu is in column %lu of %lu", who,
+                                 (unsigned long long)e, (unsigned long)A->col[e],
+                                 (unsigned long)A->cols);
+    return ro_sgns__ok(err);
+}
+
+/* U_d, diag(s_d), V_d of the dense rows x cols M (freed here) into *out. */
+static ro_sgns_result ro_sgns__top_d(size_t rows, size_t cols, ro_sgns_real *M, size_t d,
+                                     ro_sgns_factors **out, const ro_sgns_allocator *alloc,
+                                     ro_sgns_error *err)
+{
+    const size_t r = rows < cols ? rows : cols;
+    size_t i, j;
+    ro_sgns_real *U = (ro_sgns_real *)ro_sgns__alloc_array(alloc, rows, r, sizeof(ro_sgns_real));
+    ro_sgns_real *V = (ro_sgns_real *)ro_sgns__alloc_array(alloc, cols, r, sizeof(ro_sgns_real));
+    ro_sgns_real *s = (ro_sgns_real *)ro_sgns__alloc_array(alloc, r, 1, sizeof(ro_sgns_real));
+    ro_sgns_factors *f = NULL;
+    ro_sgns_result res = !M || !U || !V || !s
+                             ? ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                             "tsvd: out of memory (%lu x %lu)",
+                                             (unsigned long)rows, (unsigned long)cols)
+                             : ro_sgns_svd_naive(rows, cols, M, cols, U, r, s, V, r, alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns_factors_create(rows, cols, d, &f, alloc, err);
+    if (res == RO_SGNS_OK) {
+        for (i = 0; i < rows; ++i)
+            for (j = 0; j < d; ++j) f->U[i * d + j] = U[i * r + j];
+        for (i = 0; i < cols; ++i)
+            for (j = 0; j < d; ++j) f->V[i * d + j] = V[i * r + j];
+        for (j = 0; j < d; ++j) f->S[j * d + j] = s[j];
+        *out = f;
+    }
+    ro_sgns__free(alloc, M);
+    ro_sgns__free(alloc, U);
+    ro_sgns__free(alloc, V);
+    ro_sgns__free(alloc, s);
+    return res;
+}
+
+/* The rank-d truncated SVD of a sparse matrix plainly: A dense, its whole
+   SVD (I.6), the top d triplets kept. ro_sgns_tsvd's contract (II.7: the
+   same triplets, to its accuracy, signs of the columns free). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_naive(const ro_sgns_csr *A, size_t d,
+                                              ro_sgns_factors **out,
+                                              const ro_sgns_allocator *alloc,
+                                              ro_sgns_error *err)
+{
+    size_t rows, cols, i;
+    uint64_t e;
+    ro_sgns_real *M;
+    ro_sgns_result res;
+    if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: NULL");
+    res = ro_sgns__csr_check(A, "tsvd", err);
+    if (res != RO_SGNS_OK) return res;
+    rows = A->rows, cols = A->cols;
+    if (d == 0 || d > rows || d > cols)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "tsvd: d = %lu must be in 1..%lu (d larger than the vocabulary?)",
+                             (unsigned long)d, (unsigned long)ro_sgns__min(rows, cols));
+    M = (ro_sgns_real *)ro_sgns__alloc_array(alloc, rows, cols, sizeof(ro_sgns_real));
+    if (M) {
+        memset(M, 0, rows * cols * sizeof(ro_sgns_real));
+        for (i = 0; i < rows; ++i)
+            for (e = A->row_ptr[i]; e < A->row_ptr[i + 1]; ++e) M[i * cols + A->col[e]] = A->val[e];
+    }
+    return ro_sgns__top_d(rows, cols, M, d, out, alloc, err);
+}
+
+/* The start: a whole problem's SPPMI max(log(#(w,c) / B_wc), 0), dense,
+   and the top d triplets of its SVD into *out. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_start_naive(const ro_sgns_problem *p, size_t d,
+                                               ro_sgns_factors **out, ro_sgns_error *err)
+{
+    const ro_sgns__side *sd;
+    ro_sgns_real *M;
+    size_t w;
+    uint64_t e;
+    ro_sgns_result res;
+    if (!p || !out || p->r0 != 0 || p->r1 != p->n || d == 0 || d > p->n || d > p->m)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "start_naive: need a whole problem and 1 <= d <= min(n, m)");
+    sd = &p->fwd;
+    M = (ro_sgns_real *)ro_sgns__alloc_array(ro_sgns__problem_alloc(p), p->n, p->m,
+                                             sizeof(ro_sgns_real));
+    if (M) {
+        memset(M, 0, p->n * p->m * sizeof(ro_sgns_real));
+        for (w = 0; w < p->n; ++w)
+            for (e = sd->row_ptr[w]; e < sd->row_ptr[w + 1]; ++e) {
+                double v = RO_SGNS_LOG((double)sd->val[e] /
+                                       (sd->rowfac[w] * (double)sd->colfac[sd->col[e]]));
+                M[w * p->m + sd->col[e]] = (ro_sgns_real)(v > 0 ? v : 0);
+            }
+    }
+    res = ro_sgns__top_d(p->n, p->m, M, d, out, ro_sgns__problem_alloc(p), err);
+    return res;
+}
+
+/* ======================================================================
+   I.9 The step, every matrix formed  [paper 3.1-3.2, Algorithm 1]
+
+   X_{i+1} = R(X_i + lambda D(X_i)), R the projector-splitting retraction
+   (I.7) of
+       M = X + lambda D(X),       D = grad F (the paper), or grad F / B
+   (the scaled direction, the default of ro_sgns_ro_train: B spans six
+   orders of magnitude, so one lambda cannot fit every entry's curvature
+   (#(w,c) + B_wc) s(x) s(-x); dividing by B lets one step of about 1 fit
+   them all):
+       U', S'   = QR(M V)                          Algorithm 1, line 4
+       V', S'^T = QR(M^T U')                       line 5
+       X'       = U' S' V'^T                       line 6
+   ro_sgns_ro_step_naive is that, with X, D(X) and M dense n x m matrices.
+   Fast twin: the step of ro_sgns_ro_train (II.6), O((n + m) d) memory.
+   ====================================================================== */
+
+/* The point is now one of p's: record what it was trained for (what a
+   checkpoint stores, ro_sgns_factors_check_resume compares). */
+static void ro_sgns__stamp(const ro_sgns_problem *p, ro_sgns_factors *x)
+{
+    x->counts_fingerprint = p->fingerprint;
+    x->k = p->k;
+    x->window = p->window;
+    x->cds = p->cds;
+}
+
+/* What the entry points that need a whole problem and a dense direction
+   (plain or scaled) check: the point fits, every row is held. */
+static ro_sgns_result ro_sgns__check_whole(const ro_sgns_problem *p, const ro_sgns_factors *x,
+                                           ro_sgns_direction dir, const char *who,
+                                           ro_sgns_error *err)
+{
+    ro_sgns_result res = ro_sgns__check_fit(p, x->n, x->m, err);
+    if (res == RO_SGNS_OK && (p->r0 != 0 || p->r1 != p->n))
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: needs every row", who);
+    if (res == RO_SGNS_OK && dir != RO_SGNS_DIRECTION_PLAIN && dir != RO_SGNS_DIRECTION_SCALED)
+        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: plain or scaled direction",
+                            who);
+    return res;
+}
+
+/* One step of Algorithm 1, everything dense: X and M = X + lambda D(X)
+   n x m, the products by I.4, the QRs by I.5, the gradient by I.1. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *p, ro_sgns_factors *x,
+                                                 ro_sgns_direction dir, double lambda,
+                                                 ro_sgns_error *err)
+{
+    const ro_sgns_allocator *al;
+    size_t n, m, d, w, c;
+    ro_sgns_real *US, *M, *MV, *MtU, *R;
+    ro_sgns_result res;
+    if (!x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_step_naive: NULL point");
+    res = ro_sgns__check_whole(p, x, dir, "ro_step_naive", err);
+    if (res != RO_SGNS_OK) return res;
+    al = ro_sgns__problem_alloc(p);
+    n = x->n, m = x->m, d = x->d;
+    US = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    M = (ro_sgns_real *)ro_sgns__alloc_array(al, n, m, sizeof(ro_sgns_real));
+    MV = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
+    MtU = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
+    R = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
+    if (!US || !M || !MV || !MtU || !R) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "ro_step_naive: out of memory");
+        goto done;
+    }
+    /* X = U S V^T */
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0, US, d);
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_TRANS, n, m, d, 1, US, d, x->V, d, 0, M, m);
+    /* M = X + lambda D(X), D = grad F (plain) or grad F / B (scaled) */
+    for (w = 0; w < n; ++w) {
+        uint64_t e = p->fwd.row_ptr[w];
+        for (c = 0; c < m; ++c) {
+            double xwc = M[w * m + c], B = p->fwd.rowfac[w] * (double)p->fwd.colfac[c], a = 0, g;
+            if (e < p->fwd.row_ptr[w + 1] && p->fwd.col[e] == c) a = p->fwd.val[e++];
+            ro_sgns__sgns_entry(a, B, xwc, &g);
+            M[w * m + c] = (ro_sgns_real)(xwc + lambda * (dir == RO_SGNS_DIRECTION_SCALED ? g / B : g));
+        }
+    }
+    /* U', S' = QR(M V)                                           [line 4] */
+    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, m, 1, M, m, x->V, d, 0, MV, d);
+    res = ro_sgns_qr_naive(n, d, MV, d, R, d, al, err);
+    if (res != RO_SGNS_OK) goto done;
+    /* V', S'^T = QR(M^T U')                                       [line 5] */
+    ro_sgns_gemm_naive(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, n, 1, M, m, MV, d, 0, MtU, d);
+    res = ro_sgns_qr_naive(m, d, MtU, d, R, d, al, err);
+    if (res != RO_SGNS_OK) goto done;
+    /* X' = U' S' V'^T                                             [line 6] */
+    memcpy(x->U, MV, n * d * sizeof(ro_sgns_real));
+    memcpy(x->V, MtU, m * d * sizeof(ro_sgns_real));
+    for (w = 0; w < d; ++w)
+        for (c = 0; c < d; ++c) x->S[w * d + c] = R[c * d + w];
+    ++x->iteration;
+    ro_sgns__stamp(p, x);
+done:
+    ro_sgns__free(al, US);
+    ro_sgns__free(al, M);
+    ro_sgns__free(al, MV);
+    ro_sgns__free(al, MtU);
+    ro_sgns__free(al, R);
+    return res;
+}
+
+/* ======================================================================
+   I.10 Embeddings from the point: Step 2  [paper 2.3, Algorithm 1
+        lines 7-8]
+
+   The SVD of the d x d core, S = P Sigma Q^T (I.6), gives X's own SVD
+   X = (U P) Sigma (V Q)^T without a big one, and W = U P Sigma^alpha,
+   C = V Q Sigma^alpha (alpha = 1/2 in the paper: W C^T = X). Fast twin:
+   ro_sgns_factors_embeddings (II.0), with ro_sgns_svd and ro_sgns_gemm.
+   ====================================================================== */
+
+/* The arguments every embeddings call checks. */
+static ro_sgns_result ro_sgns__embed_args(const ro_sgns_factors *f, double alpha,
+                                          ro_sgns_embedding_kind which, const ro_sgns_real *out,
+                                          size_t ldo, ro_sgns_error *err)
+{
+    if (!f || !out || ldo < f->d || (which == RO_SGNS_EMBED_W_PLUS_C && f->n != f->m) ||
+        (unsigned)which > 2u || !ro_sgns__is_finite(alpha))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "embeddings: bad arguments (W + C needs n = m, alpha finite)");
+    return RO_SGNS_OK;
+}
+
+/* out (rows x d, row stride ldo) = F P diag(w), or += it when add. */
+static void ro_sgns__embed_side(size_t rows, size_t d, const ro_sgns_real *F,
+                                const ro_sgns_real *P, const double *w, int add,
+                                ro_sgns_real *out, size_t ldo)
+{
+    size_t i, j, t;
+    for (i = 0; i < rows; ++i)
+        for (j = 0; j < d; ++j) {
+            double sum = 0;
+            for (t = 0; t < d; ++t) sum += (double)F[i * d + t] * P[t * d + j];
+            out[i * ldo + j] = (ro_sgns_real)((add ? (double)out[i * ldo + j] : 0) + sum * w[j]);
+        }
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings_naive(const ro_sgns_factors *f,
+                                                            double alpha,
+                                                            ro_sgns_embedding_kind which,
+                                                            ro_sgns_real *out, size_t ldo,
+                                                            const ro_sgns_allocator *alloc,
+                                                            ro_sgns_error *err)
+{
+    size_t d, j;
+    ro_sgns_real *P, *Q, *sig;
+    double *w;
+    ro_sgns_result res = ro_sgns__embed_args(f, alpha, which, out, ldo, err);
+    if (res != RO_SGNS_OK) return res;
+    d = f->d;
+    P = (ro_sgns_real *)ro_sgns__alloc_array(alloc, 2 * d + 1, d, sizeof(ro_sgns_real));
+    w = (double *)ro_sgns__alloc_array(alloc, d, sizeof(double), 1);
+    if (!P || !w) {
+        ro_sgns__free(alloc, P);
+        ro_sgns__free(alloc, w);
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "embeddings_naive: out of memory");
+    }
+    Q = P + d * d;
+    sig = Q + d * d;
+    /* S = P Sigma Q^T, and the weights Sigma^alpha of the columns */
+    res = ro_sgns_svd_naive(d, d, f->S, d, P, d, sig, Q, d, alloc, err);
+    for (j = 0; res == RO_SGNS_OK && j < d; ++j) {
+        w[j] = sig[j] > 0 ? RO_SGNS_POW((double)sig[j], alpha) : 0;
+        if (!ro_sgns__is_finite((double)(ro_sgns_real)w[j]))
+            res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                "embeddings_naive: singular value %g to the power %g overflows",
+                                (double)sig[j], alpha);
+    }
+    if (res == RO_SGNS_OK && which != RO_SGNS_EMBED_C) /* W = U P Sigma^alpha */
+        ro_sgns__embed_side(f->n, d, f->U, P, w, 0, out, ldo);
+    if (res == RO_SGNS_OK && which != RO_SGNS_EMBED_W) /* C = V Q Sigma^alpha (or W + C) */
+        ro_sgns__embed_side(f->m, d, f->V, Q, w, which == RO_SGNS_EMBED_W_PLUS_C, out, ldo);
+    ro_sgns__free(alloc, P);
+    ro_sgns__free(alloc, w);
+    return res;
+}
+
+/* ======================================================================
+   I.11 The run: K steps with a step size, counts to embeddings
+        [paper 3.2, Algorithm 1 lines 2-8]
+
+   The whole method, plainly:
+       p = ro_sgns_problem_create_naive(counts)        the problem (I.2)
+       x = ro_sgns_start_naive(p, d)                   X_0 from SPPMI (I.8)
+       ro_sgns_ro_train_naive(p, x, dir, step, K)      K steps (below)
+       ro_sgns_factors_embeddings_naive(x, 1/2, W)     W = U P Sigma^1/2 (I.10)
+   A step that lowers F (too long for the curvature: it overshoots) is
+   undone and tried at lambda / 2, up to 8 times; after a kept step the
+   next tries twice the size, at most the one given. The paper keeps one
+   lambda; this is the safeguard of ro_sgns_ro_train (II.6, the fast
+   twin), at its defaults, so that both take the same steps.
+   ====================================================================== */
+
+#define RO_SGNS__NAIVE_HALVINGS 8
+
+/* Copy the point's U, S, V into keep (n d + d d + m d reals), or back
+   from it when back is set. */
+static void ro_sgns__keep_point(ro_sgns_factors *x, ro_sgns_real *keep, int back)
+{
+    ro_sgns_real *part[3];
+    size_t len[3], i;
+    part[0] = x->U, part[1] = x->S, part[2] = x->V;
+    len[0] = x->n * x->d, len[1] = x->d * x->d, len[2] = x->m * x->d;
+    for (i = 0; i < 3; keep += len[i++])
+        memcpy(back ? part[i] : keep, back ? keep : part[i], len[i] * sizeof(ro_sgns_real));
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_ro_train_naive(const ro_sgns_problem *p, ro_sgns_factors *x,
+                                                  ro_sgns_direction dir, double step, int steps,
+                                                  double *F, ro_sgns_error *err)
+{
+    double f0, f1 = 0, lambda = step;
+    ro_sgns_real *keep;
+    uint64_t it0 = 0;
+    int k, halvings;
+    ro_sgns_result res;
+    if (!x || steps < 0 || !(step > 0) || !ro_sgns__is_finite(step))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "ro_train_naive: need a point, steps >= 0 and a step > 0");
+    res = ro_sgns__check_whole(p, x, dir, "ro_train_naive", err);
+    if (res == RO_SGNS_OK) res = ro_sgns_objective_naive(p, x, &f0, err);
+    if (res != RO_SGNS_OK) return res;
+    keep = (ro_sgns_real *)ro_sgns__alloc_array(ro_sgns__problem_alloc(p), x->n + x->m + x->d,
+                                                x->d, sizeof(ro_sgns_real));
+    if (!keep) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "ro_train_naive: out of memory");
+    if (F) F[0] = f0;
+    for (k = 0; k < steps; ++k) {
+        ro_sgns__keep_point(x, keep, 0);
+        it0 = x->iteration;
+        for (halvings = 0;; ++halvings) { /* X' = R(X + lambda D(X)), kept if F(X') >= F(X) */
+            res = ro_sgns_ro_step_naive(p, x, dir, lambda, err);
+            if (res == RO_SGNS_OK) res = ro_sgns_objective_naive(p, x, &f1, err);
+            if (res == RO_SGNS_OK && !(f1 < f0)) break;
+            ro_sgns__keep_point(x, keep, 1);
+            x->iteration = it0;
+            if (res != RO_SGNS_OK && res != RO_SGNS_ERR_NUMERIC) goto done;
+            if (halvings == RO_SGNS__NAIVE_HALVINGS) { /* no step raises F: done */
+                res = ro_sgns__ok(err);
+                goto done;
+            }
+            lambda *= 0.5;
+        }
+        f0 = f1;
+        lambda = 2 * lambda < step ? 2 * lambda : step;
+        if (F) F[k + 1] = f0;
+    }
+    res = ro_sgns__ok(err);
+done:
+    for (; F && k < steps; ++k) F[k + 1] = f0;
+    ro_sgns__free(ro_sgns__problem_alloc(p), keep);
+    return res;
+}
+
+#ifndef RO_SGNS_PLAIN
+/* ######################################################################
+   PART II. THE SAME, FAST
+
+   Part I's method at the machine's speed and in O((n + m) d + nnz)
+   memory. NOTHING HERE CHANGES WHAT A RESULT MEANS: every function computes
+   what its Part I twin computes (named in its comment), to rounding, and
+   the tests compare the two (in the repository: tests/). What changes is
+   the order of operations, which is fixed by the block layout and never by
+   the thread count, so a result is bitwise the same for any number of
+   threads.
+   The order: what Part II builds on (II.0: pieces once parked in Part I),
+   the dense kernels (GEMM II.1, QR II.2), the data the step reads (II.3),
+   the layer under the step that is trivial on one machine and a transport
+   on many (II.4), then the sweep that walks the dense n x m matrices by
+   blocks (II.5), the step built on it (II.6), the truncated SVD for the
+   start (II.7) and the public calls for shards (II.8).
+   ###################################################################### */
+
+/* ======================================================================
+   II.0 What Part II builds on: the problem's helpers, the micro-kernel's
+        block sizes, the blocked Jacobi SVD, random numbers, sparse
+        matrices and the SPPMI from the counts, the embeddings at GEMM
+        speed
+
+   Moved here from Part I unchanged (Part I's plain twins: the
+   constructor ro_sgns_problem_create_naive (I.2), ro_sgns_svd_naive
+   (I.6), ro_sgns_start_naive (I.8), ro_sgns_factors_embeddings_naive
+   (I.10)); the fast code of II.1 onwards calls them.
+   ====================================================================== */
+
+/* The problem's pieces shared by every constructor of II.3 and II.8
+   (ro_sgns_problem_create_csr, ..._shard, ..._rows, ..._head). */
 
 /* A problem over rows r0..r1 of an n x m count matrix, nothing allocated
    but the struct. */
@@ -2470,145 +3628,12 @@ static ro_sgns_result ro_sgns__check_counts_arg(const ro_sgns_counts *c, ro_sgns
     return RO_SGNS_OK;
 }
 
-static ro_sgns_result ro_sgns__check_fit(const ro_sgns_problem *p, size_t n, size_t m,
-                                         ro_sgns_error *err)
-{
-    if (!p || n != p->r1 - p->r0 || m != p->m)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "sgns: a %lu x %lu point does not fit the %lu x %lu counts",
-                             (unsigned long)n, (unsigned long)m,
-                             (unsigned long)(p ? p->r1 - p->r0 : 0), (unsigned long)(p ? p->m : 0));
-    return ro_sgns__ok(err);
-}
-
-RO_SGNS_DEF ro_sgns_result ro_sgns_factors_create(size_t n, size_t m, size_t d,
-                                                  ro_sgns_factors **out,
-                                                  const ro_sgns_allocator *alloc,
-                                                  ro_sgns_error *err)
-{
-    ro_sgns_factors *f;
-    if (!out || d == 0 || n < d || m < d)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "factors: need 1 <= d <= min(n, m), got n = %lu, m = %lu, d = %lu",
-                             (unsigned long)n, (unsigned long)m, (unsigned long)d);
-    f = (ro_sgns_factors *)ro_sgns__malloc(alloc, sizeof *f);
-    if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "factors: out of memory");
-    memset(f, 0, sizeof *f);
-    ro_sgns__keep_alloc(&f->alloc_, &f->has_alloc_, alloc);
-    f->n = n;
-    f->m = m;
-    f->d = d;
-    f->U = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
-    f->S = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
-    f->V = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, d, sizeof(ro_sgns_real));
-    if (!f->U || !f->S || !f->V) {
-        ro_sgns_factors_free(f);
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                             "factors: cannot allocate (%lu + %lu) x %lu", (unsigned long)n,
-                             (unsigned long)m, (unsigned long)d);
-    }
-    memset(f->S, 0, d * d * sizeof(ro_sgns_real));
-    f->cds = 1;
-    *out = f;
-    return ro_sgns__ok(err);
-}
-
-RO_SGNS_DEF void ro_sgns_factors_free(ro_sgns_factors *f)
-{
-    const ro_sgns_allocator *al;
-    if (!f) return;
-    al = f->has_alloc_ ? &f->alloc_ : NULL;
-    ro_sgns__free(al, f->U);
-    ro_sgns__free(al, f->S);
-    ro_sgns__free(al, f->V);
-    ro_sgns__free(al, f);
-}
-
-/* ======================================================================
-   I.3 F(X) plainly [paper 2.2 eq. 4]
-
-   The sum of f over every entry, X's entries made one at a time from the
-   factors, x_wc = (U S)_w . V_c, in double: O(n m d) time, O(d) memory.
-   For tests and small problems; ro_sgns_objective (II.4) is the same sum
-   by blocks, at GEMM speed.
-   ====================================================================== */
-
-RO_SGNS_DEF ro_sgns_result ro_sgns_objective_naive(const ro_sgns_problem *p,
-                                                   const ro_sgns_factors *x, double *F,
-                                                   ro_sgns_error *err)
-{
-    const ro_sgns__side *sd;
-    double *us, sum = 0;
-    size_t d, w, c, j, t;
-    ro_sgns_result res;
-    if (!x || !F) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL");
-    res = ro_sgns__check_fit(p, x->n, x->m, err);
-    if (res == RO_SGNS_OK && (p->r0 != 0 || p->r1 != p->n))
-        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective_naive: needs every row");
-    if (res != RO_SGNS_OK) return res;
-    d = x->d;
-    sd = &p->fwd;
-    us = (double *)ro_sgns__alloc_array(ro_sgns__problem_alloc(p), d, sizeof(double), 1);
-    if (!us) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "objective: out of memory");
-    for (w = 0; w < x->n; ++w) {
-        uint64_t e = sd->row_ptr[w];
-        for (j = 0; j < d; ++j) { /* row w of U S */
-            us[j] = 0;
-            for (t = 0; t < d; ++t) us[j] += (double)x->U[w * d + t] * x->S[t * d + j];
-        }
-        for (c = 0; c < x->m; ++c) {
-            double xwc = 0, a = 0;
-            for (j = 0; j < d; ++j) xwc += us[j] * x->V[c * d + j];
-            if (e < sd->row_ptr[w + 1] && sd->col[e] == c) a = sd->val[e++];
-            sum += ro_sgns__sgns_entry(a, sd->rowfac[w] * (double)sd->colfac[c], xwc, NULL);
-        }
-    }
-    ro_sgns__free(ro_sgns__problem_alloc(p), us);
-    *F = sum;
-    if (!ro_sgns__is_finite(sum))
-        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "objective: F is NaN or Inf");
-    return ro_sgns__ok(err);
-}
-
-/* ======================================================================
-   I.4 GEMM plainly: C = alpha op(A) op(B) + beta C
-
-   ro_sgns_gemm_naive is the textbook triple loop, summed in double: the
-   reference every product of the library is checked against. The step
-   is products of an n x m matrix with n x d and m x d factors; the QRs,
-   the truncated SVD and the embeddings are built from products too.
-   The fast GEMM (II.1) runs "five loops around a micro-kernel": it packs
-   blocks of A and B into the order one small kernel reads them, and the
-   kernel keeps an MR x NR tile of C in registers for KC steps of the sum.
-   ro_sgns__kernel_c below is that kernel in plain C, the reference for
-   the SIMD kernels of II.1 and the kernel of builds without them. MR, NR
-   and KC (the order of every sum, so a constant of the build) are here
-   with it.
-   ====================================================================== */
-
-/* The textbook triple loop, C = alpha op(A) op(B) + beta C, each entry's
-   sum in double: the plain reference. Its fast twin is
-   ro_sgns_gemm_builtin (the blocked loops below); a test compares them
-   entry by entry (in the repository: tests/test_linalg.c, test_gemm,
-   through check_gemm). BLAS's argument list, as ro_sgns_gemm's. */
-RO_SGNS_DEF void ro_sgns_gemm_naive(ro_sgns_trans trans_a, ro_sgns_trans trans_b, size_t m,
-                                    size_t n, size_t k, ro_sgns_real alpha,
-                                    const ro_sgns_real *A, size_t lda, const ro_sgns_real *B,
-                                    size_t ldb, ro_sgns_real beta, ro_sgns_real *C, size_t ldc)
-{
-    size_t i, j, p;
-    for (i = 0; i < m; ++i) {
-        for (j = 0; j < n; ++j) {
-            double sum = 0.0; /* in double: the reference should be the more accurate one */
-            for (p = 0; p < k; ++p) {
-                double a = trans_a ? A[p * lda + i] : A[i * lda + p];
-                double b = trans_b ? B[j * ldb + p] : B[p * ldb + j];
-                sum += a * b;
-            }
-            C[i * ldc + j] = (ro_sgns_real)(alpha * sum + (beta == 0 ? 0 : beta * C[i * ldc + j]));
-        }
-    }
-}
+/* The GEMM's register tile and depth (II.1). ro_sgns_gemm_builtin runs
+   "five loops around a micro-kernel": it packs blocks of A and B into the
+   order one small kernel reads them, and the kernel keeps an MR x NR tile
+   of C in registers for KC steps of the sum. ro_sgns__kernel_c below is
+   that kernel in plain C, the reference for the SIMD kernels of II.1 and
+   the kernel of builds without them. */
 
 /* Block sizes. MR x NR is the register tile of the micro-kernel, fixed by
    the instruction set the build targets. KC is the depth of one rank-KC
@@ -2675,195 +3700,17 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__kernel_c(size_t kc, const ro_sgns_rea
     for (i = 0; i < RO_SGNS__MR * RO_SGNS__NR; ++i) acc[i] = c[i];
 }
 
-/* ======================================================================
-   I.5 Householder QR, one reflector at a time: A = Q R, A tall n x d
+/* The one-sided Jacobi SVD by blocks: ro_sgns_svd_builtin, what
+   ro_sgns_svd runs without LAPACKE. The rotations of I.6's cyclic
+   ro_sgns_svd_naive, its plain twin, in another order: a tall A is first
+   reduced by QR (A = Q R, the SVD of R, U = Q U_R), and the pairs are
+   visited block by block in the rounds of a round-robin tournament so
+   that a round's pairs touch disjoint columns and run in parallel (the
+   same result for any thread count). The pair's Gram sums run eight
+   wide. In float builds the pairs count as orthogonal at an eighth of
+   float's epsilon. Compared with svd_naive in tests/test_ro.c
+   (test_plain_vs_fast). */
 
-   What the step's retraction needs twice a step (the QRs of M V and of
-   M^T U'), and the truncated SVD after every block: an n x d Q with
-   orthonormal columns, whatever A's conditioning (Gram-Schmidt loses
-   orthogonality; reflections do not), rank deficiency included.
-   (Golub and Van Loan, "Matrix Computations", 4th ed., 5.1-5.2.) For
-   each column j a reflector H_j = I - tau v v^T, v = [1; v'], maps
-   A(j:, j) to (beta, 0, ..., 0) and is applied to the columns right of
-   j (ro_sgns__geqr2); Q = H_0 ... H_{d-1} [I; 0] is then formed from the
-   last reflector back (ro_sgns_qr_naive), and the signs are fixed so
-   that R_jj >= 0. About 4 n d^2 flops.
-   Fast twins (II.2): the same reflectors applied by blocks (compact WY:
-   three GEMMs a panel, ro_sgns_qr_builtin), and for the step's well
-   conditioned matrices Cholesky QR twice, all of it GEMMs.
-   ====================================================================== */
-
-/* The 2-norm of n values x[0], x[inc], ... in double, scaled by the largest
-   magnitude so no square overflows or underflows. */
-static double ro_sgns__nrm2(size_t n, const ro_sgns_real *x, size_t inc)
-{
-    double scale = 0, ssq = 0;
-    size_t i;
-    for (i = 0; i < n; ++i) {
-        double a = RO_SGNS_FABS((double)x[i * inc]);
-        if (a > scale) scale = a;
-    }
-    if (scale == 0) return 0;
-    for (i = 0; i < n; ++i) {
-        double a = (double)x[i * inc] / scale;
-        ssq += a * a;
-    }
-    return scale * RO_SGNS_SQRT(ssq);
-}
-
-/* sqrt(a^2 + b^2) without overflow or underflow. */
-static double ro_sgns__hypot(double a, double b)
-{
-    double x = RO_SGNS_FABS(a), y = RO_SGNS_FABS(b), big = x > y ? x : y, small = x > y ? y : x;
-    if (big == 0) return 0;
-    small /= big;
-    return big * RO_SGNS_SQRT(1 + small * small);
-}
-
-/* Unblocked Householder QR of the n x d matrix A (n >= d) in place: R on and
-   above the diagonal, v' of each reflector below it, tau[j] the reflector
-   scales. w is scratch of d doubles. The plain reference; its fast twin
-   is the blocked QR, ro_sgns_qr_builtin (compact WY, below: it runs this
-   on each panel), which a test compares with it (in the repository:
-   tests/test_linalg.c, test_qr_unblocked). */
-static void ro_sgns__geqr2(size_t n, size_t d, ro_sgns_real *A, size_t lda, double *tau,
-                           double *w)
-{
-    size_t i, j, c;
-    for (j = 0; j < d; ++j) {
-        ro_sgns_real *ajj = A + j * lda + j;
-        double xnorm = ro_sgns__nrm2(n - j - 1, ajj + lda, lda);
-        double alpha = (double)*ajj, beta, scal;
-        if (xnorm == 0) { /* already (alpha, 0, ..., 0): H_j = I */
-            tau[j] = 0;
-            continue;
-        }
-        beta = ro_sgns__hypot(alpha, xnorm);
-        if (alpha > 0) beta = -beta; /* the sign that avoids cancellation in alpha - beta */
-        tau[j] = (beta - alpha) / beta;
-        scal = 1.0 / (alpha - beta);
-        for (i = j + 1; i < n; ++i) A[i * lda + j] = (ro_sgns_real)(A[i * lda + j] * scal);
-        *ajj = (ro_sgns_real)beta;
-        /* A(j:, j+1:) -= tau v (v^T A(j:, j+1:)), v = [1; A(j+1:, j)] */
-        if (j + 1 < d) {
-            for (c = j + 1; c < d; ++c) w[c] = A[j * lda + c];
-            for (i = j + 1; i < n; ++i) {
-                double vi = A[i * lda + j];
-                const ro_sgns_real *row = A + i * lda;
-                for (c = j + 1; c < d; ++c) w[c] += vi * row[c];
-            }
-            for (c = j + 1; c < d; ++c) A[j * lda + c] -= (ro_sgns_real)(tau[j] * w[c]);
-            for (i = j + 1; i < n; ++i) {
-                double f = tau[j] * A[i * lda + j];
-                ro_sgns_real *row = A + i * lda;
-                for (c = j + 1; c < d; ++c) row[c] -= (ro_sgns_real)(f * w[c]);
-            }
-        }
-    }
-}
-
-static ro_sgns_result ro_sgns__qr_check(size_t n, size_t d, const ro_sgns_real *A, size_t lda,
-                                        const ro_sgns_real *R, size_t ldr, ro_sgns_error *err)
-{
-    if (d == 0 || n < d)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "qr: need n >= d >= 1, got n = %lu, d = %lu", (unsigned long)n,
-                             (unsigned long)d);
-    if (!A || !R || lda < d || ldr < d)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "qr: NULL matrix or leading dimension < d (%lu)",
-                             (unsigned long)d);
-    if (!ro_sgns__all_finite(n, d, A, lda))
-        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "qr: the %lu x %lu input has NaN or Inf",
-                             (unsigned long)n, (unsigned long)d);
-    return ro_sgns__ok(err);
-}
-
-/* Make R's diagonal >= 0 by flipping the sign of row j of R and column j of Q. */
-static void ro_sgns__qr_fix_signs(size_t n, size_t d, ro_sgns_real *Q, size_t ldq,
-                                  ro_sgns_real *R, size_t ldr)
-{
-    size_t i, j, c;
-    for (j = 0; j < d; ++j) {
-        if (!(R[j * ldr + j] < 0)) continue;
-        for (c = j; c < d; ++c) R[j * ldr + c] = -R[j * ldr + c];
-        for (i = 0; i < n; ++i) Q[i * ldq + j] = -Q[i * ldq + j];
-    }
-}
-
-/* Thin QR, A = Q R, plainly: ro_sgns__geqr2's reflectors, R from the upper
-   triangle, then Q = H_0 H_1 ... H_{d-1} [I; 0] formed in place, the last
-   reflector first (each H_j = I - tau_j v_j v_j^T touches rows j.. only, so
-   column j of Q is finished when H_j has been applied), and the signs made
-   R_jj >= 0. The contract of ro_sgns_qr; ro_sgns_qr_builtin (II.2) is the
-   same reflectors applied by blocks (compact WY) at GEMM speed. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_qr_naive(size_t n, size_t d, ro_sgns_real *A, size_t lda,
-                                            ro_sgns_real *R, size_t ldr,
-                                            const ro_sgns_allocator *alloc, ro_sgns_error *err)
-{
-    double *tau;
-    size_t i, j, c;
-    ro_sgns_result res = ro_sgns__qr_check(n, d, A, lda, R, ldr, err);
-    if (res != RO_SGNS_OK) return res;
-    tau = (double *)ro_sgns__alloc_array(alloc, 2, d, sizeof(double));
-    if (!tau)
-        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "qr: out of memory (d = %lu)",
-                             (unsigned long)d);
-    ro_sgns__geqr2(n, d, A, lda, tau, tau + d);
-    for (i = 0; i < d; ++i)
-        for (c = 0; c < d; ++c) R[i * ldr + c] = c >= i ? A[i * lda + c] : 0;
-    for (j = d; j-- > 0;) {
-        /* A(j:, j+1:) = H_j A(j:, j+1:), with v_j = [1; A(j+1:, j)] */
-        for (c = j + 1; c < d; ++c) {
-            double s = A[j * lda + c];
-            for (i = j + 1; i < n; ++i) s += (double)A[i * lda + j] * A[i * lda + c];
-            s *= tau[j];
-            A[j * lda + c] = (ro_sgns_real)(A[j * lda + c] - s);
-            for (i = j + 1; i < n; ++i) A[i * lda + c] = (ro_sgns_real)(A[i * lda + c] - s * A[i * lda + j]);
-        }
-        /* column j = H_j e_j */
-        for (i = j + 1; i < n; ++i) A[i * lda + j] = (ro_sgns_real)(-tau[j] * A[i * lda + j]);
-        A[j * lda + j] = (ro_sgns_real)(1 - tau[j]);
-        for (i = 0; i < j; ++i) A[i * lda + j] = 0;
-    }
-    ro_sgns__free(alloc, tau);
-    ro_sgns__qr_fix_signs(n, d, A, lda, R, ldr);
-    if (!ro_sgns__all_finite(d, d, R, ldr) || !ro_sgns__all_finite(n, d, A, lda))
-        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "qr: R overflows the real type");
-    return ro_sgns__ok(err);
-}
-
-/* ======================================================================
-   I.6 One-sided Jacobi SVD
-
-   What: the SVD of small dense matrices: the core of the truncated SVD
-   (I.8, II.7), the d x d core S = P Sigma Q^T that turns the RO factors
-   into embeddings, the start from arbitrary W0, C0.
-   How (Hestenes 1958; Demmel and Veselic 1992; Drmac and Veselic 2008):
-   rotate pairs of columns (g_p, g_q) of G = A V until every pair is
-   orthogonal to working precision: |g_p . g_q| <= tol |g_p| |g_q| with
-   tol = m eps. Then A V = G = U Sigma with sigma_j = |g_j| and
-   u_j = g_j / sigma_j. The rotation of a pair is the Jacobi rotation that
-   diagonalizes the 2 x 2 Gram matrix [a c; c b]:
-       zeta = (b - a) / (2c),  t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)),
-       cs = 1 / sqrt(1 + t^2), sn = cs t,
-       g_p <- cs g_p - sn g_q,  g_q <- sn g_p + cs g_q  (and the same on V).
-   a, b and c are computed afresh for every pair: updating the norms by
-   formula (a <- a - t c) drifts for columns that rotate down to noise, and
-   then the iteration cycles without converging.
-   Because the test is relative to each pair's own norms, small singular
-   values come out with small relative error (unlike bidiagonalization
-   methods, whose error is relative to the largest one). Work is in double
-   whatever RO_SGNS_REAL is; the matrix is scaled by its largest entry
-   first, so huge and tiny inputs neither overflow nor underflow.
-   A tall matrix (m > n) is first reduced by QR: A = Q R, SVD of R, U = Q U_R.
-   Cost: ~6 n^2 (m + n) flops per sweep, typically 6-10 sweeps; memory:
-   2 n^2 + m n doubles.
-   Plain already: it has no fast twin (ro_sgns_svd routes it to LAPACKE
-   ?gesdd under RO_SGNS_USE_LAPACKE, and the tests compare the two).
-   ====================================================================== */
-
-#define RO_SGNS__JACOBI_MAX_SWEEPS 60
 /* Columns per block: the pairs of two blocks are rotated while both blocks
    are in cache (2 x 16 columns of 2000 doubles = 512 KB). */
 #define RO_SGNS__JACOBI_BLOCK 16
@@ -3013,86 +3860,11 @@ static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
                          RO_SGNS__JACOBI_MAX_SWEEPS, (unsigned long)m, (unsigned long)n);
 }
 
-/* Replace column j of U (m x r, column k at U + k*m) by a unit vector
-   orthogonal to all columns marked good, by Gram-Schmidt (twice) on the
-   unit vectors e_0, e_1, ... until one survives. */
-static void ro_sgns__complete_column(size_t m, size_t r, double *U, const unsigned char *good,
-                                     size_t j)
-{
-    size_t e, k, i;
-    int pass;
-    double *u = U + j * m;
-    for (e = 0; e < m; ++e) {
-        double nrm = 0;
-        for (i = 0; i < m; ++i) u[i] = (double)(i == e);
-        for (pass = 0; pass < 2; ++pass) {
-            for (k = 0; k < r; ++k) {
-                const double *v = U + k * m;
-                double dot = 0;
-                if (!good[k] || k == j) continue;
-                for (i = 0; i < m; ++i) dot += v[i] * u[i];
-                for (i = 0; i < m; ++i) u[i] -= dot * v[i];
-            }
-        }
-        for (i = 0; i < m; ++i) nrm += u[i] * u[i];
-        nrm = RO_SGNS_SQRT(nrm);
-        if (nrm > 0.5) {
-            for (i = 0; i < m; ++i) u[i] /= nrm;
-            return;
-        }
-    }
-}
-
-/* After the rotations: sigma_j = |g_j| (norm2, n), order the columns by
-   it, descending (insertion sort: stable, n small), and make each column
-   of G (mm x n, column-contiguous) a unit vector: g_j / sigma_j, or, for
-   a column too small to normalize (sigma_j set to 0), a unit vector
-   orthogonal to the others (good: n bytes of scratch). */
-static void ro_sgns__svd_columns(size_t mm, size_t n, double *G, double *norm2, size_t *order,
-                                 unsigned char *good)
-{
-    size_t i, j, k;
-    for (j = 0; j < n; ++j) {
-        double nrm = 0, big = 0;
-        const double *g = G + j * mm;
-        for (i = 0; i < mm; ++i)
-            if (RO_SGNS_FABS(g[i]) > big) big = RO_SGNS_FABS(g[i]);
-        if (big > 0)
-            for (i = 0; i < mm; ++i) nrm += (g[i] / big) * (g[i] / big);
-        norm2[j] = big * RO_SGNS_SQRT(nrm);
-        order[j] = j;
-    }
-    for (j = 1; j < n; ++j) {
-        size_t o = order[j];
-        k = j;
-        while (k > 0 && norm2[order[k - 1]] < norm2[o]) {
-            order[k] = order[k - 1];
-            --k;
-        }
-        order[k] = o;
-    }
-    for (j = 0; j < n; ++j) {
-        double *g = G + j * mm;
-        good[j] = norm2[j] > 1e-150;
-        if (good[j])
-            for (i = 0; i < mm; ++i) g[i] /= norm2[j];
-        else
-            norm2[j] = 0;
-    }
-    for (j = 0; j < n; ++j)
-        if (!good[j]) {
-            ro_sgns__complete_column(mm, n, G, good, j);
-            good[j] = 1;
-        }
-}
-
-/* The SVD of an m x n matrix with m >= n (see ro_sgns_svd): the one-sided
-   Jacobi SVD of this section, the plain reference. Its fast twin is
-   LAPACK's ?gesdd, which ro_sgns_svd calls under RO_SGNS_USE_LAPACKE; a
-   test compares their singular values (in the repository:
-   tests/test_linalg.c, test_svd through check_svd, in its LAPACKE
-   build). ro_sgns_svd's
-   argument list (LAPACK's): the wide case calls it with U and V swapped. */
+/* The SVD of an m x n matrix with m >= n (see ro_sgns_svd) by the blocked
+   rotations above. Under RO_SGNS_USE_LAPACKE ro_sgns_svd calls LAPACK's
+   ?gesdd instead, and tests/test_linalg.c (test_svd through check_svd, in
+   its LAPACKE build) compares the two. ro_sgns_svd's argument list
+   (LAPACK's): the wide case calls it with U and V swapped. */
 static ro_sgns_result ro_sgns__svd_tall(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
                                         ro_sgns_real *U, size_t ldu, ro_sgns_real *s,
                                         ro_sgns_real *V, size_t ldv,
@@ -3180,22 +3952,6 @@ done:
     return res;
 }
 
-static ro_sgns_result ro_sgns__svd_check(size_t m, size_t n, const ro_sgns_real *A, size_t lda,
-                                         const ro_sgns_real *U, size_t ldu,
-                                         const ro_sgns_real *s, const ro_sgns_real *V,
-                                         size_t ldv, ro_sgns_error *err)
-{
-    size_t r = ro_sgns__min(m, n);
-    if (m == 0 || n == 0 || !A || !s || lda < n || (U && ldu < r) || (V && ldv < r))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "svd: bad arguments (m = %lu, n = %lu, lda = %lu)",
-                             (unsigned long)m, (unsigned long)n, (unsigned long)lda);
-    if (!ro_sgns__all_finite(m, n, A, lda))
-        return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "svd: the %lu x %lu input has NaN or Inf",
-                             (unsigned long)m, (unsigned long)n);
-    return ro_sgns__ok(err);
-}
-
 /* The public SVDs keep LAPACK's argument list, the one their users know. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns_real *A,
                                                size_t lda, ro_sgns_real *U, size_t ldu,
@@ -3218,12 +3974,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd_builtin(size_t m, size_t n, const ro_sgns
     return res;
 }
 
-/* ======================================================================
-   I.7 Random numbers
+/* Random numbers (II.7's test matrices, Part III's sampling and SGD):
    xoshiro256** (Blackman and Vigna, 2018) with its state filled by
    splitmix64; a stream number is mixed into the seed so that block b of a
-   parallel loop draws from stream b whatever thread runs it.
-   ====================================================================== */
+   parallel loop draws from stream b whatever thread runs it. */
 
 static uint64_t ro_sgns__splitmix64(uint64_t *x)
 {
@@ -3270,22 +4024,7 @@ RO_SGNS_DEF double ro_sgns_rng_normal(ro_sgns_rng *rng)
     return RO_SGNS_SQRT(-2.0 * RO_SGNS_LOG(u1)) * RO_SGNS_COS(6.283185307179586 * u2);
 }
 
-/* ======================================================================
-   I.8 The start: SPPMI and its truncated SVD  [paper 5; Levy and
-       Goldberg 2014]
-
-   X_0 = U_d diag(s_d) V_d^T, the best rank-d approximation of the shifted
-   positive PMI matrix
-       SPPMI_wc = max(log(#(w,c) / (#(w) P(c))) - log k, 0),
-   P(c) = #(c) / |D| (or smoothed, as B is), on the counts' nonzero pattern
-   only (a pair never seen has PMI -inf, kept at 0). It is the strongest
-   baseline of the paper and the start of RO-SGNS. Sparse matrices are CSR
-   (ro_sgns_csr); the SPPMI is made row by row, each row from its own counts
-   and the marginals (so a shard makes its rows alone, II.8).
-   ro_sgns_tsvd_naive takes the SVD plainly: A dense, its whole Jacobi SVD
-   (I.6), the top d triplets kept. The fast twin (II.7, ro_sgns_tsvd) finds
-   them by block Krylov from sparse products, never forming A.
-   ====================================================================== */
+/* The sparse matrices of II.3 and II.7 (ro_sgns_csr). */
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_csr_create(size_t rows, size_t cols, uint64_t nnz,
                                               ro_sgns_csr **out, const ro_sgns_allocator *alloc,
@@ -3328,76 +4067,9 @@ RO_SGNS_DEF void ro_sgns_csr_free(ro_sgns_csr *A)
     ro_sgns__free(al, A);
 }
 
-/* The transpose of a rows x cols CSR matrix by a counting sort into
-   t_row_ptr (cols + 1), t_col and t_val (row_ptr[rows] - row_ptr[0]
-   entries each: row_ptr may start anywhere, as a shard's rows do); the
-   result's columns are the input's row numbers from 0, ascending in every
-   row. val_size is sizeof(float) or sizeof(double): values are copied as
-   they are. next is workspace of cols + 1. The library's one transpose
-   (ro_sgns_csr_transpose, the problem's backward side). */
-static void ro_sgns__transpose_csr(size_t rows, size_t cols, const uint64_t *row_ptr,
-                                   const uint32_t *col, const void *val, size_t val_size,
-                                   uint64_t *t_row_ptr, uint32_t *t_col, void *t_val,
-                                   uint64_t *next)
-{
-    size_t i;
-    uint64_t e;
-    memset(t_row_ptr, 0, (cols + 1) * sizeof(uint64_t));
-    for (e = row_ptr[0]; e < row_ptr[rows]; ++e) ++t_row_ptr[col[e] + 1];
-    for (i = 0; i < cols; ++i) t_row_ptr[i + 1] += t_row_ptr[i];
-    memcpy(next, t_row_ptr, (cols + 1) * sizeof(uint64_t));
-    for (i = 0; i < rows; ++i)
-        for (e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
-            uint64_t dst = next[col[e]]++;
-            t_col[dst] = (uint32_t)i;
-            if (val_size == sizeof(float))
-                ((float *)t_val)[dst] = ((const float *)val)[e];
-            else
-                ((double *)t_val)[dst] = ((const double *)val)[e];
-        }
-}
-
-/* Rows that index only what is there: row_ptr never falls from row 0 to
-   row rows, and col, val are not NULL when the rows hold entries. Then
-   every row lies within [row_ptr[0], row_ptr[rows]). */
-static ro_sgns_result ro_sgns__check_rows(const char *who, size_t rows, const uint64_t *row_ptr,
-                                          const void *col, const void *val, ro_sgns_error *err)
-{
-    size_t i;
-    for (i = 0; i < rows; ++i)
-        if (row_ptr[i + 1] < row_ptr[i])
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "%s: row_ptr falls at row %lu (%llu, then %llu)", who,
-                                 (unsigned long)i, (unsigned long long)row_ptr[i],
-                                 (unsigned long long)row_ptr[i + 1]);
-    if (row_ptr[rows] > row_ptr[0] && (!col || !val))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: NULL col or val", who);
-    return ro_sgns__ok(err);
-}
-
-/* A matrix the caller may have filled by hand (ro_sgns_csr_create): rows
-   from entry 0 within the nnz it has room for, every column below cols.
-   O(rows + nnz), so that a bad one is an error and not a read or a write
-   out of bounds. */
-static ro_sgns_result ro_sgns__csr_check(const ro_sgns_csr *A, const char *who,
-                                         ro_sgns_error *err)
-{
-    uint64_t e;
-    ro_sgns_result res;
-    if (!A->row_ptr || A->row_ptr[0] != 0 || A->row_ptr[A->rows] > A->nnz)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "%s: row_ptr must run from 0 to at most nnz = %llu", who,
-                             (unsigned long long)A->nnz);
-    res = ro_sgns__check_rows(who, A->rows, A->row_ptr, A->col, A->val, err);
-    if (res != RO_SGNS_OK) return res;
-    for (e = 0; e < A->row_ptr[A->rows]; ++e)
-        if (A->col[e] >= A->cols)
-            return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                                 "%s: entry %llu is in column %lu of %lu", who,
-                                 (unsigned long long)e, (unsigned long)A->col[e],
-                                 (unsigned long)A->cols);
-    return ro_sgns__ok(err);
-}
+/* The SPPMI from the counts object (ro_sgns_counts), with context
+   smoothing and by row ranges for shards; its plain twin is the dense
+   SPPMI of ro_sgns_start_naive (I.8). */
 
 /* The SPPMI of words [r0, r1), as an (r1 - r0) x n matrix (column ids
    global): each row needs only its own counts and the global marginals
@@ -3486,176 +4158,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sppmi(const ro_sgns_counts *c, double k, doub
                                out, alloc, err);
 }
 
-/* The start plainly: the rank-d truncated SVD of a sparse matrix by
-   forming it dense and taking the one-sided Jacobi SVD (I.6) of the whole:
-   O(rows cols) memory and O(rows cols min(rows, cols)) time, for tests and
-   small problems. The contract of ro_sgns_tsvd, whose block Krylov method
-   (II.6) finds the same top d triplets without ever forming A (to the
-   accuracy its configuration buys; signs of the columns may differ). */
-RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_naive(const ro_sgns_csr *A, size_t d,
-                                              ro_sgns_factors **out,
-                                              const ro_sgns_allocator *alloc,
-                                              ro_sgns_error *err)
-{
-    size_t rows, cols, r, i, j;
-    uint64_t e;
-    ro_sgns_real *M = NULL, *U = NULL, *V = NULL, *s = NULL;
-    ro_sgns_factors *f = NULL;
-    ro_sgns_result res;
-    if (!A || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "tsvd: NULL");
-    res = ro_sgns__csr_check(A, "tsvd", err);
-    if (res != RO_SGNS_OK) return res;
-    rows = A->rows, cols = A->cols, r = rows < cols ? rows : cols;
-    if (d == 0 || d > r)
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "tsvd: d = %lu must be in 1..%lu (d larger than the vocabulary?)",
-                             (unsigned long)d, (unsigned long)r);
-    M = (ro_sgns_real *)ro_sgns__alloc_array(alloc, rows, cols, sizeof(ro_sgns_real));
-    U = (ro_sgns_real *)ro_sgns__alloc_array(alloc, rows, r, sizeof(ro_sgns_real));
-    V = (ro_sgns_real *)ro_sgns__alloc_array(alloc, cols, r, sizeof(ro_sgns_real));
-    s = (ro_sgns_real *)ro_sgns__alloc_array(alloc, r, 1, sizeof(ro_sgns_real));
-    if (!M || !U || !V || !s) {
-        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "tsvd: out of memory (%lu x %lu)",
-                            (unsigned long)rows, (unsigned long)cols);
-        goto done;
-    }
-    memset(M, 0, rows * cols * sizeof(ro_sgns_real));
-    for (i = 0; i < rows; ++i)
-        for (e = A->row_ptr[i]; e < A->row_ptr[i + 1]; ++e) M[i * cols + A->col[e]] = A->val[e];
-    res = ro_sgns_svd_builtin(rows, cols, M, cols, U, r, s, V, r, alloc, err);
-    if (res == RO_SGNS_OK) res = ro_sgns_factors_create(rows, cols, d, &f, alloc, err);
-    if (res != RO_SGNS_OK) goto done;
-    for (i = 0; i < rows; ++i)
-        for (j = 0; j < d; ++j) f->U[i * d + j] = U[i * r + j];
-    for (i = 0; i < cols; ++i)
-        for (j = 0; j < d; ++j) f->V[i * d + j] = V[i * r + j];
-    memset(f->S, 0, d * d * sizeof(ro_sgns_real));
-    for (j = 0; j < d; ++j) f->S[j * d + j] = s[j];
-    *out = f;
-done:
-    ro_sgns__free(alloc, M);
-    ro_sgns__free(alloc, U);
-    ro_sgns__free(alloc, V);
-    ro_sgns__free(alloc, s);
-    return res;
-}
-
-/* ======================================================================
-   I.9 The step, every matrix formed  [paper 3.1-3.2, Algorithm 1]
-
-   X_{i+1} = R(X_i + lambda D(X_i)), the retraction R by projector splitting
-   (Lubich and Oseledets 2014): one step of the block power method on
-       M = X + lambda D(X),       D = grad F (the paper), or grad F / B
-   (the scaled direction, the default of ro_sgns_ro_train: B spans six
-   orders of magnitude, so one lambda cannot fit every entry's curvature
-   (#(w,c) + B_wc) s(x) s(-x); dividing by B lets one step of about 1 fit
-   them all):
-       U', S'   = QR(M V)                          Algorithm 1, line 4
-       V', S'^T = QR(M^T U')                       line 5
-       X'       = U' S' V'^T                       line 6
-   ro_sgns_ro_step_naive is that, with X, D(X) and M dense n x m matrices
-   and the products by the triple loop: the reference of the fast step
-   (II.6), which takes the same step in three blocked products and
-   O((n + m) d) memory, with a safeguard on F around it.
-   ====================================================================== */
-
-/* The point is now one of p's: record what it was trained for (what a
-   checkpoint stores, ro_sgns_factors_check_resume compares). */
-static void ro_sgns__stamp(const ro_sgns_problem *p, ro_sgns_factors *x)
-{
-    x->counts_fingerprint = p->fingerprint;
-    x->k = p->k;
-    x->window = p->window;
-    x->cds = p->cds;
-}
-
-/* What the entry points that need a whole problem and a dense direction
-   (plain or scaled) check: the point fits, every row is held. */
-static ro_sgns_result ro_sgns__check_whole(const ro_sgns_problem *p, const ro_sgns_factors *x,
-                                           ro_sgns_direction dir, const char *who,
-                                           ro_sgns_error *err)
-{
-    ro_sgns_result res = ro_sgns__check_fit(p, x->n, x->m, err);
-    if (res == RO_SGNS_OK && (p->r0 != 0 || p->r1 != p->n))
-        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: needs every row", who);
-    if (res == RO_SGNS_OK && dir != RO_SGNS_DIRECTION_PLAIN && dir != RO_SGNS_DIRECTION_SCALED)
-        res = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "%s: plain or scaled direction",
-                            who);
-    return res;
-}
-
-/* One step of Algorithm 1, everything dense: X, the direction and
-   M = X + lambda D(X) as n x m matrices, the products by the triple loop
-   (I.4), the QRs one reflector at a time (I.5), the gradient by I.1's
-   entry; no safeguard. O(n m) memory: small problems only. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *p, ro_sgns_factors *x,
-                                                 ro_sgns_direction dir, double lambda,
-                                                 ro_sgns_error *err)
-{
-    const ro_sgns_allocator *al;
-    size_t n, m, d, w, c;
-    ro_sgns_real *US, *M, *MV, *MtU, *R;
-    ro_sgns_result res;
-    if (!x) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "ro_step_naive: NULL point");
-    res = ro_sgns__check_whole(p, x, dir, "ro_step_naive", err);
-    if (res != RO_SGNS_OK) return res;
-    al = ro_sgns__problem_alloc(p);
-    n = x->n, m = x->m, d = x->d;
-    US = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
-    M = (ro_sgns_real *)ro_sgns__alloc_array(al, n, m, sizeof(ro_sgns_real));
-    MV = (ro_sgns_real *)ro_sgns__alloc_array(al, n, d, sizeof(ro_sgns_real));
-    MtU = (ro_sgns_real *)ro_sgns__alloc_array(al, m, d, sizeof(ro_sgns_real));
-    R = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
-    if (!US || !M || !MV || !MtU || !R) {
-        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "ro_step_naive: out of memory");
-        goto done;
-    }
-    /* X = U S V^T */
-    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, d, 1, x->U, d, x->S, d, 0, US, d);
-    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_TRANS, n, m, d, 1, US, d, x->V, d, 0, M, m);
-    /* M = X + lambda D(X), D = grad F (plain) or grad F / B (scaled) */
-    for (w = 0; w < n; ++w) {
-        uint64_t e = p->fwd.row_ptr[w];
-        for (c = 0; c < m; ++c) {
-            double xwc = M[w * m + c], B = p->fwd.rowfac[w] * (double)p->fwd.colfac[c], a = 0, g;
-            if (e < p->fwd.row_ptr[w + 1] && p->fwd.col[e] == c) a = p->fwd.val[e++];
-            ro_sgns__sgns_entry(a, B, xwc, &g);
-            M[w * m + c] = (ro_sgns_real)(xwc + lambda * (dir == RO_SGNS_DIRECTION_SCALED ? g / B : g));
-        }
-    }
-    /* U', S' = QR(M V)                                           [line 4] */
-    ro_sgns_gemm_naive(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, n, d, m, 1, M, m, x->V, d, 0, MV, d);
-    res = ro_sgns_qr_naive(n, d, MV, d, R, d, al, err);
-    if (res != RO_SGNS_OK) goto done;
-    /* V', S'^T = QR(M^T U')                                       [line 5] */
-    ro_sgns_gemm_naive(RO_SGNS_TRANS, RO_SGNS_NOTRANS, m, d, n, 1, M, m, MV, d, 0, MtU, d);
-    res = ro_sgns_qr_naive(m, d, MtU, d, R, d, al, err);
-    if (res != RO_SGNS_OK) goto done;
-    /* X' = U' S' V'^T                                             [line 6] */
-    memcpy(x->U, MV, n * d * sizeof(ro_sgns_real));
-    memcpy(x->V, MtU, m * d * sizeof(ro_sgns_real));
-    for (w = 0; w < d; ++w)
-        for (c = 0; c < d; ++c) x->S[w * d + c] = R[c * d + w];
-    ++x->iteration;
-    ro_sgns__stamp(p, x);
-done:
-    ro_sgns__free(al, US);
-    ro_sgns__free(al, M);
-    ro_sgns__free(al, MV);
-    ro_sgns__free(al, MtU);
-    ro_sgns__free(al, R);
-    return res;
-}
-
-/* ======================================================================
-   I.10 Embeddings from the point: Step 2  [paper 2.3, Algorithm 1
-        lines 7-8]
-
-   X = U S V^T with S a general d x d core; the SVD of the small core,
-   S = P Sigma Q^T (I.6), gives X = (U P) Sigma (V Q)^T without any big
-   SVD, and W = U P Sigma^alpha, C = V Q Sigma^alpha (alpha = 1/2 in the
-   paper). Two d x d SVDs and two n x d x d products.
-   ====================================================================== */
+/* The embeddings of I.10 with ro_sgns_svd and ro_sgns_gemm; its plain
+   twin is ro_sgns_factors_embeddings_naive (I.10). */
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, double alpha,
                                                       ro_sgns_embedding_kind which,
@@ -3665,11 +4169,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
 {
     size_t d, i, j;
     ro_sgns_real *P, *Qc, *sig, *T = NULL, *dst;
-    ro_sgns_result res;
-    if (!f || !out || ldo < f->d || (which == RO_SGNS_EMBED_W_PLUS_C && f->n != f->m) ||
-        (unsigned)which > 2u || !ro_sgns__is_finite(alpha))
-        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
-                             "embeddings: bad arguments (W + C needs n = m, alpha finite)");
+    ro_sgns_result res = ro_sgns__embed_args(f, alpha, which, out, ldo, err);
+    if (res != RO_SGNS_OK) return res;
     d = f->d;
     P = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
     Qc = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
@@ -3714,23 +4215,6 @@ done:
     ro_sgns__free(alloc, sig);
     return res;
 }
-
-/* ######################################################################
-   PART II. THE SAME, FAST
-
-   Part I's method at the machine's speed and in O((n + m) d + nnz)
-   memory. NOTHING HERE CHANGES WHAT A RESULT MEANS: every function computes
-   what its Part I twin computes (named in its comment), to rounding, and
-   the tests compare the two (in the repository: tests/). What changes is
-   the order of operations, which is fixed by the block layout and never by
-   the thread count, so a result is bitwise the same for any number of
-   threads.
-   The order: the dense kernels first (GEMM II.1, QR II.2), the data the
-   step reads (II.3), the layer under the step that is trivial on one
-   machine and a transport on many (II.4), then the sweep that walks the
-   dense n x m matrices by blocks (II.5), the step built on it (II.6), the
-   truncated SVD for the start (II.7) and the public calls for shards (II.8).
-   ###################################################################### */
 
 /* ======================================================================
    II.1 GEMM, fast: C = alpha op(A) op(B) + beta C
@@ -18563,6 +19047,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_path(const char *path, const ro_sgn
 #endif
 
 #endif /* RO_SGNS_NO_SGD */
+
+#endif /* RO_SGNS_PLAIN */
 
 #endif /* RO_SGNS_IMPLEMENTATION */
 

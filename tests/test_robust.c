@@ -637,6 +637,13 @@ static ro_sgns_result c_svd_builtin(void)
     memset(g_V, 0x5a, sizeof g_V);
     return ro_sgns_svd_builtin(GM, 6, g_Qin, 6, g_U, 6, g_s, g_V, 6, NULL, &g_err);
 }
+static ro_sgns_result c_svd_naive(void)
+{
+    memset(g_U, 0x5a, sizeof g_U);
+    memset(g_s, 0x5a, sizeof g_s);
+    memset(g_V, 0x5a, sizeof g_V);
+    return ro_sgns_svd_naive(GM, 6, g_Qin, 6, g_U, 6, g_s, g_V, 6, &RA, &g_err);
+}
 static int k_svd(ro_sgns_result rc)
 {
     if (rc == RO_SGNS_OK)
@@ -683,6 +690,12 @@ static void test_linalg(void)
     CHECK(c_qr_builtin() == RO_SGNS_OK);
     CHECK(c_svd_builtin() == RO_SGNS_OK);
 #endif
+    /* Part I's plain SVD: its own bits, its own reference */
+    CHECK(c_svd_naive() == RO_SGNS_OK);
+    memcpy(g_Uref, g_U, sizeof g_U);
+    memcpy(g_sref, g_s, sizeof g_s);
+    memcpy(g_Vref, g_V, sizeof g_V);
+    sweep("ro_sgns_svd_naive", c_svd_naive, k_svd, RO_SGNS_OK, 1);
 }
 
 /* ======================================================== 1. counting */
@@ -1093,6 +1106,12 @@ static ro_sgns_result c_problem_create_csr(void)
     return ro_sgns_problem_create_csr(C0->n, C0->n, C0->row_ptr, C0->col, C0->val, 5, 1.0, &g_problem,
                                       NULL, &g_err);
 }
+static ro_sgns_result c_problem_create_naive(void)
+{
+    g_problem = (ro_sgns_problem *)SENT;
+    return ro_sgns_problem_create_naive(C0->n, C0->n, C0->row_ptr, C0->col, C0->val, 5, &g_problem,
+                                        &RA, &g_err);
+}
 static int k_problem(ro_sgns_result rc)
 {
     double F = 0;
@@ -1195,6 +1214,30 @@ static int k_ro_step_naive(ro_sgns_result rc)
 {
     if (rc != RO_SGNS_OK) return fx_equal(XW, X0) && inputs_intact();
     return fx_equal(XW, NAIVE1) && inputs_intact();
+}
+/* Part I's start and step loop from P0: X0's SPPMI again, and one step */
+static ro_sgns_factors *START_NAIVE, *TRAIN_NAIVE1;
+static ro_sgns_result c_start_naive(void)
+{
+    g_fx = (ro_sgns_factors *)SENT;
+    return ro_sgns_start_naive(P0, D, &g_fx, &g_err);
+}
+static int k_start_naive(ro_sgns_result rc) { return k_fx_as(rc, START_NAIVE); }
+static ro_sgns_result c_ro_train_naive(void)
+{
+    double F[2];
+    fx_copy(XW, X0);
+    return ro_sgns_ro_train_naive(P0, XW, RO_SGNS_DIRECTION_SCALED, 1.0, 1, F, &g_err);
+}
+static int k_ro_train_naive(ro_sgns_result rc)
+{
+    if (rc != RO_SGNS_OK) return fx_equal(XW, X0) && inputs_intact();
+    return fx_equal(XW, TRAIN_NAIVE1) && inputs_intact();
+}
+static ro_sgns_result c_embeddings_naive(void)
+{
+    memset(g_out, 0x5a, g_out_len * sizeof(real));
+    return ro_sgns_factors_embeddings_naive(X0, 0.5, RO_SGNS_EMBED_W_PLUS_C, g_out, D, &RA, &g_err);
 }
 static ro_sgns_result c_from_wc(void)
 {
@@ -1327,6 +1370,7 @@ static void test_ro(void)
     CHECK(ro_sgns_objective(P0, X0, &g_Fref, &g_err) == RO_SGNS_OK);
     sweep("ro_sgns_problem_create", c_problem_create, k_problem, RO_SGNS_OK, 1);
     sweep("ro_sgns_problem_create_csr", c_problem_create_csr, k_problem, RO_SGNS_OK, 1);
+    sweep("ro_sgns_problem_create_naive", c_problem_create_naive, k_problem, RO_SGNS_OK, 1);
     sweep("ro_sgns_objective", c_objective, k_F, RO_SGNS_OK, 1);
     CHECK(ro_sgns_objective_naive(P0, X0, &g_Fnref, &g_err) == RO_SGNS_OK);
     sweep("ro_sgns_objective_naive", c_objective_naive, k_F_naive, RO_SGNS_OK, 1);
@@ -1383,6 +1427,19 @@ static void test_ro(void)
     fx_copy(NAIVE1, XW);
     CHECK(NAIVE1->iteration == X0->iteration + 1 && !fx_equal(NAIVE1, X0));
     sweep("ro_sgns_ro_step_naive", c_ro_step_naive, k_ro_step_naive, RO_SGNS_OK, 1);
+    CHECK(ro_sgns_factors_create(n, n, D, &TRAIN_NAIVE1, NULL, &g_err) == RO_SGNS_OK);
+    CHECK(c_ro_train_naive() == RO_SGNS_OK);
+    fx_copy(TRAIN_NAIVE1, XW);
+    CHECK(TRAIN_NAIVE1->iteration == X0->iteration + 1);
+    sweep("ro_sgns_ro_train_naive", c_ro_train_naive, k_ro_train_naive, RO_SGNS_OK, 1);
+    ro_sgns_factors_free(TRAIN_NAIVE1);
+    CHECK(ro_sgns_start_naive(P0, D, &START_NAIVE, &g_err) == RO_SGNS_OK);
+    sweep("ro_sgns_start_naive", c_start_naive, k_start_naive, RO_SGNS_OK, 1);
+    ro_sgns_factors_free(START_NAIVE);
+    g_out_len = n * D;
+    CHECK(c_embeddings_naive() == RO_SGNS_OK);
+    memcpy(g_ref, g_out, n * D * sizeof(real));
+    sweep("ro_sgns_factors_embeddings_naive", c_embeddings_naive, k_out, RO_SGNS_OK, 1);
     sweep("ro_sgns_estimate_step_seconds", c_estimate_step, k_estimate_step, RO_SGNS_OK, 5);
     ro_sgns_factors_free(NAIVE1);
     CHECK(ro_sgns_factors_from_wc(n, n, D, W0, CC0, &FROM_WC, NULL, &g_err) == RO_SGNS_OK);
