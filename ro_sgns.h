@@ -86,21 +86,28 @@
      then each optional part, behind its switch); then the implementation
      (behind RO_SGNS_IMPLEMENTATION) in three parts:
      Part I.   RO-SGNS plainly: the method in plain code, in the paper's
-               order; each piece is the reference its fast twin in Part II
-               is tested against.
+               order; it compiles and links alone (RO_SGNS_PLAIN), and each
+               piece is the reference its fast twin in Part II is tested
+               against.
          I.1  the objective and its gradient, one entry       [paper 2.2, 3.2]
-         I.2  the problem: the counts #(w,c) and B_wc             [paper 2.2]
-         I.3  F(X) entry by entry            ro_sgns_objective_naive
-         I.4  GEMM: the triple loop and the micro-kernel     ro_sgns_gemm_naive
-         I.5  Householder QR, one reflector at a time          ro_sgns_qr_naive
-         I.6  one-sided Jacobi SVD                          ro_sgns_svd_builtin
-         I.7  random numbers                                 ro_sgns_rng_*
-         I.8  the start: SPPMI and its SVD, dense    [paper 5] ro_sgns_sppmi,
+         I.2  the problem: counts and B_wc       ro_sgns_problem_create_naive
+         I.3  F(X) entry by entry                    ro_sgns_objective_naive
+         I.4  GEMM: the triple loop                       ro_sgns_gemm_naive
+         I.5  Householder QR, one reflector at a time       ro_sgns_qr_naive
+         I.6  one-sided Jacobi SVD, cyclic                 ro_sgns_svd_naive
+         I.7  the manifold of rank-d matrices, its tangent space and the
+              retraction (projector splitting)                   [paper 3.1]
+         I.8  the start: SPPMI and its SVD, dense  [paper 5] ro_sgns_start_naive,
                                                           ro_sgns_tsvd_naive
-         I.9  the step, every matrix formed       [Algorithm 1] ro_sgns_ro_step_naive
-         I.10 embeddings from the point (Step 2)      [paper 2.3]
-                                                   ro_sgns_factors_embeddings
+         I.9  the step, every matrix formed  [Algorithm 1] ro_sgns_ro_step_naive
+         I.10 embeddings from the point (Step 2)    [paper 2.3]
+                                            ro_sgns_factors_embeddings_naive
+         I.11 the run: K steps, a step size, halving  ro_sgns_ro_train_naive
      Part II.  The same, fast: nothing here changes what a result means.
+         II.0 what Part II builds on: the problem's helpers, MR/NR/KC and
+              the portable micro-kernel, the blocked Jacobi SVD
+              (ro_sgns_svd_builtin), ro_sgns_rng_*, ro_sgns_csr_create,
+              ro_sgns_sppmi, ro_sgns_factors_embeddings
          II.1 GEMM: packed, blocked, SIMD micro-kernels  ro_sgns_gemm(_builtin)
          II.2 QR by blocks and by Cholesky QR twice    ro_sgns_qr(_builtin), ro_sgns_svd
          II.3 the counts object and the problem  ro_sgns_problem_create(_csr),
@@ -142,12 +149,13 @@
 
    HOW TO READ THIS HEADER
      To learn RO-SGNS, read THE ALGORITHM ON ONE PAGE below, then Part I of
-     the implementation, top to bottom (1,476 lines with their
+     the implementation, top to bottom (under 1,200 lines with their
      comments): every matrix of Algorithm 1 is formed there, every kernel is
-     a plain loop. Part II does the same in O((n + m) d + nnz) memory and at
-     the speed of the machine; each function there names its Part I twin.
-     Read II.5 and II.6 next if you want to see how an n x m matrix is used
-     without being stored. Part III is plumbing: read what you use.
+     a plain loop, and it builds alone (RO_SGNS_PLAIN). Part II does the same
+     in O((n + m) d + nnz) memory and at the speed of the machine; each
+     function there names its Part I twin. Read II.5 and II.6 next to see
+     how an n x m matrix is used without being stored. Part III is
+     plumbing: read what you use.
 
    GLOSSARY (the paper's symbols, the code's names)
      #(w,c) counts->val (CSR),  #(w) word_count,  #(c) ctx_count,
@@ -195,6 +203,11 @@
                                  User input is never asserted; it gets an error.
      RO_SGNS_SQRT, _EXP, _LOG, _FABS, _POW, _FLOOR, _COS  impl   libm replacements
                                  (double -> double), for targets without libm.
+     RO_SGNS_PLAIN         impl  with RO_SGNS_IMPLEMENTATION: compile only the
+                                 basics and Part I (the plain method, O(n m)
+                                 memory; libc and libm, no OpenMP): the *_naive
+                                 calls and ro_sgns_factors_create work, the
+                                 rest is declared but not defined.
      Leaving parts out (each is independent of the others: what stays never
      calls into what goes; "impl" suffices, "all" also hides the declarations):
      RO_SGNS_NO_COUNT      all   no counting of a corpus (Part III.1); counts
@@ -648,7 +661,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd(const ro_sgns_csr *A, size_t d,
 #endif /* RO_SGNS_NO_TSVD */
 
 /* The same from A formed dense and its whole Jacobi SVD
-   (ro_sgns_svd_builtin): O(rows cols) memory. The plain reference
+   (ro_sgns_svd_naive): O(rows cols) memory. The plain reference
    ro_sgns_tsvd is tested against; for tests and small problems. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_naive(const ro_sgns_csr *A, size_t d,
                                               ro_sgns_factors **out,
@@ -894,7 +907,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *problem,
 
 /* ======================================================================
    5. Embeddings from the point: Step 2 [paper 2.3, Algorithm 1 lines 7-8]
-      (implementation: ro_sgns_factors_embeddings)
+      (implementation: II.0; plain twin ro_sgns_factors_embeddings_naive)
    ====================================================================== */
 
 /* Which embeddings ro_sgns_factors_embeddings returns. */
@@ -918,7 +931,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_embeddings(const ro_sgns_factors *f, 
 /* ======================================================================
    6. Dense linear algebra: GEMM, Householder QR, one-sided Jacobi SVD,
       random numbers (implementation: ro_sgns_gemm_naive, ro_sgns_qr_naive,
-      ro_sgns_svd_builtin, ro_sgns_rng_* plainly; II.1-II.2 fast)
+      ro_sgns_svd_naive plainly; II.0-II.2 fast)
       BLAS- and LAPACK-shaped, row-major. Under RO_SGNS_USE_CBLAS /
       RO_SGNS_USE_LAPACKE the built-in kernels stay as *_builtin.
    ====================================================================== */
