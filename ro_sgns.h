@@ -9610,11 +9610,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
        Z_{s-1} = A^T Q_{s-1}           Q = [Q_i] (n x l), Z = [Z_i] = A^T Q
        H      = Z^T Z = Ub Sigma^2 Ub^T (l x l: pivoted Cholesky + Jacobi)
        A     ~= (Q Ub) Sigma (Z Ub Sigma^-1)^T -> keep the first d columns.
-   Why Krylov: SPPMI's spectrum is flat in its tail (s_500 / s_1 = 0.09 on
-   the bundled corpus), where the error of subspace iteration falls like
-   (s_{l+1} / s_i)^(2q+1) and Krylov's like a Chebyshev polynomial of
-   degree 2s - 1 in the gap; measured, Krylov at l = 3d is both faster and
-   far more accurate. Subspace iteration (Halko,
+   Why Krylov: SPPMI's spectrum is flat in its tail, where the error of
+   subspace iteration falls like (s_{l+1} / s_i)^(2q+1) and Krylov's like
+   a Chebyshev polynomial of degree 2s - 1 in the gap, so Krylov at l = 3d
+   is both faster and far more accurate (the measurement: bench/RESULTS.md,
+   "Moved from the header's comments"). Subspace iteration (Halko,
    Martinsson and Tropp 2011, algorithm 4.4) stays available:
        Q = qr(A Omega_l);  q times: Q = qr(A qr(A^T Q));  SVD of Q^T A.
    Cost of Krylov: 2l sparse-product columns (2 nnz flops each), block
@@ -18950,9 +18950,8 @@ static void ro_sgns__sgd_mem_free(ro_sgns__sgd_mem *m, const ro_sgns_allocator *
 /* Huge pages for a buffer the step reads at random (W, C and the virtual
    workers' copies), asked for before its first write. With 4 KiB pages
    almost every row a step reads is a TLB miss at a large vocabulary; with
-   2 MiB pages the rows of 72k words sit in a few dozen entries (measured:
-   a few percent, within the machine's drift; bench/RESULTS.md section 9,
-   where the prefetch of the right C was the 1.75x). Linux only, only
+   2 MiB pages the rows of 72k words sit in a few dozen entries (what it
+   gains: bench/RESULTS.md section 9). Linux only, only
    the 2 MiB-aligned part of the buffer, and only advice: a kernel that
    refuses it (THP off, qemu-user) changes nothing, and no bit of the
    result depends on it. RO_SGNS_NO_MADVISE leaves it out. */
