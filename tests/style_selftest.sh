@@ -161,8 +161,11 @@ expect "e  every section" "II.42" "e: a cited (II.42)"
 if [ -f "$ROOT/tests/size_table.sh" ] && [ -f "$ROOT/README.md" ]; then
     copy 1
     # the first number of at least four digits (commas allowed) on a table
-    # row of README gets one added to its last digit
-    awk '!done && /^\|/ && match($0, /[0-9][0-9,]*[0-9][0-9][0-9]/) {
+    # row of README that names a configuration (RO_SGNS_..., everything),
+    # else on any table row, gets one added to its last digit
+    want='^\|.*(RO_SGNS_|everything)'
+    grep -Eq "$want.*[0-9][0-9,]*[0-9][0-9][0-9]" "$ROOT/README.md" || want='^\|'
+    awk -v want="$want" '!done && $0 ~ want && match($0, /[0-9][0-9,]*[0-9][0-9][0-9]/) {
         s = substr($0, RSTART, RLENGTH); d = substr(s, length(s), 1)
         s2 = substr(s, 1, length(s) - 1) ((d + 1) % 10)
         $0 = substr($0, 1, RSTART - 1) s2 substr($0, RSTART + RLENGTH); done = 1 } { print }' \
