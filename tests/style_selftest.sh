@@ -151,6 +151,16 @@ copy 0
 echo '/* planted: checked by test_doesnotexist */' | plant
 expect "e  every test" "test_doesnotexist" "e: a cited test_doesnotexist"
 copy 0
+echo '/* planted: build/test_suites_f ro runs test_gemm; build/test_nothere_f does not */' | plant
+expect "e  every test" "test_nothere_f" "e: a cited build/test_nothere_f"
+if grep -q "test_suites_f\|test_gemm," "$TMP/out"; then
+    fail=$((fail + 1))
+    echo "FAIL  e: build/test_suites_f or test_gemm flagged"
+else
+    pass=$((pass + 1))
+    echo "ok    e: build/test_suites_f and test_gemm pass"
+fi
+copy 0
 echo '/* planted: tests/test_nothere.c checks it */' | plant
 expect "e  every test" "tests/test_nothere.c" "e: a cited tests/test_nothere.c"
 copy 0
