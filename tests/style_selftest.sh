@@ -30,12 +30,24 @@ copy() {
 expect() {
     CC=${4:-true} sh "$STYLE" "$TMP/r" >"$TMP/out" 2>&1
     rc=$?
-    if [ $rc -ne 0 ] && grep -q "^FAIL  $1" "$TMP/out" && grep -q -- "$2" "$TMP/out"; then
+    [ $rc -ne 0 ] && grep -q "^FAIL  $1" "$TMP/out" && grep -q -- "$2" "$TMP/out"
+    tally $? "$3 (wanted exit 1, \"FAIL  $1\" and \"$2\")"
+}
+
+# refute PATTERN NAME: the last run's output does not name the pattern
+refute() {
+    ! grep -q "$1" "$TMP/out"
+    tally $? "$2"
+}
+
+# tally STATUS NAME: status 0 passes; else the name and the last run's output
+tally() {
+    if [ "$1" -eq 0 ]; then
         pass=$((pass + 1))
-        echo "ok    $3"
+        echo "ok    $2"
     else
         fail=$((fail + 1))
-        echo "FAIL  $3 (exit $rc; wanted \"FAIL  $1\" and \"$2\"):"
+        echo "FAIL  $2:"
         sed 's/^/      /' "$TMP/out"
     fi
 }
@@ -90,13 +102,7 @@ static int ro_sgns__planted_ten(int a1, int a2, int a3, int a4, int a5, int a6,
 }
 P
 expect "b " "ro_sgns__planted_wide takes 11 parameters" "b: an 11-parameter function"
-if grep -q planted_ten "$TMP/out"; then
-    fail=$((fail + 1))
-    echo "FAIL  b: a 10-parameter function (one a function pointer) flagged"
-else
-    pass=$((pass + 1))
-    echo "ok    b: a 10-parameter function (one a function pointer) passes"
-fi
+refute "planted_ten" "b: a 10-parameter function (one a function pointer) passes"
 
 # c: Part I grown past its budget
 copy 0
@@ -137,14 +143,8 @@ plant <<'P'
 static const char *ro_sgns__planted_text = "ws353 0.389 on a Zen 3, 2026-12-07, F -2.1e9";
 P
 CC=true sh "$STYLE" "$TMP/r" >"$TMP/out" 2>&1
-if awk -F: -v n="$n" '$1 ~ /ro_sgns\.h$/ && $2 + 0 > n { bad = 1 } END { exit !bad }' "$TMP/out"; then
-    fail=$((fail + 1))
-    echo "FAIL  d: prose and a string literal flagged as lab notes:"
-    sed 's/^/      /' "$TMP/out"
-else
-    pass=$((pass + 1))
-    echo "ok    d: prose and a string literal are not lab notes"
-fi
+awk -F: -v n="$n" '$1 ~ /ro_sgns\.h$/ && $2 + 0 > n { bad = 1 } END { exit bad }' "$TMP/out"
+tally $? "d: prose and a string literal are not lab notes"
 
 # e: a cited test and a cited section that do not exist
 copy 0
@@ -153,13 +153,7 @@ expect "e  every test" "test_doesnotexist" "e: a cited test_doesnotexist"
 copy 0
 echo '/* planted: build/test_suites_f ro runs test_gemm; build/test_nothere_f does not */' | plant
 expect "e  every test" "test_nothere_f" "e: a cited build/test_nothere_f"
-if grep -q "test_suites_f\|test_gemm," "$TMP/out"; then
-    fail=$((fail + 1))
-    echo "FAIL  e: build/test_suites_f or test_gemm flagged"
-else
-    pass=$((pass + 1))
-    echo "ok    e: build/test_suites_f and test_gemm pass"
-fi
+refute "test_suites_f\|test_gemm," "e: build/test_suites_f and test_gemm pass"
 copy 0
 echo '/* planted: tests/test_nothere.c checks it */' | plant
 expect "e  every test" "tests/test_nothere.c" "e: a cited tests/test_nothere.c"
