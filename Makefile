@@ -135,7 +135,7 @@ all: ro-sgns
 check:
 	@$(MAKE) --no-print-directory -j2 bins cross-bins
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(if $(filter 1,$(SLOW)),valgrind) \
-	    test-programs asan test-suites cross-mingw lapacke cross tcc fuzz-check
+	    test-programs asan test-suites cross-mingw lapacke cross tcc fuzz-check style
 	@$(MAKE) --no-print-directory mpi-test
 
 bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train \
@@ -147,8 +147,12 @@ bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-a
 # test_quickstart: the header's QUICK START as printed, in C and C++;
 # test_package: make install, the CMake package, make demo without data;
 # test_python: python/ro_sgns.py against the program, bit for bit
-.PHONY: test-suites test-programs
-test: test-suites test-programs
+.PHONY: test-suites test-programs style
+# style: the house rules (tests/style.sh), then its self-test, which plants a
+# break of each rule in a copy and sees the rule fail
+style:
+	@sh tests/style.sh; s=$$?; sh tests/style_selftest.sh && exit $$s
+test: test-suites test-programs style
 test-suites: export RO_SGNS_TEST_TMP := $(B)/suites
 test-suites: $(TEST_BINS) $(B)/kernel_rule.ok
 	@mkdir -p $(B)/suites

@@ -1051,12 +1051,19 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *pr
 /* A shard from its own rows of the counts (borrowed: row_ptr for rows
    r0..r1, its values absolute into col / val), the column sums ctx_sum (m
    values) and |D| = total (ro_sgns_counts' ctx_count and total will do);
-   k and cds as in ro_sgns_problem_create, the same on every shard. */
-RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size_t r0,
-                                                        size_t r1, const uint64_t *row_ptr,
-                                                        const uint32_t *col, const float *val,
-                                                        const double *ctx_sum, double total,
-                                                        double k, double cds,
+   k and cds as in ro_sgns_problem_create, the same on every shard. A NULL
+   spec is INVALID_ARGUMENT. */
+typedef struct ro_sgns_shard_spec {
+    size_t n, m;                 /* the whole problem's words and contexts */
+    size_t r0, r1;               /* the shard's rows [r0, r1) */
+    const uint64_t *row_ptr;     /* r1 - r0 + 1 offsets into col and val */
+    const uint32_t *col;
+    const float *val;
+    const double *ctx_sum;       /* m column sums #(c) */
+    double total;                /* |D| */
+    double k, cds;
+} ro_sgns_shard_spec;
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(const ro_sgns_shard_spec *spec,
                                                         ro_sgns_problem **out,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err);
@@ -1617,12 +1624,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_neighbors_of_vectors(const ro_sgns_vectors *v
    k rows nearest to the sum of the positive words' unit vectors minus the
    negative ones' (3CosAdd), query words left out, candidates the first
    restrict_vocab rows (0 = all). A word not in v: RO_SGNS_ERR_NOT_FOUND;
-   no word: RO_SGNS_ERR_INVALID_ARGUMENT. out and *count as in
-   ro_sgns_neighbors_of_vectors. O(rows d), workspace O(rows + 1024 + d). */
+   no word or a NULL query: RO_SGNS_ERR_INVALID_ARGUMENT. out and *count
+   as in ro_sgns_neighbors_of_vectors. O(rows d), workspace O(rows + 1024 + d). */
+typedef struct ro_sgns_similar_query {
+    const char *const *positive; /* npositive words added */
+    size_t npositive;
+    const char *const *negative; /* nnegative words subtracted */
+    size_t nnegative;
+    size_t restrict_vocab;       /* candidates: the first rows; 0 = all */
+} ro_sgns_similar_query;
 RO_SGNS_DEF ro_sgns_result ro_sgns_most_similar(const ro_sgns_vectors *v,
-                                                const char *const *positive, size_t npositive,
-                                                const char *const *negative, size_t nnegative,
-                                                size_t restrict_vocab, size_t k,
+                                                const ro_sgns_similar_query *query, size_t k,
                                                 ro_sgns_neighbor *out, size_t *count,
                                                 const ro_sgns_allocator *alloc,
                                                 ro_sgns_error *err);
@@ -6790,9 +6802,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
     if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "problem: out is NULL");
     if (ro_sgns__counts_ranged(c)) /* a row range: a shard, with the global #(c) and |D| */
 #ifndef RO_SGNS_NO_SHARDS
-        res = ro_sgns_problem_create_shard(c->n, c->n, c->row_begin, c->row_end, c->row_ptr,
-                                           c->col, c->val, c->ctx_count, c->total, k, cds, out,
-                                           alloc, err);
+    {
+        const ro_sgns_shard_spec sp = {c->n,   c->n,   c->row_begin, c->row_end, c->row_ptr,
+                                       c->col, c->val, c->ctx_count, c->total,   k, cds};
+        res = ro_sgns_problem_create_shard(&sp, out, alloc, err);
+    }
 #else
         res = ro_sgns__fail(err, RO_SGNS_ERR_UNSUPPORTED,
                             "problem: counts of rows %lu..%lu make a shard, which this build "
@@ -8019,19 +8033,34 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_direction_dense(const ro_sgns_problem *p,
     return res;
 }
 
+/* A point's factors as the sweeps read them: X = U S V^T, rank d. */
+typedef struct ro_sgns__usv {
+    size_t d;
+    const ro_sgns_real *U, *S, *V;
+} ro_sgns__usv;
+
+static ro_sgns__usv ro_sgns__usv_of(size_t d, const ro_sgns_real *U, const ro_sgns_real *S,
+                                    const ro_sgns_real *V)
+{
+    ro_sgns__usv x;
+    x.d = d, x.U = U, x.S = S, x.V = V;
+    return x;
+}
+
 /* D V (and F) over the rows of X = (U S) V^T, or (transposed) D^T U over
-   the rows of X^T = (V S^T) U^T, for D the direction dir; L (max(n, m) x d)
-   is scratch. A NaN in the product is RO_SGNS_ERR_NUMERIC. cfg (or NULL):
-   the blocks' rows and columns; rep: the reports inside the sweep, or
-   NULL. */
+   the rows of X^T = (V S^T) U^T, for D the direction dir at the point x;
+   L (max(n, m) x d) is scratch. A NaN in the product is
+   RO_SGNS_ERR_NUMERIC. cfg (or NULL): the blocks' rows and columns; rep:
+   the reports inside the sweep, or NULL. */
 static ro_sgns_result ro_sgns__sweep_point(const ro_sgns_problem *p, ro_sgns_direction dir,
-                                           int transposed, size_t d, const ro_sgns_real *U,
-                                           const ro_sgns_real *S, const ro_sgns_real *V,
-                                           ro_sgns_real *L, ro_sgns_real *Out, double *F,
+                                           int transposed, ro_sgns__usv x, ro_sgns_real *L,
+                                           ro_sgns_real *Out, double *F,
                                            const ro_sgns_ro_config *cfg,
                                            ro_sgns__block_report *rep, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
+    const size_t d = x.d;
+    const ro_sgns_real *U = x.U, *S = x.S, *V = x.V;
     ro_sgns__sweep_args a;
     ro_sgns_result res;
     if (!transposed)
@@ -8078,9 +8107,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tangent_norm(const ro_sgns_problem *p,
         goto done;
     }
     /* D V over the rows of X, D^T U over the rows of X^T, U^T D V */
-    res = ro_sgns__sweep_point(p, dir, 0, d, x->U, x->S, x->V, L, DV, NULL, NULL, NULL, err);
+    res = ro_sgns__sweep_point(p, dir, 0, ro_sgns__usv_of(d, x->U, x->S, x->V), L, DV, NULL,
+                               NULL, NULL, err);
     if (res == RO_SGNS_OK)
-        res = ro_sgns__sweep_point(p, dir, 1, d, x->U, x->S, x->V, L, DtU, NULL, NULL, NULL, err);
+        res = ro_sgns__sweep_point(p, dir, 1, ro_sgns__usv_of(d, x->U, x->S, x->V), L, DtU, NULL,
+                                   NULL, NULL, err);
     if (res == RO_SGNS_OK)
         res = ro_sgns_gemm(RO_SGNS_TRANS, RO_SGNS_NOTRANS, d, d, n, 1, x->U, d, DV, d, 0, UtDV, d,
                            al, err);
@@ -8907,16 +8938,20 @@ static ro_sgns_result ro_sgns__metric_at(ro_sgns__metric *mt, const ro_sgns_real
 }
 
 /* One side of L's output: Out (rows x d) = (Dw In) A + Dq C2 - Q op(K1),
-   with Dw the diagonal of the weights wd (double) or wr (real), Dq = Dw Q
-   given, and op(K1) = K1 or K1^T; tmp (rows x d) is scratch. */
-static ro_sgns_result ro_sgns__metric_part(const ro_sgns__metric *mt, size_t rows,
-                                           const double *wd, const ro_sgns_real *wr,
+   on the words' side (ctx 0: rows n, Dw = diag(b) in double, Dq = Db U,
+   Q = U, op(K1) = K1) or the contexts' (ctx 1: rows m, Dw = diag(c),
+   Dq = Dc V, Q = V, op(K1) = K1^T); the side's tn or tm is scratch. */
+static ro_sgns_result ro_sgns__metric_part(const ro_sgns__metric *mt, int ctx,
                                            const ro_sgns_real *In, const ro_sgns_real *A,
-                                           const ro_sgns_real *Dq, const ro_sgns_real *C2,
-                                           const ro_sgns_real *Q, ro_sgns_trans tk,
-                                           const ro_sgns_real *K1, ro_sgns_real *Out,
-                                           ro_sgns_real *tmp, ro_sgns_error *err)
+                                           const ro_sgns_real *C2, const ro_sgns_real *K1,
+                                           ro_sgns_real *Out, ro_sgns_error *err)
 {
+    const size_t rows = ctx ? mt->m : mt->n;
+    const double *wd = ctx ? NULL : mt->b;
+    const ro_sgns_real *wr = ctx ? mt->c : NULL, *Dq = ctx ? mt->cV : mt->bU;
+    const ro_sgns_real *Q = ctx ? mt->V : mt->U;
+    const ro_sgns_trans tk = ctx ? RO_SGNS_TRANS : RO_SGNS_NOTRANS;
+    ro_sgns_real *tmp = ctx ? mt->tm : mt->tn;
     const size_t d = mt->d;
     size_t i, j;
     ro_sgns_result res;
@@ -8964,8 +8999,7 @@ static ro_sgns_result ro_sgns__metric_apply(ro_sgns__metric *mt, const ro_sgns_r
                            d, al, err);
     /* Up' = (Db Up) Cc + Db U KC - U K' */
     if (res == RO_SGNS_OK)
-        res = ro_sgns__metric_part(mt, n, mt->b, NULL, Up, mt->Cc, mt->bU, KC, mt->U,
-                                   RO_SGNS_NOTRANS, K1, Up1, mt->tn, err);
+        res = ro_sgns__metric_part(mt, 0, Up, mt->Cc, KC, K1, Up1, err);
     /* Vp' = (Dc Vp) Ab + Dc V (K^T Ab + Abp^T) - V K'^T; KC is free again */
     if (res == RO_SGNS_OK) {
         for (i = 0; i < d; ++i)
@@ -8974,8 +9008,7 @@ static ro_sgns_result ro_sgns__metric_apply(ro_sgns__metric *mt, const ro_sgns_r
                            al, err);
     }
     if (res == RO_SGNS_OK)
-        res = ro_sgns__metric_part(mt, m, NULL, mt->c, Vp, mt->Ab, mt->cV, KC, mt->V,
-                                   RO_SGNS_TRANS, K1, Vp1, mt->tm, err);
+        res = ro_sgns__metric_part(mt, 1, Vp, mt->Ab, KC, K1, Vp1, err);
     return res;
 }
 
@@ -9135,7 +9168,8 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
     lambda = ro_sgns__first_lambda(cfg, x);
     r = ro_sgns__reports_init(&rep, cfg, x, lambda);
     /* F(X) and G V at the start; each step begins with G^T U at its X */
-    res = ro_sgns__sweep_point(p, grad, 0, d, x->U, x->S, x->V, w->T, w->DV, &F, cfg, r, err);
+    res = ro_sgns__sweep_point(p, grad, 0, ro_sgns__usv_of(d, x->U, x->S, x->V), w->T, w->DV,
+                               &F, cfg, r, err);
     for (it = 0; res == RO_SGNS_OK && it < cfg->iterations; ++it) { /* [line 3] */
         double t0 = ro_sgns__now();
         int halvings = 0;
@@ -9146,7 +9180,8 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
         rep.pr.objective = F;
         rep.pr.sweep = 0;
         /* xi: L(xi) = P_T(grad F), from G V (the last sweep's) and G^T U */
-        res = ro_sgns__sweep_point(p, grad, 1, d, x->U, x->S, x->V, w->T, GtU, NULL, cfg, r, err);
+        res = ro_sgns__sweep_point(p, grad, 1, ro_sgns__usv_of(d, x->U, x->S, x->V), w->T, GtU,
+                                   NULL, cfg, r, err);
         if (res == RO_SGNS_OK) res = ro_sgns__metric_at(&mt, x->U, x->V, err);
         if (res == RO_SGNS_OK) res = ro_sgns__metric_grad(&mt, w->DV, GtU, g, err);
         if (res == RO_SGNS_OK)
@@ -9184,8 +9219,8 @@ static ro_sgns_result ro_sgns__ro_run_metric(const ro_sgns_problem *p, ro_sgns_f
                 for (j = 0; j < d; ++j) w->S1[i * d + j] = w->R[j * d + i];
             /* F(X') and G V' (the next step's)                         [line 6] */
             if (res == RO_SGNS_OK)
-                res = ro_sgns__sweep_point(p, grad, 0, d, w->U1, w->S1, w->V1, w->T, w->DV1, &F1,
-                                           cfg, r, err);
+                res = ro_sgns__sweep_point(p, grad, 0, ro_sgns__usv_of(d, w->U1, w->S1, w->V1),
+                                           w->T, w->DV1, &F1, cfg, r, err);
             if (res == RO_SGNS_OK) res = ro_sgns__step_norm(&st, x, &norm, err);
             verdict = ro_sgns__verdict(cfg, &res, F1, F, &halvings, it, x, err);
             if (verdict > 0) break;
@@ -9372,11 +9407,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
        Z_{s-1} = A^T Q_{s-1}           Q = [Q_i] (n x l), Z = [Z_i] = A^T Q
        H      = Z^T Z = Ub Sigma^2 Ub^T (l x l: pivoted Cholesky + Jacobi)
        A     ~= (Q Ub) Sigma (Z Ub Sigma^-1)^T -> keep the first d columns.
-   Why Krylov: SPPMI's spectrum is flat in its tail (s_500 / s_1 = 0.09 on
-   the bundled corpus), where the error of subspace iteration falls like
-   (s_{l+1} / s_i)^(2q+1) and Krylov's like a Chebyshev polynomial of
-   degree 2s - 1 in the gap; measured, Krylov at l = 3d is both faster and
-   far more accurate. Subspace iteration (Halko,
+   Why Krylov: SPPMI's spectrum is flat in its tail, where the error of
+   subspace iteration falls like (s_{l+1} / s_i)^(2q+1) and Krylov's like
+   a Chebyshev polynomial of degree 2s - 1 in the gap, so Krylov at l = 3d
+   is both faster and far more accurate (the measurement: bench/RESULTS.md,
+   "Moved from the header's comments"). Subspace iteration (Halko,
    Martinsson and Tropp 2011, algorithm 4.4) stays available:
        Q = qr(A Omega_l);  q times: Q = qr(A qr(A^T Q));  SVD of Q^T A.
    Cost of Krylov: 2l sparse-product columns (2 nnz flops each), block
@@ -10135,21 +10170,24 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *p,
     return ro_sgns__ok(err);
 }
 
-RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(size_t n, size_t m, size_t r0,
-                                                        size_t r1, const uint64_t *row_ptr,
-                                                        const uint32_t *col, const float *val,
-                                                        const double *ctx_sum, double total,
-                                                        double k, double cds,
+RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_shard(const ro_sgns_shard_spec *spec,
                                                         ro_sgns_problem **out,
                                                         const ro_sgns_allocator *alloc,
                                                         ro_sgns_error *err)
 {
+    static const ro_sgns_shard_spec none = {0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
+    const ro_sgns_shard_spec *sp = spec ? spec : &none;
+    const size_t n = sp->n, m = sp->m, r0 = sp->r0, r1 = sp->r1;
+    const uint64_t *row_ptr = sp->row_ptr;
+    const uint32_t *col = sp->col;
+    const float *val = sp->val;
+    const double *ctx_sum = sp->ctx_sum, total = sp->total, k = sp->k, cds = sp->cds;
     ro_sgns_problem *s;
     size_t rows;
     uint64_t e;
     double *wsum;
     ro_sgns_result res;
-    if (!row_ptr || !ctx_sum || !out || !(k > 0) || !ro_sgns__is_finite(k) || !(cds > 0) ||
+    if (!spec || !row_ptr || !ctx_sum || !out || !(k > 0) || !ro_sgns__is_finite(k) || !(cds > 0) ||
         !ro_sgns__is_finite(cds) || !(total > 0) || !ro_sgns__is_finite(total) || m == 0 ||
         m > 0xFFFFFFFFu || r0 >= r1 || r1 > n || r1 - r0 > 0xFFFFFFFFu)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
@@ -10510,244 +10548,322 @@ static void ro_sgns__line_eval(const ro_sgns__side *s, size_t row, size_t mh,
     }
 }
 
-/* The fold of one side: rows nh.. of s (the tail; its first mh columns
-   trained, with factor rows A, mh x d) into Z ((s->rows - nh) x d), the
-   report's sums added to rep. A block's rows each keep H's Cholesky
-   factor (double), z (double), a row of X_b (x, updated along the
-   steps), of the coefficients P_b and of the direction's X_b change,
-   dl = (H^-1 g) A^T. */
+/* The fold's report, summed over both sides. */
 typedef struct ro_sgns__fold_sums {
     ro_sgns_fold_report r;
     int want; /* the report was asked for: f first and last, and a last evaluation */
 } ro_sgns__fold_sums;
 
-static ro_sgns_result ro_sgns__fold_side(const ro_sgns__side *s, size_t nh, size_t mh,
-                                         const ro_sgns_real *A, size_t d,
-                                         const ro_sgns_fold_config *cfg, const ro_sgns_real *Z0,
-                                         ro_sgns_real *Z, ro_sgns__fold_sums *rep,
-                                         const ro_sgns_allocator *al, ro_sgns_error *err)
+/* One side's fold: what it reads and where it writes. */
+typedef struct ro_sgns__fold_job {
+    const ro_sgns__side *s;          /* the side's counts, rows nh.. the tail */
+    size_t nh, mh, d;                /* head rows, head columns, rank */
+    const ro_sgns_real *A;           /* mh x d: the head's factor rows */
+    const ro_sgns_fold_config *cfg;  /* iterations, line_search, block_rows */
+    const ro_sgns_real *Z0;          /* (rows - nh) x d start, or NULL for z = 0 */
+    ro_sgns_real *Z;                 /* (rows - nh) x d: the folded rows */
+    ro_sgns__fold_sums *rep;         /* the report's sums, added to */
+} ro_sgns__fold_job;
+
+/* The fold's workspace: the job, the block's size, and per block row H's
+   Cholesky factor (double), z (double), g (double), f and |g|^2, a row of
+   X_b (x, kept along the steps), of the coefficients P_b, of exp(x) (E),
+   of the direction's X_b change dl = (H^-1 g) A^T, and H^-1 g (Gr). */
+typedef struct ro_sgns__fold_work {
+    ro_sgns__fold_job j;
+    size_t tail, br, bmax, tmax;
+    double *G, *H, *Zd, *Gd, *rowf, *rowg;
+    ro_sgns_real *X, *P, *E, *Dl, *Gr, *Hs, *T;
+    int *ok;
+} ro_sgns__fold_work;
+
+static void ro_sgns__fold_free(ro_sgns__fold_work *w, const ro_sgns_allocator *al)
 {
-    const size_t tail = s->rows - nh, br = cfg->block_rows ? cfg->block_rows : 256;
-    const size_t bmax = ro_sgns__min(br, tail), nt = (size_t)ro_sgns__num_threads();
-    double *G = NULL, *H = NULL, *Zd = NULL, *Gd = NULL, *rowf = NULL, *rowg;
-    ro_sgns_real *X = NULL, *P = NULL, *E = NULL, *Dl = NULL, *Gr = NULL, *Hs = NULL, *T = NULL;
-    int *ok = NULL;
-    size_t b0, c, i, j, tmax = 1;
-    int t;
-    ro_sgns_result res = RO_SGNS_OK;
-    if (tail == 0) return RO_SGNS_OK;
-    /* the most entries a block's rows hold: room for their counts' terms */
-    for (b0 = 0; b0 < tail; b0 += br) {
-        const size_t r1 = nh + ro_sgns__min(b0 + br, tail);
+    ro_sgns__free(al, w->G);
+    ro_sgns__free(al, w->H);
+    ro_sgns__free(al, w->Zd);
+    ro_sgns__free(al, w->Gd);
+    ro_sgns__free(al, w->rowf);
+    ro_sgns__free(al, w->X);
+    ro_sgns__free(al, w->P);
+    ro_sgns__free(al, w->E);
+    ro_sgns__free(al, w->Dl);
+    ro_sgns__free(al, w->Gr);
+    ro_sgns__free(al, w->Hs);
+    ro_sgns__free(al, w->T);
+    ro_sgns__free(al, w->ok);
+}
+
+/* The workspace for a job (w zeroed first, so that ro_sgns__fold_free can
+   always run): blocks of block_rows (256 by default) rows, and room in T
+   for the counts' terms of the block holding the most entries. */
+static ro_sgns_result ro_sgns__fold_alloc(ro_sgns__fold_work *w, const ro_sgns__fold_job *job,
+                                          const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    const ro_sgns__side *s = job->s;
+    const size_t nh = job->nh, mh = job->mh, d = job->d;
+    const size_t nt = (size_t)ro_sgns__num_threads();
+    size_t b0, bmax, tmax = 1;
+    memset(w, 0, sizeof *w);
+    w->j = *job;
+    w->tail = s->rows - nh;
+    w->br = job->cfg->block_rows ? job->cfg->block_rows : 256;
+    w->bmax = bmax = ro_sgns__min(w->br, w->tail);
+    for (b0 = 0; b0 < w->tail; b0 += w->br) {
+        const size_t r1 = nh + ro_sgns__min(b0 + w->br, w->tail);
         const uint64_t k = s->row_ptr[r1] - s->row_ptr[nh + b0];
         if (k > tmax) tmax = (size_t)k;
     }
-    G = (double *)ro_sgns__alloc_array(al, d, d, sizeof(double));
-    H = (double *)ro_sgns__alloc_array(al, bmax, d * d, sizeof(double));
-    Zd = (double *)ro_sgns__alloc_array(al, bmax, d, sizeof(double));
-    Gd = (double *)ro_sgns__alloc_array(al, bmax, d, sizeof(double));
-    rowf = (double *)ro_sgns__alloc_array(al, bmax, 2, sizeof(double));
-    X = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
-    P = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
-    E = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
-    Dl = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
-    Gr = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, d, sizeof(ro_sgns_real));
-    Hs = (ro_sgns_real *)ro_sgns__alloc_array(al, nt, d * d, sizeof(ro_sgns_real));
-    T = (ro_sgns_real *)ro_sgns__alloc_array(al, tmax, 6, sizeof(ro_sgns_real));
-    ok = (int *)ro_sgns__alloc_array(al, bmax, 1, sizeof(int));
-    rowg = rowf ? rowf + bmax : NULL;
-    if (!G || !H || !Zd || !Gd || !rowf || !X || !P || !E || !Dl || !Gr || !Hs || !T || !ok) {
-        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
-                            "fold_in: out of memory (blocks of %lu x %lu)", (unsigned long)bmax,
-                            (unsigned long)mh);
-        goto done;
-    }
-    /* G = A^T diag(colfac) A, upper part, in context order */
+    w->tmax = tmax;
+    w->G = (double *)ro_sgns__alloc_array(al, d, d, sizeof(double));
+    w->H = (double *)ro_sgns__alloc_array(al, bmax, d * d, sizeof(double));
+    w->Zd = (double *)ro_sgns__alloc_array(al, bmax, d, sizeof(double));
+    w->Gd = (double *)ro_sgns__alloc_array(al, bmax, d, sizeof(double));
+    w->rowf = (double *)ro_sgns__alloc_array(al, bmax, 2, sizeof(double));
+    w->X = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
+    w->P = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
+    w->E = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
+    w->Dl = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, mh, sizeof(ro_sgns_real));
+    w->Gr = (ro_sgns_real *)ro_sgns__alloc_array(al, bmax, d, sizeof(ro_sgns_real));
+    w->Hs = (ro_sgns_real *)ro_sgns__alloc_array(al, nt, d * d, sizeof(ro_sgns_real));
+    w->T = (ro_sgns_real *)ro_sgns__alloc_array(al, tmax, 6, sizeof(ro_sgns_real));
+    w->ok = (int *)ro_sgns__alloc_array(al, bmax, 1, sizeof(int));
+    w->rowg = w->rowf ? w->rowf + bmax : NULL;
+    if (!w->G || !w->H || !w->Zd || !w->Gd || !w->rowf || !w->X || !w->P || !w->E || !w->Dl ||
+        !w->Gr || !w->Hs || !w->T || !w->ok)
+        return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                             "fold_in: out of memory (blocks of %lu x %lu)", (unsigned long)bmax,
+                             (unsigned long)mh);
+    return RO_SGNS_OK;
+}
+
+/* G = A^T diag(colfac) A, upper part, in context order. */
+static void ro_sgns__fold_g(ro_sgns__fold_work *w)
+{
+    const size_t mh = w->j.mh, d = w->j.d;
+    double *G = w->G;
+    size_t c, i, j;
     for (i = 0; i < d * d; ++i) G[i] = 0;
     for (c = 0; c < mh; ++c) {
-        const ro_sgns_real *a = A + c * d;
-        const double wc = (double)s->colfac[c];
+        const ro_sgns_real *a = w->j.A + c * d;
+        const double wc = (double)w->j.s->colfac[c];
         for (i = 0; i < d; ++i) {
             const double ai = wc * (double)a[i];
             double *gi = G + i * d;
             for (j = i; j < d; ++j) gi[j] += ai * (double)a[j];
         }
     }
-    for (b0 = 0; b0 < tail && res == RO_SGNS_OK; b0 += br) {
-        const size_t bn = ro_sgns__min(br, tail - b0);
-        const uint64_t e0 = s->row_ptr[nh + b0]; /* the block's entries from here */
-        long r;
-        /* each row's H = 1/4 (rowfac G + its counts' part), its Cholesky
-           factor, and its start: z = 0 and x = 0, or z from Z0 */
+}
+
+/* Each row of the block (bn rows from tail row b0): its H = 1/4 (rowfac G
+   + its counts' part), H's Cholesky factor, and its start: z = 0 and
+   x = 0, or z from Z0 (x then by a GEMM, in ro_sgns__fold_side). */
+static void ro_sgns__fold_block_start(ro_sgns__fold_work *w, size_t b0, size_t bn)
+{
+    const ro_sgns__side *s = w->j.s;
+    const size_t nh = w->j.nh, mh = w->j.mh, d = w->j.d;
+    const ro_sgns_real *Z0 = w->j.Z0;
+    long r;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4)
 #endif
-        for (r = 0; r < (long)bn; ++r) {
-            const size_t row = nh + b0 + (size_t)r;
-            const double rf = s->rowfac[row];
-            double *h = H + (size_t)r * d * d;
-            ro_sgns_real *hs = Hs;
-            size_t ii, jj, used;
+    for (r = 0; r < (long)bn; ++r) {
+        const size_t row = nh + b0 + (size_t)r;
+        const double rf = s->rowfac[row];
+        double *h = w->H + (size_t)r * d * d;
+        ro_sgns_real *hs = w->Hs;
+        size_t ii, jj, used;
 #ifdef _OPENMP
-            hs = Hs + (size_t)omp_get_thread_num() * d * d;
+        hs = w->Hs + (size_t)omp_get_thread_num() * d * d;
 #endif
-            used = ro_sgns__fold_gram(s, row, mh, A, d, hs);
-            for (ii = 0; ii < d; ++ii)
-                for (jj = 0; jj < d; ++jj)
-                    h[ii * d + jj] = jj >= ii ? 0.25 * (rf * G[ii * d + jj] + (double)hs[ii * d + jj])
-                                              : 0;
-            ok[r] = used > 0 && ro_sgns__cholesky_in_place(d, h);
-            for (ii = 0; ii < d; ++ii) {
-                const ro_sgns_real z0 = Z0 ? Z0[(b0 + (size_t)r) * d + ii] : 0;
-                Zd[(size_t)r * d + ii] = (double)z0;
-                Z[(b0 + (size_t)r) * d + ii] = z0;
-            }
-            if (!Z0)
-                for (ii = 0; ii < mh; ++ii) X[(size_t)r * mh + ii] = 0;
+        used = ro_sgns__fold_gram(s, row, mh, w->j.A, d, hs);
+        for (ii = 0; ii < d; ++ii)
+            for (jj = 0; jj < d; ++jj)
+                h[ii * d + jj] = jj >= ii ? 0.25 * (rf * w->G[ii * d + jj] + (double)hs[ii * d + jj])
+                                          : 0;
+        w->ok[r] = used > 0 && ro_sgns__cholesky_in_place(d, h);
+        for (ii = 0; ii < d; ++ii) {
+            const ro_sgns_real z0 = Z0 ? Z0[(b0 + (size_t)r) * d + ii] : 0;
+            w->Zd[(size_t)r * d + ii] = (double)z0;
+            w->j.Z[(b0 + (size_t)r) * d + ii] = z0;
         }
-        if (Z0) /* x = z A^T */
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, bn, mh, d, 1, Z0 + b0 * d, d, A, d,
-                               0, X, mh, al, err);
-        for (t = 0; res == RO_SGNS_OK; ++t) {
-            const int last = t == cfg->iterations, want_f = rep->want && (t == 0 || last);
-            if (last && !rep->want) break; /* the last evaluation is the report's */
-            /* the coefficients P_b at x (II.5's kernels, plain: -B s(x),
-               plus #(w,c) s(-x) at the counts) and, first and last, the
-               rows' f (its dense terms in Dl, free here); G_b = P_b A */
+        if (!Z0)
+            for (ii = 0; ii < mh; ++ii) w->X[(size_t)r * mh + ii] = 0;
+    }
+}
+
+/* The block's coefficients P_b at x (II.5's kernels, plain: -B s(x), plus
+   #(w,c) s(-x) at the counts) and, with want_f, the rows' f into rowf
+   (its dense terms in Dl, free here). */
+static void ro_sgns__fold_coefficients(ro_sgns__fold_work *w, size_t b0, size_t bn, int want_f)
+{
+    const ro_sgns__side *s = w->j.s;
+    const size_t nh = w->j.nh, mh = w->j.mh;
+    const uint64_t e0 = s->row_ptr[nh + b0]; /* the block's entries from here */
+    long r;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4)
 #endif
-            for (r = 0; r < (long)bn; ++r) {
-                const size_t row = nh + b0 + (size_t)r;
-                const uint64_t p0 = s->row_ptr[row], len = s->row_ptr[row + 1] - p0;
-                const ro_sgns_real *x = X + (size_t)r * mh;
-                ro_sgns_real *pr = P + (size_t)r * mh, *es = E + (size_t)r * mh;
-                ro_sgns_real *fd = Dl + (size_t)r * mh, *xs, *ex, *as, *bs, *dl, *fs;
-                double acc[32];
-                size_t q, nk = 0;
-                if (!ok[r]) {
-                    for (q = 0; q < mh; ++q) pr[q] = 0;
-                    rowf[r] = 0;
-                    continue;
-                }
-                xs = T + (size_t)(p0 - e0) * 6; /* this row's share of T */
-                ex = xs + len;
-                as = ex + len;
-                bs = as + len;
-                dl = bs + len;
-                fs = dl + len;
-                memcpy(pr, x, mh * sizeof(ro_sgns_real));
-                ro_sgns__row_exp(pr, mh, es);
-                while (nk < len && s->col[p0 + nk] < mh) {
-                    const size_t cc = s->col[p0 + nk];
-                    xs[nk] = x[cc];
-                    ex[nk] = es[cc];
-                    as[nk] = (ro_sgns_real)s->val[p0 + nk];
-                    bs[nk] = 1; /* plain */
-                    ++nk;
-                }
-                ro_sgns__sparse_terms(nk, xs, ex, as, bs, dl, want_f ? fs : NULL);
-                ro_sgns__dense_rest(pr, mh, s->colfac, (ro_sgns_real)s->rowfac[row], 1,
-                                    want_f ? fd : NULL, es);
-                for (q = 0; q < nk; ++q) pr[s->col[p0 + q]] += dl[q];
-                if (want_f) {
-                    for (q = 0; q < 32; ++q) acc[q] = 0;
-                    ro_sgns__sum_into(acc, fd, mh);
-                    ro_sgns__sum_into(acc, fs, nk);
-                    rowf[r] = ro_sgns__sum_lanes(acc);
-                }
-            }
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, bn, d, mh, 1, P, mh, A, d, 0, Gr,
-                               d, al, err);
-            if (res != RO_SGNS_OK) break;
-            /* |g|^2, and the direction H^-1 g (into Gr, as reals) */
+    for (r = 0; r < (long)bn; ++r) {
+        const size_t row = nh + b0 + (size_t)r;
+        const uint64_t p0 = s->row_ptr[row], len = s->row_ptr[row + 1] - p0;
+        const ro_sgns_real *x = w->X + (size_t)r * mh;
+        ro_sgns_real *pr = w->P + (size_t)r * mh, *es = w->E + (size_t)r * mh;
+        ro_sgns_real *fd = w->Dl + (size_t)r * mh, *xs, *ex, *as, *bs, *dl, *fs;
+        double acc[32];
+        size_t q, nk = 0;
+        if (!w->ok[r]) {
+            for (q = 0; q < mh; ++q) pr[q] = 0;
+            w->rowf[r] = 0;
+            continue;
+        }
+        xs = w->T + (size_t)(p0 - e0) * 6; /* this row's share of T */
+        ex = xs + len;
+        as = ex + len;
+        bs = as + len;
+        dl = bs + len;
+        fs = dl + len;
+        memcpy(pr, x, mh * sizeof(ro_sgns_real));
+        ro_sgns__row_exp(pr, mh, es);
+        while (nk < len && s->col[p0 + nk] < mh) {
+            const size_t cc = s->col[p0 + nk];
+            xs[nk] = x[cc];
+            ex[nk] = es[cc];
+            as[nk] = (ro_sgns_real)s->val[p0 + nk];
+            bs[nk] = 1; /* plain */
+            ++nk;
+        }
+        ro_sgns__sparse_terms(nk, xs, ex, as, bs, dl, want_f ? fs : NULL);
+        ro_sgns__dense_rest(pr, mh, s->colfac, (ro_sgns_real)s->rowfac[row], 1,
+                            want_f ? fd : NULL, es);
+        for (q = 0; q < nk; ++q) pr[s->col[p0 + q]] += dl[q];
+        if (want_f) {
+            for (q = 0; q < 32; ++q) acc[q] = 0;
+            ro_sgns__sum_into(acc, fd, mh);
+            ro_sgns__sum_into(acc, fs, nk);
+            w->rowf[r] = ro_sgns__sum_lanes(acc);
+        }
+    }
+}
+
+/* From g (in Gr, reals): |g|^2 into rowg, g in double into Gd, and the
+   direction H^-1 g into Gd (double) and Gr (reals). */
+static void ro_sgns__fold_direction(ro_sgns__fold_work *w, size_t bn)
+{
+    const size_t d = w->j.d;
+    long r;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)
 #endif
-            for (r = 0; r < (long)bn; ++r) {
-                double *g = Gd + (size_t)r * d, g2 = 0;
-                ro_sgns_real *gr = Gr + (size_t)r * d;
-                size_t ii;
-                for (ii = 0; ii < d; ++ii) {
-                    g[ii] = (double)gr[ii];
-                    g2 += g[ii] * g[ii];
-                }
-                rowg[r] = ok[r] ? g2 : 0;
-                if (ok[r]) ro_sgns__cholesky_solve(d, H + (size_t)r * d * d, g);
-                for (ii = 0; ii < d; ++ii) gr[ii] = ok[r] ? (ro_sgns_real)g[ii] : 0;
-            }
-            /* the sums in row order (the same bits for any thread count) */
-            for (i = 0; i < bn; ++i) {
-                if (t == 0) {
-                    rep->r.f_start += rowf[i];
-                    rep->r.grad2_start += rowg[i];
-                }
-                if (last) {
-                    rep->r.f_end += rowf[i];
-                    rep->r.grad2_end += rowg[i];
-                }
-            }
-            if (last) break;
-            /* dl = (H^-1 g) A^T, how x moves along the direction */
-            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, bn, mh, d, 1, Gr, d, A, d, 0, Dl,
-                               mh, al, err);
-            if (res != RO_SGNS_OK) break;
-            /* the step alpha along it: f(z + alpha H^-1 g) is concave in
-               alpha, rising at 0; alpha = 1 is the MM step, which raises
-               f (FOLDING IN, in section 4). Up to three Newton steps on
-               its derivative from 1, kept in the bracket [lo, hi] around
-               the best alpha; the step taken is lo, the largest alpha
-               seen with the derivative still > 0 (so f rises), or 1 when
-               none was. Then z += alpha H^-1 g, x += alpha dl. */
+    for (r = 0; r < (long)bn; ++r) {
+        double *g = w->Gd + (size_t)r * d, g2 = 0;
+        ro_sgns_real *gr = w->Gr + (size_t)r * d;
+        size_t ii;
+        for (ii = 0; ii < d; ++ii) {
+            g[ii] = (double)gr[ii];
+            g2 += g[ii] * g[ii];
+        }
+        w->rowg[r] = w->ok[r] ? g2 : 0;
+        if (w->ok[r]) ro_sgns__cholesky_solve(d, w->H + (size_t)r * d * d, g);
+        for (ii = 0; ii < d; ++ii) gr[ii] = w->ok[r] ? (ro_sgns_real)g[ii] : 0;
+    }
+}
+
+/* The step alpha along the direction: f(z + alpha H^-1 g) is concave in
+   alpha, rising at 0; alpha = 1 is the MM step, which raises f (FOLDING
+   IN, in section 4). Up to three Newton steps on its derivative from 1,
+   kept in the bracket [lo, hi] around the best alpha; the step taken is
+   lo, the largest alpha seen with the derivative still > 0 (so f rises),
+   or 1 when none was. Then z += alpha H^-1 g, x += alpha dl. */
+static void ro_sgns__fold_move(ro_sgns__fold_work *w, size_t b0, size_t bn)
+{
+    const size_t nh = w->j.nh, mh = w->j.mh, d = w->j.d;
+    const int searches = w->j.cfg->line_search ? 3 : 0;
+    long r;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4)
 #endif
-            for (r = 0; r < (long)bn; ++r) {
-                const size_t row = nh + b0 + (size_t)r;
-                ro_sgns_real *x = X + (size_t)r * mh, *dl = Dl + (size_t)r * mh;
-                ro_sgns_real *zr = Z + (b0 + (size_t)r) * d;
-                const double *g = Gd + (size_t)r * d;
-                double *z = Zd + (size_t)r * d, alpha = 1, lo = 0, hi = -1, g1, h, next;
-                size_t ii;
-                int q;
-                if (!ok[r]) continue;
-                for (q = 0; q < (cfg->line_search ? 3 : 0); ++q) {
-                    ro_sgns__line_eval(s, row, mh, x, dl, alpha, P + (size_t)r * mh,
-                                       E + (size_t)r * mh, &g1, &h);
-                    if (g1 > 0) lo = alpha;
-                    else hi = alpha;
-                    next = h > 0 ? alpha + g1 / h : -1;
-                    if (!(next > lo && (hi < 0 || next < hi)) || !ro_sgns__is_finite(next))
-                        next = hi < 0 ? 2 * lo : 0.5 * (lo + hi);
-                    alpha = next;
+    for (r = 0; r < (long)bn; ++r) {
+        const size_t row = nh + b0 + (size_t)r;
+        ro_sgns_real *x = w->X + (size_t)r * mh, *dl = w->Dl + (size_t)r * mh;
+        ro_sgns_real *zr = w->j.Z + (b0 + (size_t)r) * d;
+        const double *g = w->Gd + (size_t)r * d;
+        double *z = w->Zd + (size_t)r * d, alpha = 1, lo = 0, hi = -1, g1, h, next;
+        size_t ii;
+        int q;
+        if (!w->ok[r]) continue;
+        for (q = 0; q < searches; ++q) {
+            ro_sgns__line_eval(w->j.s, row, mh, x, dl, alpha, w->P + (size_t)r * mh,
+                               w->E + (size_t)r * mh, &g1, &h);
+            if (g1 > 0) lo = alpha;
+            else hi = alpha;
+            next = h > 0 ? alpha + g1 / h : -1;
+            if (!(next > lo && (hi < 0 || next < hi)) || !ro_sgns__is_finite(next))
+                next = hi < 0 ? 2 * lo : 0.5 * (lo + hi);
+            alpha = next;
+        }
+        alpha = lo > 0 ? lo : 1;
+        for (ii = 0; ii < d; ++ii) {
+            z[ii] += alpha * g[ii];
+            zr[ii] = (ro_sgns_real)z[ii];
+        }
+        for (ii = 0; ii < mh; ++ii) x[ii] += (ro_sgns_real)alpha * dl[ii];
+    }
+}
+
+/* The fold of one side: rows nh.. of s (the tail; its first mh columns
+   trained, with factor rows A, mh x d) into Z ((s->rows - nh) x d), the
+   report's sums added to rep, block by block. A step: P_b at x, g =
+   G_b = P_b A, the direction H^-1 g, dl = (H^-1 g) A^T, then z and x move;
+   the report's sums in row order (the same bits for any thread count). */
+static ro_sgns_result ro_sgns__fold_side(const ro_sgns__fold_job *job,
+                                         const ro_sgns_allocator *al, ro_sgns_error *err)
+{
+    ro_sgns__fold_work w;
+    ro_sgns__fold_sums *rep = job->rep;
+    const size_t mh = job->mh, d = job->d;
+    size_t b0, i;
+    int t;
+    ro_sgns_result res;
+    if (job->s->rows == job->nh) return RO_SGNS_OK;
+    res = ro_sgns__fold_alloc(&w, job, al, err);
+    if (res == RO_SGNS_OK) ro_sgns__fold_g(&w);
+    for (b0 = 0; b0 < w.tail && res == RO_SGNS_OK; b0 += w.br) {
+        const size_t bn = ro_sgns__min(w.br, w.tail - b0);
+        ro_sgns__fold_block_start(&w, b0, bn);
+        if (job->Z0) /* x = z A^T */
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, bn, mh, d, 1, job->Z0 + b0 * d, d,
+                               job->A, d, 0, w.X, mh, al, err);
+        for (t = 0; res == RO_SGNS_OK; ++t) {
+            const int last = t == job->cfg->iterations, want_f = rep->want && (t == 0 || last);
+            if (last && !rep->want) break; /* the last evaluation is the report's */
+            ro_sgns__fold_coefficients(&w, b0, bn, want_f);
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, bn, d, mh, 1, w.P, mh, job->A, d,
+                               0, w.Gr, d, al, err);
+            if (res != RO_SGNS_OK) break;
+            ro_sgns__fold_direction(&w, bn);
+            for (i = 0; i < bn; ++i) {
+                if (t == 0) {
+                    rep->r.f_start += w.rowf[i];
+                    rep->r.grad2_start += w.rowg[i];
                 }
-                alpha = lo > 0 ? lo : 1;
-                for (ii = 0; ii < d; ++ii) {
-                    z[ii] += alpha * g[ii];
-                    zr[ii] = (ro_sgns_real)z[ii];
+                if (last) {
+                    rep->r.f_end += w.rowf[i];
+                    rep->r.grad2_end += w.rowg[i];
                 }
-                for (ii = 0; ii < mh; ++ii) x[ii] += (ro_sgns_real)alpha * dl[ii];
             }
+            if (last) break;
+            res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, bn, mh, d, 1, w.Gr, d, job->A, d, 0,
+                               w.Dl, mh, al, err);
+            if (res != RO_SGNS_OK) break;
+            ro_sgns__fold_move(&w, b0, bn);
         }
         for (i = 0; i < bn; ++i) {
             ++rep->r.rows;
-            if (!ok[i]) ++rep->r.rows_empty;
+            if (!w.ok[i]) ++rep->r.rows_empty;
         }
     }
-done:
-    ro_sgns__free(al, G);
-    ro_sgns__free(al, H);
-    ro_sgns__free(al, Zd);
-    ro_sgns__free(al, Gd);
-    ro_sgns__free(al, rowf);
-    ro_sgns__free(al, X);
-    ro_sgns__free(al, P);
-    ro_sgns__free(al, E);
-    ro_sgns__free(al, Dl);
-    ro_sgns__free(al, Gr);
-    ro_sgns__free(al, Hs);
-    ro_sgns__free(al, T);
-    ro_sgns__free(al, ok);
+    ro_sgns__fold_free(&w, al);
     return res;
 }
 
@@ -10856,8 +10972,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     if (res == RO_SGNS_OK && start && n > nh)
         res = ro_sgns__fold_start(mh, d, A, cfg.start_c, n - nh, cfg.start_w + nh * d, Z0, alloc,
                                   err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__fold_side(&p->fwd, nh, mh, A, d, &cfg, Z0, L + nh * d, &rep, alloc, err);
+    if (res == RO_SGNS_OK) {
+        const ro_sgns__fold_job job = {&p->fwd, nh, mh, d, A, &cfg, Z0, L + nh * d, &rep};
+        res = ro_sgns__fold_side(&job, alloc, err);
+    }
     /* tail contexts against A = U S: x_wc = (U_w S).y */
     if (res == RO_SGNS_OK)
         res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, nh, d, d, 1, hd->U, d, hd->S, d, 0,
@@ -10865,8 +10983,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     if (res == RO_SGNS_OK && start && m > mh)
         res = ro_sgns__fold_start(nh, d, A, cfg.start_w, m - mh, cfg.start_c + mh * d, Z0, alloc,
                                   err);
-    if (res == RO_SGNS_OK)
-        res = ro_sgns__fold_side(&p->bwd, mh, nh, A, d, &cfg, Z0, R + mh * d, &rep, alloc, err);
+    if (res == RO_SGNS_OK) {
+        const ro_sgns__fold_job job = {&p->bwd, mh, nh, d, A, &cfg, Z0, R + mh * d, &rep};
+        res = ro_sgns__fold_side(&job, alloc, err);
+    }
     if (res == RO_SGNS_OK && (!ro_sgns__all_finite(n, d, L, d) || !ro_sgns__all_finite(m, d, R, d)))
         res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "fold_in: NaN or Inf in a folded row");
     /* X = [U_h; Z] S [V_h; Y]^T = W0 C0^T with W0 = [U_h; Z] S, C0 = [V_h; Y] */
@@ -17566,19 +17686,22 @@ static void ro_sgns__eval_add_unit(ro_sgns_real *q, const ro_sgns_real *x, size_
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_most_similar(const ro_sgns_vectors *v,
-                                                const char *const *positive, size_t npositive,
-                                                const char *const *negative, size_t nnegative,
-                                                size_t restrict_vocab, size_t k,
+                                                const ro_sgns_similar_query *query, size_t k,
                                                 ro_sgns_neighbor *out, size_t *count,
                                                 const ro_sgns_allocator *alloc, ro_sgns_error *err)
 {
+    static const ro_sgns_similar_query none = {NULL, 0, NULL, 0, 0};
+    const ro_sgns_similar_query *qy = query ? query : &none;
+    const char *const *positive = qy->positive, *const *negative = qy->negative;
+    const size_t npositive = qy->npositive, nnegative = qy->nnegative;
+    const size_t restrict_vocab = qy->restrict_vocab;
     ro_sgns__eval_rows R;
     ro_sgns_real *q = NULL;
     size_t *rows = NULL, nw = npositive + nnegative, i, d;
     ro_sgns_result rc;
     if ((rc = ro_sgns__eval_check_vectors(v, "most_similar", err)) != RO_SGNS_OK) return rc;
     d = v->d;
-    if (nw == 0 || nw < npositive || (npositive && !positive) || (nnegative && !negative) ||
+    if (!query || nw == 0 || nw < npositive || (npositive && !positive) || (nnegative && !negative) ||
         (k && !out))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "most_similar: no query word, or NULL words or out");
@@ -18634,9 +18757,8 @@ static void ro_sgns__sgd_mem_free(ro_sgns__sgd_mem *m, const ro_sgns_allocator *
 /* Huge pages for a buffer the step reads at random (W, C and the virtual
    workers' copies), asked for before its first write. With 4 KiB pages
    almost every row a step reads is a TLB miss at a large vocabulary; with
-   2 MiB pages the rows of 72k words sit in a few dozen entries (measured:
-   a few percent, within the machine's drift; bench/RESULTS.md section 9,
-   where the prefetch of the right C was the 1.75x). Linux only, only
+   2 MiB pages the rows of 72k words sit in a few dozen entries (what it
+   gains: bench/RESULTS.md section 9). Linux only, only
    the 2 MiB-aligned part of the buffer, and only advice: a kernel that
    refuses it (THP off, qemu-user) changes nothing, and no bit of the
    result depends on it. RO_SGNS_NO_MADVISE leaves it out. */

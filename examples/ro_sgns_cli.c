@@ -3427,8 +3427,10 @@ static int cmd_neighbors(cli *c, int argc, char **argv)
             if (pos[j][0] == '-') minus[nn++] = pos[j] + 1;
             else plus[np++] = pos[j] + (pos[j][0] == '+');
         }
-        if (ro_sgns_most_similar(v, plus, np, minus, nn, (size_t)o.restrict_vocab, (size_t)o.k, nb,
-                                 &found, NULL, &err) != RO_SGNS_OK) {
+        ro_sgns_similar_query qy;
+        qy.positive = plus, qy.npositive = np, qy.negative = minus, qy.nnegative = nn;
+        qy.restrict_vocab = (size_t)o.restrict_vocab;
+        if (ro_sgns_most_similar(v, &qy, (size_t)o.k, nb, &found, NULL, &err) != RO_SGNS_OK) {
             if (err.code != RO_SGNS_ERR_NOT_FOUND && err.code != RO_SGNS_ERR_INVALID_ARGUMENT)
                 die(c, "%s", err.message);
             fflush(stdout);

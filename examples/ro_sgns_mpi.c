@@ -723,9 +723,12 @@ int main(int argc, char **argv)
     }
     marg[n] = wsum_all;
     if (c_sum_double(&tr, marg, n + 1) != 0) die("MPI", "sum of the marginals");
-    if (ro_sgns_problem_create_shard(n, n, r0, r1, c->row_ptr + (r0 - row_base(c)), c->col, c->val,
-                                     marg, marg[n], o.k, o.cds, &shard, NULL, &err) != RO_SGNS_OK)
-        die("shard", err.message);
+    {
+        const ro_sgns_shard_spec sp = {n,    n,       r0,     r1, c->row_ptr + (r0 - row_base(c)),
+                                       c->col, c->val, marg, marg[n], o.k, o.cds};
+        if (ro_sgns_problem_create_shard(&sp, &shard, NULL, &err) != RO_SGNS_OK)
+            die("shard", err.message);
+    }
     free(marg);
     stage_end(&st, ST_LOAD);
 

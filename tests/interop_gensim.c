@@ -77,12 +77,14 @@ static int answer(const ro_sgns_vectors *v, char **w, size_t nw)
         if (ro_sgns_similarity_of_words(v, w[1], w[2], &sims[0], &err) != RO_SGNS_OK) goto fail;
         printf("%.6f\n", sims[0]);
     } else if (nw >= 4 && strcmp(w[0], "most") == 0 && atoi(w[2]) > 0 && atoi(w[2]) <= 50) {
+        ro_sgns_similar_query qy;
         for (i = 3; i < nw; ++i)
             if (strcmp(w[i], "--") == 0) sep = i;
-        if (ro_sgns_most_similar(v, (const char *const *)w + 3, sep - 3,
-                                 (const char *const *)w + sep + (sep < nw), nw - sep - (sep < nw),
-                                 (size_t)atol(w[1]), (size_t)atoi(w[2]), nb, &found, NULL,
-                                 &err) != RO_SGNS_OK)
+        qy.positive = (const char *const *)w + 3, qy.npositive = sep - 3;
+        qy.negative = (const char *const *)w + sep + (sep < nw);
+        qy.nnegative = nw - sep - (sep < nw);
+        qy.restrict_vocab = (size_t)atol(w[1]);
+        if (ro_sgns_most_similar(v, &qy, (size_t)atoi(w[2]), nb, &found, NULL, &err) != RO_SGNS_OK)
             goto fail;
         for (i = 0; i < found; ++i)
             printf("%s%s %.6f", i ? " " : "", v->words[nb[i].row], nb[i].similarity);

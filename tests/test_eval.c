@@ -379,6 +379,16 @@ static void test_neighbors(void)
 
 /* ---- gensim's calls: similarity, most_similar, doesnt_match, normalize ---- */
 
+/* q filled with most_similar's query, and returned */
+static const ro_sgns_similar_query *ms_query(ro_sgns_similar_query *q, const char *const *pos,
+                                             size_t np, const char *const *neg, size_t nn,
+                                             size_t limit)
+{
+    q->positive = pos, q->npositive = np, q->negative = neg, q->nnegative = nn;
+    q->restrict_vocab = limit;
+    return q;
+}
+
 /* most_similar the obvious way: q = sum of +-unit vectors (double), the
    cosine of every row below limit that is not a query row, sorted (best
    first, ties to the lower row) into all; returns how many. */
@@ -423,6 +433,7 @@ static void test_gensim_calls(void)
     ro_sgns_vectors *v = NULL;
     ro_sgns_error err;
     ro_sgns_rng rng;
+    ro_sgns_similar_query qy;
     size_t i, j, t, bad = 0, badsim = 0, cnt;
     double sim;
     ro_sgns_rng_seed(&rng, 11, 0);
@@ -468,7 +479,8 @@ static void test_gensim_calls(void)
         expect = k < m ? k : m;
         memset(out, 0x5a, sizeof out);
         cnt = 99;
-        CHECK(ro_sgns_most_similar(v, pos, np, neg, nn, limit, k, out, &cnt, NULL, &err) ==
+        CHECK(ro_sgns_most_similar(v, ms_query(&qy, pos, np, neg, nn, limit),
+                                   k, out, &cnt, NULL, &err) ==
               RO_SGNS_OK);
         if (cnt != expect) ++bad;
         for (j = 0; j < expect; ++j) {
@@ -490,26 +502,32 @@ static void test_gensim_calls(void)
     { /* k beyond the candidates: the rest NO_ROW; a missing word named */
         const char *p[] = {"w1"}, *q[] = {"w0"}, *miss[] = {"w2", "absent"};
         memset(out, 0x5a, sizeof out);
-        CHECK(ro_sgns_most_similar(v, p, 1, q, 1, 4, 12, out, &cnt, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_most_similar(v, ms_query(&qy, p, 1, q, 1, 4),
+                                   12, out, &cnt, NULL, &err) == RO_SGNS_OK);
         CHECK(cnt == 2 && out[0].row >= 2 && out[0].row < 4 && out[1].row >= 2 &&
               out[1].row < 4 && out[2].row == RO_SGNS_NO_ROW && out[11].row == RO_SGNS_NO_ROW);
         memset(out, 0x5a, sizeof out);
-        CHECK(ro_sgns_most_similar(v, miss, 2, NULL, 0, 0, 5, out, &cnt, NULL, &err) ==
+        CHECK(ro_sgns_most_similar(v, ms_query(&qy, miss, 2, NULL, 0, 0),
+                                   5, out, &cnt, NULL, &err) ==
               RO_SGNS_ERR_NOT_FOUND);
         CHECKF(strcmp(err.message, "'absent' is not in the vocabulary") == 0, "%s", err.message);
         CHECK(out[0].row != RO_SGNS_NO_ROW && out[0].row != 0); /* untouched */
-        CHECK(ro_sgns_most_similar(v, p, 1, miss, 2, 0, 5, out, &cnt, NULL, &err) ==
+        CHECK(ro_sgns_most_similar(v, ms_query(&qy, p, 1, miss, 2, 0), 5, out, &cnt, NULL, &err) ==
               RO_SGNS_ERR_NOT_FOUND);
-        CHECK(ro_sgns_most_similar(v, NULL, 0, NULL, 0, 0, 5, out, &cnt, NULL, &err) ==
+        CHECK(ro_sgns_most_similar(v, ms_query(&qy, NULL, 0, NULL, 0, 0),
+                                   5, out, &cnt, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
-        CHECK(ro_sgns_most_similar(v, p, 1, NULL, 0, 0, 0, NULL, &cnt, NULL, &err) ==
+        CHECK(ro_sgns_most_similar(v, NULL, 5, out, &cnt, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT);
+        CHECK(ro_sgns_most_similar(v, ms_query(&qy, p, 1, NULL, 0, 0), 0, NULL, &cnt, NULL, &err) ==
               RO_SGNS_OK && cnt == 0);
         /* a zero query (a word that cancels itself) has no cosine: refused */
-        CHECK(ro_sgns_most_similar(v, p, 1, p, 1, 0, 5, out, &cnt, NULL, &err) ==
+        CHECK(ro_sgns_most_similar(v, ms_query(&qy, p, 1, p, 1, 0), 5, out, &cnt, NULL, &err) ==
               RO_SGNS_ERR_INVALID_ARGUMENT);
         CHECKF(strstr(err.message, "zero vector") != NULL, "%s", err.message);
         /* only negative words: the rows farthest from w0 */
-        CHECK(ro_sgns_most_similar(v, NULL, 0, q, 1, 0, 1, out, &cnt, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns_most_similar(v, ms_query(&qy, NULL, 0, q, 1, 0),
+                                   1, out, &cnt, NULL, &err) == RO_SGNS_OK);
         for (i = 1, sim = 2; i < n; ++i)
             if (ref_cos(data, data + i * d, d) < sim) sim = ref_cos(data, data + i * d, d);
         CHECK_NEAR(out[0].similarity, -sim, 1e-5);

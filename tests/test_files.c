@@ -736,8 +736,11 @@ static void test_ranges_users(void)
     /* the problem: a shard, the same as ro_sgns_problem_create_shard's from
        the whole matrix's rows, #(c) and |D| */
     CHECK(ro_sgns_problem_create(r, 5, 1.0, &pr, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_problem_create_shard(w->n, w->n, r0, r1, w->row_ptr + r0, w->col, w->val,
-                                       w->ctx_count, w->total, 5, 1.0, &ps, NULL, &err) == RO_SGNS_OK);
+    {
+        const ro_sgns_shard_spec sp = {w->n,   w->n,   r0,           r1,       w->row_ptr + r0,
+                                       w->col, w->val, w->ctx_count, w->total, 5, 1.0};
+        CHECK(ro_sgns_problem_create_shard(&sp, &ps, NULL, &err) == RO_SGNS_OK);
+    }
     if (pr && ps) {
         size_t rows = r1 - r0, m = w->n;
         uint64_t nnz = pr->fwd.row_ptr[rows] - pr->fwd.row_ptr[0];

@@ -1096,10 +1096,9 @@ static void test_metric_direction(void)
         real *L = (real *)malloc((n > m ? n : m) * d * sizeof(real));
         double F;
         const ro_sgns_direction plain = RO_SGNS_DIRECTION_PLAIN;
-        CHECK(ro_sgns__sweep_point(p, plain, 0, d, x->U, x->S, x->V, L, GV, &F, NULL, NULL,
-                                   &err) == RO_SGNS_OK);
-        CHECK(ro_sgns__sweep_point(p, plain, 1, d, x->U, x->S, x->V, L, GtU, NULL, NULL, NULL,
-                                   &err) == RO_SGNS_OK);
+        const ro_sgns__usv at = ro_sgns__usv_of(d, x->U, x->S, x->V);
+        CHECK(ro_sgns__sweep_point(p, plain, 0, at, L, GV, &F, NULL, NULL, &err) == RO_SGNS_OK);
+        CHECK(ro_sgns__sweep_point(p, plain, 1, at, L, GtU, NULL, NULL, NULL, &err) == RO_SGNS_OK);
         CHECK(ro_sgns__metric_grad(&mt, GV, GtU, g, &err) == RO_SGNS_OK);
         memcpy(g0, g, len * sizeof(real));
         tan_dense(x, g, D1);
@@ -2144,8 +2143,11 @@ static void test_shards(void)
     CHECK_NEAR(Fsum, F, 1e-9 * fabs(F));
     CHECKF(tu_rel_diff(n * d, DVs, DV) <= tol, "shards' D V vs one sweep: %.3g", tu_rel_diff(n * d, DVs, DV));
     /* the same shard from its CSR rows and the global marginals: same bits */
-    CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
-                                       c.csum, c.total, k, 1.0, &sc, NULL, &err) == RO_SGNS_OK);
+    {
+        const ro_sgns_shard_spec sp = {n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
+                                       c.csum, c.total, k, 1.0};
+        CHECK(ro_sgns_problem_create_shard(&sp, &sc, NULL, &err) == RO_SGNS_OK);
+    }
     if (sc) {
         CHECK(f_and_dv(sc, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F1, &err) ==
               RO_SGNS_OK);
@@ -2160,9 +2162,11 @@ static void test_shards(void)
         CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, k, 0.75, &p75, NULL,
                                          &err) == RO_SGNS_OK);
         CHECK(ro_sgns_problem_create_rows(p75, cut[1], cut[2], &r75, NULL, &err) == RO_SGNS_OK);
-        CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
-                                           c.csum, c.total, k, 0.75, &s75, NULL, &err) ==
-              RO_SGNS_OK);
+        {
+            const ro_sgns_shard_spec sp = {n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
+                                           c.csum, c.total, k, 0.75};
+            CHECK(ro_sgns_problem_create_shard(&sp, &s75, NULL, &err) == RO_SGNS_OK);
+        }
         if (r75 && s75) {
             CHECK(f_and_dv(r75, &cfg, d, x0->U + cut[1] * d, x0->S, x0->V, L, DV, &F75r,
                            &err) == RO_SGNS_OK);
@@ -2173,9 +2177,14 @@ static void test_shards(void)
             /* and not the unsmoothed numbers */
             CHECK(memcmp(DV, DVs + cut[1] * d, (cut[2] - cut[1]) * d * sizeof(real)) != 0);
         }
-        CHECK(ro_sgns_problem_create_shard(n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
-                                           c.csum, c.total, k, 0, &s75, NULL, &err) ==
-              RO_SGNS_ERR_INVALID_ARGUMENT);
+        {
+            const ro_sgns_shard_spec sp = {n, m, cut[1], cut[2], c.row_ptr + cut[1], c.col, c.val,
+                                           c.csum, c.total, k, 0};
+            CHECK(ro_sgns_problem_create_shard(&sp, &s75, NULL, &err) ==
+                  RO_SGNS_ERR_INVALID_ARGUMENT);
+            CHECK(ro_sgns_problem_create_shard(NULL, &s75, NULL, &err) ==
+                  RO_SGNS_ERR_INVALID_ARGUMENT);
+        }
         ro_sgns_problem_free(p75);
         ro_sgns_problem_free(r75);
         ro_sgns_problem_free(s75);
@@ -2299,19 +2308,22 @@ static void test_shards(void)
         uint64_t bad_ptr[2] = {0, 1};
         uint32_t bad_col[1] = {(uint32_t)m};
         float bad_val[1] = {1};
-        CHECK(ro_sgns_problem_create_shard(n, m, 0, 1, bad_ptr, bad_col, bad_val, c.csum, c.total,
-                                           k, 1.0, &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
+        const ro_sgns_shard_spec bad = {n, m, 0, 1, bad_ptr, bad_col, bad_val, c.csum, c.total,
+                                        k, 1.0};
+        CHECK(ro_sgns_problem_create_shard(&bad, &tiny, NULL, &err) == RO_SGNS_ERR_INVALID_ARGUMENT);
         {   /* a column sum summed before the values were rounded to float
                (ro_sgns_counts' ctx_count) may be just below a value */
             uint32_t one_col[1] = {0};
             float third[1] = {(float)(1.0 / 3)}; /* 0.33333334 > 1/3 */
             double ctx_third[1] = {1.0 / 3}, ctx_low[1] = {0.3};
-            CHECK(ro_sgns_problem_create_shard(1, 1, 0, 1, bad_ptr, one_col, third, ctx_third,
-                                               1.0 / 3, k, 1.0, &tiny, NULL, &err) == RO_SGNS_OK);
+            const ro_sgns_shard_spec fine = {1, 1, 0, 1, bad_ptr, one_col, third, ctx_third,
+                                             1.0 / 3, k, 1.0};
+            const ro_sgns_shard_spec low = {1, 1, 0, 1, bad_ptr, one_col, third, ctx_low,
+                                            1.0 / 3, k, 1.0};
+            CHECK(ro_sgns_problem_create_shard(&fine, &tiny, NULL, &err) == RO_SGNS_OK);
             ro_sgns_problem_free(tiny);
             tiny = NULL;
-            CHECK(ro_sgns_problem_create_shard(1, 1, 0, 1, bad_ptr, one_col, third, ctx_low,
-                                               1.0 / 3, k, 1.0, &tiny, NULL, &err) ==
+            CHECK(ro_sgns_problem_create_shard(&low, &tiny, NULL, &err) ==
                   RO_SGNS_ERR_INVALID_ARGUMENT);
         }
         CHECK(ro_sgns_problem_create_rows(p, 10, 15, &tiny, NULL, &err) == RO_SGNS_OK);

@@ -1500,9 +1500,10 @@ static ro_sgns_result c_shard_create(void)
 }
 static ro_sgns_result c_shard_create_csr(void)
 {
+    const ro_sgns_shard_spec sp = {g_n,     g_n,           SR0,       g_n, C0->row_ptr + SR0,
+                                   C0->col, C0->val,       C0->ctx_count, C0->total, 5, 1.0};
     g_shard = (ro_sgns_problem *)SENT;
-    return ro_sgns_problem_create_shard(g_n, g_n, SR0, g_n, C0->row_ptr + SR0, C0->col, C0->val,
-                                        C0->ctx_count, C0->total, 5, 1.0, &g_shard, NULL, &g_err);
+    return ro_sgns_problem_create_shard(&sp, &g_shard, NULL, &g_err);
 }
 /* the step's first product on the partial shard: F and D V at X0's rows */
 static ro_sgns_result shard_pass1(const ro_sgns_problem *sh, real *DV, double *F,
@@ -2149,11 +2150,12 @@ static int k_nb(ro_sgns_result rc)
            inputs_intact();
 }
 static const char *const MS_POS[] = {"king", "woman"}, *const MS_NEG[] = {"man"};
+static const ro_sgns_similar_query MS_QUERY = {MS_POS, 2, MS_NEG, 1, 12};
 static ro_sgns_result c_most_similar(void)
 {
     memset(g_nb, 0x5a, sizeof g_nb);
     memset(g_count, 0x5a, sizeof g_count);
-    return ro_sgns_most_similar(V0, MS_POS, 2, MS_NEG, 1, 12, 5, g_nb, g_count, &RA, &g_err);
+    return ro_sgns_most_similar(V0, &MS_QUERY, 5, g_nb, g_count, &RA, &g_err);
 }
 static const char *const ODD_WORDS[] = {"cat", "dog", "king", "apple"};
 static size_t g_which, WHICH0;
@@ -2226,7 +2228,7 @@ static void test_eval(void)
           RO_SGNS_OK);
     g_nb_filled = 12;
     sweep("ro_sgns_neighbors_of_vectors", c_nb_vectors, k_nb, RO_SGNS_OK, 1);
-    CHECK(ro_sgns_most_similar(V0, MS_POS, 2, MS_NEG, 1, 12, 5, NB0, COUNT0, NULL, &g_err) ==
+    CHECK(ro_sgns_most_similar(V0, &MS_QUERY, 5, NB0, COUNT0, NULL, &g_err) ==
           RO_SGNS_OK);
     memset(COUNT0 + 1, 0x5a, sizeof COUNT0 - sizeof COUNT0[0]);
     g_nb_filled = 5;
