@@ -31,6 +31,7 @@
 #                  need the bundled corpus; make bench-cpu: one CPU's tables
 #                  for bench/RESULTS.md (see the bench section below)
 #   make coverage  gcov + lcov over every suite: what of the header the tests run
+#   make size-table  rewrite docs/LIBRARY.md's table of object sizes per configuration
 #   make mutants   one-line bugs put into a copy of the header one at a time: which
 #                  the suites catch (tests/mutants.sh; slow, not in make check)
 # Never -ffast-math or -Ofast: they remove the NaN checks.
@@ -517,6 +518,14 @@ $(B)/ro_sgns_mpi: examples/ro_sgns_mpi.c ro_sgns.h | $(B)
 	$(MPICC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
 $(B)/mpi_check: tests/mpi_check.c $(TEST_DEPS) | $(B)
 	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
+
+# make size-table: measure what each configuration of the header compiles to
+# (gcc -Os and -O2, one object per switch of tests/configs.sh) and rewrite the
+# table in docs/LIBRARY.md; make check's house rules check it (tests/style.sh
+# runs sh tests/size_table.sh check)
+.PHONY: size-table
+size-table:
+	@sh tests/size_table.sh write
 
 # The main job (README): decompress the corpus, count, SVD-SPPMI and RO-SGNS
 # at d = 100, print the paper's tables for our corpus.

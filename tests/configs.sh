@@ -8,11 +8,11 @@
 #   2. the step-alone object (RO_SGNS_STEP_ONLY) asks the C library for no
 #      file, directory or process call (POSIX or Win32) and no stdio stream;
 #   3. the step-alone object at gcc -Os (float) is at most 64 KB (65,536
-#      bytes of text + data, as size(1) counts them and the table below
-#      does): the step is what a small target pays for, the rest has its
-#      switch;
+#      bytes of text + data, as size(1) counts them and the table does):
+#      the step is what a small target pays for, the rest has its switch;
 #   4. with TABLE=1: per configuration the object size (text + data, gcc
-#      -Os and -O2, float) and the -O2 compile time, README's table.
+#      -Os and -O2, float) and the -O2 compile time (tests/size_table.sh
+#      writes and checks docs/LIBRARY.md's table from the same objects).
 # usage: sh tests/configs.sh [CC] [CXX]; exit status 0 when 1 to 3 hold.
 set -u
 CC=${1:-gcc}

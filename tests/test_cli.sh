@@ -4,7 +4,7 @@
 # hyperwords' flag meanings; every renamed or refused flag; the vectors
 # format rule both ways; standard input and output; GloVe and headerless
 # text; eval and neighbors against references computed here (awk); help;
-# the README's synopsis and C example; make install; and every bad-usage
+# docs/CLI.md's synopsis and README's C example; make install; and every bad-usage
 # case (exit 1, a message on stderr, nothing written, never a crash),
 # those under AddressSanitizer + UBSan with leak detection when an ASan
 # build is given.
@@ -97,12 +97,12 @@ awk 'length($0) > 80 { exit 1 }' "$T/out" && ok || bad "-help over 80 columns"
 fails "unknown command" frobnicate
 fails "usage" # no command: the usage on stderr, exit 1
 
-# the README's synopsis is the help's
-if [ -f README.md ]; then
-    awk '/^## The program/ { p = 1; next } p && /^```/ { if (++f == 2) exit; next } p && f == 1' README.md > "$T/readme_synopsis"
+# the synopsis in docs/CLI.md is the help's
+if [ -f docs/CLI.md ]; then
+    awk '/^## The program/ { p = 1; next } p && /^```/ { if (++f == 2) exit; next } p && f == 1' docs/CLI.md > "$T/readme_synopsis"
     "$BIN" -help | awk '/^usage:/ { p = 1; next } p && /^$/ { exit } p { sub(/^  /, ""); print }' > "$T/help_synopsis"
     if [ -s "$T/readme_synopsis" ] && cmp -s "$T/readme_synopsis" "$T/help_synopsis"; then ok; else
-        bad "README's synopsis differs from ro-sgns -help: $(diff "$T/readme_synopsis" "$T/help_synopsis" | head -5)"
+        bad "docs/CLI.md's synopsis differs from ro-sgns -help: $(diff "$T/readme_synopsis" "$T/help_synopsis" | head -5)"
     fi
 fi
 

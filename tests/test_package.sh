@@ -3,7 +3,7 @@
 # program built portably (no -march=native unless NATIVE=1, CFLAGS
 # honoured, seen in make's dry run), the installed files (LICENSE, the
 # CMake package beside the pkg-config file) and make uninstall; README's
-# C example built through find_package(ro_sgns) with README's CMakeLists
+# C example built through find_package(ro_sgns) with docs/LIBRARY.md's CMakeLists
 # against a make install prefix and run, then configured again against a
 # `cmake --install` prefix and through add_subdirectory; a version that
 # does not fit is refused; make demo without the data stops at once with
@@ -53,7 +53,7 @@ v=$(awk '/define RO_SGNS_VERSION_STRING/ { gsub(/"/, "", $3); print $3 }' ro_sgn
 grep -q "PACKAGE_VERSION \"$v\"" "$P/share/cmake/ro_sgns/ro_sgnsConfigVersion.cmake" && ok ||
     bad "the installed version file does not say $v"
 
-# ------------------------------------------------------------ README's example through CMake
+# ------------------------------------------------------------ README's example through CMake (docs/LIBRARY.md's CMakeLists.txt)
 HAVE_CMAKE=$(command -v cmake)
 if [ -z "$HAVE_CMAKE" ]; then
     if [ "${CI:-}" = true ]; then bad "cmake not found (.ci/install.sh installs it)"; else
@@ -66,13 +66,13 @@ else
     E=$T/example
     mkdir -p "$E"
     awk '/^## Use it in your program/ { p = 1 } p && /^```c$/ { c = 1; next } c && /^```/ { exit } c' README.md > "$E/example.c"
-    awk '/^## Use it in your program/ { p = 1 } p && /^```cmake$/ { c = 1; next } c && /^```/ { exit } c' README.md > "$E/CMakeLists.txt"
+    awk '/^## Install, pkg-config and CMake/ { p = 1 } p && /^```cmake$/ { c = 1; next } c && /^```/ { exit } c' docs/LIBRARY.md > "$E/CMakeLists.txt"
     [ -s "$E/example.c" ] && grep -q "find_package(ro_sgns" "$E/CMakeLists.txt" && ok ||
-        bad "README: no C example or no CMakeLists.txt with find_package(ro_sgns) under 'Use it in your program'"
+        bad "README: no C example under 'Use it in your program', or docs/LIBRARY.md: no CMakeLists.txt with find_package(ro_sgns) under 'Install, pkg-config and CMake'"
     # find_package against the make install prefix, built optimized and run
     if cmake -S "$E" -B "$E/b1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" > "$T/out" 2>&1 &&
         cmake --build "$E/b1" > "$T/out2" 2>&1; then ok; else
-        bad "README's CMake example against make install's prefix: $(tail -n 15 "$T/out" "$T/out2" 2> /dev/null)"
+        bad "docs/LIBRARY.md's CMake example against make install's prefix: $(tail -n 15 "$T/out" "$T/out2" 2> /dev/null)"
     fi
     grep -q "ro_sgns_DIR:PATH=$P/share/cmake/ro_sgns" "$E/b1/CMakeCache.txt" 2> /dev/null && ok ||
         bad "find_package(ro_sgns) found another copy: $(grep ro_sgns_DIR "$E/b1/CMakeCache.txt" 2> /dev/null)"
@@ -98,7 +98,7 @@ else
     done
     cmp -s "$P/share/cmake/ro_sgns/ro_sgnsConfigVersion.cmake" "$T/cprefix/share/cmake/ro_sgns/ro_sgnsConfigVersion.cmake" &&
         ok || bad "cmake --install's version file differs from make install's"
-    # add_subdirectory, as README's comment says: the same CMakeLists, that line swapped
+    # add_subdirectory, as the CMakeLists' comment says: the same CMakeLists, that line swapped
     mkdir -p "$E/sub"
     cp "$E/example.c" "$E/sub/"
     sed "s|^find_package(ro_sgns [^)]*)|add_subdirectory($R ro_sgns)|" "$E/CMakeLists.txt" > "$E/sub/CMakeLists.txt"

@@ -113,15 +113,15 @@ passed=$((passed + $(grep -c "^ok " "$T/out")))
 failed=$((failed + $(grep -c "^bad " "$T/out")))
 grep "^bad " "$T/out" | sed 's/^bad /FAIL: /' >&2
 
-# README's example, as printed, in a folder with corpus.txt and python/
+# docs/PYTHON.md's example, as printed, in a folder with corpus.txt and python/
 mkdir -p "$T/readme"
-awk '/^### From Python/ { p = 1 } p && /^```python$/ { c = 1; next } c && /^```/ { exit } c' README.md > "$T/readme/example.py"
+awk '/^# From Python/ { p = 1 } p && /^```python$/ { c = 1; next } c && /^```/ { exit } c' docs/PYTHON.md > "$T/readme/example.py"
 ln -s "$(pwd)/$SAMPLE" "$T/readme/corpus.txt"
 ln -s "$(pwd)/python" "$T/readme/python"
 LIBABS=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB")
 if [ -s "$T/readme/example.py" ] && (cd "$T/readme" && RO_SGNS_LIB=$LIBABS "$PY" example.py) > "$T/out" 2> "$T/err" &&
     grep -q "^\[('[a-z0-9]*', 0\.[0-9]*)" "$T/out"; then ok; else
-    bad "README's Python example: $(cat "$T/out"; tail -n 5 "$T/err")"
+    bad "docs/PYTHON.md's Python example: $(cat "$T/out"; tail -n 5 "$T/err")"
 fi
 
 rm -rf "$T"
