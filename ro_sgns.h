@@ -1,4 +1,4 @@
-/* ro_sgns.h - v0.3.0 - Riemannian optimization for Skip-Gram Negative Sampling
+/* ro_sgns.h - v0.4.0 - Riemannian optimization for Skip-Gram Negative Sampling
    word embeddings, in one C99/C++ header - public domain or MIT, see end of file.
 
    WHAT IT IS
@@ -281,9 +281,9 @@
 #define RO_SGNS_H
 
 #define RO_SGNS_VERSION_MAJOR 0
-#define RO_SGNS_VERSION_MINOR 3
+#define RO_SGNS_VERSION_MINOR 4
 #define RO_SGNS_VERSION_PATCH 0
-#define RO_SGNS_VERSION_STRING "0.3.0"
+#define RO_SGNS_VERSION_STRING "0.4.0"
 
 /* The switches that leave parts out (BUILD OPTIONS at the top).
    RO_SGNS_STEP_ONLY is all of them. No switch needs another: what stays
@@ -3526,7 +3526,10 @@ done:
    Moved here from Part I unchanged (Part I's plain twins: the
    constructor ro_sgns_problem_create_naive (I.2), ro_sgns_svd_naive
    (I.6), ro_sgns_start_naive (I.8), ro_sgns_factors_embeddings_naive
-   (I.10)); the fast code of II.1 onwards calls them.
+   (I.10)); the fast code of II.1 onwards calls them. Compared in the
+   repository's tests/test_linalg.c (test_svd), tests/test_sppmi.c
+   (test_sppmi_by_hand, test_embeddings) and tests/test_ro.c
+   (test_plain_vs_fast).
    ====================================================================== */
 
 /* The problem's pieces shared by every constructor of II.3 and II.8
@@ -4244,7 +4247,7 @@ done:
 /* ======================================================================
    II.1 GEMM, fast: C = alpha op(A) op(B) + beta C
 
-   Part I twin: ro_sgns_gemm_naive and the portable micro-kernel (I.4);
+   Part I twin: ro_sgns_gemm_naive (I.4), beside the portable micro-kernel (II.0);
    compared in the repository's tests/test_linalg.c (test_gemm,
    test_gemm_kernels).
 
@@ -4292,7 +4295,7 @@ done:
    (MC x KC) per thread. Two shapes take about half that, for II.2's
    Cholesky QR: only C's upper triangle (a Gram matrix), or op(B)
    upper triangular (RO_SGNS__UPPER_C, RO_SGNS__UPPER_B, at the driver).
-   MR, NR and KC are defined in I.4, beside the portable kernel.
+   MR, NR and KC are defined in II.0, beside the portable kernel.
    Determinism: each element of C receives its KC-long partial sums in pc
    order, each computed by the kernel its column's panel gets (in p order;
    the narrow kernel in two interleaved halves, even and odd p, added at
@@ -5789,7 +5792,7 @@ static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    Part I twin: ro_sgns_qr_naive and ro_sgns__geqr2 (I.5); compared in the
    repository's tests/test_linalg.c (test_qr, test_qr_unblocked,
    test_qr_chol2). Also here: ro_sgns_svd, which routes to LAPACKE or to
-   I.6's Jacobi SVD.
+   II.0's blocked Jacobi SVD (plain twin: ro_sgns_svd_naive, I.6).
 
    What: the retraction of the RO step re-orthonormalizes an n x d factor
    twice per iteration, and the randomized SVD re-orthonormalizes after
@@ -6289,6 +6292,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_svd(size_t m, size_t n, const ro_sgns_real *A
    problem of I.2 is built: the counts checked, B's factors made, the
    transposed counts for the sweeps over X^T (not stored when the counts
    are symmetric, as a fixed window makes them).
+   Part I twin of ro_sgns_problem_create_csr: ro_sgns_problem_create_naive
+   (I.2), the same B bit for bit (tests/test_ro.c, test_plain_vs_fast).
    ====================================================================== */
 
 #define RO_SGNS__MAX_IDS 0xFFFFFFFDu /* ids must stay below the sentinels */
@@ -6694,7 +6699,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_mm(const ro_sgns_csr *A, size_t l,
 }
 
 /* The held rows' transpose (m x rows, columns = local row numbers,
-   ascending) into owned arrays, by the counting sort of I.8. */
+   ascending) into owned arrays, by the counting sort of I.2. */
 static ro_sgns_result ro_sgns__problem_transpose(ro_sgns_problem *p, ro_sgns_error *err)
 {
     const ro_sgns_allocator *al = ro_sgns__problem_alloc(p);
@@ -6826,6 +6831,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
 /* ======================================================================
    II.4 The layer under the step: sums and QRs over row shards
 
+   No Part I twin: on one machine it is ro_sgns_qr; over P shards it is
+   checked against the one-machine run in the repository's tests/test_ro.c
+   (test_shards, test_shards_fused) and tests/test_sppmi.c
+   (test_tsvd_shards).
    On one machine (comm NULL) this layer is a plain QR and nothing else;
    it sits under the step so that the same step (II.6) and the same start
    (II.7) run on P processes, each holding a shard: rows [r0, r1) of the
@@ -7504,7 +7513,7 @@ typedef struct ro_sgns__fuse {
    enough to stay in L2). */
 #define RO_SGNS__GCH 256
 
-/* The reports inside a step (PROGRESS INSIDE A STEP in section 4): what
+/* The reports inside a step (docs/GUIDE.md, Progress inside a step): what
    the step fills in before its sweeps; each sweep counts itself in
    pr.sweep and its blocks in pr.blocks_done. */
 typedef struct ro_sgns__block_report {
@@ -8137,8 +8146,9 @@ done:
    II.6 The step: Algorithm 1 in three blocked products a step
         [paper 3.1-3.2, Algorithm 1]
 
-   Part I twin: ro_sgns_ro_step_naive (I.9), every matrix formed; compared
-   in the repository's tests/test_ro.c (test_step_vs_naive, test_fused).
+   Part I twins: ro_sgns_ro_step_naive (I.9), every matrix formed, and
+   ro_sgns_ro_train_naive (I.11), the run; compared in the repository's
+   tests/test_ro.c (test_step_vs_naive, test_fused, test_plain_vs_fast).
 
    What: X_{i+1} = R(X_i + lambda D(X_i)) by projector splitting (Lubich and
    Oseledets 2014): the retraction R is one step of the block power method,
@@ -8690,7 +8700,8 @@ static double ro_sgns__first_lambda(const ro_sgns_ro_config *cfg, const ro_sgns_
                : cfg->step;
 }
 
-/* The reports inside the steps' sweeps (PROGRESS INSIDE A STEP): rep
+/* The reports inside the steps' sweeps (docs/GUIDE.md, Progress inside a
+   step): rep
    set up for the run from x, or NULL when they are not asked for. */
 static ro_sgns__block_report *ro_sgns__reports_init(ro_sgns__block_report *rep,
                                                     const ro_sgns_ro_config *cfg,
@@ -8812,15 +8823,20 @@ done:
 
 /* ======================================================================
    II.6b The metric direction: the Riemannian gradient in B's metric
-        (direction = RO_SGNS_DIRECTION_METRIC)
+        (direction = RO_SGNS_DIRECTION_METRIC; RO_SGNS_NO_METRIC leaves it
+        out)
+
+   No Part I twin: its dense check lives in the repository's
+   tests/test_ro.c (test_metric_direction: g, L and the CG residual
+   against n x m matrices formed there, with I.7's P_T).
 
    Why: the scaled direction D = grad F / B fits one step to every entry's
    curvature, but its steps stop where P_T(grad F / B) = 0, and that is not
    where P_T(grad F) = 0: the division by B does not commute with the
-   projection onto the tangent space T at X. On the corpus' 22k words the
-   scaled steps stall with |P_T(grad F)| at 0.3 of the start's, where no
-   halving of the next step raises F (docs/ABLATION.md, "The Riemannian
-   gradient's norm"). The plain gradient has the right fixed points, but
+   projection onto the tangent space T at X (I.7). On the bundled corpus
+   the scaled steps stall well before P_T(grad F) = 0, where no halving of
+   the next step raises F (docs/ABLATION.md, "The Riemannian gradient's
+   norm"). The plain gradient has the right fixed points, but
    B's six orders of magnitude leave it no step size that works.
    What: measure tangent vectors by B, <xi, eta>_B = sum_wc B_wc xi_wc
    eta_wc, and step along the gradient in that metric: the xi in T with
@@ -9388,7 +9404,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
         [paper 5; Levy and Goldberg 2014]
 
    Part I twin: ro_sgns_tsvd_naive (I.8), the whole dense SVD; compared in
-   the repository's tests/test_sppmi.c.
+   the repository's tests/test_sppmi.c (test_tsvd, test_tsvd_edges).
 
    What: the start point of RO-SGNS and the strongest baseline of the
    paper: X_0 = U_d diag(s_d) V_d^T, the best rank-d approximation of the
@@ -9485,7 +9501,7 @@ static void ro_sgns__gaussian(size_t rows, size_t l, ro_sgns_real *G, uint64_t s
     }
 }
 
-/* I.6: one-sided Jacobi on the columns of G (V NULL: no rotations kept). */
+/* II.0: one-sided Jacobi on the columns of G (V NULL: no rotations kept). */
 static ro_sgns_result ro_sgns__jacobi(size_t m, size_t n, double *G, double *V,
                                       ro_sgns_error *err);
 
@@ -10130,7 +10146,9 @@ done:
    P processes together through a transport the caller plugs in
    (ro_sgns_comm: MPI or anything else; in the repository:
    examples/ro_sgns_mpi.c). The scheme, its exchanges and costs are II.4's;
-   the step and the start are II.6's and II.7's, unchanged.
+   the step and the start are II.6's and II.7's, unchanged. No Part I
+   twin: checked against one process in the repository's tests/test_ro.c
+   (test_shards) and tests/test_sppmi.c (test_tsvd_shards).
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_rows(const ro_sgns_problem *p, size_t r0,
@@ -10349,13 +10367,14 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
 
 /* ======================================================================
    II.9 The head and the tail: the rare words folded in
-        (section 4, THE HEAD AND THE TAIL)
+        (docs/GUIDE.md, The head and the tail)
 
-   No Part I twin: the repository's tests/test_ro.c checks the head
-   problem's F and each folded row against the paper's formulas in
-   double (the row's gradient, projected on the head's factor, ~0 after
-   60 searched steps; f as reported; rising with the steps) and the head
-   block of the point against the head's.
+   No Part I twin: the repository's tests/test_ro.c (test_head_and_fold,
+   test_fold_start, test_csr_head) checks the head problem's F and each
+   folded row against the paper's formulas in double (the row's gradient,
+   projected on the head's factor, ~0 after 60 searched steps; f as
+   reported; rising with the steps) and the head block of the point
+   against the head's.
    What: a point trained on the head (the first n_h words, m_h contexts)
    extended to the whole problem. Each tail word w gets a z that raises
    f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c)
@@ -10372,7 +10391,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
        G = A^T diag(colfac) A,
    G once, the sparse part a row's counts, one Cholesky a row. From
    z = 0 (x = 0, where the curvature is 1/4 exactly) the first step is
-   Newton's; it is the default (section 4, FOLDING IN).
+   Newton's; it is the default (docs/GUIDE.md, Folding in).
    How: blocks of block_rows tail rows at a time, each row with its x
    (its row of X_b) kept along the steps. A step: the coefficients p at
    x (II.5's kernels), g = G_b = P_b A (a GEMM), the direction H^-1 g (a
@@ -10770,8 +10789,8 @@ static void ro_sgns__fold_direction(ro_sgns__fold_work *w, size_t bn)
 }
 
 /* The step alpha along the direction: f(z + alpha H^-1 g) is concave in
-   alpha, rising at 0; alpha = 1 is the MM step, which raises f (FOLDING
-   IN, in section 4). Up to three Newton steps on its derivative from 1,
+   alpha, rising at 0; alpha = 1 is the MM step, which raises f (docs/GUIDE.md,
+   Folding in). Up to three Newton steps on its derivative from 1,
    kept in the bracket [lo, hi] around the best alpha; the step taken is
    lo, the largest alpha seen with the derivative still > 0 (so f rises),
    or 1 when none was. Then z += alpha H^-1 g, x += alpha dl. */
@@ -10867,8 +10886,8 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__fold_job *job,
     return res;
 }
 
-/* The tail rows' start from the start point W0 C0^T (FOLDING IN, in
-   section 4), one side: the z whose line x = z A^T over the head's lines
+/* The tail rows' start from the start point W0 C0^T (docs/GUIDE.md,
+   Folding in), one side: the z whose line x = z A^T over the head's lines
    is nearest, in least squares, to the start's x0 = B0_h t0 there
    (t0 the row's own start, B0_h the start's other factor over the head's
    lines): z = (A^T A)^-1 A^T B0_h t0, so Z0 = T0 M^T with the one d x d
@@ -12684,7 +12703,7 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
    version 1 checksum, still read; little-endian integers and f64 bits
    written byte by byte (right on any host); a buffered writer and a reader
    over memory, a FILE* or a callback (the only code that knows which);
-   and the atomic save to a path (SAVING TO A PATH in section 0 of the
+   and the atomic save to a path (SAVING TO A PATH in section 9 of the
    declarations: a temporary file created exclusively, fsync, rename, the
    folder flushed).
    ====================================================================== */
@@ -13962,7 +13981,7 @@ static int ro_sgns__marginal_ok(double marginal, double sum, uint64_t terms)
 }
 
 /* ======================================================================
-   III.3 The counts file (layout: section 9 of the declarations)
+   III.3 The counts file (layout: docs/GUIDE.md, section 9)
    Saving writes the header, the vocabulary, the CSR and the marginals
    through III.2's writer, then the chunk table. Loading reads the same in
    named parts (ro_sgns__load_*): header, vocabulary, row_ptr, the pairs of
@@ -14802,7 +14821,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_load_rows_path(const char *path, size_
 #endif
 
 /* ======================================================================
-   III.4 Checkpoints (layout: section 9 of the declarations)
+   III.4 Checkpoints (layout: docs/GUIDE.md, section 9)
    Values go through f64 bits, byte by byte, so a file reads back
    identically on any host; the writer, the reader and the chunk table are
    the counts file's (III.2).

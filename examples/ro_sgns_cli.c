@@ -1861,7 +1861,7 @@ static ro_sgns_counts *load_counts(cli *c, const char *path)
     close_read(c, r.f);
     own(c, cn, free_counts);
     /* the library loads version 1 files, whose checksum misses some errors
-       (section 9): the version is bytes 8-11 */
+       (docs/GUIDE.md, section 9): the version is bytes 8-11 */
     if (r.nhead >= 12 && r.head[8] == 1 && !r.head[9] && !r.head[10] && !r.head[11])
         warn(c, "%s is a version 1 counts file, whose checksum misses some damage: count the "
              "corpus again (ro-sgns count) to write version 2", display(path));

@@ -22,14 +22,14 @@ mkdir -p "$W"
 printf '#define RO_SGNS_IMPLEMENTATION\n#include "ro_sgns.h"\nint ro_sgns_configs_anchor;\n' > "$W/impl.c"
 WARN="-std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Werror"
 CXXWARN="-x c++ -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Werror"
-configs="ALL NO_COUNT NO_FILES NO_EVAL NO_SGD NO_SHARDS NO_STDIO NO_FOLD NO_METRIC NO_TSVD STEP_ONLY"
+configs="ALL NO_COUNT NO_FILES NO_EVAL NO_SGD NO_SHARDS NO_STDIO NO_FOLD NO_METRIC NO_TSVD STEP_ONLY PLAIN"
 passed=0
 failed=0
 flag() { [ "$1" = ALL ] && echo "" || echo "-DRO_SGNS_$1"; }
 for c in $configs; do
     f=$(flag "$c")
     reals=float
-    case $c in ALL | STEP_ONLY) reals="float double" ;; esac
+    case $c in ALL | STEP_ONLY | PLAIN) reals="float double" ;; esac
     for real in $reals; do
         # shellcheck disable=SC2086
         if $CC $WARN -O0 $f -DRO_SGNS_REAL=$real -I. -c "$W/impl.c" -o "$W/$c.o" 2> "$W/err" &&

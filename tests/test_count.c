@@ -297,7 +297,7 @@ static void test_lines(void)
     CHECK(c->n == 3 && c->nnz == 4 && c->total == 4 && c->corpus_tokens == 4);
     CHECK(pair(c, "a", "b") == 1 && pair(c, "c", "a") == 1 && pair(c, "b", "c") == 0);
     ro_sgns_counts_free(c);
-    /* every byte from 0x00 to 0x20 separates tokens (section 1's TOKENS):
+    /* every byte from 0x00 to 0x20 separates tokens (section 8's TOKENS):
        "a<b>b a<b>b" is two words a and b twice, for each such byte b; bytes
        above 0x20 (DEL, UTF-8) are word bytes */
     {
