@@ -34,7 +34,7 @@ ro_sgns__tile_gemm      dgemm: the sweep tile product, same arguments
 ro_sgns_svd             dgesvd: m n, A lda, singular values, U ldu, V ldv, error
 ro_sgns_svd_builtin     dgesvd: the built-in Jacobi behind ro_sgns_svd
 ro_sgns__svd_tall       dgesvd: the tall case of the built-in SVD
-ro_sgns_svd_naive       dgesvd: Part I's plain cyclic Jacobi, the twin of ro_sgns_svd
+ro_sgns_svd_naive       dgesvd: the plain cyclic Jacobi of Part I, twin of ro_sgns_svd
 ro_sgns__qr_rows_inv    dgeqrf: n d, A, R, workspaces and the info-like outputs
 '
 
