@@ -3663,28 +3663,14 @@ static ro_sgns_result ro_sgns__check_counts_arg(const ro_sgns_counts *c, ro_sgns
    that kernel in plain C, the reference for the SIMD kernels of II.1 and
    the kernel of builds without them. */
 
-/* Block sizes. MR x NR is the register tile of the micro-kernel, fixed by
-   the instruction set the build targets. KC is the depth of one rank-KC
-   update; it decides the summation order, so it is a constant of the
-   build (256 for every kernel), never a function of the CPU: a binary
-   gives the same bits on every machine that runs the same kernel. It keeps
-   the B micro-panel (KC x NR: 16 KB for AVX2, 32 KB for AVX-512 float)
-   within the L1 cache; smaller KC measured slower where k > KC, larger
-   no faster.
-   The row count MR decides no bits (a row's sums are the same whichever
-   tile it is in), so it is chosen for L1: in the loop over a B
-   micro-panel's tiles, that panel (KC x NR) and one A micro-panel (MR x
-   KC) are read KC times together, and 12 x 256 doubles (24 KB) beside
-   256 x 16 (32 KB) exceed a 48 KB L1 where float's 12 + 32 KB do not:
-   the B panel's lines are evicted by the A panel streaming past and come
-   back from L2 every tile. With 6 rows (12 + 32 KB) they stay. Six rows
-   of two vectors are 12 accumulators, enough to cover the FMA latency (4
-   cycles, 2 pipes).
-   MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
-   B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
-   arithmetic: they are chosen per product from the CPU's cache sizes
+/* Block sizes. MR x NR is the micro-kernel's register tile, fixed by the
+   instruction set the build targets. KC, the depth of one rank-KC update,
+   decides the summation order, so it is a constant of the build (256 for
+   every kernel), never a function of the CPU: a binary gives the same bits
+   on every machine that runs the same kernel. MR, MC and NC decide no bits:
+   MC and NC come per product from the CPU's cache sizes
    (ro_sgns__gemm_blocking), up to MC_MAX and NC_MAX, which size the
-   workspace. */
+   workspace. Why these sizes: docs/DESIGN.md, II.0. */
 #ifdef RO_SGNS__AVX512
 #define RO_SGNS__MR (RO_SGNS__IS_DOUBLE ? 6 : 12)
 #define RO_SGNS__NR (RO_SGNS__IS_DOUBLE ? 16 : 32) /* two 512-bit vectors */
@@ -4267,50 +4253,26 @@ done:
                micro-kernel: an MR x NR tile of C += A panel * B panel,
                the tile held in registers for all KC steps
 
-   Packing copies the operands, whatever op() is, into the exact order the
-   micro-kernel reads them (contiguous, zero-padded at the edges), so the
-   kernel has one shape and the transposes cost nothing in the inner loop.
-   Edge tiles run the same kernel on the padded panels (the SIMD builds a
-   half-width one for panels at most NR / 2 wide, and in float a narrow one
-   whose vectors run down the rows for panels of at most 8 or 4 columns, or
-   for the columns past the first NR / 2 when at most that many are left)
-   and write back only the valid part.
-   Direct mode (the RO sweep's tile products with fewer than KC columns,
-   ro_sgns__gemm_run_tile, in AVX-512 builds): A is not packed; the kernels broadcast each row's
-   element from A where it lies (the same loads, FMAs and order, so the
-   same bits), and a narrow edge panel of float, whose kernel needs a packed
-   panel, gets dot products along k instead (ro_sgns__kernel_dot4_s: other
-   last bits for those columns). The sweep's second product has the
-   288 x 512 tile of X as its A and only d columns, so packing A was 1/d of
-   its work in copies.
-   Micro-kernels: one per instruction set the compiler targets (chosen at
-   compile time, no run-time dispatch): AVX-512F 12 x 32 float / 6 x 16
-   double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
-   RO_SGNS_NO_SIMD). The SIMD kernels write full tiles of C from their
-   registers; edge tiles go through a small buffer. Block sizes: MR, NR and
-   KC are constants of the build; MC and NC follow the cache sizes of the
-   CPU that runs the product (cpuid, read once per product; a fixed table
-   without cpuid).
-   Cost: 2 m n k flops; memory: one B panel (KC x NC) plus one A block
-   (MC x KC) per thread. Two shapes take about half that, for II.2's
-   Cholesky QR: only C's upper triangle (a Gram matrix), or op(B)
-   upper triangular (RO_SGNS__UPPER_C, RO_SGNS__UPPER_B, at the driver).
-   MR, NR and KC are defined in II.0, beside the portable kernel.
+   Packing puts the operands, whatever op() is, in the order the kernel
+   reads them (zero-padded at the edges); edge tiles write back only their
+   valid part. Direct mode (the sweep's tile products with fewer than KC
+   columns, AVX-512 builds): A is read in place, with the same loads, FMAs
+   and order. One micro-kernel per instruction set, chosen at compile time:
+   AVX-512F, AVX2 + FMA, else portable C (also with RO_SGNS_NO_SIMD).
+   Cost: 2 m n k flops (about half for II.2's shapes RO_SGNS__UPPER_C and
+   RO_SGNS__UPPER_B); memory: one B panel (KC x NC) and one A block
+   (MC x KC) per thread. The kernels, the edges and the blocking, and why:
+   docs/DESIGN.md, II.1.
    Determinism: each element of C receives its KC-long partial sums in pc
    order, each computed by the kernel its column's panel gets (in p order;
    the narrow kernel in two interleaved halves, even and odd p, added at
    the end), and which panel a column falls in depends on n and NR only.
-   MC, NC and the split of the rows or columns over threads change which
-   thread computes a tile and what is in cache, never the arithmetic, so
-   any thread count gives bitwise the same C. KC is a fixed constant (256
-   in every build) for that reason, and not a function of the CPU: the
-   same binary gives the same bits on any CPU. Different builds may not: the AVX2 and AVX-512 kernels
-   fuse each multiply-add (one rounding, the same terms in the same order:
-   the same sums, but for the columns of an edge panel that only one of
-   them gives to its narrow kernel, e.g. n = 200 in float), the portable one rounds twice unless the compiler
-   contracts it (-ffp-contract: GCC does by default in GNU C and C++ modes,
-   not with -std=c99), and so may the update C + alpha acc.
-   The k loop is never split over threads.
+   MC, NC and the split over threads never change the arithmetic, so any
+   thread count gives bitwise the same C; KC is a constant of the build for
+   that reason. Different builds may differ in the last bits: the SIMD
+   kernels fuse each multiply-add, the portable one rounds twice unless the
+   compiler contracts it (-ffp-contract), and the narrow edge kernels sum in
+   another order. The k loop is never split over threads.
    ====================================================================== */
 
 /* GEMM internals that the code below uses before their definitions. */
@@ -5794,27 +5756,18 @@ static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    test_qr_chol2). Also here: ro_sgns_svd, which routes to LAPACKE or to
    II.0's blocked Jacobi SVD (plain twin: ro_sgns_svd_naive, I.6).
 
-   What: the retraction of the RO step re-orthonormalizes an n x d factor
-   twice per iteration, and the randomized SVD re-orthonormalizes after
-   every power step. Householder reflections give a Q that is orthonormal
-   to working precision whatever the conditioning of A (Gram-Schmidt does
-   not), and handle rank deficiency without dividing by zero.
-   How (Golub and Van Loan, "Matrix Computations", 4th ed., 5.1-5.2):
-     - unblocked (ro_sgns__geqr2, I.5): for each column j, a
-       reflector H_j = I - tau v v^T with v = [1; v'] maps A(j:, j) to
-       (beta, 0, ..., 0), and is applied to the columns right of j;
+   What: the Q of an n x d matrix, orthonormal to working precision whatever
+   A's conditioning, rank deficiency included (Householder reflections;
+   Golub and Van Loan, "Matrix Computations", 4th ed., 5.1-5.2):
+     - unblocked (ro_sgns__geqr2, I.5): H_j = I - tau v v^T, v = [1; v'],
+       maps A(j:, j) to (beta, 0, ..., 0);
      - blocked (compact WY, Schreiber and Van Loan 1989): NB reflectors of a
-       panel are gathered into H_1...H_NB = I - V T V^T with T upper
-       triangular, so the update of the trailing columns and the forming of
-       Q are three GEMMs each and run at GEMM speed.
-   Q is formed explicitly: Q = H_1 ... H_d [I; 0], applied panel by panel
-   from the last. Signs are fixed at the end so that R_jj >= 0.
-   Cost: about 4 n d^2 flops (half for R, half for Q) for n >> d; memory:
-   the reflectors (n x d) and NB x d blocks.
-   The RO step's two QRs a step go first to Cholesky QR twice (at the end
-   of this section): 4 n d^2 flops, all in the GEMM's kernel (the upper
-   triangle of a Gram matrix, a product with a triangular one), for the
-   matrices whose conditioning allows it, and this QR for the others.
+       panel are H_1...H_NB = I - V T V^T with T upper triangular, so the
+       trailing update and the forming of Q are three GEMMs each.
+   Q = H_1 ... H_d [I; 0], applied panel by panel from the last; signs are
+   fixed at the end so that R_jj >= 0. Cost: about 4 n d^2 flops.
+   The RO step's two QRs go first to Cholesky QR twice (end of this
+   section) and to this QR when their conditioning does not allow it.
    ====================================================================== */
 
 #define RO_SGNS__QR_NB 32
@@ -6007,27 +5960,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
 /* ----------------------------------------------------------------------
    Cholesky QR, twice: the RO step's QRs at GEMM speed
 
-   The step's two QRs take well-conditioned tall matrices, M V and M^T U'
-   (their singular values are those of S', spread by ~10-1000), and there
-   Cholesky QR (Stathopoulos and Wu 2002) is the faster road: R^T R = A^T A
-   by Cholesky, Q = A R^-1. Its Q loses orthogonality like u cond(A)^2; a
-   second pass on Q (CholeskyQR2: Fukaya, Nakatsukasa, Yanagisawa and
-   Yamamoto 2014; Yamamoto et al. 2015) brings it back to the working
-   precision when cond(A) is below about u^-1/2 (~4000 in float, 7e7 in
-   double). Each pass is two products (A^T A, of which only the upper
-   triangle is needed, and A R^-1, R^-1 upper triangular: each half a
-   GEMM, 2 n d^2 flops a pass, by the GEMM's RO_SGNS__UPPER_C and
-   RO_SGNS__UPPER_B shapes or CBLAS's syrk and trmm) and d^3 work on d x d
-   matrices, so both passes run at GEMM speed, where the
-   Householder QR above spends its time in serial panels and rank-32
-   updates that stream A from memory (4x slower at the step's shapes).
-   Whether a pass can be trusted is read from the second Gram matrix: it is
-   Q1^T Q1, and when |Q1^T Q1 - I|_F <= 1/2 (cond(Q1)^2 <= 3) the second
-   pass is accurate. When the first Cholesky breaks down (rank deficiency,
-   NaN, overflow) or the check fails, A is still as given and the
-   Householder QR takes it: every input gets the answer ro_sgns_qr gives,
-   only faster for the inputs the step produces. The d x d work is in
-   double; the decisions depend on the bits alone, never on threads. */
+   Cholesky QR (Stathopoulos and Wu 2002): R^T R = A^T A by Cholesky,
+   Q = A R^-1. Its Q loses orthogonality like u cond(A)^2; a second pass on
+   Q (CholeskyQR2: Fukaya, Nakatsukasa, Yanagisawa and Yamamoto 2014;
+   Yamamoto et al. 2015) brings it back to working precision when cond(A)
+   is below about u^-1/2. Each pass is two half-GEMMs (RO_SGNS__UPPER_C,
+   RO_SGNS__UPPER_B, or CBLAS's syrk and trmm) and d^3 work in double.
+   The second pass is trusted when |Q1^T Q1 - I|_F <= 1/2 (cond(Q1)^2 <= 3);
+   when the first Cholesky breaks down (rank deficiency, NaN, overflow) or
+   the check fails, A is still as given and the Householder QR takes it:
+   every input gets the answer ro_sgns_qr gives. The decisions depend on
+   the bits alone, never on threads. Why it pays: docs/DESIGN.md, II.2. */
 
 /* H (d x d, upper part, double) -> R upper with R^T R = H, in place; 0
    when a pivot is not positive (or NaN): H is not numerically positive
