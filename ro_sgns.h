@@ -6781,22 +6781,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
    On one machine (comm NULL) this layer is a plain QR and nothing else;
    it sits under the step so that the same step (II.6) and the same start
    (II.7) run on P processes, each holding a shard: rows [r0, r1) of the
-   counts and of U, all of S and V, exchanging only thin matrices.
-   Why: the step costs ~8 n m d flops; at n = m = 1M, d = 300 that is
-   2.4e15 per step, beyond one machine, while the data a step exchanges is
-   O(m d) per process (in the repository: docs/SCALING.md, the cost model).
-   How: ro_sgns_ro_train_shard (II.8) runs the step unchanged; only its
-   three exchanges do more than on one machine. On shard s (n_s = r1 - r0
-   rows), with flops and, in brackets, what each shard sends:
-     QR(M V)    local: A_s = U_s S + lambda (D V)_s = Q_s R_s   4 n_s d^2
-                allgather R_s; [R_1; ..; R_P] = Q' R        4 P d^3  (d^2)
-                U'_s = Q_s Q'_s (tall-skinny QR, TSQR)     2 n_s d^2
-     M^T U'     each shard's V S^T (U_s^T U'_s) + lambda D_s^T U'_s and
-                U_s^T U'_s, summed over the shards         ((m + d) d)
-                (fused: D_s^T U'_s = G_s R^-1, G_s = D_s^T (M V)_s
-                from the shard's last sweep; R^-1 from TSQR's R,
-                the same on every shard: d^3 / 3, no exchange)
+   counts and of U, all of S and V, exchanging only thin matrices. The
+   step's three exchanges on shard s (in brackets what each shard sends):
+     QR(M V)    A_s = U_s S + lambda (D V)_s = Q_s R_s locally; allgather
+                R_s; [R_1; ..; R_P] = Q' R; U'_s = Q_s Q'_s (TSQR)   (d^2)
+     M^T U'     V S^T (U_s^T U'_s) + lambda D_s^T U'_s and U_s^T U'_s,
+                summed; fused, D_s^T U'_s = G_s R^-1 (no exchange)  ((m + d) d)
      F          each shard's part of F, summed                       (1)
+   The start's exchanges (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard) are of
+   the same kinds: A^T Q_i, Q^T Y and the column norms summed, each block
+   orthogonalized by TSQR, V = A^T U summed; nothing of size n per shard.
    Before each exchange the shards agree on their results (ro_sgns__agree:
    one sum, a count per error code), so an error on one shard -- out of
    memory, a NaN -- reaches all of them at the same point and every shard
@@ -6806,24 +6800,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
    every shard alike is the same arithmetic on the same bits, so a run
    repeats bit for bit for a given P, whatever the transport's algorithms;
    a different P changes the order of sums and so the last bits.
-   Memory per shard: its counts and their transpose, ~5 n_s d + 4 m d +
-   (P + 6) d^2 reals; fused, n_s d + m d more and one block of its rows
-   of D a thread (block_rows x m reals).
    Invariants: U'_s stacked is orthonormal; S, V, lambda, the iteration
    and every decision of the safeguard are the same on every shard.
-   The start X_0 on shards (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard): a
-   shard's rows of SPPMI need only its rows of the counts and the global
-   marginals (I.8); the block Krylov SVD (II.7) then runs with the same
-   three kinds of exchange (A_s, Q_s, U_s the shard's rows; l = d + p,
-   blocks of b, 2 l / b products):
-     A^T Q_i    each shard's A_s^T Q_{i,s}, summed          (m b)
-     Q^T Y      the projection coefficients and H, summed   (l b, twice)
-     orth       column norms summed, then TSQR of the block (b^2 + b)
-     V          A_s^T U_s, summed; its QR repeated on every shard (m d)
-   so a shard holds its rows of the SPPMI (and their transpose), of the
-   Krylov basis (n_s l) and of U, plus two m x b blocks, V and H (l x l
-   doubles): nothing of size n. Sent by each shard in all: about (l + d) m
-   reals.
+   Why shards, flops, messages and memory: docs/DESIGN.md, II.4.
    ====================================================================== */
 
 /* The shards agree on res (see the banner); v (may be NULL) is summed
@@ -7049,27 +7028,19 @@ static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_res
    tests/test_ro.c (test_objective_and_gradient, test_step_vs_naive).
 
    What: F(X) and the products of its gradient with a thin factor, for X
-   given by factors (X = L R^T with L = U S, R = V), never storing X.
-   Why: X, grad F and M = X + lambda grad F are dense n x m (24k^2 = 590M
-   entries, 2.4 GB in float); the authors' code keeps several of them. Every
-   use of them here is a product with an n x d or m x d matrix, so a block
-   of BR rows is formed, used and forgotten:
+   given by factors (X = L R^T with L = U S, R = V). X, grad F and
+   M = X + lambda grad F are dense n x m, but every use of them is a
+   product with an n x d or m x d matrix, so a block of BR rows is formed,
+   used and forgotten:
        for each block of BR rows, for each tile of CB columns:
            T    = L_b R_c^T                    (GEMM, BR x CB x d)
            F   += sum of f_wc(T)                (elementwise, dense + sparse)
            T    = D(T)                          (gradient or scaled direction)
            Out_b += T P_c                       (GEMM, BR x d x CB)
-   A BR x CB tile (288 x 512 floats, 590 KB) stays in L2 between the three
-   steps. The dense part of the direction, -B_wc s(x_wc) (or -s(x_wc)), and
-   the dense part of F, B_wc log s(-x_wc), cover every entry; the counts add
+   The dense part of the direction, -B_wc s(x_wc) (or -s(x_wc)), and the
+   dense part of F, B_wc log s(-x_wc), cover every entry; the counts add
    #(w,c) s(-x) (or #(w,c)/B_wc s(-x)) and #(w,c) log s(x) on their nonzero
-   pattern only. B_wc = k #(w)#(c)/|D| (k #(w) P(c) with context
-   distribution smoothing) is rank one: rowfac[w] * colfac[c].
-   Cost per sweep: 4 n m d flops (the two GEMMs) + ~40 n m flops for the
-   exponentials + O(nnz). Memory: per thread one tile and GEMM packing
-   buffers; R_c^T and P_c for every c, packed once a sweep for the GEMMs
-   (m d + m d reals: otherwise each block of rows packs them again); the
-   counts and their transpose.
+   pattern only. B_wc = rowfac[w] * colfac[c] is rank one (II.0).
    Determinism: blocks are independent (each owns its rows of Out and its
    partial F); partial sums are added in block order after the loop.
    The code, from the top: ro_sgns__sweep (what to compute: a
@@ -7079,25 +7050,15 @@ static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_res
    a tile (ro_sgns__sweep_tile: the two GEMMs) -> a row of it
    (ro_sgns__grad_row: the gradient and F) -> the elementwise loops below.
    Numerics: s and log s come from e = exp(-|x|) <= 1 only, so nothing
-   overflows; exp and log1p are branch-free polynomials that compilers
-   vectorize (below), accurate to a few ulp of ro_sgns_real (in the
-   repository: tests/test_ro.c checks at most 4 against libm).
+   overflows; exp and log1p are branch-free polynomials, accurate to a few
+   ulp of ro_sgns_real (tests/test_ro.c checks at most 4 against libm).
    GCC compiles the functions from here to the end of ro_sgns__inverse_b
-   with options of their own (not under RO_SGNS_NO_SIMD), one reason each:
-   -fno-trapping-math: otherwise a select on a floating-point comparison
-     (x < 0 ? .. : ..) becomes no vector blend without AVX-512's masks; the
-     library never enables an FP trap (clang assumes none by default).
-   -ftree-vectorize, dynamic cost model: GCC's -O2 would leave these loops
-     scalar (it vectorizes only loops that need no scalar epilogue).
-   -ffp-contract=fast: the polynomials are chains of multiply-adds, fused
-     where the target has FMA; the bits then differ between targets with
-     and without FMA (as between compilers), never between the vector and
-     scalar code of one build or with the thread count.
-   prefer-vector-width=512 (AVX-512): GCC's tuning for Intel's CPUs would
-     give these loops half-width vectors beside the GEMM's 512-bit ones;
-     the same bits (per-entry operations, the sums' lanes fixed in the
-     code). Clang has no such switch for a function: a clang build for
-     Intel gets 512 bits from the user's -mprefer-vector-width=512.
+   with options of their own (not under RO_SGNS_NO_SIMD): -fno-trapping-math
+   (the library never enables an FP trap), -ftree-vectorize,
+   -ffp-contract=fast (the bits differ between targets with and without
+   FMA, never between the vector and scalar code of one build or with the
+   thread count) and, for AVX-512, prefer-vector-width=512. Why each, the
+   tile's size, cost and memory: docs/DESIGN.md, II.5.
    ====================================================================== */
 
 #if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 4)) && \
@@ -8102,67 +8063,40 @@ done:
        M V    = U S + lambda D V                  D V: a sweep over rows
        M^T U' = V S^T (U^T U') + lambda D^T U'    D^T U': a sweep over the
                                                   transposed counts
-   so a step costs two sweeps (each 4 n m d flops in its two products, see
-   II.5) and two QRs (n x d and m x d; Cholesky QR twice, all GEMMs,
-   when their conditioning allows it: II.2). The sweep that gives F at the
-   new point gives its D V too, which is the next step's first product, so
-   the safeguard's F costs nothing on an accepted step (and the U S it
-   sweeps with is the next step's U S).
+   so a step costs two sweeps (II.5) and two QRs (II.2). The sweep that
+   gives F at the new point gives its D V too, the next step's first
+   product, so the safeguard's F costs nothing on an accepted step.
    Safeguard (on by default; the paper has none): a step that lowers F, or
    makes a NaN, is halved and retried from the same D V; after an accepted
    step the next one starts at min(lambda * grow, the configured step).
    The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
-   Memory: the counts and their transpose, U, V and five n x d blocks,
-   for the fused step below two more and one block of D's rows a thread
-   (and up to n x m reals for the kept direction below, when asked for).
-   Three products instead of four, in O((n + m) d) memory (fuse, the
-   default): the sweep at the new point X' knows, block of rows by block of
-   rows, D = D(X') and D V'; so once a block's D V' is complete, it knows
-   that block's rows of the next step's M V = U' S' + lambda D V' (lambda
-   is known ahead: the step after an accepted one starts at min(lambda
-   grow, step)), and it adds D_b^T (M V)_b to G = D^T M V. The next step's
-   QR, M V = U'' R, then gives
+   Fused (cfg->fuse, the default): once a block of rows of the sweep at the
+   new point has its D V complete, it knows that block's rows of the next
+   step's M V = U' S' + lambda D V' (lambda is known ahead), and adds
+   D_b^T (M V)_b to G = D^T M V; the next QR, M V = U'' R, then gives
        D^T U'' = D^T M V R^-1 = G R^-1
-   with no sweep over X^T: G R^-1 is applied as CholeskyQR2 applied R^-1
-   to M V, (G R1^-1) R2^-1, so the rounding of G is all that differs
-   from the direct product (G's error grows by R's condition number, which
-   CholeskyQR2 only accepts below about 1/sqrt(eps)). A block's D must
-   wait for its D V to be complete, so it is kept: one block of rows a
-   thread (block_rows x m reals), written by the first product of each
-   tile and read back by the third. G is summed block after block in
-   order, every thread on its own rows of G, so its bits do not depend on
-   the thread count (they do on block_rows). On shards each shard sums its
-   own rows' G; M V's QR is TSQR there, whose Q is M V R^-1 as well (to
-   rounding), so a shard's part of D^T U' is G R^-1 with R^-1 inverted on
-   every shard from the same R, when R's condition is below 1/sqrt(eps)
-   (the bound CholeskyQR2 keeps; ro_sgns__qr_rows_inv), and the sum over
-   the shards carries these parts as it carried the swept ones. Where the
-   shortcut does not apply, the step sweeps as before: a halved retry (its
-   lambda is not the one G was made for), a QR that took Householder's
-   path (or on shards an R above that condition), the kept direction.
-   It saves a little less than the product and pass it drops: reading D's
-   blocks back from memory (n m reals a step) makes the third product
-   slower than the other two.
-   Three products instead of four (keep_direction_bytes): the sweep that
-   gives F and D V at the new point computes D there, the very D whose
-   D^T U' the next step needs. The sweep also stores as many of D's first
-   rows as the budget holds (n_k of them, each m reals), and the next step
-   splits D^T U' = D_k^T U'_k + D_r^T U'_r by rows: the kept rows' part is
-   one GEMM over them, the rest a sweep over X^T that skips the kept
-   columns (words) of X^T. With every row kept: no X^T blocks, no second
-   pass of exponentials; with a fraction f, that much less of them. The
-   first rows are the most frequent words, whose columns of X^T hold the
-   most counts, so the walk over the counts shrinks faster than f. A halved
-   retry sweeps again (D was overwritten by the rejected candidate's).
+   applied as CholeskyQR2 applied R^-1, (G R1^-1) R2^-1: no sweep over X^T.
+   A block's D is kept until its D V is complete (block_rows x m reals a
+   thread). G is summed block after block in order, each thread on its own
+   rows of G, so its bits do not depend on the thread count (they do on
+   block_rows). On shards R^-1 is TSQR's, inverted on every shard from the
+   same R when its condition is below 1/sqrt(eps) (ro_sgns__qr_rows_inv).
+   The step sweeps X^T as before on a halved retry (its lambda is not the
+   one G was made for), after a Householder QR (or on shards an R above
+   that condition), and with the kept direction.
+   Kept direction (keep_direction_bytes): the sweep at the new point also
+   stores D's first n_k rows, and the next step splits D^T U' = D_k^T U'_k
+   + D_r^T U'_r by rows: one GEMM over the kept rows, a sweep over X^T for
+   the other columns. A halved retry sweeps again.
    The code: ro_sgns__ro_run is Algorithm 1, a comment for each line; its
    products are ro_sgns__mv (line 4's M V), ro_sgns__mt_u (line 5's M^T U',
    its D^T U' by one of the three routes above in ro_sgns__dt_u) and
    ro_sgns__f_and_dv (line 6: F and D V at the candidate, the next step's
    first product); ro_sgns__ro_step holds what one step leaves the next.
-   Shards (II.4, II.8) run this same function: where the rows of U are
-   spread over processes, the QR of M V, the sum of the shards' parts of
-   M^T U' and the sum of F go through the transport; on one machine the
-   three are a plain QR (II.2's ro_sgns__qr_step) and nothing.
+   Shards (II.4, II.8) run this same function: the QR of M V, the sum of
+   the shards' parts of M^T U' and the sum of F go through the transport;
+   on one machine the three are a plain QR (II.2's ro_sgns__qr_step).
+   Memory, costs and why three products: docs/DESIGN.md, II.6.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
@@ -8773,14 +8707,8 @@ done:
    tests/test_ro.c (test_metric_direction: g, L and the CG residual
    against n x m matrices formed there, with I.7's P_T).
 
-   Why: the scaled direction D = grad F / B fits one step to every entry's
-   curvature, but its steps stop where P_T(grad F / B) = 0, and that is not
-   where P_T(grad F) = 0: the division by B does not commute with the
-   projection onto the tangent space T at X (I.7). On the bundled corpus
-   the scaled steps stall well before P_T(grad F) = 0, where no halving of
-   the next step raises F (docs/ABLATION.md, "The Riemannian gradient's
-   norm"). The plain gradient has the right fixed points, but
-   B's six orders of magnitude leave it no step size that works.
+   Why: the scaled direction grad F / B stops where P_T(grad F / B) = 0,
+   which is not where P_T(grad F) = 0 (docs/DESIGN.md, II.6b).
    What: measure tangent vectors by B, <xi, eta>_B = sum_wc B_wc xi_wc
    eta_wc, and step along the gradient in that metric: the xi in T with
        <xi, eta>_B = <grad F, eta>  for every eta in T,  i.e.
@@ -8809,10 +8737,8 @@ done:
        M V    = U (S + lambda K) + lambda Up
        M^T U' = V (S^T T + lambda (K^T T + Up^T U')) + lambda Vp T,
                 T = U^T U'
-   both without a sweep. A step costs two sweeps (G^T U at X; F and G V
-   at the new point, the next step's G V), four big products against the
-   scaled direction's three, plus the CG's (n + m) d^2 work. One machine
-   only (not on shards); fuse and keep_direction_bytes do not apply.
+   both without a sweep. One machine only (not on shards); fuse and
+   keep_direction_bytes do not apply. Cost: docs/DESIGN.md, II.6b.
    ====================================================================== */
 
 #ifndef RO_SGNS_NO_METRIC
@@ -9351,13 +9277,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
 
    What: the start point of RO-SGNS and the strongest baseline of the
    paper: X_0 = U_d diag(s_d) V_d^T, the best rank-d approximation of the
-   shifted positive PMI matrix.
-   Why this way: the SPPMI matrix is sparse (its pattern is the pattern of
-   the counts, nnz ~ 16M at n = 25k) and only its top d singular triplets
-   are needed, so it is never densified. The truncated SVD is block Krylov
-   (block Lanczos with full reorthogonalization; Golub and Underwood 1977,
-   Musco and Musco 2015), built from the sparse product, our GEMM, QR and
-   Jacobi SVD; l = d + p columns in s = l / b blocks of b:
+   shifted positive PMI matrix A, which stays sparse. Block Krylov (block
+   Lanczos with full reorthogonalization; Golub and Underwood 1977, Musco
+   and Musco 2015), l = d + p columns in s = l / b blocks of b:
        Omega  = Gaussian, m x b  (seeded, drawn per row block)
        Q_0    = orth(A Omega)
        for i = 1 .. s-1:
@@ -9366,23 +9288,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
        Z_{s-1} = A^T Q_{s-1}           Q = [Q_i] (n x l), Z = [Z_i] = A^T Q
        H      = Z^T Z = Ub Sigma^2 Ub^T (l x l: pivoted Cholesky + Jacobi)
        A     ~= (Q Ub) Sigma (Z Ub Sigma^-1)^T -> keep the first d columns.
-   Why Krylov: SPPMI's spectrum is flat in its tail, where the error of
-   subspace iteration falls like (s_{l+1} / s_i)^(2q+1) and Krylov's like
-   a Chebyshev polynomial of degree 2s - 1 in the gap, so Krylov at l = 3d
-   is both faster and far more accurate (the measurement: bench/RESULTS.md,
-   "Moved from the header's comments"). Subspace iteration (Halko,
-   Martinsson and Tropp 2011, algorithm 4.4) stays available:
+   Subspace iteration (Halko, Martinsson and Tropp 2011, algorithm 4.4)
+   stays available:
        Q = qr(A Omega_l);  q times: Q = qr(A qr(A^T Q));  SVD of Q^T A.
-   Cost of Krylov: 2l sparse-product columns (2 nnz flops each), block
-   orthogonalization ~4 n l^2 flops (GEMM), H ~2 m l^2 (GEMM), an l x l
-   Cholesky and Jacobi (~l^3 per sweep), two n x l x d GEMMs. Memory: A
-   (and A^T unless A is symmetric), Q and Z (n x l and m x l), H (l x l
-   doubles).
    Determinism: every product is summed row by row in column order; the
    Gaussian matrix is drawn in fixed blocks of rows from per-block streams.
    Shards (II.4, II.8) run these same functions on rows spread over
    processes: the products with A^T, the projections and the QRs of the
    basis go through the transport there; on one machine they are plain.
+   Why Krylov, cost and memory: docs/DESIGN.md, II.7.
    ====================================================================== */
 
 #ifndef RO_SGNS_NO_TSVD
