@@ -4316,9 +4316,7 @@ typedef struct ro_sgns__blocking {
 } ro_sgns__blocking;
 
 /* The B panel's budget: 2 MB (NC = 2048 floats or 1024 doubles with
-   KC = 256). Each thread packs its own panel and the L3 a VM reports is
-   shared with neighbours it cannot see: 4 and 8 MB measured slower, 512
-   KB too. A build may set it; it decides no bits. */
+   KC = 256). A build may set it; it decides no bits (docs/DESIGN.md, II.1). */
 #ifndef RO_SGNS__B_PANEL_BYTES
 #define RO_SGNS__B_PANEL_BYTES ((size_t)2 << 20)
 #endif
@@ -4350,13 +4348,9 @@ static void ro_sgns__cpuid(unsigned leaf, unsigned sub, unsigned r[4])
 #endif
 
 /* Sizes in bytes of the L1 data, L2 and L3 caches of the CPU this runs on,
-   0 where unknown. x86: the deterministic cache parameters of cpuid leaf 4
-   (Intel) or 0x8000001D (AMD, same layout: type, level, ways, partitions,
-   line size, sets), else AMD's older leaves 0x80000005/6. No state is kept
-   between calls (no globals, no cache to make thread-safe): 6-8 cpuid
-   instructions, cheap on bare metal, but in a VM each one traps to the
-   hypervisor (microseconds each), so callers ask once per product, never
-   per block, and small products not at all. */
+   0 where unknown (x86: cpuid leaf 4 on Intel, 0x8000001D on AMD, else AMD's
+   older 0x80000005/6). No state is kept between calls; cpuid traps in a VM,
+   so callers ask once per product, never per block. */
 static void ro_sgns__cache_sizes(size_t size[3])
 {
     size[0] = size[1] = size[2] = 0;
@@ -4393,12 +4387,9 @@ static void ro_sgns__cache_sizes(size_t size[3])
 #endif
 }
 
-/* The blocking for the CPU this runs on: the A block (MC x KC) takes about
-   a quarter of L2, leaving room for a B panel that fits there too (the NN
-   shapes with n = d: 256 x 112 floats) and for C's lines passing through
-   (half of L2 measured slower). The B panel (KC x NC) takes at most half of L3 and
-   at most the 2 MB budget above, and NC stays in [512, NC_MAX] (a smaller
-   one packs A more often). Unknown sizes keep the fixed table. */
+/* The blocking for the CPU this runs on: the A block (MC x KC) about a
+   quarter of L2; the B panel (KC x NC) at most half of L3 and the 2 MB
+   budget, NC in [512, NC_MAX]. Unknown sizes keep the fixed table. */
 static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 {
     size_t c[3], row = RO_SGNS__KC * sizeof(ro_sgns_real);
@@ -4416,15 +4407,12 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 }
 
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
-/* The SIMD kernels below are macros where C99 has no better tool: a
-   tile's accumulators are named registers (c00 .. c111), which only token
-   pasting can address row by row (an array may stay in memory), and each
-   kernel is one body for four vector types (float and double, AVX2 and
-   AVX-512) and two layouts of A, where C99 has no generic functions.
-   One row of a SIMD micro-kernel's tile: broadcast row i's element of A
-   (a[i * sa_]: sa_ is 1 in a packed panel, the row stride in an unpacked
-   one), two fused multiply-adds into the row's two accumulators. A macro:
-   it names row i's registers by token pasting. */
+/* The SIMD kernels are macros: a tile's accumulators are named registers
+   (c00 .. c111) that only token pasting addresses row by row, and one body
+   serves four vector types and two layouts of A.
+   One row of a tile: broadcast row i's element of A (a[i * sa_]: sa_ is 1
+   in a packed panel, the row stride in an unpacked one), two FMAs into the
+   row's two accumulators. */
 #define RO_SGNS__FMA_ROW(T, SET1, FMA, i)                                 \
     do {                                                                   \
         T ai_ = SET1(a[(i) * sa_]);                                        \
@@ -4434,8 +4422,7 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 /* Row i of a full tile's update from the registers, C = (first ? beta C :
    C) + alpha acc, rounded as ro_sgns__update_tile rounds it (a product,
    then a sum); mode 0: not first, 1: first with beta == 0 (C not read),
-   2: first. A macro: it names row i's registers by token pasting, for any
-   vector type. */
+   2: first. */
 #define RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i)                                    \
     do {                                                                                   \
         R_ *ci_ = C + i * ldc;                                                             \
@@ -4475,24 +4462,14 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
 /* The SIMD micro-kernels: a tile of ROWS rows and two vectors of W (NR = 2 W
    columns) in 2 ROWS accumulators; per step two loads of B and ROWS
-   broadcasts of A, each feeding two fused multiply-adds.
-   AVX2 + FMA: 6 x 16 float / 6 x 8 double in 12 ymm registers (12 + 2 + 1
-   of the 16: the largest tile that fits; 12 FMAs per 8 loads keeps two
-   FMA pipes busy while the loads stay under 2 a cycle).
-   AVX-512: 12 x 32 float in 24 of the 32 zmm registers, 6 x 16 double in
-   12 (12 x 16 would fit too, but its A micro-panel crowds L1: see MR).
-   ROWS is a constant, so the rows past it are compiled away.
+   broadcasts of A, each feeding two FMAs. ROWS is a constant, so the rows
+   past it are compiled away.
    With C not NULL (a full tile) the kernel also does the tile's update,
    C = (first ? beta C : C) + alpha acc, exactly as ro_sgns__update_tile
-   rounds it (a product, then a sum), from the registers; the C rows are
-   prefetched before the k loop so their misses overlap the arithmetic.
-   With C NULL it stores the tile to acc (edge tiles).
+   rounds it (a product, then a sum); with C NULL it stores the tile to acc.
    DIRECT 0: a is a packed micro-panel (lda unused); DIRECT 1: a points to
-   row 0 of ROWS rows of A as they are in memory, lda apart, and the kernel
-   reads them where they are (see ro_sgns__gemm_run): the same loads and
-   FMAs in the same order, so the same bits, without the packing.
-   A macro: one body for each vector type and layout of A (C99 has no
-   generic functions; the alternative is a copy for each). */
+   row 0 of ROWS rows of A in place, lda apart: the same loads and FMAs in
+   the same order, so the same bits. Tile shapes: docs/DESIGN.md, II.1. */
 #define RO_SGNS__KERNEL_SIMD(NAME, DIRECT, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA,     \
                              LOADU, STOREU, MUL, ADD)                                       \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, size_t lda,                  \
@@ -4540,16 +4517,10 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
             STORE(acc + 21 * W, c101), STORE(acc + 22 * W, c110), STORE(acc + 23 * W, c111); \
         }                                                                                  \
     }
-/* The half-width kernel for an edge panel with at most NR / 2 columns
-   (d = 100 leaves 4 of 16 columns for AVX2 float, 4 of 32 for AVX-512
-   float): one vector per row, to acc with row stride 2 W. Same terms, same
-   order, same bits as the full kernel. With AVX2 its six FMA chains cannot
-   hide the FMA latency (at most 75% of the full kernel's rate), so half the
-   work should take about two thirds of the time; AVX-512 float's twelve
-   chains are enough, so about half (double's six, as AVX2's). */
-/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. A macro:
-   it names the rows' registers by token pasting. The kernel itself is one,
-   as RO_SGNS__KERNEL_SIMD is, for each vector type and layout of A. */
+/* The half-width kernel for an edge panel with at most NR / 2 columns: one
+   vector per row, to acc with row stride 2 W. Same terms, same order, same
+   bits as the full kernel. */
+/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. */
 #define RO_SGNS__HALF_ROWS6(SET1, FMA, i0, i1, i2, i3, i4, i5)                              \
     do {                                                                                   \
         c##i0 = FMA(SET1(a[(i0) * sa_]), b0, c##i0);                                       \
@@ -4581,18 +4552,13 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
             STORE(acc + 18 * W, c9), STORE(acc + 20 * W, c10), STORE(acc + 22 * W, c11);   \
         }                                                                                  \
     }
-/* The narrow kernel for an edge panel of at most NC columns (float: d =
-   100 leaves 4 of AVX-512's 32 columns or of AVX2's 16, d = 200 8 of 32):
-   the vectors run down the panel's ROWS rows (12 of 16 lanes, 6 of 8; the
-   rest masked off) instead of across its columns, so a step p takes one
-   FMA per column instead of one per row (4 instead of 12 at d = 100 with
-   AVX-512). Two sets of accumulators, the even and the odd steps,
-   added at the end, keep enough FMAs in flight to hide their latency.
-   That is another order of the same terms than the full kernel's, so these
-   columns get other last bits than a full panel would give them; always
-   the same ones, since the edge panel is the last NR-panel of C whatever
-   the blocking and the threads. To acc with row stride NR, like the
-   others. */
+/* The narrow kernel for an edge panel of at most NC columns (float): the
+   vectors run down the panel's ROWS rows (the rest masked off), one FMA per
+   column a step; two sets of accumulators, even and odd steps, added at the
+   end. Another order of the same terms than the full kernel's, so these
+   columns get other last bits; always the same ones, since the edge panel
+   is the last NR-panel of C whatever the blocking and the threads. To acc
+   with row stride NR, like the others. */
 #ifdef RO_SGNS__AVX512
 #define RO_SGNS__CV_T __m512
 #define RO_SGNS__CV_ROWS 12
@@ -4721,20 +4687,14 @@ RO_SGNS__AVX512_KERNELS(ro_sgns__kernel_simd_s, ro_sgns__kernel_simd_d, ro_sgns_
 RO_SGNS__AVX512_KERNELS(ro_sgns__kernel_da_s, ro_sgns__kernel_da_d, ro_sgns__kernel_da_half_s,
                         ro_sgns__kernel_da_half_d, 1)
 
-/* The narrow edge (at most 8 columns, float) when A is read in place: the
-   narrow kernel above needs a packed panel (its vectors run down 12 rows),
-   so here each (row, column) pair gets a dot product along p instead, 16
-   steps of p to a vector: row i's run of A (contiguous in place) times
-   column j's run of B, which the caller lays out transposed (bt: column j's
-   kc values at bt + j * kc, columns past the edge's zero). G rows at a
-   time keep G x NC = 16 accumulators in registers, with the G + NC operands
-   (24 or 26 of the 32); each is summed across its lanes at the end
-   (ro_sgns__sum16, a fixed order). Every FMA does 16 useful
-   multiply-adds (the narrow kernel's 12), with a load for every two FMAs
-   (the narrow kernel's five for four), plus the lane sums at the end of
-   each KC block. Another order of the terms again, so these columns get
-   other last bits than with packing; the same on every call, as every
-   panel of rows takes this kernel in direct mode. */
+/* The narrow edge (at most 8 columns, float) when A is read in place (the
+   narrow kernel needs a packed panel): each (row, column) pair gets a dot
+   product along p, 16 steps to a vector, row i's run of A times column j's
+   run of B laid out transposed by the caller (bt: column j's kc values at
+   bt + j * kc, columns past the edge's zero); each accumulator is summed
+   across its lanes at the end (ro_sgns__sum16, a fixed order). Other last
+   bits than with packing; the same on every call, as every panel of rows
+   takes this kernel in direct mode. */
 /* The sum of v's 16 lanes: halves, quarters, pairs, then neighbours added,
    in 512-bit registers (GCC 12's _mm512_reduce_add_ps warns as C++). */
 static RO_SGNS__INLINE float ro_sgns__sum16(__m512 v)
@@ -4894,9 +4854,8 @@ static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns
     const size_t narrow_max = 4;
 #endif
     /* at most narrow_max columns, or that many past the half-width
-       kernel's (d = 500 leaves 20 of AVX-512's 32, d = 300 12 of AVX2's
-       16): the half-width kernel for the first NR / 2, the narrow one for
-       the rest, at about 2/3 of the full kernel's time */
+       kernel's: the half-width kernel for the first NR / 2, the narrow one
+       for the rest */
     const size_t skip = cols > narrow_max ? (size_t)RO_SGNS__NR / 2 : 0;
     if (!RO_SGNS__IS_DOUBLE && cols - skip <= narrow_max && cols > skip) {
         void (*narrow)(size_t, const float *, const float *, float *) = ro_sgns__kernel_cols4_s;
@@ -4996,10 +4955,7 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__copy_rows(const ro_sgns_real *A, size
 }
 
 /* A hint to bring the cache line at p closer (GCC and clang; elsewhere
-   nothing). The packing routines read operands that are usually in memory,
-   not in cache, in runs of KC elements (one or two kilobytes) at a stride
-   of a whole row: too short for the hardware prefetchers to lock on, so
-   without hints each run waits for memory line by line. */
+   nothing): the packing reads runs too short for the hardware prefetchers. */
 #if defined(__GNUC__) || defined(__clang__)
 #define RO_SGNS__GEMM_PREFETCH(p) __builtin_prefetch((const void *)(p))
 #else
@@ -5017,10 +4973,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__copy_rows(const ro_sgns_real *A, size
 #define RO_SGNS__PACK_A_AVX2 1
 /* Packing six full rows of A (row-major, lda): the columns p < kc8 (a
    multiple of 8 floats or 4 doubles) of the six rows go to panel[p * S +
-   i] (S: the panel's width, MR), by loading a vector from each row and
-   transposing in registers (4 x 4 transposes of rows 0-3, pairs for rows
-   4-5): 10 or 12 shuffles and 16 stores per 48 floats instead of 48
-   scalar stores. Returns the columns packed; the caller does the rest. */
+   i] (S: the panel's width, MR), transposed in registers. Returns the
+   columns packed; the caller does the rest. */
 static size_t ro_sgns__pack_a6_avx2_s(const float *A, size_t lda, size_t kc, float *panel,
                                       size_t S)
 {
@@ -5094,16 +5048,8 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
     if (ta) {
         /* op(A)(i, p) = A[p][i]: row p of A holds MR adjacent elements of
            every panel, so each panel's piece of a row is one fixed-size copy.
-           Rows go by groups of PACK_ROWS: the group's rows (runs of mc
-           elements, read once; the next group's are prefetched) stay in L1
-           while each panel in turn receives the group's pieces, one run of
-           PACK_ROWS x MR elements. Row by row, every row's pieces went to
-           all the panels, kc MR elements apart: 12 KB with AVX-512 (and
-           AVX2's double), a multiple of 4 KB, so more than 12 panels (mc >
-           144 in float, mc > 72 in double) mapped to one set of a 12-way
-           L1 and evicted each other (6 KB in AVX2's float: two sets; 4 KB
-           in the portable build: one). And the copies, of a length the
-           compiler could not see, ran element by element. */
+           Rows go by groups of PACK_ROWS, which stay in L1 while each panel
+           in turn receives the group's pieces (why: docs/DESIGN.md, II.1). */
         size_t pg, q;
         for (pg = 0; pg < kc; pg += RO_SGNS__PACK_ROWS) {
             const size_t pe = ro_sgns__min(kc, pg + RO_SGNS__PACK_ROWS);
@@ -5329,29 +5275,19 @@ static double ro_sgns__uneven(size_t x, size_t nt)
    parallel region) on workspace ws of ro_sgns__gemm_ws_elems(n, nt)
    elements, blocked as bk says. Arguments already checked; m, n, k > 0 and
    alpha != 0.
-   Threading: each thread owns a fixed part of C for the whole call, either
-   a range of rows (in units of MR) or a range of the NR-column micro-panels
-   of every NC block, and packs the panels it needs itself. So the threads
-   never wait for each other until the call ends: with shared packed panels,
-   as in BLIS, they meet at two barriers per KC step, and on a busy machine
-   every barrier where one thread has been descheduled costs the other a
-   time slice. The price is
-   packing twice: with rows split, every thread packs all of op(B) (n x k);
-   with columns split, all of op(A) (m x k). So rows are split when
-   n <= m (NN 1024 x 100 x 24292: A is the big operand), columns when
-   n > m (NT 1024 x 24292 x d), unless that split is uneven (fewer units
-   than threads, or 10% off) and the other one is more even.
-   Each thread then cuts its rows into blocks of at most MC, of equal size
-   up to MR (1024 rows, MC 126: nine blocks of 114, not eight of 126 and
-   one of 16). The bits of C depend on none of this: every element is
-   built from the same kernel calls over the same KC blocks in the same
-   order, whatever the thread count, MC or NC.
+   Threading: each thread owns a fixed part of C for the whole call, a range
+   of rows (in units of MR) when n <= m, else a range of the NR-column
+   micro-panels of every NC block (unless that split is the more uneven),
+   and packs the panels it needs itself: no barriers until the call ends.
+   Each thread cuts its rows into blocks of at most MC, of equal size up to
+   MR. The bits of C depend on none of this: every element is built from
+   the same kernel calls over the same KC blocks in the same order,
+   whatever the thread count, MC or NC (why: docs/DESIGN.md, II.1).
    shape: RO_SGNS__FULL, or one of the two halved products of the Cholesky
    QR (II.2), which skip work whose result is known or not wanted:
    RO_SGNS__UPPER_C: only C's upper triangle (i <= j) is wanted; tiles
-     wholly below the diagonal are not computed and keep what they held.
-     The rows are split so that each thread gets half the tiles, not half
-     the rows (row i has n - i of them).
+     wholly below the diagonal are not computed and keep what they held;
+     each thread gets half the tiles, not half the rows.
    RO_SGNS__UPPER_B: op(B) (k x n) is upper triangular; each tile's sum
      stops at the last row of op(B) its columns reach: the terms left out
      are products with zeros, so C gets the full product's bits (but for
@@ -5572,15 +5508,12 @@ static void ro_sgns__gemm_run(const ro_sgns__gemm_op *op, int nt, ro_sgns_real *
 }
 
 /* The RO sweep's tile products: C = A op(B) + beta C on one thread, in the
-   fixed table's blocking (no cpuid, so it costs nothing per call: the
-   sweep calls it per tile, thousands of times a pass), op(B) packed ahead
-   (pb) or not (B, ldb): the same bits either way, and with any other
-   blocking. With fewer than KC columns A is read in place (direct mode,
-   AVX-512 builds): packing A copies m k reals for 2 m n k flops, a 1/(2n)
-   share of the work, and reading A in place costs a little in the kernel
-   (MR row streams instead of one: a few percent, a gain where n = d).
-   Those products may differ from ro_sgns_gemm's in the last bits
-   of the columns of a narrow edge panel in float. */
+   fixed table's blocking (no cpuid: the sweep calls it per tile), op(B)
+   packed ahead (pb) or not (B, ldb): the same bits either way, and with
+   any other blocking. With fewer than KC columns A is read in place
+   (direct mode, AVX-512 builds); those products may differ from
+   ro_sgns_gemm's in the last bits of a narrow edge panel's columns in
+   float. */
 static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                    size_t k, const ro_sgns_real *A, size_t lda,
                                    const ro_sgns_real *B, size_t ldb,
