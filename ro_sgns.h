@@ -7009,13 +7009,10 @@ static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_res
 /* exp(x) for x <= 0, branch-free: x = k ln2 + r, |r| <= ln2/2, by the
    "shifter" trick (adding 1.5 * 2^mantissa_bits rounds x/ln2 to an integer
    k held in the low bits), a Taylor polynomial for e^r, and 2^k built from
-   k's bits. Clamped below at the smallest normal power of two.
-   The polynomials here are evaluated by Estrin's scheme (pairs c_i + c_i+1 r
-   combined with r^2, r^4, ...) rather than Horner's: the same terms, but a
-   dependency chain of about log2(degree) multiply-adds instead of degree,
-   which is what limits these loops on out-of-order CPUs. The leading
-   1 + r is added last, as Horner's scheme does, which keeps the error at
-   Horner's. */
+   k's bits. Clamped below at the smallest normal power of two. The
+   polynomials here are evaluated by Estrin's scheme, the leading 1 + r
+   added last as Horner's scheme does, which keeps Horner's error (why
+   Estrin: docs/DESIGN.md, II.5). */
 static RO_SGNS__INLINE float ro_sgns__expf_neg(float x)
 {
     const float shifter = 12582912.0f; /* 1.5 * 2^23 */
@@ -7091,11 +7088,9 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__log1pr_unit(ro_sgns_real e)
 
 /* F's terms are summed in double into 32 lanes that a block of rows keeps
    (acc), in a fixed order the compiler can vectorize without
-   reassociating: 32 values at a time (four independent chains of 8-lane
-   vector additions), then 8 at a time into lanes 0-7, then one at a time
-   into lanes 0-7; the lanes are added up once, at the end of the block
-   (one 8-lane sum reduced a row at a time was bound by the additions'
-   latency and the reduction). */
+   reassociating: 32 values at a time (four chains of 8-lane additions),
+   then 8 at a time into lanes 0-7, then one at a time into lanes 0-7; the
+   lanes are added up once, at the end of the block. */
 static void ro_sgns__sum_into(double *RO_SGNS__RESTRICT acc, const ro_sgns_real *RO_SGNS__RESTRICT v,
                               size_t n)
 {
@@ -7115,9 +7110,7 @@ static double ro_sgns__sum_lanes(const double *acc)
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-/* -|x| by setting the sign bit: one vector OR, where x < 0 ? x : -x became
-   two comparisons, a sign flip and two blends (GCC, AVX-512), and the
-   plainer x < -x ? x : -x a sign flip and a min. The exponentials come out
+/* -|x| by setting the sign bit (one vector OR). The exponentials come out
    the same for every x (-0 and +0 both give 1, a NaN stays a NaN). */
 static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
 {
@@ -7138,10 +7131,8 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
     }
 }
 
-/* The exponentials of one row of a tile: es[j] = exp(-|x_j|), x = t. A loop
-   of its own: two short dependency chains an entry instead of one long one
-   let an out-of-order core overlap more entries. The counts' terms of the
-   row read them too. */
+/* The exponentials of one row of a tile: es[j] = exp(-|x_j|), x = t, a
+   loop of its own; the counts' terms of the row read them too. */
 static void ro_sgns__row_exp(const ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
                              ro_sgns_real *RO_SGNS__RESTRICT es)
 {
@@ -7247,17 +7238,13 @@ static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
 }
 
 /* The sweep's B operands, R^T for X's tiles and P for the products with
-   them, packed once a sweep: otherwise every block of rows packs them again
-   (rows / BR times). Memory: cols (rounded up to NR) x d + cols x dp (dp
-   rounded up) reals, like R and P themselves. NULL (and the tiles pack
-   their own) when the tiles (if more than one) are not a multiple of NR
-   wide, the tiles go to the BLAS, or the memory is not there: the same
-   bits either way. The threads pack their shares of the panels (a copy: no
-   bits depend on who makes it). With mem, the buffer is mem's, kept from
-   one sweep to the next (grown when too small) and never returned to be
-   freed: the RO step sweeps twice a step, and a fresh buffer of that size
-   would come from the system each time, its pages faulted in one by one
-   by the serial packing. */
+   them, packed once a sweep. Memory: cols (rounded up to NR) x d + cols x
+   dp (dp rounded up) reals. NULL (and the tiles pack their own) when the
+   tiles (if more than one) are not a multiple of NR wide, the tiles go to
+   the BLAS, or the memory is not there: the same bits either way. The
+   threads pack their shares (a copy: no bits depend on who makes it). With
+   mem, the buffer is mem's, kept from one sweep to the next (grown when
+   too small) and never returned to be freed. */
 typedef struct ro_sgns__sweep_mem {
     ro_sgns_real *buf;
     size_t elems;
@@ -7454,12 +7441,9 @@ static void ro_sgns__sweep_scratch_at(const ro_sgns__sweep_plan *pl, int tid,
     s->runlen = (uint32_t *)(void *)(s->gemm_ws + pl->gws);
 }
 
-/* Each row's counts in a tile are a short run of its CSR arrays, far from
-   the previous row's: without a hint every run begins with a miss to
-   memory. The sweep asks for the run of row w, RO_SGNS__PF_ROWS rows
-   ahead, from its cursor kp: as many lines as that row's run in the
-   previous tile had (its contexts are sorted by frequency, so runs shrink
-   from tile to tile), at least four. */
+/* Prefetch the CSR run of row w, RO_SGNS__PF_ROWS rows ahead, from its
+   cursor kp: as many lines as that row's run in the previous tile had, at
+   least four (why: docs/DESIGN.md, II.5). */
 static RO_SGNS__INLINE void ro_sgns__prefetch_counts(const ro_sgns__side *sd, size_t w,
                                                      uint64_t kp, uint32_t run)
 {
@@ -7491,11 +7475,10 @@ static void ro_sgns__grad_row(const ro_sgns__sweep_plan *pl, const ro_sgns__swee
     uint64_t k0 = s->cursor[i], k1 = k0, kk;
     const double rf = sd->rowfac[w];
     /* the row's exponentials, then the counts' terms while t still holds x:
-       the run of this row's counts in the tile gathered into short arrays
-       as it is found (x, its exponential, the count, the column's factor),
-       then vectorizable loops. The arrays' pointers are locals: for all the
-       compiler knows, a store to xs..bs could change *s or *sd, and it
-       would reload them after each one. */
+       the row's counts in the tile gathered into short arrays (x, its
+       exponential, the count, the column's factor), then vectorizable loops;
+       the arrays' pointers are locals so that stores through them need no
+       reloads of *s or *sd */
     ro_sgns__row_exp(t, cb, es);
     {
         const uint64_t kend = sd->row_ptr[w + 1];
@@ -7542,9 +7525,8 @@ static void ro_sgns__grad_row(const ro_sgns__sweep_plan *pl, const ro_sgns__swee
 
 /* One tile: rows r0 .. r0 + br - 1 and the columns from c0 (as many as
    fit in a tile) of X = L R^T into tile (GEMM), each row made D(X)'s with
-   F's terms into facc, then Out's rows += tile P_c (GEMM). Not inlined
-   (one call a tile): inlined into the walk, GCC ran short of registers in
-   the rows' gather and scatter loops and reloaded from the stack there. */
+   F's terms into facc, then Out's rows += tile P_c (GEMM). Not inlined:
+   docs/DESIGN.md, II.5. */
 static RO_SGNS__NOINLINE void ro_sgns__sweep_tile(const ro_sgns__sweep_plan *pl,
                                                   const ro_sgns__sweep_scratch *s, size_t r0,
                                                   size_t br, size_t c0, ro_sgns_real *tile,
@@ -7577,8 +7559,7 @@ static RO_SGNS__NOINLINE void ro_sgns__sweep_tile(const ro_sgns__sweep_plan *pl,
 
 /* Fused: the block's rows r0 .. r0 + br - 1 of Y = L + lambda D(X) P,
    complete once its last tile is, packed into its slot of ypk for G's
-   chunks (else every chunk's product packs them again: as many reals a
-   sweep as D has). */
+   chunks. */
 static void ro_sgns__fuse_y(const ro_sgns__sweep_plan *pl, size_t r0, size_t br, size_t slot)
 {
     const ro_sgns__fuse *fz = pl->a->fz;
@@ -7594,8 +7575,7 @@ static void ro_sgns__fuse_y(const ro_sgns__sweep_plan *pl, size_t r0, size_t br,
 /* Block blk of rows: its tiles from column cbeg on, its part of F and,
    fused, its rows of Y. Its tiles are the thread's own tile, or (fused)
    the block's rows of D in slot `slot` of fz->buf, tile after tile (each
-   tile's rows contiguous, as the thread's own tile: what G's chunks then
-   read is one run of memory, not br_max pages). */
+   tile's rows contiguous). */
 static void ro_sgns__sweep_block(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
                                  size_t blk, size_t slot)
 {
@@ -7652,9 +7632,7 @@ static void ro_sgns__fuse_dty(const ro_sgns__sweep_plan *pl, ro_sgns_real *gemm_
 }
 
 /* A block is done: count it and report the count to the step's callback,
-   one thread at a time (whichever thread finished it: a loaded machine
-   may give one thread every block). Nothing here touches the sweep's
-   numbers. */
+   one thread at a time. Nothing here touches the sweep's numbers. */
 static void ro_sgns__block_done(const ro_sgns__sweep_plan *pl, size_t *done)
 {
     ro_sgns__block_report *rep = pl->a->rep;
