@@ -6266,8 +6266,8 @@ RO_SGNS_DEF void ro_sgns_counts_free(ro_sgns_counts *c)
 
 /* ---- memory accounting --------------------------------------------------
    Every allocation of a counting run goes through these, so that in_use is
-   what the run holds and a budget can be enforced. A realloc counts only
-   the new size (glibc grows large blocks with mremap, without a copy). */
+   what the run holds and a budget can be enforced; a realloc counts only
+   the new size (docs/DESIGN.md, II.3). */
 
 typedef struct ro_sgns__mem {
     const ro_sgns_allocator *al;
@@ -9709,26 +9709,21 @@ static ro_sgns_result ro_sgns__krylov_factors(const ro_sgns__krylov *kr)
 }
 
 /* Block Krylov (see ro_sgns_tsvd_method) into t->f: l columns in blocks
-   of b.
-
-   The basis Q = [Q_0 .. Q_{s-1}] (n x l) grows by Q_i = orth(A A^T Q_{i-1})
-   against all earlier blocks. The best rank-d approximation of A within
-   the space is Q times that of B = Q^T A (l x m): with
+   of b. The basis Q = [Q_0 .. Q_{s-1}] (n x l) grows by
+   Q_i = orth(A A^T Q_{i-1}) against all earlier blocks. The best rank-d
+   approximation of A within the space is Q times that of B = Q^T A: with
    H = B B^T = Ub Sigma^2 Ub^T (l x l),
        U = Q Ub_d,   V = A^T U Sigma_d^-1,   S = Sigma_d.
-   H costs nothing extra: its column block i, Q^T A (A^T Q_i), is the first
-   projection of the product that makes the next block (Q^T Y with
-   Y = A A^T Q_i, over the blocks that exist by then; H is symmetric), and
-   the last block takes one more product. H's eigenvectors come from a
-   pivoted Cholesky factor, H = P R^T R P^T (double), and one-sided Jacobi
-   on R^T, whose left singular vectors are P^T Ub (no rotations need to be
-   kept). Forming H squares the condition: singular values far below
-   sqrt(epsilon) s_1 (float: 2e-4 s_1) lose relative accuracy this way,
-   which the subspace method keeps.
-   On a shard (II.4) A, Q and U are the shard's n rows, the first of
-   them row r0 of the whole: A^T Q_i, Q^T Y and A^T U are summed over the
-   shards (m x b, l x b and m x d), each block is orthogonalized by TSQR,
-   and H, V and S come out the same on every shard. */
+   H's column block i, Q^T A (A^T Q_i), is the first projection of the
+   product that makes the next block, so H costs one more product only.
+   H's eigenvectors: a pivoted Cholesky factor, H = P R^T R P^T (double),
+   then one-sided Jacobi on R^T, whose left singular vectors are P^T Ub.
+   Forming H squares the condition: singular values far below
+   sqrt(epsilon) s_1 lose relative accuracy (the subspace method keeps it).
+   On a shard (II.4) A, Q and U are the shard's n rows (the first is row r0
+   of the whole): A^T Q_i, Q^T Y and A^T U are summed over the shards, each
+   block is orthogonalized by TSQR, and H, V and S are the same on every
+   shard. */
 static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns__tsvd_job *t)
 {
     const double t0 = ro_sgns__now();
@@ -9772,11 +9767,9 @@ static ro_sgns_result ro_sgns__tsvd_sizes(const ro_sgns_tsvd_config *cfg, size_t
         (cfg->method != RO_SGNS_TSVD_KRYLOV && cfg->method != RO_SGNS_TSVD_SUBSPACE))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "tsvd: power_iters < 0 or an unknown method (%d)", cfg->method);
-    /* The error of the i-th singular value shrinks with (s_{l+1} / s_i)^(2q+1)
-       under subspace iteration, and with a Chebyshev polynomial of degree
-       2l/b - 1 in the gap under block Krylov: for the tail (i near d) only
-       l well beyond d helps, and for a spectrum that decays like a power of
-       i (SPPMI's does) that ratio depends on l / d, so p grows with d. */
+    /* p grows with d: for the tail (i near d) only l well beyond d helps,
+       and for SPPMI's power-law spectrum that ratio depends on l / d
+       (docs/DESIGN.md, II.7) */
     p = cfg->oversample;
     if (p == 0)
         p = cfg->method == RO_SGNS_TSVD_KRYLOV ? 2 * d : (d / 2 > 50 ? d / 2 : 50);
@@ -10139,10 +10132,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
 
    No Part I twin: the repository's tests/test_ro.c (test_head_and_fold,
    test_fold_start, test_csr_head) checks the head problem's F and each
-   folded row against the paper's formulas in double (the row's gradient,
-   projected on the head's factor, ~0 after 60 searched steps; f as
-   reported; rising with the steps) and the head block of the point
-   against the head's.
+   folded row against the paper's formulas in double (the row's projected
+   gradient ~0, f as reported and rising) and the head block of the point.
    What: a point trained on the head (the first n_h words, m_h contexts)
    extended to the whole problem. Each tail word w gets a z that raises
    f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c)
@@ -10160,15 +10151,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
    G once, the sparse part a row's counts, one Cholesky a row. From
    z = 0 (x = 0, where the curvature is 1/4 exactly) the first step is
    Newton's; it is the default (docs/GUIDE.md, Folding in).
-   How: blocks of block_rows tail rows at a time, each row with its x
-   (its row of X_b) kept along the steps. A step: the coefficients p at
-   x (II.5's kernels), g = G_b = P_b A (a GEMM), the direction H^-1 g (a
-   d x d solve a row), how x moves along it, dl = (H^-1 g) A^T (a GEMM),
-   the step size (1, or the line search's), then z and x move. Rows are
-   independent: the threads split them, and the bits do not depend on
-   how (only on block_rows, which the GEMM's shapes follow). Memory: four
-   blocks of block_rows x m_h reals, block_rows d x d factors in double,
-   and the point's (n + m) d four times.
+   How: blocks of block_rows tail rows, each row's x kept along the steps.
+   A step: p at x (II.5's kernels), g = P_b A (a GEMM), H^-1 g (a d x d
+   solve a row), dl = (H^-1 g) A^T (a GEMM), the step size (1, or the line
+   search's), then z and x move. Rows are independent: the threads split
+   them, and the bits depend only on block_rows, never on the threads.
+   Memory: docs/DESIGN.md, II.9.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_head(const ro_sgns_problem *p, size_t nh,
