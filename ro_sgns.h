@@ -10132,8 +10132,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
 
    No Part I twin: the repository's tests/test_ro.c (test_head_and_fold,
    test_fold_start, test_csr_head) checks the head problem's F and each
-   folded row against the paper's formulas in double (the row's projected
-   gradient ~0, f as reported and rising) and the head block of the point.
+   folded row against the paper's formulas in double (the row's gradient,
+   projected on the head's factor, ~0 after 60 searched steps; f as
+   reported; rising with the steps) and the head block of the point
+   against the head's.
    What: a point trained on the head (the first n_h words, m_h contexts)
    extended to the whole problem. Each tail word w gets a z that raises
    f(z) = sum_{c < m_h} #(w,c) log s(z.a_c) + B_wc log s(-z.a_c)
