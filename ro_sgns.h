@@ -3663,28 +3663,14 @@ static ro_sgns_result ro_sgns__check_counts_arg(const ro_sgns_counts *c, ro_sgns
    that kernel in plain C, the reference for the SIMD kernels of II.1 and
    the kernel of builds without them. */
 
-/* Block sizes. MR x NR is the register tile of the micro-kernel, fixed by
-   the instruction set the build targets. KC is the depth of one rank-KC
-   update; it decides the summation order, so it is a constant of the
-   build (256 for every kernel), never a function of the CPU: a binary
-   gives the same bits on every machine that runs the same kernel. It keeps
-   the B micro-panel (KC x NR: 16 KB for AVX2, 32 KB for AVX-512 float)
-   within the L1 cache; smaller KC measured slower where k > KC, larger
-   no faster.
-   The row count MR decides no bits (a row's sums are the same whichever
-   tile it is in), so it is chosen for L1: in the loop over a B
-   micro-panel's tiles, that panel (KC x NR) and one A micro-panel (MR x
-   KC) are read KC times together, and 12 x 256 doubles (24 KB) beside
-   256 x 16 (32 KB) exceed a 48 KB L1 where float's 12 + 32 KB do not:
-   the B panel's lines are evicted by the A panel streaming past and come
-   back from L2 every tile. With 6 rows (12 + 32 KB) they stay. Six rows
-   of two vectors are 12 accumulators, enough to cover the FMA latency (4
-   cycles, 2 pipes).
-   MC rows of A (the MC x KC block, about a quarter of L2) and NC columns of
-   B (the KC x NC panel, 2 MB, in L3) only decide which data stay in which cache, never the
-   arithmetic: they are chosen per product from the CPU's cache sizes
+/* Block sizes. MR x NR is the micro-kernel's register tile, fixed by the
+   instruction set the build targets. KC, the depth of one rank-KC update,
+   decides the summation order, so it is a constant of the build (256 for
+   every kernel), never a function of the CPU: a binary gives the same bits
+   on every machine that runs the same kernel. MR, MC and NC decide no bits:
+   MC and NC come per product from the CPU's cache sizes
    (ro_sgns__gemm_blocking), up to MC_MAX and NC_MAX, which size the
-   workspace. */
+   workspace. Why these sizes: docs/DESIGN.md, II.0. */
 #ifdef RO_SGNS__AVX512
 #define RO_SGNS__MR (RO_SGNS__IS_DOUBLE ? 6 : 12)
 #define RO_SGNS__NR (RO_SGNS__IS_DOUBLE ? 16 : 32) /* two 512-bit vectors */
@@ -4267,50 +4253,26 @@ done:
                micro-kernel: an MR x NR tile of C += A panel * B panel,
                the tile held in registers for all KC steps
 
-   Packing copies the operands, whatever op() is, into the exact order the
-   micro-kernel reads them (contiguous, zero-padded at the edges), so the
-   kernel has one shape and the transposes cost nothing in the inner loop.
-   Edge tiles run the same kernel on the padded panels (the SIMD builds a
-   half-width one for panels at most NR / 2 wide, and in float a narrow one
-   whose vectors run down the rows for panels of at most 8 or 4 columns, or
-   for the columns past the first NR / 2 when at most that many are left)
-   and write back only the valid part.
-   Direct mode (the RO sweep's tile products with fewer than KC columns,
-   ro_sgns__gemm_run_tile, in AVX-512 builds): A is not packed; the kernels broadcast each row's
-   element from A where it lies (the same loads, FMAs and order, so the
-   same bits), and a narrow edge panel of float, whose kernel needs a packed
-   panel, gets dot products along k instead (ro_sgns__kernel_dot4_s: other
-   last bits for those columns). The sweep's second product has the
-   288 x 512 tile of X as its A and only d columns, so packing A was 1/d of
-   its work in copies.
-   Micro-kernels: one per instruction set the compiler targets (chosen at
-   compile time, no run-time dispatch): AVX-512F 12 x 32 float / 6 x 16
-   double, AVX2 + FMA 6 x 16 / 6 x 8, else portable C 4 x 8 (also with
-   RO_SGNS_NO_SIMD). The SIMD kernels write full tiles of C from their
-   registers; edge tiles go through a small buffer. Block sizes: MR, NR and
-   KC are constants of the build; MC and NC follow the cache sizes of the
-   CPU that runs the product (cpuid, read once per product; a fixed table
-   without cpuid).
-   Cost: 2 m n k flops; memory: one B panel (KC x NC) plus one A block
-   (MC x KC) per thread. Two shapes take about half that, for II.2's
-   Cholesky QR: only C's upper triangle (a Gram matrix), or op(B)
-   upper triangular (RO_SGNS__UPPER_C, RO_SGNS__UPPER_B, at the driver).
-   MR, NR and KC are defined in II.0, beside the portable kernel.
+   Packing puts the operands, whatever op() is, in the order the kernel
+   reads them (zero-padded at the edges); edge tiles write back only their
+   valid part. Direct mode (the sweep's tile products with fewer than KC
+   columns, AVX-512 builds): A is read in place, with the same loads, FMAs
+   and order. One micro-kernel per instruction set, chosen at compile time:
+   AVX-512F, AVX2 + FMA, else portable C (also with RO_SGNS_NO_SIMD).
+   Cost: 2 m n k flops (about half for II.2's shapes RO_SGNS__UPPER_C and
+   RO_SGNS__UPPER_B); memory: one B panel (KC x NC) and one A block
+   (MC x KC) per thread. The kernels, the edges and the blocking, and why:
+   docs/DESIGN.md, II.1.
    Determinism: each element of C receives its KC-long partial sums in pc
    order, each computed by the kernel its column's panel gets (in p order;
    the narrow kernel in two interleaved halves, even and odd p, added at
    the end), and which panel a column falls in depends on n and NR only.
-   MC, NC and the split of the rows or columns over threads change which
-   thread computes a tile and what is in cache, never the arithmetic, so
-   any thread count gives bitwise the same C. KC is a fixed constant (256
-   in every build) for that reason, and not a function of the CPU: the
-   same binary gives the same bits on any CPU. Different builds may not: the AVX2 and AVX-512 kernels
-   fuse each multiply-add (one rounding, the same terms in the same order:
-   the same sums, but for the columns of an edge panel that only one of
-   them gives to its narrow kernel, e.g. n = 200 in float), the portable one rounds twice unless the compiler
-   contracts it (-ffp-contract: GCC does by default in GNU C and C++ modes,
-   not with -std=c99), and so may the update C + alpha acc.
-   The k loop is never split over threads.
+   MC, NC and the split over threads never change the arithmetic, so any
+   thread count gives bitwise the same C; KC is a constant of the build for
+   that reason. Different builds may differ in the last bits: the SIMD
+   kernels fuse each multiply-add, the portable one rounds twice unless the
+   compiler contracts it (-ffp-contract), and the narrow edge kernels sum in
+   another order. The k loop is never split over threads.
    ====================================================================== */
 
 /* GEMM internals that the code below uses before their definitions. */
@@ -4354,9 +4316,7 @@ typedef struct ro_sgns__blocking {
 } ro_sgns__blocking;
 
 /* The B panel's budget: 2 MB (NC = 2048 floats or 1024 doubles with
-   KC = 256). Each thread packs its own panel and the L3 a VM reports is
-   shared with neighbours it cannot see: 4 and 8 MB measured slower, 512
-   KB too. A build may set it; it decides no bits. */
+   KC = 256). A build may set it; it decides no bits (docs/DESIGN.md, II.1). */
 #ifndef RO_SGNS__B_PANEL_BYTES
 #define RO_SGNS__B_PANEL_BYTES ((size_t)2 << 20)
 #endif
@@ -4388,13 +4348,9 @@ static void ro_sgns__cpuid(unsigned leaf, unsigned sub, unsigned r[4])
 #endif
 
 /* Sizes in bytes of the L1 data, L2 and L3 caches of the CPU this runs on,
-   0 where unknown. x86: the deterministic cache parameters of cpuid leaf 4
-   (Intel) or 0x8000001D (AMD, same layout: type, level, ways, partitions,
-   line size, sets), else AMD's older leaves 0x80000005/6. No state is kept
-   between calls (no globals, no cache to make thread-safe): 6-8 cpuid
-   instructions, cheap on bare metal, but in a VM each one traps to the
-   hypervisor (microseconds each), so callers ask once per product, never
-   per block, and small products not at all. */
+   0 where unknown (x86: cpuid leaf 4 on Intel, 0x8000001D on AMD, else AMD's
+   older 0x80000005/6). No state is kept between calls; cpuid traps in a VM,
+   so callers ask once per product, never per block. */
 static void ro_sgns__cache_sizes(size_t size[3])
 {
     size[0] = size[1] = size[2] = 0;
@@ -4431,12 +4387,9 @@ static void ro_sgns__cache_sizes(size_t size[3])
 #endif
 }
 
-/* The blocking for the CPU this runs on: the A block (MC x KC) takes about
-   a quarter of L2, leaving room for a B panel that fits there too (the NN
-   shapes with n = d: 256 x 112 floats) and for C's lines passing through
-   (half of L2 measured slower). The B panel (KC x NC) takes at most half of L3 and
-   at most the 2 MB budget above, and NC stays in [512, NC_MAX] (a smaller
-   one packs A more often). Unknown sizes keep the fixed table. */
+/* The blocking for the CPU this runs on: the A block (MC x KC) about a
+   quarter of L2; the B panel (KC x NC) at most half of L3 and the 2 MB
+   budget, NC in [512, NC_MAX]. Unknown sizes keep the fixed table. */
 static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 {
     size_t c[3], row = RO_SGNS__KC * sizeof(ro_sgns_real);
@@ -4454,15 +4407,12 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 }
 
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
-/* The SIMD kernels below are macros where C99 has no better tool: a
-   tile's accumulators are named registers (c00 .. c111), which only token
-   pasting can address row by row (an array may stay in memory), and each
-   kernel is one body for four vector types (float and double, AVX2 and
-   AVX-512) and two layouts of A, where C99 has no generic functions.
-   One row of a SIMD micro-kernel's tile: broadcast row i's element of A
-   (a[i * sa_]: sa_ is 1 in a packed panel, the row stride in an unpacked
-   one), two fused multiply-adds into the row's two accumulators. A macro:
-   it names row i's registers by token pasting. */
+/* The SIMD kernels are macros: a tile's accumulators are named registers
+   (c00 .. c111) that only token pasting addresses row by row, and one body
+   serves four vector types and two layouts of A.
+   One row of a tile: broadcast row i's element of A (a[i * sa_]: sa_ is 1
+   in a packed panel, the row stride in an unpacked one), two FMAs into the
+   row's two accumulators. */
 #define RO_SGNS__FMA_ROW(T, SET1, FMA, i)                                 \
     do {                                                                   \
         T ai_ = SET1(a[(i) * sa_]);                                        \
@@ -4472,8 +4422,7 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 /* Row i of a full tile's update from the registers, C = (first ? beta C :
    C) + alpha acc, rounded as ro_sgns__update_tile rounds it (a product,
    then a sum); mode 0: not first, 1: first with beta == 0 (C not read),
-   2: first. A macro: it names row i's registers by token pasting, for any
-   vector type. */
+   2: first. */
 #define RO_SGNS__ROW_UPDATE(T, LOADU, STOREU, MUL, ADD, i)                                    \
     do {                                                                                   \
         R_ *ci_ = C + i * ldc;                                                             \
@@ -4513,24 +4462,14 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
 #if defined(RO_SGNS__AVX512) || defined(RO_SGNS__AVX2)
 /* The SIMD micro-kernels: a tile of ROWS rows and two vectors of W (NR = 2 W
    columns) in 2 ROWS accumulators; per step two loads of B and ROWS
-   broadcasts of A, each feeding two fused multiply-adds.
-   AVX2 + FMA: 6 x 16 float / 6 x 8 double in 12 ymm registers (12 + 2 + 1
-   of the 16: the largest tile that fits; 12 FMAs per 8 loads keeps two
-   FMA pipes busy while the loads stay under 2 a cycle).
-   AVX-512: 12 x 32 float in 24 of the 32 zmm registers, 6 x 16 double in
-   12 (12 x 16 would fit too, but its A micro-panel crowds L1: see MR).
-   ROWS is a constant, so the rows past it are compiled away.
+   broadcasts of A, each feeding two FMAs. ROWS is a constant, so the rows
+   past it are compiled away.
    With C not NULL (a full tile) the kernel also does the tile's update,
    C = (first ? beta C : C) + alpha acc, exactly as ro_sgns__update_tile
-   rounds it (a product, then a sum), from the registers; the C rows are
-   prefetched before the k loop so their misses overlap the arithmetic.
-   With C NULL it stores the tile to acc (edge tiles).
+   rounds it (a product, then a sum); with C NULL it stores the tile to acc.
    DIRECT 0: a is a packed micro-panel (lda unused); DIRECT 1: a points to
-   row 0 of ROWS rows of A as they are in memory, lda apart, and the kernel
-   reads them where they are (see ro_sgns__gemm_run): the same loads and
-   FMAs in the same order, so the same bits, without the packing.
-   A macro: one body for each vector type and layout of A (C99 has no
-   generic functions; the alternative is a copy for each). */
+   row 0 of ROWS rows of A in place, lda apart: the same loads and FMAs in
+   the same order, so the same bits. Tile shapes: docs/DESIGN.md, II.1. */
 #define RO_SGNS__KERNEL_SIMD(NAME, DIRECT, R, T, W, ROWS, ZERO, LOAD, STORE, SET1, FMA,     \
                              LOADU, STOREU, MUL, ADD)                                       \
     static void NAME(size_t kc, const R *RO_SGNS__RESTRICT a, size_t lda,                  \
@@ -4578,16 +4517,10 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
             STORE(acc + 21 * W, c101), STORE(acc + 22 * W, c110), STORE(acc + 23 * W, c111); \
         }                                                                                  \
     }
-/* The half-width kernel for an edge panel with at most NR / 2 columns
-   (d = 100 leaves 4 of 16 columns for AVX2 float, 4 of 32 for AVX-512
-   float): one vector per row, to acc with row stride 2 W. Same terms, same
-   order, same bits as the full kernel. With AVX2 its six FMA chains cannot
-   hide the FMA latency (at most 75% of the full kernel's rate), so half the
-   work should take about two thirds of the time; AVX-512 float's twelve
-   chains are enough, so about half (double's six, as AVX2's). */
-/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. A macro:
-   it names the rows' registers by token pasting. The kernel itself is one,
-   as RO_SGNS__KERNEL_SIMD is, for each vector type and layout of A. */
+/* The half-width kernel for an edge panel with at most NR / 2 columns: one
+   vector per row, to acc with row stride 2 W. Same terms, same order, same
+   bits as the full kernel. */
+/* Rows i0..i5 of the half-width kernel: one FMA each into c_i. */
 #define RO_SGNS__HALF_ROWS6(SET1, FMA, i0, i1, i2, i3, i4, i5)                              \
     do {                                                                                   \
         c##i0 = FMA(SET1(a[(i0) * sa_]), b0, c##i0);                                       \
@@ -4619,18 +4552,13 @@ static void ro_sgns__gemm_blocking(ro_sgns__blocking *bk)
             STORE(acc + 18 * W, c9), STORE(acc + 20 * W, c10), STORE(acc + 22 * W, c11);   \
         }                                                                                  \
     }
-/* The narrow kernel for an edge panel of at most NC columns (float: d =
-   100 leaves 4 of AVX-512's 32 columns or of AVX2's 16, d = 200 8 of 32):
-   the vectors run down the panel's ROWS rows (12 of 16 lanes, 6 of 8; the
-   rest masked off) instead of across its columns, so a step p takes one
-   FMA per column instead of one per row (4 instead of 12 at d = 100 with
-   AVX-512). Two sets of accumulators, the even and the odd steps,
-   added at the end, keep enough FMAs in flight to hide their latency.
-   That is another order of the same terms than the full kernel's, so these
-   columns get other last bits than a full panel would give them; always
-   the same ones, since the edge panel is the last NR-panel of C whatever
-   the blocking and the threads. To acc with row stride NR, like the
-   others. */
+/* The narrow kernel for an edge panel of at most NC columns (float): the
+   vectors run down the panel's ROWS rows (the rest masked off), one FMA per
+   column a step; two sets of accumulators, even and odd steps, added at the
+   end. Another order of the same terms than the full kernel's, so these
+   columns get other last bits; always the same ones, since the edge panel
+   is the last NR-panel of C whatever the blocking and the threads. To acc
+   with row stride NR, like the others. */
 #ifdef RO_SGNS__AVX512
 #define RO_SGNS__CV_T __m512
 #define RO_SGNS__CV_ROWS 12
@@ -4759,20 +4687,14 @@ RO_SGNS__AVX512_KERNELS(ro_sgns__kernel_simd_s, ro_sgns__kernel_simd_d, ro_sgns_
 RO_SGNS__AVX512_KERNELS(ro_sgns__kernel_da_s, ro_sgns__kernel_da_d, ro_sgns__kernel_da_half_s,
                         ro_sgns__kernel_da_half_d, 1)
 
-/* The narrow edge (at most 8 columns, float) when A is read in place: the
-   narrow kernel above needs a packed panel (its vectors run down 12 rows),
-   so here each (row, column) pair gets a dot product along p instead, 16
-   steps of p to a vector: row i's run of A (contiguous in place) times
-   column j's run of B, which the caller lays out transposed (bt: column j's
-   kc values at bt + j * kc, columns past the edge's zero). G rows at a
-   time keep G x NC = 16 accumulators in registers, with the G + NC operands
-   (24 or 26 of the 32); each is summed across its lanes at the end
-   (ro_sgns__sum16, a fixed order). Every FMA does 16 useful
-   multiply-adds (the narrow kernel's 12), with a load for every two FMAs
-   (the narrow kernel's five for four), plus the lane sums at the end of
-   each KC block. Another order of the terms again, so these columns get
-   other last bits than with packing; the same on every call, as every
-   panel of rows takes this kernel in direct mode. */
+/* The narrow edge (at most 8 columns, float) when A is read in place (the
+   narrow kernel needs a packed panel): each (row, column) pair gets a dot
+   product along p, 16 steps to a vector, row i's run of A times column j's
+   run of B laid out transposed by the caller (bt: column j's kc values at
+   bt + j * kc, columns past the edge's zero); each accumulator is summed
+   across its lanes at the end (ro_sgns__sum16, a fixed order). Other last
+   bits than with packing; the same on every call, as every panel of rows
+   takes this kernel in direct mode. */
 /* The sum of v's 16 lanes: halves, quarters, pairs, then neighbours added,
    in 512-bit registers (GCC 12's _mm512_reduce_add_ps warns as C++). */
 static RO_SGNS__INLINE float ro_sgns__sum16(__m512 v)
@@ -4932,9 +4854,8 @@ static void ro_sgns__kernel_edge(size_t kc, const ro_sgns_real *a, const ro_sgns
     const size_t narrow_max = 4;
 #endif
     /* at most narrow_max columns, or that many past the half-width
-       kernel's (d = 500 leaves 20 of AVX-512's 32, d = 300 12 of AVX2's
-       16): the half-width kernel for the first NR / 2, the narrow one for
-       the rest, at about 2/3 of the full kernel's time */
+       kernel's: the half-width kernel for the first NR / 2, the narrow one
+       for the rest */
     const size_t skip = cols > narrow_max ? (size_t)RO_SGNS__NR / 2 : 0;
     if (!RO_SGNS__IS_DOUBLE && cols - skip <= narrow_max && cols > skip) {
         void (*narrow)(size_t, const float *, const float *, float *) = ro_sgns__kernel_cols4_s;
@@ -5034,10 +4955,7 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__copy_rows(const ro_sgns_real *A, size
 }
 
 /* A hint to bring the cache line at p closer (GCC and clang; elsewhere
-   nothing). The packing routines read operands that are usually in memory,
-   not in cache, in runs of KC elements (one or two kilobytes) at a stride
-   of a whole row: too short for the hardware prefetchers to lock on, so
-   without hints each run waits for memory line by line. */
+   nothing): the packing reads runs too short for the hardware prefetchers. */
 #if defined(__GNUC__) || defined(__clang__)
 #define RO_SGNS__GEMM_PREFETCH(p) __builtin_prefetch((const void *)(p))
 #else
@@ -5055,10 +4973,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__copy_rows(const ro_sgns_real *A, size
 #define RO_SGNS__PACK_A_AVX2 1
 /* Packing six full rows of A (row-major, lda): the columns p < kc8 (a
    multiple of 8 floats or 4 doubles) of the six rows go to panel[p * S +
-   i] (S: the panel's width, MR), by loading a vector from each row and
-   transposing in registers (4 x 4 transposes of rows 0-3, pairs for rows
-   4-5): 10 or 12 shuffles and 16 stores per 48 floats instead of 48
-   scalar stores. Returns the columns packed; the caller does the rest. */
+   i] (S: the panel's width, MR), transposed in registers. Returns the
+   columns packed; the caller does the rest. */
 static size_t ro_sgns__pack_a6_avx2_s(const float *A, size_t lda, size_t kc, float *panel,
                                       size_t S)
 {
@@ -5132,16 +5048,8 @@ static void ro_sgns__pack_a(ro_sgns_trans ta, const ro_sgns_real *A, size_t lda,
     if (ta) {
         /* op(A)(i, p) = A[p][i]: row p of A holds MR adjacent elements of
            every panel, so each panel's piece of a row is one fixed-size copy.
-           Rows go by groups of PACK_ROWS: the group's rows (runs of mc
-           elements, read once; the next group's are prefetched) stay in L1
-           while each panel in turn receives the group's pieces, one run of
-           PACK_ROWS x MR elements. Row by row, every row's pieces went to
-           all the panels, kc MR elements apart: 12 KB with AVX-512 (and
-           AVX2's double), a multiple of 4 KB, so more than 12 panels (mc >
-           144 in float, mc > 72 in double) mapped to one set of a 12-way
-           L1 and evicted each other (6 KB in AVX2's float: two sets; 4 KB
-           in the portable build: one). And the copies, of a length the
-           compiler could not see, ran element by element. */
+           Rows go by groups of PACK_ROWS, which stay in L1 while each panel
+           in turn receives the group's pieces (why: docs/DESIGN.md, II.1). */
         size_t pg, q;
         for (pg = 0; pg < kc; pg += RO_SGNS__PACK_ROWS) {
             const size_t pe = ro_sgns__min(kc, pg + RO_SGNS__PACK_ROWS);
@@ -5367,29 +5275,19 @@ static double ro_sgns__uneven(size_t x, size_t nt)
    parallel region) on workspace ws of ro_sgns__gemm_ws_elems(n, nt)
    elements, blocked as bk says. Arguments already checked; m, n, k > 0 and
    alpha != 0.
-   Threading: each thread owns a fixed part of C for the whole call, either
-   a range of rows (in units of MR) or a range of the NR-column micro-panels
-   of every NC block, and packs the panels it needs itself. So the threads
-   never wait for each other until the call ends: with shared packed panels,
-   as in BLIS, they meet at two barriers per KC step, and on a busy machine
-   every barrier where one thread has been descheduled costs the other a
-   time slice. The price is
-   packing twice: with rows split, every thread packs all of op(B) (n x k);
-   with columns split, all of op(A) (m x k). So rows are split when
-   n <= m (NN 1024 x 100 x 24292: A is the big operand), columns when
-   n > m (NT 1024 x 24292 x d), unless that split is uneven (fewer units
-   than threads, or 10% off) and the other one is more even.
-   Each thread then cuts its rows into blocks of at most MC, of equal size
-   up to MR (1024 rows, MC 126: nine blocks of 114, not eight of 126 and
-   one of 16). The bits of C depend on none of this: every element is
-   built from the same kernel calls over the same KC blocks in the same
-   order, whatever the thread count, MC or NC.
+   Threading: each thread owns a fixed part of C for the whole call, a range
+   of rows (in units of MR) when n <= m, else a range of the NR-column
+   micro-panels of every NC block (unless that split is the more uneven),
+   and packs the panels it needs itself: no barriers until the call ends.
+   Each thread cuts its rows into blocks of at most MC, of equal size up to
+   MR. The bits of C depend on none of this: every element is built from
+   the same kernel calls over the same KC blocks in the same order,
+   whatever the thread count, MC or NC (why: docs/DESIGN.md, II.1).
    shape: RO_SGNS__FULL, or one of the two halved products of the Cholesky
    QR (II.2), which skip work whose result is known or not wanted:
    RO_SGNS__UPPER_C: only C's upper triangle (i <= j) is wanted; tiles
-     wholly below the diagonal are not computed and keep what they held.
-     The rows are split so that each thread gets half the tiles, not half
-     the rows (row i has n - i of them).
+     wholly below the diagonal are not computed and keep what they held;
+     each thread gets half the tiles, not half the rows.
    RO_SGNS__UPPER_B: op(B) (k x n) is upper triangular; each tile's sum
      stops at the last row of op(B) its columns reach: the terms left out
      are products with zeros, so C gets the full product's bits (but for
@@ -5610,15 +5508,12 @@ static void ro_sgns__gemm_run(const ro_sgns__gemm_op *op, int nt, ro_sgns_real *
 }
 
 /* The RO sweep's tile products: C = A op(B) + beta C on one thread, in the
-   fixed table's blocking (no cpuid, so it costs nothing per call: the
-   sweep calls it per tile, thousands of times a pass), op(B) packed ahead
-   (pb) or not (B, ldb): the same bits either way, and with any other
-   blocking. With fewer than KC columns A is read in place (direct mode,
-   AVX-512 builds): packing A copies m k reals for 2 m n k flops, a 1/(2n)
-   share of the work, and reading A in place costs a little in the kernel
-   (MR row streams instead of one: a few percent, a gain where n = d).
-   Those products may differ from ro_sgns_gemm's in the last bits
-   of the columns of a narrow edge panel in float. */
+   fixed table's blocking (no cpuid: the sweep calls it per tile), op(B)
+   packed ahead (pb) or not (B, ldb): the same bits either way, and with
+   any other blocking. With fewer than KC columns A is read in place
+   (direct mode, AVX-512 builds); those products may differ from
+   ro_sgns_gemm's in the last bits of a narrow edge panel's columns in
+   float. */
 static void ro_sgns__gemm_run_tile(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, size_t n,
                                    size_t k, const ro_sgns_real *A, size_t lda,
                                    const ro_sgns_real *B, size_t ldb,
@@ -5794,27 +5689,18 @@ static void ro_sgns__gemm_taken(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, si
    test_qr_chol2). Also here: ro_sgns_svd, which routes to LAPACKE or to
    II.0's blocked Jacobi SVD (plain twin: ro_sgns_svd_naive, I.6).
 
-   What: the retraction of the RO step re-orthonormalizes an n x d factor
-   twice per iteration, and the randomized SVD re-orthonormalizes after
-   every power step. Householder reflections give a Q that is orthonormal
-   to working precision whatever the conditioning of A (Gram-Schmidt does
-   not), and handle rank deficiency without dividing by zero.
-   How (Golub and Van Loan, "Matrix Computations", 4th ed., 5.1-5.2):
-     - unblocked (ro_sgns__geqr2, I.5): for each column j, a
-       reflector H_j = I - tau v v^T with v = [1; v'] maps A(j:, j) to
-       (beta, 0, ..., 0), and is applied to the columns right of j;
+   What: the Q of an n x d matrix, orthonormal to working precision whatever
+   A's conditioning, rank deficiency included (Householder reflections;
+   Golub and Van Loan, "Matrix Computations", 4th ed., 5.1-5.2):
+     - unblocked (ro_sgns__geqr2, I.5): H_j = I - tau v v^T, v = [1; v'],
+       maps A(j:, j) to (beta, 0, ..., 0);
      - blocked (compact WY, Schreiber and Van Loan 1989): NB reflectors of a
-       panel are gathered into H_1...H_NB = I - V T V^T with T upper
-       triangular, so the update of the trailing columns and the forming of
-       Q are three GEMMs each and run at GEMM speed.
-   Q is formed explicitly: Q = H_1 ... H_d [I; 0], applied panel by panel
-   from the last. Signs are fixed at the end so that R_jj >= 0.
-   Cost: about 4 n d^2 flops (half for R, half for Q) for n >> d; memory:
-   the reflectors (n x d) and NB x d blocks.
-   The RO step's two QRs a step go first to Cholesky QR twice (at the end
-   of this section): 4 n d^2 flops, all in the GEMM's kernel (the upper
-   triangle of a Gram matrix, a product with a triangular one), for the
-   matrices whose conditioning allows it, and this QR for the others.
+       panel are H_1...H_NB = I - V T V^T with T upper triangular, so the
+       trailing update and the forming of Q are three GEMMs each.
+   Q = H_1 ... H_d [I; 0], applied panel by panel from the last; signs are
+   fixed at the end so that R_jj >= 0. Cost: about 4 n d^2 flops.
+   The RO step's two QRs go first to Cholesky QR twice (end of this
+   section) and to this QR when their conditioning does not allow it.
    ====================================================================== */
 
 #define RO_SGNS__QR_NB 32
@@ -6007,27 +5893,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_qr(size_t n, size_t d, ro_sgns_real *A, size_
 /* ----------------------------------------------------------------------
    Cholesky QR, twice: the RO step's QRs at GEMM speed
 
-   The step's two QRs take well-conditioned tall matrices, M V and M^T U'
-   (their singular values are those of S', spread by ~10-1000), and there
-   Cholesky QR (Stathopoulos and Wu 2002) is the faster road: R^T R = A^T A
-   by Cholesky, Q = A R^-1. Its Q loses orthogonality like u cond(A)^2; a
-   second pass on Q (CholeskyQR2: Fukaya, Nakatsukasa, Yanagisawa and
-   Yamamoto 2014; Yamamoto et al. 2015) brings it back to the working
-   precision when cond(A) is below about u^-1/2 (~4000 in float, 7e7 in
-   double). Each pass is two products (A^T A, of which only the upper
-   triangle is needed, and A R^-1, R^-1 upper triangular: each half a
-   GEMM, 2 n d^2 flops a pass, by the GEMM's RO_SGNS__UPPER_C and
-   RO_SGNS__UPPER_B shapes or CBLAS's syrk and trmm) and d^3 work on d x d
-   matrices, so both passes run at GEMM speed, where the
-   Householder QR above spends its time in serial panels and rank-32
-   updates that stream A from memory (4x slower at the step's shapes).
-   Whether a pass can be trusted is read from the second Gram matrix: it is
-   Q1^T Q1, and when |Q1^T Q1 - I|_F <= 1/2 (cond(Q1)^2 <= 3) the second
-   pass is accurate. When the first Cholesky breaks down (rank deficiency,
-   NaN, overflow) or the check fails, A is still as given and the
-   Householder QR takes it: every input gets the answer ro_sgns_qr gives,
-   only faster for the inputs the step produces. The d x d work is in
-   double; the decisions depend on the bits alone, never on threads. */
+   Cholesky QR (Stathopoulos and Wu 2002): R^T R = A^T A by Cholesky,
+   Q = A R^-1. Its Q loses orthogonality like u cond(A)^2; a second pass on
+   Q (CholeskyQR2: Fukaya, Nakatsukasa, Yanagisawa and Yamamoto 2014;
+   Yamamoto et al. 2015) brings it back to working precision when cond(A)
+   is below about u^-1/2. Each pass is two half-GEMMs (RO_SGNS__UPPER_C,
+   RO_SGNS__UPPER_B, or CBLAS's syrk and trmm) and d^3 work in double.
+   The second pass is trusted when |Q1^T Q1 - I|_F <= 1/2 (cond(Q1)^2 <= 3);
+   when the first Cholesky breaks down (rank deficiency, NaN, overflow) or
+   the check fails, A is still as given and the Householder QR takes it:
+   every input gets the answer ro_sgns_qr gives. The decisions depend on
+   the bits alone, never on threads. Why it pays: docs/DESIGN.md, II.2. */
 
 /* H (d x d, upper part, double) -> R upper with R^T R = H, in place; 0
    when a pivot is not positive (or NaN): H is not numerically positive
@@ -6390,8 +6266,8 @@ RO_SGNS_DEF void ro_sgns_counts_free(ro_sgns_counts *c)
 
 /* ---- memory accounting --------------------------------------------------
    Every allocation of a counting run goes through these, so that in_use is
-   what the run holds and a budget can be enforced. A realloc counts only
-   the new size (glibc grows large blocks with mremap, without a copy). */
+   what the run holds and a budget can be enforced; a realloc counts only
+   the new size (docs/DESIGN.md, II.3). */
 
 typedef struct ro_sgns__mem {
     const ro_sgns_allocator *al;
@@ -6838,22 +6714,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
    On one machine (comm NULL) this layer is a plain QR and nothing else;
    it sits under the step so that the same step (II.6) and the same start
    (II.7) run on P processes, each holding a shard: rows [r0, r1) of the
-   counts and of U, all of S and V, exchanging only thin matrices.
-   Why: the step costs ~8 n m d flops; at n = m = 1M, d = 300 that is
-   2.4e15 per step, beyond one machine, while the data a step exchanges is
-   O(m d) per process (in the repository: docs/SCALING.md, the cost model).
-   How: ro_sgns_ro_train_shard (II.8) runs the step unchanged; only its
-   three exchanges do more than on one machine. On shard s (n_s = r1 - r0
-   rows), with flops and, in brackets, what each shard sends:
-     QR(M V)    local: A_s = U_s S + lambda (D V)_s = Q_s R_s   4 n_s d^2
-                allgather R_s; [R_1; ..; R_P] = Q' R        4 P d^3  (d^2)
-                U'_s = Q_s Q'_s (tall-skinny QR, TSQR)     2 n_s d^2
-     M^T U'     each shard's V S^T (U_s^T U'_s) + lambda D_s^T U'_s and
-                U_s^T U'_s, summed over the shards         ((m + d) d)
-                (fused: D_s^T U'_s = G_s R^-1, G_s = D_s^T (M V)_s
-                from the shard's last sweep; R^-1 from TSQR's R,
-                the same on every shard: d^3 / 3, no exchange)
+   counts and of U, all of S and V, exchanging only thin matrices. The
+   step's three exchanges on shard s (in brackets what each shard sends):
+     QR(M V)    A_s = U_s S + lambda (D V)_s = Q_s R_s locally; allgather
+                R_s; [R_1; ..; R_P] = Q' R; U'_s = Q_s Q'_s (TSQR)   (d^2)
+     M^T U'     V S^T (U_s^T U'_s) + lambda D_s^T U'_s and U_s^T U'_s,
+                summed; fused, D_s^T U'_s = G_s R^-1 (no exchange)  ((m + d) d)
      F          each shard's part of F, summed                       (1)
+   The start's exchanges (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard) are of
+   the same kinds: A^T Q_i, Q^T Y and the column norms summed, each block
+   orthogonalized by TSQR, V = A^T U summed; nothing of size n per shard.
    Before each exchange the shards agree on their results (ro_sgns__agree:
    one sum, a count per error code), so an error on one shard -- out of
    memory, a NaN -- reaches all of them at the same point and every shard
@@ -6863,24 +6733,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create(const ro_sgns_counts *c, doubl
    every shard alike is the same arithmetic on the same bits, so a run
    repeats bit for bit for a given P, whatever the transport's algorithms;
    a different P changes the order of sums and so the last bits.
-   Memory per shard: its counts and their transpose, ~5 n_s d + 4 m d +
-   (P + 6) d^2 reals; fused, n_s d + m d more and one block of its rows
-   of D a thread (block_rows x m reals).
    Invariants: U'_s stacked is orthonormal; S, V, lambda, the iteration
    and every decision of the safeguard are the same on every shard.
-   The start X_0 on shards (ro_sgns_sppmi_rows, ro_sgns_tsvd_shard): a
-   shard's rows of SPPMI need only its rows of the counts and the global
-   marginals (I.8); the block Krylov SVD (II.7) then runs with the same
-   three kinds of exchange (A_s, Q_s, U_s the shard's rows; l = d + p,
-   blocks of b, 2 l / b products):
-     A^T Q_i    each shard's A_s^T Q_{i,s}, summed          (m b)
-     Q^T Y      the projection coefficients and H, summed   (l b, twice)
-     orth       column norms summed, then TSQR of the block (b^2 + b)
-     V          A_s^T U_s, summed; its QR repeated on every shard (m d)
-   so a shard holds its rows of the SPPMI (and their transpose), of the
-   Krylov basis (n_s l) and of U, plus two m x b blocks, V and H (l x l
-   doubles): nothing of size n. Sent by each shard in all: about (l + d) m
-   reals.
+   Why shards, flops, messages and memory: docs/DESIGN.md, II.4.
    ====================================================================== */
 
 /* The shards agree on res (see the banner); v (may be NULL) is summed
@@ -7106,27 +6961,19 @@ static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_res
    tests/test_ro.c (test_objective_and_gradient, test_step_vs_naive).
 
    What: F(X) and the products of its gradient with a thin factor, for X
-   given by factors (X = L R^T with L = U S, R = V), never storing X.
-   Why: X, grad F and M = X + lambda grad F are dense n x m (24k^2 = 590M
-   entries, 2.4 GB in float); the authors' code keeps several of them. Every
-   use of them here is a product with an n x d or m x d matrix, so a block
-   of BR rows is formed, used and forgotten:
+   given by factors (X = L R^T with L = U S, R = V). X, grad F and
+   M = X + lambda grad F are dense n x m, but every use of them is a
+   product with an n x d or m x d matrix, so a block of BR rows is formed,
+   used and forgotten:
        for each block of BR rows, for each tile of CB columns:
            T    = L_b R_c^T                    (GEMM, BR x CB x d)
            F   += sum of f_wc(T)                (elementwise, dense + sparse)
            T    = D(T)                          (gradient or scaled direction)
            Out_b += T P_c                       (GEMM, BR x d x CB)
-   A BR x CB tile (288 x 512 floats, 590 KB) stays in L2 between the three
-   steps. The dense part of the direction, -B_wc s(x_wc) (or -s(x_wc)), and
-   the dense part of F, B_wc log s(-x_wc), cover every entry; the counts add
+   The dense part of the direction, -B_wc s(x_wc) (or -s(x_wc)), and the
+   dense part of F, B_wc log s(-x_wc), cover every entry; the counts add
    #(w,c) s(-x) (or #(w,c)/B_wc s(-x)) and #(w,c) log s(x) on their nonzero
-   pattern only. B_wc = k #(w)#(c)/|D| (k #(w) P(c) with context
-   distribution smoothing) is rank one: rowfac[w] * colfac[c].
-   Cost per sweep: 4 n m d flops (the two GEMMs) + ~40 n m flops for the
-   exponentials + O(nnz). Memory: per thread one tile and GEMM packing
-   buffers; R_c^T and P_c for every c, packed once a sweep for the GEMMs
-   (m d + m d reals: otherwise each block of rows packs them again); the
-   counts and their transpose.
+   pattern only. B_wc = rowfac[w] * colfac[c] is rank one (II.0).
    Determinism: blocks are independent (each owns its rows of Out and its
    partial F); partial sums are added in block order after the loop.
    The code, from the top: ro_sgns__sweep (what to compute: a
@@ -7136,25 +6983,15 @@ static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_res
    a tile (ro_sgns__sweep_tile: the two GEMMs) -> a row of it
    (ro_sgns__grad_row: the gradient and F) -> the elementwise loops below.
    Numerics: s and log s come from e = exp(-|x|) <= 1 only, so nothing
-   overflows; exp and log1p are branch-free polynomials that compilers
-   vectorize (below), accurate to a few ulp of ro_sgns_real (in the
-   repository: tests/test_ro.c checks at most 4 against libm).
+   overflows; exp and log1p are branch-free polynomials, accurate to a few
+   ulp of ro_sgns_real (tests/test_ro.c checks at most 4 against libm).
    GCC compiles the functions from here to the end of ro_sgns__inverse_b
-   with options of their own (not under RO_SGNS_NO_SIMD), one reason each:
-   -fno-trapping-math: otherwise a select on a floating-point comparison
-     (x < 0 ? .. : ..) becomes no vector blend without AVX-512's masks; the
-     library never enables an FP trap (clang assumes none by default).
-   -ftree-vectorize, dynamic cost model: GCC's -O2 would leave these loops
-     scalar (it vectorizes only loops that need no scalar epilogue).
-   -ffp-contract=fast: the polynomials are chains of multiply-adds, fused
-     where the target has FMA; the bits then differ between targets with
-     and without FMA (as between compilers), never between the vector and
-     scalar code of one build or with the thread count.
-   prefer-vector-width=512 (AVX-512): GCC's tuning for Intel's CPUs would
-     give these loops half-width vectors beside the GEMM's 512-bit ones;
-     the same bits (per-entry operations, the sums' lanes fixed in the
-     code). Clang has no such switch for a function: a clang build for
-     Intel gets 512 bits from the user's -mprefer-vector-width=512.
+   with options of their own (not under RO_SGNS_NO_SIMD): -fno-trapping-math
+   (the library never enables an FP trap), -ftree-vectorize,
+   -ffp-contract=fast (the bits differ between targets with and without
+   FMA, never between the vector and scalar code of one build or with the
+   thread count) and, for AVX-512, prefer-vector-width=512. Why each, the
+   tile's size, cost and memory: docs/DESIGN.md, II.5.
    ====================================================================== */
 
 #if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 4)) && \
@@ -7172,13 +7009,10 @@ static ro_sgns_result ro_sgns__qr_rows_inv(const ro_sgns_comm *comm, ro_sgns_res
 /* exp(x) for x <= 0, branch-free: x = k ln2 + r, |r| <= ln2/2, by the
    "shifter" trick (adding 1.5 * 2^mantissa_bits rounds x/ln2 to an integer
    k held in the low bits), a Taylor polynomial for e^r, and 2^k built from
-   k's bits. Clamped below at the smallest normal power of two.
-   The polynomials here are evaluated by Estrin's scheme (pairs c_i + c_i+1 r
-   combined with r^2, r^4, ...) rather than Horner's: the same terms, but a
-   dependency chain of about log2(degree) multiply-adds instead of degree,
-   which is what limits these loops on out-of-order CPUs. The leading
-   1 + r is added last, as Horner's scheme does, which keeps the error at
-   Horner's. */
+   k's bits. Clamped below at the smallest normal power of two. The
+   polynomials here are evaluated by Estrin's scheme, the leading 1 + r
+   added last as Horner's scheme does, which keeps Horner's error (why
+   Estrin: docs/DESIGN.md, II.5). */
 static RO_SGNS__INLINE float ro_sgns__expf_neg(float x)
 {
     const float shifter = 12582912.0f; /* 1.5 * 2^23 */
@@ -7254,11 +7088,9 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__log1pr_unit(ro_sgns_real e)
 
 /* F's terms are summed in double into 32 lanes that a block of rows keeps
    (acc), in a fixed order the compiler can vectorize without
-   reassociating: 32 values at a time (four independent chains of 8-lane
-   vector additions), then 8 at a time into lanes 0-7, then one at a time
-   into lanes 0-7; the lanes are added up once, at the end of the block
-   (one 8-lane sum reduced a row at a time was bound by the additions'
-   latency and the reduction). */
+   reassociating: 32 values at a time (four chains of 8-lane additions),
+   then 8 at a time into lanes 0-7, then one at a time into lanes 0-7; the
+   lanes are added up once, at the end of the block. */
 static void ro_sgns__sum_into(double *RO_SGNS__RESTRICT acc, const ro_sgns_real *RO_SGNS__RESTRICT v,
                               size_t n)
 {
@@ -7278,9 +7110,7 @@ static double ro_sgns__sum_lanes(const double *acc)
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-/* -|x| by setting the sign bit: one vector OR, where x < 0 ? x : -x became
-   two comparisons, a sign flip and two blends (GCC, AVX-512), and the
-   plainer x < -x ? x : -x a sign flip and a min. The exponentials come out
+/* -|x| by setting the sign bit (one vector OR). The exponentials come out
    the same for every x (-0 and +0 both give 1, a NaN stays a NaN). */
 static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
 {
@@ -7301,10 +7131,8 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__neg_abs(ro_sgns_real x)
     }
 }
 
-/* The exponentials of one row of a tile: es[j] = exp(-|x_j|), x = t. A loop
-   of its own: two short dependency chains an entry instead of one long one
-   let an out-of-order core overlap more entries. The counts' terms of the
-   row read them too. */
+/* The exponentials of one row of a tile: es[j] = exp(-|x_j|), x = t, a
+   loop of its own; the counts' terms of the row read them too. */
 static void ro_sgns__row_exp(const ro_sgns_real *RO_SGNS__RESTRICT t, size_t cb,
                              ro_sgns_real *RO_SGNS__RESTRICT es)
 {
@@ -7410,17 +7238,13 @@ static void ro_sgns__tile_gemm(ro_sgns_trans ta, ro_sgns_trans tb, size_t m, siz
 }
 
 /* The sweep's B operands, R^T for X's tiles and P for the products with
-   them, packed once a sweep: otherwise every block of rows packs them again
-   (rows / BR times). Memory: cols (rounded up to NR) x d + cols x dp (dp
-   rounded up) reals, like R and P themselves. NULL (and the tiles pack
-   their own) when the tiles (if more than one) are not a multiple of NR
-   wide, the tiles go to the BLAS, or the memory is not there: the same
-   bits either way. The threads pack their shares of the panels (a copy: no
-   bits depend on who makes it). With mem, the buffer is mem's, kept from
-   one sweep to the next (grown when too small) and never returned to be
-   freed: the RO step sweeps twice a step, and a fresh buffer of that size
-   would come from the system each time, its pages faulted in one by one
-   by the serial packing. */
+   them, packed once a sweep. Memory: cols (rounded up to NR) x d + cols x
+   dp (dp rounded up) reals. NULL (and the tiles pack their own) when the
+   tiles (if more than one) are not a multiple of NR wide, the tiles go to
+   the BLAS, or the memory is not there: the same bits either way. The
+   threads pack their shares (a copy: no bits depend on who makes it). With
+   mem, the buffer is mem's, kept from one sweep to the next (grown when
+   too small) and never returned to be freed. */
 typedef struct ro_sgns__sweep_mem {
     ro_sgns_real *buf;
     size_t elems;
@@ -7617,12 +7441,9 @@ static void ro_sgns__sweep_scratch_at(const ro_sgns__sweep_plan *pl, int tid,
     s->runlen = (uint32_t *)(void *)(s->gemm_ws + pl->gws);
 }
 
-/* Each row's counts in a tile are a short run of its CSR arrays, far from
-   the previous row's: without a hint every run begins with a miss to
-   memory. The sweep asks for the run of row w, RO_SGNS__PF_ROWS rows
-   ahead, from its cursor kp: as many lines as that row's run in the
-   previous tile had (its contexts are sorted by frequency, so runs shrink
-   from tile to tile), at least four. */
+/* Prefetch the CSR run of row w, RO_SGNS__PF_ROWS rows ahead, from its
+   cursor kp: as many lines as that row's run in the previous tile had, at
+   least four (why: docs/DESIGN.md, II.5). */
 static RO_SGNS__INLINE void ro_sgns__prefetch_counts(const ro_sgns__side *sd, size_t w,
                                                      uint64_t kp, uint32_t run)
 {
@@ -7654,11 +7475,10 @@ static void ro_sgns__grad_row(const ro_sgns__sweep_plan *pl, const ro_sgns__swee
     uint64_t k0 = s->cursor[i], k1 = k0, kk;
     const double rf = sd->rowfac[w];
     /* the row's exponentials, then the counts' terms while t still holds x:
-       the run of this row's counts in the tile gathered into short arrays
-       as it is found (x, its exponential, the count, the column's factor),
-       then vectorizable loops. The arrays' pointers are locals: for all the
-       compiler knows, a store to xs..bs could change *s or *sd, and it
-       would reload them after each one. */
+       the row's counts in the tile gathered into short arrays (x, its
+       exponential, the count, the column's factor), then vectorizable loops;
+       the arrays' pointers are locals so that stores through them need no
+       reloads of *s or *sd */
     ro_sgns__row_exp(t, cb, es);
     {
         const uint64_t kend = sd->row_ptr[w + 1];
@@ -7705,9 +7525,8 @@ static void ro_sgns__grad_row(const ro_sgns__sweep_plan *pl, const ro_sgns__swee
 
 /* One tile: rows r0 .. r0 + br - 1 and the columns from c0 (as many as
    fit in a tile) of X = L R^T into tile (GEMM), each row made D(X)'s with
-   F's terms into facc, then Out's rows += tile P_c (GEMM). Not inlined
-   (one call a tile): inlined into the walk, GCC ran short of registers in
-   the rows' gather and scatter loops and reloaded from the stack there. */
+   F's terms into facc, then Out's rows += tile P_c (GEMM). Not inlined:
+   docs/DESIGN.md, II.5. */
 static RO_SGNS__NOINLINE void ro_sgns__sweep_tile(const ro_sgns__sweep_plan *pl,
                                                   const ro_sgns__sweep_scratch *s, size_t r0,
                                                   size_t br, size_t c0, ro_sgns_real *tile,
@@ -7740,8 +7559,7 @@ static RO_SGNS__NOINLINE void ro_sgns__sweep_tile(const ro_sgns__sweep_plan *pl,
 
 /* Fused: the block's rows r0 .. r0 + br - 1 of Y = L + lambda D(X) P,
    complete once its last tile is, packed into its slot of ypk for G's
-   chunks (else every chunk's product packs them again: as many reals a
-   sweep as D has). */
+   chunks. */
 static void ro_sgns__fuse_y(const ro_sgns__sweep_plan *pl, size_t r0, size_t br, size_t slot)
 {
     const ro_sgns__fuse *fz = pl->a->fz;
@@ -7757,8 +7575,7 @@ static void ro_sgns__fuse_y(const ro_sgns__sweep_plan *pl, size_t r0, size_t br,
 /* Block blk of rows: its tiles from column cbeg on, its part of F and,
    fused, its rows of Y. Its tiles are the thread's own tile, or (fused)
    the block's rows of D in slot `slot` of fz->buf, tile after tile (each
-   tile's rows contiguous, as the thread's own tile: what G's chunks then
-   read is one run of memory, not br_max pages). */
+   tile's rows contiguous). */
 static void ro_sgns__sweep_block(const ro_sgns__sweep_plan *pl, const ro_sgns__sweep_scratch *s,
                                  size_t blk, size_t slot)
 {
@@ -7815,9 +7632,7 @@ static void ro_sgns__fuse_dty(const ro_sgns__sweep_plan *pl, ro_sgns_real *gemm_
 }
 
 /* A block is done: count it and report the count to the step's callback,
-   one thread at a time (whichever thread finished it: a loaded machine
-   may give one thread every block). Nothing here touches the sweep's
-   numbers. */
+   one thread at a time. Nothing here touches the sweep's numbers. */
 static void ro_sgns__block_done(const ro_sgns__sweep_plan *pl, size_t *done)
 {
     ro_sgns__block_report *rep = pl->a->rep;
@@ -8159,67 +7974,40 @@ done:
        M V    = U S + lambda D V                  D V: a sweep over rows
        M^T U' = V S^T (U^T U') + lambda D^T U'    D^T U': a sweep over the
                                                   transposed counts
-   so a step costs two sweeps (each 4 n m d flops in its two products, see
-   II.5) and two QRs (n x d and m x d; Cholesky QR twice, all GEMMs,
-   when their conditioning allows it: II.2). The sweep that gives F at the
-   new point gives its D V too, which is the next step's first product, so
-   the safeguard's F costs nothing on an accepted step (and the U S it
-   sweeps with is the next step's U S).
+   so a step costs two sweeps (II.5) and two QRs (II.2). The sweep that
+   gives F at the new point gives its D V too, the next step's first
+   product, so the safeguard's F costs nothing on an accepted step.
    Safeguard (on by default; the paper has none): a step that lowers F, or
    makes a NaN, is halved and retried from the same D V; after an accepted
    step the next one starts at min(lambda * grow, the configured step).
    The paper's fixed-lambda iteration is safeguard = 0, direction = PLAIN.
-   Memory: the counts and their transpose, U, V and five n x d blocks,
-   for the fused step below two more and one block of D's rows a thread
-   (and up to n x m reals for the kept direction below, when asked for).
-   Three products instead of four, in O((n + m) d) memory (fuse, the
-   default): the sweep at the new point X' knows, block of rows by block of
-   rows, D = D(X') and D V'; so once a block's D V' is complete, it knows
-   that block's rows of the next step's M V = U' S' + lambda D V' (lambda
-   is known ahead: the step after an accepted one starts at min(lambda
-   grow, step)), and it adds D_b^T (M V)_b to G = D^T M V. The next step's
-   QR, M V = U'' R, then gives
+   Fused (cfg->fuse, the default): once a block of rows of the sweep at the
+   new point has its D V complete, it knows that block's rows of the next
+   step's M V = U' S' + lambda D V' (lambda is known ahead), and adds
+   D_b^T (M V)_b to G = D^T M V; the next QR, M V = U'' R, then gives
        D^T U'' = D^T M V R^-1 = G R^-1
-   with no sweep over X^T: G R^-1 is applied as CholeskyQR2 applied R^-1
-   to M V, (G R1^-1) R2^-1, so the rounding of G is all that differs
-   from the direct product (G's error grows by R's condition number, which
-   CholeskyQR2 only accepts below about 1/sqrt(eps)). A block's D must
-   wait for its D V to be complete, so it is kept: one block of rows a
-   thread (block_rows x m reals), written by the first product of each
-   tile and read back by the third. G is summed block after block in
-   order, every thread on its own rows of G, so its bits do not depend on
-   the thread count (they do on block_rows). On shards each shard sums its
-   own rows' G; M V's QR is TSQR there, whose Q is M V R^-1 as well (to
-   rounding), so a shard's part of D^T U' is G R^-1 with R^-1 inverted on
-   every shard from the same R, when R's condition is below 1/sqrt(eps)
-   (the bound CholeskyQR2 keeps; ro_sgns__qr_rows_inv), and the sum over
-   the shards carries these parts as it carried the swept ones. Where the
-   shortcut does not apply, the step sweeps as before: a halved retry (its
-   lambda is not the one G was made for), a QR that took Householder's
-   path (or on shards an R above that condition), the kept direction.
-   It saves a little less than the product and pass it drops: reading D's
-   blocks back from memory (n m reals a step) makes the third product
-   slower than the other two.
-   Three products instead of four (keep_direction_bytes): the sweep that
-   gives F and D V at the new point computes D there, the very D whose
-   D^T U' the next step needs. The sweep also stores as many of D's first
-   rows as the budget holds (n_k of them, each m reals), and the next step
-   splits D^T U' = D_k^T U'_k + D_r^T U'_r by rows: the kept rows' part is
-   one GEMM over them, the rest a sweep over X^T that skips the kept
-   columns (words) of X^T. With every row kept: no X^T blocks, no second
-   pass of exponentials; with a fraction f, that much less of them. The
-   first rows are the most frequent words, whose columns of X^T hold the
-   most counts, so the walk over the counts shrinks faster than f. A halved
-   retry sweeps again (D was overwritten by the rejected candidate's).
+   applied as CholeskyQR2 applied R^-1, (G R1^-1) R2^-1: no sweep over X^T.
+   A block's D is kept until its D V is complete (block_rows x m reals a
+   thread). G is summed block after block in order, each thread on its own
+   rows of G, so its bits do not depend on the thread count (they do on
+   block_rows). On shards R^-1 is TSQR's, inverted on every shard from the
+   same R when its condition is below 1/sqrt(eps) (ro_sgns__qr_rows_inv).
+   The step sweeps X^T as before on a halved retry (its lambda is not the
+   one G was made for), after a Householder QR (or on shards an R above
+   that condition), and with the kept direction.
+   Kept direction (keep_direction_bytes): the sweep at the new point also
+   stores D's first n_k rows, and the next step splits D^T U' = D_k^T U'_k
+   + D_r^T U'_r by rows: one GEMM over the kept rows, a sweep over X^T for
+   the other columns. A halved retry sweeps again.
    The code: ro_sgns__ro_run is Algorithm 1, a comment for each line; its
    products are ro_sgns__mv (line 4's M V), ro_sgns__mt_u (line 5's M^T U',
    its D^T U' by one of the three routes above in ro_sgns__dt_u) and
    ro_sgns__f_and_dv (line 6: F and D V at the candidate, the next step's
    first product); ro_sgns__ro_step holds what one step leaves the next.
-   Shards (II.4, II.8) run this same function: where the rows of U are
-   spread over processes, the QR of M V, the sum of the shards' parts of
-   M^T U' and the sum of F go through the transport; on one machine the
-   three are a plain QR (II.2's ro_sgns__qr_step) and nothing.
+   Shards (II.4, II.8) run this same function: the QR of M V, the sum of
+   the shards' parts of M^T U' and the sum of F go through the transport;
+   on one machine the three are a plain QR (II.2's ro_sgns__qr_step).
+   Memory, costs and why three products: docs/DESIGN.md, II.6.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_ro_config ro_sgns_ro_config_default(void)
@@ -8830,14 +8618,8 @@ done:
    tests/test_ro.c (test_metric_direction: g, L and the CG residual
    against n x m matrices formed there, with I.7's P_T).
 
-   Why: the scaled direction D = grad F / B fits one step to every entry's
-   curvature, but its steps stop where P_T(grad F / B) = 0, and that is not
-   where P_T(grad F) = 0: the division by B does not commute with the
-   projection onto the tangent space T at X (I.7). On the bundled corpus
-   the scaled steps stall well before P_T(grad F) = 0, where no halving of
-   the next step raises F (docs/ABLATION.md, "The Riemannian gradient's
-   norm"). The plain gradient has the right fixed points, but
-   B's six orders of magnitude leave it no step size that works.
+   Why: the scaled direction grad F / B stops where P_T(grad F / B) = 0,
+   which is not where P_T(grad F) = 0 (docs/DESIGN.md, II.6b).
    What: measure tangent vectors by B, <xi, eta>_B = sum_wc B_wc xi_wc
    eta_wc, and step along the gradient in that metric: the xi in T with
        <xi, eta>_B = <grad F, eta>  for every eta in T,  i.e.
@@ -8866,10 +8648,8 @@ done:
        M V    = U (S + lambda K) + lambda Up
        M^T U' = V (S^T T + lambda (K^T T + Up^T U')) + lambda Vp T,
                 T = U^T U'
-   both without a sweep. A step costs two sweeps (G^T U at X; F and G V
-   at the new point, the next step's G V), four big products against the
-   scaled direction's three, plus the CG's (n + m) d^2 work. One machine
-   only (not on shards); fuse and keep_direction_bytes do not apply.
+   both without a sweep. One machine only (not on shards); fuse and
+   keep_direction_bytes do not apply. Cost: docs/DESIGN.md, II.6b.
    ====================================================================== */
 
 #ifndef RO_SGNS_NO_METRIC
@@ -9408,13 +9188,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
 
    What: the start point of RO-SGNS and the strongest baseline of the
    paper: X_0 = U_d diag(s_d) V_d^T, the best rank-d approximation of the
-   shifted positive PMI matrix.
-   Why this way: the SPPMI matrix is sparse (its pattern is the pattern of
-   the counts, nnz ~ 16M at n = 25k) and only its top d singular triplets
-   are needed, so it is never densified. The truncated SVD is block Krylov
-   (block Lanczos with full reorthogonalization; Golub and Underwood 1977,
-   Musco and Musco 2015), built from the sparse product, our GEMM, QR and
-   Jacobi SVD; l = d + p columns in s = l / b blocks of b:
+   shifted positive PMI matrix A, which stays sparse. Block Krylov (block
+   Lanczos with full reorthogonalization; Golub and Underwood 1977, Musco
+   and Musco 2015), l = d + p columns in s = l / b blocks of b:
        Omega  = Gaussian, m x b  (seeded, drawn per row block)
        Q_0    = orth(A Omega)
        for i = 1 .. s-1:
@@ -9423,23 +9199,15 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
        Z_{s-1} = A^T Q_{s-1}           Q = [Q_i] (n x l), Z = [Z_i] = A^T Q
        H      = Z^T Z = Ub Sigma^2 Ub^T (l x l: pivoted Cholesky + Jacobi)
        A     ~= (Q Ub) Sigma (Z Ub Sigma^-1)^T -> keep the first d columns.
-   Why Krylov: SPPMI's spectrum is flat in its tail, where the error of
-   subspace iteration falls like (s_{l+1} / s_i)^(2q+1) and Krylov's like
-   a Chebyshev polynomial of degree 2s - 1 in the gap, so Krylov at l = 3d
-   is both faster and far more accurate (the measurement: bench/RESULTS.md,
-   "Moved from the header's comments"). Subspace iteration (Halko,
-   Martinsson and Tropp 2011, algorithm 4.4) stays available:
+   Subspace iteration (Halko, Martinsson and Tropp 2011, algorithm 4.4)
+   stays available:
        Q = qr(A Omega_l);  q times: Q = qr(A qr(A^T Q));  SVD of Q^T A.
-   Cost of Krylov: 2l sparse-product columns (2 nnz flops each), block
-   orthogonalization ~4 n l^2 flops (GEMM), H ~2 m l^2 (GEMM), an l x l
-   Cholesky and Jacobi (~l^3 per sweep), two n x l x d GEMMs. Memory: A
-   (and A^T unless A is symmetric), Q and Z (n x l and m x l), H (l x l
-   doubles).
    Determinism: every product is summed row by row in column order; the
    Gaussian matrix is drawn in fixed blocks of rows from per-block streams.
    Shards (II.4, II.8) run these same functions on rows spread over
    processes: the products with A^T, the projections and the QRs of the
    basis go through the transport there; on one machine they are plain.
+   Why Krylov, cost and memory: docs/DESIGN.md, II.7.
    ====================================================================== */
 
 #ifndef RO_SGNS_NO_TSVD
@@ -9941,26 +9709,21 @@ static ro_sgns_result ro_sgns__krylov_factors(const ro_sgns__krylov *kr)
 }
 
 /* Block Krylov (see ro_sgns_tsvd_method) into t->f: l columns in blocks
-   of b.
-
-   The basis Q = [Q_0 .. Q_{s-1}] (n x l) grows by Q_i = orth(A A^T Q_{i-1})
-   against all earlier blocks. The best rank-d approximation of A within
-   the space is Q times that of B = Q^T A (l x m): with
+   of b. The basis Q = [Q_0 .. Q_{s-1}] (n x l) grows by
+   Q_i = orth(A A^T Q_{i-1}) against all earlier blocks. The best rank-d
+   approximation of A within the space is Q times that of B = Q^T A: with
    H = B B^T = Ub Sigma^2 Ub^T (l x l),
        U = Q Ub_d,   V = A^T U Sigma_d^-1,   S = Sigma_d.
-   H costs nothing extra: its column block i, Q^T A (A^T Q_i), is the first
-   projection of the product that makes the next block (Q^T Y with
-   Y = A A^T Q_i, over the blocks that exist by then; H is symmetric), and
-   the last block takes one more product. H's eigenvectors come from a
-   pivoted Cholesky factor, H = P R^T R P^T (double), and one-sided Jacobi
-   on R^T, whose left singular vectors are P^T Ub (no rotations need to be
-   kept). Forming H squares the condition: singular values far below
-   sqrt(epsilon) s_1 (float: 2e-4 s_1) lose relative accuracy this way,
-   which the subspace method keeps.
-   On a shard (II.4) A, Q and U are the shard's n rows, the first of
-   them row r0 of the whole: A^T Q_i, Q^T Y and A^T U are summed over the
-   shards (m x b, l x b and m x d), each block is orthogonalized by TSQR,
-   and H, V and S come out the same on every shard. */
+   H's column block i, Q^T A (A^T Q_i), is the first projection of the
+   product that makes the next block, so H costs one more product only.
+   H's eigenvectors: a pivoted Cholesky factor, H = P R^T R P^T (double),
+   then one-sided Jacobi on R^T, whose left singular vectors are P^T Ub.
+   Forming H squares the condition: singular values far below
+   sqrt(epsilon) s_1 lose relative accuracy (the subspace method keeps it).
+   On a shard (II.4) A, Q and U are the shard's n rows (the first is row r0
+   of the whole): A^T Q_i, Q^T Y and A^T U are summed over the shards, each
+   block is orthogonalized by TSQR, and H, V and S are the same on every
+   shard. */
 static ro_sgns_result ro_sgns__tsvd_krylov(const ro_sgns__tsvd_job *t)
 {
     const double t0 = ro_sgns__now();
@@ -10004,11 +9767,9 @@ static ro_sgns_result ro_sgns__tsvd_sizes(const ro_sgns_tsvd_config *cfg, size_t
         (cfg->method != RO_SGNS_TSVD_KRYLOV && cfg->method != RO_SGNS_TSVD_SUBSPACE))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "tsvd: power_iters < 0 or an unknown method (%d)", cfg->method);
-    /* The error of the i-th singular value shrinks with (s_{l+1} / s_i)^(2q+1)
-       under subspace iteration, and with a Chebyshev polynomial of degree
-       2l/b - 1 in the gap under block Krylov: for the tail (i near d) only
-       l well beyond d helps, and for a spectrum that decays like a power of
-       i (SPPMI's does) that ratio depends on l / d, so p grows with d. */
+    /* p grows with d: for the tail (i near d) only l well beyond d helps,
+       and for SPPMI's power-law spectrum that ratio depends on l / d
+       (docs/DESIGN.md, II.7) */
     p = cfg->oversample;
     if (p == 0)
         p = cfg->method == RO_SGNS_TSVD_KRYLOV ? 2 * d : (d / 2 > 50 ? d / 2 : 50);
@@ -10392,15 +10153,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_tsvd_shard(const ro_sgns_csr *A, const ro_sgn
    G once, the sparse part a row's counts, one Cholesky a row. From
    z = 0 (x = 0, where the curvature is 1/4 exactly) the first step is
    Newton's; it is the default (docs/GUIDE.md, Folding in).
-   How: blocks of block_rows tail rows at a time, each row with its x
-   (its row of X_b) kept along the steps. A step: the coefficients p at
-   x (II.5's kernels), g = G_b = P_b A (a GEMM), the direction H^-1 g (a
-   d x d solve a row), how x moves along it, dl = (H^-1 g) A^T (a GEMM),
-   the step size (1, or the line search's), then z and x move. Rows are
-   independent: the threads split them, and the bits do not depend on
-   how (only on block_rows, which the GEMM's shapes follow). Memory: four
-   blocks of block_rows x m_h reals, block_rows d x d factors in double,
-   and the point's (n + m) d four times.
+   How: blocks of block_rows tail rows, each row's x kept along the steps.
+   A step: p at x (II.5's kernels), g = P_b A (a GEMM), H^-1 g (a d x d
+   solve a row), dl = (H^-1 g) A^T (a GEMM), the step size (1, or the line
+   search's), then z and x move. Rows are independent: the threads split
+   them, and the bits depend only on block_rows, never on the threads.
+   Memory: docs/DESIGN.md, II.9.
    ====================================================================== */
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_problem_create_head(const ro_sgns_problem *p, size_t nh,
