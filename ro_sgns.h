@@ -11959,13 +11959,12 @@ static ro_sgns_result ro_sgns__emit_row(ro_sgns__counter *k, ro_sgns_counts *c,
 }
 
 /* ---- rows in parallel (OpenMP) ---------------------------------------------
-   Rows are independent, so threads take rows of a group in rounds. Row r
-   of a round writes into a shared round buffer at a fixed place, the sum
-   of the bounds of the rows before it (no atomics, no dependence on which
-   thread runs it); then the round is copied into the CSR in row order.
-   Each thread has its own accumulator and its own column sums, added up at
-   the end (sums of integers: exact in any order). So the counts are bitwise
-   the same for any number of threads. */
+   Threads take rows of a group in rounds. Row r of a round writes into a
+   shared round buffer at a fixed place (the sum of the bounds of the rows
+   before it: no atomics), then the round is copied into the CSR in row
+   order. Per-thread accumulators and column sums are added at the end
+   (integers: exact in any order), so the counts are bitwise the same for
+   any number of threads. */
 
 typedef struct ro_sgns__par {
     int nt;
@@ -12065,8 +12064,6 @@ static void ro_sgns__gather(const ro_sgns__counter *k, const ro_sgns__pairs *pr,
         ro_sgns__gather32(k, pos, np, pr->wts, acc, bm, sm, n);
 }
 
-/* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
-   pr->offs), in rounds, with q->nt threads. */
 /* Rows with occ positions more are done: tell the callback, if any. */
 static ro_sgns_result ro_sgns__pairs_tick(ro_sgns__counter *k, const ro_sgns__pairs *pr,
                                           uint64_t occ)
@@ -12083,6 +12080,8 @@ static ro_sgns_result ro_sgns__pairs_tick(ro_sgns__counter *k, const ro_sgns__pa
     return RO_SGNS_OK;
 }
 
+/* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
+   pr->offs), in rounds, with q->nt threads. */
 static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts *c,
                                              ro_sgns__pairs *pr, ro_sgns__par *q, size_t a,
                                              size_t b)
@@ -12343,8 +12342,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
     ro_sgns__par_init(k, &par, n, ro_sgns__num_threads(), occ);
     if (!k->mem.limit) {
         /* Without a budget: positions for 1/16 of the stream at a time (at
-           least 4M): 16 more reads of the stream cost less than the fresh
-           pages of a full position array, and keep the peak down. */
+           least 4M), to keep the peak down (docs/DESIGN.md, III.1) */
         uint64_t P = pr.total_occ / 16;
         if (P < ((uint64_t)1 << 22)) P = (uint64_t)1 << 22;
         if (P > pr.total_occ) P = pr.total_occ;
@@ -12743,8 +12741,7 @@ static uint32_t ro_sgns__crc_update(const ro_sgns__crc *c, uint32_t crc, const u
 /* The CRC-32C of each chunk of 2^log2 bytes of a stream (the last chunk
    may be shorter), the stream fed in pieces of any size: the chunk table
    of the counts files and checkpoints. sum grows as chunks end (4 bytes a
-   chunk, so 64 KiB a GiB at 64 KiB chunks); oom is set, and feeding goes
-   on uselessly, when it cannot. */
+   chunk); oom is set, and feeding goes on uselessly, when it cannot. */
 typedef struct ro_sgns__chunks {
     ro_sgns__crc crc;
     uint64_t size;      /* bytes a chunk */
@@ -12836,11 +12833,10 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__name_file(ro_sgns_error *err, const c
 }
 
 /* ---- saving to a path (SAVING TO A PATH in the declarations) ------------
-   One routine behind every *_save_path: what the path names decides how
-   (a temporary file renamed over a regular file; a device, FIFO or "-"
-   written in place; a directory refused). The OS calls are POSIX or
-   Windows ones, each under its #if; a C library with neither gets the
-   plain-C version (fopen, rename). */
+   One routine behind every *_save_path: a temporary file renamed over a
+   regular file; a device, FIFO or "-" written in place; a directory
+   refused. POSIX or Windows calls under their #if, else plain C (fopen,
+   rename). */
 
 typedef ro_sgns_result (*ro_sgns__emit_fn)(const void *obj, ro_sgns_write_fn write, void *user,
                                            ro_sgns_error *err);
@@ -15211,7 +15207,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
    What: the vectors object (a vocabulary with its own word -> row hash
    table, and an n x d row-major matrix), and readers and writers for
    word2vec text, word2vec binary and GloVe text (layouts: see
-   ro_sgns_vectors_format and docs/GUIDE.md, section 9).
+   ro_sgns_vectors_format and docs/GUIDE.md, section 10).
    Every reader pulls bytes through one small input (a memory buffer or a
    read callback, 64 KiB at a time); rows go to a builder and only a
    complete, checked body becomes a ro_sgns_vectors, so a failure leaves
@@ -15517,8 +15513,7 @@ static ro_sgns_result ro_sgns__vec_build_add(ro_sgns__vec_build *b, const char *
 }
 
 /* Room for rows rows (matrix and hash table) at once, when the count is
-   known: saves the copies and page faults of growing a 50 MB matrix by
-   doubling. Only before the first row. */
+   known, instead of growing by doubling. Only before the first row. */
 static ro_sgns_result ro_sgns__vec_build_reserve(ro_sgns__vec_build *b, size_t rows,
                                                  ro_sgns_error *err)
 {
@@ -16288,9 +16283,8 @@ static ro_sgns_result ro_sgns__vec_read(ro_sgns__txt_in *in, ro_sgns_vectors_for
         target = (limit && limit < V) ? limit : V;
         /* Reserve what the header promises, but no more than the bytes
            left in a memory buffer can hold (a record takes at least 4d + 2
-           bytes in binary, 2d + 2 in text), 64 MiB of matrix and 2^20 rows,
-           so a lying header costs little; a longer file just grows the
-           arrays by doubling from there. */
+           bytes in binary, 2d + 2 in text), 64 MiB of matrix and 2^20 rows:
+           a lying header costs little; a longer file grows by doubling. */
         reserve = ro_sgns__min(target, ((size_t)64 << 20) / (d * sizeof(ro_sgns_real)));
         reserve = ro_sgns__min(reserve, (size_t)1 << 20);
         if (!in->read_fn)
@@ -18296,10 +18290,10 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__sgd_grad(const ro_sgns_real *sigm, 
     return 0;
 }
 
-/* The plain reference of one step, to read first and to test the fast one
-   against: input row w (d values), targets tgt[0] (label 1) and tgt[1..m)
-   (label 0) in C (leading dimension ldc), e a d-vector of workspace.
-   These are word2vec's loops. */
+/* The plain reference of one step (word2vec's loops), to read first and to
+   test the fast one against: input row w (d values), targets tgt[0]
+   (label 1) and tgt[1..m) (label 0) in C (leading dimension ldc), e a
+   d-vector of workspace. */
 static RO_SGNS__MAYBE_UNUSED void ro_sgns__sgd_step_naive(size_t d, ro_sgns_real *w,
                                                           ro_sgns_real *C, size_t ldc,
                                                           const uint32_t *tgt, size_t m,
