@@ -12787,7 +12787,7 @@ static void ro_sgns__chunks_push(ro_sgns__chunks *ch)
     }
     if (!ch->oom) ch->sum[ch->n++] = ch->cur;
     /* the chunk ends either way: a feed after an allocation failure must
-       still move on (it used to take 0 bytes a turn, forever) */
+       still move on, else it would take 0 bytes a turn, forever */
     ch->cur = 0;
     ch->fill = 0;
 }
