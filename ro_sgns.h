@@ -10791,14 +10791,11 @@ done:
    PART III. AROUND THE METHOD
 
    What a program around the method needs, each part behind its switch
-   (see BUILD OPTIONS at the top): counting a corpus (III.1,
-   RO_SGNS_NO_COUNT), the files (III.2-III.4: one persistence layer, the
-   counts file, checkpoints; RO_SGNS_NO_FILES), word vectors and their
-   formats (III.5), evaluation (III.6, RO_SGNS_NO_EVAL) and word2vec's SGD
-   as a baseline (III.7, RO_SGNS_NO_SGD). None of Parts I-II calls into
-   them; they call into Parts I-II and the basics only, and not into each
-   other except through the public API (evaluation and the vector files
-   share the in-memory vectors and the text reader of III.5).
+   (BUILD OPTIONS at the top): counting (III.1), the files (III.2-III.4),
+   word vectors and their formats (III.5), evaluation (III.6) and
+   word2vec's SGD as a baseline (III.7). They call into Parts I-II and the
+   basics only, and one another only through the public API; nothing in
+   Parts I-II calls them.
    ###################################################################### */
 
 #ifndef RO_SGNS_NO_COUNT
@@ -10812,42 +10809,14 @@ done:
      objective F(X) [eq. 4] and the SPPMI starting point [5] are made of.
      (The counts object itself, its vocabulary index and fingerprint, is
      II.3's; the counts file is III.3.)
-   WHY THIS WAY: the output is sorted by row and column, so it is made row
-     by row, in its final order, instead of hashing 10 pairs a token into a
-     table of 16+ bytes a pair and sorting it (GloVe's cooccur, with
-     temporary files). Here nothing is ever sorted but the vocabulary,
-     there are no runs to merge, and memory is the stream of ids plus the
-     result.
-   HOW, in three passes:
-     (a) read: each token is interned in an open-addressing table of all
-         distinct words (32-byte slots holding the count, the hash, the id
-         and the first 8 bytes: one cache line for most words; tokens go in
-         batches of 64 whose slots are prefetched together) and appended to
-         a stream of 2-byte codes (an id >= 0xFFF0 takes 3 codes), with a
-         LINE code at each line break (unless cross_lines) and at both ends.
-     (b) vocabulary: sort the words that reach min_count by (count desc,
-         bytes asc), cut at max_vocab; rewrite the stream in place to
-         vocabulary ids (2 bytes when n <= 65533, else a new 4-byte stream),
-         DROP for dropped words (or nothing, with close_gaps), deciding
-         subsampling and sampled half-widths on the way; count each word's
-         positions.
-     (c) pairs, by groups of rows: one read of the stream files the
-         positions of the group's words by word (a counting sort); for each
-         word w of the group the contexts around its positions are summed
-         into a dense accumulator of n doubles (in L2 for n ~ 30k) with a
-         bitmap of the touched columns, and the bitmap, read in order, emits
-         row w with ascending columns and clears the accumulator.
-     With OpenMP the rows of a group are shared out in rounds (see "rows
-     in parallel" below); the result does not depend on the thread count.
-   MEMORY BUDGET: groups are as large as the budget allows (positions at 4
-     bytes plus room for the group's nonzeros, bounded by min(n, 2 L #w) a
-     row); a word whose positions alone do not fit is done in pieces. Each
-     group costs one more read of the stream. Without a budget a group holds
-     1/16 of the positions. The counts are the same bit for bit.
-   COST: time O(bytes + tokens L + nnz + groups * tokens + n^2 / 64) (the
-     last term reads the bitmap, a bit per column per row); memory
-     2 tokens (2 if n <= 65533, else 4) + tokens / 4 (1/16 of the
-     positions) + 8 nnz + 64 bytes a distinct word while reading.
+   HOW, in three passes: (a) read: tokens interned in a table of distinct
+     words and appended to a stream of 2-byte codes, LINE at each line
+     break (unless cross_lines) and at both ends; (b) vocabulary: sort by
+     (count desc, bytes asc), cut, rewrite the stream to vocabulary ids,
+     DROP for dropped words; (c) pairs, by groups of rows as large as the
+     memory budget allows: each row summed into a dense accumulator with a
+     bitmap of touched columns, emitted in ascending columns. The counts
+     are the same bit for bit for any budget and any thread count.
    INVARIANTS: S[0] = S[N-1] = LINE; any other S[p] is a vocabulary id
      (< n), DROP or LINE; a window walk stops at LINE and steps over DROP;
      weights are summed as integers (1, or L - dist + 1 when weighted) in
@@ -10855,6 +10824,7 @@ done:
      weighted mode divides by L once, at the end; acc[] and the bitmaps are
      all zero between rows; random draws for token t come from streams
      seeded with (seed, t / 65536), so they depend on nothing else.
+   why, memory, cost: docs/DESIGN.md, III.1
    ====================================================================== */
 
 #define RO_SGNS__LINE 0xFFFFFFFFu /* stream sentinel: a line break or an end */
@@ -10886,13 +10856,11 @@ static uint64_t ro_sgns__hash_fast(const unsigned char *p, size_t len)
    so a word of at most 8 bytes (most tokens) is found by reading one cache
    line; longer ones compare the rest in the arena. Ids are given in order
    of first appearance and never change (the table may be rehashed).
-   Tokens are interned in batches of RO_SGNS__BATCH: hash them all and
-   prefetch their slots, then look them up, so the cache misses overlap.
-
+   Tokens are interned in batches of RO_SGNS__BATCH (hash all, prefetch
+   their slots, then look them up).
    The pass-1 stream holds 2-byte codes: an id below RO_SGNS__ESC is one
    code, a larger id is RO_SGNS__ESC, id >> 16, id & 0xFFFF; 0xFFFF is a
-   line break. Frequent words are seen early and get small ids, so this is
-   ~2 bytes a token. */
+   line break. */
 
 #define RO_SGNS__BATCH 64
 #define RO_SGNS__BATCH_BYTES (RO_SGNS__BATCH * (RO_SGNS_MAX_WORD_BYTES + 1))
@@ -11565,8 +11533,7 @@ static RO_SGNS__INLINE void ro_sgns__pair_add(uint32_t x, double w,
    bucket: one pass over the stream that files the positions of words
      lo .. lo + span - 1 by word (offs[] holds each word's next slot);
    find: the next positions of word w from *q on, at most cap of them.
-   A macro: C99 has no templates, and a width chosen at run time would
-   cost a branch in these innermost loops. */
+   (A macro, not a run-time width: no branch in these innermost loops.) */
 #define RO_SGNS__PAIR_KERNELS(W, T, SUMMARY)                                                \
     static RO_SGNS__INLINE void ro_sgns__walk##W(                                           \
         const T *RO_SGNS__RESTRICT s, ptrdiff_t step, uint32_t b, uint32_t n,               \
@@ -11750,13 +11717,12 @@ static ro_sgns_result ro_sgns__emit_row(ro_sgns__counter *k, ro_sgns_counts *c,
 }
 
 /* ---- rows in parallel (OpenMP) ---------------------------------------------
-   Rows are independent, so threads take rows of a group in rounds. Row r
-   of a round writes into a shared round buffer at a fixed place, the sum
-   of the bounds of the rows before it (no atomics, no dependence on which
-   thread runs it); then the round is copied into the CSR in row order.
-   Each thread has its own accumulator and its own column sums, added up at
-   the end (sums of integers: exact in any order). So the counts are bitwise
-   the same for any number of threads. */
+   Threads take rows of a group in rounds. Row r of a round writes into a
+   shared round buffer at a fixed place (the sum of the bounds of the rows
+   before it: no atomics), then the round is copied into the CSR in row
+   order. Per-thread accumulators and column sums are added at the end
+   (integers: exact in any order), so the counts are bitwise the same for
+   any number of threads. */
 
 typedef struct ro_sgns__par {
     int nt;
@@ -11856,8 +11822,6 @@ static void ro_sgns__gather(const ro_sgns__counter *k, const ro_sgns__pairs *pr,
         ro_sgns__gather32(k, pos, np, pr->wts, acc, bm, sm, n);
 }
 
-/* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
-   pr->offs), in rounds, with q->nt threads. */
 /* Rows with occ positions more are done: tell the callback, if any. */
 static ro_sgns_result ro_sgns__pairs_tick(ro_sgns__counter *k, const ro_sgns__pairs *pr,
                                           uint64_t occ)
@@ -11874,6 +11838,8 @@ static ro_sgns_result ro_sgns__pairs_tick(ro_sgns__counter *k, const ro_sgns__pa
     return RO_SGNS_OK;
 }
 
+/* Rows [a, b) of a bucketed group (their positions at pr->pos, ends in
+   pr->offs), in rounds, with q->nt threads. */
 static ro_sgns_result ro_sgns__rows_parallel(ro_sgns__counter *k, ro_sgns_counts *c,
                                              ro_sgns__pairs *pr, ro_sgns__par *q, size_t a,
                                              size_t b)
@@ -11994,13 +11960,10 @@ static void ro_sgns__pairs_free(ro_sgns__counter *k, ro_sgns__pairs *pr, size_t 
     memset(pr, 0, sizeof *pr);
 }
 
-/* The budget's error when row a alone, output bound rb, does not fit; it
-   says how far the run got (the result grows about in proportion to the
-   positions done), the least budget that could work and one that does:
-   what is held now (the passes before this one, the result so far), room
-   for the largest output every row left can have, and one position. Only
-   this pass depends on the budget, and with that much every group of the
-   rows left fits, on one thread if need be (ro_sgns__group_fit). */
+/* The budget's error when row a alone, output bound rb, does not fit: how
+   far the run got, the least budget that could work, and one that does
+   (what is held now, room for the largest output every row left can have,
+   and one position: then every group left fits, ro_sgns__group_fit). */
 static ro_sgns_result ro_sgns__row_too_big(const ro_sgns__counter *k, const ro_sgns_counts *c,
                                            const ro_sgns__pairs *pr, size_t a, uint64_t rb)
 {
@@ -12137,8 +12100,7 @@ static ro_sgns_result ro_sgns__count_pairs(ro_sgns__counter *k, ro_sgns_counts *
     ro_sgns__par_init(k, &par, n, ro_sgns__num_threads(), occ);
     if (!k->mem.limit) {
         /* Without a budget: positions for 1/16 of the stream at a time (at
-           least 4M): 16 more reads of the stream cost less than the fresh
-           pages of a full position array, and keep the peak down. */
+           least 4M), to keep the peak down (docs/DESIGN.md, III.1) */
         uint64_t P = pr.total_occ / 16;
         if (P < ((uint64_t)1 << 22)) P = (uint64_t)1 << 22;
         if (P > pr.total_occ) P = pr.total_occ;
@@ -12453,32 +12415,24 @@ RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, ui
 /* ======================================================================
    III.2 Persistence: one layer under every file (RO_SGNS_NO_FILES leaves
          it out with them)
-
-   What every binary file of the library (counts, checkpoints) and every
-   save to a path share: CRC-32C (by the SSE4.2 instruction where the build
-   targets it, by tables otherwise: the same values) and the table of
-   chunk CRCs that lets a reader verify any byte range it reads; the older
-   version 1 checksum, still read; little-endian integers and f64 bits
-   written byte by byte (right on any host); a buffered writer and a reader
-   over memory, a FILE* or a callback (the only code that knows which);
-   and the atomic save to a path (SAVING TO A PATH in section 9 of the
-   declarations: a temporary file created exclusively, fsync, rename, the
-   folder flushed).
+   What every binary file (counts, checkpoints) and every save to a path
+   share: CRC-32C (SSE4.2 instruction or tables: the same values) and the
+   chunk CRC table that verifies any byte range read; the old version 1
+   checksum, still read; little-endian integers and f64 bits written byte
+   by byte (right on any host); a buffered writer and a reader over
+   memory, a FILE* or a callback; and the atomic save to a path (SAVING TO
+   A PATH in section 9 of the declarations: a temporary file created
+   exclusively, fsync, rename, the folder flushed).
    ====================================================================== */
 
 /* ---- CRC-32C: the checksum of the counts files and checkpoints ----------
    The CRC with Castagnoli's polynomial 0x1EDC6F41 (bit-reflected
    0x82F63B78), initial value and final xor 0xFFFFFFFF: the CRC of iSCSI,
    ext4, and of the crc32 instruction of SSE4.2; CRC-32C("123456789") =
-   0xE3069283. On a message of up to 2^31 bits it detects every error of
-   1, 2 or 3 bits and every burst of up to 32 bits (its Hamming distance
-   there is 4), and any other corruption but for a chance of 2^-32.
-   Eight bytes a step with eight tables of 256 entries ("slicing by 8"):
-   table j maps a byte to its CRC followed by j zero bytes, so the eight
-   bytes' contributions are looked up independently and xor-ed. The tables
-   (8 KiB) are built per use, in the object that needs them: the library
-   keeps no global state. With SSE4.2 the instruction does the same in one
-   step (the tables are still built: the tests compare both ways). */
+   0xE3069283. Slicing by 8: table j maps a byte to its CRC followed by j
+   zero bytes. The tables (8 KiB) are built per use, in the object that
+   needs them: the library keeps no global state (with SSE4.2 they are
+   still built: the tests compare both ways). why: docs/DESIGN.md, III.2 */
 #if defined(__SSE4_2__) && (defined(__x86_64__) || defined(_M_X64)) && !defined(RO_SGNS_NO_SIMD)
 #include <nmmintrin.h>
 #define RO_SGNS__CRC_HW 1
@@ -12545,8 +12499,7 @@ static uint32_t ro_sgns__crc_update(const ro_sgns__crc *c, uint32_t crc, const u
 /* The CRC-32C of each chunk of 2^log2 bytes of a stream (the last chunk
    may be shorter), the stream fed in pieces of any size: the chunk table
    of the counts files and checkpoints. sum grows as chunks end (4 bytes a
-   chunk, so 64 KiB a GiB at 64 KiB chunks); oom is set, and feeding goes
-   on uselessly, when it cannot. */
+   chunk); oom is set, and feeding goes on uselessly, when it cannot. */
 typedef struct ro_sgns__chunks {
     ro_sgns__crc crc;
     uint64_t size;      /* bytes a chunk */
@@ -12592,7 +12545,7 @@ static void ro_sgns__chunks_push(ro_sgns__chunks *ch)
     }
     if (!ch->oom) ch->sum[ch->n++] = ch->cur;
     /* the chunk ends either way: a feed after an allocation failure must
-       still move on (it used to take 0 bytes a turn, forever) */
+       still move on, else it would take 0 bytes a turn, forever */
     ch->cur = 0;
     ch->fill = 0;
 }
@@ -12638,11 +12591,10 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__name_file(ro_sgns_error *err, const c
 }
 
 /* ---- saving to a path (SAVING TO A PATH in the declarations) ------------
-   One routine behind every *_save_path: what the path names decides how
-   (a temporary file renamed over a regular file; a device, FIFO or "-"
-   written in place; a directory refused). The OS calls are POSIX or
-   Windows ones, each under its #if; a C library with neither gets the
-   plain-C version (fopen, rename). */
+   One routine behind every *_save_path: a temporary file renamed over a
+   regular file; a device, FIFO or "-" written in place; a directory
+   refused. POSIX or Windows calls under their #if, else plain C (fopen,
+   rename). */
 
 typedef ro_sgns_result (*ro_sgns__emit_fn)(const void *obj, ro_sgns_write_fn write, void *user,
                                            ro_sgns_error *err);
@@ -13267,13 +13219,12 @@ static int ro_sgns__writer_finish(ro_sgns__writer *wr, const ro_sgns_allocator *
 }
 
 /* A buffered reader of a counts file that tracks the byte offset and the
-   checksum. Its source is a read callback (a stream, read once from start
-   to end), a buffer (mem), or for row ranges also a seekable FILE. What a
-   stream or a buffer gives is checksummed as it is taken (version 1: the
-   old checksum; version 2: the chunk CRCs, compared with the table at the
-   end). In chunk mode (version 2 row ranges from a buffer or a seekable
-   FILE) the table is read first and every byte comes out of a chunk that
-   was verified as it was read; the reader may then skip ahead. */
+   checksum. Source: a read callback (read once, in order), a buffer (mem),
+   or for row ranges also a seekable FILE. Bytes are checksummed as taken
+   (version 1: the old checksum; version 2: the chunk CRCs, compared with
+   the table at the end). In chunk mode (version 2 row ranges, buffer or
+   seekable FILE) the table is read first, every byte comes from a chunk
+   verified as it was read, and the reader may skip ahead. */
 typedef struct ro_sgns__reader {
     ro_sgns_read_fn fn;
     void *user;
@@ -13901,15 +13852,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_counts_save_memory(const ro_sgns_counts *c, v
 }
 
 /* ---- loading a counts file ---------------------------------------------
-   A load walks the file's parts in their order and checks each as it
-   reads it: the header (version 1 or 2), the vocabulary, row_ptr, the
-   pairs (col, then val), the marginals, the checksums, and last the
-   marginals against the pairs. The pairs of the rows wanted are read one
-   of three ways (ro_sgns__load_span): the whole file reads them all; a
-   row range of a version 2 file from a source that can seek reads only
-   the chunks that hold them (the reader's chunk mode); any other row
-   range reads them all and keeps its own. Where the bytes come from is
-   the reader's business alone. */
+   The parts in file order, each checked as read (III.3's banner). The
+   pairs of the rows wanted (ro_sgns__load_span): the whole file reads
+   them all; a row range of a version 2 file from a seekable source reads
+   only its chunks (chunk mode); any other row range reads all and keeps
+   its own. Where the bytes come from is the reader's business alone. */
 
 /* The state of one load. */
 typedef struct ro_sgns__load_state {
@@ -15016,33 +14963,21 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_f
          evaluation shares: unless RO_SGNS_NO_FILES and RO_SGNS_NO_EVAL are
          both set; the files: RO_SGNS_NO_FILES leaves them out)
    What: the vectors object (a vocabulary with its own word -> row hash
-   table, and an n x d row-major matrix), and readers and writers for the
-   three formats users already have: word2vec text, word2vec binary, GloVe
-   text (see ro_sgns_vectors_format for the layouts).
-   Why: Step 2 of the paper ends with W = U Sigma^(1/2) [2.3]; the point of
-   it is to hand W to the tools people use (gensim, word2vec's distance,
-   evaluation scripts), so the files must be bit-compatible with theirs,
-   and files from other trainers must load for comparison.
-   How: every reader pulls bytes through one small input (a memory buffer,
-   or a read callback refilled 64 KiB at a time; FILE* is such a callback),
-   so a file is never slurped and the fuzzers exercise the same code as
-   the file readers. Rows are appended to a builder (word pool, offsets,
-   growing matrix, hash table); only a complete, checked body becomes a
-   ro_sgns_vectors, so a failure leaves no partial object.
-   Binary floats are assembled from bytes by shifts (b0 | b1<<8 | ...)
-   into a uint32 and only then reinterpreted as an IEEE float, so the
-   little-endian file reads and writes the same on a big-endian host; the
-   host's float bytes are never copied to or from the file.
-   Numbers in text go through strtod/snprintf with the locale's decimal
-   point swapped in and out (see ro_sgns__txt_number).
-   Cost: reading is O(file size) time; memory is the matrix (n d reals:
-   reserved once from the header's V when it is credible, else grown by
-   doubling and trimmed at the end, so up to 2x while reading), the words,
-   and a hash table of 2-4 n slots. Writing streams through a 64 KiB
-   buffer.
+   table, and an n x d row-major matrix), and readers and writers for
+   word2vec text, word2vec binary and GloVe text (layouts: see
+   ro_sgns_vectors_format and docs/GUIDE.md, section 10).
+   Every reader pulls bytes through one small input (a memory buffer or a
+   read callback, 64 KiB at a time); rows go to a builder and only a
+   complete, checked body becomes a ro_sgns_vectors, so a failure leaves
+   no partial object.
+   Byte order: binary floats are assembled from bytes by shifts into a
+   uint32 and only then reinterpreted as a float; the host's float bytes
+   are never copied to or from the file. Text numbers: the locale's
+   decimal point is swapped in and out (ro_sgns__txt_number).
    Invariants of a ro_sgns_vectors: see its declaration (n >= 1, d in
    [1, RO_SGNS_FILE_MAX_DIM], words unique tokens (bytes above 0x20); values
    finite); the hash table is at most half full, so probes end.
+   why, cost: docs/DESIGN.md, III.5
    ====================================================================== */
 
 #include <stdlib.h> /* strtod, strtof, qsort */
@@ -15336,8 +15271,7 @@ static ro_sgns_result ro_sgns__vec_build_add(ro_sgns__vec_build *b, const char *
 }
 
 /* Room for rows rows (matrix and hash table) at once, when the count is
-   known: saves the copies and page faults of growing a 50 MB matrix by
-   doubling. Only before the first row. */
+   known, instead of growing by doubling. Only before the first row. */
 static ro_sgns_result ro_sgns__vec_build_reserve(ro_sgns__vec_build *b, size_t rows,
                                                  ro_sgns_error *err)
 {
@@ -15624,14 +15558,12 @@ static size_t ro_sgns__txt_field(ro_sgns__txt_in *in, char *tok, size_t cap, int
 }
 
 /* ---- numbers ------------------------------------------------------------
-   strtod (strtof for vector values in the float build, so they are rounded
-   once) is the parser (correctly rounded on glibc, musl, MSVC), but it
-   reads the decimal point of the C locale's LC_NUMERIC: after
-   setlocale(LC_ALL, "de_DE.UTF-8") it stops at the '.' of "0.5". So the
-   syntax is checked here first -- [+-] digits [. digits] [e [+-] digits],
-   decimal only, no hex, no "inf"/"nan", no leading blanks -- and '.' is
-   replaced by localeconv()->decimal_point before strtod sees the token.
-   The writers do the reverse after snprintf. */
+   strtod (strtof for float vector values: rounded once) parses, but reads
+   LC_NUMERIC's decimal point. So the syntax is checked here first --
+   [+-] digits [. digits] [e [+-] digits], decimal only, no hex, no
+   "inf"/"nan", no leading blanks -- and '.' is replaced by
+   localeconv()->decimal_point before strtod sees it; the writers do the
+   reverse after snprintf. */
 
 typedef struct ro_sgns__txt_num {
     char dp[8]; /* the locale's decimal point */
@@ -16109,9 +16041,8 @@ static ro_sgns_result ro_sgns__vec_read(ro_sgns__txt_in *in, ro_sgns_vectors_for
         target = (limit && limit < V) ? limit : V;
         /* Reserve what the header promises, but no more than the bytes
            left in a memory buffer can hold (a record takes at least 4d + 2
-           bytes in binary, 2d + 2 in text), 64 MiB of matrix and 2^20 rows,
-           so a lying header costs little; a longer file just grows the
-           arrays by doubling from there. */
+           bytes in binary, 2d + 2 in text), 64 MiB of matrix and 2^20 rows:
+           a lying header costs little; a longer file grows by doubling. */
         reserve = ro_sgns__min(target, ((size_t)64 << 20) / (d * sizeof(ro_sgns_real)));
         reserve = ro_sgns__min(reserve, (size_t)1 << 20);
         if (!in->read_fn)
@@ -16420,31 +16351,19 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_vectors_save_path(const ro_sgns_vectors *v,
 
 /* ======================================================================
    III.6 Evaluation (RO_SGNS_NO_EVAL leaves it out)
-   What: the paper's "linguistic" quality measure [4.2, Table 2]:
-   Spearman's rho between human similarity scores of word pairs and the
-   cosines of the pairs' embeddings; and the usual companions: nearest
-   neighbours by cosine [Table 3 style], and analogies a:b :: c:? by
-   3CosAdd and 3CosMul (Levy and Goldberg 2014).
-   Why here: scores are only comparable when the policy is the same, and
-   tools differ on every point (pairs out of vocabulary dropped or scored
-   0, case folding, top-N restriction, 3CosMul epsilon, query words
-   excluded). Every result struct records its policy and counts, and the
-   _describe functions print them with the score.
-   How and cost: similarity is O(pairs d) with cosines in double and ranks
-   averaged over ties (scipy's definition). Neighbours and analogies are
-   many dot products with the whole vocabulary, so they are a GEMM:
-   queries (unit vectors; b^ - a^ + c^ for 3CosAdd) times the matrix
-   transposed, 512 queries x 1024 rows at a time, each column scaled by
-   the row's inverse norm -- the matrix is never copied or normalized in
-   place. O(queries n d) flops; workspace O(n + 512 (3 d + 3072)) reals.
-   gensim's most_similar is one such query, the sum of the words' signed
-   unit vectors, over the first restrict_vocab rows with the query words
-   skipped; doesnt_match and similarity of two words are O(words d) loops.
-   (512 queries a block: the block is the GEMM's m, and the built-in GEMM
-   needs m >= 512 for its full speed.)
+   What: Spearman's rho between human similarity scores and the cosines of
+   word pairs [4.2, Table 2]; nearest neighbours by cosine; analogies by
+   3CosAdd and 3CosMul. Every result struct records its policy and counts
+   (out-of-vocabulary pairs, case folding, top-N, excluded query words),
+   and the _describe functions print them with the score.
+   How: similarity in double, ranks averaged over ties; neighbours and
+   analogies are a GEMM of unit queries by the matrix, 512 queries x 1024
+   rows a block, each column scaled by the row's inverse norm (the matrix
+   is never copied or normalized in place).
    Invariants: a zero vector has cosine 0 with everything; ties go to the
    lower row (the more frequent word); results never depend on the order
    of blocks.
+   why, cost, gensim's calls: docs/DESIGN.md, III.6
    ====================================================================== */
 
 /* Skip a UTF-8 byte order mark at the very start of a pair or question
@@ -17864,36 +17783,17 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
 
 /* ======================================================================
    III.7 SGD-SGNS baseline (word2vec) (RO_SGNS_NO_SGD leaves it out)
-         [paper 4: the "SGD-SGNS" of Tables 1-2;
-      Mikolov et al. 2013, word2vec.c]
+         [paper 4: the "SGD-SGNS" of Tables 1-2; Mikolov et al. 2013]
    WHAT: skip-gram with negative sampling trained pair by pair over the
-     token stream, the method the paper compares against: the same
-     objective F(X) [eq. 4], approached by stochastic steps on its terms
-     instead of Riemannian steps on the whole matrix.
-   WHY HERE: a baseline is only fair when its vocabulary, tokens and
-     evaluation are the ones of the method it is compared with; the
-     counting section's vocabulary and tokenizer and the evaluation of
-     III.6 are shared, and ro_sgns_objective_wc scores W C^T with the
-     same F. word2vec.c itself needs a 400 MB negative table, prints, exits
-     and cannot be embedded.
-   HOW:
-     (a) read: the text is tokenized as III.1 does it and each token is
-         looked up in the vocabulary (one hash probe); the stream keeps the
-         ids of vocabulary words and a LINE mark per line break.
-     (b) tables: the alias table of unigram^0.75 (Vose's method, exact),
-         the subsampling thresholds, the sigmoid table, W and C padded to
-         ld = d rounded up to 64 bytes (W word2vec-initialized, C = 0).
-     (c) train: the stream is cut into blocks of RO_SGNS_SGD_BLOCK
-         positions; worker t of T takes blocks [tB/T, (t+1)B/T) for every
-         epoch. In a block a sentence is a run between LINE marks; it is
-         subsampled, then for each centre and each context in its sampled
-         window one step ro_sgns__sgd_step (a dot product and two axpys per
-         target, like word2vec's inner loop). The learning rate is set at
-         the start of each block from the words all workers have done.
-     (d) the padded W and C are checked for NaN/Inf and copied out.
-   COST: ~6 d (k + 1) flops per (centre, context) pair, ~(L + 1) pairs per
-     kept word; the rows of C for the negatives are random accesses (the
-     step prefetches them after drawing). Memory: see the declarations.
+     token stream: the same objective F(X) [eq. 4] by stochastic steps,
+     with III.1's tokenizer and vocabulary and III.6's evaluation.
+   HOW: (a) read the text as III.1 does into a stream of vocabulary ids
+     and LINE marks; (b) tables: unigram^0.75 alias table, subsampling
+     thresholds, sigmoid table, W and C padded to ld (C = 0); (c) train:
+     blocks of RO_SGNS_SGD_BLOCK positions, worker t of T takes blocks
+     [tB/T, (t+1)B/T) every epoch, one ro_sgns__sgd_step per (centre,
+     context), the learning rate set at each block's start; (d) W and C
+     checked for NaN/Inf and copied out.
    INVARIANTS: every id in the stream is < n or LINE, and no two LINE are
      adjacent; the padding columns d..ld-1 of W and C are 0 and stay 0 (a
      step adds g * 0 to them); the draws of block b in epoch e come from
@@ -17902,6 +17802,7 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
      rate of each block is a function of the block only, so one-thread
      runs are bitwise reproducible. Hogwild: with several workers rows of
      W and C are read and written by several threads without locks.
+   why, cost: docs/DESIGN.md, III.7
    ====================================================================== */
 
 #define RO_SGNS__SGD_LINE 0xFFFFFFFFu /* stream mark: a line break */
@@ -18147,10 +18048,10 @@ static RO_SGNS__INLINE ro_sgns_real ro_sgns__sgd_grad(const ro_sgns_real *sigm, 
     return 0;
 }
 
-/* The plain reference of one step, to read first and to test the fast one
-   against: input row w (d values), targets tgt[0] (label 1) and tgt[1..m)
-   (label 0) in C (leading dimension ldc), e a d-vector of workspace.
-   These are word2vec's loops. */
+/* The plain reference of one step (word2vec's loops), to read first and to
+   test the fast one against: input row w (d values), targets tgt[0]
+   (label 1) and tgt[1..m) (label 0) in C (leading dimension ldc), e a
+   d-vector of workspace. */
 static RO_SGNS__MAYBE_UNUSED void ro_sgns__sgd_step_naive(size_t d, ro_sgns_real *w,
                                                           ro_sgns_real *C, size_t ldc,
                                                           const uint32_t *tgt, size_t m,
@@ -18171,9 +18072,8 @@ static RO_SGNS__MAYBE_UNUSED void ro_sgns__sgd_step_naive(size_t d, ro_sgns_real
 }
 
 /* a . b over ld (a multiple of LANES) values, in LANES partial sums added
-   pairwise at the end: the same arithmetic in every run, and a loop the
-   compiler turns into SIMD without -ffast-math (word2vec's single running
-   sum is a chain of dependent scalar adds). */
+   pairwise at the end: the same arithmetic in every run, and SIMD without
+   -ffast-math. */
 static RO_SGNS__INLINE ro_sgns_real ro_sgns__sgd_dot(const ro_sgns_real *RO_SGNS__RESTRICT a,
                                                      const ro_sgns_real *RO_SGNS__RESTRICT b,
                                                      size_t ld)
@@ -18532,13 +18432,9 @@ static void ro_sgns__sgd_mem_free(ro_sgns__sgd_mem *m, const ro_sgns_allocator *
 }
 
 /* Huge pages for a buffer the step reads at random (W, C and the virtual
-   workers' copies), asked for before its first write. With 4 KiB pages
-   almost every row a step reads is a TLB miss at a large vocabulary; with
-   2 MiB pages the rows of 72k words sit in a few dozen entries (what it
-   gains: bench/RESULTS.md section 9). Linux only, only
-   the 2 MiB-aligned part of the buffer, and only advice: a kernel that
-   refuses it (THP off, qemu-user) changes nothing, and no bit of the
-   result depends on it. RO_SGNS_NO_MADVISE leaves it out. */
+   workers' copies), asked for before its first write. Linux only, the
+   2 MiB-aligned part only, advice only: no bit of the result depends on
+   it. RO_SGNS_NO_MADVISE leaves it out. why: docs/DESIGN.md, III.7 */
 static void ro_sgns__sgd_advise(void *p, size_t bytes)
 {
 #if defined(MADV_HUGEPAGE) && !defined(RO_SGNS_NO_MADVISE)
