@@ -12,6 +12,9 @@
 #   e  every test (test_*, tests/*.c|sh) and section ((I.n), II.n, III.n) a
 #      comment cites exists
 #   f  README's size table matches the objects (tests/size_table.sh check)
+#   g  the declarations are contracts: no comment directly above a public
+#      declaration (RO_SGNS_DEF, before the declarations' end) over 6 lines;
+#      section banners (/* =====) are not contracts and may be longer
 # CC (default cc) compiles the link check of c.
 
 ROOT=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -215,6 +218,20 @@ if [ -f "$ROOT/tests/size_table.sh" ]; then
 else
     echo "skip  f  README's size table: no tests/size_table.sh"
 fi
+
+# g: contracts of at most 6 lines above each public declaration
+awk '
+/^#endif \/\* RO_SGNS_H \*\// { exit }
+{
+    if (!inc && $0 ~ /^[ \t]*\/\*/) { inc = 1; cs = NR; banner = ($0 ~ /^\/\* =====/) }
+    if (inc && index($0, "*/")) { inc = 0; ce = NR; cb = banner }
+}
+/^RO_SGNS_DEF/ && ce == NR - 1 && !cb && ce - cs + 1 > 6 {
+    printf "  ro_sgns.h:%d: a %d-line comment above the declaration at line %d (at most 6)\n", cs, ce - cs + 1, NR
+    n++
+}
+END { exit n > 0 }' "$H" && ok "g  declaration comments are contracts (at most 6 lines)" ||
+    bad "g  declaration comments are contracts (at most 6 lines)"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
