@@ -10437,9 +10437,15 @@ static void ro_sgns__fold_g(ro_sgns__fold_work *w)
    x = 0, or z from Z0 (x then by a GEMM, in ro_sgns__fold_side). */
 static void ro_sgns__fold_block_start(ro_sgns__fold_work *w, size_t b0, size_t bn)
 {
+    /* the fields the loop reads, in locals: each thread's loop then keeps
+       them in registers rather than reloading them through w */
     const ro_sgns__side *s = w->j.s;
     const size_t nh = w->j.nh, mh = w->j.mh, d = w->j.d;
-    const ro_sgns_real *Z0 = w->j.Z0;
+    const ro_sgns_real *Z0 = w->j.Z0, *A = w->j.A;
+    const double *G = w->G;
+    double *H = w->H, *Zd = w->Zd;
+    ro_sgns_real *Hs = w->Hs, *Z = w->j.Z, *X = w->X;
+    int *ok = w->ok;
     long r;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4)
@@ -10447,25 +10453,25 @@ static void ro_sgns__fold_block_start(ro_sgns__fold_work *w, size_t b0, size_t b
     for (r = 0; r < (long)bn; ++r) {
         const size_t row = nh + b0 + (size_t)r;
         const double rf = s->rowfac[row];
-        double *h = w->H + (size_t)r * d * d;
-        ro_sgns_real *hs = w->Hs;
+        double *h = H + (size_t)r * d * d;
+        ro_sgns_real *hs = Hs;
         size_t ii, jj, used;
 #ifdef _OPENMP
-        hs = w->Hs + (size_t)omp_get_thread_num() * d * d;
+        hs = Hs + (size_t)omp_get_thread_num() * d * d;
 #endif
-        used = ro_sgns__fold_gram(s, row, mh, w->j.A, d, hs);
+        used = ro_sgns__fold_gram(s, row, mh, A, d, hs);
         for (ii = 0; ii < d; ++ii)
             for (jj = 0; jj < d; ++jj)
-                h[ii * d + jj] = jj >= ii ? 0.25 * (rf * w->G[ii * d + jj] + (double)hs[ii * d + jj])
+                h[ii * d + jj] = jj >= ii ? 0.25 * (rf * G[ii * d + jj] + (double)hs[ii * d + jj])
                                           : 0;
-        w->ok[r] = used > 0 && ro_sgns__cholesky_in_place(d, h);
+        ok[r] = used > 0 && ro_sgns__cholesky_in_place(d, h);
         for (ii = 0; ii < d; ++ii) {
             const ro_sgns_real z0 = Z0 ? Z0[(b0 + (size_t)r) * d + ii] : 0;
-            w->Zd[(size_t)r * d + ii] = (double)z0;
-            w->j.Z[(b0 + (size_t)r) * d + ii] = z0;
+            Zd[(size_t)r * d + ii] = (double)z0;
+            Z[(b0 + (size_t)r) * d + ii] = z0;
         }
         if (!Z0)
-            for (ii = 0; ii < mh; ++ii) w->X[(size_t)r * mh + ii] = 0;
+            for (ii = 0; ii < mh; ++ii) X[(size_t)r * mh + ii] = 0;
     }
 }
 
