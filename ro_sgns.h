@@ -1793,7 +1793,7 @@ typedef struct ro_sgns_sgd_config {
     double sample;         /* subsampling threshold t, >= 0; 0 = off */
     int epochs;            /* passes over the corpus, >= 1 */
     double share;          /* train on the corpus's first share, in (0, 1]
-                              (whole blocks, at least one) */
+                              (whole blocks; under one token: EMPTY) */
     int threads;           /* 0 = OpenMP's maximum (1 without OpenMP) */
     int workers;           /* 0 = Hogwild; K >= 1 virtual workers (THREADS
                               AND REPRODUCIBILITY), at most K threads */
@@ -1815,7 +1815,7 @@ RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
    C: n x d row-major, n = vocab->n, d = cfg->size; cfg NULL = defaults.
    RO_SGNS_STOPPED: W, C as they were then. Errors, W and C untouched:
    INVALID_ARGUMENT (a bad setting; a vocab without counts or index), EMPTY
-   (no token in vocab), OUT_OF_MEMORY, SIZE_OVERFLOW, IO, NUMERIC (NaN). */
+   (no token in vocab or in share), OUT_OF_MEMORY, SIZE_OVERFLOW, IO, NUMERIC (NaN). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_memory(const void *text, size_t size,
                                                     const ro_sgns_vocab *vocab,
                                                     const ro_sgns_sgd_config *cfg,
@@ -18733,6 +18733,13 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     rd.err = err;
     rc = ro_sgns__sgd_read(&rd, text, size, read, user);
     if (rc != RO_SGNS_OK) goto done;
+    if (cfg.share < 1 && cfg.share * (double)rd.words < 1) { /* not one token to train on */
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY,
+                           "share = %g of the %llu tokens in the vocabulary is less than one "
+                           "token: no text to train on",
+                           cfg.share, (unsigned long long)rd.words);
+        goto done;
+    }
     if (cfg.share < 1) { /* the first share of the blocks, and its words */
         size_t all = (rd.len + RO_SGNS_SGD_BLOCK - 1) / RO_SGNS_SGD_BLOCK, p;
         /* share x blocks, rounded up without ceil(): a build that defines its

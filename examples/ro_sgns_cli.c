@@ -422,6 +422,7 @@ static void help_token(const char *name, size_t len, char *out, size_t size)
     else if (len == 3 && memcmp(name, "MAX", 3) == 0) snprintf(out, size, "%g", CLI_MAX_ABS);
     else if (len == 3 && memcmp(name, "NEG", 3) == 0) snprintf(out, size, "%g", CLI_MAX_NEGATIVE);
     else if (len == 2 && memcmp(name, "IW", 2) == 0) snprintf(out, size, "%d", CLI_INIT_WORKERS);
+    else if (len == 2 && memcmp(name, "IE", 2) == 0) snprintf(out, size, "%d", CLI_INIT_EPOCHS);
     else if (len == 6 && memcmp(name, "SGDCDS", 6) == 0) snprintf(out, size, "%g", CLI_SGD_CDS);
     else if (len == 8 && memcmp(name, "SGDSTEPS", 8) == 0) snprintf(out, size, "%d", CLI_SGD_STEPS);
     else snprintf(out, size, "?");
@@ -501,7 +502,9 @@ static void print_cmd_help(const cmd_desc *cd, FILE *f)
     const flag_spec *s;
     opts def;
     opts_default(&def);
-    fprintf(f, "%s\n%s\n", cd->usage, cd->about);
+    fprintf(f, "%s\n", cd->usage);
+    put_expanded(f, cd->about, NULL, &def, 0);
+    fputc('\n', f);
     for (s = cd->flags; s->name; ++s) {
         if (s->type == T_GROUP) fprintf(f, "\n%s\n", s->name);
         else if (s->help) print_flag(f, s, &def);
@@ -745,6 +748,17 @@ static FILE *open_read(cli *c, const char *flag, const char *path)
 static void close_read(cli *c, FILE *f)
 {
     if (f && f != stdin) release(c, f);
+}
+
+/* Can path be read twice (a regular file)? Standard input, a pipe
+   (-train <(cat file)), a FIFO or a device can be read once: a run that
+   reads the text twice holds it in memory (slurp) instead. A path that
+   is not there counts as a file (opening it says why it fails). */
+static int reads_twice(const char *path)
+{
+    struct stat st;
+    if (is_stdio(path)) return 0;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
 }
 
 /* Can a file be written at path? Checked before any long work, so a bad
@@ -1113,6 +1127,17 @@ static size_t reader_read(void *user, void *buf, size_t size)
                rate / 1e6);
     }
     return got;
+}
+
+/* A loader (counts, checkpoint) read up to its file's end and no further:
+   anything after it is an error, never ignored. */
+static void reader_at_end(cli *c, reader *r, const char *what)
+{
+    int ch = fgetc(r->f);
+    if (ch == EOF && ferror(r->f)) die(c, "cannot read '%s': %s", display(r->path), strerror(errno));
+    if (ch != EOF)
+        die(c, "%s: trailing bytes after the %s at offset %llu: not one %s file", display(r->path),
+            what, (unsigned long long)r->done, what);
 }
 
 /* a failed library call that read through a reader: the OS's reason first */
@@ -1569,6 +1594,30 @@ static void scorer_init(cli *c, scorer *s, const opts *o, const char *analogy)
     if (analogy) load_analogies(c, s, analogy);
 }
 
+/* train's outputs against every pair file -eval read (each file of a
+   folder) and the -analogy file: a save over one would destroy it. */
+static void check_sets_distinct(cli *c, const opts *o, const scorer *s)
+{
+    cmd_file *fl = (cmd_file *)alloc_array(c, (size_t)s->nsets + 6, sizeof *fl);
+    const char *out[5][2];
+    int i, n = 0;
+    out[0][0] = "output", out[0][1] = o->output;
+    out[1][0] = "output-contexts", out[1][1] = o->output_ctx;
+    out[2][0] = "save-counts", out[2][1] = o->save_counts;
+    out[3][0] = "checkpoint", out[3][1] = o->checkpoint;
+    out[4][0] = "curve", out[4][1] = o->curve;
+    for (i = 0; i < 5 + s->nsets + 1; ++i) {
+        cmd_file *f = &fl[n];
+        f->may_be = NULL;
+        f->output = i < 5;
+        f->flag = i < 5 ? out[i][0] : i < 5 + s->nsets ? "eval" : "analogy";
+        f->path = i < 5 ? out[i][1] : i < 5 + s->nsets ? s->path[i - 5] : s->analogy_path;
+        if (f->path) ++n;
+    }
+    check_distinct(c, fl, n);
+    release(c, fl);
+}
+
 /* is word w in the vocabulary (a ro_sgns_vocab) / the vectors? */
 typedef int (*has_word_fn)(const void *where, const char *w);
 static int in_vocab(const void *where, const char *w)
@@ -1858,8 +1907,9 @@ static ro_sgns_counts *load_counts(cli *c, const char *path)
         end_line(c);
         die_read(c, &r, &err);
     }
-    close_read(c, r.f);
     own(c, cn, free_counts);
+    reader_at_end(c, &r, "counts");
+    close_read(c, r.f);
     /* the library loads version 1 files, whose checksum misses some errors
        (docs/GUIDE.md, section 9): the version is bytes 8-11 */
     if (r.nhead >= 12 && r.head[8] == 1 && !r.head[9] && !r.head[10] && !r.head[11])
@@ -1997,7 +2047,7 @@ static const flag_spec TRAIN_FLAGS[] = {
      "-init sgd subsamples frequent words with this\nthreshold ({D}; word2vec's -sample, whose\ndefault is 1e-3; 0 = off)", NULL,
      "it is the subsampling of -init sgd"},
     {"init-share", T_NUM, offsetof(opts, init_share), W_SGDINIT, 1e-9, 1, "F",
-     "-init sgd trains on the first share F of the\ntext ({D})", NULL, "it is the share of -init sgd"},
+     "-init sgd trains on the first share F of the\ntext ({D}; whole blocks of 1024 tokens; under\none token: an error)", NULL, "it is the share of -init sgd"},
     F("min-gain", T_NUM, min_gain, W_RO, 0, 100, "P",
       "stop after a step that raises F by less than\nP percent ({D}; 0: take every -iter step)"),
     F("eta", T_NUM, eta, W_RO, 1e-30, 1e30, "S",
@@ -2035,7 +2085,7 @@ static const flag_spec TRAIN_FLAGS[] = {
       "write the step with the best mean score (-eval,\n-analogy), not the last"),
     F("curve", T_STR, curve, W_RO, 0, 0, "FILE.csv", "F, time and the scores per step, as CSV"),
 
-    G("the SVD-SPPMI start (-method svd, and -method ro's default start):"),
+    G("the SVD-SPPMI start (-method svd; -method ro from -counts alone or -init svd):"),
     F("svd", T_STR, svd, W_SVDSTART, 0, 0, "krylov|subspace", "the truncated SVD ({D})"),
     F("oversample", T_INT, oversample, W_SVDSTART, 0, 1e6, "P",
       "extra columns of the search space ({D}: the\nlibrary's, 2 d krylov, max(50, d/2) subspace)"),
@@ -2059,8 +2109,11 @@ static const cmd_desc TRAIN_CMD = {
     "usage: ro-sgns train -train TEXT -output VECTORS [-method ro|svd|sgd] [flags]\n"
     "       ro-sgns train -counts COUNTS -output VECTORS [flags]",
     "\nFrom a corpus to word vectors in one command. -method ro (the default)\n"
-    "counts the text, starts from SVD-SPPMI and takes -iter steps of RO-SGNS\n"
-    "(Fonarev et al. 2017); svd stops at SVD-SPPMI; sgd is word2vec's skip-gram\n"
+    "counts the text, starts from {IE} epochs of SGD on it (-init sgd; from -counts\n"
+    "alone, or with -init svd, from SVD-SPPMI), takes steps of RO-SGNS (Fonarev\n"
+    "et al. 2017) on the most frequent words (-head) until a step raises F by\n"
+    "less than -min-gain (at most -iter), and folds the other words in; svd stops\n"
+    "at SVD-SPPMI; sgd is word2vec's skip-gram\n"
     "with negative sampling. -counts reuses counts (from 'count' or -save-counts)\n"
     "instead of counting; SGD takes its vocabulary from them, or from counting\n"
     "-train. A flag that does not apply to the chosen method is an error; so are\n"
@@ -2358,6 +2411,20 @@ static int on_sgd(const ro_sgns_sgd_progress *p, void *user)
            100 * frac, p->words_per_sec / (p->threads > 0 ? p->threads : 1) / 1e3,
            fmt_secs(frac > 0 ? p->seconds * (1 - frac) / frac : -1, eta, sizeof eta));
     return 0;
+}
+
+/* -init-share F of the tokens SGD trains on (those in the vocabulary)
+   must be a token at least: the library refuses less (RO_SGNS_ERR_EMPTY),
+   and here it is said before the start, with the flag. */
+static void check_share(cli *c, double share, const ro_sgns_counts *cn)
+{
+    uint64_t tokens = 0;
+    size_t i;
+    for (i = 0; i < cn->n; ++i) tokens += cn->vocab.count[i];
+    if (share * (double)tokens < 1)
+        die(c, "-init-share %g: that share of the %llu tokens in the vocabulary is less than one "
+               "token, so the SGD start would train on no text; give %.2g or more",
+            share, (unsigned long long)tokens, tokens ? 1 / (double)tokens : 1.0);
 }
 
 /* word2vec's SGD on the text: W and C, n x d */
@@ -2994,12 +3061,14 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (o.output_ctx) check_output(c, "output-contexts", o.output_ctx);
     if (o.save_counts) check_output(c, "save-counts", o.save_counts);
     if (o.checkpoint) check_output(c, "checkpoint", o.checkpoint);
-    if (o.train && !is_stdio(o.train)) close_read(c, open_read(c, "train", o.train));
+    /* a pipe or FIFO is not opened to try it: closing it would end its writer */
+    if (o.train && reads_twice(o.train)) close_read(c, open_read(c, "train", o.train));
     if (o.counts) close_read(c, open_read(c, "counts", o.counts));
     if (init_file) close_read(c, open_read(c, "init", o.init));
     if (o.init_ctx) close_read(c, open_read(c, "init-contexts", o.init_ctx));
     if (o.resume) close_read(c, open_read(c, "resume", o.resume));
     scorer_init(c, &sc, &o, o.analogy);
+    check_sets_distinct(c, &o, &sc);
     if (o.curve) { /* the header now: a full disk shows before any work */
         struct stat cst; /* a FIFO's or device's through check_output's descriptor */
         check_output(c, "curve", o.curve);
@@ -3021,8 +3090,8 @@ static int cmd_train(cli *c, int argc, char **argv)
     }
     set_threads(&o);
 
-    /* the counts (and the text, when it must be read twice) */
-    if (o.train && is_stdio(o.train) && (is_sgd || init_sgd) && counting)
+    /* the counts (and the text in memory, when it is read twice and can be read once) */
+    if (o.train && !reads_twice(o.train) && (is_sgd || init_sgd) && counting)
         text = slurp(c, "train", o.train, &text_size);
     if (o.counts) {
         cn = load_counts(c, o.counts);
@@ -3042,6 +3111,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     if ((size_t)o.size > cn->n)
         die(c, "-size %lld is larger than the vocabulary (%lu words)", o.size, (unsigned long)cn->n);
     scorer_check(c, &sc, &cn->vocab);
+    if (init_sgd && !o.resume) check_share(c, o.init_share, cn);
     nh = is_ro ? head_size(c, &o, cn) : cn->n;
     if (!is_sgd) step_secs = check_cost(c, &o, cn, is_ro, counting, nh);
 
@@ -3074,9 +3144,10 @@ static int cmd_train(cli *c, int argc, char **argv)
             end_line(c);
             die_read(c, &r, &err);
         }
-        close_read(c, r.f);
         own(c, x, free_factors);
         if (kept) own(c, kept, free_factors);
+        reader_at_end(c, &r, "checkpoint");
+        close_read(c, r.f);
         /* the same counts (fingerprint), n, d, k, window and cds as the run */
         {
             /* a head run's checkpoint holds the head (-head): its n and m

@@ -985,6 +985,77 @@ fails "needs about .* more than -memory allows.*count again with -min-count [0-9
 fails "-max-step-seconds does not apply to -method svd" train -counts "$T/s.counts" -method svd -size 20 -max-step-seconds 10 -output "$T/cost2.txt"
 fails "-force does not apply to -method sgd" train -train "$SAMPLE" -method sgd -size 20 -force -output "$T/cost2.txt"
 
+# ------------------------------------------------------------ nothing lost (issue 68)
+# the help says what the default does: the SGD start, not SVD-SPPMI
+run train -help
+grep -q "starts from 3 epochs of SGD on it (-init sgd" "$T/out" && ok || bad "train -help: the default start is not the SGD start"
+grep -q "counts the text, starts from SVD-SPPMI" "$T/out" && bad "train -help still says ro starts from SVD-SPPMI" || ok
+# -eval's pair files (one given, or one of a folder) are inputs: no output
+# may replace them, refused before counting; the file is unchanged
+mkdir -p "$T/lost/ev"
+cp "$SETS/men.txt" "$T/lost/p.txt"
+cp "$SETS/men.txt" "$T/lost/ev/men.txt"
+fails "-output and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/p.txt" -output "$T/lost/p.txt"
+grep -q "^count:" "$T/err" && bad "-output = -eval refused after counting" || ok
+fails "-curve and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/p.txt" -output "$T/lost/o.txt" -curve "$T/lost/p.txt"
+fails "-output-contexts and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/ev" -output "$T/lost/o.txt" -output-contexts "$T/lost/ev/men.txt"
+same "$T/lost/p.txt" "$SETS/men.txt"
+same "$T/lost/ev/men.txt" "$SETS/men.txt"
+# a non-seekable -train (a FIFO, a pipe) is read once: the default run
+# (counting, then the SGD start) gives the bytes a file gives
+run train -train "$SAMPLE" -size 10 -iter 1 -threads 1 -quiet -output "$T/lost/file.txt"
+# fifo_run OUT ARGS...: train from the FIFO $T/lost/fifo fed by cat (a
+# run that waits for a second writer is stopped by timeout, when there)
+fifo_run() {
+    o=$1
+    shift
+    cat "$SAMPLE" > "$T/lost/fifo" &
+    w=$!
+    to=
+    command -v timeout > /dev/null 2>&1 && to="timeout 300"
+    $to "$BIN" train -train "$T/lost/fifo" -size 10 -iter 1 -threads 1 -quiet -output "$o" "$@" 2> "$T/err" \
+        && ok || bad "-train FIFO $*: $(head -c 400 "$T/err")"
+    kill "$w" 2> /dev/null
+    wait "$w" 2> /dev/null
+}
+if command -v mkfifo > /dev/null 2>&1 && mkfifo "$T/lost/fifo"; then
+    fifo_run "$T/lost/fifo.txt"
+    same "$T/lost/file.txt" "$T/lost/fifo.txt"
+    fifo_run "$T/lost/fifo_sgd.txt" -method sgd
+    run train -train "$SAMPLE" -method sgd -size 10 -iter 1 -threads 1 -quiet -output "$T/lost/file_sgd.txt"
+    same "$T/lost/file_sgd.txt" "$T/lost/fifo_sgd.txt"
+fi
+if command -v bash > /dev/null 2>&1; then
+    B=$BIN S=$SAMPLE O=$T/lost/proc.txt bash -c '"$B" train -train <(cat "$S") -size 10 -iter 1 -threads 1 -quiet -output "$O"' 2> "$T/err" \
+        && ok || bad "-train <(cat file): $(head -c 400 "$T/err")"
+    same "$T/lost/file.txt" "$T/lost/proc.txt"
+fi
+# trailing bytes after a counts file or a checkpoint: refused with the offset
+run count -train "$SAMPLE" -output "$T/lost/s.counts" -quiet
+cp "$T/lost/s.counts" "$T/lost/tail.counts"
+printf 'x' >> "$T/lost/tail.counts"
+size=$(wc -c < "$T/lost/s.counts" | tr -d ' ')
+fails "tail.counts: trailing bytes after the counts at offset $size" train -counts "$T/lost/tail.counts" -size 10 -iter 1 -output "$T/lost/o.txt"
+fails "trailing bytes after the counts at offset $size" vocab "$T/lost/tail.counts"
+fails "trailing bytes after the counts" objective -counts "$T/lost/tail.counts" -vectors "$T/lost/file.txt"
+run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -checkpoint "$T/lost/ck"
+cp "$T/lost/ck" "$T/lost/tail.ck"
+printf 'abc' >> "$T/lost/tail.ck"
+size=$(wc -c < "$T/lost/ck" | tr -d ' ')
+fails "tail.ck: trailing bytes after the checkpoint at offset $size" train -counts "$T/lost/s.counts" -size 10 -iter 2 -output "$T/lost/o.txt" -resume "$T/lost/tail.ck"
+run train -counts "$T/lost/s.counts" -size 10 -iter 2 -quiet -output "$T/lost/o2.txt" -resume "$T/lost/ck"
+# (vectors files: the library's loaders refuse data after the vectors)
+cp "$T/lost/file.txt" "$T/lost/tail.txt"
+echo "extra 1 2 3 4 5 6 7 8 9 10" >> "$T/lost/tail.txt"
+fails "more vectors than" neighbors -vectors "$T/lost/tail.txt" the
+run train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/v.bin"
+cp "$T/lost/v.bin" "$T/lost/tail.bin"
+printf 'garbage' >> "$T/lost/tail.bin"
+fails "data after the" neighbors -vectors "$T/lost/tail.bin" the
+# a start over less than one token of the text is refused, naming the flag
+fails "-init-share 1e-09: .*less than one token" train -train "$SAMPLE" -size 10 -iter 1 -init-share 1e-9 -output "$T/lost/o.txt"
+run train -train "$SAMPLE" -size 10 -iter 1 -init-share 1e-5 -quiet -output "$T/lost/o.txt"
+
 # ------------------------------------------------------------ the README's C example, as printed
 if [ -f README.md ] && command -v cc >/dev/null 2>&1; then
     mkdir -p "$T/readme"
