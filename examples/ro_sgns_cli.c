@@ -1428,6 +1428,30 @@ static const char *link_target(cli *c, const char *path)
     return at;
 }
 
+/* The staged file takes what a save keeps of the file it will replace
+   (the library's save over it keeps the staged file's): created here,
+   private, then given the old file's owner and group where allowed (else
+   no group bits) and its permission bits. A new path: the umask's bits. */
+static void stage_like_old(cli *c, const staged *s)
+{
+    struct stat st;
+    mode_t mode;
+    int fd;
+    if (stat(s->to, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    (void)remove(s->tmp); /* left by a killed process with this pid */
+    fd = open(s->tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) die(c, "-%s: cannot create '%s': %s", s->flag, s->tmp, strerror(errno));
+    mode = st.st_mode & 07777;
+    if (fchown(fd, st.st_uid, st.st_gid) != 0 && fchown(fd, (uid_t)-1, st.st_gid) != 0)
+        mode &= (mode_t)~070;
+    if (fchmod(fd, mode) != 0) {
+        int e = errno;
+        close(fd);
+        die(c, "-%s: cannot set the mode of '%s': %s", s->flag, s->tmp, strerror(e));
+    }
+    close(fd);
+}
+
 /* "<to>.<pid>.part": where a staged file waits, next to its path */
 static staged *stage_file(cli *c, const char *flag, const char *to)
 {
@@ -1446,6 +1470,7 @@ static staged *stage_file(cli *c, const char *flag, const char *to)
     for (q = &c->staged; *q; q = &(*q)->next) {}
     *q = s;
     own(c, s, drop_staged);
+    stage_like_old(c, s);
     return s;
 }
 

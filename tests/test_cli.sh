@@ -1056,6 +1056,33 @@ fails "data after the" neighbors -vectors "$T/lost/tail.bin" the
 fails "-init-share 1e-09: .*less than one token" train -train "$SAMPLE" -size 10 -iter 1 -init-share 1e-9 -output "$T/lost/o.txt"
 run train -train "$SAMPLE" -size 10 -iter 1 -init-share 1e-5 -quiet -output "$T/lost/o.txt"
 
+# every save keeps the mode of the file it replaces (0600 stays private),
+# and its owner when run as root; a new file gets 0666 less the umask
+perms() { ls -ln "$1" | awk '{ print $1 }' | cut -c1-10; }
+owner() { ls -ln "$1" | awk '{ print $3 ":" $4 }'; }
+for m in 600 640; do
+    want=-rw-------
+    [ $m = 640 ] && want=-rw-r-----
+    for f in v.txt vc.txt c.counts sc.counts ck cv.csv; do
+        rm -f "$T/lost/$f"
+        echo old > "$T/lost/$f"
+        chmod $m "$T/lost/$f"
+        [ "$(id -u)" = 0 ] && chown 65534:65534 "$T/lost/$f"
+    done
+    run train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/v.txt" -output-contexts "$T/lost/vc.txt"
+    run count -train "$SAMPLE" -quiet -output "$T/lost/c.counts"
+    run train -train "$SAMPLE" -method svd -size 10 -quiet -output "$T/lost/o.txt" -save-counts "$T/lost/sc.counts"
+    run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -checkpoint "$T/lost/ck" -curve "$T/lost/cv.csv"
+    for f in v.txt vc.txt c.counts sc.counts ck cv.csv; do
+        [ "$(perms "$T/lost/$f")" = $want ] && ok || bad "$f, mode $m before: $(perms "$T/lost/$f") after"
+        [ "$(id -u)" != 0 ] || [ "$(owner "$T/lost/$f")" = 65534:65534 ] && ok || bad "$f: owner $(owner "$T/lost/$f"), not kept"
+    done
+done
+ls "$T/lost" | grep -q '\.part$\|\.tmp$' && bad "a temporary file left: $(ls "$T/lost")" || ok
+rm -f "$T/lost/new.txt"
+(umask 027 && "$BIN" train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/new.txt") && ok || bad "a new -output"
+[ "$(perms "$T/lost/new.txt")" = -rw-r----- ] && ok || bad "a new file under umask 027: $(perms "$T/lost/new.txt")"
+
 # ------------------------------------------------------------ the README's C example, as printed
 if [ -f README.md ] && command -v cc >/dev/null 2>&1; then
     mkdir -p "$T/readme"
