@@ -818,7 +818,39 @@ static FILE *open_in_place(const char *path, const char *mode)
     return f;
 }
 
-static void check_output(cli *c, const char *flag, const char *path)
+/* What a save adds to a name for its temporary file: the library's
+   ".<16 hex digits>.tmp" (CLI_TMP_EXTRA); train's two outputs are first
+   staged as "NAME.<pid>.part" (stage_file), saved so in turn. */
+#define CLI_TMP_EXTRA 21
+static size_t staged_extra(void)
+{
+    char pid[32];
+    return (size_t)snprintf(pid, sizeof pid, ".%ld.part", (long)getpid()) + CLI_TMP_EXTRA;
+}
+
+/* The longest temporary name a save of path uses (its name and extra
+   bytes, in dir) must fit dir's file system: said before the work, not
+   "File name too long" after it. */
+static void check_name_room(cli *c, const char *flag, const char *path, const char *dir,
+                            size_t extra)
+{
+    size_t len = strlen(base_name(path));
+    long max;
+    errno = 0;
+    max = pathconf(dir, _PC_NAME_MAX);
+    if (max < 0 && errno == 0) return; /* no limit */
+    if (max < 0) max = 255;            /* unknown: the usual one */
+    if (len + extra > (size_t)max)
+        die(c, "-%s: the name '%s' is too long: a save writes it through a temporary file whose "
+               "name is %lu bytes longer, %lu bytes, and the folder's file system allows %ld; "
+               "give a name of at most %ld bytes",
+            flag, base_name(path), (unsigned long)extra, (unsigned long)(len + extra), max,
+            max - (long)extra);
+}
+
+/* extra: what a save adds to the name for its temporary file (0: written
+   in place, as -curve) */
+static void check_output(cli *c, const char *flag, const char *path, size_t extra)
 {
     struct stat st;
     FILE *f;
@@ -845,6 +877,7 @@ static void check_output(cli *c, const char *flag, const char *path)
             if (access(dir, W_OK | X_OK) != 0)
                 die(c, "-%s: cannot create '%s', the target of '%s': %s", flag, target, path,
                     strerror(errno));
+            check_name_room(c, flag, target, dir, extra);
             return;
         }
         own(c, real, free_mem);
@@ -900,6 +933,7 @@ static void check_output(cli *c, const char *flag, const char *path)
     folder_of(p, dir, sizeof dir);
     if (access(dir, W_OK | X_OK) != 0)
         die(c, "-%s: cannot write in the folder of '%s' (%s): %s", flag, path, dir, strerror(errno));
+    check_name_room(c, flag, p, dir, extra);
     if (real) release(c, real);
 }
 
@@ -1979,7 +2013,7 @@ static int cmd_count(cli *c, int argc, char **argv)
         const cmd_file files[] = {{"output", o.output, 1, NULL}, {"train", o.train, 0, NULL}};
         check_distinct(c, files, 2);
     }
-    check_output(c, "output", o.output);
+    check_output(c, "output", o.output, CLI_TMP_EXTRA);
     set_threads(&o);
     cfg = count_config(&o);
     cn = count_text(c, o.train, NULL, 0, &cfg, 0);
@@ -3082,10 +3116,10 @@ static int cmd_train(cli *c, int argc, char **argv)
             {"analogy", o.analogy, 0, NULL}};
         check_distinct(c, files, (int)(sizeof files / sizeof files[0]));
     }
-    check_output(c, "output", o.output);
-    if (o.output_ctx) check_output(c, "output-contexts", o.output_ctx);
-    if (o.save_counts) check_output(c, "save-counts", o.save_counts);
-    if (o.checkpoint) check_output(c, "checkpoint", o.checkpoint);
+    check_output(c, "output", o.output, staged_extra());
+    if (o.output_ctx) check_output(c, "output-contexts", o.output_ctx, staged_extra());
+    if (o.save_counts) check_output(c, "save-counts", o.save_counts, CLI_TMP_EXTRA);
+    if (o.checkpoint) check_output(c, "checkpoint", o.checkpoint, CLI_TMP_EXTRA);
     /* a pipe or FIFO is not opened to try it: closing it would end its writer */
     if (o.train && reads_twice(o.train)) close_read(c, open_read(c, "train", o.train));
     if (o.counts) close_read(c, open_read(c, "counts", o.counts));
@@ -3096,7 +3130,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     check_sets_distinct(c, &o, &sc);
     if (o.curve) { /* the header now: a full disk shows before any work */
         struct stat cst; /* a FIFO's or device's through check_output's descriptor */
-        check_output(c, "curve", o.curve);
+        check_output(c, "curve", o.curve, 0);
         curve = stat(o.curve, &cst) == 0 && !S_ISREG(cst.st_mode)
                     ? open_in_place(o.curve, o.resume ? "ab" : "wb")
                     : fopen(o.curve, o.resume ? "ab" : "wb");

@@ -1083,6 +1083,22 @@ rm -f "$T/lost/new.txt"
 (umask 027 && "$BIN" train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/new.txt") && ok || bad "a new -output"
 [ "$(perms "$T/lost/new.txt")" = -rw-r----- ] && ok || bad "a new file under umask 027: $(perms "$T/lost/new.txt")"
 
+# an output name that fits the folder but whose temporary name does not
+# (250 bytes + ".<16 hex>.tmp") is refused before counting, as other usage
+# errors; -curve (written in place) may have it
+long=$(awk 'BEGIN { while (length(s) < 246) s = s "n"; print s ".txt" }')
+mkdir -p "$T/lost/long"
+fails "-output: the name '$long' is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/long/$long"
+grep -q "^count:" "$T/err" && bad "a long -output refused after counting" || ok
+fails "-output-contexts: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -output-contexts "$T/lost/long/$long"
+fails "-save-counts: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -save-counts "$T/lost/long/$long"
+fails "-checkpoint: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -checkpoint "$T/lost/long/$long"
+fails "-output: the name .* is too long.*at most 234 bytes" count -train "$SAMPLE" -output "$T/lost/long/$long"
+grep -q "^count:" "$T/err" && bad "a long count -output refused after counting" || ok
+[ -z "$(ls "$T/lost/long")" ] && ok || bad "a refused long name left files: $(ls "$T/lost/long")"
+run count -train "$SAMPLE" -quiet -output "$T/lost/long/$(echo "$long" | cut -c1-234)"
+run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -curve "$T/lost/long/$long"
+
 # ------------------------------------------------------------ the README's C example, as printed
 if [ -f README.md ] && command -v cc >/dev/null 2>&1; then
     mkdir -p "$T/readme"
