@@ -1417,6 +1417,7 @@ static void check_values(cli *c, const char *what, const ro_sgns_real *M, size_t
    its path; freed before that (a later failure), the temporary goes. */
 typedef struct staged {
     char *tmp;
+    int keep; /* the other output is renamed: tmp is the only new copy */
     const char *to, *flag;
     cli *c;
     struct staged *next;
@@ -1430,7 +1431,7 @@ static void drop_staged(void *p)
             *q = s->next;
             break;
         }
-    if (s->tmp) remove(s->tmp);
+    if (s->tmp && !s->keep) remove(s->tmp);
     free(s->tmp);
     free(s);
 }
@@ -1508,14 +1509,44 @@ static staged *stage_file(cli *c, const char *flag, const char *to)
     return s;
 }
 
+/* Flush a folder's entries to the disk (best effort, as the library's
+   save does): a rename done is a rename kept after a power loss. */
+static void sync_folder_of(const char *path)
+{
+    char dir[4096];
+    int fd;
+    folder_of(path, dir, sizeof dir);
+    fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
 /* Every staged output was written: rename each over its path, so that a
-   failed second output (-output-contexts) never leaves the first replaced. */
+   failed second output (-output-contexts) never leaves the first replaced.
+   They go in the order they were staged, -output-contexts (written
+   first) before -output, so the new -output is there only beside the
+   new -output-contexts; a kill between the two leaves the whole new
+   -output as its NAME.<pid>.part alone (docs/CLI.md, "Both outputs or
+   neither"), as does a failed last rename. */
 static void commit_outputs(cli *c)
 {
+    int renamed = 0;
     while (c->staged) {
         staged *s = c->staged;
-        if (rename(s->tmp, s->to) != 0)
-            die(c, "-%s: cannot rename '%s' to '%s': %s", s->flag, s->tmp, s->to, strerror(errno));
+        if (rename(s->tmp, s->to) != 0) {
+            int e = errno;
+            if (renamed) { /* the other output is new already: keep this one's new file */
+                s->keep = 1;
+                die(c, "-%s: cannot rename '%s' to '%s': %s; the other output is the new one, "
+                       "and '%s' is the whole new -%s: rename it over '%s'",
+                    s->flag, s->tmp, s->to, strerror(e), s->tmp, s->flag, s->to);
+            }
+            die(c, "-%s: cannot rename '%s' to '%s': %s", s->flag, s->tmp, s->to, strerror(e));
+        }
+        ++renamed;
+        sync_folder_of(s->to);
         free(s->tmp);
         s->tmp = NULL;
         release(c, s);
@@ -2654,16 +2685,17 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
         check_values(c, "output", M, x->n, x->d);
         release(c, M);
     }
-    if (point_matrix(x, o->eig, kind, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
-    own(c, M, free_mem);
-    write_vectors(c, o, "output", o->output, cn, M, x->d);
-    release(c, M);
+    /* -output-contexts written first and renamed first (commit_outputs) */
     if (o->output_ctx) {
         if (point_matrix(x, o->eig, RO_SGNS_EMBED_C, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
         own(c, M, free_mem);
         write_vectors(c, o, "output-contexts", o->output_ctx, cn, M, x->d);
         release(c, M);
     }
+    if (point_matrix(x, o->eig, kind, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+    own(c, M, free_mem);
+    write_vectors(c, o, "output", o->output, cn, M, x->d);
+    release(c, M);
     commit_outputs(c);
 }
 
@@ -3178,7 +3210,8 @@ static int cmd_train(cli *c, int argc, char **argv)
         ro_sgns_real *W, *C;
         size_t i, nd = cn->n * (size_t)o.size;
         run_sgd(c, &o, cn, text, text_size, (int)o.iter, 1, o.sample, &W, &C);
-        c->stage = 1; /* as write_point: both outputs or neither */
+        c->stage = 1; /* as write_point: both outputs or neither, the contexts first */
+        if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
         if (kind == RO_SGNS_EMBED_W_PLUS_C) {
             ro_sgns_real *S = (ro_sgns_real *)alloc_array(c, nd, sizeof *S);
             for (i = 0; i < nd; ++i) S[i] = W[i] + C[i];
@@ -3186,7 +3219,6 @@ static int cmd_train(cli *c, int argc, char **argv)
         } else {
             write_vectors(c, &o, "output", o.output, cn, kind == RO_SGNS_EMBED_C ? C : W, (size_t)o.size);
         }
-        if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
         commit_outputs(c);
         note(c, "train: sgd d = %lld, %lld epoch(s), %.1f s -> %s", o.size, o.iter, now() - t0,
              is_stdio(o.output) ? "standard output" : o.output);

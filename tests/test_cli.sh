@@ -1099,6 +1099,32 @@ grep -q "^count:" "$T/err" && bad "a long count -output refused after counting" 
 run count -train "$SAMPLE" -quiet -output "$T/lost/long/$(echo "$long" | cut -c1-234)"
 run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -curve "$T/lost/long/$long"
 
+# both outputs or neither: -output-contexts is written and renamed first,
+# -output last, so a kill between the two renames (strace kills at the 4th
+# rename: the two library saves to the .part files, then the two commits)
+# leaves the old -output, the new -output-contexts and the whole new
+# -output as VECTORS.<pid>.part alone; a failed last rename says so and
+# keeps that file
+run train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/refv.txt" -output-contexts "$T/lost/refc.txt"
+if command -v strace > /dev/null 2>&1 && strace -qq -o /dev/null true 2> /dev/null; then
+    for how in signal=KILL error=EIO; do
+        mkdir -p "$T/lost/kill"
+        rm -f "$T/lost/kill/"*
+        echo old > "$T/lost/kill/v.txt"
+        echo old > "$T/lost/kill/c.txt"
+        strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 \
+            -e inject=rename,renameat,renameat2:$how:when=4 \
+            "$BIN" train -counts "$T/lost/s.counts" -method svd -size 10 -quiet \
+            -output "$T/lost/kill/v.txt" -output-contexts "$T/lost/kill/c.txt" 2> "$T/err"
+        [ "$(cat "$T/lost/kill/v.txt")" = old ] && ok || bad "$how at the last rename: -output is not the old one"
+        same "$T/lost/kill/c.txt" "$T/lost/refc.txt"
+        part=$(ls "$T/lost/kill/" | grep '^v\.txt\.[0-9]*\.part$')
+        [ -n "$part" ] && same "$T/lost/kill/$part" "$T/lost/refv.txt" || bad "$how at the last rename: no v.txt.<pid>.part: $(ls "$T/lost/kill")"
+        ls "$T/lost/kill/" | grep -q '^c\.txt\..*part$' && bad "$how at the last rename: c.txt's .part left" || ok
+        [ $how = signal=KILL ] || grep -q "is the whole new -output: rename it over" "$T/err" && ok || bad "a failed last rename: $(cat "$T/err")"
+    done
+fi
+
 # ------------------------------------------------------------ the README's C example, as printed
 if [ -f README.md ] && command -v cc >/dev/null 2>&1; then
     mkdir -p "$T/readme"
