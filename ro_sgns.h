@@ -1204,7 +1204,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_count_path(const char *path,
 /* SAVING TO A PATH: every *_save_path (counts, checkpoints, vectors)
    replaces a regular file (or creates one) atomically: it writes a new
    file "<path>.<16 hex digits>.tmp" in the same folder, created
-   exclusively with the old file's permission bits, flushes it to the disk,
+   exclusively, private until it has the old file's permission bits and,
+   where allowed, owner and group (else no group bits), flushes it to the disk,
    renames it over the path and flushes the folder (POSIX), so the path
    holds the old file or the whole new one, even after a crash (which may
    leave the temporary file beside it). A symbolic link's target is
@@ -1793,7 +1794,7 @@ typedef struct ro_sgns_sgd_config {
     double sample;         /* subsampling threshold t, >= 0; 0 = off */
     int epochs;            /* passes over the corpus, >= 1 */
     double share;          /* train on the corpus's first share, in (0, 1]
-                              (whole blocks, at least one) */
+                              (whole blocks; under one token: EMPTY) */
     int threads;           /* 0 = OpenMP's maximum (1 without OpenMP) */
     int workers;           /* 0 = Hogwild; K >= 1 virtual workers (THREADS
                               AND REPRODUCIBILITY), at most K threads */
@@ -1815,7 +1816,7 @@ RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
    C: n x d row-major, n = vocab->n, d = cfg->size; cfg NULL = defaults.
    RO_SGNS_STOPPED: W, C as they were then. Errors, W and C untouched:
    INVALID_ARGUMENT (a bad setting; a vocab without counts or index), EMPTY
-   (no token in vocab), OUT_OF_MEMORY, SIZE_OVERFLOW, IO, NUMERIC (NaN). */
+   (no token in vocab or in share), OUT_OF_MEMORY, SIZE_OVERFLOW, IO, NUMERIC (NaN). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_sgd_train_memory(const void *text, size_t size,
                                                     const ro_sgns_vocab *vocab,
                                                     const ro_sgns_sgd_config *cfg,
@@ -1949,10 +1950,12 @@ __declspec(dllimport) unsigned long __stdcall GetLastError(void);
    program, but no process ids and no permission bits: a new file's name
    takes no pid and a replaced file's mode is not copied */
 #define RO_SGNS__GETPID() 0
-#define RO_SGNS__CHMOD(path, mode) ((void)(path), (void)(mode), 0)
+#define RO_SGNS__FCHMOD(fd, mode) ((void)(fd), (void)(mode), 0)
+#define RO_SGNS__FCHOWN(fd, uid, gid) ((void)(fd), (void)(uid), (void)(gid), 0)
 #else
 #define RO_SGNS__GETPID() getpid()
-#define RO_SGNS__CHMOD(path, mode) chmod(path, mode)
+#define RO_SGNS__FCHMOD(fd, mode) fchmod(fd, mode)
+#define RO_SGNS__FCHOWN(fd, uid, gid) fchown(fd, uid, gid)
 #endif
 #define RO_SGNS__IS_DIR(m) S_ISDIR(m)
 #define RO_SGNS__IS_REG(m) S_ISREG(m)
@@ -1960,6 +1963,8 @@ __declspec(dllimport) unsigned long __stdcall GetLastError(void);
 /* POSIX, hidden by <unistd.h> under -std=c99 without feature macros (C++
    compilers define them); a repeated declaration is harmless in C */
 ssize_t readlink(const char *path, char *buf, size_t size);
+int fchmod(int fd, mode_t mode);
+int fchown(int fd, uid_t uid, gid_t gid);
 #endif
 #endif
 #endif
@@ -12724,14 +12729,22 @@ static ro_sgns_result ro_sgns__resolve(const char *path, char **out,
 /* What a path names, for a save. */
 enum { RO_SGNS__TO_FILE, RO_SGNS__TO_DEVICE, RO_SGNS__TO_STDOUT };
 
+/* What a save keeps of the file it replaces: its permission bits (-1:
+   no file yet), owner and group. */
+typedef struct ro_sgns__old_file {
+    int mode;
+    long uid, gid;
+} ro_sgns__old_file;
+
 /* Classify path (a directory is an error); for a file, the target to
-   replace (*target, allocated) and its permission bits (*mode, -1 when
-   there is no file yet). */
-static ro_sgns_result ro_sgns__save_kind(const char *path, int *kind, char **target, int *mode,
-                                         const ro_sgns_allocator *al, ro_sgns_error *err)
+   replace (*target, allocated) and what to keep of it (*old). */
+static ro_sgns_result ro_sgns__save_kind(const char *path, int *kind, char **target,
+                                         ro_sgns__old_file *old, const ro_sgns_allocator *al,
+                                         ro_sgns_error *err)
 {
     *target = NULL;
-    *mode = -1;
+    old->mode = -1;
+    old->uid = old->gid = -1;
     *kind = RO_SGNS__TO_FILE;
     if (!path || !*path)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "the path is NULL or empty");
@@ -12755,7 +12768,11 @@ static ro_sgns_result ro_sgns__save_kind(const char *path, int *kind, char **tar
             *kind = RO_SGNS__TO_DEVICE;
             return RO_SGNS_OK;
         }
-        if (there) *mode = (int)(st.st_mode & 07777);
+        if (there) {
+            old->mode = (int)(st.st_mode & 07777);
+            old->uid = (long)st.st_uid;
+            old->gid = (long)st.st_gid;
+        }
     }
 #endif
 #ifdef RO_SGNS__POSIX_IO
@@ -12769,10 +12786,11 @@ static ro_sgns_result ro_sgns__save_kind(const char *path, int *kind, char **tar
 
 /* Create a new temporary file beside target, exclusively: its name in
    *tmp (allocated) and, with descriptors, its descriptor in *fd, else
-   the FILE in *f. */
-static ro_sgns_result ro_sgns__tmp_create(const char *path, const char *target, char **tmp,
-                                          int *fd, FILE **f, const ro_sgns_allocator *al,
-                                          ro_sgns_error *err)
+   the FILE in *f. private_: readable by its owner alone (POSIX; until
+   the old file's bits are given to it, so no one opens it before). */
+static ro_sgns_result ro_sgns__tmp_create(const char *path, const char *target, int private_,
+                                          char **tmp, int *fd, FILE **f,
+                                          const ro_sgns_allocator *al, ro_sgns_error *err)
 {
     char *name = (char *)ro_sgns__malloc(al, strlen(target) + 22);
     uint64_t salt = (uint64_t)time(NULL) * 0x100000001B3ull ^ (uint64_t)RO_SGNS__CLOCK() ^
@@ -12790,7 +12808,7 @@ static ro_sgns_result ro_sgns__tmp_create(const char *path, const char *target, 
     for (attempt = 0; attempt < 100; ++attempt) {
         ro_sgns__tmp_name(name, target, attempt, salt);
 #ifdef RO_SGNS__POSIX_IO
-        *fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        *fd = open(name, O_WRONLY | O_CREAT | O_EXCL, private_ ? 0600 : 0666);
 #elif defined(RO_SGNS__WIN_IO)
         *fd = _open(name, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY, _S_IREAD | _S_IWRITE);
 #else
@@ -12848,20 +12866,34 @@ static void ro_sgns__sync_folder(const char *target)
 #endif
 }
 
+#ifdef RO_SGNS__POSIX_IO
+/* Give the new file fd what it keeps of the old one: its owner and group
+   where allowed (root; an owner may keep its own and give a group of
+   theirs), then its permission bits. A group that cannot be kept gets no
+   group bits: the old group's file is no file for this user's group. */
+static void ro_sgns__keep_old(int fd, const ro_sgns__old_file *old)
+{
+    int mode = old->mode;
+    if (RO_SGNS__FCHOWN(fd, (uid_t)old->uid, (gid_t)old->gid) != 0 &&
+        RO_SGNS__FCHOWN(fd, (uid_t)-1, (gid_t)old->gid) != 0)
+        mode &= ~070;
+    (void)RO_SGNS__FCHMOD(fd, (mode_t)mode);
+}
+#endif
+
 /* Write a regular file the safe way (see SAVING TO A PATH). */
-static ro_sgns_result ro_sgns__save_file(const char *path, const char *target, int mode,
-                                         ro_sgns__emit_fn emit, const void *obj,
-                                         const ro_sgns_allocator *al, ro_sgns_error *err)
+static ro_sgns_result ro_sgns__save_file(const char *path, const char *target,
+                                         const ro_sgns__old_file *old, ro_sgns__emit_fn emit,
+                                         const void *obj, const ro_sgns_allocator *al,
+                                         ro_sgns_error *err)
 {
     ro_sgns__sink s;
     char *tmp = NULL;
-    ro_sgns_result rc = ro_sgns__tmp_create(path, target, &tmp, &s.fd, &s.f, al, err);
+    ro_sgns_result rc = ro_sgns__tmp_create(path, target, old->mode >= 0, &tmp, &s.fd, &s.f, al, err);
     if (rc != RO_SGNS_OK) return rc;
     s.errnum = 0;
 #ifdef RO_SGNS__POSIX_IO
-    if (mode >= 0) (void)RO_SGNS__CHMOD(tmp, (mode_t)mode); /* the old file's permissions */
-#else
-    (void)mode;
+    if (old->mode >= 0) ro_sgns__keep_old(s.fd, old);
 #endif
     rc = ro_sgns__emit_to(&s, emit, obj, path, err);
 #if defined(RO_SGNS__POSIX_IO) || defined(RO_SGNS__WIN_IO)
@@ -12955,10 +12987,11 @@ static RO_SGNS__MAYBE_UNUSED ro_sgns_result ro_sgns__save_atomic(const char *pat
                                                                  ro_sgns_error *err)
 {
     char *target = NULL;
-    int kind, mode;
-    ro_sgns_result rc = ro_sgns__save_kind(path, &kind, &target, &mode, al, err);
+    int kind;
+    ro_sgns__old_file old;
+    ro_sgns_result rc = ro_sgns__save_kind(path, &kind, &target, &old, al, err);
     if (rc != RO_SGNS_OK) return rc;
-    if (kind == RO_SGNS__TO_FILE) rc = ro_sgns__save_file(path, target, mode, emit, obj, al, err);
+    if (kind == RO_SGNS__TO_FILE) rc = ro_sgns__save_file(path, target, &old, emit, obj, al, err);
     else rc = ro_sgns__save_in_place(path, kind, emit, obj, err);
     ro_sgns__free(al, target);
     if (rc == RO_SGNS_OK) ro_sgns__ok(err);
@@ -12968,12 +13001,13 @@ static RO_SGNS__MAYBE_UNUSED ro_sgns_result ro_sgns__save_atomic(const char *pat
 RO_SGNS_DEF ro_sgns_result ro_sgns_check_output_path(const char *path, ro_sgns_error *err)
 {
     char *target = NULL, *tmp = NULL;
-    int kind, mode, fd = -1;
+    int kind, fd = -1;
     FILE *f = NULL;
-    ro_sgns_result rc = ro_sgns__save_kind(path, &kind, &target, &mode, NULL, err);
+    ro_sgns__old_file old;
+    ro_sgns_result rc = ro_sgns__save_kind(path, &kind, &target, &old, NULL, err);
     if (rc != RO_SGNS_OK) return rc;
     if (kind == RO_SGNS__TO_FILE) {
-        rc = ro_sgns__tmp_create(path, target, &tmp, &fd, &f, NULL, err);
+        rc = ro_sgns__tmp_create(path, target, 1, &tmp, &fd, &f, NULL, err);
         if (rc == RO_SGNS_OK) {
 #if defined(RO_SGNS__POSIX_IO)
             close(fd);
@@ -18733,6 +18767,13 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     rd.err = err;
     rc = ro_sgns__sgd_read(&rd, text, size, read, user);
     if (rc != RO_SGNS_OK) goto done;
+    if (cfg.share < 1 && cfg.share * (double)rd.words < 1) { /* not one token to train on */
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY,
+                           "share = %g of the %llu tokens in the vocabulary is less than one "
+                           "token: no text to train on",
+                           cfg.share, (unsigned long long)rd.words);
+        goto done;
+    }
     if (cfg.share < 1) { /* the first share of the blocks, and its words */
         size_t all = (rd.len + RO_SGNS_SGD_BLOCK - 1) / RO_SGNS_SGD_BLOCK, p;
         /* share x blocks, rounded up without ceil(): a build that defines its

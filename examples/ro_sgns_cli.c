@@ -422,6 +422,7 @@ static void help_token(const char *name, size_t len, char *out, size_t size)
     else if (len == 3 && memcmp(name, "MAX", 3) == 0) snprintf(out, size, "%g", CLI_MAX_ABS);
     else if (len == 3 && memcmp(name, "NEG", 3) == 0) snprintf(out, size, "%g", CLI_MAX_NEGATIVE);
     else if (len == 2 && memcmp(name, "IW", 2) == 0) snprintf(out, size, "%d", CLI_INIT_WORKERS);
+    else if (len == 2 && memcmp(name, "IE", 2) == 0) snprintf(out, size, "%d", CLI_INIT_EPOCHS);
     else if (len == 6 && memcmp(name, "SGDCDS", 6) == 0) snprintf(out, size, "%g", CLI_SGD_CDS);
     else if (len == 8 && memcmp(name, "SGDSTEPS", 8) == 0) snprintf(out, size, "%d", CLI_SGD_STEPS);
     else snprintf(out, size, "?");
@@ -501,7 +502,9 @@ static void print_cmd_help(const cmd_desc *cd, FILE *f)
     const flag_spec *s;
     opts def;
     opts_default(&def);
-    fprintf(f, "%s\n%s\n", cd->usage, cd->about);
+    fprintf(f, "%s\n", cd->usage);
+    put_expanded(f, cd->about, NULL, &def, 0);
+    fputc('\n', f);
     for (s = cd->flags; s->name; ++s) {
         if (s->type == T_GROUP) fprintf(f, "\n%s\n", s->name);
         else if (s->help) print_flag(f, s, &def);
@@ -747,6 +750,17 @@ static void close_read(cli *c, FILE *f)
     if (f && f != stdin) release(c, f);
 }
 
+/* Can path be read twice (a regular file)? Standard input, a pipe
+   (-train <(cat file)), a FIFO or a device can be read once: a run that
+   reads the text twice holds it in memory (slurp) instead. A path that
+   is not there counts as a file (opening it says why it fails). */
+static int reads_twice(const char *path)
+{
+    struct stat st;
+    if (is_stdio(path)) return 0;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+}
+
 /* Can a file be written at path? Checked before any long work, so a bad
    -output, -curve or -checkpoint costs a second, not a training run.
    Nothing that exists is changed: an existing file is opened for
@@ -804,7 +818,39 @@ static FILE *open_in_place(const char *path, const char *mode)
     return f;
 }
 
-static void check_output(cli *c, const char *flag, const char *path)
+/* What a save adds to a name for its temporary file: the library's
+   ".<16 hex digits>.tmp" (CLI_TMP_EXTRA); train's two outputs are first
+   staged as "NAME.<pid>.part" (stage_file), saved so in turn. */
+#define CLI_TMP_EXTRA 21
+static size_t staged_extra(void)
+{
+    char pid[32];
+    return (size_t)snprintf(pid, sizeof pid, ".%ld.part", (long)getpid()) + CLI_TMP_EXTRA;
+}
+
+/* The longest temporary name a save of path uses (its name and extra
+   bytes, in dir) must fit dir's file system: said before the work, not
+   "File name too long" after it. */
+static void check_name_room(cli *c, const char *flag, const char *path, const char *dir,
+                            size_t extra)
+{
+    size_t len = strlen(base_name(path));
+    long max;
+    errno = 0;
+    max = pathconf(dir, _PC_NAME_MAX);
+    if (max < 0 && errno == 0) return; /* no limit */
+    if (max < 0) max = 255;            /* unknown: the usual one */
+    if (len + extra > (size_t)max)
+        die(c, "-%s: the name '%s' is too long: a save writes it through a temporary file whose "
+               "name is %lu bytes longer, %lu bytes, and the folder's file system allows %ld; "
+               "give a name of at most %ld bytes",
+            flag, base_name(path), (unsigned long)extra, (unsigned long)(len + extra), max,
+            max - (long)extra);
+}
+
+/* extra: what a save adds to the name for its temporary file (0: written
+   in place, as -curve) */
+static void check_output(cli *c, const char *flag, const char *path, size_t extra)
 {
     struct stat st;
     FILE *f;
@@ -831,6 +877,7 @@ static void check_output(cli *c, const char *flag, const char *path)
             if (access(dir, W_OK | X_OK) != 0)
                 die(c, "-%s: cannot create '%s', the target of '%s': %s", flag, target, path,
                     strerror(errno));
+            check_name_room(c, flag, target, dir, extra);
             return;
         }
         own(c, real, free_mem);
@@ -886,6 +933,7 @@ static void check_output(cli *c, const char *flag, const char *path)
     folder_of(p, dir, sizeof dir);
     if (access(dir, W_OK | X_OK) != 0)
         die(c, "-%s: cannot write in the folder of '%s' (%s): %s", flag, path, dir, strerror(errno));
+    check_name_room(c, flag, p, dir, extra);
     if (real) release(c, real);
 }
 
@@ -1113,6 +1161,17 @@ static size_t reader_read(void *user, void *buf, size_t size)
                rate / 1e6);
     }
     return got;
+}
+
+/* A loader (counts, checkpoint) read up to its file's end and no further:
+   anything after it is an error, never ignored. */
+static void reader_at_end(cli *c, reader *r, const char *what)
+{
+    int ch = fgetc(r->f);
+    if (ch == EOF && ferror(r->f)) die(c, "cannot read '%s': %s", display(r->path), strerror(errno));
+    if (ch != EOF)
+        die(c, "%s: trailing bytes after the %s at offset %llu: not one %s file", display(r->path),
+            what, (unsigned long long)r->done, what);
 }
 
 /* a failed library call that read through a reader: the OS's reason first */
@@ -1358,6 +1417,7 @@ static void check_values(cli *c, const char *what, const ro_sgns_real *M, size_t
    its path; freed before that (a later failure), the temporary goes. */
 typedef struct staged {
     char *tmp;
+    int keep; /* the other output is renamed: tmp is the only new copy */
     const char *to, *flag;
     cli *c;
     struct staged *next;
@@ -1371,7 +1431,7 @@ static void drop_staged(void *p)
             *q = s->next;
             break;
         }
-    if (s->tmp) remove(s->tmp);
+    if (s->tmp && !s->keep) remove(s->tmp);
     free(s->tmp);
     free(s);
 }
@@ -1403,6 +1463,30 @@ static const char *link_target(cli *c, const char *path)
     return at;
 }
 
+/* The staged file takes what a save keeps of the file it will replace
+   (the library's save over it keeps the staged file's): created here,
+   private, then given the old file's owner and group where allowed (else
+   no group bits) and its permission bits. A new path: the umask's bits. */
+static void stage_like_old(cli *c, const staged *s)
+{
+    struct stat st;
+    mode_t mode;
+    int fd;
+    if (stat(s->to, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    (void)remove(s->tmp); /* left by a killed process with this pid */
+    fd = open(s->tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) die(c, "-%s: cannot create '%s': %s", s->flag, s->tmp, strerror(errno));
+    mode = st.st_mode & 07777;
+    if (fchown(fd, st.st_uid, st.st_gid) != 0 && fchown(fd, (uid_t)-1, st.st_gid) != 0)
+        mode &= (mode_t)~070;
+    if (fchmod(fd, mode) != 0) {
+        int e = errno;
+        close(fd);
+        die(c, "-%s: cannot set the mode of '%s': %s", s->flag, s->tmp, strerror(e));
+    }
+    close(fd);
+}
+
 /* "<to>.<pid>.part": where a staged file waits, next to its path */
 static staged *stage_file(cli *c, const char *flag, const char *to)
 {
@@ -1421,17 +1505,48 @@ static staged *stage_file(cli *c, const char *flag, const char *to)
     for (q = &c->staged; *q; q = &(*q)->next) {}
     *q = s;
     own(c, s, drop_staged);
+    stage_like_old(c, s);
     return s;
 }
 
+/* Flush a folder's entries to the disk (best effort, as the library's
+   save does): a rename done is a rename kept after a power loss. */
+static void sync_folder_of(const char *path)
+{
+    char dir[4096];
+    int fd;
+    folder_of(path, dir, sizeof dir);
+    fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
 /* Every staged output was written: rename each over its path, so that a
-   failed second output (-output-contexts) never leaves the first replaced. */
+   failed second output (-output-contexts) never leaves the first replaced.
+   They go in the order they were staged, -output-contexts (written
+   first) before -output, so the new -output is there only beside the
+   new -output-contexts; a kill between the two leaves the whole new
+   -output as its NAME.<pid>.part alone (docs/CLI.md, "Both outputs or
+   neither"), as does a failed last rename. */
 static void commit_outputs(cli *c)
 {
+    int renamed = 0;
     while (c->staged) {
         staged *s = c->staged;
-        if (rename(s->tmp, s->to) != 0)
-            die(c, "-%s: cannot rename '%s' to '%s': %s", s->flag, s->tmp, s->to, strerror(errno));
+        if (rename(s->tmp, s->to) != 0) {
+            int e = errno;
+            if (renamed) { /* the other output is new already: keep this one's new file */
+                s->keep = 1;
+                die(c, "-%s: cannot rename '%s' to '%s': %s; the other output is the new one, "
+                       "and '%s' is the whole new -%s: rename it over '%s'",
+                    s->flag, s->tmp, s->to, strerror(e), s->tmp, s->flag, s->to);
+            }
+            die(c, "-%s: cannot rename '%s' to '%s': %s", s->flag, s->tmp, s->to, strerror(e));
+        }
+        ++renamed;
+        sync_folder_of(s->to);
         free(s->tmp);
         s->tmp = NULL;
         release(c, s);
@@ -1567,6 +1682,30 @@ static void scorer_init(cli *c, scorer *s, const opts *o, const char *analogy)
         } while (comma);
     }
     if (analogy) load_analogies(c, s, analogy);
+}
+
+/* train's outputs against every pair file -eval read (each file of a
+   folder) and the -analogy file: a save over one would destroy it. */
+static void check_sets_distinct(cli *c, const opts *o, const scorer *s)
+{
+    cmd_file *fl = (cmd_file *)alloc_array(c, (size_t)s->nsets + 6, sizeof *fl);
+    const char *out[5][2];
+    int i, n = 0;
+    out[0][0] = "output", out[0][1] = o->output;
+    out[1][0] = "output-contexts", out[1][1] = o->output_ctx;
+    out[2][0] = "save-counts", out[2][1] = o->save_counts;
+    out[3][0] = "checkpoint", out[3][1] = o->checkpoint;
+    out[4][0] = "curve", out[4][1] = o->curve;
+    for (i = 0; i < 5 + s->nsets + 1; ++i) {
+        cmd_file *f = &fl[n];
+        f->may_be = NULL;
+        f->output = i < 5;
+        f->flag = i < 5 ? out[i][0] : i < 5 + s->nsets ? "eval" : "analogy";
+        f->path = i < 5 ? out[i][1] : i < 5 + s->nsets ? s->path[i - 5] : s->analogy_path;
+        if (f->path) ++n;
+    }
+    check_distinct(c, fl, n);
+    release(c, fl);
 }
 
 /* is word w in the vocabulary (a ro_sgns_vocab) / the vectors? */
@@ -1858,8 +1997,9 @@ static ro_sgns_counts *load_counts(cli *c, const char *path)
         end_line(c);
         die_read(c, &r, &err);
     }
-    close_read(c, r.f);
     own(c, cn, free_counts);
+    reader_at_end(c, &r, "counts");
+    close_read(c, r.f);
     /* the library loads version 1 files, whose checksum misses some errors
        (docs/GUIDE.md, section 9): the version is bytes 8-11 */
     if (r.nhead >= 12 && r.head[8] == 1 && !r.head[9] && !r.head[10] && !r.head[11])
@@ -1904,7 +2044,7 @@ static int cmd_count(cli *c, int argc, char **argv)
         const cmd_file files[] = {{"output", o.output, 1, NULL}, {"train", o.train, 0, NULL}};
         check_distinct(c, files, 2);
     }
-    check_output(c, "output", o.output);
+    check_output(c, "output", o.output, CLI_TMP_EXTRA);
     set_threads(&o);
     cfg = count_config(&o);
     cn = count_text(c, o.train, NULL, 0, &cfg, 0);
@@ -1997,7 +2137,7 @@ static const flag_spec TRAIN_FLAGS[] = {
      "-init sgd subsamples frequent words with this\nthreshold ({D}; word2vec's -sample, whose\ndefault is 1e-3; 0 = off)", NULL,
      "it is the subsampling of -init sgd"},
     {"init-share", T_NUM, offsetof(opts, init_share), W_SGDINIT, 1e-9, 1, "F",
-     "-init sgd trains on the first share F of the\ntext ({D})", NULL, "it is the share of -init sgd"},
+     "-init sgd trains on the first share F of the\ntext ({D}; whole blocks of 1024 tokens; under\none token: an error)", NULL, "it is the share of -init sgd"},
     F("min-gain", T_NUM, min_gain, W_RO, 0, 100, "P",
       "stop after a step that raises F by less than\nP percent ({D}; 0: take every -iter step)"),
     F("eta", T_NUM, eta, W_RO, 1e-30, 1e30, "S",
@@ -2035,7 +2175,7 @@ static const flag_spec TRAIN_FLAGS[] = {
       "write the step with the best mean score (-eval,\n-analogy), not the last"),
     F("curve", T_STR, curve, W_RO, 0, 0, "FILE.csv", "F, time and the scores per step, as CSV"),
 
-    G("the SVD-SPPMI start (-method svd, and -method ro's default start):"),
+    G("the SVD-SPPMI start (-method svd; -method ro from -counts alone or -init svd):"),
     F("svd", T_STR, svd, W_SVDSTART, 0, 0, "krylov|subspace", "the truncated SVD ({D})"),
     F("oversample", T_INT, oversample, W_SVDSTART, 0, 1e6, "P",
       "extra columns of the search space ({D}: the\nlibrary's, 2 d krylov, max(50, d/2) subspace)"),
@@ -2059,8 +2199,11 @@ static const cmd_desc TRAIN_CMD = {
     "usage: ro-sgns train -train TEXT -output VECTORS [-method ro|svd|sgd] [flags]\n"
     "       ro-sgns train -counts COUNTS -output VECTORS [flags]",
     "\nFrom a corpus to word vectors in one command. -method ro (the default)\n"
-    "counts the text, starts from SVD-SPPMI and takes -iter steps of RO-SGNS\n"
-    "(Fonarev et al. 2017); svd stops at SVD-SPPMI; sgd is word2vec's skip-gram\n"
+    "counts the text, starts from {IE} epochs of SGD on it (-init sgd; from -counts\n"
+    "alone, or with -init svd, from SVD-SPPMI), takes steps of RO-SGNS (Fonarev\n"
+    "et al. 2017) on the most frequent words (-head) until a step raises F by\n"
+    "less than -min-gain (at most -iter), and folds the other words in; svd stops\n"
+    "at SVD-SPPMI; sgd is word2vec's skip-gram\n"
     "with negative sampling. -counts reuses counts (from 'count' or -save-counts)\n"
     "instead of counting; SGD takes its vocabulary from them, or from counting\n"
     "-train. A flag that does not apply to the chosen method is an error; so are\n"
@@ -2360,6 +2503,20 @@ static int on_sgd(const ro_sgns_sgd_progress *p, void *user)
     return 0;
 }
 
+/* -init-share F of the tokens SGD trains on (those in the vocabulary)
+   must be a token at least: the library refuses less (RO_SGNS_ERR_EMPTY),
+   and here it is said before the start, with the flag. */
+static void check_share(cli *c, double share, const ro_sgns_counts *cn)
+{
+    uint64_t tokens = 0;
+    size_t i;
+    for (i = 0; i < cn->n; ++i) tokens += cn->vocab.count[i];
+    if (share * (double)tokens < 1)
+        die(c, "-init-share %g: that share of the %llu tokens in the vocabulary is less than one "
+               "token, so the SGD start would train on no text; give %.2g or more",
+            share, (unsigned long long)tokens, tokens ? 1 / (double)tokens : 1.0);
+}
+
 /* word2vec's SGD on the text: W and C, n x d */
 static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char *text, size_t size,
                     int epochs, double share, double sample, ro_sgns_real **W, ro_sgns_real **C)
@@ -2528,16 +2685,17 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
         check_values(c, "output", M, x->n, x->d);
         release(c, M);
     }
-    if (point_matrix(x, o->eig, kind, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
-    own(c, M, free_mem);
-    write_vectors(c, o, "output", o->output, cn, M, x->d);
-    release(c, M);
+    /* -output-contexts written first and renamed first (commit_outputs) */
     if (o->output_ctx) {
         if (point_matrix(x, o->eig, RO_SGNS_EMBED_C, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
         own(c, M, free_mem);
         write_vectors(c, o, "output-contexts", o->output_ctx, cn, M, x->d);
         release(c, M);
     }
+    if (point_matrix(x, o->eig, kind, &M, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+    own(c, M, free_mem);
+    write_vectors(c, o, "output", o->output, cn, M, x->d);
+    release(c, M);
     commit_outputs(c);
 }
 
@@ -2990,19 +3148,21 @@ static int cmd_train(cli *c, int argc, char **argv)
             {"analogy", o.analogy, 0, NULL}};
         check_distinct(c, files, (int)(sizeof files / sizeof files[0]));
     }
-    check_output(c, "output", o.output);
-    if (o.output_ctx) check_output(c, "output-contexts", o.output_ctx);
-    if (o.save_counts) check_output(c, "save-counts", o.save_counts);
-    if (o.checkpoint) check_output(c, "checkpoint", o.checkpoint);
-    if (o.train && !is_stdio(o.train)) close_read(c, open_read(c, "train", o.train));
+    check_output(c, "output", o.output, staged_extra());
+    if (o.output_ctx) check_output(c, "output-contexts", o.output_ctx, staged_extra());
+    if (o.save_counts) check_output(c, "save-counts", o.save_counts, CLI_TMP_EXTRA);
+    if (o.checkpoint) check_output(c, "checkpoint", o.checkpoint, CLI_TMP_EXTRA);
+    /* a pipe or FIFO is not opened to try it: closing it would end its writer */
+    if (o.train && reads_twice(o.train)) close_read(c, open_read(c, "train", o.train));
     if (o.counts) close_read(c, open_read(c, "counts", o.counts));
     if (init_file) close_read(c, open_read(c, "init", o.init));
     if (o.init_ctx) close_read(c, open_read(c, "init-contexts", o.init_ctx));
     if (o.resume) close_read(c, open_read(c, "resume", o.resume));
     scorer_init(c, &sc, &o, o.analogy);
+    check_sets_distinct(c, &o, &sc);
     if (o.curve) { /* the header now: a full disk shows before any work */
         struct stat cst; /* a FIFO's or device's through check_output's descriptor */
-        check_output(c, "curve", o.curve);
+        check_output(c, "curve", o.curve, 0);
         curve = stat(o.curve, &cst) == 0 && !S_ISREG(cst.st_mode)
                     ? open_in_place(o.curve, o.resume ? "ab" : "wb")
                     : fopen(o.curve, o.resume ? "ab" : "wb");
@@ -3021,8 +3181,8 @@ static int cmd_train(cli *c, int argc, char **argv)
     }
     set_threads(&o);
 
-    /* the counts (and the text, when it must be read twice) */
-    if (o.train && is_stdio(o.train) && (is_sgd || init_sgd) && counting)
+    /* the counts (and the text in memory, when it is read twice and can be read once) */
+    if (o.train && !reads_twice(o.train) && (is_sgd || init_sgd) && counting)
         text = slurp(c, "train", o.train, &text_size);
     if (o.counts) {
         cn = load_counts(c, o.counts);
@@ -3042,6 +3202,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     if ((size_t)o.size > cn->n)
         die(c, "-size %lld is larger than the vocabulary (%lu words)", o.size, (unsigned long)cn->n);
     scorer_check(c, &sc, &cn->vocab);
+    if (init_sgd && !o.resume) check_share(c, o.init_share, cn);
     nh = is_ro ? head_size(c, &o, cn) : cn->n;
     if (!is_sgd) step_secs = check_cost(c, &o, cn, is_ro, counting, nh);
 
@@ -3049,7 +3210,8 @@ static int cmd_train(cli *c, int argc, char **argv)
         ro_sgns_real *W, *C;
         size_t i, nd = cn->n * (size_t)o.size;
         run_sgd(c, &o, cn, text, text_size, (int)o.iter, 1, o.sample, &W, &C);
-        c->stage = 1; /* as write_point: both outputs or neither */
+        c->stage = 1; /* as write_point: both outputs or neither, the contexts first */
+        if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
         if (kind == RO_SGNS_EMBED_W_PLUS_C) {
             ro_sgns_real *S = (ro_sgns_real *)alloc_array(c, nd, sizeof *S);
             for (i = 0; i < nd; ++i) S[i] = W[i] + C[i];
@@ -3057,7 +3219,6 @@ static int cmd_train(cli *c, int argc, char **argv)
         } else {
             write_vectors(c, &o, "output", o.output, cn, kind == RO_SGNS_EMBED_C ? C : W, (size_t)o.size);
         }
-        if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
         commit_outputs(c);
         note(c, "train: sgd d = %lld, %lld epoch(s), %.1f s -> %s", o.size, o.iter, now() - t0,
              is_stdio(o.output) ? "standard output" : o.output);
@@ -3074,9 +3235,10 @@ static int cmd_train(cli *c, int argc, char **argv)
             end_line(c);
             die_read(c, &r, &err);
         }
-        close_read(c, r.f);
         own(c, x, free_factors);
         if (kept) own(c, kept, free_factors);
+        reader_at_end(c, &r, "checkpoint");
+        close_read(c, r.f);
         /* the same counts (fingerprint), n, d, k, window and cds as the run */
         {
             /* a head run's checkpoint holds the head (-head): its n and m

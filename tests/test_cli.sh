@@ -985,6 +985,146 @@ fails "needs about .* more than -memory allows.*count again with -min-count [0-9
 fails "-max-step-seconds does not apply to -method svd" train -counts "$T/s.counts" -method svd -size 20 -max-step-seconds 10 -output "$T/cost2.txt"
 fails "-force does not apply to -method sgd" train -train "$SAMPLE" -method sgd -size 20 -force -output "$T/cost2.txt"
 
+# ------------------------------------------------------------ nothing lost (issue 68)
+# the help says what the default does: the SGD start, not SVD-SPPMI
+run train -help
+grep -q "starts from 3 epochs of SGD on it (-init sgd" "$T/out" && ok || bad "train -help: the default start is not the SGD start"
+grep -q "counts the text, starts from SVD-SPPMI" "$T/out" && bad "train -help still says ro starts from SVD-SPPMI" || ok
+# -eval's pair files (one given, or one of a folder) are inputs: no output
+# may replace them, refused before counting; the file is unchanged
+mkdir -p "$T/lost/ev"
+cp "$SETS/men.txt" "$T/lost/p.txt"
+cp "$SETS/men.txt" "$T/lost/ev/men.txt"
+fails "-output and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/p.txt" -output "$T/lost/p.txt"
+grep -q "^count:" "$T/err" && bad "-output = -eval refused after counting" || ok
+fails "-curve and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/p.txt" -output "$T/lost/o.txt" -curve "$T/lost/p.txt"
+fails "-output-contexts and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/ev" -output "$T/lost/o.txt" -output-contexts "$T/lost/ev/men.txt"
+same "$T/lost/p.txt" "$SETS/men.txt"
+same "$T/lost/ev/men.txt" "$SETS/men.txt"
+# a non-seekable -train (a FIFO, a pipe) is read once: the default run
+# (counting, then the SGD start) gives the bytes a file gives
+run train -train "$SAMPLE" -size 10 -iter 1 -threads 1 -quiet -output "$T/lost/file.txt"
+# fifo_run OUT ARGS...: train from the FIFO $T/lost/fifo fed by cat (a
+# run that waits for a second writer is stopped by timeout, when there)
+fifo_run() {
+    o=$1
+    shift
+    cat "$SAMPLE" > "$T/lost/fifo" &
+    w=$!
+    to=
+    command -v timeout > /dev/null 2>&1 && to="timeout 300"
+    $to "$BIN" train -train "$T/lost/fifo" -size 10 -iter 1 -threads 1 -quiet -output "$o" "$@" 2> "$T/err" \
+        && ok || bad "-train FIFO $*: $(head -c 400 "$T/err")"
+    kill "$w" 2> /dev/null
+    wait "$w" 2> /dev/null
+}
+if command -v mkfifo > /dev/null 2>&1 && mkfifo "$T/lost/fifo"; then
+    fifo_run "$T/lost/fifo.txt"
+    same "$T/lost/file.txt" "$T/lost/fifo.txt"
+    fifo_run "$T/lost/fifo_sgd.txt" -method sgd
+    run train -train "$SAMPLE" -method sgd -size 10 -iter 1 -threads 1 -quiet -output "$T/lost/file_sgd.txt"
+    same "$T/lost/file_sgd.txt" "$T/lost/fifo_sgd.txt"
+fi
+if command -v bash > /dev/null 2>&1; then
+    B=$BIN S=$SAMPLE O=$T/lost/proc.txt bash -c '"$B" train -train <(cat "$S") -size 10 -iter 1 -threads 1 -quiet -output "$O"' 2> "$T/err" \
+        && ok || bad "-train <(cat file): $(head -c 400 "$T/err")"
+    same "$T/lost/file.txt" "$T/lost/proc.txt"
+fi
+# trailing bytes after a counts file or a checkpoint: refused with the offset
+run count -train "$SAMPLE" -output "$T/lost/s.counts" -quiet
+cp "$T/lost/s.counts" "$T/lost/tail.counts"
+printf 'x' >> "$T/lost/tail.counts"
+size=$(wc -c < "$T/lost/s.counts" | tr -d ' ')
+fails "tail.counts: trailing bytes after the counts at offset $size" train -counts "$T/lost/tail.counts" -size 10 -iter 1 -output "$T/lost/o.txt"
+fails "trailing bytes after the counts at offset $size" vocab "$T/lost/tail.counts"
+fails "trailing bytes after the counts" objective -counts "$T/lost/tail.counts" -vectors "$T/lost/file.txt"
+run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -checkpoint "$T/lost/ck"
+cp "$T/lost/ck" "$T/lost/tail.ck"
+printf 'abc' >> "$T/lost/tail.ck"
+size=$(wc -c < "$T/lost/ck" | tr -d ' ')
+fails "tail.ck: trailing bytes after the checkpoint at offset $size" train -counts "$T/lost/s.counts" -size 10 -iter 2 -output "$T/lost/o.txt" -resume "$T/lost/tail.ck"
+run train -counts "$T/lost/s.counts" -size 10 -iter 2 -quiet -output "$T/lost/o2.txt" -resume "$T/lost/ck"
+# (vectors files: the library's loaders refuse data after the vectors)
+cp "$T/lost/file.txt" "$T/lost/tail.txt"
+echo "extra 1 2 3 4 5 6 7 8 9 10" >> "$T/lost/tail.txt"
+fails "more vectors than" neighbors -vectors "$T/lost/tail.txt" the
+run train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/v.bin"
+cp "$T/lost/v.bin" "$T/lost/tail.bin"
+printf 'garbage' >> "$T/lost/tail.bin"
+fails "data after the" neighbors -vectors "$T/lost/tail.bin" the
+# a start over less than one token of the text is refused, naming the flag
+fails "-init-share 1e-09: .*less than one token" train -train "$SAMPLE" -size 10 -iter 1 -init-share 1e-9 -output "$T/lost/o.txt"
+run train -train "$SAMPLE" -size 10 -iter 1 -init-share 1e-5 -quiet -output "$T/lost/o.txt"
+
+# every save keeps the mode of the file it replaces (0600 stays private),
+# and its owner when run as root; a new file gets 0666 less the umask
+perms() { ls -ln "$1" | awk '{ print $1 }' | cut -c1-10; }
+owner() { ls -ln "$1" | awk '{ print $3 ":" $4 }'; }
+for m in 600 640; do
+    want=-rw-------
+    [ $m = 640 ] && want=-rw-r-----
+    for f in v.txt vc.txt c.counts sc.counts ck cv.csv; do
+        rm -f "$T/lost/$f"
+        echo old > "$T/lost/$f"
+        chmod $m "$T/lost/$f"
+        [ "$(id -u)" = 0 ] && chown 65534:65534 "$T/lost/$f"
+    done
+    run train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/v.txt" -output-contexts "$T/lost/vc.txt"
+    run count -train "$SAMPLE" -quiet -output "$T/lost/c.counts"
+    run train -train "$SAMPLE" -method svd -size 10 -quiet -output "$T/lost/o.txt" -save-counts "$T/lost/sc.counts"
+    run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -checkpoint "$T/lost/ck" -curve "$T/lost/cv.csv"
+    for f in v.txt vc.txt c.counts sc.counts ck cv.csv; do
+        [ "$(perms "$T/lost/$f")" = $want ] && ok || bad "$f, mode $m before: $(perms "$T/lost/$f") after"
+        [ "$(id -u)" != 0 ] || [ "$(owner "$T/lost/$f")" = 65534:65534 ] && ok || bad "$f: owner $(owner "$T/lost/$f"), not kept"
+    done
+done
+ls "$T/lost" | grep -q '\.part$\|\.tmp$' && bad "a temporary file left: $(ls "$T/lost")" || ok
+rm -f "$T/lost/new.txt"
+(umask 027 && "$BIN" train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/new.txt") && ok || bad "a new -output"
+[ "$(perms "$T/lost/new.txt")" = -rw-r----- ] && ok || bad "a new file under umask 027: $(perms "$T/lost/new.txt")"
+
+# an output name that fits the folder but whose temporary name does not
+# (250 bytes + ".<16 hex>.tmp") is refused before counting, as other usage
+# errors; -curve (written in place) may have it
+long=$(awk 'BEGIN { while (length(s) < 246) s = s "n"; print s ".txt" }')
+mkdir -p "$T/lost/long"
+fails "-output: the name '$long' is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/long/$long"
+grep -q "^count:" "$T/err" && bad "a long -output refused after counting" || ok
+fails "-output-contexts: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -output-contexts "$T/lost/long/$long"
+fails "-save-counts: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -save-counts "$T/lost/long/$long"
+fails "-checkpoint: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -checkpoint "$T/lost/long/$long"
+fails "-output: the name .* is too long.*at most 234 bytes" count -train "$SAMPLE" -output "$T/lost/long/$long"
+grep -q "^count:" "$T/err" && bad "a long count -output refused after counting" || ok
+[ -z "$(ls "$T/lost/long")" ] && ok || bad "a refused long name left files: $(ls "$T/lost/long")"
+run count -train "$SAMPLE" -quiet -output "$T/lost/long/$(echo "$long" | cut -c1-234)"
+run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -curve "$T/lost/long/$long"
+
+# both outputs or neither: -output-contexts is written and renamed first,
+# -output last, so a kill between the two renames (strace kills at the 4th
+# rename: the two library saves to the .part files, then the two commits)
+# leaves the old -output, the new -output-contexts and the whole new
+# -output as VECTORS.<pid>.part alone; a failed last rename says so and
+# keeps that file
+run train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/refv.txt" -output-contexts "$T/lost/refc.txt"
+if command -v strace > /dev/null 2>&1 && strace -qq -o /dev/null true 2> /dev/null; then
+    for how in signal=KILL error=EIO; do
+        mkdir -p "$T/lost/kill"
+        rm -f "$T/lost/kill/"*
+        echo old > "$T/lost/kill/v.txt"
+        echo old > "$T/lost/kill/c.txt"
+        strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 \
+            -e inject=rename,renameat,renameat2:$how:when=4 \
+            "$BIN" train -counts "$T/lost/s.counts" -method svd -size 10 -quiet \
+            -output "$T/lost/kill/v.txt" -output-contexts "$T/lost/kill/c.txt" 2> "$T/err"
+        [ "$(cat "$T/lost/kill/v.txt")" = old ] && ok || bad "$how at the last rename: -output is not the old one"
+        same "$T/lost/kill/c.txt" "$T/lost/refc.txt"
+        part=$(ls "$T/lost/kill/" | grep '^v\.txt\.[0-9]*\.part$')
+        [ -n "$part" ] && same "$T/lost/kill/$part" "$T/lost/refv.txt" || bad "$how at the last rename: no v.txt.<pid>.part: $(ls "$T/lost/kill")"
+        ls "$T/lost/kill/" | grep -q '^c\.txt\..*part$' && bad "$how at the last rename: c.txt's .part left" || ok
+        [ $how = signal=KILL ] || grep -q "is the whole new -output: rename it over" "$T/err" && ok || bad "a failed last rename: $(cat "$T/err")"
+    done
+fi
+
 # ------------------------------------------------------------ the README's C example, as printed
 if [ -f README.md ] && command -v cc >/dev/null 2>&1; then
     mkdir -p "$T/readme"

@@ -2917,6 +2917,65 @@ static void test_check_output_path(void)
     remove(P_OUT);
 }
 
+#ifdef HAVE_POSIX
+/* A save keeps the mode of the file it replaces (0600 stays private, 0640
+   stays 0640), and its owner and group when running as root; a new file
+   gets 0666 less the umask. Not root: the old file's group cannot be
+   given, and the new file gets no group bits (checked in a child that
+   drops root, when the tests run as root). */
+static void test_save_mode(void)
+{
+    static const int MODES[] = {0600, 0640, 0604};
+    mode_t um = umask(022);
+    char dir[600], path[700];
+    struct stat st;
+    int k, i;
+    umask(um);
+    for (k = 0; k < NSAVERS; ++k) {
+        ro_sgns_error err;
+        for (i = 0; i < 3; ++i) {
+            CHECK(old_in_place() && chmod(P_OUT, (mode_t)MODES[i]) == 0);
+            if (geteuid() == 0) CHECK(chown(P_OUT, 65534, 65534) == 0);
+            CHECKF(save_to(k, P_OUT, &err) == RO_SGNS_OK && stat(P_OUT, &st) == 0 &&
+                       (int)(st.st_mode & 07777) == MODES[i] && no_leftovers(P_OUT),
+                   "%s over a %o file: %o (%s)", SAVERS[k].name, MODES[i],
+                   (unsigned)(st.st_mode & 07777), err.message);
+            if (geteuid() == 0)
+                CHECKF(st.st_uid == 65534 && st.st_gid == 65534, "%s: owner %ld:%ld, not kept",
+                       SAVERS[k].name, (long)st.st_uid, (long)st.st_gid);
+        }
+        remove(P_OUT);
+        CHECKF(save_to(k, P_OUT, &err) == RO_SGNS_OK && stat(P_OUT, &st) == 0 &&
+                   (st.st_mode & 07777) == (0666 & ~um),
+               "%s, a new file: %o, umask %o", SAVERS[k].name, (unsigned)(st.st_mode & 07777),
+               (unsigned)um);
+        remove(P_OUT);
+    }
+    snprintf(dir, sizeof dir, "%s.modes", P_OUT);
+    snprintf(path, sizeof path, "%s/old", dir);
+    if (geteuid() == 0 && mkdir(dir, 0700) == 0 && chmod(dir, 0777) == 0 &&
+        write_all(path, OLD, sizeof OLD) && chmod(path, 0660) == 0 && chown(path, 0, 0) == 0) {
+        pid_t pid;
+        int status = 0;
+        fflush(NULL);
+        pid = fork();
+        if (pid == 0) { /* a user outside root's group */
+            ro_sgns_error err;
+            if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+            _exit(save_to(1, path, &err) == RO_SGNS_OK ? 0 : 1);
+        }
+        if (pid > 0) waitpid(pid, &status, 0);
+        CHECKF(pid > 0 && child_ok(status) && stat(path, &st) == 0 && st.st_uid == 65534 &&
+                   (st.st_mode & 07777) == 0600,
+               "not root over root's 0660 file: status %d, owner %ld, mode %o", status,
+               (long)st.st_uid, (unsigned)(st.st_mode & 07777));
+        remove(path);
+        leftovers(path, 1);
+    }
+    rmdir(dir);
+}
+#endif
+
 static void test_crash_safety(void)
 {
     int k;
@@ -2931,6 +2990,7 @@ static void test_crash_safety(void)
         test_killed();
         test_dev_shm();
         test_save_kinds();
+        test_save_mode();
 #else
         printf("robust: not POSIX: the disk-full, kill and link/FIFO/device tests skipped\n");
 #endif

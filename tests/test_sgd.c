@@ -793,6 +793,20 @@ static void test_errors(void)
     bad.share = NAN;
     EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
+    { /* a share of less than one of the tokens in the vocabulary: no text
+         to train on (it was a whole block); one token or more trains */
+        double words = 0;
+        for (i = 0; i < n; ++i) words += (double)co->vocab.count[i];
+        bad = cfg;
+        bad.share = 0.99 / words;
+        EXPECT(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err),
+               RO_SGNS_ERR_EMPTY);
+        CHECK(strstr(err.message, "less than one token") != NULL);
+        bad.share = 1.01 / words;
+        CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &bad, W, C, NULL, &err) ==
+              RO_SGNS_OK);
+        for (i = 0; i < n * d; ++i) W[i] = C[i] = 42;
+    }
     EXPECT(ro_sgns_sgd_train_memory(text, size, NULL, &cfg, W, C, NULL, &err),
            RO_SGNS_ERR_INVALID_ARGUMENT);
     EXPECT(ro_sgns_sgd_train_memory(NULL, 5, &co->vocab, &cfg, W, C, NULL, &err),
