@@ -2745,6 +2745,11 @@ static uint64_t *prefix_nnz(cli *c, const ro_sgns_counts *cn)
     return pref;
 }
 
+/* what the process holds besides the run: the program, the C library,
+   OpenMP's threads (their stacks as used); in the printed estimate, not
+   against -memory */
+#define CLI_BASE_BYTES 8e6
+
 /* The whole run's estimate, stage by stage: seconds (< 0: not estimated,
    0: no such stage) and the most bytes each stage holds. */
 typedef struct run_est {
@@ -2760,7 +2765,8 @@ typedef struct cost_fit {
     double mem_limit, step_limit, run_limit, rate, text_bytes;
     int keep_best, is_ro, is_sgd, init_sgd, svd, fold_w0;
     size_t nh, d0;        /* the head at n (n: no fold); the d of the measurements */
-    double elapsed;       /* the run's seconds so far (counting), in the total */
+    double t0, elapsed;   /* the run's start; its seconds up to the estimate (counting,
+                             the measurements), in the total */
     double sgd_rate;      /* SGD's training words a second, measured now (0: not) */
     double read_secs;     /* SGD's reading of the text (counting's, measured) */
     double fold_a, fold_b; /* a folded row's seconds at d0: a + b x the head's size */
@@ -3124,11 +3130,12 @@ static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, const 
     run_cost(&f, n, d, e);
     if (!(f.mem_limit > 0 && e->need > f.mem_limit) || o->force)
         cost_measure(c, &f, text, size, f.is_sgd ? o->sample : o->init_sample);
+    f.elapsed = now() - f.t0;
     run_cost(&f, n, d, e);
     e->total += f.elapsed;
     if (f.is_ro && o->iter > 0)
         (void)ro_sgns_estimate_step_seconds(f.nh, f.nh, d, &f.rate, &secs, NULL, NULL);
-    peak = e->need > counting_peak ? e->need : counting_peak;
+    peak = (e->need > counting_peak ? e->need : counting_peak) + CLI_BASE_BYTES;
     if (f.nh < n) snprintf(head_note, sizeof head_note, " (RO on the first %lu)", (unsigned long)f.nh);
     if (f.is_ro && o->iter > 0)
         note(c, "estimate: %lu words%s, %llu pairs, d = %lu: memory %s (the limit: %s, %s); a step "
@@ -3151,13 +3158,14 @@ static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, const 
     {
         char m1[32] = "", m2[32] = "", m3[32] = "", mem[160] = "";
         snprintf(mem, sizeof mem, "%s%s%s%s%s%s%s%s%s", e->b_sgd > 0 ? "; memory: sgd " : "",
-                 e->b_sgd > 0 ? fmt_bytes(e->b_sgd, m1, sizeof m1) : "",
+                 e->b_sgd > 0 ? fmt_bytes(e->b_sgd + CLI_BASE_BYTES, m1, sizeof m1) : "",
                  e->b_ro > 0 ? (e->b_sgd > 0 ? ", " : "; memory: ") : "",
                  e->b_ro > 0 ? (f.is_ro ? "RO " : "SVD ") : "",
-                 e->b_ro > 0 ? fmt_bytes(e->b_ro, m2, sizeof m2) : "", e->b_fold > 0 ? ", fold " : "",
-                 e->b_fold > 0 ? fmt_bytes(e->b_fold, m3, sizeof m3) : "",
+                 e->b_ro > 0 ? fmt_bytes(e->b_ro + CLI_BASE_BYTES, m2, sizeof m2) : "",
+                 e->b_fold > 0 ? ", fold " : "",
+                 e->b_fold > 0 ? fmt_bytes(e->b_fold + CLI_BASE_BYTES, m3, sizeof m3) : "",
                  counting_peak > 0 ? ", counting " : "",
-                 counting_peak > 0 ? fmt_bytes(counting_peak, b2, sizeof b2) : "");
+                 counting_peak > 0 ? fmt_bytes(counting_peak + CLI_BASE_BYTES, b2, sizeof b2) : "");
         note(c, "estimate: the run: %s; total %s%s (-max-seconds %s)%s", parts, e->unknown ? "at least " : "",
              fmt_est(e->total, t1, sizeof t1), o->max_seconds > 0 ? fmt_est(o->max_seconds, t2, sizeof t2) : "none",
              mem);
@@ -3464,7 +3472,7 @@ static int cmd_train(cli *c, int argc, char **argv)
         f.nh = nh;
         f.text_bytes = text ? (double)text_size : 0;
         f.read_secs = counting ? c->read_secs : 0;
-        f.elapsed = now() - t0;
+        f.t0 = t0;
         step_secs = check_cost(c, &o, cn, &f, counting, text, text_size, &est);
     }
 
