@@ -2772,14 +2772,15 @@ typedef struct cost_fit {
     double fold_a, fold_b; /* a folded row's seconds at d0: a + b x the head's size */
 } cost_fit;
 
-/* the counts of n words, nnz pairs and the problem made of them */
+/* the counts of n words, nnz pairs and the problem made of them (its
+   rows are the counts'; it adds their transpose and the rows' sums) */
 static double counts_size(size_t n, uint64_t nnz)
 {
     return (double)ro_sgns_estimate_memory(n, nnz, 1, 0, 0).counts;
 }
 static double problem_bytes(size_t n, uint64_t nnz)
 {
-    return 16.0 * (double)nnz + 64.0 * (double)n;
+    return 8.0 * (double)nnz + 48.0 * (double)n;
 }
 
 /* The run at n words (the first n of the counts) and dimension d: each
@@ -2831,8 +2832,10 @@ static void run_cost(const cost_fit *f, size_t n, size_t d, run_est *e)
                           ? rows * (f->fold_a * dd * dd + f->fold_b * nhd * dd) +
                                 (32.0 * nd * (double)d + 100.0 * nhd * (double)d * (double)d) / f->rate
                           : -1;
+            /* ro_sgns_fold_in's L, R, W0 and Z0, then the factors made of them
+               (about 7 n d reals), and its blocks (H, and X, P, E, Dl) */
             e->b_fold = cnt + problem_bytes(n, nnz) + (f->fold_w0 ? 2 * nd * R : 0) +
-                        2 * nhd * (double)d * R + 12 * nd * R + 1024 * nhd * R +
+                        2 * nhd * (double)d * R + 7 * nd * R + 1024 * nhd * R +
                         256.0 * (double)d * (double)d * 8;
         }
     }
@@ -3020,7 +3023,9 @@ done:
 static void fold_probe(cost_fit *f, double entries)
 {
     const size_t d = (size_t)f->o->size, h1 = d + 256 < f->nh ? d + 256 : f->nh;
-    const size_t h2 = 4 * h1 < f->nh ? 4 * h1 : f->nh;
+    /* the second head as large as 8192 lines: a block's rows of X then
+       leave the cache, as a large head's do */
+    const size_t h2 = (4 * h1 > 8192 ? 4 * h1 : 8192) < f->nh ? (4 * h1 > 8192 ? 4 * h1 : 8192) : f->nh;
     /* blocks of fewer rows at a larger d: a row's Cholesky factor is d^3 / 3 */
     const size_t br = d <= 100 ? 256 : (size_t)(256.0 * 1e4 / ((double)d * (double)d)) + 16;
     double t1 = fold_probe_at(d, h1, br, entries, f->o, f->fold_w0), t2 = t1;
