@@ -2525,12 +2525,12 @@ static ro_sgns_problem *make_problem(cli *c, const ro_sgns_counts *cn, double k,
 static int on_svd(const ro_sgns_tsvd_progress *p, void *user)
 {
     cli *c = (cli *)user;
-    char eta[32];
-    status(c, p->done == p->total, "SVD-SPPMI: %s %lu of %lu  %.1f s  ETA %s",
+    const double left = p->done ? p->seconds / (double)p->done * (double)(p->total - p->done) : -1;
+    char eta[32], run[32];
+    status(c, p->done == p->total, "SVD-SPPMI: %s %lu of %lu  %.1f s  ETA %s, the run %s",
            p->done == p->total ? "done," : "block", (unsigned long)p->done, (unsigned long)p->total,
-           p->seconds,
-           fmt_secs(p->done ? p->seconds / (double)p->done * (double)(p->total - p->done) : -1, eta,
-                    sizeof eta));
+           p->seconds, fmt_secs(left, eta, sizeof eta),
+           fmt_secs(left >= 0 ? left + c->later : -1, run, sizeof run));
     return 0;
 }
 
