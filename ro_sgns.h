@@ -841,9 +841,9 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_ro_step_naive(const ro_sgns_problem *problem,
 /* *seconds, the wall seconds of one default step of an n x m problem at
    dimension d: its work W = 6 n m d + 40 n m + 12 (n + m) d^2 operations
    over *rate (operations a second). *rate <= 0: measured here on a small
-   random problem (two steps) and stored for later calls (docs/GUIDE.md,
-   section 4). Errors: INVALID_ARGUMENT (rate or seconds NULL, d = 0,
-   d > min(n, m)), OUT_OF_MEMORY. */
+   random problem (two steps, at d or below) and stored for later calls
+   (docs/GUIDE.md, section 4). Errors: INVALID_ARGUMENT (rate or seconds
+   NULL, d = 0, d > min(n, m)), OUT_OF_MEMORY. */
 RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, size_t d,
                                                          double *rate, double *seconds,
                                                          const ro_sgns_allocator *alloc,
@@ -867,6 +867,17 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_csr_head(const ro_sgns_csr *A, size_t rows, s
                                             ro_sgns_csr **out, const ro_sgns_allocator *alloc,
                                             ro_sgns_error *err);
 
+/* The fold's progress: tail rows done of both sides (words, then
+   contexts), of rows_total, and the wall seconds since the fold began. */
+typedef struct ro_sgns_fold_progress {
+    size_t rows_done, rows_total;
+    double seconds;
+} ro_sgns_fold_progress;
+
+/* Called from one thread after each block of rows. Non-zero stops:
+   ro_sgns_fold_in returns RO_SGNS_STOPPED and no point. */
+typedef int (*ro_sgns_fold_callback)(const ro_sgns_fold_progress *progress, void *user);
+
 /* How each tail row's z is solved: minorize-maximize steps from z = 0,
    the first of them Newton's (docs/GUIDE.md, section 4, "Folding in"). */
 typedef struct ro_sgns_fold_config {
@@ -880,6 +891,8 @@ typedef struct ro_sgns_fold_config {
        head's lines (iterations = 0: that alone). */
     const ro_sgns_real *start_w;
     const ro_sgns_real *start_c;
+    ro_sgns_fold_callback callback; /* progress (NULL: none); no bit depends on it */
+    void *user;                     /* passed to callback */
 } ro_sgns_fold_config;
 RO_SGNS_DEF ro_sgns_fold_config ro_sgns_fold_config_default(void);
 
@@ -9115,9 +9128,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
                                                          ro_sgns_error *err)
 {
     /* a problem of s x s (fewer when n or m is smaller), 8 counts a row at
-       scattered columns, and a Gaussian point; two steps at a fixed step */
+       scattered columns, and a Gaussian point; two steps at a fixed step.
+       A probe smaller than the problem has rank at most half its size (pd):
+       the rate of its products stands for d's, and it stays cheap */
     const size_t per_row = 8;
-    size_t s = 2304, rs, cs, i, j;
+    size_t s = 2304, rs, cs, pd, i, j;
     uint64_t *row_ptr = NULL;
     uint32_t *col = NULL;
     float *val = NULL;
@@ -9136,6 +9151,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
     }
     rs = n < s ? n : s;
     cs = m < s ? m : s;
+    pd = d;
+    if (2 * pd > (rs < cs ? rs : cs) && (rs < n || cs < m)) pd = (rs < cs ? rs : cs) / 2;
     row_ptr = (uint64_t *)ro_sgns__alloc_array(alloc, rs + 1, 1, sizeof *row_ptr);
     col = (uint32_t *)ro_sgns__alloc_array(alloc, rs, per_row, sizeof *col);
     val = (float *)ro_sgns__alloc_array(alloc, rs, per_row, sizeof *val);
@@ -9159,12 +9176,12 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
         }
         res = ro_sgns_problem_create_csr(rs, cs, row_ptr, col, val, 5, 1, &p, alloc, err);
     }
-    if (res == RO_SGNS_OK) res = ro_sgns_factors_create(rs, cs, d, &x, alloc, err);
+    if (res == RO_SGNS_OK) res = ro_sgns_factors_create(rs, cs, pd, &x, alloc, err);
     if (res == RO_SGNS_OK) {
         ro_sgns_rng_seed(&rng, 1, 0);
-        for (i = 0; i < rs * d; ++i) x->U[i] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
-        for (i = 0; i < cs * d; ++i) x->V[i] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
-        for (i = 0; i < d; ++i) x->S[i * d + i] = (ro_sgns_real)(1e-3 / (double)d);
+        for (i = 0; i < rs * pd; ++i) x->U[i] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
+        for (i = 0; i < cs * pd; ++i) x->V[i] = (ro_sgns_real)ro_sgns_rng_normal(&rng);
+        for (i = 0; i < pd; ++i) x->S[i * pd + i] = (ro_sgns_real)(1e-3 / (double)pd);
         cfg.iterations = 2;
         cfg.safeguard = 0; /* one try a step, whatever F does */
         cfg.step = 1e-3;
@@ -9173,7 +9190,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_estimate_step_seconds(size_t n, size_t m, siz
         res = ro_sgns_ro_train(p, x, &cfg, err);
     }
     if (res == RO_SGNS_OK) { /* a clock too coarse to see the step: a microsecond */
-        *rate = ro_sgns__step_work(rs, cs, d) / (best > 1e-6 ? best : 1e-6);
+        *rate = ro_sgns__step_work(rs, cs, pd) / (best > 1e-6 ? best : 1e-6);
         *seconds = ro_sgns__step_work(n, m, d) / *rate;
     }
     ro_sgns_factors_free(x);
@@ -10345,6 +10362,8 @@ typedef struct ro_sgns__fold_job {
     const ro_sgns_real *Z0;          /* (rows - nh) x d start, or NULL for z = 0 */
     ro_sgns_real *Z;                 /* (rows - nh) x d: the folded rows */
     ro_sgns__fold_sums *rep;         /* the report's sums, added to */
+    ro_sgns_fold_progress *prog;     /* rows done (both sides), for cfg->callback */
+    double t0;                       /* when the fold began */
 } ro_sgns__fold_job;
 
 /* The fold's workspace: the job, the block's size, and per block row H's
@@ -10650,6 +10669,13 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__fold_job *job,
             ++rep->r.rows;
             if (!w.ok[i]) ++rep->r.rows_empty;
         }
+        job->prog->rows_done += bn;
+        job->prog->seconds = ro_sgns__now() - job->t0;
+        if (res == RO_SGNS_OK && job->cfg->callback &&
+            job->cfg->callback(job->prog, job->cfg->user))
+            res = ro_sgns__fail(err, RO_SGNS_STOPPED, "fold_in: stopped by the callback after "
+                                "%lu of %lu rows", (unsigned long)job->prog->rows_done,
+                                (unsigned long)job->prog->rows_total);
     }
     ro_sgns__fold_free(&w, al);
     return res;
@@ -10718,6 +10744,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
 {
     ro_sgns_fold_config cfg = config ? *config : ro_sgns_fold_config_default();
     ro_sgns__fold_sums rep;
+    ro_sgns_fold_progress prog;
+    const double t0 = ro_sgns__now();
     ro_sgns_real *L = NULL, *R = NULL, *A = NULL, *W0 = NULL, *Z0 = NULL;
     const int start = cfg.start_w != NULL || cfg.start_c != NULL;
     size_t n, m, nh, mh, d;
@@ -10740,6 +10768,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
                              (unsigned long)m, (unsigned long)d);
     memset(&rep, 0, sizeof rep);
     rep.want = report != NULL;
+    memset(&prog, 0, sizeof prog);
+    prog.rows_total = (n - nh) + (m - mh);
     L = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
     R = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, d, sizeof(ro_sgns_real));
     A = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nh > mh ? nh : mh, d, sizeof(ro_sgns_real));
@@ -10761,7 +10791,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
         res = ro_sgns__fold_start(mh, d, A, cfg.start_c, n - nh, cfg.start_w + nh * d, Z0, alloc,
                                   err);
     if (res == RO_SGNS_OK) {
-        const ro_sgns__fold_job job = {&p->fwd, nh, mh, d, A, &cfg, Z0, L + nh * d, &rep};
+        const ro_sgns__fold_job job = {&p->fwd, nh, mh, d, A, &cfg, Z0, L + nh * d, &rep, &prog, t0};
         res = ro_sgns__fold_side(&job, alloc, err);
     }
     /* tail contexts against A = U S: x_wc = (U_w S).y */
@@ -10772,7 +10802,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
         res = ro_sgns__fold_start(nh, d, A, cfg.start_w, m - mh, cfg.start_c + mh * d, Z0, alloc,
                                   err);
     if (res == RO_SGNS_OK) {
-        const ro_sgns__fold_job job = {&p->bwd, mh, nh, d, A, &cfg, Z0, R + mh * d, &rep};
+        const ro_sgns__fold_job job = {&p->bwd, mh, nh, d, A, &cfg, Z0, R + mh * d, &rep, &prog, t0};
         res = ro_sgns__fold_side(&job, alloc, err);
     }
     if (res == RO_SGNS_OK && (!ro_sgns__all_finite(n, d, L, d) || !ro_sgns__all_finite(m, d, R, d)))

@@ -102,6 +102,9 @@ typedef struct cli {
     size_t line_len; /* its length, to blank it when redrawn shorter */
     double last_draw, last_plain;
     int stage; /* write_vectors stages files for commit_outputs (train) */
+    double later;     /* the estimated seconds of the run's stages after this one */
+    double stage_est; /* and of this one (its end line says both) */
+    double read_secs; /* counting's reading of the text (train: SGD's estimate) */
     struct staged *staged; /* those files, in the order written */
 } cli;
 
@@ -206,6 +209,42 @@ static const char *fmt_secs(double s, char *buf, size_t size)
     else if (s < 60) snprintf(buf, size, "%.0f s", s);
     else if (s < 3600) snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
     else snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    return buf;
+}
+
+static const char *fmt_bytes(double b, char *buf, size_t size)
+{
+    if (b >= 1073741824.0) snprintf(buf, size, "%.2f GB", b / 1073741824.0);
+    else snprintf(buf, size, "%.1f MB", b / 1048576.0);
+    return buf;
+}
+
+/* an estimate's seconds: fmt_secs, with two digits below 10 s */
+static const char *fmt_est(double s, char *buf, size_t size)
+{
+    if (s >= 0 && s < 10) {
+        snprintf(buf, size, "%.2g s", s);
+        return buf;
+    }
+    return fmt_secs(s, buf, size);
+}
+
+/* The peak resident memory so far, as ", peak RSS 12.3 MB" (Linux:
+   /proc/self/status), or "" where unknown. */
+static const char *rss_note(char *buf, size_t size)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kb = -1;
+    buf[0] = '\0';
+    if (!f) return buf;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) kb = atof(line + 6);
+    fclose(f);
+    if (kb > 0) {
+        char b[32];
+        snprintf(buf, size, ", peak RSS %s", fmt_bytes(kb * 1024, b, sizeof b));
+    }
     return buf;
 }
 
@@ -337,7 +376,7 @@ typedef struct opts {
     int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help,
         normalize;
     int force, grad_norm;
-    double max_step;
+    double max_step, max_seconds;
     unsigned long long memory, keep_direction;
     int allow_binary;
     double negative, eig, cds, sample, alpha, eta, eta_max, init_coverage, init_share, init_sample, min_gain;
@@ -409,6 +448,7 @@ static void opts_default(opts *o)
     o->init_coverage = 0.5;
     o->k = 10;
     o->max_step = 600;
+    o->max_seconds = 0;
 }
 
 /* {NAME} in a help line: a default that is not the flag's own field */
@@ -1972,6 +2012,7 @@ static ro_sgns_counts *count_text(cli *c, const char *path, const char *text, si
         close_read(c, r.f);
     }
     own(c, cn, free_counts);
+    c->read_secs = pp.started ? pp.t0 - t0 : now() - t0; /* pairs begin once the text is read */
     if (vocab_only)
         note(c, "count: %llu tokens, %llu distinct words, vocabulary %lu (min-count %llu), %.1f s",
              (unsigned long long)cn->corpus_tokens, (unsigned long long)cn->distinct_words,
@@ -2087,20 +2128,24 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("threads", T_INT, threads, 0, 1, 4096, "N", H_THREADS),
     F("seed", T_INT, seed, 0, 0, 9e18, "S", "seed of the SVD start, SGD and -sample ({D})"),
     F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
-    F("force", T_SWITCH, force, W_RO | W_SVD, 0, 0, NULL,
+    F("force", T_SWITCH, force, W_RO | W_SVD | W_SGDRUN, 0, 0, NULL,
       "start even when the estimate (printed once the\nvocabulary is known) is past a limit: more\n"
-      "memory than the machine, RLIMIT_AS or -memory\nallow, or a step over -max-step-seconds"),
+      "memory than the machine, RLIMIT_AS or -memory\nallow, a step over -max-step-seconds or the\n"
+      "run over -max-seconds"),
     F("max-step-seconds", T_NUM, max_step, W_RO, 0, 1e12, "S",
       "stop before the start when a step is estimated\nto take longer ({D}; 0: no limit)"),
+    F("max-seconds", T_NUM, max_seconds, 0, 0, 1e12, "S",
+      "stop before the start when the whole run (the\nSGD start, the steps, the fold, the writing) is\n"
+      "estimated to take longer ({D}: no limit)"),
 
     G("counting -train TEXT (when no -counts is given):"),
     {"window", T_INT, offsetof(opts, window), W_PAIRS | W_SGD, 1, 65535, "L", H_WINDOW, NULL,
      "the counts were made with their own window"},
     F("min-count", T_INT, min_count, W_COUNT, 0, 1e18, "N", H_MIN_COUNT),
     F("max-vocab", T_INT, max_vocab, W_COUNT, 0, 4e9, "N", H_MAX_VOCAB),
-    F("memory", T_BYTES, memory, W_PAIRS | W_RO | W_SVD, 0, 0, "BYTES",
-      "memory budget, like 2G or 500M ({D}; at least\n1M): counting stays within it, and -method ro\n"
-      "and svd stop before the start when their\nestimate is above it"),
+    F("memory", T_BYTES, memory, W_PAIRS | W_RO | W_SVD | W_SGDRUN, 0, 0, "BYTES",
+      "memory budget, like 2G or 500M ({D}; at least\n1M): counting stays within it, and a run stops\n"
+      "before the start when its estimate (every\nstage) is above it"),
     {"dynamic-window", T_INT, offsetof(opts, dynamic_window), W_PAIRS, 0, 2, "0|1|2",
      H_DYNAMIC "; 2 for\n-init sgd: the window SGD samples, on average",
      NULL, "SGD always samples its window per word, as word2vec"},
@@ -2292,6 +2337,7 @@ typedef struct train_ctx {
     uint64_t first, last; /* steps: where the run started, where it ends */
     double t0;
     double step_secs;     /* the steps' own seconds, summed (the run's ETA) */
+    double step_est;      /* a step's estimate (before one is done) */
     int sweep;            /* inside a step: the sweep reported last, */
     uint64_t sweep_it;    /* in which step, */
     double sweep_t0;      /* when its first report came, */
@@ -2373,8 +2419,8 @@ static void score_line(const train_ctx *t, const double *score, double mean, cha
    counts the second as long as itself. */
 static void on_blocks(train_ctx *t, const ro_sgns_ro_progress *p)
 {
-    double tn = now(), per = -1, left;
-    char eta[32];
+    double tn = now(), per = -1, left, run;
+    char eta[32], reta[32];
     if (p->sweep != t->sweep || p->iteration != t->sweep_it) {
         t->sweep = p->sweep;
         t->sweep_it = p->iteration;
@@ -2386,15 +2432,24 @@ static void on_blocks(train_ctx *t, const ro_sgns_ro_progress *p)
     left = per * (double)(p->blocks_total - p->blocks_done);
     if (per >= 0 && (!t->o->fuse || !strcmp(t->o->direction, "metric")) && p->sweep == 1)
         left += per * (double)p->blocks_total; /* two sweeps a step */
+    { /* the run: this step's rest, the steps after it (at their pace so far, or
+         the estimate's) and the stages after the steps */
+        const uint64_t done = p->iteration > t->first ? p->iteration - t->first : 0;
+        const uint64_t after = p->sweep == 0 ? t->last - t->first
+                               : t->last > p->iteration + 1 ? t->last - p->iteration - 1 : 0;
+        const double step = done ? t->step_secs / (double)done : t->step_est;
+        run = per >= 0 ? left + (double)after * step + t->c->later : -1;
+    }
     if (p->sweep == 0)
-        status(t->c, 0, "start: sweep, block %llu of %llu  ETA %s",
+        status(t->c, 0, "start: sweep, block %llu of %llu  ETA %s, the run %s",
                (unsigned long long)p->blocks_done, (unsigned long long)p->blocks_total,
-               fmt_secs(per >= 0 ? left : -1, eta, sizeof eta));
+               fmt_secs(per >= 0 ? left : -1, eta, sizeof eta), fmt_secs(run, reta, sizeof reta));
     else
-        status(t->c, 0, "iter %3llu/%llu: sweep %d, block %llu of %llu  %.1f s  step ETA %s",
+        status(t->c, 0, "iter %3llu/%llu: sweep %d, block %llu of %llu  %.1f s  step ETA %s, the run %s",
                (unsigned long long)p->iteration + 1, (unsigned long long)t->last, p->sweep,
                (unsigned long long)p->blocks_done, (unsigned long long)p->blocks_total,
-               p->seconds, fmt_secs(per >= 0 ? left : -1, eta, sizeof eta));
+               p->seconds, fmt_secs(per >= 0 ? left : -1, eta, sizeof eta),
+               fmt_secs(run, reta, sizeof reta));
 }
 
 static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void *user)
@@ -2448,11 +2503,14 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
         }
         end_line(t->c);
         /* F's relative gain: how far from converged the step is */
-        fprintf(stderr, "iter %3llu/%llu  F %.5f e9 (%+.2f%%)  step %.3g%s  |dX| %s%s  %.1f s  ETA %s%s\n",
+        double rest = done ? t->step_secs / (double)done * (double)left : -1;
+        char reta[32];
+        fprintf(stderr, "iter %3llu/%llu  F %.5f e9 (%+.2f%%)  step %.3g%s  |dX| %s%s  %.1f s  ETA %s, the run %s%s\n",
                 (unsigned long long)p->iteration, (unsigned long long)t->last, p->objective * 1e-9,
                 p->objective_prev != 0 ? 100 * (p->objective - p->objective_prev) / fabs(p->objective_prev) : 0.0,
                 p->step, p->halvings ? " (halved)" : "", dx, gn, p->seconds,
-                fmt_secs(done ? t->step_secs / (double)done * (double)left : -1, eta, sizeof eta), line);
+                fmt_secs(rest, eta, sizeof eta), fmt_secs(rest >= 0 ? rest + t->c->later : -1, reta, sizeof reta),
+                line);
     }
     if (curve_row(t, p->iteration, p->objective, p->seconds, score, mean)) return t->failed = 1;
     keep_if_best(t, x, mean);
@@ -2497,9 +2555,11 @@ static int on_sgd(const ro_sgns_sgd_progress *p, void *user)
     cli *c = (cli *)user;
     double frac = p->words_total ? (double)p->words / (double)p->words_total : 0;
     char eta[32];
-    status(c, 0, "sgd: alpha %.6f  progress %5.1f%%  words/thread/sec %.1fk  ETA %s", p->alpha,
-           100 * frac, p->words_per_sec / (p->threads > 0 ? p->threads : 1) / 1e3,
-           fmt_secs(frac > 0 ? p->seconds * (1 - frac) / frac : -1, eta, sizeof eta));
+    double left = frac > 0 ? p->seconds * (1 - frac) / frac : -1;
+    char run[32];
+    status(c, 0, "sgd: alpha %.6f  progress %5.1f%%  words/thread/sec %.1fk  ETA %s, the run %s",
+           p->alpha, 100 * frac, p->words_per_sec / (p->threads > 0 ? p->threads : 1) / 1e3,
+           fmt_secs(left, eta, sizeof eta), fmt_secs(left >= 0 ? left + c->later : -1, run, sizeof run));
     return 0;
 }
 
@@ -2561,7 +2621,12 @@ static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char 
         close_read(c, r.f);
     }
     end_line(c);
-    note(c, "sgd: %.1f s", now() - t0);
+    {
+        char rss[64];
+        char e1[32];
+        note(c, "sgd: %.1f s (estimated %s)%s", now() - t0, fmt_est(c->stage_est, e1, sizeof e1),
+             rss_note(rss, sizeof rss));
+    }
 }
 
 /* W (rows in the counts' word order) from a vectors file; missing words 0 */
@@ -2617,12 +2682,12 @@ static ro_sgns_problem *make_problem(cli *c, const ro_sgns_counts *cn, double k,
 static int on_svd(const ro_sgns_tsvd_progress *p, void *user)
 {
     cli *c = (cli *)user;
-    char eta[32];
-    status(c, p->done == p->total, "SVD-SPPMI: %s %lu of %lu  %.1f s  ETA %s",
+    const double left = p->done ? p->seconds / (double)p->done * (double)(p->total - p->done) : -1;
+    char eta[32], run[32];
+    status(c, p->done == p->total, "SVD-SPPMI: %s %lu of %lu  %.1f s  ETA %s, the run %s",
            p->done == p->total ? "done," : "block", (unsigned long)p->done, (unsigned long)p->total,
-           p->seconds,
-           fmt_secs(p->done ? p->seconds / (double)p->done * (double)(p->total - p->done) : -1, eta,
-                    sizeof eta));
+           p->seconds, fmt_secs(left, eta, sizeof eta),
+           fmt_secs(left >= 0 ? left + c->later : -1, run, sizeof run));
     return 0;
 }
 
@@ -2735,22 +2800,7 @@ static int curve_cut(cli *c, FILE *curve, const char *path, uint64_t it)
 
 /* ============================================ the cost before the work */
 
-static const char *fmt_bytes(double b, char *buf, size_t size)
-{
-    if (b >= 1073741824.0) snprintf(buf, size, "%.2f GB", b / 1073741824.0);
-    else snprintf(buf, size, "%.1f MB", b / 1048576.0);
-    return buf;
-}
 
-/* an estimate's seconds: fmt_secs, with two digits below 10 s */
-static const char *fmt_est(double s, char *buf, size_t size)
-{
-    if (s >= 0 && s < 10) {
-        snprintf(buf, size, "%.2g s", s);
-        return buf;
-    }
-    return fmt_secs(s, buf, size);
-}
 
 static int cli_threads(void)
 {
@@ -2853,24 +2903,300 @@ static uint64_t *prefix_nnz(cli *c, const ro_sgns_counts *cn)
     return pref;
 }
 
+/* what the process holds besides the run: the program, the C library,
+   OpenMP's threads (their stacks as used); in the printed estimate, not
+   against -memory */
+#define CLI_BASE_BYTES 8e6
+
+/* The whole run's estimate, stage by stage: seconds (< 0: not estimated,
+   0: no such stage) and the most bytes each stage holds. */
+typedef struct run_est {
+    double sgd, svd, steps, fold, write, total; /* total: the known stages' sum */
+    double b_sgd, b_ro, b_fold, need;          /* need: the largest, from the counts on */
+    int unknown;                               /* a stage has no estimate */
+} run_est;
+
 typedef struct cost_fit {
     const opts *o;
+    const ro_sgns_counts *cn;
     const uint64_t *pref;
-    double mem_limit, step_limit, rate;
-    int keep_best, is_ro;
+    double mem_limit, step_limit, run_limit, rate, text_bytes;
+    int keep_best, is_ro, is_sgd, init_sgd, svd, fold_w0;
+    size_t nh, d0;        /* the head at n (n: no fold); the d of the measurements */
+    double t0, elapsed;   /* the run's start; its seconds up to the estimate (counting,
+                             the measurements), in the total */
+    double sgd_rate;      /* SGD's training words a second, measured now (0: not) */
+    double read_secs;     /* SGD's reading of the text (counting's, measured) */
+    double fold_a, fold_b; /* a folded row's seconds at d0: a + b x the head's size */
 } cost_fit;
 
-/* does a run of the first n words at dimension d fit both limits? */
+/* the counts of n words, nnz pairs and the problem made of them (its
+   rows are the counts'; it adds their transpose and the rows' sums) */
+static double counts_size(size_t n, uint64_t nnz)
+{
+    return (double)ro_sgns_estimate_memory(n, nnz, 1, 0, 0).counts;
+}
+static double problem_bytes(size_t n, uint64_t nnz)
+{
+    return 8.0 * (double)nnz + 48.0 * (double)n;
+}
+
+/* The run at n words (the first n of the counts) and dimension d: each
+   stage's seconds, from the rates measured now at d0 (SGD's words a
+   second, the step's operations a second, the fold's row), and each
+   stage's memory (from the allocations in the header: run_bytes for the
+   steps; W and C, the workers' copies and the id stream for SGD; the
+   whole problem, the start's rows and the fold's factors for the fold). */
+static void run_cost(const cost_fit *f, size_t n, size_t d, run_est *e)
+{
+    const opts *o = f->o;
+    const double R = sizeof(ro_sgns_real), nd = (double)n * (double)d;
+    const double dd = (double)d / (double)f->d0, ld = (double)((d + 15) / 16 * 16);
+    const size_t nh = f->nh < n ? f->nh : n;
+    const uint64_t nnz = f->pref[n], nnz_h = f->pref[nh];
+    const double K = (double)o->workers, cnt = counts_size(n, nnz);
+    double tok = 0, secs = 0;
+    size_t i;
+    memset(e, 0, sizeof *e);
+    for (i = 0; i < n; ++i) tok += (double)f->cn->vocab.count[i];
+    if (f->is_sgd || f->init_sgd) {
+        const double epochs = (double)(f->is_sgd ? o->iter : o->init_iter);
+        const double share = f->is_sgd ? 1 : o->init_share;
+        e->sgd = f->sgd_rate > 0 ? f->read_secs + tok * epochs * share / f->sgd_rate * dd : -1;
+        e->b_sgd = cnt + f->text_bytes + 2 * nd * R + 2 * (double)n * ld * R + 40 * (double)n +
+                   4 * tok + 262144;
+        if (K > 1) e->b_sgd += 2 * K * (double)n * ld * R + 10 * K * (double)n + 10 * (double)n;
+    }
+    if (f->is_ro || f->svd) {
+        const double nhd = (double)nh;
+        e->b_ro = run_bytes(nh, nnz_h, d, f->keep_best);
+        if (nh < n) e->b_ro += cnt + problem_bytes(n, nnz) + (f->fold_w0 ? 2 * nd * R : 0);
+        if (f->svd) { /* Krylov's l = 3d: the SPPMI's products, Q's blocks, H's eigenvectors
+                         (weights measured on the sample corpus, bench/RESULTS.md) */
+            const double l = 3.0 * (double)d < nhd ? 3.0 * (double)d : nhd;
+            e->svd = (40.0 * (double)nnz_h * l + 40.0 * nhd * l * l + 400.0 * l * l * l) / f->rate;
+        }
+        if (f->is_ro && o->iter > 0) { /* the steps and F at the start (a sweep) */
+            double rate = f->rate;
+            if (ro_sgns_estimate_step_seconds(nh, nh, d, &rate, &secs, NULL, NULL) != RO_SGNS_OK)
+                secs = 0;
+            e->steps = secs * ((double)o->iter + 0.6);
+        }
+        if (nh < n) { /* the fold: each tail row against the head, both sides; then a QR */
+            const double rows = 2.0 * (double)(n - nh);
+            /* and the fixed part: G and the start's projection over the head
+               (scalar, in double), the QR of both factors */
+            e->fold = f->fold_a > 0 || f->fold_b > 0
+                          ? rows * (f->fold_a * dd * dd + f->fold_b * nhd * dd) +
+                                (32.0 * nd * (double)d + 100.0 * nhd * (double)d * (double)d) / f->rate
+                          : -1;
+            /* ro_sgns_fold_in's L, R, W0 and Z0, then the factors made of them
+               (about 7 n d reals), and its blocks (H, and X, P, E, Dl) */
+            e->b_fold = cnt + problem_bytes(n, nnz) + (f->fold_w0 ? 2 * nd * R : 0) +
+                        2 * nhd * (double)d * R + 7 * nd * R + 1024 * nhd * R +
+                        256.0 * (double)d * (double)d * 8;
+        }
+    }
+    /* the vectors written, as text, at about 100 MB a second */
+    e->write = (double)n * (12.0 + 11.0 * (double)d) * (o->output_ctx ? 2 : 1) / 1e8;
+    e->need = e->b_sgd > e->b_ro ? e->b_sgd : e->b_ro;
+    if (e->b_fold > e->need) e->need = e->b_fold;
+    e->unknown = e->sgd < 0 || e->fold < 0;
+    e->total = (e->sgd > 0 ? e->sgd : 0) + e->svd + e->steps + (e->fold > 0 ? e->fold : 0) + e->write;
+}
+
+/* does a run of the first n words at dimension d fit the limits? */
 static int fits(const cost_fit *f, size_t n, size_t d)
 {
-    double secs = 0, rate = f->rate; /* > 0: computed from it, not measured */
-    if (d > n) return 0;
-    if (f->mem_limit > 0 && run_bytes(n, f->pref[n], d, f->keep_best) > f->mem_limit) return 0;
-    if (f->is_ro && f->step_limit > 0 && rate > 0 &&
-        (ro_sgns_estimate_step_seconds(n, n, d, &rate, &secs, NULL, NULL) != RO_SGNS_OK ||
+    run_est e;
+    double secs = 0, rate = f->rate;
+    if (d > n || d == 0) return 0;
+    run_cost(f, n, d, &e);
+    if (f->mem_limit > 0 && e.need > f->mem_limit) return 0;
+    if (f->run_limit > 0 && e.total + f->elapsed > f->run_limit) return 0;
+    if (f->is_ro && f->o->iter > 0 && f->step_limit > 0 &&
+        (ro_sgns_estimate_step_seconds(f->nh < n ? f->nh : n, f->nh < n ? f->nh : n, d, &rate, &secs,
+                                       NULL, NULL) != RO_SGNS_OK ||
          secs > f->step_limit))
         return 0;
     return 1;
+}
+
+/* The SGD start's rate, measured now: SGD as the run sets it (d, window,
+   negative, sample, workers, threads), one epoch over the text's first
+   few MB (whole tokens); its training words a second (0: not measured,
+   as for a pipe). Reading is timed apart, as counting read the text. */
+static int sgd_probe_cb(const ro_sgns_sgd_progress *p, void *user)
+{
+    double *got = (double *)user;
+    got[0] = (double)p->words;
+    got[1] = p->seconds;
+    return 0;
+}
+
+static double sgd_probe(cli *c, const opts *o, const ro_sgns_counts *cn, const char *text,
+                        size_t size, double sample)
+{
+    ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
+    ro_sgns_real *W, *C;
+    ro_sgns_error err;
+    char *buf = NULL;
+    size_t len = 0, want;
+    double got[2] = {0, 0};
+    struct stat st;
+    if (!text) {
+        if (!o->train || is_stdio(o->train) || stat(o->train, &st) != 0 || !S_ISREG(st.st_mode))
+            return 0;
+        size = (size_t)st.st_size;
+    }
+    /* a 16th of the text, 1 to 8 MB; with K virtual workers two of their
+       rounds (K x sync blocks each, about 6 bytes a token) when that is more */
+    want = size / 16 > (8u << 20) ? (8u << 20) : size / 16 < (1u << 20) ? (1u << 20) : size / 16;
+    if (o->workers > 1) {
+        const double round = 2.0 * (double)o->workers * (double)sc.sync * RO_SGNS_SGD_BLOCK * 6;
+        if (round > (double)want) want = round > (double)(8u << 20) ? (8u << 20) : (size_t)round;
+    }
+    if (want > size) want = size;
+    if (!text) {
+        FILE *f = fopen(o->train, "rb");
+        if (!f) return 0;
+        buf = (char *)alloc_array(c, want + 1, 1);
+        len = fread(buf, 1, want, f);
+        fclose(f);
+        text = buf;
+    } else {
+        len = want;
+    }
+    while (len < size && len > 0 && (unsigned char)text[len - 1] > ' ') --len; /* a whole token */
+    W = (ro_sgns_real *)alloc_array(c, cn->n, (size_t)o->size * sizeof(ro_sgns_real));
+    C = (ro_sgns_real *)alloc_array(c, cn->n, (size_t)o->size * sizeof(ro_sgns_real));
+    sc.size = (int)o->size;
+    sc.window = (int)o->window;
+    sc.negative = (int)o->negative;
+    sc.epochs = 1;
+    sc.alpha = o->alpha;
+    sc.sample = sample;
+    sc.seed = (uint64_t)o->seed;
+    sc.threads = (int)o->threads;
+    sc.workers = (int)o->workers;
+    sc.report_words = 0; /* once, at the end */
+    sc.callback = sgd_probe_cb;
+    sc.user = got;
+    if (len == 0 || ro_sgns_sgd_train_memory(text, len, &cn->vocab, &sc, W, C, NULL, &err) != RO_SGNS_OK)
+        got[0] = 0;
+    release(c, W);
+    release(c, C);
+    if (buf) release(c, buf);
+    return got[0] > 0 && got[1] > 0 ? got[0] / got[1] : 0;
+}
+
+/* The fold's row, measured now: the fold of a made-up problem whose tail
+   rows hold `entries` counts each in a head of h lines, at the run's d,
+   -fold-iter and start; the seconds a row of its second block of br rows
+   (the first holds the fold's fixed costs), where the callback stops it.
+   At two head sizes they give a + b h. 0 on failure. */
+static int fold_probe_cb(const ro_sgns_fold_progress *p, void *user)
+{
+    double *t = (double *)user; /* the seconds at the first block's end, then the second's */
+    t[t[0] < 0 ? 0 : 1] = p->seconds;
+    return t[1] >= 0;
+}
+
+static double fold_probe_at(size_t d, size_t h, size_t br, double entries, const opts *o, int w0)
+{
+    const size_t T = 2 * br, n = h + T;
+    size_t E = entries < 1 ? 1 : entries > (double)h ? h : (size_t)entries, stride, t, j, k, q;
+    uint64_t *rp = (uint64_t *)calloc(n + 1, sizeof *rp);
+    uint32_t *col = (uint32_t *)malloc((h + 2 * T * E) * sizeof *col);
+    float *val = (float *)malloc((h + 2 * T * E) * sizeof *val);
+    ro_sgns_real *W0 = (ro_sgns_real *)malloc(n * d * sizeof *W0);
+    ro_sgns_problem *p = NULL;
+    ro_sgns_factors *x = NULL, *out = NULL;
+    ro_sgns_fold_config fc = ro_sgns_fold_config_default();
+    ro_sgns_fold_report rep;
+    ro_sgns_rng rng;
+    double secs = 0, at[2] = {-1, -1};
+    stride = h / E;
+    if (!rp || !col || !val || !W0) goto done;
+    /* tail row t: head columns (7 t + q stride) mod h, q < E; the head rows
+       mirror them, and each has its own diagonal count */
+    for (j = 0, k = 0; j < h; ++j) {
+        col[k] = (uint32_t)j;
+        val[k++] = 4;
+        for (t = 0; t < T; ++t) {
+            const size_t off = (j + h - (7 * t) % h) % h;
+            if (off % stride == 0 && off / stride < E) {
+                col[k] = (uint32_t)(h + t);
+                val[k++] = 1;
+            }
+        }
+        rp[j + 1] = k;
+    }
+    for (t = 0; t < T; ++t) {
+        size_t c0 = k;
+        for (q = 0; q < E; ++q) col[k++] = (uint32_t)((7 * t + q * stride) % h);
+        for (q = c0 + 1; q < k; ++q) { /* ascending */
+            uint32_t v = col[q];
+            size_t r = q;
+            while (r > c0 && col[r - 1] > v) {
+                col[r] = col[r - 1];
+                --r;
+            }
+            col[r] = v;
+        }
+        for (q = c0; q < k; ++q) val[q] = 1;
+        rp[h + t + 1] = k;
+    }
+    if (ro_sgns_problem_create_csr(n, n, rp, col, val, 5, 0.75, &p, NULL, NULL) != RO_SGNS_OK ||
+        ro_sgns_factors_create(h, h, d, &x, NULL, NULL) != RO_SGNS_OK)
+        goto done;
+    ro_sgns_rng_seed(&rng, 7, 0);
+    for (j = 0; j < h * d; ++j) {
+        x->U[j] = (ro_sgns_real)(ro_sgns_rng_normal(&rng) / sqrt((double)h));
+        x->V[j] = (ro_sgns_real)(ro_sgns_rng_normal(&rng) / sqrt((double)h));
+    }
+    for (j = 0; j < d; ++j) x->S[j * d + j] = 1;
+    for (j = 0; j < n * d; ++j) W0[j] = (ro_sgns_real)(0.1 * ro_sgns_rng_normal(&rng));
+    fc.iterations = (int)o->fold_iter;
+    fc.block_rows = br;
+    fc.callback = fold_probe_cb;
+    fc.user = at;
+    if (w0) {
+        fc.start_w = W0;
+        fc.start_c = W0;
+    }
+    if (ro_sgns_fold_in(p, x, &fc, &out, &rep, NULL, NULL) == RO_SGNS_STOPPED && at[1] > at[0])
+        secs = (at[1] - at[0]) / (double)br;
+done:
+    ro_sgns_factors_free(out);
+    ro_sgns_factors_free(x);
+    ro_sgns_problem_free(p);
+    free(rp);
+    free(col);
+    free(val);
+    free(W0);
+    return secs;
+}
+
+static void fold_probe(cost_fit *f, double entries)
+{
+    const size_t d = (size_t)f->o->size, h1 = d + 256 < f->nh ? d + 256 : f->nh;
+    /* the second head as large as 8192 lines: a block's rows of X then
+       leave the cache, as a large head's do */
+    const size_t h2 = (4 * h1 > 8192 ? 4 * h1 : 8192) < f->nh ? (4 * h1 > 8192 ? 4 * h1 : 8192) : f->nh;
+    /* blocks of fewer rows at a larger d: a row's Cholesky factor is d^3 / 3 */
+    const size_t br = d <= 100 ? 256 : (size_t)(256.0 * 1e4 / ((double)d * (double)d)) + 16;
+    double t1 = fold_probe_at(d, h1, br, entries, f->o, f->fold_w0), t2 = t1;
+    f->fold_a = f->fold_b = 0;
+    if (t1 <= 0) return;
+    if (h2 > h1) t2 = fold_probe_at(d, h2, br, entries, f->o, f->fold_w0);
+    if (t2 <= 0) return;
+    f->fold_b = h2 > h1 && t2 > t1 ? (t2 - t1) / (double)(h2 - h1) : 0;
+    f->fold_a = t1 - f->fold_b * (double)h1;
+    if (f->fold_a < 0) {
+        f->fold_a = 0;
+        f->fold_b = t1 / (double)h1;
+    }
 }
 
 /* What to change, into msg: the largest vocabulary (-max-vocab, and the
@@ -2907,68 +3233,143 @@ static void cost_advice(const cost_fit *f, const ro_sgns_counts *cn, size_t d, i
     if (lo > 0 && len < size) snprintf(msg + len, size - len, " -size %lu;", (unsigned long)lo);
 }
 
+/* a stage of the estimate line: "name secs" (none when 0) */
+static void est_part(char *out, size_t size, const char *name, double secs)
+{
+    size_t len = strlen(out);
+    char t[32];
+    if (secs == 0 || len >= size) return;
+    snprintf(out + len, size - len, "%s%s %s", len ? ", " : "", name,
+             secs < 0 ? "not estimated" : fmt_est(secs, t, sizeof t));
+}
+
+
+/* The measurements: the step's rate (RO, SVD), SGD's, the fold's row. */
+static void cost_measure(cli *c, cost_fit *f, const char *text, size_t size, double sample)
+{
+    const ro_sgns_counts *cn = f->cn;
+    double secs = 0;
+    ro_sgns_error err;
+    size_t w;
+    if (f->is_ro || f->svd) {
+        const size_t nh = f->nh, d = (size_t)f->o->size;
+        if (ro_sgns_estimate_step_seconds(nh, nh, d, &f->rate, &secs, NULL, &err) != RO_SGNS_OK)
+            die(c, "estimate: %s", err.message);
+    }
+    if ((f->is_sgd || f->init_sgd) && (!c->quiet || f->run_limit > 0))
+        f->sgd_rate = sgd_probe(c, f->o, cn, text, size, sample);
+    if (f->nh < cn->n && f->is_ro && (!c->quiet || f->run_limit > 0)) {
+        double e = 0; /* the tail rows' counts in the head's columns, on average */
+        uint64_t j;
+        for (w = f->nh; w < cn->n; ++w)
+            for (j = cn->row_ptr[w]; j < cn->row_ptr[w + 1] && cn->col[j] < f->nh; ++j) e += 1;
+        fold_probe(f, e / (double)(cn->n - f->nh));
+    }
+}
+
 /* Once the vocabulary is known, before the start: the estimate of the
-   memory and of the time a step and the run take; past a limit, stop
-   with what to change (unless -force). Returns the step's seconds (0 when
-   not estimated). */
-static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, int is_ro, int counting,
-                         size_t nh)
+   memory and time of each stage and of the whole run; past a limit, stop
+   with what to change (unless -force). Fills *e; returns the step's
+   seconds (0 when not estimated). */
+static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, const cost_fit *in,
+                         int counting, const char *text, size_t size, run_est *e)
 {
     const size_t n = cn->n, d = (size_t)o->size;
     const char *mem_what;
-    char b1[32], b2[32], t1[32], t2[32], advice[512], why[512], head_note[64] = "";
-    double need, secs = 0, counting_peak = (double)cn->peak_bytes;
-    cost_fit f;
+    char b1[32], b2[32], t1[32], t2[32], advice[512], why[768], head_note[64] = "", parts[512] = "";
+    double secs = 0, counting_peak = (double)cn->peak_bytes + in->text_bytes, peak;
+    cost_fit f = *in;
     uint64_t *pref;
-    ro_sgns_error err;
-    int over_mem, over_time;
-    f.o = o;
-    f.keep_best = o->keep_best;
-    f.is_ro = is_ro && o->iter > 0;
-    /* the counts held: their CSR and marginals (less than all they hold) */
+    int over_mem, over_time, over_run;
     f.mem_limit = memory_limit(o, 8.0 * (double)cn->nnz + 24.0 * (double)n, &mem_what);
-    f.step_limit = o->max_step;
+    f.step_limit = f.is_ro && o->iter > 0 ? o->max_step : 0;
+    f.run_limit = o->max_seconds;
     f.rate = 0;
-    if (nh < n) snprintf(head_note, sizeof head_note, " (RO on the first %lu)", (unsigned long)nh);
-    need = run_bytes(n, cn->nnz, d, o->keep_best);
-    if (f.is_ro && ro_sgns_estimate_step_seconds(nh, nh, d, &f.rate, &secs, NULL, &err) != RO_SGNS_OK)
-        die(c, "estimate: %s", err.message);
-    if (f.is_ro)
+    f.d0 = d;
+    pref = prefix_nnz(c, cn);
+    f.pref = pref;
+    /* the memory first: a run past it measures nothing that would need it */
+    f.sgd_rate = f.fold_a = f.fold_b = 0;
+    run_cost(&f, n, d, e);
+    if (!(f.mem_limit > 0 && e->need > f.mem_limit) || o->force)
+        cost_measure(c, &f, text, size, f.is_sgd ? o->sample : o->init_sample);
+    f.elapsed = now() - f.t0;
+    run_cost(&f, n, d, e);
+    e->total += f.elapsed;
+    if (f.is_ro && o->iter > 0)
+        (void)ro_sgns_estimate_step_seconds(f.nh, f.nh, d, &f.rate, &secs, NULL, NULL);
+    peak = (e->need > counting_peak ? e->need : counting_peak) + CLI_BASE_BYTES;
+    if (f.nh < n) snprintf(head_note, sizeof head_note, " (RO on the first %lu)", (unsigned long)f.nh);
+    if (f.is_ro && o->iter > 0)
         note(c, "estimate: %lu words%s, %llu pairs, d = %lu: memory %s (the limit: %s, %s); a step "
                 "%s, %lld steps %s (%.1f GFLOP/s measured now, %d threads)",
              (unsigned long)n, head_note, (unsigned long long)cn->nnz, (unsigned long)d,
-             fmt_bytes(need, b1, sizeof b1), f.mem_limit > 0 ? fmt_bytes(f.mem_limit, b2, sizeof b2) : "none",
+             fmt_bytes(peak, b1, sizeof b1), f.mem_limit > 0 ? fmt_bytes(f.mem_limit, b2, sizeof b2) : "none",
              f.mem_limit > 0 ? mem_what : "unknown", fmt_est(secs, t1, sizeof t1), o->iter,
              fmt_est(secs * (double)o->iter, t2, sizeof t2), f.rate / 1e9, cli_threads());
     else
-        note(c, "estimate: %lu words, %llu pairs, d = %lu: memory %s (the limit: %s, %s)",
-             (unsigned long)n, (unsigned long long)cn->nnz, (unsigned long)d,
-             fmt_bytes(need, b1, sizeof b1), f.mem_limit > 0 ? fmt_bytes(f.mem_limit, b2, sizeof b2) : "none",
+        note(c, "estimate: %lu words%s, %llu pairs, d = %lu: memory %s (the limit: %s, %s)",
+             (unsigned long)n, head_note, (unsigned long long)cn->nnz, (unsigned long)d,
+             fmt_bytes(peak, b1, sizeof b1), f.mem_limit > 0 ? fmt_bytes(f.mem_limit, b2, sizeof b2) : "none",
              f.mem_limit > 0 ? mem_what : "unknown");
-    over_mem = f.mem_limit > 0 && need > f.mem_limit;
-    over_time = f.is_ro && f.step_limit > 0 && secs > f.step_limit;
-    if (!over_mem && !over_time) return secs;
-    if (over_mem && over_time)
-        snprintf(why, sizeof why, "the run needs about %s, more than %s allows (%s), and a "
-                 "step would take about %s (-max-step-seconds %g)",
-                 fmt_bytes(need, b1, sizeof b1), mem_what, fmt_bytes(f.mem_limit, b2, sizeof b2),
-                 fmt_est(secs, t1, sizeof t1), o->max_step);
-    else if (over_mem)
-        snprintf(why, sizeof why, "the run needs about %s, more than %s allows (%s)",
-                 fmt_bytes(need, b1, sizeof b1), mem_what, fmt_bytes(f.mem_limit, b2, sizeof b2));
-    else
-        snprintf(why, sizeof why, "a step would take about %s, more than -max-step-seconds %g",
-                 fmt_est(secs, t1, sizeof t1), o->max_step);
-    if (o->force) {
-        note(c, "estimate: %s; -force: starting anyway", why);
+    est_part(parts, sizeof parts, "so far", f.elapsed);
+    est_part(parts, sizeof parts, f.is_sgd ? "sgd" : "sgd start", e->sgd);
+    est_part(parts, sizeof parts, f.is_ro ? "SVD start" : "SVD", e->svd);
+    est_part(parts, sizeof parts, "RO steps", e->steps);
+    est_part(parts, sizeof parts, "fold", e->fold);
+    est_part(parts, sizeof parts, "write", e->write);
+    {
+        char m1[32] = "", m2[32] = "", m3[32] = "", mem[160] = "";
+        snprintf(mem, sizeof mem, "%s%s%s%s%s%s%s%s%s", e->b_sgd > 0 ? "; memory: sgd " : "",
+                 e->b_sgd > 0 ? fmt_bytes(e->b_sgd + CLI_BASE_BYTES, m1, sizeof m1) : "",
+                 e->b_ro > 0 ? (e->b_sgd > 0 ? ", " : "; memory: ") : "",
+                 e->b_ro > 0 ? (f.is_ro ? "RO " : "SVD ") : "",
+                 e->b_ro > 0 ? fmt_bytes(e->b_ro + CLI_BASE_BYTES, m2, sizeof m2) : "",
+                 e->b_fold > 0 ? ", fold " : "",
+                 e->b_fold > 0 ? fmt_bytes(e->b_fold + CLI_BASE_BYTES, m3, sizeof m3) : "",
+                 counting_peak > 0 ? ", counting " : "",
+                 counting_peak > 0 ? fmt_bytes(counting_peak + CLI_BASE_BYTES, b2, sizeof b2) : "");
+        note(c, "estimate: the run: %s; total %s%s (-max-seconds %s)%s", parts, e->unknown ? "at least " : "",
+             fmt_est(e->total, t1, sizeof t1), o->max_seconds > 0 ? fmt_est(o->max_seconds, t2, sizeof t2) : "none",
+             mem);
+    }
+    if (f.sgd_rate > 0)
+        note(c, "estimate: SGD trains %.0fk words a second here (measured now, %d threads)",
+             f.sgd_rate / 1e3, cli_threads());
+    over_mem = f.mem_limit > 0 && e->need > f.mem_limit;
+    over_time = f.step_limit > 0 && secs > f.step_limit;
+    over_run = f.run_limit > 0 && e->total > f.run_limit;
+    if (!over_mem && !over_time && !over_run) {
+        release(c, pref);
         return secs;
     }
-    pref = prefix_nnz(c, cn);
-    f.pref = pref;
+    why[0] = '\0';
+    if (over_mem)
+        snprintf(why, sizeof why, "the run needs about %s, more than %s allows (%s)",
+                 fmt_bytes(e->need, b1, sizeof b1), mem_what, fmt_bytes(f.mem_limit, b2, sizeof b2));
+    if (over_time) {
+        size_t len = strlen(why);
+        snprintf(why + len, sizeof why - len, "%sa step would take about %s, more than "
+                 "-max-step-seconds %g", len ? ", and " : "", fmt_est(secs, t1, sizeof t1), o->max_step);
+    }
+    if (over_run) {
+        size_t len = strlen(why);
+        snprintf(why + len, sizeof why - len, "%sthe run would take about %s, more than "
+                 "-max-seconds %g", len ? ", and " : "", fmt_est(e->total, t1, sizeof t1), o->max_seconds);
+    }
+    if (o->force) {
+        note(c, "estimate: %s; -force: starting anyway", why);
+        release(c, pref);
+        return secs;
+    }
     cost_advice(&f, cn, d, counting, advice, sizeof advice);
     release(c, pref);
+    if (over_run) { /* or a limit that holds the run */
+        size_t len = strlen(advice);
+        snprintf(advice + len, sizeof advice - len, " -max-seconds %.0f;", ceil(e->total * 1.5) + 1);
+    }
     if (over_mem && strcmp(mem_what, "-memory") == 0) { /* a budget that holds the run */
-        double want = need > counting_peak ? need : counting_peak;
+        double want = e->need > counting_peak ? e->need : counting_peak;
         size_t len = strlen(advice);
         snprintf(advice + len, sizeof advice - len, " -memory %.0fM;",
                  ceil(want / 1048576.0) + 1);
@@ -3000,10 +3401,23 @@ static size_t head_size(cli *c, const opts *o, const ro_sgns_counts *cn)
     return nh;
 }
 
+/* the fold's progress by blocks: rows done, the fold's ETA and the run's */
+static int on_fold(const ro_sgns_fold_progress *p, void *user)
+{
+    cli *c = (cli *)user;
+    const double frac = p->rows_total ? (double)p->rows_done / (double)p->rows_total : 1;
+    const double left = frac > 0 ? p->seconds * (1 - frac) / frac : -1;
+    char eta[32], run[32];
+    status(c, p->rows_done == p->rows_total, "fold: %lu of %lu rows  %.1f s  ETA %s, the run %s",
+           (unsigned long)p->rows_done, (unsigned long)p->rows_total, p->seconds,
+           fmt_secs(left, eta, sizeof eta), fmt_secs(left >= 0 ? left + c->later : -1, run, sizeof run));
+    return 0;
+}
+
 /* -head: the head's point x extended to every word and context */
 static ro_sgns_factors *fold_rest(cli *c, const opts *o, const ro_sgns_problem *whole, size_t n,
                                   const ro_sgns_factors *x, const ro_sgns_real *W0,
-                                  const ro_sgns_real *C0)
+                                  const ro_sgns_real *C0, double estimate)
 {
     ro_sgns_fold_config fc = ro_sgns_fold_config_default();
     ro_sgns_fold_report r;
@@ -3011,18 +3425,23 @@ static ro_sgns_factors *fold_rest(cli *c, const opts *o, const ro_sgns_problem *
     ro_sgns_error err;
     double t0 = now();
     fc.iterations = (int)o->fold_iter;
+    char e1[32], rss[64];
     fc.start_w = W0;
     fc.start_c = C0;
+    fc.callback = on_fold;
+    fc.user = c;
     note(c, "fold: %lu words and %lu contexts, %d steps each from %s ...",
          (unsigned long)(n - x->n), (unsigned long)(n - x->m), fc.iterations,
          W0 ? "the start's rows" : "0");
+    stage_start(c);
     if (ro_sgns_fold_in(whole, x, &fc, &all, &r, NULL, &err) != RO_SGNS_OK) die(c, "fold: %s", err.message);
+    end_line(c);
     own(c, all, free_factors);
-    note(c, "fold: %.1f s; their f %.5g -> %.5g e9, |grad f| %.3g of the start's; %lu rows with "
-            "no count in the head left at %s",
-         now() - t0, r.f_start * 1e-9, r.f_end * 1e-9,
-         r.grad2_start > 0 ? sqrt(r.grad2_end / r.grad2_start) : 0.0, (unsigned long)r.rows_empty,
-         W0 ? "the start's" : "0");
+    note(c, "fold: %.1f s (estimated %s)%s; their f %.5g -> %.5g e9, |grad f| %.3g of the start's; "
+            "%lu rows with no count in the head left at %s",
+         now() - t0, fmt_est(estimate, e1, sizeof e1), rss_note(rss, sizeof rss), r.f_start * 1e-9,
+         r.f_end * 1e-9, r.grad2_start > 0 ? sqrt(r.grad2_end / r.grad2_start) : 0.0,
+         (unsigned long)r.rows_empty, W0 ? "the start's" : "0");
     return all;
 }
 
@@ -3045,6 +3464,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     size_t text_size = 0;
     FILE *curve = NULL;
     double t0 = now(), step_secs = 0;
+    run_est est;
     opts_default(&o);
     parse_flags(c, &TRAIN_CMD, argc, argv, &o, given, NULL);
     c->quiet = o.quiet;
@@ -3204,11 +3624,29 @@ static int cmd_train(cli *c, int argc, char **argv)
     scorer_check(c, &sc, &cn->vocab);
     if (init_sgd && !o.resume) check_share(c, o.init_share, cn);
     nh = is_ro ? head_size(c, &o, cn) : cn->n;
-    if (!is_sgd) step_secs = check_cost(c, &o, cn, is_ro, counting, nh);
+    {
+        cost_fit f;
+        memset(&f, 0, sizeof f);
+        f.o = &o;
+        f.cn = cn;
+        f.keep_best = o.keep_best;
+        f.is_ro = is_ro;
+        f.is_sgd = is_sgd;
+        f.init_sgd = init_sgd && !o.resume;
+        f.svd = is_svd || (is_ro && !init_sgd && !init_file && !o.resume);
+        f.fold_w0 = nh < cn->n && o.fold_start && (init_sgd || init_file) && !o.resume;
+        f.nh = nh;
+        f.text_bytes = text ? (double)text_size : 0;
+        f.read_secs = counting ? c->read_secs : 0;
+        f.t0 = t0;
+        step_secs = check_cost(c, &o, cn, &f, counting, text, text_size, &est);
+    }
 
     if (is_sgd) {
         ro_sgns_real *W, *C;
         size_t i, nd = cn->n * (size_t)o.size;
+        c->later = est.write;
+        c->stage_est = est.sgd;
         run_sgd(c, &o, cn, text, text_size, (int)o.iter, 1, o.sample, &W, &C);
         c->stage = 1; /* as write_point: both outputs or neither, the contexts first */
         if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
@@ -3220,8 +3658,12 @@ static int cmd_train(cli *c, int argc, char **argv)
             write_vectors(c, &o, "output", o.output, cn, kind == RO_SGNS_EMBED_C ? C : W, (size_t)o.size);
         }
         commit_outputs(c);
-        note(c, "train: sgd d = %lld, %lld epoch(s), %.1f s -> %s", o.size, o.iter, now() - t0,
-             is_stdio(o.output) ? "standard output" : o.output);
+        {
+            char rss[64], e1[32];
+            note(c, "train: sgd d = %lld, %lld epoch(s), %.1f s (estimated %s)%s -> %s", o.size,
+                 o.iter, now() - t0, fmt_est(est.total, e1, sizeof e1), rss_note(rss, sizeof rss),
+                 is_stdio(o.output) ? "standard output" : o.output);
+        }
         return 0;
     }
 
@@ -3277,6 +3719,8 @@ static int cmd_train(cli *c, int argc, char **argv)
     } else if (init_sgd) {
         ro_sgns_real *W, *C;
         ro_sgns_error err;
+        c->later = est.steps + (est.fold > 0 ? est.fold : 0) + est.write;
+        c->stage_est = est.sgd;
         run_sgd(c, &o, cn, text, text_size, (int)o.init_iter, o.init_share, o.init_sample, &W, &C);
         if (ro_sgns_factors_from_wc(nh, nh, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
             die(c, "-init sgd: %s", err.message);
@@ -3289,6 +3733,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             release(c, C);
         }
     } else {
+        c->later = est.steps + (est.fold > 0 ? est.fold : 0) + est.write;
         x = svd_start(c, &o, cn, nh);
     }
     if (text) release(c, text);
@@ -3311,6 +3756,8 @@ static int cmd_train(cli *c, int argc, char **argv)
                  (unsigned long)nh, (unsigned long)(cn->n - nh));
         }
         memset(&t, 0, sizeof t);
+        c->later = (est.fold > 0 ? est.fold : 0) + est.write;
+        t.step_est = step_secs;
         t.c = c;
         t.o = &o;
         t.cn = cn;
@@ -3401,16 +3848,30 @@ static int cmd_train(cli *c, int argc, char **argv)
             note(c, "keep-best: the last step %llu has the best mean score (%.4f)",
                  (unsigned long long)x->iteration, t.best_mean);
         }
-        if (nh < cn->n) x = fold_rest(c, &o, whole, cn->n, x, W0, C0);
+        {
+            char rss[64], e1[32];
+            note(c, "RO: %llu steps, %.1f s (estimated %s)%s", (unsigned long long)(x->iteration - start_it),
+                 now() - t1, fmt_est(est.steps, e1, sizeof e1), rss_note(rss, sizeof rss));
+        }
+        c->later = est.write;
+        if (nh < cn->n) x = fold_rest(c, &o, whole, cn->n, x, W0, C0, est.fold);
         write_point(c, &o, x, cn, kind);
-        note(c, "train: ro d = %lld, %llu steps: RO %.1f s, total %.1f s -> %s", o.size,
-             (unsigned long long)x->iteration, now() - t1, now() - t0,
-             is_stdio(o.output) ? "standard output" : o.output);
+        {
+            char rss[64], e1[32];
+            note(c, "train: ro d = %lld, %llu steps: RO %.1f s, total %.1f s (estimated %s)%s -> %s",
+                 o.size, (unsigned long long)x->iteration, now() - t1, now() - t0,
+                 fmt_est(est.total, e1, sizeof e1), rss_note(rss, sizeof rss),
+                 is_stdio(o.output) ? "standard output" : o.output);
+        }
         return 0;
     }
     write_point(c, &o, x, cn, kind);
-    note(c, "train: svd d = %lld, total %.1f s -> %s", o.size, now() - t0,
-         is_stdio(o.output) ? "standard output" : o.output);
+    {
+        char rss[64], e1[32];
+        note(c, "train: svd d = %lld, total %.1f s (estimated %s)%s -> %s", o.size, now() - t0,
+             fmt_est(est.total, e1, sizeof e1), rss_note(rss, sizeof rss),
+             is_stdio(o.output) ? "standard output" : o.output);
+    }
     return 0;
 }
 

@@ -983,7 +983,30 @@ fails "a step would take about .*, more than -max-step-seconds 1e-09\. Change on
 fails "needs about .* more than -memory allows.*count again with -min-count [0-9]+ or -max-vocab [0-9]+" \
     train -counts "$T/s.counts" -method svd -size 20 -memory 6M -output "$T/cost2.txt"
 fails "-max-step-seconds does not apply to -method svd" train -counts "$T/s.counts" -method svd -size 20 -max-step-seconds 10 -output "$T/cost2.txt"
-fails "-force does not apply to -method sgd" train -train "$SAMPLE" -method sgd -size 20 -force -output "$T/cost2.txt"
+fails "-max-step-seconds does not apply to -method sgd" train -train "$SAMPLE" -method sgd -size 20 -max-step-seconds 10 -output "$T/cost2.txt"
+# The whole run's estimate: every stage and a total; the fold's progress
+# and the run's ETA on the progress lines; -max-seconds bounds the whole
+# run (what to change, -force); -method sgd past -memory is refused before
+# it trains; -method ro at d one below the vocabulary's size.
+run train -train "$SAMPLE" -min-count 30 -size 20 -iter 2 -head 300 -output "$T/whole.txt"
+grep -Eq "^estimate: the run: so far [0-9][^,]*, sgd start [0-9][^,]*, RO steps [0-9][^,]*, fold [0-9][^,]*, write [0-9][^;]*; total [0-9][^(]* \(-max-seconds none\); memory: sgd [0-9.]+ MB, RO [0-9.]+ MB, fold [0-9.]+ MB" "$T/err" &&
+    ok || bad "the estimate names every stage and a total: $(grep '^estimate' "$T/err")"
+grep -Eq "^fold: 866 of 866 rows .* ETA [0-9]+ s, the run [0-9]+ s$" "$T/err" && ok || bad "the fold's progress: $(grep '^fold' "$T/err")"
+grep -Eq "^iter   1/2 .* ETA [0-9]+ s, the run [0-9]+ s" "$T/err" && ok || bad "a step's line lacks the run's ETA: $(grep '^iter' "$T/err")"
+grep -Eq "^sgd: [0-9.]+ s \(estimated [0-9]" "$T/err" && grep -Eq "^fold: [0-9.]+ s \(estimated " "$T/err" &&
+    ok || bad "a stage's end line lacks its estimate: $(grep -E '^(sgd|fold): [0-9]' "$T/err")"
+fails "the run would take about .*, more than -max-seconds 1e-09\. Change one of:.* -max-seconds [0-9]+; or pass -force" \
+    train -train "$SAMPLE" -min-count 30 -size 20 -iter 2 -max-seconds 1e-9 -quiet -output "$T/whole2.txt"
+[ -e "$T/whole2.txt" ] && bad "a run past -max-seconds wrote its output" || ok
+run train -train "$SAMPLE" -min-count 30 -size 20 -iter 2 -max-seconds 1e-9 -force -output "$T/whole2.txt"
+grep -q "more than -max-seconds 1e-09; -force: starting anyway" "$T/err" && [ -s "$T/whole2.txt" ] && ok || bad "-max-seconds -force: $(cat "$T/err")"
+fails "the run needs about [0-9.]+ MB, more than -memory allows \(2.0 MB\)\. Change one of:.* -memory [0-9]+M; or pass -force" \
+    train -train "$SAMPLE" -method sgd -memory 2M -output "$T/whole3.txt"
+grep -q "^sgd: d = " "$T/err" && bad "-method sgd past -memory began training: $(cat "$T/err")" || ok
+[ -e "$T/whole3.txt" ] && bad "-method sgd past -memory wrote its output" || ok
+run count -train "$SAMPLE" -min-count 200 -output "$T/c200.counts" -quiet
+run train -counts "$T/c200.counts" -size 70 -iter 2 -output "$T/d70.txt"
+head -n 1 "$T/d70.txt" | grep -q "^71 70$" && ok || bad "-method ro at d = n - 1: $(tail -2 "$T/err")"
 
 # ------------------------------------------------------------ nothing lost (issue 68)
 # the help says what the default does: the SGD start, not SVD-SPPMI

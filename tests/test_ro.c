@@ -2018,6 +2018,11 @@ static void test_estimates(void)
           s1 > s0);
     CHECK(ro_sgns_estimate_step_seconds(5000, 4000, 51, &rate, &s1, NULL, &err) == RO_SGNS_OK &&
           s1 > s0);
+    /* d above the probe's 2304 (n large): measured at a smaller rank */
+    rate = 0;
+    CHECKF(ro_sgns_estimate_step_seconds(100000, 100000, 2400, &rate, &s1, NULL, &err) ==
+               RO_SGNS_OK && rate > 0 && s1 > 0,
+           "d = 2400: %s", err.message);
     /* a small problem is measured at its own size */
     rate = 0;
     CHECK(ro_sgns_estimate_step_seconds(30, 40, 3, &rate, &s1, NULL, &err) == RO_SGNS_OK &&
@@ -3068,6 +3073,84 @@ done:
     free_counts(&c);
 }
 
+/* The fold's progress callback: called after each block with rows
+   rising to the total, from one thread; a stop by it returns STOPPED and
+   no point; the point's bits are the same with and without it. */
+typedef struct fold_seen {
+    size_t calls, last, total, stop_at;
+    int rising;
+} fold_seen;
+
+static int fold_seen_cb(const ro_sgns_fold_progress *p, void *user)
+{
+    fold_seen *s = (fold_seen *)user;
+    if (p->rows_done <= s->last || p->rows_done > p->rows_total || !(p->seconds >= 0))
+        s->rising = 0;
+    s->last = p->rows_done;
+    s->total = p->rows_total;
+    ++s->calls;
+    return s->stop_at && s->calls >= s->stop_at;
+}
+
+static void test_fold_progress(void)
+{
+    const size_t n = 40, m = 34, nh = 15, mh = 13, d = 3;
+    counts_t c = make_counts(n, m, 0.5);
+    ro_sgns_problem *p = NULL, *ph = NULL;
+    ro_sgns_factors *xh = NULL, *x0 = NULL, *x1 = NULL, *x2 = NULL;
+    ro_sgns_fold_config fc = ro_sgns_fold_config_default();
+    ro_sgns_fold_report r0, r1;
+    ro_sgns_error err;
+    fold_seen seen;
+    real *W0 = (real *)malloc(n * d * sizeof(real)), *C0 = (real *)malloc(m * d * sizeof(real));
+    size_t i;
+    drop_head_counts(&c, n - 2, m - 3, nh, mh);
+    for (i = 0; i < n * d; ++i) W0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
+    for (i = 0; i < m * d; ++i) C0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
+    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 0.75, &p, NULL, &err) ==
+          RO_SGNS_OK);
+    CHECK(ro_sgns_problem_create_head(p, nh, mh, &ph, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_factors_from_wc(nh, mh, d, W0, C0, &xh, NULL, &err) == RO_SGNS_OK);
+    if (!p || !ph || !xh) goto done;
+    CHECK(ro_sgns_ro_train(ph, xh, NULL, &err) == RO_SGNS_OK);
+    fc.start_w = W0;
+    fc.start_c = C0;
+    fc.block_rows = 5;
+    fc.iterations = 2;
+    CHECK(ro_sgns_fold_in(p, xh, &fc, &x0, &r0, NULL, &err) == RO_SGNS_OK);
+    memset(&seen, 0, sizeof seen);
+    seen.rising = 1;
+    fc.callback = fold_seen_cb;
+    fc.user = &seen;
+    CHECK(ro_sgns_fold_in(p, xh, &fc, &x1, &r1, NULL, &err) == RO_SGNS_OK);
+    /* blocks of 5: 25 tail words in 5 blocks, 21 tail contexts in 5 */
+    CHECKF(seen.calls == 10 && seen.rising && seen.last == (n - nh) + (m - mh) &&
+               seen.total == seen.last,
+           "%lu calls, rising %d, rows %lu of %lu", (unsigned long)seen.calls, seen.rising,
+           (unsigned long)seen.last, (unsigned long)seen.total);
+    CHECK(x0 && x1 && memcmp(x0->U, x1->U, n * d * sizeof(real)) == 0 &&
+          memcmp(x0->V, x1->V, m * d * sizeof(real)) == 0 &&
+          memcmp(x0->S, x1->S, d * d * sizeof(real)) == 0);
+    CHECK(memcmp(&r0, &r1, sizeof r0) == 0);
+    /* a stop in the contexts' side (the 7th block) */
+    memset(&seen, 0, sizeof seen);
+    seen.rising = 1;
+    seen.stop_at = 7;
+    CHECKF(ro_sgns_fold_in(p, xh, &fc, &x2, &r1, NULL, &err) == RO_SGNS_STOPPED && x2 == NULL &&
+               seen.calls == 7 && seen.last == 25 + 10,
+           "%lu calls, %lu rows", (unsigned long)seen.calls, (unsigned long)seen.last);
+done:
+    ro_sgns_factors_free(xh);
+    ro_sgns_factors_free(x0);
+    ro_sgns_factors_free(x1);
+    ro_sgns_factors_free(x2);
+    ro_sgns_problem_free(ph);
+    ro_sgns_problem_free(p);
+    free(W0);
+    free(C0);
+    free_counts(&c);
+}
+
 /* csr_head against the dense block */
 static void test_csr_head(void)
 {
@@ -3273,6 +3356,7 @@ int main(void)
     test_head_and_fold(1.0);
     test_head_and_fold(0.75);
     test_fold_start();
+    test_fold_progress();
     test_csr_head();
     test_plain_vs_fast();
     return tu_finish(IS_D ? "ro(double)" : "ro(float)");
