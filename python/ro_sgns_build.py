@@ -8,7 +8,7 @@ compiles the ro-sgns program from ../examples/ro_sgns_cli.c and ../ro_sgns.h
 
     $CC -std=c99 -Wall -Wextra $CFLAGS -fopenmp -march=native ro_sgns_cli.c -o ro-sgns -lm
 
-(CC default cc, CFLAGS default -O3; RO_SGNS_NATIVE=0 leaves -march=native
+(CC default gcc, as make's, else cc; CFLAGS default -O3; RO_SGNS_NATIVE=0 leaves -march=native
 out), so the installed module trains with the same bits as ./ro-sgns built
 on the same machine by the same compiler. The wheel holds the package, the
 program in ro_sgns/bin/ and a copy of the header; it is tagged for this
@@ -19,6 +19,7 @@ import hashlib
 import io
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -51,7 +52,7 @@ def _version():
 
 
 def compile_command(cli, out):
-    cc = shlex.split(os.environ.get("CC", "cc"))
+    cc = shlex.split(os.environ.get("CC") or ("gcc" if shutil.which("gcc") else "cc"))
     cflags = shlex.split(os.environ.get("CFLAGS", "-O3"))
     native = [] if os.environ.get("RO_SGNS_NATIVE", "1") == "0" else ["-march=native"]
     return cc + ["-std=c99", "-Wall", "-Wextra"] + cflags + ["-fopenmp"] + native + [cli, "-o", out, "-lm"]
