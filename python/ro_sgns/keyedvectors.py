@@ -231,24 +231,26 @@ class KeyedVectors:
 
     def most_similar(self, positive=None, negative=None, topn=10, restrict_vocab=None):
         """The topn words nearest (cosine) to the mean of the unit vectors of
-        the positive words minus the negative ones, as (word, cosine) pairs,
-        the given words left out; topn=None: the cosines of all words."""
-        if isinstance(positive, str):
-            positive = [positive]
-        if isinstance(negative, str):
-            negative = [negative]
-        terms = [(w, 1.0) for w in (positive or [])] + [(w, -1.0) for w in (negative or [])]
+        the positive words minus the negative ones (a word may be a (word,
+        weight) pair, its weight as given, or a vector), as (word, cosine) pairs, the given words
+        left out; topn=None: the cosines of all words."""
+        def weighted(items, sign):
+            if isinstance(items, (str, np.ndarray)):
+                items = [items]
+            # a pair's weight is taken as given, among negative too (gensim's rule)
+            return [(i[0], float(i[1])) if isinstance(i, tuple) else (i, sign) for i in (items or [])]
+        terms = weighted(positive, 1.0) + weighted(negative, -1.0)
         if not terms:
             raise ValueError("most_similar: give at least one word")
         mean = np.zeros(self.vector_size, dtype=np.float32)
-        for w, weight in terms:
-            mean += weight * self.get_vector(w, norm=True)
-        mean = _unit(mean / len(terms)).astype(np.float32)
+        for w, weight in terms:  # a word's unit vector, or a vector as given
+            mean += weight * (w if isinstance(w, np.ndarray) else self.get_vector(w, norm=True))
+        mean = _unit(mean / sum(abs(weight) for _, weight in terms)).astype(np.float32)
         end = len(self) if restrict_vocab is None else restrict_vocab
         dists = np.dot(self.vectors[:end], mean) / self.norms[:end]
         if not topn:
             return dists
-        given = {self.get_index(w) for w, _ in terms}
+        given = {self.get_index(w) for w, _ in terms if not isinstance(w, np.ndarray)}
         count = min(topn + len(given), len(dists))
         best = np.argpartition(-dists, count - 1)[:count] if count < len(dists) else np.arange(len(dists))
         best = best[np.argsort(-dists[best], kind="stable")]
