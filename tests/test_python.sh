@@ -142,7 +142,8 @@ for kw, words in (({"sg": 0}, ("sg=0", "CBOW")), ({"hs": 1}, ("hs=1", "hierarchi
                   ({"cbow_mean": 1}, ("cbow_mean",)), ({"sentences": [["a", "b"]]}, ("sentences", "corpus_file")),
                   ({"iter": 5}, ("iter=", "epochs=")), ({"min_alpha": 0.001}, ("min_alpha",)),
                   ({"vector_size": 10, "size": 10}, ("vector_size=", "size=")),
-                  ({"method": "svd", "epochs": 2}, ("epochs=", "svd")), ({"output": "x"}, ("output=",))):
+                  ({"method": "svd", "epochs": 2}, ("epochs=", "svd")), ({"output": "x"}, ("output=",)),
+                  ({"binary": 0}, ("binary=", "save_word2vec_format"))):
     raises("refused: %s" % kw, TypeError, lambda: ro_sgns.train(sample, **kw), *words)
 raises("the program's error: -size 0", ro_sgns.Error, lambda: ro_sgns.train(sample, vector_size=0), "-size 0")
 raises("the program's error: an unknown flag", ro_sgns.Error, lambda: ro_sgns.train(sample, frobnicate=1),

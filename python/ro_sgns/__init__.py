@@ -106,6 +106,8 @@ _UNSUPPORTED = {
     "null_word": (None, "not a setting of ro-sgns"),
 }
 _OWN = {"train": "the corpus is corpus_file=", "output": "train() returns the vectors",
+        "binary": "train() returns the vectors: kv.save_word2vec_format(path, binary=) writes them",
+        "format": "train() returns the vectors: kv.save_word2vec_format(path, binary=) writes them",
         "iter": "gensim's old name of epochs and ro-sgns's cap on RO steps: give epochs= (the "
                 "epochs over the text) or ro_steps= (RO-SGNS steps)",
         "quiet": "the progress goes to the logger \"ro_sgns\": set its level (or progress=False)"}
