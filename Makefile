@@ -4,7 +4,6 @@
 #                  no -march=native unless NATIVE=1), a pkg-config file, the
 #                  CMake package and LICENSE under PREFIX (default /usr/local;
 #                  DESTDIR for staging); make uninstall
-#   make build/libro_sgns.so   the library python/ro_sgns.py loads
 #   make check     everything CI runs (README's test command; under 15 minutes
 #                  on 2 cores): test, asan, lapacke, tcc, cross (mk/cross.mk:
 #                  each emulated platform's smoke list), a few seconds of each
@@ -140,14 +139,15 @@ check:
 	@$(MAKE) --no-print-directory mpi-test
 
 bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train \
-      $(B)/libro_sgns.so $(TCC_ALL) $(B)/kernel_rule.ok
+      $(TCC_ALL) $(B)/kernel_rule.ok
 
 # make test = test-suites (the programs of every variant, their scratch
 # files in build/suites) and test-programs (the scripts below); make check
 # runs the two side by side.
 # test_quickstart: the header's QUICK START as printed, in C and C++;
 # test_package: make install, the CMake package, make demo without data;
-# test_python: python/ro_sgns.py against the program, bit for bit
+# test_python: the Python package (python/) against the program, bit for bit,
+# and pip install ./python in a venv; again with gensim hidden
 .PHONY: test-suites test-programs style
 # style: the house rules (tests/style.sh), then its self-test, which plants a
 # break of each rule in a copy and sees the rule fail
@@ -158,11 +158,11 @@ test-suites: export RO_SGNS_TEST_TMP := $(B)/suites
 test-suites: $(TEST_BINS) $(B)/kernel_rule.ok
 	@mkdir -p $(B)/suites
 	@sh tests/run.sh $(TEST_RUNS)
-test-programs: $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train $(B)/libro_sgns.so
+test-programs: $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train
 	@sh tests/run.sh "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
 	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)" \
 	    "sh tests/test_quickstart.sh $(CC) $(CXX)" "sh tests/test_package.sh $(B)/ro-sgns-test" \
-	    "sh tests/test_python.sh $(B)/ro-sgns-test $(B)/libro_sgns.so"
+	    "sh tests/test_python.sh $(B)/ro-sgns-test" "env RO_SGNS_TEST_NO_GENSIM=1 sh tests/test_python.sh $(B)/ro-sgns-test"
 
 asan: export RO_SGNS_TEST_TMP := $(B)/asan
 asan: $(ASAN_BINS)
@@ -415,12 +415,6 @@ $(B)/ro-sgns-test: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(CC) $(WARN) $(OPT) -fopenmp $< -o $@ -lm
 $(B)/ro-sgns-asan: examples/ro_sgns_cli.c ro_sgns.h | $(B)
 	$(V_asan_f) -fsanitize=float-cast-overflow $< -o $@ -lm
-# the Python module's library (python/ro_sgns.py): the program with its
-# main renamed, built as the suite builds the program, so that the module
-# and tests/test_python.sh's ro-sgns give the same bits
-$(B)/libro_sgns.so: python/ro_sgns_lib.c examples/ro_sgns_cli.c ro_sgns.h | $(B)
-	$(CC) $(WARN) $(OPT) -fopenmp -fPIC -shared $< -o $@ -lm
-
 # ./ro-sgns (make, make demo) runs where it is built: CFLAGS (default -O3),
 # -fopenmp and -march=native (NATIVE=0 leaves -march=native out).
 # make install builds $(B)/ro-sgns-portable with the same CFLAGS but without

@@ -6,7 +6,8 @@
 #   OpenBLAS and LAPACKE        make lapacke and the benchmarks compare with them
 #   xz-utils                    make demo decompresses the bundled corpus
 #   python3-gensim (and numpy)  tests/interop_gensim.sh reads our files with gensim;
-#                               tests/test_python.sh runs python/ro_sgns.py
+#                               tests/test_python.sh compares the Python package with it
+#   python3-pip, python3-venv   tests/test_python.sh: pip install ./python in a venv
 #   Open MPI                    make mpi-test (examples/ro_sgns_mpi.c)
 #   pkg-config                  tests/test_cli.sh builds against the installed .pc
 #   cmake                       tests/test_package.sh builds README's example through
@@ -18,7 +19,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 command -v apt-get >/dev/null 2>&1 || { echo "install.sh: needs apt-get (Debian or Ubuntu)" >&2; exit 1; }
 pkgs="make gcc g++ clang libc6-dev libopenblas-dev liblapacke-dev xz-utils cmake
-      python3-gensim libopenmpi-dev openmpi-bin pkg-config locales"
+      python3-gensim python3-pip python3-venv libopenmpi-dev openmpi-bin pkg-config locales"
 if [ "${DRY_RUN:-0}" = 1 ]; then
     # shellcheck disable=SC2086
     apt-get -s install -y --no-install-recommends $pkgs
