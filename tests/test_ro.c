@@ -1112,13 +1112,50 @@ static void metric_blocks_free(ro_sgns__metric *mt)
     free(mt->chol);
 }
 
+/* The preconditioned CG of II.6b written out here, its recurrences in
+   double (the library's L and preconditioner applied to real copies):
+   x after `iters` updates from 0, for L(x) = g. len reals in t1, t2. */
+static void ref_pcg(ro_sgns__metric *mt, const real *g, int iters, size_t len, real *t1, real *t2,
+                    double *x)
+{
+    double *r = (double *)malloc(3 * len * sizeof(double)), *z = r + len, *pv = r + 2 * len;
+    double rz = 0, pq, alpha, rz1, beta;
+    size_t i;
+    int it;
+    for (i = 0; i < len; ++i) {
+        r[i] = (double)g[i];
+        x[i] = 0;
+    }
+    CHECK(ro_sgns__metric_precond(mt, g, t1, NULL) == RO_SGNS_OK);
+    for (i = 0; i < len; ++i) rz += (double)g[i] * (pv[i] = z[i] = (double)t1[i]);
+    for (it = 0; it < iters; ++it) {
+        for (i = 0; i < len; ++i) t1[i] = (real)pv[i];
+        CHECK(ro_sgns__metric_apply(mt, t1, t2, NULL) == RO_SGNS_OK);
+        for (i = 0, pq = 0; i < len; ++i) pq += pv[i] * (double)t2[i];
+        alpha = rz / pq;
+        for (i = 0; i < len; ++i) {
+            x[i] += alpha * pv[i];
+            r[i] -= alpha * (double)t2[i];
+            t1[i] = (real)r[i];
+        }
+        CHECK(ro_sgns__metric_precond(mt, t1, t2, NULL) == RO_SGNS_OK);
+        for (i = 0, rz1 = 0; i < len; ++i) rz1 += r[i] * (z[i] = (double)t2[i]);
+        beta = rz1 / rz;
+        rz = rz1;
+        for (i = 0; i < len; ++i) pv[i] = z[i] + beta * pv[i];
+    }
+    free(r);
+}
+
 /* CG against an independent dense solve: on a problem whose tangent
    space has D = d^2 + (n - d + m - d) d = 11 dimensions, an orthonormal
    basis Q of it (n x m matrices, P_T of the unit matrices, Gram-Schmidt
    in double) makes L(xi) = P_T(B o xi) = g the D x D system
    (Q^T diag(B) Q) c = Q^T g. CG from 0 solves it exactly in D updates
-   (to rounding); its xi must be Q c. One update short, or without the
-   conjugation (steepest descent), it is not. */
+   (to rounding); its xi must be Q c. Before that, each of its first
+   updates against the recurrences written out in double (ref_pcg): one
+   update short, or without the conjugation (steepest descent), it is
+   neither. */
 static void test_metric_cg(void)
 {
     const size_t n = 5, m = 4, d = 1, len = (d + n + m) * d, nm = n * m;
@@ -1172,6 +1209,20 @@ static void test_metric_cg(void)
     dense_solve(rank, M, rhs);
     for (i = 0; i < rank; ++i)
         for (j = 0; j < nm; ++j) ref[j] += rhs[i] * Q[i * nm + j];
+    for (t = 1; t < 5; ++t) { /* the first updates, one by one */
+        double num = 0, den = 0;
+        memcpy(g, g0, len * sizeof(real));
+        CHECK(ro_sgns__metric_solve(&mt, (int)t, g, xi, z, pp, q, &err) == RO_SGNS_OK);
+        ref_pcg(&mt, g0, (int)t, len, z, q, Gd);
+        for (i = 0; i < len; ++i) {
+            num += ((double)xi[i] - Gd[i]) * ((double)xi[i] - Gd[i]);
+            den += Gd[i] * Gd[i];
+        }
+        CHECKF(sqrt(num) <= (IS_D ? 1e-12 : 1e-5) * sqrt(den),
+               "metric CG, %lu updates: off the recurrences by %.3g of %.3g", (unsigned long)t,
+               sqrt(num), sqrt(den));
+        if (getenv("VERBOSE")) printf("metric CG, %lu updates: off by %.3g\n", (unsigned long)t, sqrt(num / den));
+    }
     memcpy(g, g0, len * sizeof(real));
     CHECK(ro_sgns__metric_solve(&mt, (int)D, g, xi, z, pp, q, &err) == RO_SGNS_OK);
     tan_dense(x, xi, Xi);
