@@ -148,6 +148,8 @@ bins: $(TEST_BINS) $(ASAN_BINS) $(LAPACKE_BINS) $(B)/ro-sgns-test $(B)/ro-sgns-a
 # test_package: make install, the CMake package, make demo without data;
 # test_python: the Python package (python/) against the program, bit for bit,
 # and pip install ./python in a venv; again with gensim hidden
+# test_head: the default run's head (words seen 200 times or more, at
+# least 20,000) and its fold, on corpora tests/head_corpus.awk makes
 .PHONY: test-suites test-programs style
 # style: the house rules (tests/style.sh), then its self-test, which plants a
 # break of each rule in a copy and sees the rule fail
@@ -159,7 +161,8 @@ test-suites: $(TEST_BINS) $(B)/kernel_rule.ok
 	@mkdir -p $(B)/suites
 	@sh tests/run.sh $(TEST_RUNS)
 test-programs: $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train
-	@sh tests/run.sh "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
+	@sh tests/run.sh "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/test_head.sh $(B)/ro-sgns-test" \
+	    "sh tests/interop_gensim.sh" \
 	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)" \
 	    "sh tests/test_quickstart.sh $(CC) $(CXX)" "sh tests/test_package.sh $(B)/ro-sgns-test" \
 	    "sh tests/test_python.sh $(B)/ro-sgns-test" "env RO_SGNS_TEST_NO_GENSIM=1 sh tests/test_python.sh $(B)/ro-sgns-test"

@@ -579,7 +579,7 @@ static void test_gensim_calls(void)
                 CHECK(s == 0);
                 continue;
             }
-            if (fabs(sqrt(s) - 1) > worst) worst = fabs(sqrt(s) - 1);
+            worst = tu_max(worst, fabs(sqrt(s) - 1));
             if (ref_cos(v->data + i * d, data + i * d, d) < dir)
                 dir = ref_cos(v->data + i * d, data + i * d, d);
         }
