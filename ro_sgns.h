@@ -1782,6 +1782,20 @@ typedef struct ro_sgns_sgd_progress {
    returns RO_SGNS_STOPPED with W and C as they are. */
 typedef int (*ro_sgns_sgd_callback)(const ro_sgns_sgd_progress *progress, void *user);
 
+/* Virtual workers' state at the end of a round: W, C (n x d; the arrays
+   given to train), rounds and words done and in all. Given back as a
+   start (start_w, start_c, start_round), a run ends with the bits of one
+   that never stopped. Hogwild (workers 0) has no such state. */
+typedef struct ro_sgns_sgd_state {
+    const ro_sgns_real *W, *C;
+    uint64_t round, rounds_total, words, words_total;
+} ro_sgns_sgd_state;
+
+/* Called from one thread between rounds when a state is due (save_rounds
+   and save_seconds since the last; not after the last round). Non-zero
+   stops as the progress callback does, W and C left at this state. */
+typedef int (*ro_sgns_sgd_save_fn)(const ro_sgns_sgd_state *state, void *user);
+
 /* Settings. Make one with ro_sgns_sgd_config_default() and change what you
    need (zero is meaningful for sample and threads). The vocabulary comes
    from the ro_sgns_vocab passed to the train call. */
@@ -1802,12 +1816,20 @@ typedef struct ro_sgns_sgd_config {
     uint64_t seed;
     uint64_t report_words; /* the callback's period in words; 0 = at the end */
     ro_sgns_sgd_callback callback;
-    void *user;            /* passed to the callback */
+    void *user;            /* passed to the callback and to save */
+    /* resuming (workers >= 1 only): a state's W and C (n x d, both or
+       neither; NULL: word2vec's start) and its round (0 without one) */
+    const ro_sgns_real *start_w, *start_c;
+    uint64_t start_round;
+    ro_sgns_sgd_save_fn save; /* NULL, or given states (ro_sgns_sgd_state) */
+    uint64_t save_rounds;     /* every so many rounds at most, >= 1 */
+    double save_seconds;      /* and so many seconds at least, >= 0 */
 } ro_sgns_sgd_config;
 
 /* size 100, window 5, negative 5, alpha 0.025 (word2vec's skip-gram),
    sample 0 (word2vec: 1e-3), epochs 5, share 1, threads 0, workers 0,
-   sync 64, seed 1, report_words 100000, no callback. */
+   sync 64, seed 1, report_words 100000, no callback, no start state, no
+   save, save_rounds 1, save_seconds 0. */
 RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
 
 /* Train on a corpus (TOKENS, section 8) with vocab (e.g. &counts->vocab;
@@ -17843,6 +17865,12 @@ RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void)
     c.report_words = 100000;
     c.callback = NULL;
     c.user = NULL;
+    c.start_w = NULL;
+    c.start_c = NULL;
+    c.start_round = 0;
+    c.save = NULL;
+    c.save_rounds = 1;
+    c.save_seconds = 0;
     return c;
 }
 
@@ -18140,6 +18168,10 @@ typedef struct ro_sgns__sgd {
     uint32_t *rows;          /* virtual workers: 2n, the rows of a merge */
     double t0;
     int nt;                  /* workers running */
+    ro_sgns_real *Wout, *Cout; /* the caller's W and C (n x d): states go there */
+    uint64_t rounds_total;   /* virtual workers: rounds, all epochs */
+    uint64_t saved_round;    /* the last state given to cfg.save ... */
+    double saved_t;          /* ... and when */
     /* written while training */
     uint64_t done;           /* words done by all workers (atomic) */
     uint64_t next_report;    /* (in the critical section; read atomically) */
@@ -18370,6 +18402,18 @@ static ro_sgns_result ro_sgns__sgd_check(const ro_sgns_vocab *v, const ro_sgns_s
     if (c->workers < 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "workers = %d: must be >= 0",
                              c->workers);
+    if ((c->start_w == NULL) != (c->start_c == NULL) || (c->start_round && !c->start_w))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "a start state needs start_w and start_c (and them for round %llu)",
+                             (unsigned long long)c->start_round);
+    if ((c->start_w || c->save) && c->workers < 1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "a start state or save needs virtual workers (workers >= 1): "
+                             "Hogwild's result depends on the threads' timing");
+    if (c->save && (c->save_rounds < 1 || !(c->save_seconds >= 0)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "save_rounds = %llu, save_seconds = %g: want >= 1 and >= 0",
+                             (unsigned long long)c->save_rounds, c->save_seconds);
     if (c->workers > 1 && v->n > 0x7FFFFFFFu) /* the merge numbers 2 n rows in 32 bits */
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "vocabulary of %llu words: virtual workers take at most %llu",
@@ -18538,13 +18582,22 @@ static ro_sgns_result ro_sgns__sgd_tables(ro_sgns__sgd *s, ro_sgns__sgd_mem *m,
 }
 
 /* (b) The factors, padded to ld with zeros: W as word2vec starts it, from
-   stream (seed, 0), and C = 0. */
+   stream (seed, 0), and C = 0; or a start state's W and C (the padding
+   stays 0 in training, so it is the state the run had). */
 static void ro_sgns__sgd_factors(ro_sgns__sgd *s, const ro_sgns__sgd_mem *m)
 {
     size_t i, j, n = s->n, ld = s->ld, d = (size_t)s->cfg.size;
     ro_sgns_rng rng;
     s->W = ro_sgns__align64(m->wraw);
     s->C = ro_sgns__align64(m->craw);
+    if (s->cfg.start_w) {
+        for (i = 0; i < n; ++i) {
+            memcpy(s->W + i * ld, s->cfg.start_w + i * d, d * sizeof(ro_sgns_real));
+            memcpy(s->C + i * ld, s->cfg.start_c + i * d, d * sizeof(ro_sgns_real));
+            for (j = d; j < ld; ++j) s->W[i * ld + j] = s->C[i * ld + j] = 0;
+        }
+        return;
+    }
     ro_sgns_rng_seed(&rng, s->cfg.seed, 0);
     for (i = 0; i < n; ++i) {
         ro_sgns_real *w = s->W + i * ld;
@@ -18611,19 +18664,53 @@ static void ro_sgns__sgd_merge(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int K, 
     }
 }
 
+/* After round g (of all epochs): the state to cfg.save when one is due
+   (every worker's copy equals the shared W and C now), unpadded into the
+   caller's W and C. */
+static void ro_sgns__sgd_save(ro_sgns__sgd *s, const ro_sgns__sgd_local *loc, uint64_t g)
+{
+    size_t i, n = s->n, ld = s->ld, d = (size_t)s->cfg.size;
+    ro_sgns_sgd_state st;
+    int k, bad = 0;
+    double t = ro_sgns__now();
+    if (!s->cfg.save || g >= s->rounds_total || g - s->saved_round < s->cfg.save_rounds ||
+        t - s->saved_t < s->cfg.save_seconds)
+        return;
+    for (k = 0; k < s->cfg.workers; ++k) bad |= loc[k].bad;
+    if (bad) return; /* a NaN: the run ends in RO_SGNS_ERR_NUMERIC */
+    for (i = 0; i < n; ++i) {
+        memcpy(s->Wout + i * d, s->W + i * ld, d * sizeof(ro_sgns_real));
+        memcpy(s->Cout + i * d, s->C + i * ld, d * sizeof(ro_sgns_real));
+    }
+    st.W = s->Wout;
+    st.C = s->Cout;
+    st.round = g;
+    st.rounds_total = s->rounds_total;
+    st.words = s->done;
+    st.words_total = s->total;
+    if (s->cfg.save(&st, s->cfg.user)) s->stop = 1;
+    s->saved_round = g;
+    s->saved_t = ro_sgns__now();
+}
+
 /* (c) with K virtual workers: round after round, worker k trains blocks
    [r + k S, r + (k + 1) S) (S = cfg.sync) at the rate of each
-   block's position, then the merge; progress is reported between rounds. */
+   block's position, then the merge; progress is reported between rounds.
+   A start state's round (cfg.start_round) is where it begins. */
 static void ro_sgns__sgd_train_virtual(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int nt)
 {
     const int K = s->cfg.workers;
     const uint64_t B = s->nblocks, S = (uint64_t)s->cfg.sync, words = s->before[B];
-    uint64_t r0;
+    const uint64_t KS = (uint64_t)K * S, R = (B + KS - 1) / KS; /* rounds an epoch */
+    uint64_t r0, g = s->cfg.start_round;
     int ep;
     s->t0 = ro_sgns__now();
     s->nt = nt;
-    for (ep = 0; ep < s->cfg.epochs; ++ep) {
-        for (r0 = 0; r0 < B; r0 += (uint64_t)K * S) {
+    if (R == 0) return;
+    s->saved_round = g;
+    s->saved_t = s->t0;
+    for (ep = (int)(g / R); ep < s->cfg.epochs; ++ep) {
+        for (r0 = (uint64_t)ep == g / R ? (g % R) * KS : 0; r0 < B; r0 += KS) {
             const uint64_t r1 = B - r0 > (uint64_t)K * S ? r0 + (uint64_t)K * S : B;
             int k;
             if (s->stop) return;
@@ -18642,6 +18729,7 @@ static void ro_sgns__sgd_train_virtual(ro_sgns__sgd *s, ro_sgns__sgd_local *loc,
             s->done = (uint64_t)ep * words + s->before[r1];
             if (s->cfg.callback && s->done >= s->next_report)
                 ro_sgns__sgd_report(s, s->done, ro_sgns__sgd_alpha(s, s->done));
+            ro_sgns__sgd_save(s, loc, ++g);
         }
     }
 }
@@ -18798,7 +18886,27 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     s.total = rd.words * (uint64_t)cfg.epochs;
     s.nt = nt;
     s.done = 0;
+    s.Wout = Wout;
+    s.Cout = Cout;
+    if (cfg.workers > 0) { /* a start state: its round, and the words done by then */
+        const uint64_t KS = (uint64_t)cfg.workers * (uint64_t)cfg.sync;
+        const uint64_t R = (s.nblocks + KS - 1) / KS, g = cfg.start_round;
+        s.rounds_total = R * (uint64_t)cfg.epochs;
+        if (g > s.rounds_total) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                               "start_round %llu: this run has %llu rounds",
+                               (unsigned long long)g, (unsigned long long)s.rounds_total);
+            goto done;
+        }
+        if (g) {
+            const uint64_t b = (g % R) * KS;
+            s.done = (g / R) * rd.words + s.before[b < s.nblocks ? b : s.nblocks];
+        }
+    }
     s.next_report = cfg.report_words && cfg.report_words < s.total ? cfg.report_words : s.total;
+    if (s.done && cfg.report_words) /* the first mark after the start */
+        s.next_report = s.done / cfg.report_words < s.total / cfg.report_words
+                            ? (s.done / cfg.report_words + 1) * cfg.report_words : s.total;
     s.stop = 0;
 
     ro_sgns__sgd_train(&s, m.loc, nt);                            /* (c) */
