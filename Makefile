@@ -159,7 +159,8 @@ test-suites: $(TEST_BINS) $(B)/kernel_rule.ok
 	@mkdir -p $(B)/suites
 	@sh tests/run.sh $(TEST_RUNS)
 test-programs: $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train $(B)/libro_sgns.so
-	@sh tests/run.sh "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
+	@sh tests/run.sh "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" \
+	    "sh tests/test_resume.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
 	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)" \
 	    "sh tests/test_quickstart.sh $(CC) $(CXX)" "sh tests/test_package.sh $(B)/ro-sgns-test" \
 	    "sh tests/test_python.sh $(B)/ro-sgns-test $(B)/libro_sgns.so"

@@ -2997,21 +2997,23 @@ static ro_sgns_factors *load_resume(cli *c, const opts *o, const ro_sgns_counts 
     if (x) own(c, x, free_factors);
     if (*kept) own(c, *kept, free_factors);
     if (run->W) own(c, run->W, free_mem);
-    if (run->rows && (run->fingerprint != ro_sgns_counts_fingerprint(cn) || run->rows != cn->n ||
-                      run->d != (size_t)o->size))
-        die(c, "-resume %s does not fit this run: its SGD rows are %lu x %lu of other counts "
-               "(this run: %lu words, -size %lld)",
+    if (run->stage == RO_SGNS_RUN_SGD && !init_sgd)
+        die(c, "-resume %s holds the state of an SGD start (-init sgd, the default with -train); "
+               "this run starts by -init %s",
+            o->resume, o->init);
+    if (run->stage == RO_SGNS_RUN_SGD && o->workers < 1)
+        die(c, "-resume %s: -workers 0 (Hogwild) cannot continue an SGD state", o->resume);
+    if (run->rows && run->fingerprint != ro_sgns_counts_fingerprint(cn))
+        die(c, "-resume %s does not fit this run: other counts (fingerprint %016llx here, %016llx "
+               "in the checkpoint)",
+            o->resume, (unsigned long long)ro_sgns_counts_fingerprint(cn),
+            (unsigned long long)run->fingerprint);
+    if (run->rows && (run->rows != cn->n || run->d != (size_t)o->size))
+        die(c, "-resume %s does not fit this run: its SGD rows are %lu x %lu, this run's %lu x %lld",
             o->resume, (unsigned long)run->rows, (unsigned long)run->d, (unsigned long)cn->n, o->size);
-    if (run->stage == RO_SGNS_RUN_SGD) {
-        if (!init_sgd)
-            die(c, "-resume %s holds the state of an SGD start (-init sgd, the default with -train); "
-                   "this run starts by -init %s",
-                o->resume, o->init);
-        if (o->workers < 1)
-            die(c, "-resume %s: -workers 0 (Hogwild) cannot continue an SGD state", o->resume);
+    if (run->stage == RO_SGNS_RUN_SGD)
         note(c, "-resume %s: in the SGD start, round %llu (%llu words done)", o->resume,
              (unsigned long long)run->round, (unsigned long long)run->words);
-    }
     return x;
 }
 
