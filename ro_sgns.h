@@ -1799,7 +1799,11 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
      workers train sync blocks each on their own copies, merged at the end
      of each round (a row changed by several takes the mean of their
      changes); the same bits for any thread count, and K = 1 is the
-     one-thread Hogwild run bit for bit.
+     one-thread Hogwild run bit for bit. At the end of a round every copy
+     equals the shared W and C, so W, C and the round are the whole state:
+     a save callback receives it, and a run given it as its start ends
+     with the bits of the run that never stopped (a checkpoint; test_sgd's
+     test_resume). Hogwild has no such state: a stopped run starts over.
    ====================================================================== */
 
 /* Stream positions per block: the unit of work, of random streams and of
