@@ -2025,10 +2025,12 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("allow-no-step", T_SWITCH, allow_no_step, W_RO, 0, 0, NULL,
       "write the start when no step is accepted\n(otherwise an error)"),
     F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE",
-      "save the point after every step (with -keep-best\nalso the best so far); a file, not a FIFO"),
+      "save the run's state: the SGD start's (once a\nminute), the point after every step (with\n"
+      "-keep-best also the best so far); a file, not a\nFIFO"),
     F("resume", T_STR, resume, W_RO, 0, 0, "FILE",
-      "continue a checkpoint of the same counts, -size\nand -negative; -iter counts all steps (not\n"
-      "fewer than the checkpoint's); may be -checkpoint"),
+      "continue a checkpoint: the same command line\nplus -resume gives the straight run's bytes;\n"
+      "-iter counts all steps (not fewer than the\ncheckpoint's); may be -checkpoint (not there\n"
+      "yet: from the start)"),
     {"eval", T_LIST, offsetof(opts, eval), W_RO, 0, 0, "PAIRS",
      "Spearman after every step: a folder of *.txt\npair files, a file or a list (a,b); may repeat",
      NULL, "score the vectors with 'ro-sgns eval'"},
@@ -3349,7 +3351,7 @@ static int cmd_train(cli *c, int argc, char **argv)
                 keep_if_best(&t, kept, kept_score);
                 note(c, "keep-best: from the checkpoint, step %llu (mean score %.4f)",
                      (unsigned long long)kept->iteration, kept_score);
-            } else if (o.resume) {
+            } else if (o.resume && start_it > 0) {
                 note(c, "keep-best: the checkpoint holds no best point (saved without -keep-best): "
                         "the best of step %llu on",
                      (unsigned long long)start_it);
