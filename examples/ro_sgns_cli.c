@@ -2170,9 +2170,9 @@ typedef struct train_ctx {
 
 /* A test hook (docs/TESTING.md): RO_SGNS_CLI_KILL_AT=STAGE:N kills the
    run (SIGKILL, as kill -9 does) the N-th time it passes STAGE: count
-   (counting done), sgd (a state of the SGD start checkpointed), step (a
-   step checkpointed), fold (the fold about to start), save (the outputs
-   written, not yet renamed). */
+   (counting done), sgd (a state of the SGD start checkpointed), start (the
+   SGD start's end checkpointed), step (a step checkpointed), fold (the
+   fold about to start), save (the outputs written, not yet renamed). */
 static void kill_point(const char *stage)
 {
     static unsigned long seen;
@@ -3005,7 +3005,7 @@ static ro_sgns_factors *load_resume(cli *c, const opts *o, const ro_sgns_counts 
             o->resume, o->init);
     if (run->stage == RO_SGNS_RUN_SGD && o->workers < 1)
         die(c, "-resume %s: -workers 0 (Hogwild) cannot continue an SGD state", o->resume);
-    if (run->rows && run->fingerprint != ro_sgns_counts_fingerprint(cn))
+    if (run->fingerprint && run->fingerprint != ro_sgns_counts_fingerprint(cn))
         die(c, "-resume %s does not fit this run: other counts (fingerprint %016llx here, %016llx "
                "in the checkpoint)",
             o->resume, (unsigned long long)ro_sgns_counts_fingerprint(cn),
@@ -3290,6 +3290,11 @@ static int cmd_train(cli *c, int argc, char **argv)
         if (o.checkpoint) { /* the start done: a kill from here on does not redo it */
             ro_sgns_run_record rec;
             char failure[RO_SGNS_MESSAGE_SIZE + 256];
+            ro_sgns_factors stamped = *x; /* what the steps train it for, as a step records */
+            stamped.counts_fingerprint = ro_sgns_counts_fingerprint(cn);
+            stamped.k = o.negative;
+            stamped.cds = o.cds;
+            stamped.window = cn->config.window;
             memset(&rec, 0, sizeof rec);
             rec.stage = RO_SGNS_RUN_STEPS;
             rec.fingerprint = ro_sgns_counts_fingerprint(cn);
@@ -3297,8 +3302,10 @@ static int cmd_train(cli *c, int argc, char **argv)
             rec.rows = W0 ? cn->n : 0;
             rec.W = W0;
             rec.C = C0;
-            if (save_checkpoint(&o, x, NULL, 0, &rec, "after the SGD start", failure, sizeof failure))
+            if (save_checkpoint(&o, &stamped, NULL, 0, &rec, "after the SGD start", failure,
+                                sizeof failure))
                 die(c, "%s", failure);
+            kill_point("start");
         }
     } else {
         x = svd_start(c, &o, cn, nh);

@@ -5,7 +5,7 @@
 # in after), so all three stages (the SGD start, the steps, the fold) run in
 # seconds. The kills come from the test hook RO_SGNS_CLI_KILL_AT=STAGE:N
 # (docs/TESTING.md): the program raises SIGKILL on itself there (count,
-# sgd, step, fold, save); one real kill -9 from outside after a delay too.
+# sgd, start, step, fold, save); one real kill -9 from outside after a delay too.
 # Kills at 3 threads are resumed at 1 and the other way round (the same
 # bits at any thread count); the -min-gain stop is in the checkpoint, so a
 # kill after the step that stopped resumes to no step more; an -output that
@@ -63,6 +63,12 @@ kill_resume sgd:1 3 1
 grep -q "in the SGD start, round 1 " "$T/err" && ok || bad "sgd:1 resumed elsewhere: $(head -c 300 "$T/err")"
 kill_resume sgd:3 1 3
 grep -q "in the SGD start, round 3 " "$T/err" && ok || bad "sgd:3 resumed elsewhere: $(head -c 300 "$T/err")"
+kill_resume start:1 3 1 # the SGD start's end: its rows and the head's start point
+rm -f "$T/ck" # that checkpoint records the -negative and -cds the steps are for
+RO_SGNS_CLI_KILL_AT=start:1 "$BIN" train $A -quiet -checkpoint "$T/ck" -output "$T/x.txt" 2> "$T/err"
+"$BIN" train $A -negative 4 -checkpoint "$T/ck" -resume "$T/ck" -output "$T/x.txt" 2> "$T/err" &&
+    bad "-negative 4 resumed a -negative 5 start" ||
+    { grep -q "k 4 here, 5 in the checkpoint" "$T/err" && ok || bad "-negative 4: $(cat "$T/err")"; }
 kill_resume step:1 1 3
 kill_resume step:3 3 1 # the step that stopped the run: no step more after the resume
 grep -q "had stopped at step 3 .*no step more" "$T/err" && ok || bad "step:3: $(head -c 300 "$T/err")"
