@@ -162,7 +162,7 @@ test-suites: $(TEST_BINS) $(B)/kernel_rule.ok
 	@sh tests/run.sh $(TEST_RUNS)
 test-programs: $(B)/ro-sgns-test $(B)/ro-sgns-asan $(B)/example_train
 	@sh tests/run.sh "sh tests/test_cli.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/test_head.sh $(B)/ro-sgns-test" \
-	    "sh tests/interop_gensim.sh" \
+	    "sh tests/test_resume.sh $(B)/ro-sgns-test $(B)/ro-sgns-asan" "sh tests/interop_gensim.sh" \
 	    "sh tests/robust_coverage.sh" "sh tests/test_harness.sh" "sh tests/configs.sh $(CC) $(CXX)" \
 	    "sh tests/test_quickstart.sh $(CC) $(CXX)" "sh tests/test_package.sh $(B)/ro-sgns-test" \
 	    "sh tests/test_python.sh $(B)/ro-sgns-test" "env RO_SGNS_TEST_NO_GENSIM=1 sh tests/test_python.sh $(B)/ro-sgns-test"

@@ -1331,6 +1331,42 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_best_callback(ro_sgns_read_fn re
                                                               double *best_score,
                                                               const ro_sgns_allocator *alloc,
                                                               ro_sgns_error *err);
+/* A run of stages' record (version 3 checkpoints, flags bit 1): its stage
+   (RO_SGNS_RUN_*), the steps' stop decision, the SGD start's position
+   (ro_sgns_sgd_state) and rows W, C (rows x d each; the SGD stage's state,
+   later a fold's start rows; 0 rows: none), a fingerprint of the caller's
+   choosing (0: none). Layout in docs/GUIDE.md, section 9. */
+#define RO_SGNS_RUN_SGD 1   /* the SGD start at round `round`: no point */
+#define RO_SGNS_RUN_STEPS 2 /* steps on the point */
+#define RO_SGNS_RUN_DONE 3  /* the steps stopped (converged): none to take */
+typedef struct ro_sgns_run_record {
+    int stage;
+    double last_gain;     /* the last step's gain, the stop decision's input */
+    uint64_t fingerprint; /* e.g. the counts' */
+    uint64_t round, words;
+    size_t rows, d;
+    ro_sgns_real *W, *C;
+} ro_sgns_run_record;
+/* Save a point (NULL for stage RO_SGNS_RUN_SGD), its best point (or NULL)
+   and run, a version 3 file. INVALID_ARGUMENT for a record that does not
+   fit the point; NUMERIC for NaN or Inf in W or C. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_run_callback(const ro_sgns_factors *f,
+                                                             const ro_sgns_factors *best,
+                                                             double score,
+                                                             const ro_sgns_run_record *run,
+                                                             ro_sgns_write_fn write, void *user,
+                                                             ro_sgns_error *err);
+/* Load any version; *out NULL for a file of stage RO_SGNS_RUN_SGD (the
+   plain loaders refuse one), *run the record (stage 0 and no rows for a
+   file without; W, C one block from alloc: ro_sgns_run_record_free). */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_run_callback(ro_sgns_read_fn read, void *user,
+                                                             ro_sgns_factors **out,
+                                                             ro_sgns_factors **best,
+                                                             double *best_score,
+                                                             ro_sgns_run_record *run,
+                                                             const ro_sgns_allocator *alloc,
+                                                             ro_sgns_error *err);
+RO_SGNS_DEF void ro_sgns_run_record_free(ro_sgns_run_record *run, const ro_sgns_allocator *alloc);
 /* Does a checkpoint fit the run about to resume from it: the same counts
    (fingerprint), k, window, cds and d, and n = m = the counts' n? A field
    the checkpoint did not record (0) is not compared. RO_SGNS_OK, or
@@ -1347,6 +1383,11 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_path(const ro_sgns_factors 
                                                           const ro_sgns_factors *best,
                                                           double score, const char *path,
                                                           ro_sgns_error *err);
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_run_path(const ro_sgns_factors *f,
+                                                         const ro_sgns_factors *best,
+                                                         double score,
+                                                         const ro_sgns_run_record *run,
+                                                         const char *path, ro_sgns_error *err);
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_factors **out,
                                                      const ro_sgns_allocator *alloc,
                                                      ro_sgns_error *err);
@@ -1772,7 +1813,11 @@ RO_SGNS_DEF int ro_sgns_analogy_describe(const ro_sgns_analogy_result *res, char
      workers train sync blocks each on their own copies, merged at the end
      of each round (a row changed by several takes the mean of their
      changes); the same bits for any thread count, and K = 1 is the
-     one-thread Hogwild run bit for bit.
+     one-thread Hogwild run bit for bit. At the end of a round every copy
+     equals the shared W and C, so W, C and the round are the whole state:
+     a save callback receives it, and a run given it as its start ends
+     with the bits of the run that never stopped (a checkpoint; test_sgd's
+     test_resume). Hogwild has no such state: a stopped run starts over.
    ====================================================================== */
 
 /* Stream positions per block: the unit of work, of random streams and of
@@ -1796,6 +1841,20 @@ typedef struct ro_sgns_sgd_progress {
    returns RO_SGNS_STOPPED with W and C as they are. */
 typedef int (*ro_sgns_sgd_callback)(const ro_sgns_sgd_progress *progress, void *user);
 
+/* Virtual workers' state at the end of a round: W, C (n x d; the arrays
+   given to train), rounds and words done and in all. Given back as a
+   start (start_w, start_c, start_round), a run ends with the bits of one
+   that never stopped. Hogwild (workers 0) has no such state. */
+typedef struct ro_sgns_sgd_state {
+    const ro_sgns_real *W, *C;
+    uint64_t round, rounds_total, words, words_total;
+} ro_sgns_sgd_state;
+
+/* Called from one thread between rounds when a state is due (save_rounds
+   and save_seconds since the last; not after the last round). Non-zero
+   stops as the progress callback does, W and C left at this state. */
+typedef int (*ro_sgns_sgd_save_fn)(const ro_sgns_sgd_state *state, void *user);
+
 /* Settings. Make one with ro_sgns_sgd_config_default() and change what you
    need (zero is meaningful for sample and threads). The vocabulary comes
    from the ro_sgns_vocab passed to the train call. */
@@ -1816,12 +1875,20 @@ typedef struct ro_sgns_sgd_config {
     uint64_t seed;
     uint64_t report_words; /* the callback's period in words; 0 = at the end */
     ro_sgns_sgd_callback callback;
-    void *user;            /* passed to the callback */
+    void *user;            /* passed to the callback and to save */
+    /* resuming (workers >= 1 only): a state's W and C (n x d, both or
+       neither; NULL: word2vec's start) and its round (0 without one) */
+    const ro_sgns_real *start_w, *start_c;
+    uint64_t start_round;
+    ro_sgns_sgd_save_fn save; /* NULL, or given states (ro_sgns_sgd_state) */
+    uint64_t save_rounds;     /* every so many rounds at most, >= 1 */
+    double save_seconds;      /* and so many seconds at least, >= 0 */
 } ro_sgns_sgd_config;
 
 /* size 100, window 5, negative 5, alpha 0.025 (word2vec's skip-gram),
    sample 0 (word2vec: 1e-3), epochs 5, share 1, threads 0, workers 0,
-   sync 64, seed 1, report_words 100000, no callback. */
+   sync 64, seed 1, report_words 100000, no callback, no start state, no
+   save, save_rounds 1, save_seconds 0. */
 RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void);
 
 /* Train on a corpus (TOKENS, section 8) with vocab (e.g. &counts->vocab;
@@ -13505,7 +13572,7 @@ static void ro_sgns__r_take(ro_sgns__reader *r, size_t m, int checksum)
     const unsigned char *p = r->mem ? r->mem + r->offset : r->buf + r->pos;
     if (!r->chunked) {
         if (checksum && r->version == 1) ro_sgns__ck_update(&r->ck, p, m);
-        if (checksum && r->version == 2) ro_sgns__chunks_feed(&r->ch, p, m);
+        if (checksum && r->version >= 2) ro_sgns__chunks_feed(&r->ch, p, m);
         if (!r->mem) r->pos += m;
     }
     r->offset += m;
@@ -13563,10 +13630,10 @@ static ro_sgns_result ro_sgns__bad(ro_sgns__reader *r, uint64_t at, const char *
 }
 
 /* The start of a counts file or checkpoint (what: "counts file" or
-   "checkpoint"): v1_bytes of header, the magic, the version (1 or 2, into
-   r->version); *h points at the header. */
+   "checkpoint"): v1_bytes of header, the magic, the version (1 to top,
+   into r->version); *h points at the header. */
 static ro_sgns_result ro_sgns__r_magic(ro_sgns__reader *r, const char *magic, const char *what,
-                                       size_t v1_bytes, const unsigned char **h)
+                                       size_t v1_bytes, unsigned top, const unsigned char **h)
 {
     ro_sgns_result rc = RO_SGNS_OK;
     ro_sgns__ck_init(&r->ck);
@@ -13576,10 +13643,10 @@ static ro_sgns_result ro_sgns__r_magic(ro_sgns__reader *r, const char *magic, co
         return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
                              "not a %s: bad magic at offset 0 (want \"%s\")", what, magic);
     r->version = ro_sgns__get_u32(*h + 8);
-    if (r->version != 1 && r->version != 2)
+    if (r->version < 1 || r->version > top)
         return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
                              "unsupported %s version %lu at offset 8 (this library reads "
-                             "versions 1 and 2)", what, (unsigned long)r->version);
+                             "versions 1 to %u)", what, (unsigned long)r->version, top);
     return RO_SGNS_OK;
 }
 
@@ -14009,8 +14076,8 @@ static ro_sgns_result ro_sgns__load_header(ro_sgns__load_state *s)
 {
     ro_sgns__reader *r = s->r;
     const unsigned char *h;
-    ro_sgns_result rc = ro_sgns__r_magic(r, "ROSGNSCT", "counts file", RO_SGNS__COUNTS_HEADER_V1,
-                                         &h);
+    ro_sgns_result rc =
+        ro_sgns__r_magic(r, "ROSGNSCT", "counts file", RO_SGNS__COUNTS_HEADER_V1, 2, &h);
     if (rc != RO_SGNS_OK) return rc;
     s->hsize = r->version == 1 ? RO_SGNS__COUNTS_HEADER_V1 : RO_SGNS__COUNTS_HEADER;
     if (r->version == 2) {
@@ -14618,26 +14685,70 @@ static uint32_t ro_sgns__fx_header_check(const unsigned char *h)
     return (uint32_t)(ro_sgns__ck_final(&ck) >> 32) ^ (uint32_t)ro_sgns__ck_final(&ck);
 }
 
+#define RO_SGNS__FX_RUN 48u /* a run record's fixed part (version 3) */
+
+/* count reals as f64. */
+static void ro_sgns__fx_put_reals(ro_sgns__writer *wr, const ro_sgns_real *x, size_t count)
+{
+    size_t i;
+    for (i = 0; i < count; ++i) ro_sgns__w_f64(wr, (double)x[i]);
+}
+
 /* U, S and V as f64. */
 static void ro_sgns__fx_put_values(ro_sgns__writer *wr, const ro_sgns_factors *f)
 {
-    size_t i;
-    for (i = 0; i < f->n * f->d; ++i) ro_sgns__w_f64(wr, (double)f->U[i]);
-    for (i = 0; i < f->d * f->d; ++i) ro_sgns__w_f64(wr, (double)f->S[i]);
-    for (i = 0; i < f->m * f->d; ++i) ro_sgns__w_f64(wr, (double)f->V[i]);
+    ro_sgns__fx_put_reals(wr, f->U, f->n * f->d);
+    ro_sgns__fx_put_reals(wr, f->S, f->d * f->d);
+    ro_sgns__fx_put_reals(wr, f->V, f->m * f->d);
+}
+
+/* A run record fit to save with point f (NULL: none, stage SGD)? */
+static ro_sgns_result ro_sgns__fx_run_check(const ro_sgns_factors *f,
+                                            const ro_sgns_run_record *run, ro_sgns_error *err)
+{
+    size_t i, nd;
+    int of = 0;
+    if (run->stage < RO_SGNS_RUN_SGD || run->stage > RO_SGNS_RUN_DONE ||
+        (!f) != (run->stage == RO_SGNS_RUN_SGD) || (run->stage == RO_SGNS_RUN_SGD && !run->rows) ||
+        (run->rows && (!run->W || !run->C)) || (f && run->rows && run->d != f->d) ||
+        run->d < 1 || run->d > 100000 || run->rows > 0xFFFFFFFFu ||
+        !ro_sgns__is_finite(run->last_gain))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "factors_save: run record stage %d, %lu x %lu rows (W %s, C %s), "
+                             "last gain %g, %s point", run->stage, (unsigned long)run->rows,
+                             (unsigned long)run->d, run->W ? "given" : "NULL",
+                             run->C ? "given" : "NULL", run->last_gain, f ? "a" : "no");
+    nd = ro_sgns__mul(run->rows, run->d, &of);
+    for (i = 0; i < nd && !of; ++i)
+        if (!ro_sgns__is_finite((double)run->W[i]) || !ro_sgns__is_finite((double)run->C[i]))
+            return ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                                 "factors_save: NaN or Inf in the run record's rows");
+    return RO_SGNS_OK;
 }
 
 /* Save with chunks of 2^log2 bytes (16 in files); with best (not NULL),
-   the best point and its score after V (flags bit 0). */
+   the best point and its score after V (flags bit 0); with a run record
+   (run not NULL; version 3), the record after them (flags bit 1), f NULL
+   for a record of the SGD stage. */
 static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, const ro_sgns_factors *best,
-                                            double score, ro_sgns_write_fn write, void *user,
-                                            unsigned log2, ro_sgns_error *err)
+                                            double score, const ro_sgns_run_record *run,
+                                            ro_sgns_write_fn write, void *user, unsigned log2,
+                                            ro_sgns_error *err)
 {
     const ro_sgns_allocator *al;
     ro_sgns__writer *wr;
     unsigned char *h;
-    uint64_t values;
+    uint64_t values, rvals;
+    ro_sgns_factors none;
     ro_sgns_result rc = RO_SGNS_OK;
+    if (run && (rc = ro_sgns__fx_run_check(f, run, err)) != RO_SGNS_OK) return rc;
+    if (!f && run && !best) { /* the SGD stage: no point, d the rows' */
+        memset(&none, 0, sizeof none);
+        none.d = run->d;
+        none.cds = 1;
+        none.U = none.S = none.V = (ro_sgns_real *)run->W; /* none read: 0 x d */
+        f = &none;
+    }
     if (!f || !write || !f->U || !f->S || !f->V || (best && (!best->U || !best->S || !best->V)))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
     if (best && (best->n != f->n || best->m != f->m || best->d != f->d ||
@@ -14649,15 +14760,17 @@ static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, const ro_s
                              (unsigned long)best->d, (unsigned long)f->n, (unsigned long)f->m,
                              (unsigned long)f->d, score);
     al = f->has_alloc_ ? &f->alloc_ : NULL;
-    values = (uint64_t)f->n * f->d + (uint64_t)f->d * f->d + (uint64_t)f->m * f->d;
+    values = f == &none ? 0 : (uint64_t)f->n * f->d + (uint64_t)f->d * f->d + (uint64_t)f->m * f->d;
+    rvals = run ? 2 * (uint64_t)run->rows * run->d : 0;
     wr = ro_sgns__writer_new(write, user,
-                             RO_SGNS__FX_HEADER + 8 * values + (best ? 24 + 8 * values : 0),
+                             RO_SGNS__FX_HEADER + 8 * values + (best ? 24 + 8 * values : 0) +
+                                 (run ? RO_SGNS__FX_RUN + 8 * rvals : 0),
                              log2, al, "factors_save", err, &rc);
     if (!wr) return rc;
     h = ro_sgns__w_room(wr, RO_SGNS__FX_HEADER);
     memcpy(h, RO_SGNS__FX_MAGIC, 8);
-    ro_sgns__put_u32(h + 8, 2);
-    ro_sgns__put_u32(h + 12, best ? 1u : 0u);
+    ro_sgns__put_u32(h + 8, run ? 3u : 2u);
+    ro_sgns__put_u32(h + 12, (best ? 1u : 0u) | (run ? 2u : 0u));
     ro_sgns__put_u64(h + 16, f->n);
     ro_sgns__put_u64(h + 24, f->m);
     ro_sgns__put_u64(h + 32, f->d);
@@ -14668,14 +14781,27 @@ static ro_sgns_result ro_sgns__factors_save(const ro_sgns_factors *f, const ro_s
     ro_sgns__put_u64(h + 72, ro_sgns__f64_bits(f->cds));
     ro_sgns__put_u32(h + 80, f->window > 0 ? (uint32_t)f->window : 0u);
     ro_sgns__put_u32(h + 84, log2);
-    ro_sgns__put_u32(h + 88, 0);
+    ro_sgns__put_u32(h + 88, run ? (uint32_t)run->rows : 0u); /* under the header's CRC */
     ro_sgns__put_u32(h + 92, ro_sgns__crc_update(&wr->ch->crc, 0, h, 92));
-    ro_sgns__fx_put_values(wr, f);
+    if (f != &none) ro_sgns__fx_put_values(wr, f);
     if (best) {
         ro_sgns__w_u64(wr, best->iteration);
         ro_sgns__w_f64(wr, best->next_step);
         ro_sgns__w_f64(wr, score);
         ro_sgns__fx_put_values(wr, best);
+    }
+    if (run) {
+        ro_sgns__w_u32(wr, (uint32_t)run->stage);
+        ro_sgns__w_u32(wr, 0);
+        ro_sgns__w_f64(wr, run->last_gain);
+        ro_sgns__w_u64(wr, run->fingerprint);
+        ro_sgns__w_u64(wr, run->round);
+        ro_sgns__w_u64(wr, run->words);
+        ro_sgns__w_u64(wr, run->rows);
+        if (run->rows) {
+            ro_sgns__fx_put_reals(wr, run->W, run->rows * run->d);
+            ro_sgns__fx_put_reals(wr, run->C, run->rows * run->d);
+        }
     }
     if (ro_sgns__writer_finish(wr, al))
         return ro_sgns__fail(err, RO_SGNS_ERR_IO, "factors_save: a write failed");
@@ -14686,7 +14812,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_callback(const ro_sgns_factors *
                                                          ro_sgns_write_fn write, void *user,
                                                          ro_sgns_error *err)
 {
-    return ro_sgns__factors_save(f, NULL, 0, write, user, RO_SGNS__CHUNK_LOG2, err);
+    return ro_sgns__factors_save(f, NULL, 0, NULL, write, user, RO_SGNS__CHUNK_LOG2, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_callback(const ro_sgns_factors *f,
@@ -14695,14 +14821,27 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_callback(const ro_sgns_fact
                                                               ro_sgns_write_fn write,
                                                               void *user, ro_sgns_error *err)
 {
-    return ro_sgns__factors_save(f, best, score, write, user, RO_SGNS__CHUNK_LOG2, err);
+    return ro_sgns__factors_save(f, best, score, NULL, write, user, RO_SGNS__CHUNK_LOG2, err);
 }
 
-/* A checkpoint's header, version 1 or 2 (r->version), checked; *out made
-   of its sizes and given the rest, *flags its flags (bit 0: a best point
-   follows V); then the reader is past it. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_run_callback(const ro_sgns_factors *f,
+                                                             const ro_sgns_factors *best,
+                                                             double score,
+                                                             const ro_sgns_run_record *run,
+                                                             ro_sgns_write_fn write, void *user,
+                                                             ro_sgns_error *err)
+{
+    if (!run) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: run is NULL");
+    return ro_sgns__factors_save(f, best, score, run, write, user, RO_SGNS__CHUNK_LOG2, err);
+}
+
+/* A checkpoint's header, version 1 to 3 (r->version), checked; *out made
+   of its sizes and given the rest (NULL: a version 3 file of no point,
+   n = m = 0), *d its d, *flags its flags (bit 0: a best point follows V;
+   bit 1, version 3: a run record follows); then the reader is past it. */
 static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **out,
-                                         uint32_t *flags, const ro_sgns_allocator *alloc)
+                                         uint64_t *dd, uint32_t *flags, uint32_t *rows,
+                                         const ro_sgns_allocator *alloc)
 {
     const unsigned char *h;
     ro_sgns_factors *f;
@@ -14711,7 +14850,7 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
     double step, k = 0, cds = 0;
     size_t hsize;
     ro_sgns_result res = ro_sgns__r_magic(r, RO_SGNS__FX_MAGIC, "checkpoint",
-                                          RO_SGNS__FX_HEADER_V1, &h);
+                                          RO_SGNS__FX_HEADER_V1, 3, &h);
     if (res != RO_SGNS_OK) return res;
     if (r->version == 1) {
         hsize = RO_SGNS__FX_HEADER_V1;
@@ -14722,7 +14861,9 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
         res = ro_sgns__r_header_v2(r, hsize, &h);
         if (res != RO_SGNS_OK) return res;
         *flags = ro_sgns__get_u32(h + 12);
-        if ((*flags & ~1u) != 0 || ro_sgns__get_u32(h + 88) != 0)
+        *rows = ro_sgns__get_u32(h + 88); /* version 3: the run record's rows */
+        if ((*flags & ~(r->version == 3 ? 3u : 1u)) != 0 || (r->version == 2 && *rows != 0) ||
+            (r->version == 3 && !(*flags & 2u)))
             return ro_sgns__bad(r, 12, "reserved bytes are not 0");
         k = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 64));
         cds = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 72));
@@ -14755,6 +14896,13 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
     m = ro_sgns__get_u64(h + 24);
     d = ro_sgns__get_u64(h + 32);
     step = ro_sgns__f64_from_bits(ro_sgns__get_u64(h + 48));
+    *dd = d;
+    if (r->version == 3 && n == 0 && m == 0 && d >= 1 && d <= 100000 && !(*flags & 1u) &&
+        step == 0 && ro_sgns__get_u64(h + 40) == 0 && ro_sgns__get_u64(h + 56) == 0) {
+        ro_sgns__r_take(r, hsize, 1); /* no point: the SGD stage's record */
+        *out = NULL;
+        return RO_SGNS_OK;
+    }
     if (d == 0 || n < d || m < d || n > 0xFFFFFFFFu || m > 0xFFFFFFFFu || d > 100000 ||
         !(step >= 0) || !ro_sgns__is_finite(step))
         return ro_sgns__bad(r, 16, "sizes n = %llu, m = %llu, d = %llu or next step %g out of "
@@ -14764,7 +14912,7 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
     if (res != RO_SGNS_OK) return res;
     f->iteration = ro_sgns__get_u64(h + 40);
     f->next_step = step;
-    f->counts_fingerprint = r->version == 2 ? ro_sgns__get_u64(h + 56) : 0;
+    f->counts_fingerprint = r->version >= 2 ? ro_sgns__get_u64(h + 56) : 0;
     f->k = k;
     f->cds = cds;
     f->window = (int)window;
@@ -14773,12 +14921,10 @@ static ro_sgns_result ro_sgns__fx_header(ro_sgns__reader *r, ro_sgns_factors **o
     return RO_SGNS_OK;
 }
 
-/* U, S and V of a point of f's sizes, each value finite, into to (NULL:
+/* total f64 values, each finite and within the real type, into to (NULL:
    checked and dropped). */
-static ro_sgns_result ro_sgns__fx_values(ro_sgns__reader *r, const ro_sgns_factors *f,
-                                         ro_sgns_factors *to)
+static ro_sgns_result ro_sgns__fx_reals(ro_sgns__reader *r, uint64_t total, ro_sgns_real *to)
 {
-    const uint64_t n = f->n, d = f->d, total = n * d + d * d + (uint64_t)f->m * d;
     uint64_t idx;
     ro_sgns_result res = RO_SGNS_OK;
     for (idx = 0; idx < total;) {
@@ -14794,15 +14940,82 @@ static ro_sgns_result ro_sgns__fx_values(ro_sgns__reader *r, const ro_sgns_facto
                converting it is undefined) */
             if (sizeof(ro_sgns_real) < sizeof(double) && (v > FLT_MAX || v < -FLT_MAX))
                 return ro_sgns__bad(r, r->offset + 8 * j, "%g is beyond the float range", v);
-            if (!to) continue;
-            if (e < n * d) to->U[e] = (ro_sgns_real)v;
-            else if (e < n * d + d * d) to->S[e - n * d] = (ro_sgns_real)v;
-            else to->V[e - n * d - d * d] = (ro_sgns_real)v;
+            if (to) to[e] = (ro_sgns_real)v;
         }
         ro_sgns__r_take(r, 8 * m8, 1);
         idx += m8;
     }
     return RO_SGNS_OK;
+}
+
+/* U, S and V of a point of f's sizes, each value finite, into to (NULL:
+   checked and dropped). */
+static ro_sgns_result ro_sgns__fx_values(ro_sgns__reader *r, const ro_sgns_factors *f,
+                                         ro_sgns_factors *to)
+{
+    const uint64_t n = f->n, d = f->d;
+    ro_sgns_result res = ro_sgns__fx_reals(r, n * d, to ? to->U : NULL);
+    if (res == RO_SGNS_OK) res = ro_sgns__fx_reals(r, d * d, to ? to->S : NULL);
+    if (res == RO_SGNS_OK) res = ro_sgns__fx_reals(r, (uint64_t)f->m * d, to ? to->V : NULL);
+    return res;
+}
+
+/* A run record (version 3, flags bit 1) of rows of d reals (rows as the
+   header says), checked, into run (NULL: dropped; its W and C, one block,
+   from alloc). f: the file's point, NULL if none. */
+static ro_sgns_result ro_sgns__fx_run(ro_sgns__reader *r, const ro_sgns_factors *f, uint64_t d,
+                                      uint32_t header_rows, ro_sgns_run_record *run,
+                                      const ro_sgns_allocator *alloc)
+{
+    ro_sgns_result res = RO_SGNS_OK;
+    ro_sgns_run_record rec;
+    ro_sgns_real *block = NULL;
+    uint64_t rows;
+    const unsigned char *p = ro_sgns__r_peek(r, RO_SGNS__FX_RUN, "the run record", &res);
+    if (!p) return res;
+    memset(&rec, 0, sizeof rec);
+    rec.stage = (int)(ro_sgns__get_u32(p) & 0xFF);
+    rec.last_gain = ro_sgns__f64_from_bits(ro_sgns__get_u64(p + 8));
+    rec.fingerprint = ro_sgns__get_u64(p + 16);
+    rec.round = ro_sgns__get_u64(p + 24);
+    rec.words = ro_sgns__get_u64(p + 32);
+    rows = ro_sgns__get_u64(p + 40);
+    if (ro_sgns__get_u32(p) > RO_SGNS_RUN_DONE || rec.stage < RO_SGNS_RUN_SGD ||
+        ro_sgns__get_u32(p + 4) != 0 || !ro_sgns__is_finite(rec.last_gain) ||
+        rows != header_rows || (!f) != (rec.stage == RO_SGNS_RUN_SGD) ||
+        (rec.stage == RO_SGNS_RUN_SGD && rows == 0))
+        return ro_sgns__bad(r, r->offset, "run record: stage %lu, last gain %g, %llu rows "
+                            "(the header: %lu), %s point (stage 1, the SGD start, has rows "
+                            "and no point; 2 and 3 a point)", (unsigned long)ro_sgns__get_u32(p),
+                            rec.last_gain, (unsigned long long)rows,
+                            (unsigned long)header_rows, f ? "a" : "no");
+    ro_sgns__r_take(r, RO_SGNS__FX_RUN, 1);
+    rec.rows = (size_t)rows;
+    rec.d = (size_t)d;
+    if (run && rows) {
+        block = (ro_sgns_real *)ro_sgns__alloc_array(alloc, rec.rows, 2 * rec.d, sizeof *block);
+        if (!block)
+            return ro_sgns__fail(r->err, RO_SGNS_ERR_OUT_OF_MEMORY,
+                                 "no memory for the run record's rows (2 x %llu x %llu)",
+                                 (unsigned long long)rows, (unsigned long long)d);
+        rec.W = block;
+        rec.C = block + rec.rows * rec.d;
+    }
+    res = ro_sgns__fx_reals(r, 2 * rows * d, block);
+    if (res != RO_SGNS_OK) {
+        ro_sgns__free(alloc, block);
+        return res;
+    }
+    if (run) *run = rec;
+    return RO_SGNS_OK;
+}
+
+RO_SGNS_DEF void ro_sgns_run_record_free(ro_sgns_run_record *run, const ro_sgns_allocator *alloc)
+{
+    if (!run) return;
+    ro_sgns__free(alloc, run->W);
+    run->W = run->C = NULL;
+    run->rows = 0;
 }
 
 /* The best point after V (flags bit 0): its iteration, next step and
@@ -14846,25 +15059,37 @@ static ro_sgns_result ro_sgns__fx_best(ro_sgns__reader *r, const ro_sgns_factors
     return RO_SGNS_OK;
 }
 
-/* Read a checkpoint, version 1 or 2, through the counts file's reader:
+/* Read a checkpoint, version 1 to 3, through the counts file's reader:
    the header, U, S and V (each value finite), the best point if there is
-   one (into *best when best is not NULL), the checksums. */
+   one (into *best when best is not NULL), the run record of the header's
+   rows if there is one (into *run when run is not NULL; else a file of no
+   point is refused), the checksums. */
 static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors **out,
                                             ro_sgns_factors **best, double *best_score,
+                                            ro_sgns_run_record *run,
                                             const ro_sgns_allocator *alloc)
 {
     ro_sgns_factors *f = NULL, *b = NULL;
-    uint32_t flags = 0;
+    ro_sgns_run_record rec;
+    uint32_t flags = 0, rows = 0;
+    uint64_t d = 0;
     double score = 0;
     ro_sgns_result res;
     r->name = "checkpoint";
-    res = ro_sgns__fx_header(r, &f, &flags, alloc);
+    memset(&rec, 0, sizeof rec);
+    res = ro_sgns__fx_header(r, &f, &d, &flags, &rows, alloc);
     if (res != RO_SGNS_OK) return res;
-    res = ro_sgns__fx_values(r, f, f);
+    if (!f && !run)
+        return ro_sgns__fail(r->err, RO_SGNS_ERR_FORMAT,
+                             "the checkpoint holds no point, only an SGD start's state "
+                             "(ro_sgns_factors_load_run_callback reads it)");
+    res = f ? ro_sgns__fx_values(r, f, f) : RO_SGNS_OK;
     if (res == RO_SGNS_OK && (flags & 1u))
         res = ro_sgns__fx_best(r, f, best ? &b : NULL, &score, alloc);
+    if (res == RO_SGNS_OK && (flags & 2u))
+        res = ro_sgns__fx_run(r, f, d, rows, run ? &rec : NULL, alloc);
     if (res != RO_SGNS_OK) goto fail;
-    if (r->version == 2) {
+    if (r->version >= 2) {
         res = ro_sgns__r_check_table(r);
     } else {
         const unsigned char *p = ro_sgns__r_peek(r, 8, "the checksum", &res);
@@ -14876,10 +15101,32 @@ static ro_sgns_result ro_sgns__factors_load(ro_sgns__reader *r, ro_sgns_factors 
     *out = f;
     if (best) *best = b;
     if (best_score) *best_score = score;
+    if (run) *run = rec;
     return ro_sgns__ok(r->err);
 fail:
+    ro_sgns_run_record_free(&rec, alloc);
     ro_sgns_factors_free(b);
     ro_sgns_factors_free(f);
+    return res;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_run_callback(ro_sgns_read_fn read, void *user,
+                                                             ro_sgns_factors **out,
+                                                             ro_sgns_factors **best,
+                                                             double *best_score,
+                                                             ro_sgns_run_record *run,
+                                                             const ro_sgns_allocator *alloc,
+                                                             ro_sgns_error *err)
+{
+    ro_sgns__reader *r;
+    ro_sgns_result res;
+    if (!read || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_load: NULL");
+    r = ro_sgns__reader_new(alloc, err);
+    if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
+    r->fn = read;
+    r->user = user;
+    res = ro_sgns__factors_load(r, out, best, best_score, run, alloc);
+    ro_sgns__reader_free(r);
     return res;
 }
 
@@ -14890,16 +15137,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_best_callback(ro_sgns_read_fn re
                                                               const ro_sgns_allocator *alloc,
                                                               ro_sgns_error *err)
 {
-    ro_sgns__reader *r;
-    ro_sgns_result res;
-    if (!read || !out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_load: NULL");
-    r = ro_sgns__reader_new(alloc, err);
-    if (!r) return RO_SGNS_ERR_OUT_OF_MEMORY;
-    r->fn = read;
-    r->user = user;
-    res = ro_sgns__factors_load(r, out, best, best_score, alloc);
-    ro_sgns__reader_free(r);
-    return res;
+    return ro_sgns_factors_load_run_callback(read, user, out, best, best_score, NULL, alloc, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_callback(ro_sgns_read_fn read, void *user,
@@ -14967,17 +15205,35 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_path(const ro_sgns_factors *f,
                                 f->has_alloc_ ? &f->alloc_ : NULL, err);
 }
 
-/* A point with its best point, for the emit function. */
+/* A point with its best point and run record, for the emit function. */
 typedef struct ro_sgns__fx_pair {
     const ro_sgns_factors *f, *best;
     double score;
+    const ro_sgns_run_record *run;
 } ro_sgns__fx_pair;
 
 static ro_sgns_result ro_sgns__fx_pair_emit(const void *obj, ro_sgns_write_fn write, void *user,
                                             ro_sgns_error *err)
 {
     const ro_sgns__fx_pair *q = (const ro_sgns__fx_pair *)obj;
-    return ro_sgns_factors_save_best_callback(q->f, q->best, q->score, write, user, err);
+    return ro_sgns__factors_save(q->f, q->best, q->score, q->run, write, user,
+                                 RO_SGNS__CHUNK_LOG2, err);
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_run_path(const ro_sgns_factors *f,
+                                                         const ro_sgns_factors *best,
+                                                         double score,
+                                                         const ro_sgns_run_record *run,
+                                                         const char *path, ro_sgns_error *err)
+{
+    ro_sgns__fx_pair q;
+    if (!f && !run) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
+    q.f = f;
+    q.best = best;
+    q.score = score;
+    q.run = run;
+    return ro_sgns__save_atomic(path, ro_sgns__fx_pair_emit, &q,
+                                f && f->has_alloc_ ? &f->alloc_ : NULL, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_path(const ro_sgns_factors *f,
@@ -14985,13 +15241,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_factors_save_best_path(const ro_sgns_factors 
                                                           double score, const char *path,
                                                           ro_sgns_error *err)
 {
-    ro_sgns__fx_pair q;
     if (!f) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "factors_save: NULL");
-    q.f = f;
-    q.best = best;
-    q.score = score;
-    return ro_sgns__save_atomic(path, ro_sgns__fx_pair_emit, &q,
-                                f->has_alloc_ ? &f->alloc_ : NULL, err);
+    return ro_sgns_factors_save_run_path(f, best, score, NULL, path, err);
 }
 
 RO_SGNS_DEF ro_sgns_result ro_sgns_factors_load_path(const char *path, ro_sgns_factors **out,
@@ -17907,6 +18158,12 @@ RO_SGNS_DEF ro_sgns_sgd_config ro_sgns_sgd_config_default(void)
     c.report_words = 100000;
     c.callback = NULL;
     c.user = NULL;
+    c.start_w = NULL;
+    c.start_c = NULL;
+    c.start_round = 0;
+    c.save = NULL;
+    c.save_rounds = 1;
+    c.save_seconds = 0;
     return c;
 }
 
@@ -18204,6 +18461,10 @@ typedef struct ro_sgns__sgd {
     uint32_t *rows;          /* virtual workers: 2n, the rows of a merge */
     double t0;
     int nt;                  /* workers running */
+    ro_sgns_real *Wout, *Cout; /* the caller's W and C (n x d): states go there */
+    uint64_t rounds_total;   /* virtual workers: rounds, all epochs */
+    uint64_t saved_round;    /* the last state given to cfg.save ... */
+    double saved_t;          /* ... and when */
     /* written while training */
     uint64_t done;           /* words done by all workers (atomic) */
     uint64_t next_report;    /* (in the critical section; read atomically) */
@@ -18434,6 +18695,18 @@ static ro_sgns_result ro_sgns__sgd_check(const ro_sgns_vocab *v, const ro_sgns_s
     if (c->workers < 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "workers = %d: must be >= 0",
                              c->workers);
+    if ((c->start_w == NULL) != (c->start_c == NULL) || (c->start_round && !c->start_w))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "a start state needs start_w and start_c (and them for round %llu)",
+                             (unsigned long long)c->start_round);
+    if ((c->start_w || c->save) && c->workers < 1)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "a start state or save needs virtual workers (workers >= 1): "
+                             "Hogwild's result depends on the threads' timing");
+    if (c->save && (c->save_rounds < 1 || !(c->save_seconds >= 0)))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "save_rounds = %llu, save_seconds = %g: want >= 1 and >= 0",
+                             (unsigned long long)c->save_rounds, c->save_seconds);
     if (c->workers > 1 && v->n > 0x7FFFFFFFu) /* the merge numbers 2 n rows in 32 bits */
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "vocabulary of %llu words: virtual workers take at most %llu",
@@ -18602,13 +18875,22 @@ static ro_sgns_result ro_sgns__sgd_tables(ro_sgns__sgd *s, ro_sgns__sgd_mem *m,
 }
 
 /* (b) The factors, padded to ld with zeros: W as word2vec starts it, from
-   stream (seed, 0), and C = 0. */
+   stream (seed, 0), and C = 0; or a start state's W and C (the padding
+   stays 0 in training, so it is the state the run had). */
 static void ro_sgns__sgd_factors(ro_sgns__sgd *s, const ro_sgns__sgd_mem *m)
 {
     size_t i, j, n = s->n, ld = s->ld, d = (size_t)s->cfg.size;
     ro_sgns_rng rng;
     s->W = ro_sgns__align64(m->wraw);
     s->C = ro_sgns__align64(m->craw);
+    if (s->cfg.start_w) {
+        for (i = 0; i < n; ++i) {
+            memcpy(s->W + i * ld, s->cfg.start_w + i * d, d * sizeof(ro_sgns_real));
+            memcpy(s->C + i * ld, s->cfg.start_c + i * d, d * sizeof(ro_sgns_real));
+            for (j = d; j < ld; ++j) s->W[i * ld + j] = s->C[i * ld + j] = 0;
+        }
+        return;
+    }
     ro_sgns_rng_seed(&rng, s->cfg.seed, 0);
     for (i = 0; i < n; ++i) {
         ro_sgns_real *w = s->W + i * ld;
@@ -18675,19 +18957,53 @@ static void ro_sgns__sgd_merge(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int K, 
     }
 }
 
+/* After round g (of all epochs): the state to cfg.save when one is due
+   (every worker's copy equals the shared W and C now), unpadded into the
+   caller's W and C. */
+static void ro_sgns__sgd_save(ro_sgns__sgd *s, const ro_sgns__sgd_local *loc, uint64_t g)
+{
+    size_t i, n = s->n, ld = s->ld, d = (size_t)s->cfg.size;
+    ro_sgns_sgd_state st;
+    int k, bad = 0;
+    double t = ro_sgns__now();
+    if (!s->cfg.save || g >= s->rounds_total || g - s->saved_round < s->cfg.save_rounds ||
+        t - s->saved_t < s->cfg.save_seconds)
+        return;
+    for (k = 0; k < s->cfg.workers; ++k) bad |= loc[k].bad;
+    if (bad) return; /* a NaN: the run ends in RO_SGNS_ERR_NUMERIC */
+    for (i = 0; i < n; ++i) {
+        memcpy(s->Wout + i * d, s->W + i * ld, d * sizeof(ro_sgns_real));
+        memcpy(s->Cout + i * d, s->C + i * ld, d * sizeof(ro_sgns_real));
+    }
+    st.W = s->Wout;
+    st.C = s->Cout;
+    st.round = g;
+    st.rounds_total = s->rounds_total;
+    st.words = s->done;
+    st.words_total = s->total;
+    if (s->cfg.save(&st, s->cfg.user)) s->stop = 1;
+    s->saved_round = g;
+    s->saved_t = ro_sgns__now();
+}
+
 /* (c) with K virtual workers: round after round, worker k trains blocks
    [r + k S, r + (k + 1) S) (S = cfg.sync) at the rate of each
-   block's position, then the merge; progress is reported between rounds. */
+   block's position, then the merge; progress is reported between rounds.
+   A start state's round (cfg.start_round) is where it begins. */
 static void ro_sgns__sgd_train_virtual(ro_sgns__sgd *s, ro_sgns__sgd_local *loc, int nt)
 {
     const int K = s->cfg.workers;
     const uint64_t B = s->nblocks, S = (uint64_t)s->cfg.sync, words = s->before[B];
-    uint64_t r0;
+    const uint64_t KS = (uint64_t)K * S, R = (B + KS - 1) / KS; /* rounds an epoch */
+    uint64_t r0, g = s->cfg.start_round;
     int ep;
     s->t0 = ro_sgns__now();
     s->nt = nt;
-    for (ep = 0; ep < s->cfg.epochs; ++ep) {
-        for (r0 = 0; r0 < B; r0 += (uint64_t)K * S) {
+    if (R == 0) return;
+    s->saved_round = g;
+    s->saved_t = s->t0;
+    for (ep = (int)(g / R); ep < s->cfg.epochs; ++ep) {
+        for (r0 = (uint64_t)ep == g / R ? (g % R) * KS : 0; r0 < B; r0 += KS) {
             const uint64_t r1 = B - r0 > (uint64_t)K * S ? r0 + (uint64_t)K * S : B;
             int k;
             if (s->stop) return;
@@ -18706,6 +19022,7 @@ static void ro_sgns__sgd_train_virtual(ro_sgns__sgd *s, ro_sgns__sgd_local *loc,
             s->done = (uint64_t)ep * words + s->before[r1];
             if (s->cfg.callback && s->done >= s->next_report)
                 ro_sgns__sgd_report(s, s->done, ro_sgns__sgd_alpha(s, s->done));
+            ro_sgns__sgd_save(s, loc, ++g);
         }
     }
 }
@@ -18869,7 +19186,27 @@ static ro_sgns_result ro_sgns__sgd_run(const void *text, size_t size, ro_sgns_re
     s.total = rd.words * (uint64_t)cfg.epochs;
     s.nt = nt;
     s.done = 0;
+    s.Wout = Wout;
+    s.Cout = Cout;
+    if (cfg.workers > 0) { /* a start state: its round, and the words done by then */
+        const uint64_t KS = (uint64_t)cfg.workers * (uint64_t)cfg.sync;
+        const uint64_t R = (s.nblocks + KS - 1) / KS, g = cfg.start_round;
+        s.rounds_total = R * (uint64_t)cfg.epochs;
+        if (g > s.rounds_total) {
+            rc = ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                               "start_round %llu: this run has %llu rounds",
+                               (unsigned long long)g, (unsigned long long)s.rounds_total);
+            goto done;
+        }
+        if (g) {
+            const uint64_t b = (g % R) * KS;
+            s.done = (g / R) * rd.words + s.before[b < s.nblocks ? b : s.nblocks];
+        }
+    }
     s.next_report = cfg.report_words && cfg.report_words < s.total ? cfg.report_words : s.total;
+    if (s.done && cfg.report_words) /* the first mark after the start */
+        s.next_report = s.done / cfg.report_words < s.total / cfg.report_words
+                            ? (s.done / cfg.report_words + 1) * cfg.report_words : s.total;
     s.stop = 0;
 
     ro_sgns__sgd_train(&s, m.loc, nt);                            /* (c) */

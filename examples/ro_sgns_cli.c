@@ -32,6 +32,7 @@
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -106,6 +107,7 @@ typedef struct cli {
     double stage_est; /* and of this one (its end line says both) */
     double read_secs; /* counting's reading of the text (train: SGD's estimate) */
     struct staged *staged; /* those files, in the order written */
+    struct sgd_saver *sgd_saver; /* the SGD start's -checkpoint (run_sgd), or NULL */
 } cli;
 
 static double now(void)
@@ -2208,10 +2210,12 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("allow-no-step", T_SWITCH, allow_no_step, W_RO, 0, 0, NULL,
       "write the start when no step is accepted\n(otherwise an error)"),
     F("checkpoint", T_STR, checkpoint, W_RO, 0, 0, "FILE",
-      "save the point after every step (with -keep-best\nalso the best so far); a file, not a FIFO"),
+      "save the run's state: the SGD start's (once a\nminute), the point after every step (with\n"
+      "-keep-best also the best so far); a file, not a\nFIFO"),
     F("resume", T_STR, resume, W_RO, 0, 0, "FILE",
-      "continue a checkpoint of the same counts, -size\nand -negative; -iter counts all steps (not\n"
-      "fewer than the checkpoint's); may be -checkpoint"),
+      "continue a checkpoint: the same command line\nplus -resume gives the straight run's bytes;\n"
+      "-iter counts all steps (not fewer than the\ncheckpoint's); may be -checkpoint (not there\n"
+      "yet: from the start)"),
     {"eval", T_LIST, offsetof(opts, eval), W_RO, 0, 0, "PAIRS",
      "Spearman after every step: a folder of *.txt\npair files, a file or a list (a,b); may repeat",
      NULL, "score the vectors with 'ro-sgns eval'"},
@@ -2348,8 +2352,63 @@ typedef struct train_ctx {
     double tangent0;      /* |dX| / step of this run's first step above rounding */
     const ro_sgns_problem *prob; /* -grad-norm: the problem the steps climb, */
     double grad0;         /* and |P_T(grad F)| at the start */
+    const ro_sgns_real *W0, *C0; /* the fold's start rows (cn->n x d), or NULL: */
+    uint64_t fingerprint; /* with the counts' fingerprint, in each checkpoint */
     char failure[RO_SGNS_MESSAGE_SIZE + 256];
 } train_ctx;
+
+/* A test hook (docs/TESTING.md): RO_SGNS_CLI_KILL_AT=STAGE:N kills the
+   run (SIGKILL, as kill -9 does) the N-th time it passes STAGE: count
+   (counting done), sgd (a state of the SGD start checkpointed), start (the
+   SGD start's end checkpointed), step (a step checkpointed), fold (the
+   fold about to start), save (the outputs written, not yet renamed). */
+static void kill_point(const char *stage)
+{
+    static unsigned long seen;
+    const char *at = getenv("RO_SGNS_CLI_KILL_AT");
+    size_t len = strlen(stage);
+    if (!at || strncmp(at, stage, len) != 0 || at[len] != ':') return;
+    if (++seen == strtoul(at + len + 1, NULL, 10)) {
+        fflush(NULL);
+        raise(SIGKILL);
+    }
+}
+
+/* -checkpoint: point x (NULL in the SGD start), -keep-best's best point
+   (or NULL) and its score, the run's record (stage, stop decision, rows);
+   a regular file replaced whole (the library's temporary file and rename)
+   only once the new one is complete. 0, or 1 with the reason in failure
+   (when: "after step 3"). */
+static int save_checkpoint(const opts *o, const ro_sgns_factors *x, const ro_sgns_factors *best,
+                           double score, const ro_sgns_run_record *run, const char *when,
+                           char *failure, size_t size)
+{
+    FILE *f;
+    ro_sgns_result rc;
+    ro_sgns_error err;
+    if (output_target(o->checkpoint, &f) < 0) {
+        snprintf(failure, size, "-checkpoint: cannot write '%s': %s", o->checkpoint, strerror(errno));
+        return 1;
+    }
+    if (f) {
+        int e, bad;
+        rc = ro_sgns_factors_save_run_callback(x, best, score, run, write_file_fn, f, &err);
+        e = errno;
+        bad = ferror(f);
+        if (close_in_place(f) || bad) {
+            rc = RO_SGNS_ERR_IO;
+            snprintf(err.message, sizeof err.message, "cannot write '%.200s': %s", o->checkpoint,
+                     strerror(bad ? e : errno));
+        }
+    } else {
+        rc = ro_sgns_factors_save_run_path(x, best, score, run, o->checkpoint, &err);
+    }
+    if (rc != RO_SGNS_OK) {
+        snprintf(failure, size, "-checkpoint %s: %s", when, err.message);
+        return 1;
+    }
+    return 0;
+}
 
 static int curve_row(train_ctx *t, uint64_t it, double F, double secs, const double *score, double mean)
 {
@@ -2458,7 +2517,6 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
     double score[CLI_MAX_SETS + 1], mean = NAN, te = now();
     char line[1024], eta[32];
     uint64_t done = p->iteration - t->first, left = t->last - p->iteration;
-    ro_sgns_error err;
     if (p->within_step) {
         on_blocks(t, p);
         return 0;
@@ -2518,33 +2576,24 @@ static int on_step(const ro_sgns_ro_progress *p, const ro_sgns_factors *x, void 
         t->last_gain = 100 * (p->objective - p->objective_prev) / fabs(p->objective_prev);
         if (t->last_gain < t->o->min_gain) t->converged = 1; /* stops after the checkpoint below */
     }
-    if (t->o->checkpoint) {
-        FILE *f;
-        ro_sgns_result rc;
-        const ro_sgns_factors *best = t->have_best ? t->best : NULL; /* -keep-best's */
-        if (output_target(t->o->checkpoint, &f) < 0) {
-            snprintf(t->failure, sizeof t->failure, "-checkpoint: cannot write '%s': %s",
-                     t->o->checkpoint, strerror(errno));
+    if (t->o->checkpoint) { /* the stop decision in it: a resume takes no step more */
+        ro_sgns_run_record run;
+        char when[64];
+        memset(&run, 0, sizeof run);
+        run.stage = t->converged ? RO_SGNS_RUN_DONE : RO_SGNS_RUN_STEPS;
+        run.last_gain = t->last_gain;
+        run.fingerprint = t->fingerprint;
+        run.d = x->d;
+        if (t->W0) {
+            run.rows = t->cn->n;
+            run.W = (ro_sgns_real *)t->W0;
+            run.C = (ro_sgns_real *)t->C0;
+        }
+        snprintf(when, sizeof when, "after step %llu", (unsigned long long)p->iteration);
+        if (save_checkpoint(t->o, x, t->have_best ? t->best : NULL, t->best_mean, &run, when,
+                            t->failure, sizeof t->failure))
             return t->failed = 1;
-        }
-        if (f) {
-            int e, bad;
-            rc = ro_sgns_factors_save_best_callback(x, best, t->best_mean, write_file_fn, f, &err);
-            e = errno;
-            bad = ferror(f);
-            if (close_in_place(f) || bad) {
-                rc = RO_SGNS_ERR_IO;
-                snprintf(err.message, sizeof err.message, "cannot write '%.200s': %s",
-                         t->o->checkpoint, strerror(bad ? e : errno));
-            }
-        } else {
-            rc = ro_sgns_factors_save_best_path(x, best, t->best_mean, t->o->checkpoint, &err);
-        }
-        if (rc != RO_SGNS_OK) {
-            snprintf(t->failure, sizeof t->failure, "-checkpoint after step %llu: %s",
-                     (unsigned long long)p->iteration, err.message);
-            return t->failed = 1;
-        }
+        kill_point("step");
     }
     return t->converged;
 }
@@ -2577,15 +2626,56 @@ static void check_share(cli *c, double share, const ro_sgns_counts *cn)
             share, (unsigned long long)tokens, tokens ? 1 / (double)tokens : 1.0);
 }
 
-/* word2vec's SGD on the text: W and C, n x d */
+/* The SGD start's -checkpoint: its state every CLI_SGD_SAVE_SECONDS (each
+   round under the kill hook), a stage 1 run record with no point. */
+typedef struct sgd_saver {
+    const opts *o;
+    uint64_t fingerprint;
+    size_t n, d;
+    int failed;
+    char failure[RO_SGNS_MESSAGE_SIZE + 256];
+} sgd_saver;
+
+#define CLI_SGD_SAVE_SECONDS 60.0
+
+static int on_sgd_state(const ro_sgns_sgd_state *st, void *user)
+{
+    cli *c = (cli *)user;
+    sgd_saver *s = c->sgd_saver;
+    ro_sgns_run_record run;
+    char when[96];
+    memset(&run, 0, sizeof run);
+    run.stage = RO_SGNS_RUN_SGD;
+    run.fingerprint = s->fingerprint;
+    run.round = st->round;
+    run.words = st->words;
+    run.rows = s->n;
+    run.d = s->d;
+    run.W = (ro_sgns_real *)st->W;
+    run.C = (ro_sgns_real *)st->C;
+    snprintf(when, sizeof when, "in the SGD start (round %llu of %llu)",
+             (unsigned long long)st->round, (unsigned long long)st->rounds_total);
+    if (save_checkpoint(s->o, NULL, NULL, 0, &run, when, s->failure, sizeof s->failure))
+        return s->failed = 1;
+    kill_point("sgd");
+    return 0;
+}
+
+/* word2vec's SGD on the text: W and C, n x d; init: the -init sgd start
+   (-init-iter, -init-share, -init-sample; its state checkpointed with
+   -checkpoint and virtual workers), else -method sgd; from: a stage 1
+   checkpoint's record to continue, or NULL */
 static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char *text, size_t size,
-                    int epochs, double share, double sample, ro_sgns_real **W, ro_sgns_real **C)
+                    int init, const ro_sgns_run_record *from, ro_sgns_real **W, ro_sgns_real **C)
 {
     ro_sgns_sgd_config sc = ro_sgns_sgd_config_default();
     ro_sgns_error err;
     ro_sgns_result rc;
     double t0 = now();
     size_t d = (size_t)o->size;
+    const int epochs = init ? (int)o->init_iter : (int)o->iter;
+    const double share = init ? o->init_share : 1, sample = init ? o->init_sample : o->sample;
+    sgd_saver saver;
     if ((double)(int)o->negative != o->negative)
         die(c, "-negative %g: SGD draws a whole number of negatives", o->negative);
     *W = (ro_sgns_real *)alloc_array(c, cn->n, d * sizeof(ro_sgns_real));
@@ -2602,6 +2692,23 @@ static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char 
     sc.workers = (int)o->workers;
     sc.callback = on_sgd;
     sc.user = c;
+    memset(&saver, 0, sizeof saver);
+    if (init && o->checkpoint && sc.workers >= 1) { /* Hogwild's state cannot be resumed */
+        saver.o = o;
+        saver.fingerprint = ro_sgns_counts_fingerprint(cn);
+        saver.n = cn->n;
+        saver.d = d;
+        c->sgd_saver = &saver;
+        sc.save = on_sgd_state;
+        sc.save_seconds = getenv("RO_SGNS_CLI_KILL_AT") ? 0 : CLI_SGD_SAVE_SECONDS;
+    }
+    if (from) { /* a stage 1 checkpoint: its W, C and round */
+        sc.start_w = from->W;
+        sc.start_c = from->C;
+        sc.start_round = from->round;
+        note(c, "sgd: resuming at round %llu (%llu words done)", (unsigned long long)from->round,
+             (unsigned long long)from->words);
+    }
     note(c, "sgd: d = %lu, window %d, negative %d, %d epoch(s) over %g of the text, alpha %g, "
             "sample %g, %s %d",
          (unsigned long)d, sc.window, sc.negative, epochs, share, sc.alpha, sc.sample,
@@ -2609,17 +2716,20 @@ static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char 
     stage_start(c);
     if (text) {
         rc = ro_sgns_sgd_train_memory(text, size, &cn->vocab, &sc, *W, *C, NULL, &err);
+        if (saver.failed) die(c, "%s", saver.failure);
         if (rc != RO_SGNS_OK) die_lib(c, display(o->train), &err);
     } else {
         reader r;
         reader_open(c, &r, "train", o->train, "sgd: reading");
         rc = ro_sgns_sgd_train_callback(reader_read, &r, &cn->vocab, &sc, *W, *C, NULL, &err);
+        if (saver.failed) die(c, "%s", saver.failure);
         if (rc != RO_SGNS_OK) {
             end_line(c);
             die_read(c, &r, &err);
         }
         close_read(c, r.f);
     }
+    c->sgd_saver = NULL;
     end_line(c);
     {
         char rss[64];
@@ -2761,6 +2871,7 @@ static void write_point(cli *c, const opts *o, const ro_sgns_factors *x, const r
     own(c, M, free_mem);
     write_vectors(c, o, "output", o->output, cn, M, x->d);
     release(c, M);
+    kill_point("save");
     commit_outputs(c);
 }
 
@@ -3445,6 +3556,47 @@ static ro_sgns_factors *fold_rest(cli *c, const opts *o, const ro_sgns_problem *
     return all;
 }
 
+/* -resume: the checkpoint's point (NULL for one of the SGD start, stage
+   1), its best point and score, its run record (*run; stage 0 for an older
+   file), the record's rows checked against the counts and -size; a stage 1
+   record only for a run that starts by SGD. */
+static ro_sgns_factors *load_resume(cli *c, const opts *o, const ro_sgns_counts *cn, int init_sgd,
+                                    ro_sgns_run_record *run, ro_sgns_factors **kept, double *kept_score)
+{
+    ro_sgns_factors *x = NULL;
+    ro_sgns_error err;
+    reader r;
+    reader_open(c, &r, "resume", o->resume, "loading");
+    if (ro_sgns_factors_load_run_callback(reader_read, &r, &x, kept, kept_score, run, NULL, &err) !=
+        RO_SGNS_OK) {
+        end_line(c);
+        die_read(c, &r, &err);
+    }
+    if (x) own(c, x, free_factors);
+    if (*kept) own(c, *kept, free_factors);
+    if (run->W) own(c, run->W, free_mem);
+    reader_at_end(c, &r, "checkpoint");
+    close_read(c, r.f);
+    if (run->stage == RO_SGNS_RUN_SGD && !init_sgd)
+        die(c, "-resume %s holds the state of an SGD start (-init sgd, the default with -train); "
+               "this run starts by -init %s",
+            o->resume, o->init);
+    if (run->stage == RO_SGNS_RUN_SGD && o->workers < 1)
+        die(c, "-resume %s: -workers 0 (Hogwild) cannot continue an SGD state", o->resume);
+    if (run->fingerprint && run->fingerprint != ro_sgns_counts_fingerprint(cn))
+        die(c, "-resume %s does not fit this run: other counts (fingerprint %016llx here, %016llx "
+               "in the checkpoint)",
+            o->resume, (unsigned long long)ro_sgns_counts_fingerprint(cn),
+            (unsigned long long)run->fingerprint);
+    if (run->rows && (run->rows != cn->n || run->d != (size_t)o->size))
+        die(c, "-resume %s does not fit this run: its SGD rows are %lu x %lu, this run's %lu x %lld",
+            o->resume, (unsigned long)run->rows, (unsigned long)run->d, (unsigned long)cn->n, o->size);
+    if (run->stage == RO_SGNS_RUN_SGD)
+        note(c, "-resume %s: in the SGD start, round %llu (%llu words done)", o->resume,
+             (unsigned long long)run->round, (unsigned long long)run->words);
+    return x;
+}
+
 static int cmd_train(cli *c, int argc, char **argv)
 {
     opts o;
@@ -3458,6 +3610,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     ro_sgns_counts *cn;
     ro_sgns_factors *x = NULL, *kept = NULL; /* kept: -resume's best point */
     ro_sgns_real *W0 = NULL, *C0 = NULL;     /* the start's factors, for the fold (-fold-start) */
+    ro_sgns_run_record run;                  /* -resume's record (stage 0: none) */
     double kept_score = 0;
     int curve_has_start = 0;
     char *text = NULL;
@@ -3465,6 +3618,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     FILE *curve = NULL;
     double t0 = now(), step_secs = 0;
     run_est est;
+    memset(&run, 0, sizeof run);
     opts_default(&o);
     parse_flags(c, &TRAIN_CMD, argc, argv, &o, given, NULL);
     c->quiet = o.quiet;
@@ -3479,7 +3633,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     is_sgd = strcmp(o.method, "sgd") == 0;
     if (!is_ro && !is_svd && !is_sgd) die(c, "-method %s: expected ro, svd or sgd", o.method);
     if (!o.output) die(c, "-output VECTORS is required (a file, or - for standard output)");
-    if (is_ro && !o.init) o.init = o.train && !o.resume ? "sgd" : "svd";
+    if (is_ro && !o.init) o.init = o.train ? "sgd" : "svd"; /* with -resume too: the same run */
     if (o.workers < 0) o.workers = is_sgd ? ro_sgns_sgd_config_default().workers : CLI_INIT_WORKERS;
     if (is_ro) {
         init_sgd = strcmp(o.init, "sgd") == 0;
@@ -3502,7 +3656,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (init_sgd) ctx |= W_SGD | W_SGDINIT;
     if (counting) ctx |= W_COUNT;
     if (pairs) ctx |= W_PAIRS;
-    if (is_svd || (is_ro && !init_sgd && !init_file && !o.resume)) ctx |= W_SVDSTART;
+    if (is_svd || (is_ro && !init_sgd && !init_file)) ctx |= W_SVDSTART;
     for (s = TRAIN_FLAGS; s->name; ++s)
         if (s->type != T_GROUP && given[s - TRAIN_FLAGS] && s->where && !(s->where & ctx)) {
             char there[256];
@@ -3531,8 +3685,11 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (was_given(&TRAIN_CMD, given, "fold-start") && !init_file && !init_sgd)
         die(c, "-fold-start needs a start with a row for every word (-init sgd, or -init FILE); "
                "the SVD-SPPMI start covers the head only");
-    if (o.resume && was_given(&TRAIN_CMD, given, "init"))
-        die(c, "-resume continues a checkpoint; -init does not apply");
+    if (o.resume && o.checkpoint && strcmp(o.resume, o.checkpoint) == 0 && access(o.resume, F_OK) != 0 &&
+        errno == ENOENT) { /* killed before its first checkpoint: the run from the start */
+        note(c, "-resume %s: no checkpoint yet; starting from the beginning", o.resume);
+        o.resume = NULL;
+    }
     if (o.keep_best && !o.neval)
         die(c, "-keep-best needs -eval PAIRS (and may add -analogy FILE): the score it keeps the best of");
     if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
@@ -3617,6 +3774,7 @@ static int cmd_train(cli *c, int argc, char **argv)
             cfg.memory_budget = 0;
         }
         cn = count_text(c, o.train, text, text_size, &cfg, !pairs);
+        kill_point("count");
         if (o.save_counts) save_counts(c, "save-counts", cn, o.save_counts);
     }
     if ((size_t)o.size > cn->n)
@@ -3647,7 +3805,7 @@ static int cmd_train(cli *c, int argc, char **argv)
         size_t i, nd = cn->n * (size_t)o.size;
         c->later = est.write;
         c->stage_est = est.sgd;
-        run_sgd(c, &o, cn, text, text_size, (int)o.iter, 1, o.sample, &W, &C);
+        run_sgd(c, &o, cn, text, text_size, 0, NULL, &W, &C);
         c->stage = 1; /* as write_point: both outputs or neither, the contexts first */
         if (o.output_ctx) write_vectors(c, &o, "output-contexts", o.output_ctx, cn, C, (size_t)o.size);
         if (kind == RO_SGNS_EMBED_W_PLUS_C) {
@@ -3668,19 +3826,9 @@ static int cmd_train(cli *c, int argc, char **argv)
     }
 
     /* the start */
-    if (o.resume) {
+    if (o.resume) x = load_resume(c, &o, cn, init_sgd, &run, &kept, &kept_score);
+    if (o.resume && x) {
         ro_sgns_error err;
-        reader r;
-        reader_open(c, &r, "resume", o.resume, "loading");
-        if (ro_sgns_factors_load_best_callback(reader_read, &r, &x, &kept, &kept_score, NULL, &err) !=
-            RO_SGNS_OK) {
-            end_line(c);
-            die_read(c, &r, &err);
-        }
-        own(c, x, free_factors);
-        if (kept) own(c, kept, free_factors);
-        reader_at_end(c, &r, "checkpoint");
-        close_read(c, r.f);
         /* the same counts (fingerprint), n, d, k, window and cds as the run */
         {
             /* a head run's checkpoint holds the head (-head): its n and m
@@ -3694,7 +3842,7 @@ static int cmd_train(cli *c, int argc, char **argv)
                 die(c, "-resume %s has %lu words and %lu contexts; this run trains %lu (-head)",
                     o.resume, (unsigned long)x->n, (unsigned long)x->m, (unsigned long)nh);
         }
-        if (x->counts_fingerprint == 0)
+        if (x->counts_fingerprint == 0 && !run.fingerprint)
             warn(c, "-resume %s records no counts, k, window or cds (a version 1 file, or a point "
                  "no step made): only n and d were checked", o.resume);
         /* a step count below the checkpoint's is no run: refused, never its later point */
@@ -3704,6 +3852,17 @@ static int cmd_train(cli *c, int argc, char **argv)
                 o.resume, (unsigned long long)x->iteration, o.iter,
                 (unsigned long long)x->iteration + 1, (unsigned long long)x->iteration);
         if (curve) curve_has_start = curve_cut(c, curve, o.curve, x->iteration);
+        if (run.rows) { /* the fold's start rows, as the straight run kept them */
+            W0 = run.W;
+            C0 = run.C;
+        } else if (nh < cn->n && o.fold_start && init_file) {
+            W0 = init_matrix(c, &o, "init", o.init, cn);
+            C0 = o.init_ctx ? init_matrix(c, &o, "init-contexts", o.init_ctx, cn) : W0;
+        } else if (nh < cn->n && o.fold_start && init_sgd) {
+            die(c, "-resume %s holds no rows of the SGD start (a checkpoint of an older ro-sgns): "
+                   "the fold would start elsewhere than the straight run's; run again without -resume",
+                o.resume);
+        }
     } else if (init_file) {
         ro_sgns_real *W = init_matrix(c, &o, "init", o.init, cn), *C = W;
         ro_sgns_error err;
@@ -3721,7 +3880,9 @@ static int cmd_train(cli *c, int argc, char **argv)
         ro_sgns_error err;
         c->later = est.steps + (est.fold > 0 ? est.fold : 0) + est.write;
         c->stage_est = est.sgd;
-        run_sgd(c, &o, cn, text, text_size, (int)o.init_iter, o.init_share, o.init_sample, &W, &C);
+        if (curve && o.resume) curve_has_start = curve_cut(c, curve, o.curve, 0);
+        run_sgd(c, &o, cn, text, text_size, 1, run.stage == RO_SGNS_RUN_SGD ? &run : NULL, &W, &C);
+        if (run.W) release(c, run.W);
         if (ro_sgns_factors_from_wc(nh, nh, (size_t)o.size, W, C, &x, NULL, &err) != RO_SGNS_OK)
             die(c, "-init sgd: %s", err.message);
         own(c, x, free_factors);
@@ -3731,6 +3892,26 @@ static int cmd_train(cli *c, int argc, char **argv)
         } else {
             release(c, W);
             release(c, C);
+        }
+        if (o.checkpoint) { /* the start done: a kill from here on does not redo it */
+            ro_sgns_run_record rec;
+            char failure[RO_SGNS_MESSAGE_SIZE + 256];
+            ro_sgns_factors stamped = *x; /* what the steps train it for, as a step records */
+            stamped.counts_fingerprint = ro_sgns_counts_fingerprint(cn);
+            stamped.k = o.negative;
+            stamped.cds = o.cds;
+            stamped.window = cn->config.window;
+            memset(&rec, 0, sizeof rec);
+            rec.stage = RO_SGNS_RUN_STEPS;
+            rec.fingerprint = ro_sgns_counts_fingerprint(cn);
+            rec.d = (size_t)o.size;
+            rec.rows = W0 ? cn->n : 0;
+            rec.W = W0;
+            rec.C = C0;
+            if (save_checkpoint(&o, &stamped, NULL, 0, &rec, "after the SGD start", failure,
+                                sizeof failure))
+                die(c, "%s", failure);
+            kill_point("start");
         }
     } else {
         c->later = est.steps + (est.fold > 0 ? est.fold : 0) + est.write;
@@ -3767,6 +3948,17 @@ static int cmd_train(cli *c, int argc, char **argv)
         t.curve_path = o.curve;
         t.first = start_it;
         t.last = (uint64_t)o.iter > start_it ? (uint64_t)o.iter : start_it;
+        t.W0 = W0;
+        t.C0 = C0;
+        t.fingerprint = ro_sgns_counts_fingerprint(cn);
+        if (run.stage == RO_SGNS_RUN_DONE) { /* the straight run stopped here: no step more */
+            t.converged = 1;
+            t.last_gain = run.last_gain;
+            note(c, "-resume: the checkpoint's steps had stopped at step %llu (F rose by %.3f%%, "
+                    "under -min-gain): no step more",
+                 (unsigned long long)start_it, run.last_gain);
+            t.last = start_it;
+        }
         if (o.keep_best) {
             if (ro_sgns_factors_create(x->n, x->m, x->d, &t.best, NULL, &err) != RO_SGNS_OK)
                 die(c, "%s", err.message);
@@ -3775,7 +3967,7 @@ static int cmd_train(cli *c, int argc, char **argv)
                 keep_if_best(&t, kept, kept_score);
                 note(c, "keep-best: from the checkpoint, step %llu (mean score %.4f)",
                      (unsigned long long)kept->iteration, kept_score);
-            } else if (o.resume) {
+            } else if (o.resume && start_it > 0) {
                 note(c, "keep-best: the checkpoint holds no best point (saved without -keep-best): "
                         "the best of step %llu on",
                      (unsigned long long)start_it);
@@ -3854,7 +4046,10 @@ static int cmd_train(cli *c, int argc, char **argv)
                  now() - t1, fmt_est(est.steps, e1, sizeof e1), rss_note(rss, sizeof rss));
         }
         c->later = est.write;
-        if (nh < cn->n) x = fold_rest(c, &o, whole, cn->n, x, W0, C0, est.fold);
+        if (nh < cn->n) {
+            kill_point("fold");
+            x = fold_rest(c, &o, whole, cn->n, x, W0, C0, est.fold);
+        }
         write_point(c, &o, x, cn, kind);
         {
             char rss[64], e1[32];

@@ -345,13 +345,13 @@ static void test_bit_flips(void)
             x->counts_fingerprint = ro_sgns_counts_fingerprint(c);
             x->k = 5;
             x->window = 2;
-            CHECK(ro_sgns__factors_save(x, NULL, 0, tu_grow_write, &g, 8, NULL) == RO_SGNS_OK);
+            CHECK(ro_sgns__factors_save(x, NULL, 0, NULL, tu_grow_write, &g, 8, NULL) == RO_SGNS_OK);
             flip_sweep("checkpoint (256-byte chunks)", g.p, g.len, load_checkpoint, window);
             g.len = 0;
             CHECK(ro_sgns_factors_save_callback(x, tu_grow_write, &g, NULL) == RO_SGNS_OK);
             flip_sweep("checkpoint (one chunk)", g.p, g.len, load_checkpoint, window);
             g.len = 0; /* with a best point (the point itself, at step 7) */
-            CHECK(ro_sgns__factors_save(x, x, 0.5, tu_grow_write, &g, 8, NULL) == RO_SGNS_OK);
+            CHECK(ro_sgns__factors_save(x, x, 0.5, NULL, tu_grow_write, &g, 8, NULL) == RO_SGNS_OK);
             flip_sweep("checkpoint with a best point", g.p, g.len, load_checkpoint, window);
         }
         ro_sgns_factors_free(x);
@@ -972,6 +972,109 @@ static void test_checkpoints(void)
     ro_sgns_counts_free(other);
 }
 
+static ro_sgns_result load_run(const unsigned char *p, size_t n)
+{
+    ro_sgns_factors *f = NULL, *b = NULL;
+    ro_sgns_run_record rec;
+    tu_reader r = tu_reader_of(p, n, 4096);
+    ro_sgns_result rc = ro_sgns_factors_load_run_callback(tu_read, &r, &f, &b, NULL, &rec, NULL, NULL);
+    if (rc == RO_SGNS_OK && r.at != n) rc = RO_SGNS_ERR_FORMAT;
+    if (rc == RO_SGNS_OK) ro_sgns_run_record_free(&rec, NULL);
+    ro_sgns_factors_free(f);
+    ro_sgns_factors_free(b);
+    return rc;
+}
+
+/* Version 3, a run record: the SGD stage's (rows, no point) and the
+   steps' (a point, its best, the fold's start rows) round trip bit for
+   bit; the plain loaders read the point and refuse a file of none; every
+   flip is refused; a version 2 file still loads, with no record. */
+static void test_run_record(void)
+{
+    ro_sgns_factors *x = NULL, *y = NULL, *b = NULL;
+    ro_sgns_run_record run, got;
+    real W[12], C[12];
+    tu_grow g;
+    tu_reader r;
+    double score = 0;
+    size_t i, window = tu_quick() ? 4 : 16;
+    memset(&g, 0, sizeof g);
+    memset(&run, 0, sizeof run);
+    for (i = 0; i < 12; ++i) {
+        W[i] = (real)((double)i / 3 - 1.7);
+        C[i] = (real)(0.1 / ((double)i + 1));
+    }
+    CHECK(ro_sgns_factors_create(5, 5, 2, &x, NULL, NULL) == RO_SGNS_OK);
+    if (!x) return;
+    for (i = 0; i < 10; ++i) x->U[i] = x->V[i] = (real)((double)i / 7 - 0.5);
+    for (i = 0; i < 4; ++i) x->S[i] = (real)(i + 1);
+    x->iteration = 4;
+    run.stage = RO_SGNS_RUN_SGD;
+    run.fingerprint = 0x1234567890abcdefull;
+    run.round = 17;
+    run.words = 123456;
+    run.rows = 6;
+    run.d = 2;
+    run.W = W;
+    run.C = C;
+    /* the SGD stage: no point */
+    CHECK(ro_sgns_factors_save_run_callback(NULL, NULL, 0, &run, tu_grow_write, &g, NULL) == RO_SGNS_OK);
+    CHECK(g.len > 12 && tcf_get32(g.p + 8) == 3);
+    r = tu_reader_of(g.p, g.len, 4096);
+    CHECK(ro_sgns_factors_load_run_callback(tu_read, &r, &y, NULL, NULL, &got, NULL, NULL) == RO_SGNS_OK);
+    CHECK(y == NULL && got.stage == RO_SGNS_RUN_SGD && got.fingerprint == run.fingerprint &&
+          got.round == 17 && got.words == 123456 && got.rows == 6 && got.d == 2 && got.W &&
+          memcmp(got.W, W, sizeof W) == 0 && memcmp(got.C, C, sizeof C) == 0);
+    ro_sgns_run_record_free(&got, NULL);
+    CHECK(load_checkpoint(g.p, g.len) == RO_SGNS_ERR_FORMAT);
+    flip_sweep("checkpoint of the SGD stage", g.p, g.len, load_run, window);
+    /* the steps: a point, its best and the rows */
+    run.stage = RO_SGNS_RUN_DONE;
+    run.last_gain = 0.0625;
+    run.rows = 5;
+    g.len = 0;
+    CHECK(ro_sgns_factors_save_run_callback(x, x, 0.5, &run, tu_grow_write, &g, NULL) == RO_SGNS_OK);
+    r = tu_reader_of(g.p, g.len, 4096);
+    CHECK(ro_sgns_factors_load_run_callback(tu_read, &r, &y, &b, &score, &got, NULL, NULL) == RO_SGNS_OK);
+    CHECK(y && b && same_point(x, y) && same_point(x, b) && score == 0.5 &&
+          got.stage == RO_SGNS_RUN_DONE && got.last_gain == 0.0625 && got.rows == 5 &&
+          memcmp(got.W, W, 10 * sizeof(real)) == 0 && memcmp(got.C, C, 10 * sizeof(real)) == 0);
+    ro_sgns_run_record_free(&got, NULL);
+    ro_sgns_factors_free(y);
+    ro_sgns_factors_free(b);
+    y = b = NULL;
+    r = tu_reader_of(g.p, g.len, 4096); /* the plain loader: the point, the record read past */
+    CHECK(ro_sgns_factors_load_callback(tu_read, &r, &y, NULL, NULL) == RO_SGNS_OK && y &&
+          same_point(x, y) && r.at == g.len);
+    ro_sgns_factors_free(y);
+    y = NULL;
+    flip_sweep("checkpoint with a run record", g.p, g.len, load_run, window);
+    /* refused saves: a record that does not fit its point */
+    CHECK(ro_sgns_factors_save_run_callback(NULL, NULL, 0, &run, tu_grow_write, &g, NULL) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT); /* stage DONE without a point */
+    run.stage = RO_SGNS_RUN_SGD;
+    CHECK(ro_sgns_factors_save_run_callback(x, NULL, 0, &run, tu_grow_write, &g, NULL) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT); /* the SGD stage with one */
+    run.stage = RO_SGNS_RUN_STEPS;
+    run.d = 3;
+    CHECK(ro_sgns_factors_save_run_callback(x, NULL, 0, &run, tu_grow_write, &g, NULL) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT); /* rows of another d */
+    run.d = 2;
+    W[3] = (real)NAN;
+    CHECK(ro_sgns_factors_save_run_callback(x, NULL, 0, &run, tu_grow_write, &g, NULL) ==
+          RO_SGNS_ERR_NUMERIC);
+    /* version 2 (no record) still loads through the run loader: stage 0 */
+    g.len = 0;
+    CHECK(ro_sgns_factors_save_best_callback(x, NULL, 0, tu_grow_write, &g, NULL) == RO_SGNS_OK);
+    CHECK(g.len > 12 && tcf_get32(g.p + 8) == 2);
+    r = tu_reader_of(g.p, g.len, 4096);
+    CHECK(ro_sgns_factors_load_run_callback(tu_read, &r, &y, NULL, NULL, &got, NULL, NULL) == RO_SGNS_OK &&
+          y && same_point(x, y) && got.stage == 0 && got.rows == 0 && got.W == NULL);
+    ro_sgns_factors_free(y);
+    ro_sgns_factors_free(x);
+    free(g.p);
+}
+
 /* The file's word i: the offset of its unigram count (version 2). */
 static size_t count_at(const unsigned char *f, size_t i)
 {
@@ -1177,6 +1280,7 @@ int main(void)
     test_ranges_corrupt();
     test_ranges_users();
     test_checkpoints();
+    test_run_record();
     test_checkpoint_best();
     test_named();
     test_counts_numbers();

@@ -1362,6 +1362,63 @@ static ro_sgns_result c_factors_save_best_path(void)
     return ro_sgns_factors_save_best_path(X0, X0, 0.25, P_OUT, &g_err);
 }
 static int k_factors_save_best_path(ro_sgns_result rc) { return k_saved_over(rc, XB_FILE, XB_SIZE); }
+/* a checkpoint with a run record (version 3): X0, its best X0, W0 and CC0
+   as the rows */
+static unsigned char *XR_FILE;
+static size_t XR_SIZE;
+static ro_sgns_run_record g_run;
+static ro_sgns_run_record run_of_x0(void)
+{
+    ro_sgns_run_record r;
+    memset(&r, 0, sizeof r);
+    r.stage = RO_SGNS_RUN_DONE;
+    r.last_gain = 0.125;
+    r.fingerprint = 77;
+    r.rows = g_n;
+    r.d = D;
+    r.W = W0;
+    r.C = CC0;
+    return r;
+}
+static ro_sgns_result c_factors_save_run_callback(void)
+{
+    ro_sgns_run_record r = run_of_x0();
+    mb_reset(&g_mb);
+    return ro_sgns_factors_save_run_callback(X0, X0, 0.25, &r, mb_write, &g_mb, &g_err);
+}
+static int k_fx_run_saved(ro_sgns_result rc)
+{
+    return (rc == RO_SGNS_OK ? same_bytes(&g_mb, XR_FILE, XR_SIZE) : g_mb.len == 0) &&
+           inputs_intact();
+}
+static ro_sgns_result c_factors_load_run_callback(void)
+{
+    membuf r = mb_over(XR_FILE, XR_SIZE);
+    g_fx = g_fxb = (ro_sgns_factors *)SENT;
+    g_score = -1;
+    memset(&g_run, 0, sizeof g_run);
+    g_run.stage = -7; /* untouched on failure */
+    return ro_sgns_factors_load_run_callback(mb_read, &r, &g_fx, &g_fxb, &g_score, &g_run, &RA,
+                                             &g_err);
+}
+static int k_fx_run_loaded(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_run.stage == -7 && !g_run.W && k_fx_best_loaded(rc);
+    ok = g_run.stage == RO_SGNS_RUN_DONE && g_run.last_gain == 0.125 && g_run.fingerprint == 77 &&
+         g_run.rows == g_n && g_run.d == D && g_run.W &&
+         memcmp(g_run.W, W0, g_n * D * sizeof(real)) == 0 &&
+         memcmp(g_run.C, CC0, g_n * D * sizeof(real)) == 0;
+    ro_sgns_run_record_free(&g_run, &RA);
+    return k_fx_best_loaded(rc) && ok && !g_run.W;
+}
+static ro_sgns_result c_factors_save_run_path(void)
+{
+    ro_sgns_run_record r = run_of_x0();
+    if (!old_in_place()) return RO_SGNS_ERR_IO;
+    return ro_sgns_factors_save_run_path(X0, X0, 0.25, &r, P_OUT, &g_err);
+}
+static int k_factors_save_run_path(ro_sgns_result rc) { return k_saved_over(rc, XR_FILE, XR_SIZE); }
 
 static void test_ro(void)
 {
@@ -1478,6 +1535,20 @@ static void test_ro(void)
               RO_SGNS_OK, 1);
     }
     free(XB_FILE);
+    CHECK(c_factors_save_run_callback() == RO_SGNS_OK && g_mb.len > X0_SIZE);
+    XR_SIZE = g_mb.len;
+    XR_FILE = (unsigned char *)malloc(XR_SIZE);
+    CHECK(XR_FILE != NULL);
+    if (XR_FILE) {
+        memcpy(XR_FILE, g_mb.p, XR_SIZE);
+        sweep("ro_sgns_factors_save_run_callback", c_factors_save_run_callback, k_fx_run_saved,
+              RO_SGNS_OK, 0);
+        sweep("ro_sgns_factors_load_run_callback", c_factors_load_run_callback, k_fx_run_loaded,
+              RO_SGNS_OK, 1);
+        sweep("ro_sgns_factors_save_run_path", c_factors_save_run_path, k_factors_save_run_path,
+              RO_SGNS_OK, 1);
+    }
+    free(XR_FILE);
     for (i = 0; i < 3; ++i) ro_sgns_factors_free(SNAP[i]);
     ro_sgns_factors_free(XW);
     ro_sgns_factors_free(FROM_WC);

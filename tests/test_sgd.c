@@ -683,6 +683,138 @@ static void test_workers(void)
     ro_sgns_counts_free(co);
 }
 
+/* A save callback that records the states it sees and stops at round
+   stop_at (0: never). */
+typedef struct {
+    uint64_t stop_at, calls, last_round, rounds_total, last_words, words_total;
+    int ordered;
+} save_state;
+
+static int save_cb(const ro_sgns_sgd_state *st, void *user)
+{
+    save_state *s = (save_state *)user;
+    if (st->round <= s->last_round || st->words < s->last_words) s->ordered = 0;
+    s->calls++;
+    s->last_round = st->round;
+    s->rounds_total = st->rounds_total;
+    s->last_words = st->words;
+    s->words_total = st->words_total;
+    return s->stop_at && st->round == s->stop_at;
+}
+
+/* A run stopped at a round's end and resumed from its state (start_w,
+   start_c, start_round) ends with the straight run's bits, at 1 and 2
+   threads, K = 1 and 2, mid-epoch and at an epoch's end; Hogwild and half
+   a state are refused. */
+static void test_resume(void)
+{
+    size_t size, n, d = 12;
+    /* 4000 lines: 82 blocks; K = 2, sync 24: two rounds an epoch (48, 34
+       blocks), 3 epochs: rounds 1..5 can stop; K = 1: four an epoch */
+    char *text = planted_corpus(4000, 5, &size);
+    ro_sgns_counts *co = count_text(text, size, 5, 1);
+    ro_sgns_sgd_config cfg = ro_sgns_sgd_config_default();
+    ro_sgns_error err;
+    real *Wf, *Cf, *W, *C;
+    save_state ss;
+    const uint64_t stops[] = {1, 2, 3, 5};
+    int K, t, i;
+    CHECK(co != NULL);
+    if (!co) return;
+    n = co->n;
+    Wf = (real *)malloc(n * d * sizeof(real));
+    Cf = (real *)malloc(n * d * sizeof(real));
+    W = (real *)malloc(n * d * sizeof(real));
+    C = (real *)malloc(n * d * sizeof(real));
+    cfg.size = (int)d;
+    cfg.epochs = 3;
+    cfg.seed = 33;
+    cfg.sync = 24;
+    cfg.sample = 0.05; /* the subsampling's draws too */
+    for (K = 1; K <= 2; ++K) {
+        cfg.workers = K;
+        cfg.threads = 1;
+        cfg.save = NULL;
+        cfg.start_w = cfg.start_c = NULL;
+        cfg.start_round = 0;
+        CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, Wf, Cf, NULL, &err) == RO_SGNS_OK);
+        /* every state seen in order, none after the last round */
+        memset(&ss, 0, sizeof ss);
+        ss.ordered = 1;
+        cfg.save = save_cb;
+        cfg.user = &ss;
+        CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) == RO_SGNS_OK);
+        CHECK(memcmp(W, Wf, n * d * sizeof(real)) == 0 && memcmp(C, Cf, n * d * sizeof(real)) == 0);
+        CHECKF(ss.ordered && ss.rounds_total == (K == 1 ? 12u : 6u) && ss.calls == ss.rounds_total - 1 &&
+                   ss.last_round == ss.rounds_total - 1 && ss.words_total == 3 * co->corpus_tokens,
+               "K = %d: %llu calls, last round %llu of %llu", K, (unsigned long long)ss.calls,
+               (unsigned long long)ss.last_round, (unsigned long long)ss.rounds_total);
+        for (i = 0; i < 4; ++i) {
+            for (t = 1; t <= 2; ++t) {
+                uint64_t at = K == 1 ? 2 * stops[i] : stops[i];
+                memset(&ss, 0, sizeof ss);
+                ss.ordered = 1;
+                ss.stop_at = at;
+                cfg.save = save_cb;
+                cfg.start_w = cfg.start_c = NULL;
+                cfg.start_round = 0;
+                cfg.threads = 3 - t; /* the first half on the other thread count */
+                CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) ==
+                      RO_SGNS_STOPPED);
+                CHECK(ss.last_round == at && ss.last_words < ss.words_total);
+                CHECK(memcmp(W, Wf, n * d * sizeof(real)) != 0);
+                /* the second half: the state given back (W, C are also the output) */
+                memset(&ss, 0, sizeof ss);
+                ss.ordered = 1;
+                ss.last_round = at; /* states after it only */
+                cfg.threads = t;
+                cfg.start_w = W;
+                cfg.start_c = C;
+                cfg.start_round = at;
+                CHECKF(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) ==
+                           RO_SGNS_OK, "%s", err.message);
+                CHECKF(memcmp(W, Wf, n * d * sizeof(real)) == 0 && memcmp(C, Cf, n * d * sizeof(real)) == 0,
+                       "K = %d, stopped at round %llu, resumed on %d thread(s): other bits", K,
+                       (unsigned long long)at, t);
+                CHECK(ss.ordered);
+            }
+        }
+        /* the last round's state resumes to itself */
+        cfg.start_w = Wf;
+        cfg.start_c = Cf;
+        cfg.start_round = K == 1 ? 12 : 6;
+        cfg.save = NULL;
+        CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) == RO_SGNS_OK);
+        CHECK(memcmp(W, Wf, n * d * sizeof(real)) == 0 && memcmp(C, Cf, n * d * sizeof(real)) == 0);
+    }
+    /* refused: a round past the end, half a state, a round without one, Hogwild */
+    cfg.start_round = 7;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg.start_round = 1;
+    cfg.start_c = NULL;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg.start_w = NULL;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg.start_round = 0;
+    cfg.workers = 0;
+    cfg.save = save_cb;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    cfg.workers = 2;
+    cfg.save_rounds = 0;
+    CHECK(ro_sgns_sgd_train_memory(text, size, &co->vocab, &cfg, W, C, NULL, &err) ==
+          RO_SGNS_ERR_INVALID_ARGUMENT);
+    free(Wf);
+    free(Cf);
+    free(W);
+    free(C);
+    free(text);
+    ro_sgns_counts_free(co);
+}
+
 /* ------------------------------------------------------ allocator, errors */
 
 typedef struct {
@@ -876,6 +1008,7 @@ int main(void)
     test_train();
     test_merge();
     test_workers();
+    test_resume();
     test_errors();
     return tu_finish("sgd");
 }
