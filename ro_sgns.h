@@ -12896,6 +12896,7 @@ static ro_sgns_result ro_sgns__tmp_create(const char *path, const char *target, 
     int errnum = 0;
     *fd = -1;
     *f = NULL;
+    (void)private_; /* POSIX only: Windows gives no group or other bits */
     if (!name) return ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "no memory for a file name");
 #ifdef RO_SGNS__POSIX_IO
     salt ^= (uint64_t)RO_SGNS__GETPID() << 32;
