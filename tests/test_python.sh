@@ -301,6 +301,7 @@ import ro_sgns
 marker, program = tdir + "/marker", sys.argv[4]
 
 # NUL bytes: refused before the program runs
+built = os.environ["RO_SGNS_BIN"]  # the program under test (run_py)
 os.environ["RO_SGNS_BIN"] = program
 for kw, name in (({"corpus_file": sample + "\0x"}, "corpus_file"), ({"vector_size": "1\x000"}, "vector_size"),
                  ({"head": "1\x000"}, "head"), ({"eval": ["a", "b\0c"]}, "eval"),
@@ -316,7 +317,7 @@ script = ("import sys; sys.modules['numpy'] = None; import ro_sgns\n"
 out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True).stdout
 check("numpy missing: ImportError naming numpy", "ImportError" in out and "numpy" in out, out)
 check("numpy missing: before the program ran", not os.path.exists(marker))
-del os.environ["RO_SGNS_BIN"]
+os.environ["RO_SGNS_BIN"] = built  # a fresh clone has no ./ro-sgns to fall back on
 
 # a failed call holds no FIFO: a reader gets end-of-file, not EAGAIN
 fifo = tdir + "/fifo.csv"
