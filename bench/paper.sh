@@ -86,7 +86,7 @@ for D in $DIMS; do
     S1=$(now)
     # -max-step-seconds 0: d = 500 on a loaded machine may estimate a step over
     # the 10 minutes at which train otherwise stops; here the length is wanted
-    $BIN train -counts "$COUNTS" -method ro -size "$D" -iter "$ITER" $PAPER -binary 1 -max-step-seconds 0 \
+    $BIN train -counts "$COUNTS" -method ro -size "$D" -steps "$ITER" $PAPER -binary 1 -max-step-seconds 0 \
         -init "$OUT/svd$D.bin" -init-contexts "$OUT/svd${D}_ctx.bin" -eval $SETS -curve "$OUT/curve$D.csv" \
         -output "$OUT/ro$D.bin" -output-contexts "$OUT/ro${D}_ctx.bin"
     S2=$(now)

@@ -71,7 +71,7 @@
 #define CLI_INIT_SAMPLE 1e-4
 /* -cds from the SGD start: SGD draws its negatives from #(c)^0.75 (word2vec) */
 #define CLI_SGD_CDS 0.75
-/* -iter from the SGD start: a cap; -min-gain ends the run, after 12 and 13
+/* -steps from the SGD start: a cap; -min-gain ends the run, after 12 and 13
    steps at 183k and 22k words (issue 53: steps from the measure, not 10) */
 #define CLI_SGD_STEPS 30
 /* -min-gain: a step that raises F by less than this percent ends the run
@@ -372,9 +372,9 @@ typedef struct opts {
     const char *eval[CLI_MAX_LIST];
     int neval;
     int binary; /* -1: by extension */
-    long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, init_iter,
-        oversample, block, power_iters, k, restrict_vocab, head, fold_iter, fold_start, workers,
-        cg_iter;
+    long long size, threads, seed, window, min_count, max_vocab, dynamic_window, iter, steps,
+        oversample, block, power_iters, k, restrict_vocab, head, fold_iter, fold_start,
+        virtual_workers, cg_iter;
     int cross_lines, safeguard, fuse, allow_no_step, keep_best, quiet, fold_case, cbow, hs, help,
         normalize;
     int force, grad_norm;
@@ -426,10 +426,10 @@ static void opts_default(opts *o)
     o->sample = cc.sample;
     o->cross_lines = cc.cross_lines;
     o->memory = cc.memory_budget;
-    o->iter = -1; /* the method's: rc.iterations or sc.epochs */
-    o->init_iter = CLI_INIT_EPOCHS;
+    o->iter = -1;  /* SGD's epochs: sc.epochs for -method sgd, CLI_INIT_EPOCHS for -init sgd */
+    o->steps = -1; /* RO's cap: CLI_SGD_STEPS from -init sgd, else rc.iterations */
     o->alpha = sc.alpha;
-    o->workers = -1; /* CLI_INIT_WORKERS for -init sgd, sc.workers (Hogwild) for -method sgd */
+    o->virtual_workers = -1; /* CLI_INIT_WORKERS for -init sgd, sc.workers (Hogwild) for -method sgd */
     o->init_share = CLI_INIT_SHARE;
     o->init_sample = CLI_INIT_SAMPLE;
     o->min_gain = CLI_MIN_GAIN;
@@ -566,6 +566,8 @@ static const char *const REFUSED[][2] = {
     {"debug", "not supported: progress is on by default; -quiet turns it off"},
     {"alpha-sgd", "renamed: the SGD learning rate is -alpha, as in word2vec"},
     {"epochs", "renamed: SGD epochs are -iter, as in word2vec"},
+    {"init-iter", "renamed: the SGD start's epochs are -iter (word2vec's epochs over the text); RO's step cap is -steps"},
+    {"workers", "renamed: virtual SGD workers are -virtual-workers; threads are -threads (gensim's workers)"},
     {"input", "fastText's -input is -train here"},
     {"dim", "fastText's -dim is -size here"},
     {"epoch", "fastText's -epoch is -iter here"},
@@ -2160,12 +2162,12 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("allow-binary", T_01, allow_binary, W_COUNT, 0, 1, "0|1", H_ALLOW_BINARY),
 
     G("RO-SGNS (-method ro):"),
-    {"iter", T_INT, offsetof(opts, iter), W_RO | W_SGD, 0, 1e6, "K",
-     "RO steps ({RO}; from -init sgd at most {SGDSTEPS},\nas -min-gain ends the run); -method sgd:\nepochs ({SGD}), as word2vec's -iter", NULL,
-     "SVD-SPPMI takes no steps"},
+    {"steps", T_INT, offsetof(opts, steps), W_RO, 0, 1e6, "K",
+     "at most K RO steps ({RO}; from -init sgd {SGDSTEPS},\nas -min-gain ends the run; 0: write the start)",
+     NULL, "SVD-SPPMI takes no steps"},
     F("init", T_STR, init, W_RO, 0, 0, "sgd|svd|FILE",
-      "start: sgd SGD on -train (the default with\n-train: -workers virtual workers, -init-iter\n"
-      "epochs over -init-share of the text); svd\nSVD-SPPMI (the default from -counts alone);\n"
+      "start: sgd SGD on -train (the default with\n-train: -iter epochs over -init-share of the\n"
+      "text, -virtual-workers); svd\nSVD-SPPMI (the default from -counts alone);\n"
       "FILE word vectors (W0 = C0 unless -init-contexts)"),
     F("init-contexts", T_STR, init_ctx, W_RO, 0, 0, "FILE", "C0 for -init FILE"),
     F("init-coverage", T_NUM, init_coverage, W_RO, 0, 1, "F",
@@ -2178,15 +2180,13 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("fold-start", T_INT, fold_start, W_RO, 0, 1, "0|1",
       "1: each folded row starts from its row of the\nstart (-init sgd or FILE), projected onto the\n"
       "head; 0: from 0 ({D})"),
-    {"init-iter", T_INT, offsetof(opts, init_iter), W_SGDINIT, 1, 1000, "E",
-     "SGD epochs of -init sgd ({D})", NULL, "it is the epochs of -init sgd"},
     {"init-sample", T_NUM, offsetof(opts, init_sample), W_SGDINIT, 0, 1, "T",
      "-init sgd subsamples frequent words with this\nthreshold ({D}; word2vec's -sample, whose\ndefault is 1e-3; 0 = off)", NULL,
      "it is the subsampling of -init sgd"},
     {"init-share", T_NUM, offsetof(opts, init_share), W_SGDINIT, 1e-9, 1, "F",
      "-init sgd trains on the first share F of the\ntext ({D}; whole blocks of 1024 tokens; under\none token: an error)", NULL, "it is the share of -init sgd"},
     F("min-gain", T_NUM, min_gain, W_RO, 0, 100, "P",
-      "stop after a step that raises F by less than\nP percent ({D}; 0: take every -iter step)"),
+      "stop after a step that raises F by less than\nP percent ({D}; 0: take every -steps step)"),
     F("eta", T_NUM, eta, W_RO, 1e-30, 1e30, "S",
       "step size: eta of the scaled direction ({ETA})\nor lambda of the plain one (5e-05)"),
     F("eta-max", T_NUM, eta_max, W_RO, 0, 1e30, "S",
@@ -2214,7 +2214,7 @@ static const flag_spec TRAIN_FLAGS[] = {
       "-keep-best also the best so far); a file, not a\nFIFO"),
     F("resume", T_STR, resume, W_RO, 0, 0, "FILE",
       "continue a checkpoint: the same command line\nplus -resume gives the straight run's bytes;\n"
-      "-iter counts all steps (not fewer than the\ncheckpoint's); may be -checkpoint (not there\n"
+      "-steps counts all steps (not fewer than the\ncheckpoint's); may be -checkpoint (not there\n"
       "yet: from the start)"),
     {"eval", T_LIST, offsetof(opts, eval), W_RO, 0, 0, "PAIRS",
      "Spearman after every step: a folder of *.txt\npair files, a file or a list (a,b); may repeat",
@@ -2231,11 +2231,14 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("block", T_INT, block, W_SVDSTART, 0, 1e6, "B", "krylov: columns per block ({D}: the library's)"),
     F("power-iters", T_INT, power_iters, W_SVDSTART, 0, 100, "Q", "subspace: power iterations ({D})"),
 
-    G("SGD (-method sgd, and -init sgd; also -iter, -sample, -window):"),
+    G("SGD (-method sgd, and -init sgd; also -sample, -window):"),
+    {"iter", T_INT, offsetof(opts, iter), W_SGD, 1, 1e6, "E",
+     "epochs over the text, as word2vec's -iter: -method\nsgd ({SGD}), the -init sgd start ({IE})", NULL,
+     "no SGD reads the text here; RO's step cap is -steps"},
     {"alpha", T_NUM, offsetof(opts, alpha), W_SGD, 1e-9, 1, "A",
      "starting learning rate ({D}), word2vec's -alpha", NULL,
      "it is the SGD learning rate (word2vec's -alpha); the exponent of Sigma is -eig"},
-    F("workers", T_INT, workers, W_SGD, 0, 1024, "K",
+    F("virtual-workers", T_INT, virtual_workers, W_SGD, 0, 1024, "K",
       "K virtual workers, merged every so many blocks:\nthe same bits on any -threads (at most K used),\n"
       "K more copies of W and C ({IW} for -init sgd);\n0 Hogwild (-method sgd's default, word2vec's):\n"
       "the threads share W and C, and only -threads 1\nis reproducible"),
@@ -2251,7 +2254,7 @@ static const cmd_desc TRAIN_CMD = {
     "counts the text, starts from {IE} epochs of SGD on it (-init sgd; from -counts\n"
     "alone, or with -init svd, from SVD-SPPMI), takes steps of RO-SGNS (Fonarev\n"
     "et al. 2017) on the most frequent words (-head) until a step raises F by\n"
-    "less than -min-gain (at most -iter), and folds the other words in; svd stops\n"
+    "less than -min-gain (at most -steps), and folds the other words in; svd stops\n"
     "at SVD-SPPMI; sgd is word2vec's skip-gram\n"
     "with negative sampling. -counts reuses counts (from 'count' or -save-counts)\n"
     "instead of counting; SGD takes its vocabulary from them, or from counting\n"
@@ -2662,7 +2665,7 @@ static int on_sgd_state(const ro_sgns_sgd_state *st, void *user)
 }
 
 /* word2vec's SGD on the text: W and C, n x d; init: the -init sgd start
-   (-init-iter, -init-share, -init-sample; its state checkpointed with
+   (-iter, -init-share, -init-sample; its state checkpointed with
    -checkpoint and virtual workers), else -method sgd; from: a stage 1
    checkpoint's record to continue, or NULL */
 static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char *text, size_t size,
@@ -2673,7 +2676,7 @@ static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char 
     ro_sgns_result rc;
     double t0 = now();
     size_t d = (size_t)o->size;
-    const int epochs = init ? (int)o->init_iter : (int)o->iter;
+    const int epochs = (int)o->iter;
     const double share = init ? o->init_share : 1, sample = init ? o->init_sample : o->sample;
     sgd_saver saver;
     if ((double)(int)o->negative != o->negative)
@@ -2689,7 +2692,7 @@ static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char 
     sc.sample = sample;
     sc.seed = (uint64_t)o->seed;
     sc.threads = (int)o->threads;
-    sc.workers = (int)o->workers;
+    sc.workers = (int)o->virtual_workers;
     sc.callback = on_sgd;
     sc.user = c;
     memset(&saver, 0, sizeof saver);
@@ -3065,13 +3068,13 @@ static void run_cost(const cost_fit *f, size_t n, size_t d, run_est *e)
     const double dd = (double)d / (double)f->d0, ld = (double)((d + 15) / 16 * 16);
     const size_t nh = f->nh < n ? f->nh : n;
     const uint64_t nnz = f->pref[n], nnz_h = f->pref[nh];
-    const double K = (double)o->workers, cnt = counts_size(n, nnz);
+    const double K = (double)o->virtual_workers, cnt = counts_size(n, nnz);
     double tok = 0, secs = 0;
     size_t i;
     memset(e, 0, sizeof *e);
     for (i = 0; i < n; ++i) tok += (double)f->cn->vocab.count[i];
     if (f->is_sgd || f->init_sgd) {
-        const double epochs = (double)(f->is_sgd ? o->iter : o->init_iter);
+        const double epochs = (double)o->iter;
         const double share = f->is_sgd ? 1 : o->init_share;
         e->sgd = f->sgd_rate > 0 ? f->read_secs + tok * epochs * share / f->sgd_rate * dd : -1;
         e->b_sgd = cnt + f->text_bytes + 2 * nd * R + 2 * (double)n * ld * R + 40 * (double)n +
@@ -3087,11 +3090,11 @@ static void run_cost(const cost_fit *f, size_t n, size_t d, run_est *e)
             const double l = 3.0 * (double)d < nhd ? 3.0 * (double)d : nhd;
             e->svd = (40.0 * (double)nnz_h * l + 40.0 * nhd * l * l + 400.0 * l * l * l) / f->rate;
         }
-        if (f->is_ro && o->iter > 0) { /* the steps and F at the start (a sweep) */
+        if (f->is_ro && o->steps > 0) { /* the steps and F at the start (a sweep) */
             double rate = f->rate;
             if (ro_sgns_estimate_step_seconds(nh, nh, d, &rate, &secs, NULL, NULL) != RO_SGNS_OK)
                 secs = 0;
-            e->steps = secs * ((double)o->iter + 0.6);
+            e->steps = secs * ((double)o->steps + 0.6);
         }
         if (nh < n) { /* the fold: each tail row against the head, both sides; then a QR */
             const double rows = 2.0 * (double)(n - nh);
@@ -3125,7 +3128,7 @@ static int fits(const cost_fit *f, size_t n, size_t d)
     run_cost(f, n, d, &e);
     if (f->mem_limit > 0 && e.need > f->mem_limit) return 0;
     if (f->run_limit > 0 && e.total + f->elapsed > f->run_limit) return 0;
-    if (f->is_ro && f->o->iter > 0 && f->step_limit > 0 &&
+    if (f->is_ro && f->o->steps > 0 && f->step_limit > 0 &&
         (ro_sgns_estimate_step_seconds(f->nh < n ? f->nh : n, f->nh < n ? f->nh : n, d, &rate, &secs,
                                        NULL, NULL) != RO_SGNS_OK ||
          secs > f->step_limit))
@@ -3163,8 +3166,8 @@ static double sgd_probe(cli *c, const opts *o, const ro_sgns_counts *cn, const c
     /* a 16th of the text, 1 to 8 MB; with K virtual workers two of their
        rounds (K x sync blocks each, about 6 bytes a token) when that is more */
     want = size / 16 > (8u << 20) ? (8u << 20) : size / 16 < (1u << 20) ? (1u << 20) : size / 16;
-    if (o->workers > 1) {
-        const double round = 2.0 * (double)o->workers * (double)sc.sync * RO_SGNS_SGD_BLOCK * 6;
+    if (o->virtual_workers > 1) {
+        const double round = 2.0 * (double)o->virtual_workers * (double)sc.sync * RO_SGNS_SGD_BLOCK * 6;
         if (round > (double)want) want = round > (double)(8u << 20) ? (8u << 20) : (size_t)round;
     }
     if (want > size) want = size;
@@ -3189,7 +3192,7 @@ static double sgd_probe(cli *c, const opts *o, const ro_sgns_counts *cn, const c
     sc.sample = sample;
     sc.seed = (uint64_t)o->seed;
     sc.threads = (int)o->threads;
-    sc.workers = (int)o->workers;
+    sc.workers = (int)o->virtual_workers;
     sc.report_words = 0; /* once, at the end */
     sc.callback = sgd_probe_cb;
     sc.user = got;
@@ -3393,7 +3396,7 @@ static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, const 
     uint64_t *pref;
     int over_mem, over_time, over_run;
     f.mem_limit = memory_limit(o, 8.0 * (double)cn->nnz + 24.0 * (double)n, &mem_what);
-    f.step_limit = f.is_ro && o->iter > 0 ? o->max_step : 0;
+    f.step_limit = f.is_ro && o->steps > 0 ? o->max_step : 0;
     f.run_limit = o->max_seconds;
     f.rate = 0;
     f.d0 = d;
@@ -3407,17 +3410,17 @@ static double check_cost(cli *c, const opts *o, const ro_sgns_counts *cn, const 
     f.elapsed = now() - f.t0;
     run_cost(&f, n, d, e);
     e->total += f.elapsed;
-    if (f.is_ro && o->iter > 0)
+    if (f.is_ro && o->steps > 0)
         (void)ro_sgns_estimate_step_seconds(f.nh, f.nh, d, &f.rate, &secs, NULL, NULL);
     peak = (e->need > counting_peak ? e->need : counting_peak) + CLI_BASE_BYTES;
     if (f.nh < n) snprintf(head_note, sizeof head_note, " (RO on the first %lu)", (unsigned long)f.nh);
-    if (f.is_ro && o->iter > 0)
+    if (f.is_ro && o->steps > 0)
         note(c, "estimate: %lu words%s, %llu pairs, d = %lu: memory %s (the limit: %s, %s); a step "
                 "%s, %lld steps %s (%.1f GFLOP/s measured now, %d threads)",
              (unsigned long)n, head_note, (unsigned long long)cn->nnz, (unsigned long)d,
              fmt_bytes(peak, b1, sizeof b1), f.mem_limit > 0 ? fmt_bytes(f.mem_limit, b2, sizeof b2) : "none",
-             f.mem_limit > 0 ? mem_what : "unknown", fmt_est(secs, t1, sizeof t1), o->iter,
-             fmt_est(secs * (double)o->iter, t2, sizeof t2), f.rate / 1e9, cli_threads());
+             f.mem_limit > 0 ? mem_what : "unknown", fmt_est(secs, t1, sizeof t1), o->steps,
+             fmt_est(secs * (double)o->steps, t2, sizeof t2), f.rate / 1e9, cli_threads());
     else
         note(c, "estimate: %lu words%s, %llu pairs, d = %lu: memory %s (the limit: %s, %s)",
              (unsigned long)n, head_note, (unsigned long long)cn->nnz, (unsigned long)d,
@@ -3581,8 +3584,8 @@ static ro_sgns_factors *load_resume(cli *c, const opts *o, const ro_sgns_counts 
         die(c, "-resume %s holds the state of an SGD start (-init sgd, the default with -train); "
                "this run starts by -init %s",
             o->resume, o->init);
-    if (run->stage == RO_SGNS_RUN_SGD && o->workers < 1)
-        die(c, "-resume %s: -workers 0 (Hogwild) cannot continue an SGD state", o->resume);
+    if (run->stage == RO_SGNS_RUN_SGD && o->virtual_workers < 1)
+        die(c, "-resume %s: -virtual-workers 0 (Hogwild) cannot continue an SGD state", o->resume);
     if (run->fingerprint && run->fingerprint != ro_sgns_counts_fingerprint(cn))
         die(c, "-resume %s does not fit this run: other counts (fingerprint %016llx here, %016llx "
                "in the checkpoint)",
@@ -3634,7 +3637,7 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (!is_ro && !is_svd && !is_sgd) die(c, "-method %s: expected ro, svd or sgd", o.method);
     if (!o.output) die(c, "-output VECTORS is required (a file, or - for standard output)");
     if (is_ro && !o.init) o.init = o.train ? "sgd" : "svd"; /* with -resume too: the same run */
-    if (o.workers < 0) o.workers = is_sgd ? ro_sgns_sgd_config_default().workers : CLI_INIT_WORKERS;
+    if (o.virtual_workers < 0) o.virtual_workers = is_sgd ? ro_sgns_sgd_config_default().workers : CLI_INIT_WORKERS;
     if (is_ro) {
         init_sgd = strcmp(o.init, "sgd") == 0;
         init_file = !init_sgd && strcmp(o.init, "svd") != 0;
@@ -3675,7 +3678,8 @@ static int cmd_train(cli *c, int argc, char **argv)
         if (!was_given(&TRAIN_CMD, given, "dynamic-window")) o.dynamic_window = RO_SGNS_WINDOW_WEIGHTED;
         if (!was_given(&TRAIN_CMD, given, "sample")) o.sample = o.init_sample;
         if (!was_given(&TRAIN_CMD, given, "cds")) o.cds = CLI_SGD_CDS;
-        if (o.iter < 0) o.iter = CLI_SGD_STEPS;
+        if (o.steps < 0) o.steps = CLI_SGD_STEPS;
+        if (o.iter < 0) o.iter = CLI_INIT_EPOCHS;
         if (!o.embed) o.embed = "w";
     }
     if (was_given(&TRAIN_CMD, given, "init-contexts") && !init_file)
@@ -3707,8 +3711,8 @@ static int cmd_train(cli *c, int argc, char **argv)
     kind = embed_kind(c, o.embed);
     if ((is_sgd || init_sgd) && (double)(long long)o.negative != o.negative)
         die(c, "-negative %g: SGD draws a whole number of negatives", o.negative);
-    if (o.iter < 0) o.iter = is_sgd ? ro_sgns_sgd_config_default().epochs : ro_sgns_ro_config_default().iterations;
-    if (is_sgd && o.iter == 0) die(c, "-iter 0: SGD needs at least one epoch");
+    if (o.iter < 0) o.iter = ro_sgns_sgd_config_default().epochs; /* -method sgd */
+    if (o.steps < 0) o.steps = ro_sgns_ro_config_default().iterations;
     if (o.format) {
         const char *why;
         (void)vectors_format(c, &o, o.output, &why);
@@ -3846,10 +3850,10 @@ static int cmd_train(cli *c, int argc, char **argv)
             warn(c, "-resume %s records no counts, k, window or cds (a version 1 file, or a point "
                  "no step made): only n and d were checked", o.resume);
         /* a step count below the checkpoint's is no run: refused, never its later point */
-        if ((uint64_t)o.iter < x->iteration)
-            die(c, "-resume %s is at step %llu, beyond -iter %lld: nothing to do (give -iter %llu "
-                   "or more; -iter %llu writes the checkpoint's point)",
-                o.resume, (unsigned long long)x->iteration, o.iter,
+        if ((uint64_t)o.steps < x->iteration)
+            die(c, "-resume %s is at step %llu, beyond -steps %lld: nothing to do (give -steps %llu "
+                   "or more; -steps %llu writes the checkpoint's point)",
+                o.resume, (unsigned long long)x->iteration, o.steps,
                 (unsigned long long)x->iteration + 1, (unsigned long long)x->iteration);
         if (curve) curve_has_start = curve_cut(c, curve, o.curve, x->iteration);
         if (run.rows) { /* the fold's start rows, as the straight run kept them */
@@ -3947,7 +3951,7 @@ static int cmd_train(cli *c, int argc, char **argv)
         t.curve = curve;
         t.curve_path = o.curve;
         t.first = start_it;
-        t.last = (uint64_t)o.iter > start_it ? (uint64_t)o.iter : start_it;
+        t.last = (uint64_t)o.steps > start_it ? (uint64_t)o.steps : start_it;
         t.W0 = W0;
         t.C0 = C0;
         t.fingerprint = ro_sgns_counts_fingerprint(cn);

@@ -6,7 +6,7 @@
 
    The flags are those of `ro-sgns train -method ro` with the same names,
    defaults and meaning (see examples/ro_sgns_cli.c):
-     -size D  -negative K  -iter K (steps in all: a resumed run counts the
+     -size D  -negative K  -steps K (steps in all: a resumed run counts the
      steps its checkpoint has taken)  -eta L  -direction scaled|plain
      -safeguard 0|1  -svd krylov|subspace  -oversample P  -block B
      -power-iters Q  -seed S  -init svd|FILE  -init-contexts FILE  -eig A
@@ -18,7 +18,7 @@
    and, for the settings the CLI leaves at the library's defaults:
      -max-halvings N (8)  -grow G (2)  -block-rows N, -block-cols N (0: the
      library's 288 x 512 tiles)  -factors OUT.fx (the last point, as a
-     checkpoint file; -iter 0 writes the start)
+     checkpoint file; -steps 0 writes the start)
 
    What each rank does, and why:
      1. load: rows [r0, r1) = [rank n / P, (rank + 1) n / P) of the counts,
@@ -290,7 +290,7 @@ typedef struct {
 } options;
 
 static const char *USAGE =
-    "usage: mpirun -np P ro_sgns_mpi -counts COUNTS [-output VECTORS] [-size 100] [-iter 10]\n"
+    "usage: mpirun -np P ro_sgns_mpi -counts COUNTS [-output VECTORS] [-size 100] [-steps 10]\n"
     "  [-negative 5] [-eta L] [-direction scaled|plain] [-safeguard 0|1] [-max-halvings 8]\n"
     "  [-grow 2] [-block-rows 0] [-block-cols 0] [-keep-direction BYTES] [-fuse 0|1]\n"
     "  [-svd krylov|subspace] [-oversample 0] [-block 0] [-power-iters 5] [-seed 1]\n"
@@ -352,7 +352,10 @@ static void parse(int argc, char **argv, options *o)
         else if (strcmp(f, "svd") == 0) o->svd = v;
         else if (strcmp(f, "size") == 0) o->d = (size_t)num(f, v, 1, 100000);
         else if (strcmp(f, "negative") == 0) o->k = num(f, v, 1e-9, 1e9);
-        else if (strcmp(f, "iter") == 0) o->iters = (int)num(f, v, 0, 1e6);
+        else if (strcmp(f, "steps") == 0) o->iters = (int)num(f, v, 0, 1e6);
+        else if (strcmp(f, "iter") == 0) /* ro-sgns train's -iter is SGD's epochs (issue 70) */
+            usage_die("-iter: renamed: RO's step cap is -steps (as in ro-sgns train, whose -iter is "
+                      "the SGD epochs over a text, which this program never reads)", NULL);
         else if (strcmp(f, "eta") == 0) o->eta = num(f, v, 0, 1e30);
         else if (strcmp(f, "safeguard") == 0) o->safeguard = (int)num(f, v, 0, 1);
         else if (strcmp(f, "fuse") == 0) o->fuse = (int)num(f, v, 0, 1);

@@ -35,12 +35,12 @@ for real in float double; do
         "$b" count -train "$CORPUS" -output "$o/c.counts" -window 5 -min-count 5 -quiet
         "$b" train -counts "$o/c.counts" -method svd -size 20 -output "$o/svd.txt" -quiet
         for it in 1 2 3; do
-            "$b" train -counts "$o/c.counts" -method ro -size 20 -iter $it \
+            "$b" train -counts "$o/c.counts" -method ro -size 20 -steps $it \
                 -checkpoint "$o/x$it.fx" -output "$o/ro$it.bin" -binary 1 -quiet
         done
-        "$b" train -counts "$o/c.counts" -method ro -size 20 -iter 3 -direction plain \
+        "$b" train -counts "$o/c.counts" -method ro -size 20 -steps 3 -direction plain \
             -eta 1e-2 -output "$o/halved.txt" -quiet
-        "$b" train -counts "$o/c.counts" -method ro -size 20 -iter 2 -direction plain \
+        "$b" train -counts "$o/c.counts" -method ro -size 20 -steps 2 -direction plain \
             -eta 1e-5 -safeguard 0 -output "$o/plain.txt" -quiet
     done
     for f in c.counts svd.txt x1.fx x2.fx x3.fx ro1.bin ro2.bin ro3.bin halved.txt plain.txt; do

@@ -14,13 +14,8 @@ ASAN=${2:-}
 SAMPLE=../shared/data/corpus/sample.txt
 SETS=../shared/data/wordsim
 T=${RO_SGNS_TEST_TMP:-build}/cli_test
-passed=0
-failed=0
-rm -rf "$T"
-mkdir -p "$T"
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+NAME=cli
+. tests/sh_lib.sh
 check() { # check DESCRIPTION COMMAND...: a condition
     d=$1
     shift
@@ -55,7 +50,6 @@ same() { if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; fi; }
 differ() { if cmp -s "$1" "$2"; then bad "$1 and $2 are the same"; else ok; fi; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
-[ -x "$BIN" ] || { echo "cli: $BIN not built (make ro-sgns)"; echo "cli: 0 passed, 1 failed"; exit 1; }
 [ -f "$SAMPLE" ] || { echo "cli: $SAMPLE not found"; echo "cli: 0 passed, 1 failed"; exit 1; }
 [ -z "$ASAN" ] || [ -x "$ASAN" ] || { echo "cli: $ASAN not built"; echo "cli: 0 passed, 1 failed"; exit 1; }
 
@@ -89,8 +83,8 @@ grep -q "^usage: ro-sgns train" "$T/out" && ok || bad "help train"
 run train -help
 # defaults as the library's config defaults give them
 grep -Eq "^  -window L +words on each side \(5," "$T/out" && ok || bad "train -help: -window default"
-grep -Eq "^  -iter K +RO steps \(10; from -init sgd at most 30," "$T/out" &&
-    grep -Eq "^ +epochs \(5\), as word2vec's -iter" "$T/out" && ok || bad "train -help: -iter defaults"
+grep -Eq "^  -steps K +at most K RO steps \(10; from -init sgd 30," "$T/out" && ok || bad "train -help: -steps defaults"
+grep -Eq "^ +sgd \(5\), the -init sgd start \(3\)" "$T/out" && ok || bad "train -help: -iter defaults"
 grep -Eq "^  -alpha A +starting learning rate \(0.025\)" "$T/out" && ok || bad "train -help: -alpha"
 grep -q "^  -eig P" "$T/out" && ok || bad "train -help: -eig"
 awk 'length($0) > 80 { exit 1 }' "$T/out" && ok || bad "-help over 80 columns"
@@ -107,7 +101,7 @@ if [ -f docs/CLI.md ]; then
 fi
 
 # ------------------------------------------------------------ one command, three methods
-run train -train "$SAMPLE" -init svd -output "$T/ro.bin" -size 20 -iter 2 -eig 0.5 -embed w -save-counts "$T/s.counts" \
+run train -train "$SAMPLE" -init svd -output "$T/ro.bin" -size 20 -steps 2 -eig 0.5 -embed w -save-counts "$T/s.counts" \
     -output-contexts "$T/ro_ctx.bin"
 [ -s "$T/out" ] && bad "train wrote to stdout" || ok
 grep -q "^count: reading sample.txt .* 100.0%" "$T/err" && ok || bad "counting progress with percent"
@@ -118,7 +112,7 @@ grep -q "ETA" "$T/err" && ok || bad "RO progress has an ETA"
 grep -q "^iter   1/2 .*(|dX|/step: 1 x the first)" "$T/err" && ok || bad "|dX|/step of step 1: $(grep '^iter' "$T/err")"
 grep -Eq "^iter   2/2 .*\(\|dX\|/step: 0\.[0-9]+ x the first\)" "$T/err" && ok || bad "|dX|/step falls at step 2: $(grep '^iter' "$T/err")"
 tr -d '\n' < "$T/err" | grep -q "$(printf '\r')" && bad "\\r in progress written to a file" || ok
-run train -counts "$T/s.counts" -output "$T/ro2.bin" -size 20 -iter 2 -eig 0.5 -embed w -quiet
+run train -counts "$T/s.counts" -output "$T/ro2.bin" -size 20 -steps 2 -eig 0.5 -embed w -quiet
 same "$T/ro.bin" "$T/ro2.bin"
 [ -s "$T/err" ] && bad "-quiet wrote to stderr: $(cat "$T/err")" || ok
 # the paper's form (W = U Sigma^0.5, C = V Sigma^0.5, W C^T = X), not the defaults
@@ -133,7 +127,7 @@ same "$T/sgd.txt" "$T/sgd2.txt" # the same vocabulary from the text or the count
 n=$(awk 'NR == 1 { print $1 }' "$T/sgd.txt")
 [ "$n" = "$(awk 'NR == 1 { print $1 }' "$T/svd.txt")" ] && ok || bad "sgd and svd vocabularies differ"
 run train -train "$SAMPLE" -method sgd -size 20 -iter 2 -threads 1 -output "$T/sgd_e2.txt"
-grep -q "2 epoch" "$T/err" && ok || bad "sgd: -iter 2 epochs"
+grep -q "2 epoch" "$T/err" && ok || bad "sgd: -steps 2 epochs"
 differ "$T/sgd.txt" "$T/sgd_e2.txt"
 run train -train "$SAMPLE" -method sgd -size 20 -iter 1 -threads 1 -alpha 0.05 -output "$T/sgd_a.txt" -quiet
 differ "$T/sgd.txt" "$T/sgd_a.txt" # -alpha is the learning rate
@@ -147,72 +141,72 @@ grep -q "^F = -" "$T/out" && ok || bad "objective of the SGD vectors"
 # the default start with -train is SGD on 2 virtual workers, 3 epochs: the same bytes on 1,
 # 2 and 3 threads, from the text or from its counts with the text; from -counts alone the
 # start is SVD-SPPMI (the ro2.bin run above)
-run train -train "$SAMPLE" -output "$T/dflt1.txt" -size 20 -iter 2 -threads 1
+run train -train "$SAMPLE" -output "$T/dflt1.txt" -size 20 -steps 2 -threads 1
 grep -q "^sgd: .*3 epoch.*sample 0.0001, virtual workers 2" "$T/err" && ok || bad "the default start with -train is not SGD: $(cat "$T/err")"
-run train -train "$SAMPLE" -output "$T/dflt2.txt" -size 20 -iter 2 -threads 2 -quiet
+run train -train "$SAMPLE" -output "$T/dflt2.txt" -size 20 -steps 2 -threads 2 -quiet
 same "$T/dflt1.txt" "$T/dflt2.txt"
-run train -train "$SAMPLE" -output "$T/dflt3.txt" -size 20 -iter 2 -threads 3 -quiet
+run train -train "$SAMPLE" -output "$T/dflt3.txt" -size 20 -steps 2 -threads 3 -quiet
 same "$T/dflt1.txt" "$T/dflt3.txt"
 # from the SGD start the objective is the one SGD samples: counts with the
 # weighted window and -init-sample's subsampling, cds 0.75; the output is W
 run count -train "$SAMPLE" -dynamic-window 2 -sample 1e-4 -output "$T/sgdobj.counts" -quiet
-run train -counts "$T/sgdobj.counts" -train "$SAMPLE" -output "$T/dflt4.txt" -size 20 -iter 2 -threads 2 -quiet
+run train -counts "$T/sgdobj.counts" -train "$SAMPLE" -output "$T/dflt4.txt" -size 20 -steps 2 -threads 2 -quiet
 same "$T/dflt1.txt" "$T/dflt4.txt"
-run train -train "$SAMPLE" -output "$T/dflt8.txt" -size 20 -iter 2 -dynamic-window 2 -sample 1e-4 -cds 0.75 -embed w -save-counts "$T/dflt8.counts" -quiet
+run train -train "$SAMPLE" -output "$T/dflt8.txt" -size 20 -steps 2 -dynamic-window 2 -sample 1e-4 -cds 0.75 -embed w -save-counts "$T/dflt8.counts" -quiet
 same "$T/dflt1.txt" "$T/dflt8.txt"
 same "$T/sgdobj.counts" "$T/dflt8.counts"
 # each stays the user's when given: the paper's objective and W + C as before
-run train -train "$SAMPLE" -output "$T/dflt9.txt" -size 20 -iter 2 -dynamic-window 0 -sample 0 -cds 1 -embed w+c -save-counts "$T/dflt9.counts" -quiet
-run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt10.txt" -size 20 -iter 2 -cds 1 -embed w+c -quiet
+run train -train "$SAMPLE" -output "$T/dflt9.txt" -size 20 -steps 2 -dynamic-window 0 -sample 0 -cds 1 -embed w+c -save-counts "$T/dflt9.counts" -quiet
+run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt10.txt" -size 20 -steps 2 -cds 1 -embed w+c -quiet
 same "$T/dflt9.txt" "$T/dflt10.txt"
 same "$T/s.counts" "$T/dflt9.counts"
 differ "$T/dflt1.txt" "$T/dflt9.txt"
-run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt11.txt" -size 20 -iter 2 -quiet
+run train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/dflt11.txt" -size 20 -steps 2 -quiet
 differ "$T/dflt10.txt" "$T/dflt11.txt" # -cds 0.75 and W from the SGD start with -counts too
-# from the SGD start -iter is a cap of 30 steps that -min-gain ends; from
+# from the SGD start -steps is a cap of 30 steps that -min-gain ends; from
 # SVD-SPPMI it stays 10
 run train -counts "$T/s.counts" -output "$T/ten.txt" -size 10 -min-gain 0
-grep -q "^train: ro d = 10, 10 steps" "$T/err" && ok || bad "from SVD-SPPMI, -iter is not 10: $(tail -2 "$T/err")"
+grep -q "^train: ro d = 10, 10 steps" "$T/err" && ok || bad "from SVD-SPPMI, -steps is not 10: $(tail -2 "$T/err")"
 # (on the sample F still rises by 0.11% at step 30, so the cap is checked
 # with -min-gain 0.2, which ends it near step 22)
 run train -train "$SAMPLE" -output "$T/dflt12.txt" -size 20 -min-count 20 -min-gain 0.2
 grep -q "^estimate: .* 30 steps " "$T/err" &&
     grep -q "^converged: step [12][0-9] raised F by 0.1[0-9]*%, under -min-gain 0.2%: stopped before step 30" "$T/err" && ok ||
-    bad "from the SGD start, -iter is not a cap of 30 that -min-gain ends: $(tail -3 "$T/err")"
-run train -train "$SAMPLE" -init sgd -init-iter 3 -init-sample 1e-4 -workers 2 -output "$T/dflt5.txt" -size 20 -iter 2 -quiet
+    bad "from the SGD start, -steps is not a cap of 30 that -min-gain ends: $(tail -3 "$T/err")"
+run train -train "$SAMPLE" -init sgd -iter 3 -init-sample 1e-4 -virtual-workers 2 -output "$T/dflt5.txt" -size 20 -steps 2 -quiet
 same "$T/dflt1.txt" "$T/dflt5.txt"
-run train -train "$SAMPLE" -output "$T/dflt6.txt" -size 20 -iter 2 -init-share 0.5 -quiet
+run train -train "$SAMPLE" -output "$T/dflt6.txt" -size 20 -steps 2 -init-share 0.5 -quiet
 differ "$T/dflt1.txt" "$T/dflt6.txt"
-run train -train "$SAMPLE" -output "$T/dflt7.txt" -size 20 -iter 2 -init-sample 0 -quiet
+run train -train "$SAMPLE" -output "$T/dflt7.txt" -size 20 -steps 2 -init-sample 0 -quiet
 differ "$T/dflt1.txt" "$T/dflt7.txt"
 # -min-gain (0.1%): a step that raises F by less ends the run; 0 takes every step
-run train -counts "$T/s.counts" -output "$T/mg.txt" -size 20 -iter 40
+run train -counts "$T/s.counts" -output "$T/mg.txt" -size 20 -steps 40
 grep -q "^converged: step [0-9]* raised F by 0.0[0-9]*%, under -min-gain 0.1%" "$T/err" && ok || bad "-min-gain: no convergence note: $(tail -3 "$T/err")"
 k=$(sed -n 's/^converged: step \([0-9]*\) .*/\1/p' "$T/err")
-run train -counts "$T/s.counts" -output "$T/mg0.txt" -size 20 -iter "$k" -min-gain 0 -quiet
+run train -counts "$T/s.counts" -output "$T/mg0.txt" -size 20 -steps "$k" -min-gain 0 -quiet
 same "$T/mg.txt" "$T/mg0.txt"
-run train -counts "$T/s.counts" -output "$T/mg1.txt" -size 20 -iter $((k + 1)) -min-gain 0
+run train -counts "$T/s.counts" -output "$T/mg1.txt" -size 20 -steps $((k + 1)) -min-gain 0
 n0=$(sed -n 's/^train: ro d = 20, \([0-9]*\) steps.*/\1/p' "$T/err")
 grep -q "^converged" "$T/err" && bad "-min-gain 0 stopped by the gain" || ok
 [ "${n0:-0}" -gt "$k" ] && ok || bad "-min-gain 0 took $n0 steps, not more than $k"
 # -grad-norm 1: |P_T(grad F)| at the start and after every step, the
 # output the same bits as without it; not a flag of -method svd
-run train -counts "$T/s.counts" -output "$T/gn.txt" -size 20 -iter 3 -min-gain 0 -grad-norm 1
+run train -counts "$T/s.counts" -output "$T/gn.txt" -size 20 -steps 3 -min-gain 0 -grad-norm 1
 check "-grad-norm: the start's norm" grep -q "^iter   0: |P_T(grad F)| [0-9.e+]* at the start" "$T/err"
 check "-grad-norm: a norm after each of 3 steps" \
     test "$(grep -c "^iter   [123]/3 .*|P_T(grad F)| [0-9.e+]* ([0-9.e+-]* x the start's)" "$T/err")" = 3
-run train -counts "$T/s.counts" -output "$T/gn0.txt" -size 20 -iter 3 -min-gain 0 -quiet
+run train -counts "$T/s.counts" -output "$T/gn0.txt" -size 20 -steps 3 -min-gain 0 -quiet
 same "$T/gn.txt" "$T/gn0.txt"
 fails "grad-norm.*(ro|RO)" train -counts "$T/s.counts" -output "$T/gnsvd.txt" -method svd -size 20 -grad-norm 1
 # -direction metric: the steps run, F rises, another point than the scaled
 # direction's; the same bits on 1 and 2 threads; -cg-iter only with it
-run train -counts "$T/s.counts" -output "$T/met.txt" -size 20 -iter 4 -min-gain 0 -direction metric -threads 1
+run train -counts "$T/s.counts" -output "$T/met.txt" -size 20 -steps 4 -min-gain 0 -direction metric -threads 1
 check "-direction metric: 4 steps" grep -q "^train: ro d = 20, 4 steps" "$T/err"
-run train -counts "$T/s.counts" -output "$T/met2.txt" -size 20 -iter 4 -min-gain 0 -direction metric -threads 2 -quiet
+run train -counts "$T/s.counts" -output "$T/met2.txt" -size 20 -steps 4 -min-gain 0 -direction metric -threads 2 -quiet
 same "$T/met.txt" "$T/met2.txt"
-run train -counts "$T/s.counts" -output "$T/met0.txt" -size 20 -iter 4 -min-gain 0 -quiet
+run train -counts "$T/s.counts" -output "$T/met0.txt" -size 20 -steps 4 -min-gain 0 -quiet
 differ "$T/met.txt" "$T/met0.txt"
-run train -counts "$T/s.counts" -output "$T/met3.txt" -size 20 -iter 4 -min-gain 0 -direction metric -cg-iter 0 -quiet
+run train -counts "$T/s.counts" -output "$T/met3.txt" -size 20 -steps 4 -min-gain 0 -direction metric -cg-iter 0 -quiet
 differ "$T/met.txt" "$T/met3.txt"
 fails "cg-iter applies to -direction metric" train -counts "$T/s.counts" -output "$T/met4.txt" -size 20 -cg-iter 2
 fails "direction.*expected scaled, plain or metric" train -counts "$T/s.counts" -output "$T/met5.txt" -size 20 -direction newton
@@ -244,7 +238,7 @@ awk 'FILENAME == ARGV[1] && FNR > 1 { for (j = 2; j <= NF; ++j) w[$1, j] = $j; n
 run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -cds 0.75 -output "$T/cds.txt" -quiet
 differ "$T/cds.txt" "$T/svd.txt"
 # cds in the RO objective too: another run than cds 1
-run train -counts "$T/s.counts" -size 20 -iter 2 -eig 0.5 -embed w -cds 0.75 -output "$T/ro_cds.bin" -quiet
+run train -counts "$T/s.counts" -size 20 -steps 2 -eig 0.5 -embed w -cds 0.75 -output "$T/ro_cds.bin" -quiet
 differ "$T/ro_cds.bin" "$T/ro2.bin"
 
 # ------------------------------------------------------------ renamed and refused flags
@@ -257,7 +251,7 @@ fails "-input is -train" train -input "$SAMPLE" -output "$T/x.txt"
 fails "-dim is -size" train -train "$SAMPLE" -output "$T/x.txt" -dim 20
 fails "not supported" train -train "$SAMPLE" -output "$T/x.txt" -classes 10
 fails "-counts COUNTS" train -train "$SAMPLE" -output "$T/x.txt" -read-vocab v.txt
-fails "-iter does not apply to -method svd" train -train "$SAMPLE" -method svd -output "$T/x.txt" -iter 3
+fails "-steps does not apply to -method svd" train -train "$SAMPLE" -method svd -output "$T/x.txt" -steps 3
 fails "-eig does not apply to -method sgd" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -eig 0.5
 fails "-cds does not apply to -method sgd" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -cds 0.75
 fails "-window does not apply.*-counts" train -counts "$T/s.counts" -output "$T/x.txt" -window 3
@@ -265,9 +259,21 @@ fails "-min-count does not apply" train -counts "$T/s.counts" -output "$T/x.txt"
 fails "-save-counts does not apply" train -counts "$T/s.counts" -output "$T/x.txt" -save-counts "$T/y"
 fails "-dynamic-window does not apply to -method sgd" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -dynamic-window 1
 fails "-eval does not apply to -method svd" train -train "$SAMPLE" -method svd -output "$T/x.txt" -eval "$SETS"
-fails "-init-iter does not apply" train -counts "$T/s.counts" -output "$T/x.txt" -init-iter 2
-fails "-init-iter does not apply" train -train "$SAMPLE" -init svd -output "$T/x.txt" -init-iter 2
-fails "-workers does not apply" train -train "$SAMPLE" -init svd -output "$T/x.txt" -workers 1
+fails "-iter does not apply" train -counts "$T/s.counts" -output "$T/x.txt" -iter 2
+fails "-iter does not apply" train -train "$SAMPLE" -init svd -output "$T/x.txt" -iter 2
+fails "-virtual-workers does not apply" train -train "$SAMPLE" -init svd -output "$T/x.txt" -virtual-workers 1
+# issue 70: -iter is word2vec's epochs over the text wherever the text is
+# read; RO's cap is -steps; gensim's workers (threads) is no flag here
+fails "-iter does not apply.*RO's step cap is -steps" train -counts "$T/s.counts" -output "$T/x.txt" -iter 2
+fails "-init-iter: renamed: the SGD start's epochs are -iter.*-steps" train -train "$SAMPLE" -output "$T/x.txt" -init-iter 2
+fails "-workers: renamed: virtual SGD workers are -virtual-workers; threads are -threads" train -train "$SAMPLE" -output "$T/x.txt" -workers 2
+fails "-workers: renamed" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -workers 2
+fails "-iter 0: expected a whole number in \[1, 1000000\]" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -iter 0
+run train -train "$SAMPLE" -output "$T/ep1.txt" -size 10 -min-count 20 -iter 1 -steps 0
+grep -q "^sgd: d = 10, window 5, negative 5, 1 epoch(s)" "$T/err" && ok || bad "-iter 1: the SGD start's epochs: $(grep '^sgd' "$T/err")"
+run train -train "$SAMPLE" -output "$T/ep2.txt" -size 10 -min-count 20 -steps 0
+grep -q "^sgd: d = 10, window 5, negative 5, 3 epoch(s)" "$T/err" && ok || bad "the SGD start's 3 epochs: $(grep '^sgd' "$T/err")"
+differ "$T/ep1.txt" "$T/ep2.txt"
 fails "-sample does not apply.*-init-sample" train -counts "$T/s.counts" -train "$SAMPLE" -output "$T/x.txt" -sample 1e-3
 fails "-svd does not apply" train -train "$SAMPLE" -method sgd -output "$T/x.txt" -svd subspace
 fails "not both" train -train "$SAMPLE" -counts "$T/s.counts" -init svd -output "$T/x.txt"
@@ -308,7 +314,7 @@ fails "named .txt but looks like word2vec binary" eval -vectors "$T/ro_as.txt" "
 run eval -vectors "$T/ro_as.txt" -binary 1 "$SETS/men.txt"
 cp "$T/svd.txt" "$T/svd_as.bin"
 fails "named .bin but looks like text" eval -vectors "$T/svd_as.bin" "$SETS/men.txt"
-fails "named .bin but looks like text" train -counts "$T/small.counts" -size 20 -iter 1 -init "$T/svd_as.bin" -output "$T/x.txt"
+fails "named .bin but looks like text" train -counts "$T/small.counts" -size 20 -steps 1 -init "$T/svd_as.bin" -output "$T/x.txt"
 run eval -vectors "$T/svd_as.bin" -binary 0 "$SETS/men.txt"
 # -binary overrides the name when writing, and the same rule reads it back
 run train -counts "$T/s.counts" -method svd -size 20 -binary 0 -output "$T/forced.bin" -quiet
@@ -351,7 +357,7 @@ run train -counts "$T/s.counts" -method svd -size 20 -eig 0.5 -embed w -format g
 same "$T/g.txt" "$T/svd.glove"
 # the start from W0, C0 of a GloVe file is X0 = W0 C0^T: the SVD's F (signs of
 # the columns may differ)
-run train -counts "$T/s.counts" -size 20 -iter 0 -init "$T/svd.glove" -init-contexts "$T/svd_ctx.txt" \
+run train -counts "$T/s.counts" -size 20 -steps 0 -init "$T/svd.glove" -init-contexts "$T/svd_ctx.txt" \
     -eig 0.5 -embed w -output "$T/init0.txt" -output-contexts "$T/init0_ctx.txt" -quiet
 run objective -counts "$T/s.counts" -vectors "$T/init0.txt" -contexts "$T/init0_ctx.txt"
 f_init=$(awk '{ print $3 }' "$T/out")
@@ -545,24 +551,24 @@ fails "-normalize 2: expected 0 or 1" train -counts "$T/s.counts" -method svd -s
 # on counts of the sample's 1201 words seen >= 20 times, d = 10: cheap steps
 run count -train "$SAMPLE" -output "$T/mid.counts" -min-count 20 -quiet
 M="-counts $T/mid.counts -size 10"
-run train $M -iter 3 -eval "$SETS" -curve "$T/curve.csv" -checkpoint "$T/ck" -output "$T/ro3.bin"
+run train $M -steps 3 -eval "$SETS" -curve "$T/curve.csv" -checkpoint "$T/ck" -output "$T/ro3.bin"
 head -n 1 "$T/curve.csv" | grep -q "^iteration,F_e9,seconds,men,simlex999,ws353,ws353_rel,ws353_sim,mean$" && ok || bad "curve header: $(head -n 1 "$T/curve.csv")"
 [ "$(wc -l < "$T/curve.csv")" -eq 5 ] && ok || bad "curve has a header, the start and 3 steps"
 grep -q "ws353_sim -*0\.[0-9]" "$T/err" && ok || bad "scores in the progress lines"
-run train $M -iter 3 -eval "$SETS/men.txt,$SETS/ws353.txt" -eval "$SETS/simlex999.txt" -curve "$T/curve2.csv" -output "$T/x3.bin" -quiet
+run train $M -steps 3 -eval "$SETS/men.txt,$SETS/ws353.txt" -eval "$SETS/simlex999.txt" -curve "$T/curve2.csv" -output "$T/x3.bin" -quiet
 head -n 1 "$T/curve2.csv" | grep -q "^iteration,F_e9,seconds,men,ws353,simlex999,mean$" && ok || bad "-eval list: $(head -n 1 "$T/curve2.csv")"
 same "$T/x3.bin" "$T/ro3.bin"
-run train $M -iter 2 -checkpoint "$T/ck2" -output "$T/two.bin" -quiet
-run train $M -iter 3 -resume "$T/ck2" -output "$T/resumed.bin" -quiet
+run train $M -steps 2 -checkpoint "$T/ck2" -output "$T/two.bin" -quiet
+run train $M -steps 3 -resume "$T/ck2" -output "$T/resumed.bin" -quiet
 same "$T/resumed.bin" "$T/ro3.bin"
 # -keep-direction: 1M holds 218 rows of the 1201 x 1201 direction (a GEMM and a shorter
 # sweep), 8M all of them (3 products a step): the same F to rounding as the default's fused
 # step (test_ro checks that a budget under one row keeps nothing, bit for bit)
-run train $M -iter 3 -embed w -eig 0.5 -output "$T/ro3w.txt" -output-contexts "$T/ro3c.txt" -quiet
+run train $M -steps 3 -embed w -eig 0.5 -output "$T/ro3w.txt" -output-contexts "$T/ro3c.txt" -quiet
 run objective -counts "$T/mid.counts" -vectors "$T/ro3w.txt" -contexts "$T/ro3c.txt"
 f_sweep=$(awk '/^F = / { print $3 }' "$T/out")
 for kb in 1M 8M; do
-    run train $M -iter 3 -keep-direction $kb -embed w -eig 0.5 -output "$T/keptw.txt" \
+    run train $M -steps 3 -keep-direction $kb -embed w -eig 0.5 -output "$T/keptw.txt" \
         -output-contexts "$T/keptc.txt" -quiet
     run objective -counts "$T/mid.counts" -vectors "$T/keptw.txt" -contexts "$T/keptc.txt"
     f_kept=$(awk '/^F = / { print $3 }' "$T/out")
@@ -572,7 +578,7 @@ for kb in 1M 8M; do
 done
 # -fuse 0: two sweeps a step, where the default takes D^T U' from the sweep before: the
 # same F to rounding
-run train $M -iter 3 -fuse 0 -embed w -eig 0.5 -output "$T/keptw.txt" -output-contexts "$T/keptc.txt" -quiet
+run train $M -steps 3 -fuse 0 -embed w -eig 0.5 -output "$T/keptw.txt" -output-contexts "$T/keptc.txt" -quiet
 run objective -counts "$T/mid.counts" -vectors "$T/keptw.txt" -contexts "$T/keptc.txt"
 f_two=$(awk '/^F = / { print $3 }' "$T/out")
 awk -v a="$f_sweep" -v b="$f_two" \
@@ -582,46 +588,46 @@ awk -v a="$f_sweep" -v b="$f_two" \
 # every word gets a vector, the same bits on 1 and 2 threads, a checkpoint holds the head
 # (resumed, the same bytes; a whole run refuses it); -head n is the whole run; a head
 # smaller than -size is refused
-run train $M -iter 3 -head 300 -output "$T/head.txt" -checkpoint "$T/hck" -quiet
+run train $M -steps 3 -head 300 -output "$T/head.txt" -checkpoint "$T/hck" -quiet
 check "-head: every word has a vector" test "$(head -n 1 "$T/head.txt")" = "1201 10"
-run train $M -iter 3 -head 300 -threads 1 -output "$T/head1.txt" -quiet
+run train $M -steps 3 -head 300 -threads 1 -output "$T/head1.txt" -quiet
 same "$T/head.txt" "$T/head1.txt"
-run train $M -iter 2 -head 300 -checkpoint "$T/hck2" -output "$T/head2.txt" -quiet
-run train $M -iter 3 -head 300 -resume "$T/hck2" -output "$T/hres.txt" -quiet
+run train $M -steps 2 -head 300 -checkpoint "$T/hck2" -output "$T/head2.txt" -quiet
+run train $M -steps 3 -head 300 -resume "$T/hck2" -output "$T/hres.txt" -quiet
 same "$T/hres.txt" "$T/head.txt"
-fails "has 300 words and 300 contexts; this run trains 1201" train $M -iter 3 -resume "$T/hck2" -output "$T/x.txt"
-run train $M -iter 3 -head 1201 -output "$T/headall.bin" -quiet
+fails "has 300 words and 300 contexts; this run trains 1201" train $M -steps 3 -resume "$T/hck2" -output "$T/x.txt"
+run train $M -steps 3 -head 1201 -output "$T/headall.bin" -quiet
 same "$T/headall.bin" "$T/ro3.bin"
 fails "-head 5 is below -size 10" train $M -head 5 -output "$T/x.txt"
 # -keep-best writes the step whose mean score is best: the same bytes as a run that stops there
 best=$(awk -F, 'NR > 1 { if (NR == 2 || $NF > b) { b = $NF; i = $1 } } END { print i }' "$T/curve.csv")
-run train $M -iter 3 -eval "$SETS" -keep-best -output "$T/best.bin"
+run train $M -steps 3 -eval "$SETS" -keep-best -output "$T/best.bin"
 grep -Eq "keep-best: (writing step $best |the last step $best )" "$T/err" && ok || bad "keep-best says step $best: $(grep keep-best "$T/err")"
-run train $M -iter "$best" -output "$T/best_ref.bin" -quiet
+run train $M -steps "$best" -output "$T/best_ref.bin" -quiet
 same "$T/best.bin" "$T/best_ref.bin"
 # -init FILE (W0 = C0) and -init sgd
 run train $M -method svd -output "$T/mid_svd.txt" -quiet
-run train $M -iter 1 -init "$T/mid_svd.txt" -output "$T/from_file.txt" -quiet
+run train $M -steps 1 -init "$T/mid_svd.txt" -output "$T/from_file.txt" -quiet
 # a head run from -init FILE folds the tail in from the start's rows (-fold-start 1, the
 # default) or from 0 (-fold-start 0, as from SVD-SPPMI): the results differ
-run train $M -iter 2 -head 300 -init "$T/mid_svd.txt" -output "$T/fs1.txt"
+run train $M -steps 2 -head 300 -init "$T/mid_svd.txt" -output "$T/fs1.txt"
 grep -q "steps each from the start's rows" "$T/err" && ok || bad "-fold-start 1: $(grep fold: "$T/err")"
-run train $M -iter 2 -head 300 -init "$T/mid_svd.txt" -fold-start 0 -output "$T/fs0.txt"
+run train $M -steps 2 -head 300 -init "$T/mid_svd.txt" -fold-start 0 -output "$T/fs0.txt"
 grep -q "steps each from 0" "$T/err" && ok || bad "-fold-start 0: $(grep fold: "$T/err")"
 differ "$T/fs1.txt" "$T/fs0.txt"
 fails "-fold-start needs a start with a row for every word" train $M -head 300 -fold-start 1 -output "$T/x.txt"
 # -eta-max: accepted steps grow past -eta (x2 a step), so the run differs; below -eta refused
-run train $M -iter 3 -eta-max 2 -output "$T/etamax.bin"
+run train $M -steps 3 -eta-max 2 -output "$T/etamax.bin"
 grep -q "step 2 " "$T/err" && ok || bad "-eta-max 2: no step of 2: $(grep '^iter' "$T/err" | tail -2)"
 differ "$T/etamax.bin" "$T/ro3.bin"
-fails "-eta-max 0.5 is below the step size 1" train $M -iter 3 -eta-max 0.5 -output "$T/x.txt"
-run train -train "$SAMPLE" -min-count 20 -size 10 -iter 1 -init sgd -init-iter 1 -alpha 0.025 -threads 1 \
+fails "-eta-max 0.5 is below the step size 1" train $M -steps 3 -eta-max 0.5 -output "$T/x.txt"
+run train -train "$SAMPLE" -min-count 20 -size 10 -steps 1 -init sgd -iter 1 -alpha 0.025 -threads 1 \
     -output "$T/from_sgd.txt" -output-contexts "$T/from_sgd_ctx.txt"
 grep -q "sgd: d = 10" "$T/err" && ok || bad "-init sgd trains SGD first"
 run objective -counts "$T/mid.counts" -vectors "$T/from_sgd.txt" -contexts "$T/from_sgd_ctx.txt"
 grep -q "^F = -" "$T/out" && ok || bad "objective of the -init sgd result"
 printf ': s\nqqa qqb qqc qqd\nqqe qqf qqg qqh\nthe of and in\n' > "$T/nonsense_q.txt"
-fails "only 1 of 3 questions" train -counts "$T/s.counts" -size 20 -iter 1 -eval "$SETS" -analogy "$T/nonsense_q.txt" -output "$T/x.txt"
+fails "only 1 of 3 questions" train -counts "$T/s.counts" -size 20 -steps 1 -eval "$SETS" -analogy "$T/nonsense_q.txt" -output "$T/x.txt"
 
 # ------------------------------------------------------------ count
 run count -train "$SAMPLE" -output "$T/c2.counts" -window 2 -min-count 20 -dynamic-window 2 -memory 64M -threads 1
@@ -693,7 +699,7 @@ fi
 if mknod "$T/full" c 1 7 2>/dev/null; then # a stand-in for /dev/full
     F="$T/full"
     fails "-output: cannot write '$F': No space left" train -counts "$T/small.counts" -method svd -size 10 -output "$F"
-    fails "-checkpoint after step 1: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -iter 1 -checkpoint "$F" -output "$T/x.txt"
+    fails "-checkpoint after step 1: cannot write '$F': No space left" train -counts "$T/small.counts" -size 10 -steps 1 -checkpoint "$F" -output "$T/x.txt"
     fails "-save-counts: cannot write '$F': No space left" train -train "$SAMPLE" -method svd -size 10 -min-count 40 -save-counts "$F" -output "$T/x.txt"
     fails "-output: cannot write '$F': No space left" count -train "$SAMPLE" -min-count 40 -output "$F"
     # a failed second output leaves the first untouched: both are renamed at the end
@@ -720,21 +726,21 @@ fails "-output and -train name the same file" train -train "$T/own.txt" -method 
 fails "-save-counts and -train name the same file" train -train "$T/own.txt" -method svd -size 10 -min-count 40 -output "$T/x.txt" -save-counts "$T/own_link.txt"
 same "$T/own.txt" "$T/own_ref.txt"
 fails "-output and -counts name the same file" train -counts "$T/own.counts" -method svd -size 10 -output "$T/own_hard.counts"
-fails "-checkpoint and -counts name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/own.counts"
-fails "-curve and -counts name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -curve "$T/own.counts"
+fails "-checkpoint and -counts name the same file" train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/x.txt" -checkpoint "$T/own.counts"
+fails "-curve and -counts name the same file" train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/x.txt" -curve "$T/own.counts"
 same "$T/own.counts" "$T/small.counts"
-fails "-output and -checkpoint name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/./x.txt"
-fails "-output and -curve name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -curve "$T/x.txt"
-fails "-checkpoint and -curve name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/x.ck" -curve "$T/x.ck"
+fails "-output and -checkpoint name the same file" train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/x.txt" -checkpoint "$T/./x.txt"
+fails "-output and -curve name the same file" train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/x.txt" -curve "$T/x.txt"
+fails "-checkpoint and -curve name the same file" train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/x.txt" -checkpoint "$T/x.ck" -curve "$T/x.ck"
 fails "-output-contexts and -save-counts name the same file" train -train "$T/own.txt" -size 10 -min-count 40 -output "$T/x.txt" -output-contexts "$T/y.txt" -save-counts "$T/y.txt"
 fails "-output and -output-contexts name the same file '-'" train -counts "$T/own.counts" -method svd -size 10 -output - -output-contexts -
-run train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/own1.txt" -checkpoint "$T/own.ck" -quiet
+run train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/own1.txt" -checkpoint "$T/own.ck" -quiet
 cp "$T/own.ck" "$T/own_ref.ck"
-fails "-output and -resume name the same file" train -counts "$T/own.counts" -size 10 -iter 2 -resume "$T/own.ck" -output "$T/own.ck"
-fails "-curve and -resume name the same file" train -counts "$T/own.counts" -size 10 -iter 2 -resume "$T/own.ck" -output "$T/x.txt" -curve "$T/own.ck"
+fails "-output and -resume name the same file" train -counts "$T/own.counts" -size 10 -steps 2 -resume "$T/own.ck" -output "$T/own.ck"
+fails "-curve and -resume name the same file" train -counts "$T/own.counts" -size 10 -steps 2 -resume "$T/own.ck" -output "$T/x.txt" -curve "$T/own.ck"
 same "$T/own.ck" "$T/own_ref.ck"
-fails "-output and -init name the same file" train -counts "$T/own.counts" -size 10 -iter 1 -init "$T/own1.txt" -output "$T/own1.txt"
-run train -counts "$T/own.counts" -size 10 -iter 2 -resume "$T/own.ck" -checkpoint "$T/own.ck" -output "$T/own2.txt" -quiet
+fails "-output and -init name the same file" train -counts "$T/own.counts" -size 10 -steps 1 -init "$T/own1.txt" -output "$T/own1.txt"
+run train -counts "$T/own.counts" -size 10 -steps 2 -resume "$T/own.ck" -checkpoint "$T/own.ck" -output "$T/own2.txt" -quiet
 [ -e "$T/x.txt" ] || [ -e "$T/x.ck" ] || [ -e "$T/y.txt" ] && bad "a refused run wrote an output" || ok
 # a regular file is replaced through a temporary file and a rename wherever it is,
 # /dev/shm too (never written in place because of its name): a hard link to the old
@@ -744,7 +750,7 @@ if [ -d /dev/shm ] && [ -w /dev/shm ] && D=$(mktemp -d /dev/shm/ro_sgns_cli.XXXX
     ln "$D/v.txt" "$D/v_old.txt"
     cp "$D/v.txt" "$D/ck"
     ln "$D/ck" "$D/ck_old"
-    run train -counts "$T/own.counts" -size 10 -iter 1 -output "$D/v.txt" -checkpoint "$D/ck" -quiet
+    run train -counts "$T/own.counts" -size 10 -steps 1 -output "$D/v.txt" -checkpoint "$D/ck" -quiet
     [ "$(cat "$D/v_old.txt")" = old ] && ok || bad "-output in /dev/shm written in place"
     [ "$(cat "$D/ck_old")" = old ] && ok || bad "-checkpoint in /dev/shm written in place"
     cmp -s "$D/v.txt" "$T/own1.txt" && ok || bad "-output in /dev/shm: not the vectors"
@@ -756,22 +762,22 @@ fi
 # row past its checkpoint (a kill during the checkpoint's save) is cut back to it, so no
 # step has two rows; a resume with a smaller step prints no |dX| of 0
 KB="-counts $T/own.counts -size 10 -eval $SETS/simlex999.txt -keep-best"
-run train $KB -iter 8 -curve "$T/kb8.csv" -output "$T/kb8.bin"
+run train $KB -steps 8 -curve "$T/kb8.csv" -output "$T/kb8.bin"
 grep -q "keep-best: writing step 0 " "$T/err" && ok || bad "keep-best straight: $(grep keep-best "$T/err")"
-run train $KB -iter 4 -checkpoint "$T/kb4.ck" -curve "$T/kb.csv" -output "$T/kb4.bin" -quiet
+run train $KB -steps 4 -checkpoint "$T/kb4.ck" -curve "$T/kb.csv" -output "$T/kb4.bin" -quiet
 cp "$T/kb4.ck" "$T/kb4_saved.ck"
-run train $KB -iter 5 -resume "$T/kb4.ck" -checkpoint "$T/kb4.ck" -curve "$T/kb.csv" -output "$T/kb5.bin" -quiet
-run train $KB -iter 8 -resume "$T/kb4_saved.ck" -curve "$T/kb.csv" -output "$T/kb8r.bin"
+run train $KB -steps 5 -resume "$T/kb4.ck" -checkpoint "$T/kb4.ck" -curve "$T/kb.csv" -output "$T/kb5.bin" -quiet
+run train $KB -steps 8 -resume "$T/kb4_saved.ck" -curve "$T/kb.csv" -output "$T/kb8r.bin"
 grep -q "keep-best: from the checkpoint, step 0 " "$T/err" && ok || bad "keep-best from the checkpoint: $(grep keep-best "$T/err")"
 same "$T/kb8r.bin" "$T/kb8.bin"
 cut -d, -f1,2,4- "$T/kb8.csv" > "$T/kb8_cols"
 cut -d, -f1,2,4- "$T/kb.csv" > "$T/kb_cols"
 same "$T/kb_cols" "$T/kb8_cols"
-run train -counts "$T/own.counts" -size 10 -iter 5 -checkpoint "$T/kb_plain.ck" -output "$T/x.txt" -quiet
-fails "-resume $T/kb4_saved.ck is at step 4, beyond -iter 2: nothing to do" train $KB -iter 2 -resume "$T/kb4_saved.ck" -output "$T/x.txt"
-run train $KB -iter 4 -resume "$T/kb4_saved.ck" -output "$T/kb4_again.bin" -quiet
+run train -counts "$T/own.counts" -size 10 -steps 5 -checkpoint "$T/kb_plain.ck" -output "$T/x.txt" -quiet
+fails "-resume $T/kb4_saved.ck is at step 4, beyond -steps 2: nothing to do" train $KB -steps 2 -resume "$T/kb4_saved.ck" -output "$T/x.txt"
+run train $KB -steps 4 -resume "$T/kb4_saved.ck" -output "$T/kb4_again.bin" -quiet
 same "$T/kb4_again.bin" "$T/kb4.bin"
-run train -counts "$T/own.counts" -size 10 -iter 6 -resume "$T/kb_plain.ck" -direction plain -output "$T/x.txt"
+run train -counts "$T/own.counts" -size 10 -steps 6 -resume "$T/kb_plain.ck" -direction plain -output "$T/x.txt"
 grep -q "|dX| 0 " "$T/err" && bad "|dX| 0 after a resume with -direction plain: $(grep '^iter' "$T/err")" || ok
 grep -Eq "^iter   6/6 .*\|dX| (<)?[0-9]" "$T/err" && ok || bad "|dX| after a resume: $(grep '^iter' "$T/err")"
 rm -f "$T/x.txt"
@@ -779,18 +785,18 @@ rm -f "$T/x.txt"
 # the end); a checkpoint never goes to a FIFO (it must be read back)
 if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mkfifo "$T/lonely"; then
     for fl in output-contexts curve; do
-        ASAN_OPTIONS=detect_leaks=1 timeout 60 "$BIN" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -$fl "$T/lonely" > "$T/out" 2> "$T/err"
+        ASAN_OPTIONS=detect_leaks=1 timeout 60 "$BIN" train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/x.txt" -$fl "$T/lonely" > "$T/out" 2> "$T/err"
         rc=$?
         [ $rc -eq 1 ] && grep -q -- "-$fl: '$T/lonely' is a FIFO with no reader" "$T/err" && ok || bad "-$fl FIFO without a reader: exit $rc, $(cat "$T/err")"
     done
-    timeout 60 "$BIN" train -train "$T/own.txt" -size 10 -iter 1 -min-count 40 -output "$T/x.txt" -save-counts "$T/lonely" > "$T/out" 2> "$T/err"
+    timeout 60 "$BIN" train -train "$T/own.txt" -size 10 -steps 1 -min-count 40 -output "$T/x.txt" -save-counts "$T/lonely" > "$T/out" 2> "$T/err"
     rc=$?
     [ $rc -eq 1 ] && grep -q -- "-save-counts: '$T/lonely' is a FIFO with no reader" "$T/err" && ok || bad "-save-counts FIFO: exit $rc, $(cat "$T/err")"
     timeout 60 "$BIN" count -train "$T/own.txt" -output "$T/lonely" > "$T/out" 2> "$T/err"
     rc=$?
     [ $rc -eq 1 ] && grep -q -- "-output: '$T/lonely' is a FIFO with no reader" "$T/err" && ok || bad "count -output FIFO: exit $rc, $(cat "$T/err")"
-    fails "-checkpoint: '$T/lonely' is a FIFO; a checkpoint must be a file" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x.txt" -checkpoint "$T/lonely"
-    if fifo_run "$T/lonely" "$T/lonely_out" train -counts "$T/own.counts" -size 10 -iter 1 -output "$T/x2.txt" -curve "$T/lonely" -quiet; then
+    fails "-checkpoint: '$T/lonely' is a FIFO; a checkpoint must be a file" train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/x.txt" -checkpoint "$T/lonely"
+    if fifo_run "$T/lonely" "$T/lonely_out" train -counts "$T/own.counts" -size 10 -steps 1 -output "$T/x2.txt" -curve "$T/lonely" -quiet; then
         ok
     else
         bad "-curve FIFO with a reader: $(cat "$T/fifo_err")"
@@ -810,25 +816,25 @@ fails "only 2 usable pairs" eval -vectors "$T/svd.txt" "$T/two_pairs.txt"
 fails "only 2 usable pairs" eval -vectors "$T/svd.txt" "$T/two_pairs.txt" "$SETS/men.txt"
 grep -q "two_pairs" "$T/out" && bad "a set without a score has a row: $(cat "$T/out")" || ok
 grep -q "^men.txt " "$T/out" && ok || bad "the set with a score lost its row: $(cat "$T/out")"
-run train -counts "$T/small.counts" -size 10 -iter 1 -checkpoint "$T/small_ck" -output "$T/small.txt" -quiet
+run train -counts "$T/small.counts" -size 10 -steps 1 -checkpoint "$T/small_ck" -output "$T/small.txt" -quiet
 # a checkpoint of another run: d, the counts, k and cds are stored in it and compared
-fails "d 20 here, 10 in the checkpoint" train -counts "$T/small.counts" -size 20 -iter 2 -resume "$T/small_ck" -output "$T/x.txt"
+fails "d 20 here, 10 in the checkpoint" train -counts "$T/small.counts" -size 20 -steps 2 -resume "$T/small_ck" -output "$T/x.txt"
 run count -train "$SAMPLE" -output "$T/small_w2.counts" -min-count 40 -window 2 -quiet
-fails "other counts \(fingerprint" train -counts "$T/small_w2.counts" -size 10 -iter 2 -resume "$T/small_ck" -output "$T/x.txt"
-fails "k 3 here, 5 in the checkpoint" train -counts "$T/small.counts" -size 10 -iter 2 -negative 3 -resume "$T/small_ck" -output "$T/x.txt"
-fails "cds 0.75 here, 1 in the checkpoint" train -counts "$T/small.counts" -size 10 -iter 2 -cds 0.75 -resume "$T/small_ck" -output "$T/x.txt"
+fails "other counts \(fingerprint" train -counts "$T/small_w2.counts" -size 10 -steps 2 -resume "$T/small_ck" -output "$T/x.txt"
+fails "k 3 here, 5 in the checkpoint" train -counts "$T/small.counts" -size 10 -steps 2 -negative 3 -resume "$T/small_ck" -output "$T/x.txt"
+fails "cds 0.75 here, 1 in the checkpoint" train -counts "$T/small.counts" -size 10 -steps 2 -cds 0.75 -resume "$T/small_ck" -output "$T/x.txt"
 printf '2 10\nthe %s\nof %s\n' "$(seq -s ' ' 10)" "$(seq -s ' ' 10)" > "$T/two_words.txt"
 fails "vectors for 2 of the [0-9]+ words" train -counts "$T/small.counts" -size 10 -init "$T/two_words.txt" -output "$T/x.txt"
-run train -counts "$T/small.counts" -size 10 -iter 0 -init "$T/two_words.txt" -init-coverage 0 -output "$T/x.txt" -quiet
+run train -counts "$T/small.counts" -size 10 -steps 0 -init "$T/two_words.txt" -init-coverage 0 -output "$T/x.txt" -quiet
 rm -f "$T/x.txt"
 fails "dimension 20, -size is 10" train -counts "$T/small.counts" -size 10 -init "$T/svd.txt" -output "$T/x.txt"
-fails "no RO step was accepted" train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -output "$T/x.txt"
-run train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -allow-no-step -output "$T/nostep.txt" -quiet
-run train -counts "$T/small.counts" -size 10 -iter 0 -output "$T/start.txt" -quiet
+fails "no RO step was accepted" train -counts "$T/small.counts" -size 10 -steps 1 -eta 1e30 -output "$T/x.txt"
+run train -counts "$T/small.counts" -size 10 -steps 1 -eta 1e30 -allow-no-step -output "$T/nostep.txt" -quiet
+run train -counts "$T/small.counts" -size 10 -steps 0 -output "$T/start.txt" -quiet
 same "$T/nostep.txt" "$T/start.txt"
-fails "beyond the bound" train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -safeguard 0 -output "$T/x.txt"
+fails "beyond the bound" train -counts "$T/small.counts" -size 10 -steps 1 -eta 1e30 -safeguard 0 -output "$T/x.txt"
 # the defaults (W + C at eig 0) would hide it in U P: the bound is checked on U P Sigma^0.5
-fails "beyond the bound" train -counts "$T/small.counts" -size 10 -iter 1 -eta 1e30 -safeguard 0 -eig 0 -embed w -output "$T/x.txt"
+fails "beyond the bound" train -counts "$T/small.counts" -size 10 -steps 1 -eta 1e30 -safeguard 0 -eig 0 -embed w -output "$T/x.txt"
 fails "expected a whole number" train -train "$SAMPLE" -size 10 -window 2.7 -output "$T/x.txt"
 fails "expected a whole number" train -train "$SAMPLE" -size 10 -min-count 5x -output "$T/x.txt"
 fails "expected a whole number" train -train "$SAMPLE" -size 1e2 -output "$T/x.txt"
@@ -940,7 +946,7 @@ grep -q "warning: .*zero.txt: 1 zero vector(s) (the first: 'z')" "$T/err" && ok 
 w4=$(awk 'NR > 1 && NR < 6 { printf "%s ", $1 }' "$T/svd10.txt")
 printf ': s\n%s\n%s\n%s\n' "$w4" "$w4" "$w4" > "$T/repeated_q.txt"
 fails "1 distinct\); a score needs 3" eval -vectors "$T/svd10.txt" -analogy "$T/repeated_q.txt"
-fails "only 0 of 3 questions are distinct|only 1 of 3 questions are distinct" train -counts "$T/small.counts" -size 10 -iter 1 -analogy "$T/repeated_q.txt" -output "$T/x.txt"
+fails "only 0 of 3 questions are distinct|only 1 of 3 questions are distinct" train -counts "$T/small.counts" -size 10 -steps 1 -analogy "$T/repeated_q.txt" -output "$T/x.txt"
 [ -e "$T/x.txt" ] && bad "a failed run left $T/x.txt" || ok
 [ -e "$T/x.counts" ] && bad "a failed run left $T/x.counts" || ok
 
@@ -949,7 +955,7 @@ fails "only 0 of 3 questions are distinct|only 1 of 3 questions are distinct" tr
 # run stops before the start, writes nothing, and says what to change; each
 # setting it names then runs; -force starts anyway. A step over
 # -max-step-seconds stops the same way.
-C="-train $SAMPLE -window 2 -min-count 30 -size 20 -iter 1"
+C="-train $SAMPLE -window 2 -min-count 30 -size 20 -steps 1"
 # shellcheck disable=SC2086
 run train $C -output "$T/cost.txt"
 grep -Eq "^estimate: 733 words, [0-9]+ pairs, d = 20: memory [0-9.]+ MB .*a step" "$T/err" && ok || bad "train prints its estimate: $(cat "$T/err")"
@@ -963,7 +969,7 @@ mc=$(sed -n 's/.*-min-count \([0-9]*\) .*/\1/p' "$T/err")
 mv=$(sed -n 's/.* -max-vocab \([0-9]*\);.*/\1/p' "$T/err")
 mem=$(sed -n 's/.* -memory \([0-9]*M\);.*/\1/p' "$T/err")
 sz=$(sed -n 's/.* -size \([0-9]*\);.*/\1/p' "$T/err")
-W="-train $SAMPLE -window 2 -iter 1 -output $T/cost.txt -quiet"
+W="-train $SAMPLE -window 2 -steps 1 -output $T/cost.txt -quiet"
 for advice in "-min-count $mc -size 20 -memory 5M" "-min-count 30 -max-vocab $mv -size 20 -memory 5M" \
     "-min-count 30 -size 20 -memory $mem" "-min-count 30 -size $sz -memory 5M"; do
     case "$advice" in *"  "*|*" ") bad "advice without a number: $(cat "$T/err")"; continue ;; esac
@@ -988,7 +994,7 @@ fails "-max-step-seconds does not apply to -method sgd" train -train "$SAMPLE" -
 # and the run's ETA on the progress lines; -max-seconds bounds the whole
 # run (what to change, -force); -method sgd past -memory is refused before
 # it trains; -method ro at d one below the vocabulary's size.
-run train -train "$SAMPLE" -min-count 30 -size 20 -iter 2 -head 300 -output "$T/whole.txt"
+run train -train "$SAMPLE" -min-count 30 -size 20 -steps 2 -head 300 -output "$T/whole.txt"
 grep -Eq "^estimate: the run: so far [0-9][^,]*, sgd start [0-9][^,]*, RO steps [0-9][^,]*, fold [0-9][^,]*, write [0-9][^;]*; total [0-9][^(]* \(-max-seconds none\); memory: sgd [0-9.]+ MB, RO [0-9.]+ MB, fold [0-9.]+ MB" "$T/err" &&
     ok || bad "the estimate names every stage and a total: $(grep '^estimate' "$T/err")"
 grep -Eq "^fold: 866 of 866 rows .* ETA [0-9]+ s, the run [0-9]+ s$" "$T/err" && ok || bad "the fold's progress: $(grep '^fold' "$T/err")"
@@ -996,16 +1002,16 @@ grep -Eq "^iter   1/2 .* ETA [0-9]+ s, the run [0-9]+ s" "$T/err" && ok || bad "
 grep -Eq "^sgd: [0-9.]+ s \(estimated [0-9]" "$T/err" && grep -Eq "^fold: [0-9.]+ s \(estimated " "$T/err" &&
     ok || bad "a stage's end line lacks its estimate: $(grep -E '^(sgd|fold): [0-9]' "$T/err")"
 fails "the run would take about .*, more than -max-seconds 1e-09\. Change one of:.* -max-seconds [0-9]+; or pass -force" \
-    train -train "$SAMPLE" -min-count 30 -size 20 -iter 2 -max-seconds 1e-9 -quiet -output "$T/whole2.txt"
+    train -train "$SAMPLE" -min-count 30 -size 20 -steps 2 -max-seconds 1e-9 -quiet -output "$T/whole2.txt"
 [ -e "$T/whole2.txt" ] && bad "a run past -max-seconds wrote its output" || ok
-run train -train "$SAMPLE" -min-count 30 -size 20 -iter 2 -max-seconds 1e-9 -force -output "$T/whole2.txt"
+run train -train "$SAMPLE" -min-count 30 -size 20 -steps 2 -max-seconds 1e-9 -force -output "$T/whole2.txt"
 grep -q "more than -max-seconds 1e-09; -force: starting anyway" "$T/err" && [ -s "$T/whole2.txt" ] && ok || bad "-max-seconds -force: $(cat "$T/err")"
 fails "the run needs about [0-9.]+ MB, more than -memory allows \(2.0 MB\)\. Change one of:.* -memory [0-9]+M; or pass -force" \
     train -train "$SAMPLE" -method sgd -memory 2M -output "$T/whole3.txt"
 grep -q "^sgd: d = " "$T/err" && bad "-method sgd past -memory began training: $(cat "$T/err")" || ok
 [ -e "$T/whole3.txt" ] && bad "-method sgd past -memory wrote its output" || ok
 run count -train "$SAMPLE" -min-count 200 -output "$T/c200.counts" -quiet
-run train -counts "$T/c200.counts" -size 70 -iter 2 -output "$T/d70.txt"
+run train -counts "$T/c200.counts" -size 70 -steps 2 -output "$T/d70.txt"
 head -n 1 "$T/d70.txt" | grep -q "^71 70$" && ok || bad "-method ro at d = n - 1: $(tail -2 "$T/err")"
 
 # ------------------------------------------------------------ nothing lost (issue 68)
@@ -1018,15 +1024,15 @@ grep -q "counts the text, starts from SVD-SPPMI" "$T/out" && bad "train -help st
 mkdir -p "$T/lost/ev"
 cp "$SETS/men.txt" "$T/lost/p.txt"
 cp "$SETS/men.txt" "$T/lost/ev/men.txt"
-fails "-output and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/p.txt" -output "$T/lost/p.txt"
+fails "-output and -eval name the same file" train -train "$SAMPLE" -size 10 -steps 1 -eval "$T/lost/p.txt" -output "$T/lost/p.txt"
 grep -q "^count:" "$T/err" && bad "-output = -eval refused after counting" || ok
-fails "-curve and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/p.txt" -output "$T/lost/o.txt" -curve "$T/lost/p.txt"
-fails "-output-contexts and -eval name the same file" train -train "$SAMPLE" -size 10 -iter 1 -eval "$T/lost/ev" -output "$T/lost/o.txt" -output-contexts "$T/lost/ev/men.txt"
+fails "-curve and -eval name the same file" train -train "$SAMPLE" -size 10 -steps 1 -eval "$T/lost/p.txt" -output "$T/lost/o.txt" -curve "$T/lost/p.txt"
+fails "-output-contexts and -eval name the same file" train -train "$SAMPLE" -size 10 -steps 1 -eval "$T/lost/ev" -output "$T/lost/o.txt" -output-contexts "$T/lost/ev/men.txt"
 same "$T/lost/p.txt" "$SETS/men.txt"
 same "$T/lost/ev/men.txt" "$SETS/men.txt"
 # a non-seekable -train (a FIFO, a pipe) is read once: the default run
 # (counting, then the SGD start) gives the bytes a file gives
-run train -train "$SAMPLE" -size 10 -iter 1 -threads 1 -quiet -output "$T/lost/file.txt"
+run train -train "$SAMPLE" -size 10 -steps 1 -threads 1 -quiet -output "$T/lost/file.txt"
 # fifo_run OUT ARGS...: train from the FIFO $T/lost/fifo fed by cat (a
 # run that waits for a second writer is stopped by timeout, when there)
 fifo_run() {
@@ -1036,20 +1042,20 @@ fifo_run() {
     w=$!
     to=
     command -v timeout > /dev/null 2>&1 && to="timeout 300"
-    $to "$BIN" train -train "$T/lost/fifo" -size 10 -iter 1 -threads 1 -quiet -output "$o" "$@" 2> "$T/err" \
+    $to "$BIN" train -train "$T/lost/fifo" -size 10 -threads 1 -quiet -output "$o" "$@" 2> "$T/err" \
         && ok || bad "-train FIFO $*: $(head -c 400 "$T/err")"
     kill "$w" 2> /dev/null
     wait "$w" 2> /dev/null
 }
 if command -v mkfifo > /dev/null 2>&1 && mkfifo "$T/lost/fifo"; then
-    fifo_run "$T/lost/fifo.txt"
+    fifo_run "$T/lost/fifo.txt" -steps 1
     same "$T/lost/file.txt" "$T/lost/fifo.txt"
-    fifo_run "$T/lost/fifo_sgd.txt" -method sgd
+    fifo_run "$T/lost/fifo_sgd.txt" -method sgd -iter 1
     run train -train "$SAMPLE" -method sgd -size 10 -iter 1 -threads 1 -quiet -output "$T/lost/file_sgd.txt"
     same "$T/lost/file_sgd.txt" "$T/lost/fifo_sgd.txt"
 fi
 if command -v bash > /dev/null 2>&1; then
-    B=$BIN S=$SAMPLE O=$T/lost/proc.txt bash -c '"$B" train -train <(cat "$S") -size 10 -iter 1 -threads 1 -quiet -output "$O"' 2> "$T/err" \
+    B=$BIN S=$SAMPLE O=$T/lost/proc.txt bash -c '"$B" train -train <(cat "$S") -size 10 -steps 1 -threads 1 -quiet -output "$O"' 2> "$T/err" \
         && ok || bad "-train <(cat file): $(head -c 400 "$T/err")"
     same "$T/lost/file.txt" "$T/lost/proc.txt"
 fi
@@ -1058,15 +1064,15 @@ run count -train "$SAMPLE" -output "$T/lost/s.counts" -quiet
 cp "$T/lost/s.counts" "$T/lost/tail.counts"
 printf 'x' >> "$T/lost/tail.counts"
 size=$(wc -c < "$T/lost/s.counts" | tr -d ' ')
-fails "tail.counts: trailing bytes after the counts at offset $size" train -counts "$T/lost/tail.counts" -size 10 -iter 1 -output "$T/lost/o.txt"
+fails "tail.counts: trailing bytes after the counts at offset $size" train -counts "$T/lost/tail.counts" -size 10 -steps 1 -output "$T/lost/o.txt"
 fails "trailing bytes after the counts at offset $size" vocab "$T/lost/tail.counts"
 fails "trailing bytes after the counts" objective -counts "$T/lost/tail.counts" -vectors "$T/lost/file.txt"
-run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -checkpoint "$T/lost/ck"
+run train -counts "$T/lost/s.counts" -size 10 -steps 1 -quiet -output "$T/lost/o.txt" -checkpoint "$T/lost/ck"
 cp "$T/lost/ck" "$T/lost/tail.ck"
 printf 'abc' >> "$T/lost/tail.ck"
 size=$(wc -c < "$T/lost/ck" | tr -d ' ')
-fails "tail.ck: trailing bytes after the checkpoint at offset $size" train -counts "$T/lost/s.counts" -size 10 -iter 2 -output "$T/lost/o.txt" -resume "$T/lost/tail.ck"
-run train -counts "$T/lost/s.counts" -size 10 -iter 2 -quiet -output "$T/lost/o2.txt" -resume "$T/lost/ck"
+fails "tail.ck: trailing bytes after the checkpoint at offset $size" train -counts "$T/lost/s.counts" -size 10 -steps 2 -output "$T/lost/o.txt" -resume "$T/lost/tail.ck"
+run train -counts "$T/lost/s.counts" -size 10 -steps 2 -quiet -output "$T/lost/o2.txt" -resume "$T/lost/ck"
 # (vectors files: the library's loaders refuse data after the vectors)
 cp "$T/lost/file.txt" "$T/lost/tail.txt"
 echo "extra 1 2 3 4 5 6 7 8 9 10" >> "$T/lost/tail.txt"
@@ -1076,8 +1082,8 @@ cp "$T/lost/v.bin" "$T/lost/tail.bin"
 printf 'garbage' >> "$T/lost/tail.bin"
 fails "data after the" neighbors -vectors "$T/lost/tail.bin" the
 # a start over less than one token of the text is refused, naming the flag
-fails "-init-share 1e-09: .*less than one token" train -train "$SAMPLE" -size 10 -iter 1 -init-share 1e-9 -output "$T/lost/o.txt"
-run train -train "$SAMPLE" -size 10 -iter 1 -init-share 1e-5 -quiet -output "$T/lost/o.txt"
+fails "-init-share 1e-09: .*less than one token" train -train "$SAMPLE" -size 10 -steps 1 -init-share 1e-9 -output "$T/lost/o.txt"
+run train -train "$SAMPLE" -size 10 -steps 1 -init-share 1e-5 -quiet -output "$T/lost/o.txt"
 
 # every save keeps the mode of the file it replaces (0600 stays private),
 # and its owner when run as root; a new file gets 0666 less the umask
@@ -1095,7 +1101,7 @@ for m in 600 640; do
     run train -counts "$T/lost/s.counts" -method svd -size 10 -quiet -output "$T/lost/v.txt" -output-contexts "$T/lost/vc.txt"
     run count -train "$SAMPLE" -quiet -output "$T/lost/c.counts"
     run train -train "$SAMPLE" -method svd -size 10 -quiet -output "$T/lost/o.txt" -save-counts "$T/lost/sc.counts"
-    run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -checkpoint "$T/lost/ck" -curve "$T/lost/cv.csv"
+    run train -counts "$T/lost/s.counts" -size 10 -steps 1 -quiet -output "$T/lost/o.txt" -checkpoint "$T/lost/ck" -curve "$T/lost/cv.csv"
     for f in v.txt vc.txt c.counts sc.counts ck cv.csv; do
         [ "$(perms "$T/lost/$f")" = $want ] && ok || bad "$f, mode $m before: $(perms "$T/lost/$f") after"
         [ "$(id -u)" != 0 ] || [ "$(owner "$T/lost/$f")" = 65534:65534 ] && ok || bad "$f: owner $(owner "$T/lost/$f"), not kept"
@@ -1111,16 +1117,16 @@ rm -f "$T/lost/new.txt"
 # errors; -curve (written in place) may have it
 long=$(awk 'BEGIN { while (length(s) < 246) s = s "n"; print s ".txt" }')
 mkdir -p "$T/lost/long"
-fails "-output: the name '$long' is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/long/$long"
+fails "-output: the name '$long' is too long" train -train "$SAMPLE" -size 10 -steps 1 -output "$T/lost/long/$long"
 grep -q "^count:" "$T/err" && bad "a long -output refused after counting" || ok
-fails "-output-contexts: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -output-contexts "$T/lost/long/$long"
-fails "-save-counts: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -save-counts "$T/lost/long/$long"
-fails "-checkpoint: the name .* is too long" train -train "$SAMPLE" -size 10 -iter 1 -output "$T/lost/o.txt" -checkpoint "$T/lost/long/$long"
+fails "-output-contexts: the name .* is too long" train -train "$SAMPLE" -size 10 -steps 1 -output "$T/lost/o.txt" -output-contexts "$T/lost/long/$long"
+fails "-save-counts: the name .* is too long" train -train "$SAMPLE" -size 10 -steps 1 -output "$T/lost/o.txt" -save-counts "$T/lost/long/$long"
+fails "-checkpoint: the name .* is too long" train -train "$SAMPLE" -size 10 -steps 1 -output "$T/lost/o.txt" -checkpoint "$T/lost/long/$long"
 fails "-output: the name .* is too long.*at most 234 bytes" count -train "$SAMPLE" -output "$T/lost/long/$long"
 grep -q "^count:" "$T/err" && bad "a long count -output refused after counting" || ok
 [ -z "$(ls "$T/lost/long")" ] && ok || bad "a refused long name left files: $(ls "$T/lost/long")"
 run count -train "$SAMPLE" -quiet -output "$T/lost/long/$(echo "$long" | cut -c1-234)"
-run train -counts "$T/lost/s.counts" -size 10 -iter 1 -quiet -output "$T/lost/o.txt" -curve "$T/lost/long/$long"
+run train -counts "$T/lost/s.counts" -size 10 -steps 1 -quiet -output "$T/lost/o.txt" -curve "$T/lost/long/$long"
 
 # both outputs or neither: -output-contexts is written and renamed first,
 # -output last, so a kill between the two renames (strace kills at the 4th

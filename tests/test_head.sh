@@ -2,7 +2,7 @@
 # test_head.sh - the default run's head and tail through the program: on
 # corpora made here (tests/head_corpus.awk), more than 20,000 distinct
 # words, `ro-sgns train` at its defaults (small -size, one SGD epoch over
-# 2% of the text, no RO step: -iter 0) picks as its head the words seen
+# 2% of the text, no RO step: -steps 0) picks as its head the words seen
 # 200 times or more
 # (kind A: more than 20,000 of them, 40 seen exactly 200 times) or, when
 # fewer, the 20,000 most frequent (kind B: the minimum); the head it
@@ -12,13 +12,8 @@
 #   sh tests/test_head.sh [path/to/ro-sgns]   (from the repository root)
 BIN=${1:-./ro-sgns}
 T=${RO_SGNS_TEST_TMP:-build}/head_test
-passed=0
-failed=0
-rm -rf "$T"
-mkdir -p "$T"
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-[ -x "$BIN" ] || { echo "head: $BIN not built"; echo "head: 0 passed, 1 failed"; exit 1; }
+NAME=head
+. tests/sh_lib.sh
 
 # kind MIN_HEAD: the corpus, the default run on it, its head and output
 for kind in A B; do
@@ -35,7 +30,7 @@ for kind in A B; do
     else
         [ "$heavy" -lt 20000 ] && [ "$vocab" -gt 20000 ] && ok || bad "corpus B: $heavy words seen 200 times or more of $vocab, not under 20,000 of more"
     fi
-    if nice -n 5 "$BIN" train -train "$T/$kind.txt" -output "$T/$kind.vec" -size 2 -init-iter 1 -init-share 0.02 -iter 0 \
+    if nice -n 5 "$BIN" train -train "$T/$kind.txt" -output "$T/$kind.vec" -size 2 -iter 1 -init-share 0.02 -steps 0 \
         > "$T/out" 2> "$T/err"; then ok; else bad "corpus $kind: train exited $?: $(tail -c 400 "$T/err")"; fi
     got=$(sed -n 's/^head: RO on the \([0-9]*\) most frequent words and contexts; the other \([0-9]*\) folded.*/\1 \2/p' "$T/err")
     [ "$got" = "$want $((vocab - want))" ] && ok ||

@@ -45,19 +45,19 @@ run() { # run P LOG ARGS...: mpirun -np P the example, its output in LOG
 files=
 starts=
 for P in 1 2 3 4; do
-    run $P "$T/np$P.log" -iter $K -factors "$T/np$P.fx" -output "$T/np$P.bin" -binary 1
+    run $P "$T/np$P.log" -steps $K -factors "$T/np$P.fx" -output "$T/np$P.bin" -binary 1
     files="$files $P:$T/np$P.fx"
-    if [ $P -ge 3 ]; then # the start alone (-iter 0 writes it)
-        run $P "$T/np$P.log" -iter 0 -factors "$T/start$P.fx"
+    if [ $P -ge 3 ]; then # the start alone (-steps 0 writes it)
+        run $P "$T/np$P.log" -steps 0 -factors "$T/start$P.fx"
         starts="$starts $P:$T/start$P.fx"
     fi
 done
 # np 2: half the steps, a checkpoint, -resume for the rest = the straight
 # run; np 3: the checkpoint after the last step = the final factors
 H=$((K / 2))
-run 2 "$T/half.log" -iter $H -factors "$T/half.fx"
-run 2 "$T/half.log" -iter $K -resume "$T/half.fx" -factors "$T/resumed.fx" -output "$T/np2.txt"
-run 3 "$T/ck.log" -iter $K -checkpoint "$T/ck3.fx"
+run 2 "$T/half.log" -steps $H -factors "$T/half.fx"
+run 2 "$T/half.log" -steps $K -resume "$T/half.fx" -factors "$T/resumed.fx" -output "$T/np2.txt"
+run 3 "$T/ck.log" -steps $K -checkpoint "$T/ck3.fx"
 extra=0
 extra_fail=0
 same() { # same A B WHAT: one more check, cmp
@@ -67,10 +67,17 @@ same() { # same A B WHAT: one more check, cmp
         echo "FAIL: $3" >&2
     fi
 }
+# -iter is ro-sgns train's SGD epochs (issue 70): here an error naming -steps
+extra=$((extra + 1))
+if $TIMEOUT mpirun $OVER -np 2 "$MPI_BIN" -counts "$T/s.counts" -size $D -iter 2 > "$T/iter.log" 2>&1 ||
+    ! grep -q "^ro_sgns_mpi: -iter: renamed: RO's step cap is -steps" "$T/iter.log"; then
+    extra_fail=$((extra_fail + 1))
+    echo "FAIL: -iter: no error naming -steps: $(head -c 300 "$T/iter.log")" >&2
+fi
 # row-range loading: with 4 ranks each holds only its own rows of the
 # (version 2) counts file, and the pairs held add up to the file's
-$TIMEOUT mpirun $OVER -np 4 "$MPI_BIN" -counts "$T/s.counts" -size $D -iter 0 > "$T/rows.log" 2>&1 ||
-    fail "mpirun -np 4 -iter 0: $(tail -n 5 "$T/rows.log")"
+$TIMEOUT mpirun $OVER -np 4 "$MPI_BIN" -counts "$T/s.counts" -size $D -steps 0 > "$T/rows.log" 2>&1 ||
+    fail "mpirun -np 4 -steps 0: $(tail -n 5 "$T/rows.log")"
 extra=$((extra + 1))
 held=$(sed -n 's/^rank [0-9]*: rows \([0-9]*\)\.\.\([0-9]*\); counts held: rows \([0-9]*\)\.\.\([0-9]*\), \([0-9]*\) pairs$/\1 \2 \3 \4 \5/p' "$T/rows.log")
 total=$("$CHECKER" pairs "$T/s.counts" 2> /dev/null)
@@ -87,9 +94,9 @@ same "$T/resumed.fx" "$T/np2.fx" "np 2 resumed differs from the straight run"
 # default (the fused step, on ranks too): the same iteration to rounding
 for kb in 1000000000 500000 fuse0; do
     if [ $kb = fuse0 ]; then
-        run 2 "$T/kept$kb.log" -iter $K -fuse 0 -factors "$T/kept$kb.fx"
+        run 2 "$T/kept$kb.log" -steps $K -fuse 0 -factors "$T/kept$kb.fx"
     else
-        run 2 "$T/kept$kb.log" -iter $K -keep-direction $kb -factors "$T/kept$kb.fx"
+        run 2 "$T/kept$kb.log" -steps $K -keep-direction $kb -factors "$T/kept$kb.fx"
     fi
     extra=$((extra + 1))
     kd=$("$CHECKER" diff "$T/np2.fx" "$T/kept$kb.fx" 2> /dev/null |
@@ -103,7 +110,7 @@ same "$T/ck3.fx" "$T/np3.fx" "np 3: the last checkpoint differs from the final f
 # 2 and 3 threads a rank (the fused step sums each rank's D^T M V block by
 # block in the same order for any thread count): np 2's bits
 for t in 2 3; do
-    run 2 "$T/thr$t.log" -iter $K -threads $t -factors "$T/thr$t.fx"
+    run 2 "$T/thr$t.log" -steps $K -threads $t -factors "$T/thr$t.fx"
     same "$T/thr$t.fx" "$T/np2.fx" "np 2, $t threads a rank: other bits than one thread"
 done
 # the vectors written in rank order (MPI-IO) = one process's writer
@@ -117,7 +124,7 @@ same "$T/ref2.txt" "$T/np2.txt" "np 2: the text vectors file differs from ro_sgn
 # step): each rank's rows of W, of C and of W + C at another exponent
 for form in "3 w 0.5" "2 c 0.5" "4 w+c 0.25"; do
     set -- $form
-    run $1 "$T/forms.log" -iter $K -resume "$T/np$1.fx" -embed $2 -eig $3 -output "$T/form_$2.bin" -binary 1
+    run $1 "$T/forms.log" -steps $K -resume "$T/np$1.fx" -embed $2 -eig $3 -output "$T/form_$2.bin" -binary 1
     "$CHECKER" vectors "$T/s.counts" "$T/np$1.fx" "$T/ref_$2.bin" binary $2 $3 > /dev/null 2>&1
     same "$T/ref_$2.bin" "$T/form_$2.bin" "np $1 -embed $2 -eig $3: the vectors file differs from ro_sgns_vectors_save's"
 done

@@ -61,7 +61,7 @@ bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
 BINABS=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 
 # the program's files, with the flags train()'s gensim names map to below
-"$BIN" train -train "$SAMPLE" -output "$T/ro.bin" -size 20 -init-iter 1 -iter 2 -min-count 5 -threads 2 \
+"$BIN" train -train "$SAMPLE" -output "$T/ro.bin" -size 20 -iter 1 -steps 2 -min-count 5 -threads 2 \
     -seed 3 -init-sample 1e-4 -window 4 -quiet 2> "$T/err" && ok || bad "ro-sgns train (ro): $(cat "$T/err")"
 "$BIN" train -train "$SAMPLE" -output "$T/sgd.bin" -method sgd -size 10 -iter 1 -sample 1e-3 -min-count 5 \
     -threads 1 -negative 3 -quiet 2> "$T/err" && ok || bad "ro-sgns train (sgd): $(cat "$T/err")"
@@ -141,11 +141,18 @@ left("the runs")
 
 for kw, words in (({"sg": 0}, ("sg=0", "CBOW")), ({"hs": 1}, ("hs=1", "hierarchical softmax")),
                   ({"cbow_mean": 1}, ("cbow_mean",)), ({"sentences": [["a", "b"]]}, ("sentences", "corpus_file")),
-                  ({"iter": 5}, ("iter=", "epochs=")), ({"min_alpha": 0.001}, ("min_alpha",)),
+                  ({"iter": 5}, ("iter=", "epochs=", "ro_steps=")), ({"init_iter": 2}, ("init_iter=", "epochs=")),
+                  ({"steps": 2}, ("steps=", "ro_steps=")), ({"min_alpha": 0.001}, ("min_alpha",)),
                   ({"vector_size": 10, "size": 10}, ("vector_size=", "size=")),
                   ({"method": "svd", "epochs": 2}, ("epochs=", "svd")), ({"output": "x"}, ("output=",)),
                   ({"binary": 0}, ("binary=", "save_word2vec_format"))):
     raises("refused: %s" % kw, TypeError, lambda: ro_sgns.train(sample, **kw), *words)
+# the program's flags for the keywords (issue 70: -iter is the epochs over the text)
+fa = ro_sgns._flag_args({"epochs": 2}, {"virtual_workers": 3, "ro_steps": 4})
+check("epochs, virtual_workers, ro_steps: -iter, -virtual-workers, -steps",
+      fa == ["-iter", "2", "-virtual-workers", "3", "-steps", "4"], fa)
+fa = ro_sgns._flag_args({"epochs": 2}, {"method": "sgd"})
+check("epochs with method=sgd: -iter", fa == ["-iter", "2", "-method", "sgd"], fa)
 raises("the program's error: -size 0", ro_sgns.Error, lambda: ro_sgns.train(sample, vector_size=0), "-size 0")
 raises("the program's error: an unknown flag", ro_sgns.Error, lambda: ro_sgns.train(sample, frobnicate=1),
        "unknown flag -frobnicate")

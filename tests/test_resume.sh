@@ -15,22 +15,15 @@ BIN=${1:-./ro-sgns}
 ASAN=${2:-}
 SAMPLE=../shared/data/corpus/sample.txt
 T=${RO_SGNS_TEST_TMP:-build}/resume_test
-passed=0
-failed=0
-rm -rf "$T"
-mkdir -p "$T"
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+NAME=resume
+. tests/sh_lib.sh
 same() { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
-
-[ -x "$BIN" ] || { echo "resume: $BIN not built"; echo "resume: 0 passed, 1 failed"; exit 1; }
 [ -f "$SAMPLE" ] || { echo "resume: $SAMPLE not found"; echo "resume: 0 passed, 1 failed"; exit 1; }
 
-# -min-gain 5 stops after step 3 (it raises F by 4.1%) of -iter 6; the SGD
+# -min-gain 5 stops after step 3 (it raises F by 4.1%) of -steps 6; the SGD
 # start has 4 rounds (2 epochs of 2), so states after rounds 1 to 3
-C="-train $SAMPLE -min-count 5 -head 300 -iter 6 -min-gain 5"
-A="$C -size 10 -init-iter 2"
+C="-train $SAMPLE -min-count 5 -head 300 -steps 6 -min-gain 5"
+A="$C -size 10 -iter 2"
 "$BIN" train $A -quiet -output "$T/ref.txt" 2> "$T/err" || bad "the straight run: $(cat "$T/err")"
 for th in 1 3; do
     "$BIN" train $A -quiet -threads $th -output "$T/ref$th.txt" 2> "$T/err" || bad "-threads $th: $(cat "$T/err")"
@@ -82,21 +75,21 @@ cut -d, -f1 "$T/ref.csv" > "$T/ref.it"
 cut -d, -f1 "$T/c.csv" > "$T/c.it"
 same "$T/c.it" "$T/ref.it" "the resumed -curve's steps"
 
-# Hogwild (-workers 0) has no SGD state to keep (its bits depend on timing):
+# Hogwild (-virtual-workers 0) has no SGD state to keep (its bits depend on timing):
 # the stage is redone; on one thread the run is the same
-"$BIN" train $A -quiet -workers 0 -threads 1 -output "$T/hog.txt" 2> "$T/err" || bad "-workers 0: $(cat "$T/err")"
+"$BIN" train $A -quiet -virtual-workers 0 -threads 1 -output "$T/hog.txt" 2> "$T/err" || bad "-virtual-workers 0: $(cat "$T/err")"
 rm -f "$T/ck"
-RO_SGNS_CLI_KILL_AT=step:2 "$BIN" train $A -quiet -workers 0 -threads 1 -checkpoint "$T/ck" -output "$T/x.txt" 2> "$T/err"
-"$BIN" train $A -workers 0 -threads 1 -checkpoint "$T/ck" -resume "$T/ck" -output "$T/hog_r.txt" 2> "$T/err" ||
-    bad "-workers 0 resumed: $(cat "$T/err")"
-same "$T/hog_r.txt" "$T/hog.txt" "-workers 0 -threads 1, killed at step 2"
+RO_SGNS_CLI_KILL_AT=step:2 "$BIN" train $A -quiet -virtual-workers 0 -threads 1 -checkpoint "$T/ck" -output "$T/x.txt" 2> "$T/err"
+"$BIN" train $A -virtual-workers 0 -threads 1 -checkpoint "$T/ck" -resume "$T/ck" -output "$T/hog_r.txt" 2> "$T/err" ||
+    bad "-virtual-workers 0 resumed: $(cat "$T/err")"
+same "$T/hog_r.txt" "$T/hog.txt" "-virtual-workers 0 -threads 1, killed at step 2"
 
 # a checkpoint of the SGD start does not fit a run with another start
 rm -f "$T/ck"
 RO_SGNS_CLI_KILL_AT=sgd:1 "$BIN" train $A -checkpoint "$T/ck" -output "$T/x.txt" 2> "$T/err"
 "$BIN" train $C -size 10 -init svd -resume "$T/ck" -output "$T/x.txt" 2> "$T/err" && bad "-init svd resumed an SGD state" ||
     { grep -q "holds the state of an SGD start" "$T/err" && ok || bad "-init svd: $(cat "$T/err")"; }
-"$BIN" train $C -size 12 -init-iter 2 -resume "$T/ck" -output "$T/x.txt" 2> "$T/err" && bad "-size 12 resumed a -size 10 state" ||
+"$BIN" train $C -size 12 -iter 2 -resume "$T/ck" -output "$T/x.txt" 2> "$T/err" && bad "-size 12 resumed a -size 10 state" ||
     { grep -q "does not fit this run" "$T/err" && ok || bad "-size 12: $(cat "$T/err")"; }
 # under ASan + UBSan with leak detection: a resume from the SGD state
 if [ -n "$ASAN" ]; then
@@ -108,7 +101,7 @@ fi
 
 # one real kill -9 from outside, wherever the run is after 1.5 s (more steps
 # and a larger d: a few seconds in all), then the resume
-B="-train $SAMPLE -min-count 5 -size 20 -head 300 -init-iter 3 -iter 12 -min-gain 0 -quiet"
+B="-train $SAMPLE -min-count 5 -size 20 -head 300 -iter 3 -steps 12 -min-gain 0 -quiet"
 "$BIN" train $B -output "$T/refb.txt" 2> "$T/err" || bad "the longer run: $(cat "$T/err")"
 rm -f "$T/ck"
 "$BIN" train $B -checkpoint "$T/ck" -output "$T/outb.txt" 2> "$T/err" &

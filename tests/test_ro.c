@@ -3204,6 +3204,49 @@ done:
     free_counts(&c);
 }
 
+/* The fold tests' problem: 40 x 34 counts, 2 words' and 3 contexts' head
+   counts dropped (rows the fold leaves empty), its 15 x 13 head, a Gaussian
+   start W0, C0 at d = 3 and the head's point from it (xh). 0 on failure
+   (what was made is in f, for fold_fixture_free). */
+typedef struct fold_fixture {
+    size_t n, m, nh, mh, d;
+    counts_t c;
+    ro_sgns_problem *p, *ph;
+    ro_sgns_factors *xh;
+    real *W0, *C0;
+} fold_fixture;
+
+static int fold_fixture_make(fold_fixture *f)
+{
+    ro_sgns_error err;
+    size_t i;
+    memset(f, 0, sizeof *f);
+    f->n = 40, f->m = 34, f->nh = 15, f->mh = 13, f->d = 3;
+    f->c = make_counts(f->n, f->m, 0.5);
+    drop_head_counts(&f->c, f->n - 2, f->m - 3, f->nh, f->mh);
+    f->W0 = (real *)malloc(f->n * f->d * sizeof(real));
+    f->C0 = (real *)malloc(f->m * f->d * sizeof(real));
+    if (!f->W0 || !f->C0) return 0;
+    for (i = 0; i < f->n * f->d; ++i) f->W0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
+    for (i = 0; i < f->m * f->d; ++i) f->C0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
+    CHECK(ro_sgns_problem_create_csr(f->n, f->m, f->c.row_ptr, f->c.col, f->c.val, 5, 0.75, &f->p,
+                                     NULL, &err) == RO_SGNS_OK);
+    if (f->p) CHECK(ro_sgns_problem_create_head(f->p, f->nh, f->mh, &f->ph, NULL, &err) == RO_SGNS_OK);
+    CHECK(ro_sgns_factors_from_wc(f->nh, f->mh, f->d, f->W0, f->C0, &f->xh, NULL, &err) ==
+          RO_SGNS_OK);
+    return f->p && f->ph && f->xh;
+}
+
+static void fold_fixture_free(fold_fixture *f)
+{
+    ro_sgns_factors_free(f->xh);
+    ro_sgns_problem_free(f->ph);
+    ro_sgns_problem_free(f->p);
+    free(f->W0);
+    free(f->C0);
+    free_counts(&f->c);
+}
+
 /* The fold from a start W0 C0^T (fold config start_w, start_c). With no
    step a tail row's x over the head's lines is the start's x0 there,
    projected orthogonally onto the head's subspace (x0 V_h V_h^T for a
@@ -3214,29 +3257,24 @@ done:
    a NaN in the start, is refused. */
 static void test_fold_start(void)
 {
-    const size_t n = 40, m = 34, nh = 15, mh = 13, d = 3;
-    counts_t c = make_counts(n, m, 0.5);
-    ro_sgns_problem *p = NULL, *ph = NULL;
-    ro_sgns_factors *xh = NULL, *xr = NULL, *x0 = NULL, *x1 = NULL;
+    fold_fixture fx;
+    const int made = fold_fixture_make(&fx);
+    const size_t n = fx.n, m = fx.m, nh = fx.nh, mh = fx.mh, d = fx.d;
+    const ro_sgns_problem *p = fx.p, *ph = fx.ph;
+    const ro_sgns_factors *xh = fx.xh;
+    real *W0 = fx.W0, *C0 = fx.C0;
+    ro_sgns_factors *xr = NULL, *x0 = NULL, *x1 = NULL;
     ro_sgns_fold_config fc = ro_sgns_fold_config_default();
     ro_sgns_fold_report rep0, rep1;
     ro_sgns_error err;
-    real *W0 = (real *)malloc(n * d * sizeof(real)), *C0 = (real *)malloc(m * d * sizeof(real));
     double *Xs = (double *)calloc(n * m, sizeof(double)), *Xf = NULL, *r = NULL;
     const double tol = IS_D ? 1e-10 : 2e-4;
     double worst = 0, worst_p = 0;
     size_t i, j, q, t;
-    drop_head_counts(&c, n - 2, m - 3, nh, mh);
-    for (i = 0; i < n * d; ++i) W0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
-    for (i = 0; i < m * d; ++i) C0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
+    if (!made || !Xs) goto done;
     for (i = 0; i < n; ++i) /* X0 = W0 C0^T in double */
         for (j = 0; j < m; ++j)
             for (q = 0; q < d; ++q) Xs[i * m + j] += (double)W0[i * d + q] * C0[j * d + q];
-    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 0.75, &p, NULL, &err) ==
-          RO_SGNS_OK);
-    CHECK(ro_sgns_problem_create_head(p, nh, mh, &ph, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_factors_from_wc(nh, mh, d, W0, C0, &xh, NULL, &err) == RO_SGNS_OK);
-    if (!p || !ph || !xh) goto done;
     fc.start_w = W0;
     fc.start_c = C0;
     fc.block_rows = 5;
@@ -3329,18 +3367,13 @@ static void test_fold_start(void)
               bad == NULL);
     }
 done:
-    ro_sgns_factors_free(xh);
     ro_sgns_factors_free(xr);
     ro_sgns_factors_free(x0);
     ro_sgns_factors_free(x1);
-    ro_sgns_problem_free(ph);
-    ro_sgns_problem_free(p);
-    free(W0);
-    free(C0);
     free(Xs);
     free(Xf);
     free(r);
-    free_counts(&c);
+    fold_fixture_free(&fx);
 }
 
 /* The fold's progress callback: called after each block with rows
@@ -3364,27 +3397,19 @@ static int fold_seen_cb(const ro_sgns_fold_progress *p, void *user)
 
 static void test_fold_progress(void)
 {
-    const size_t n = 40, m = 34, nh = 15, mh = 13, d = 3;
-    counts_t c = make_counts(n, m, 0.5);
-    ro_sgns_problem *p = NULL, *ph = NULL;
-    ro_sgns_factors *xh = NULL, *x0 = NULL, *x1 = NULL, *x2 = NULL;
+    fold_fixture fx;
+    const int made = fold_fixture_make(&fx);
+    const size_t n = fx.n, m = fx.m, nh = fx.nh, mh = fx.mh, d = fx.d;
+    const ro_sgns_problem *p = fx.p;
+    ro_sgns_factors *xh = fx.xh, *x0 = NULL, *x1 = NULL, *x2 = NULL;
     ro_sgns_fold_config fc = ro_sgns_fold_config_default();
     ro_sgns_fold_report r0, r1;
     ro_sgns_error err;
     fold_seen seen;
-    real *W0 = (real *)malloc(n * d * sizeof(real)), *C0 = (real *)malloc(m * d * sizeof(real));
-    size_t i;
-    drop_head_counts(&c, n - 2, m - 3, nh, mh);
-    for (i = 0; i < n * d; ++i) W0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
-    for (i = 0; i < m * d; ++i) C0[i] = (real)(0.7 * ro_sgns_rng_normal(&g_rng));
-    CHECK(ro_sgns_problem_create_csr(n, m, c.row_ptr, c.col, c.val, 5, 0.75, &p, NULL, &err) ==
-          RO_SGNS_OK);
-    CHECK(ro_sgns_problem_create_head(p, nh, mh, &ph, NULL, &err) == RO_SGNS_OK);
-    CHECK(ro_sgns_factors_from_wc(nh, mh, d, W0, C0, &xh, NULL, &err) == RO_SGNS_OK);
-    if (!p || !ph || !xh) goto done;
-    CHECK(ro_sgns_ro_train(ph, xh, NULL, &err) == RO_SGNS_OK);
-    fc.start_w = W0;
-    fc.start_c = C0;
+    if (!made) goto done;
+    CHECK(ro_sgns_ro_train(fx.ph, xh, NULL, &err) == RO_SGNS_OK);
+    fc.start_w = fx.W0;
+    fc.start_c = fx.C0;
     fc.block_rows = 5;
     fc.iterations = 2;
     CHECK(ro_sgns_fold_in(p, xh, &fc, &x0, &r0, NULL, &err) == RO_SGNS_OK);
@@ -3410,15 +3435,10 @@ static void test_fold_progress(void)
                seen.calls == 7 && seen.last == 25 + 10,
            "%lu calls, %lu rows", (unsigned long)seen.calls, (unsigned long)seen.last);
 done:
-    ro_sgns_factors_free(xh);
     ro_sgns_factors_free(x0);
     ro_sgns_factors_free(x1);
     ro_sgns_factors_free(x2);
-    ro_sgns_problem_free(ph);
-    ro_sgns_problem_free(p);
-    free(W0);
-    free(C0);
-    free_counts(&c);
+    fold_fixture_free(&fx);
 }
 
 /* csr_head against the dense block */

@@ -68,11 +68,7 @@ def program():
 # gensim's names of the shared parameters: (the flag, or a function of the
 # method and the start giving it; None where it does not apply)
 def _epochs_flag(method, init):
-    if method == "sgd":
-        return "iter"
-    if method == "ro" and init == "sgd":
-        return "init-iter"
-    return None
+    return "iter" if method == "sgd" or (method == "ro" and init == "sgd") else None
 
 
 def _sample_flag(method, init):
@@ -83,7 +79,7 @@ _GENSIM = {"vector_size": "size", "window": "window", "min_count": "min-count", 
            "workers": "threads", "seed": "seed", "alpha": "alpha", "sample": _sample_flag,
            "epochs": _epochs_flag}
 # ro-sgns's names of the same settings: either name, not both
-_SAME = {"size": "vector_size", "threads": "workers", "init_iter": "epochs", "init_sample": "sample"}
+_SAME = {"size": "vector_size", "threads": "workers", "init_sample": "sample"}
 # gensim's that have no meaning here: (the value that is what ro-sgns does, why)
 _UNSUPPORTED = {
     "sg": (1, "ro-sgns trains skip-gram only (sg=1); CBOW (sg=0) is not supported"),
@@ -108,8 +104,10 @@ _UNSUPPORTED = {
 _OWN = {"train": "the corpus is corpus_file=", "output": "train() returns the vectors",
         "binary": "train() returns the vectors: kv.save_word2vec_format(path, binary=) writes them",
         "format": "train() returns the vectors: kv.save_word2vec_format(path, binary=) writes them",
-        "iter": "gensim's old name of epochs and ro-sgns's cap on RO steps: give epochs= (the "
-                "epochs over the text) or ro_steps= (RO-SGNS steps)",
+        "iter": "gensim's old name of epochs: give epochs= (the epochs over the text, the "
+                "program's -iter) or ro_steps= (RO-SGNS's step cap, -steps)",
+        "init_iter": "the SGD start's epochs are epochs= (the program's -iter)",
+        "steps": "RO-SGNS's step cap is ro_steps= (the program's -steps)",
         "quiet": "the progress goes to the logger \"ro_sgns\": set its level (or progress=False)"}
 
 
@@ -150,7 +148,7 @@ def _flag_args(params, flags):
     for name, value in flags.items():
         if name in _UNSUPPORTED:
             continue
-        flag = "-" + {"ro_steps": "iter", "virtual_workers": "workers"}.get(name, name.replace("_", "-"))
+        flag = "-" + {"ro_steps": "steps"}.get(name, name.replace("_", "-"))
         if value is True:
             args.append(flag)
         elif value is False or value is None:
@@ -238,13 +236,13 @@ def train(corpus_file=None, vector_size=None, window=None, min_count=None, negat
     does and return KeyedVectors. gensim's names: vector_size (-size),
     window, min_count, negative, sample (the SGD start's subsampling,
     -init-sample; -sample for method="sgd" and the counting of other
-    starts), epochs (the SGD start's epochs, -init-iter; -iter for
-    method="sgd"), workers (threads, -threads), seed, alpha; sg=1 and hs=0
+    starts), epochs (-iter: the SGD start's epochs, or method="sgd"'s),
+    workers (threads, -threads), seed, alpha; sg=1 and hs=0
     are accepted and other values refused, as are gensim's parameters that
     mean nothing here (TypeError naming them). Any other keyword is the
     program's flag of that name with - for _ (True a switch, a list repeats
-    it); ro_steps is RO's step cap (-iter), virtual_workers the SGD start's
-    virtual workers (-workers). Unset, a setting is the program's default
+    it); ro_steps is RO's step cap (-steps), virtual_workers the SGD
+    start's virtual workers (-virtual-workers). Unset, a setting is the program's default
     (ro-sgns train -help). callback(progress) gets each progress line (a
     Progress: stage, percent, eta, line); progress=False: no log lines."""
     _need_numpy()
