@@ -380,7 +380,8 @@ typedef struct opts {
     int force, grad_norm;
     double max_step, max_seconds;
     unsigned long long memory, keep_direction;
-    int allow_binary;
+    int allow_binary, allow_missing;
+    const char *pairs;
     double negative, eig, cds, sample, alpha, eta, eta_max, init_coverage, init_share, init_sample, min_gain;
 } opts;
 
@@ -4273,6 +4274,183 @@ static int cmd_neighbors(cli *c, int argc, char **argv)
     return failed;
 }
 
+/* ============================================================ similarity */
+
+static const flag_spec SIMILARITY_FLAGS[] = {
+    G("flags:"),
+    F("vectors", T_STR, vectors, 0, 0, 0, "VECTORS", "the vectors (required); - = standard input"),
+    FLAGS_READ_FORMAT,
+    F("pairs", T_STR, pairs, 0, 0, 0, "FILE",
+      "word pairs (FILE below): 'word1 word2 similarity'\nprinted for each; - = standard input"),
+    F("allow-missing", T_01, allow_missing, 0, 0, 1, "0|1",
+      "with -pairs: exit status 0 when a pair has a word\nnot in the vectors (still named on stderr) ({D})"),
+    F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "accepted; similarity prints no progress"),
+    END};
+
+static const cmd_desc SIMILARITY_CMD = {
+    "similarity", "usage: ro-sgns similarity -vectors VECTORS WORD1 WORD2 [flags]\n"
+    "       ro-sgns similarity -vectors VECTORS -pairs FILE [flags]",
+    "\nThe cosine of two words' vectors, as gensim's KeyedVectors.similarity gives\n"
+    "it (the dot of the unit vectors; a zero vector has cosine 0 with every word,\n"
+    "with a warning), to 9 significant digits. Words match byte for byte (no case\n"
+    "folding, as gensim). Two words print the number alone; a word not in the\n"
+    "vectors is an error naming it (exit 1). With -pairs each pair prints\n"
+    "'word1 word2 similarity', in the file's order; a pair with a word not in the\n"
+    "vectors prints no line but an error on stderr naming the word and the line,\n"
+    "the other pairs are answered, and the exit status is 1 (0 with\n"
+    "-allow-missing 1). A malformed pairs file prints nothing (exit 1).\n",
+    SIMILARITY_FLAGS,
+    "files:\n" FILES_VECTORS
+    "  FILE     word1 word2, a pair a line, tabs or spaces; a third column (a\n"
+    "           score: eval's PAIRS files) is read past; '#' starts a comment.\n",
+    0};
+
+/* the pairs of a -pairs file: words 2i and 2i + 1 of w, line[i] its line */
+typedef struct word_pairs {
+    char **w;
+    unsigned long *line;
+    size_t n;
+} word_pairs;
+
+/* Split text's lines at every byte from 0x00 to 0x20 (the token rule);
+   blank lines and '#' lines are skipped, a field starting with '#' ends
+   the line. A line is word1 word2 [score]: anything else is an error,
+   before any output. */
+static void read_word_pairs(cli *c, const char *path, word_pairs *p)
+{
+    size_t size, i = 0, cap = 64;
+    char *text = slurp(c, "pairs", path, &size);
+    unsigned long line = 0;
+    text = (char *)regrow(c, text, size + 1, 1); /* the last word ends too */
+    text[size] = '\0';
+    p->n = 0;
+    p->w = (char **)alloc_array(c, 2 * cap, sizeof *p->w);
+    p->line = (unsigned long *)alloc_array(c, cap, sizeof *p->line);
+    if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3; /* a UTF-8 BOM */
+    while (i < size) {
+        char *f[4];
+        size_t nf = 0;
+        double score;
+        ++line;
+        while (i < size && text[i] != '\n') {
+            if ((unsigned char)text[i] <= 0x20) {
+                text[i++] = '\0';
+                continue;
+            }
+            if (text[i] == '#') break;
+            if (nf < 4) f[nf] = text + i;
+            ++nf;
+            while (i < size && (unsigned char)text[i] > 0x20) ++i;
+        }
+        while (i < size && text[i] != '\n') ++i; /* a comment */
+        if (i < size) text[i++] = '\0';
+        if (nf == 0) continue;
+        if (nf < 2 || nf > 3)
+            die(c, "%s line %lu: %lu field%s, expected 'word1 word2' or 'word1 word2 score'",
+                display(path), line, (unsigned long)nf, nf == 1 ? "" : "s");
+        if (nf == 3 && !parse_decimal(f[2], &score))
+            die(c, "%s line %lu: the third field '%.40s' is not a number (a score), expected "
+                   "'word1 word2' or 'word1 word2 score'",
+                display(path), line, f[2]);
+        if (p->n == cap) {
+            p->w = (char **)regrow(c, p->w, 2 * (cap *= 2), sizeof *p->w);
+            p->line = (unsigned long *)regrow(c, p->line, cap, sizeof *p->line);
+        }
+        p->w[2 * p->n] = f[0];
+        p->w[2 * p->n + 1] = f[1];
+        p->line[p->n++] = line;
+    }
+    if (p->n == 0) die(c, "%s: no word pairs", display(path));
+}
+
+/* The cosine of w1 and w2 in *sim: 0 and a message in why when a word is
+   not in v; 1 otherwise, and *zero the word with a zero vector, if any. */
+static int word_similarity(const ro_sgns_vectors *v, const char *w1, const char *w2, double *sim,
+                           const char **zero, char *why, size_t size)
+{
+    size_t r1, r2;
+    int in1 = ro_sgns_vectors_find(v, w1, &r1), in2 = ro_sgns_vectors_find(v, w2, &r2);
+    ro_sgns_error err;
+    if (!in1 && !in2 && strcmp(w1, w2) != 0)
+        snprintf(why, size, "'%.100s' and '%.100s' are not in", w1, w2);
+    else if (!in1 || !in2)
+        snprintf(why, size, "'%.100s' is not in", in1 ? w2 : w1);
+    if (!in1 || !in2) return 0;
+    /* the library's gensim similarity; it cannot fail on two found words */
+    if (ro_sgns_similarity_of_words(v, w1, w2, sim, &err) != RO_SGNS_OK) {
+        snprintf(why, size, "%s", err.message);
+        return 0;
+    }
+    *zero = is_zero(v->data + r1 * v->d, v->d)   ? w1
+            : is_zero(v->data + r2 * v->d, v->d) ? w2
+                                                 : NULL;
+    return 1;
+}
+
+static int cmd_similarity(cli *c, int argc, char **argv)
+{
+    opts o;
+    unsigned char given[64] = {0};
+    char **pos = (char **)alloc_array(c, (size_t)argc + 1, sizeof(char *));
+    char why[256];
+    int npos;
+    size_t i, missing = 0, zeros = 0;
+    const char *zero = NULL, *first_zero = NULL;
+    unsigned long zero_line = 0;
+    double sim;
+    word_pairs wp;
+    ro_sgns_vectors *v;
+    opts_default(&o);
+    memset(&wp, 0, sizeof wp);
+    npos = parse_flags(c, &SIMILARITY_CMD, argc, argv, &o, given, pos);
+    c->quiet = 1;
+    if (!o.vectors) die(c, "-vectors VECTORS is required");
+    if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
+    if (o.pairs && npos > 0) die(c, "give two words or -pairs FILE, not both");
+    if (!o.pairs && npos != 2)
+        die(c, "give two words (ro-sgns similarity -vectors VECTORS WORD1 WORD2) or -pairs FILE");
+    if (!o.pairs && was_given(&SIMILARITY_CMD, given, "allow-missing"))
+        die(c, "-allow-missing applies to -pairs FILE only");
+    if (o.pairs && is_stdio(o.pairs) && is_stdio(o.vectors))
+        die(c, "-vectors and -pairs cannot both read standard input");
+    if (o.pairs) read_word_pairs(c, o.pairs, &wp); /* before the vectors: errors come fast */
+    v = load_vectors(c, &o, "vectors", o.vectors);
+    if (!o.pairs) {
+        if (!word_similarity(v, pos[0], pos[1], &sim, &zero, why, sizeof why))
+            die(c, "%s %s", why, display(o.vectors));
+        if (zero)
+            warn(c, "'%s' is the zero vector: its cosine is 0 with every word (gensim's similarity gives 0.0)",
+                 zero);
+        printf("%.9g\n", sim);
+    }
+    for (i = 0; o.pairs && i < wp.n; ++i) {
+        const char *w1 = wp.w[2 * i], *w2 = wp.w[2 * i + 1];
+        if (!word_similarity(v, w1, w2, &sim, &zero, why, sizeof why)) {
+            fflush(stdout);
+            fprintf(stderr, "ro-sgns similarity: %s line %lu: %s %s\n", display(o.pairs), wp.line[i], why,
+                    display(o.vectors));
+            ++missing;
+            continue;
+        }
+        if (zero && zeros++ == 0) {
+            first_zero = zero;
+            zero_line = wp.line[i];
+        }
+        printf("%s %s %.9g\n", w1, w2, sim);
+    }
+    if (zeros)
+        warn(c, "%s: %lu pair(s) with a zero vector (the first: '%s', line %lu): scored 0, as gensim's "
+                "similarity does", display(o.pairs), (unsigned long)zeros, first_zero, zero_line);
+    if (fflush(stdout) != 0 || ferror(stdout)) die(c, "cannot write to standard output: %s", strerror(errno));
+    if (missing && !o.allow_missing)
+        die(c, "%s: %lu of %lu pairs have a word not in %s", display(o.pairs), (unsigned long)missing,
+            (unsigned long)wp.n, display(o.vectors));
+    if (missing)
+        warn(c, "%s: %lu of %lu pairs have a word not in %s (-allow-missing 1: exit status 0)",
+             display(o.pairs), (unsigned long)missing, (unsigned long)wp.n, display(o.vectors));
+    return 0;
+}
+
 /* ============================================================ objective */
 
 static const flag_spec OBJECTIVE_FLAGS[] = {
@@ -4383,6 +4561,8 @@ static const char *const SYNOPSIS[] = {
     "ro-sgns count -train TEXT -output COUNTS [flags]",
     "ro-sgns eval -vectors VECTORS [PAIRS_FILE|DIR ...] [-analogy FILE] [flags]",
     "ro-sgns neighbors -vectors VECTORS WORD [-WORD +WORD ...] ... [flags]",
+    "ro-sgns similarity -vectors VECTORS WORD1 WORD2 [flags]",
+    "ro-sgns similarity -vectors VECTORS -pairs FILE [flags]",
     "ro-sgns objective -counts COUNTS -vectors W [-contexts C] [flags]",
     "ro-sgns vocab COUNTS [flags]",
     "ro-sgns COMMAND -help",
@@ -4402,6 +4582,7 @@ static void print_usage(FILE *f)
           "  count      text -> co-occurrence counts, for train -counts and objective\n"
           "  eval       Spearman on word-pair files; analogy accuracy per section\n"
           "  neighbors  nearest words by cosine, of a word or of king -man +woman\n"
+          "  similarity the cosine of two words, or of each pair of a file (gensim's)\n"
           "  objective  the SGNS objective F of vectors W (and contexts C) on counts\n"
           "  vocab      the words of counts with their counts (word2vec's -save-vocab)\n"
           "\n"
@@ -4428,6 +4609,7 @@ static int run_cmd(cli *c, const cmd_desc *cd, int argc, char **argv)
     if (cd == &COUNT_CMD) return cmd_count(c, argc, argv);
     if (cd == &EVAL_CMD) return cmd_eval(c, argc, argv);
     if (cd == &NEIGHBORS_CMD) return cmd_neighbors(c, argc, argv);
+    if (cd == &SIMILARITY_CMD) return cmd_similarity(c, argc, argv);
     if (cd == &VOCAB_CMD) return cmd_vocab(c, argc, argv);
     return cmd_objective(c, argc, argv);
 }
@@ -4446,7 +4628,7 @@ static int stdout_status(int rc)
 int main(int argc, char **argv)
 {
     static const cmd_desc *const CMDS[] = {&TRAIN_CMD, &COUNT_CMD, &EVAL_CMD, &NEIGHBORS_CMD,
-                                           &OBJECTIVE_CMD, &VOCAB_CMD};
+                                           &SIMILARITY_CMD, &OBJECTIVE_CMD, &VOCAB_CMD};
     cli c;
     int rc, i;
     const cmd_desc *cd = NULL;

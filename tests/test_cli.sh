@@ -3,7 +3,8 @@
 # command from text to vectors for ro, svd and sgd; word2vec's and
 # hyperwords' flag meanings; every renamed or refused flag; the vectors
 # format rule both ways; standard input and output; GloVe and headerless
-# text; eval and neighbors against references computed here (awk); help;
+# text; eval, neighbors and similarity against references computed here
+# (awk), similarity against gensim's own (when python3 has gensim); help;
 # docs/CLI.md's synopsis and README's C example; make install; and every bad-usage
 # case (exit 1, a message on stderr, nothing written, never a crash),
 # those under AddressSanitizer + UBSan with leak detection when an ASan
@@ -71,7 +72,7 @@ fi
 # the help names every byte that splits tokens, as the counter does
 run count -help
 grep -q "'\\\\v', '\\\\f', NUL" "$T/out" && ok || bad "count -help: the token-splitting bytes"
-for c in train count eval neighbors objective vocab; do
+for c in train count eval neighbors similarity objective vocab; do
     run $c -help
     grep -q "^usage: ro-sgns $c" "$T/out" && ok || bad "$c -help: its usage"
     grep -q "^files:" "$T/out" && ok || bad "$c -help: its file formats"
@@ -512,6 +513,128 @@ run neighbors -vectors "$T/ro.bin" -k 10 three
 grep -Eq "^  (one|two|four|five|six|seven|eight|nine|ten) " "$T/out" && ok || bad "a number near 'three': $(cat "$T/out")"
 fails "'no_such_word_xyz' is not in" neighbors -vectors "$T/ro.bin" no_such_word_xyz
 fails "write \+WORD or -WORD" neighbors -vectors "$T/hand.txt" king - man
+
+# ------------------------------------------------------------ similarity
+# gensim's KeyedVectors.similarity: the dot of the unit vectors (awk in double
+# here; gensim itself below); a zero vector stays zero in gensim's unitvec: 0
+{ echo "11 3"; tail -n +2 "$T/hand.txt"; echo "zero 0 0 0"; } > "$T/sim.txt"
+cat > "$T/cos.awk" <<'EOF'
+FNR == 1 { next }
+{ for (j = 2; j <= NF; ++j) v[$1, j - 1] = $j; d = NF - 1 }
+END { for (j = 1; j <= d; ++j) { ab += v[a, j] * v[b, j]; aa += v[a, j] ^ 2; bb += v[b, j] ^ 2 }
+      printf "%.9g\n", aa && bb ? ab / sqrt(aa * bb) : 0 }
+EOF
+near() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a - b < 1e-6 && b - a < 1e-6) }'; }
+for p in "king queen" "man woman" "paris rome" "boy france" "girl girl" "man zero" "zero zero"; do
+    ref=$(awk -v a="${p% *}" -v b="${p#* }" -f "$T/cos.awk" "$T/sim.txt")
+    # shellcheck disable=SC2086
+    run similarity -vectors "$T/sim.txt" $p
+    got=$(cat "$T/out")
+    echo "$got" | grep -Eq '^-?[0-9][0-9.e+-]*$' && near "$got" "$ref" && ok || bad "similarity $p: '$got', reference $ref"
+done
+grep -q "'zero' is the zero vector: its cosine is 0" "$T/err" && ok || bad "similarity with a zero vector: no warning: $(cat "$T/err")"
+run similarity -vectors "$T/sim.txt" king queen
+[ -s "$T/err" ] && bad "similarity king queen wrote to stderr: $(cat "$T/err")" || ok
+# a missing word: exit 1 naming it (both when both are missing), nothing on stdout
+fails "^ro-sgns similarity: 'absent' is not in .*sim.txt$" similarity -vectors "$T/sim.txt" king absent
+[ -s "$T/out" ] && bad "similarity with a missing word printed: $(cat "$T/out")" || ok
+fails "'absent' and 'gone' are not in" similarity -vectors "$T/sim.txt" absent gone
+fails "'King' is not in" similarity -vectors "$T/sim.txt" King queen # no case folding, as gensim
+# pairs: eval's files (a score column, comments, tabs) and bare pairs; a line
+# "word1 word2 sim" a pair in the file's order, each number the two-word one;
+# a pair with a missing word named with its line, exit 1 at the end
+cat > "$T/sim_pairs.txt" <<'EOF'
+# word1 word2 [score]
+king	queen 8.5
+man woman
+
+paris rome 7 # capitals
+king absent 3
+boy zero
+nope nada
+EOF
+"$BIN" similarity -vectors "$T/sim.txt" -pairs "$T/sim_pairs.txt" > "$T/sim_out" 2> "$T/err"
+[ $? -eq 1 ] && ok || bad "similarity -pairs with missing words: exit 0"
+[ "$(awk '{ print $1, $2 }' "$T/sim_out" | tr '\n' ,)" = "king queen,man woman,paris rome,boy zero," ] && ok \
+    || bad "similarity -pairs: the pairs answered: $(cat "$T/sim_out")"
+while read -r w1 w2 s; do
+    [ "$("$BIN" similarity -vectors "$T/sim.txt" "$w1" "$w2" 2> /dev/null)" = "$s" ] && ok || bad "similarity -pairs: $w1 $w2 $s is not the two-word answer"
+done < "$T/sim_out"
+grep -q "sim_pairs.txt line 6: 'absent' is not in .*sim.txt" "$T/err" && grep -q "line 8: 'nope' and 'nada' are not in" "$T/err" \
+    && grep -q "2 of 6 pairs have a word not in" "$T/err" && grep -q "1 pair(s) with a zero vector (the first: 'zero', line 7)" "$T/err" \
+    && ok || bad "similarity -pairs: the missing words and the zero vector named: $(cat "$T/err")"
+run similarity -vectors "$T/sim.txt" -pairs "$T/sim_pairs.txt" -allow-missing 1
+same "$T/out" "$T/sim_out"
+grep -q "line 6: 'absent' is not in" "$T/err" && ok || bad "-allow-missing 1 still names the missing words: $(cat "$T/err")"
+printf 'man woman\n' | "$BIN" similarity -vectors "$T/sim.txt" -pairs - > "$T/out" 2> "$T/err" && grep -q "^man woman " "$T/out" && ok \
+    || bad "similarity -pairs -: $(cat "$T/out" "$T/err")"
+"$BIN" similarity -vectors "$T/svd.txt" -pairs "$SETS/ws353.txt" -allow-missing 1 > "$T/out" 2> "$T/err" && ok || bad "similarity -pairs ws353.txt (eval's file): $(head -c 400 "$T/err")"
+"$BIN" similarity -vectors "$T/svd.glove" -pairs "$SETS/ws353.txt" -allow-missing 1 > "$T/out2" 2> /dev/null
+same "$T/out" "$T/out2"
+# a malformed or empty pairs file: exit 1 before any pair is answered
+printf 'king queen\nman\n' > "$T/bad_pairs.txt"
+fails "bad_pairs.txt line 2: 1 field, expected 'word1 word2' or 'word1 word2 score'" similarity -vectors "$T/sim.txt" -pairs "$T/bad_pairs.txt"
+[ -s "$T/out" ] && bad "a malformed pairs file: pairs answered: $(cat "$T/out")" || ok
+printf 'king queen 1 2\n' > "$T/bad_pairs.txt"
+fails "line 1: 4 fields" similarity -vectors "$T/sim.txt" -pairs "$T/bad_pairs.txt"
+printf 'king queen high\n' > "$T/bad_pairs.txt"
+fails "line 1: the third field 'high' is not a number" similarity -vectors "$T/sim.txt" -pairs "$T/bad_pairs.txt"
+: > "$T/empty_pairs.txt"
+fails "empty_pairs.txt: no word pairs" similarity -vectors "$T/sim.txt" -pairs "$T/empty_pairs.txt"
+printf '# nothing\n\n' > "$T/empty_pairs.txt"
+fails "empty_pairs.txt: no word pairs" similarity -vectors "$T/sim.txt" -pairs "$T/empty_pairs.txt"
+printf 'king queen' > "$T/last_pairs.txt" # no newline at the end
+run similarity -vectors "$T/sim.txt" -pairs "$T/last_pairs.txt"
+grep -q "^king queen 0.9" "$T/out" && ok || bad "a last line without a newline: $(cat "$T/out")"
+fails "give two words" similarity -vectors "$T/sim.txt" king
+fails "give two words" similarity -vectors "$T/sim.txt" king queen man
+fails "two words or -pairs FILE, not both" similarity -vectors "$T/sim.txt" king queen -pairs "$T/sim_pairs.txt"
+fails "-allow-missing applies to -pairs" similarity -vectors "$T/sim.txt" king queen -allow-missing 1
+fails "cannot both read standard input" similarity -vectors - -pairs -
+fails "-vectors VECTORS is required" similarity king queen
+fails "-pairs: cannot open" similarity -vectors "$T/sim.txt" -pairs "$T/nonexistent"
+# gensim's own numbers, on a text and a binary file (skipped without gensim,
+# a failure under CI=true, as in tests/interop_gensim.sh): within 1e-6 (gensim
+# rounds the unit vectors and the dot to float32, the library works in double)
+PY=""
+for p in "${PYTHON:-}" python3 /usr/bin/python3; do
+    if [ -n "$p" ] && "$p" -c 'import gensim' > /dev/null 2>&1; then PY=$p; break; fi
+done
+cat > "$T/gensim_sim.py" <<'EOF'
+import sys
+from gensim.models import KeyedVectors
+kv = KeyedVectors.load_word2vec_format(sys.argv[1], binary=sys.argv[2] == "1")
+want = []
+for line in open(sys.argv[3], encoding="utf-8"):
+    t = line.split()
+    t = t[:[i for i, x in enumerate(t + ["#"]) if x.startswith("#")][0]]
+    if len(t) >= 2 and t[0] in kv and t[1] in kv:
+        want.append((t[0], t[1], float(kv.similarity(t[0], t[1]))))
+got = [l.split() for l in open(sys.argv[4], encoding="utf-8")]
+bad = len(want) != len(got) or not want
+for (a, b, s), g in zip(want, got):
+    if g[:2] != [a, b] or abs(float(g[2]) - s) > 1e-6:
+        bad += 1
+        print("%s %s: gensim %.9g, ours %s" % (a, b, s, g[2:]))
+print("%d pairs (ours %d), %d disagree" % (len(want), len(got), bad))
+sys.exit(1 if bad else 0)
+EOF
+if [ -n "$PY" ]; then
+    for vb in "$T/svd.txt:0:$SETS/ws353.txt" "$T/ro.bin:1:$SETS/men.txt" "$T/sim.txt:0:$T/sim_pairs.txt"; do
+        v=${vb%%:*}; rest=${vb#*:}; b=${rest%%:*}; pf=${rest#*:}
+        "$BIN" similarity -vectors "$v" -pairs "$pf" -allow-missing 1 > "$T/out" 2> "$T/err"
+        "$PY" "$T/gensim_sim.py" "$v" "$b" "$pf" "$T/out" > "$T/gensim_cmp" 2>&1 && ok \
+            || bad "similarity against gensim's on $v, $pf: $(head -c 600 "$T/gensim_cmp")"
+    done
+    printf 'three four\n' > "$T/one_pair.txt"
+    "$BIN" similarity -vectors "$T/ro.bin" three four | sed 's/^/three four /' > "$T/out"
+    "$PY" "$T/gensim_sim.py" "$T/ro.bin" 1 "$T/one_pair.txt" "$T/out" > "$T/gensim_cmp" 2>&1 && ok \
+        || bad "similarity three four against gensim's: $(cat "$T/gensim_cmp")"
+elif [ "${CI:-}" = true ]; then
+    bad "similarity against gensim: python3 -c 'import gensim' fails (CI=true: nothing may be skipped)"
+else
+    echo "cli: similarity against gensim skipped (python3 -c 'import gensim' fails)"
+fi
 
 # ------------------------------------------------------------ vocab, -normalize
 run vocab "$T/s.counts"
