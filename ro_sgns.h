@@ -715,7 +715,10 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective(const ro_sgns_problem *problem,
                                              const ro_sgns_factors *x, double *F,
                                              ro_sgns_error *err);
 /* ... and for X = W C^T from embeddings W (n x d) and C (m x d), row-major,
-   so SGD and SVD embeddings are scored by the same code. */
+   so SGD and SVD embeddings are scored by the same code. For a problem of
+   rows [r0, r1) (ro_sgns_problem_create_rows) W holds those r1 - r0 rows
+   and F is their part of the whole F (the part of held-out text's F that a
+   band of rows has: ro-sgns objective -bands). */
 RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *problem,
                                                 const ro_sgns_real *W, const ro_sgns_real *C,
                                                 size_t d, double *F, ro_sgns_error *err);
@@ -891,6 +894,14 @@ typedef struct ro_sgns_fold_config {
        head's lines (iterations = 0: that alone). */
     const ro_sgns_real *start_w;
     const ro_sgns_real *start_c;
+    /* A prior for the rows (needs the start; 0, the default: none). With
+       prior = t > 0 each tail row is the MAP estimate under a Gaussian
+       prior around its start, covariance t Sigma, Sigma the mean of
+       (z - z0)(z - z0)^T over the rarer half of the head's rows (their
+       trained z against their own projected start: empirical Bayes).
+       A row with few counts stays near its start, one with many moves
+       as without it (docs/GUIDE.md, "Folding in", "A prior"). */
+    double prior;
     ro_sgns_fold_callback callback; /* progress (NULL: none); no bit depends on it */
     void *user;                     /* passed to callback */
 } ro_sgns_fold_config;
@@ -7898,7 +7909,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_objective_wc(const ro_sgns_problem *p, const 
     ro_sgns_result res;
     if (!W || !C || !F || d == 0)
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "objective: NULL or d = 0");
-    res = ro_sgns__check_fit(p, p ? p->n : 0, p ? p->m : 0, err);
+    res = ro_sgns__check_fit(p, p ? p->r1 - p->r0 : 0, p ? p->m : 0, err);
     if (res != RO_SGNS_OK) return res;
     a = ro_sgns__sweep_of(&p->fwd, RO_SGNS_DIRECTION_PLAIN, d, W, C, ro_sgns__problem_alloc(p));
     a.F = F;
@@ -10427,6 +10438,7 @@ typedef struct ro_sgns__fold_job {
     const ro_sgns_real *A;           /* mh x d: the head's factor rows */
     const ro_sgns_fold_config *cfg;  /* iterations, line_search, block_rows */
     const ro_sgns_real *Z0;          /* (rows - nh) x d start, or NULL for z = 0 */
+    const double *Prec;              /* d x d: the prior's precision, or NULL: none */
     ro_sgns_real *Z;                 /* (rows - nh) x d: the folded rows */
     ro_sgns__fold_sums *rep;         /* the report's sums, added to */
     ro_sgns_fold_progress *prog;     /* rows done (both sides), for cfg->callback */
@@ -10533,7 +10545,7 @@ static void ro_sgns__fold_block_start(ro_sgns__fold_work *w, size_t b0, size_t b
     const ro_sgns__side *s = w->j.s;
     const size_t nh = w->j.nh, mh = w->j.mh, d = w->j.d;
     const ro_sgns_real *Z0 = w->j.Z0, *A = w->j.A;
-    const double *G = w->G;
+    const double *G = w->G, *Prec = w->j.Prec;
     double *H = w->H, *Zd = w->Zd;
     ro_sgns_real *Hs = w->Hs, *Z = w->j.Z, *X = w->X;
     int *ok = w->ok;
@@ -10553,7 +10565,8 @@ static void ro_sgns__fold_block_start(ro_sgns__fold_work *w, size_t b0, size_t b
         used = ro_sgns__fold_gram(s, row, mh, A, d, hs);
         for (ii = 0; ii < d; ++ii)
             for (jj = 0; jj < d; ++jj)
-                h[ii * d + jj] = jj >= ii ? 0.25 * (rf * G[ii * d + jj] + (double)hs[ii * d + jj])
+                h[ii * d + jj] = jj >= ii ? 0.25 * (rf * G[ii * d + jj] + (double)hs[ii * d + jj]) +
+                                                (Prec ? Prec[ii * d + jj] : 0)
                                           : 0;
         ok[r] = used > 0 && ro_sgns__cholesky_in_place(d, h);
         for (ii = 0; ii < d; ++ii) {
@@ -10620,11 +10633,13 @@ static void ro_sgns__fold_coefficients(ro_sgns__fold_work *w, size_t b0, size_t 
     }
 }
 
-/* From g (in Gr, reals): |g|^2 into rowg, g in double into Gd, and the
-   direction H^-1 g into Gd (double) and Gr (reals). */
-static void ro_sgns__fold_direction(ro_sgns__fold_work *w, size_t bn)
+/* From g (in Gr, reals; with a prior, its gradient -Prec (z - z0) added):
+   |g|^2 into rowg, g in double into Gd, and the direction H^-1 g into Gd
+   (double) and Gr (reals). */
+static void ro_sgns__fold_direction(ro_sgns__fold_work *w, size_t b0, size_t bn)
 {
     const size_t d = w->j.d;
+    const double *Prec = w->j.Prec;
     long r;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)
@@ -10632,11 +10647,15 @@ static void ro_sgns__fold_direction(ro_sgns__fold_work *w, size_t bn)
     for (r = 0; r < (long)bn; ++r) {
         double *g = w->Gd + (size_t)r * d, g2 = 0;
         ro_sgns_real *gr = w->Gr + (size_t)r * d;
-        size_t ii;
-        for (ii = 0; ii < d; ++ii) {
-            g[ii] = (double)gr[ii];
-            g2 += g[ii] * g[ii];
+        size_t ii, jj;
+        for (ii = 0; ii < d; ++ii) g[ii] = (double)gr[ii];
+        if (Prec) { /* z0 = Z0's row (a prior needs the start) */
+            const double *z = w->Zd + (size_t)r * d;
+            const ro_sgns_real *z0 = w->j.Z0 + (b0 + (size_t)r) * d;
+            for (ii = 0; ii < d; ++ii)
+                for (jj = 0; jj < d; ++jj) g[ii] -= Prec[ii * d + jj] * (z[jj] - (double)z0[jj]);
         }
+        for (ii = 0; ii < d; ++ii) g2 += g[ii] * g[ii];
         w->rowg[r] = w->ok[r] ? g2 : 0;
         if (w->ok[r]) ro_sgns__cholesky_solve(d, w->H + (size_t)r * d * d, g);
         for (ii = 0; ii < d; ++ii) gr[ii] = w->ok[r] ? (ro_sgns_real)g[ii] : 0;
@@ -10648,11 +10667,14 @@ static void ro_sgns__fold_direction(ro_sgns__fold_work *w, size_t bn)
    Folding in). Up to three Newton steps on its derivative from 1,
    kept in the bracket [lo, hi] around the best alpha; the step taken is
    lo, the largest alpha seen with the derivative still > 0 (so f rises),
-   or 1 when none was. Then z += alpha H^-1 g, x += alpha dl. */
+   or 1 when none was. With a prior its terms join f's: -pa - alpha pb in
+   the derivative, pb in the curvature. Then z += alpha H^-1 g, x +=
+   alpha dl. */
 static void ro_sgns__fold_move(ro_sgns__fold_work *w, size_t b0, size_t bn)
 {
     const size_t nh = w->j.nh, mh = w->j.mh, d = w->j.d;
     const int searches = w->j.cfg->line_search ? 3 : 0;
+    const double *Prec = w->j.Prec;
     long r;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4)
@@ -10663,12 +10685,22 @@ static void ro_sgns__fold_move(ro_sgns__fold_work *w, size_t b0, size_t bn)
         ro_sgns_real *zr = w->j.Z + (b0 + (size_t)r) * d;
         const double *g = w->Gd + (size_t)r * d;
         double *z = w->Zd + (size_t)r * d, alpha = 1, lo = 0, hi = -1, g1, h, next;
-        size_t ii;
+        double pa = 0, pb = 0; /* the prior along g: g^T Prec (z - z0), g^T Prec g */
+        size_t ii, jj;
         int q;
         if (!w->ok[r]) continue;
+        if (Prec && searches)
+            for (ii = 0; ii < d; ++ii)
+                for (jj = 0; jj < d; ++jj) {
+                    const double gp = g[ii] * Prec[ii * d + jj];
+                    pa += gp * (z[jj] - (double)w->j.Z0[(b0 + (size_t)r) * d + jj]);
+                    pb += gp * g[jj];
+                }
         for (q = 0; q < searches; ++q) {
             ro_sgns__line_eval(w->j.s, row, mh, x, dl, alpha, w->P + (size_t)r * mh,
                                w->E + (size_t)r * mh, &g1, &h);
+            g1 -= pa + alpha * pb;
+            h += pb;
             if (g1 > 0) lo = alpha;
             else hi = alpha;
             next = h > 0 ? alpha + g1 / h : -1;
@@ -10715,7 +10747,7 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__fold_job *job,
             res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, bn, d, mh, 1, w.P, mh, job->A, d,
                                0, w.Gr, d, al, err);
             if (res != RO_SGNS_OK) break;
-            ro_sgns__fold_direction(&w, bn);
+            ro_sgns__fold_direction(&w, b0, bn);
             for (i = 0; i < bn; ++i) {
                 if (t == 0) {
                     rep->r.f_start += w.rowf[i];
@@ -10753,20 +10785,20 @@ static ro_sgns_result ro_sgns__fold_side(const ro_sgns__fold_job *job,
    is nearest, in least squares, to the start's x0 = B0_h t0 there
    (t0 the row's own start, B0_h the start's other factor over the head's
    lines): z = (A^T A)^-1 A^T B0_h t0, so Z0 = T0 M^T with the one d x d
-   M = (A^T A)^-1 A^T B0_h. The sums in line order: the same bits for any
-   thread count. */
+   M = (A^T A)^-1 A^T B0_h (kept in Mr, d x d). The sums in line order:
+   the same bits for any thread count. */
 static ro_sgns_result ro_sgns__fold_start(size_t lines, size_t d, const ro_sgns_real *A,
                                           const ro_sgns_real *B0, size_t tail,
                                           const ro_sgns_real *T0, ro_sgns_real *Z0,
-                                          const ro_sgns_allocator *al, ro_sgns_error *err)
+                                          ro_sgns_real *Mr, const ro_sgns_allocator *al,
+                                          ro_sgns_error *err)
 {
     double *K = (double *)ro_sgns__alloc_array(al, d, d, sizeof(double));
     double *M = (double *)ro_sgns__alloc_array(al, d, d, sizeof(double));
     double *col = (double *)ro_sgns__alloc_array(al, d, 1, sizeof(double));
-    ro_sgns_real *Mr = (ro_sgns_real *)ro_sgns__alloc_array(al, d, d, sizeof(ro_sgns_real));
     ro_sgns_result res = RO_SGNS_OK;
     size_t c, i, j;
-    if (!K || !M || !col || !Mr) {
+    if (!K || !M || !col) {
         res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "fold_in: out of memory (d = %lu)",
                             (unsigned long)d);
         goto done;
@@ -10800,7 +10832,59 @@ done:
     ro_sgns__free(al, K);
     ro_sgns__free(al, M);
     ro_sgns__free(al, col);
-    ro_sgns__free(al, Mr);
+    return res;
+}
+
+/* The prior's precision (docs/GUIDE.md, Folding in, "A prior"): Sigma =
+   the mean of dz dz^T, dz = z - M t0, over the rarer half of the side's
+   head rows (z their trained rows Own, t0 their start T0h; all head rows
+   when that half holds fewer than d), Prec = (t Sigma)^-1, in double, in
+   row order (the same bits for any thread count). */
+static ro_sgns_result ro_sgns__fold_prior(size_t rows, size_t d, const ro_sgns_real *Own,
+                                          const ro_sgns_real *T0h, const ro_sgns_real *Mr,
+                                          double t, double *Prec, const ro_sgns_allocator *al,
+                                          ro_sgns_error *err)
+{
+    double *K = (double *)ro_sgns__alloc_array(al, d, d, sizeof(double));
+    double *dz = (double *)ro_sgns__alloc_array(al, d, 1, sizeof(double));
+    const size_t r0 = rows - rows / 2 >= d ? rows / 2 : 0;
+    ro_sgns_result res = RO_SGNS_OK;
+    size_t r, i, j;
+    if (!K || !dz) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY, "fold_in: out of memory (d = %lu)",
+                            (unsigned long)d);
+        goto done;
+    }
+    for (i = 0; i < d * d; ++i) K[i] = 0;
+    for (r = r0; r < rows; ++r) {
+        for (i = 0; i < d; ++i) {
+            double z0 = 0;
+            for (j = 0; j < d; ++j) z0 += (double)Mr[i * d + j] * (double)T0h[r * d + j];
+            dz[i] = (double)Own[r * d + i] - z0;
+        }
+        for (i = 0; i < d; ++i)
+            for (j = i; j < d; ++j) K[i * d + j] += dz[i] * dz[j];
+    }
+    for (i = 0; i < d * d; ++i) K[i] *= t / (double)(rows - r0);
+    if (!ro_sgns__cholesky_in_place(d, K)) {
+        res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC,
+                            "fold_in: the prior's covariance (the head's rows about their "
+                            "start) is singular or holds a NaN");
+        goto done;
+    }
+    for (j = 0; j < d; ++j) { /* Prec = (t Sigma)^-1, a column at a time */
+        for (i = 0; i < d; ++i) dz[i] = i == j;
+        ro_sgns__cholesky_solve(d, K, dz);
+        for (i = 0; i < d; ++i) Prec[i * d + j] = dz[i];
+    }
+    for (i = 0; i < d; ++i) /* exactly symmetric */
+        for (j = 0; j < i; ++j) Prec[i * d + j] = Prec[j * d + i];
+    for (i = 0; i < d * d && res == RO_SGNS_OK; ++i)
+        if (!ro_sgns__is_finite(Prec[i]))
+            res = ro_sgns__fail(err, RO_SGNS_ERR_NUMERIC, "fold_in: NaN or Inf in the prior");
+done:
+    ro_sgns__free(al, K);
+    ro_sgns__free(al, dz);
     return res;
 }
 
@@ -10813,7 +10897,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     ro_sgns__fold_sums rep;
     ro_sgns_fold_progress prog;
     const double t0 = ro_sgns__now();
-    ro_sgns_real *L = NULL, *R = NULL, *A = NULL, *W0 = NULL, *Z0 = NULL;
+    ro_sgns_real *L = NULL, *R = NULL, *A = NULL, *W0 = NULL, *Z0 = NULL, *Mr = NULL;
+    double *Prec = NULL; /* the prior's precision, or NULL */
     const int start = cfg.start_w != NULL || cfg.start_c != NULL;
     size_t n, m, nh, mh, d;
     ro_sgns_result res;
@@ -10825,14 +10910,16 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     mh = hd->m;
     d = hd->d;
     if (p->r0 != 0 || p->r1 != p->n || nh == 0 || mh == 0 || nh > n || mh > m || d == 0 ||
-        d > nh || d > mh || cfg.iterations < 0 || (start && (!cfg.start_w || !cfg.start_c)))
+        d > nh || d > mh || cfg.iterations < 0 || (start && (!cfg.start_w || !cfg.start_c)) ||
+        !(cfg.prior >= 0 && cfg.prior <= 1e300) || (cfg.prior > 0 && !start))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "fold_in: need a whole problem, a head point of n_h <= n words, "
                              "m_h <= m contexts and 1 <= d <= min(n_h, m_h), iterations >= 0, "
-                             "and both of start_w and start_c or neither "
-                             "(n_h = %lu, n = %lu, m_h = %lu, m = %lu, d = %lu)",
+                             "both of start_w and start_c or neither, and a finite prior >= 0 "
+                             "(> 0 needs the start) (n_h = %lu, n = %lu, m_h = %lu, m = %lu, "
+                             "d = %lu, prior = %g)",
                              (unsigned long)nh, (unsigned long)n, (unsigned long)mh,
-                             (unsigned long)m, (unsigned long)d);
+                             (unsigned long)m, (unsigned long)d, cfg.prior);
     memset(&rep, 0, sizeof rep);
     rep.want = report != NULL;
     memset(&prog, 0, sizeof prog);
@@ -10841,10 +10928,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     R = (ro_sgns_real *)ro_sgns__alloc_array(alloc, m, d, sizeof(ro_sgns_real));
     A = (ro_sgns_real *)ro_sgns__alloc_array(alloc, nh > mh ? nh : mh, d, sizeof(ro_sgns_real));
     W0 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n, d, sizeof(ro_sgns_real));
-    if (start)
+    if (start) {
         Z0 = (ro_sgns_real *)ro_sgns__alloc_array(alloc, n - nh > m - mh ? n - nh : m - mh, d,
                                                   sizeof(ro_sgns_real));
-    res = L && R && A && W0 && (Z0 || !start) ? RO_SGNS_OK
+        Mr = (ro_sgns_real *)ro_sgns__alloc_array(alloc, d, d, sizeof(ro_sgns_real));
+    }
+    if (cfg.prior > 0) Prec = (double *)ro_sgns__alloc_array(alloc, d, d, sizeof(double));
+    res = L && R && A && W0 && ((Z0 && Mr) || !start) && (Prec || !(cfg.prior > 0)) ? RO_SGNS_OK
                             : ro_sgns__fail(err, RO_SGNS_ERR_OUT_OF_MEMORY,
                                             "fold_in: out of memory (n = %lu, m = %lu, d = %lu)",
                                             (unsigned long)n, (unsigned long)m, (unsigned long)d);
@@ -10855,10 +10945,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_TRANS, mh, d, d, 1, hd->V, d, hd->S, d, 0, A, d,
                        alloc, err);
     if (res == RO_SGNS_OK && start && n > nh)
-        res = ro_sgns__fold_start(mh, d, A, cfg.start_c, n - nh, cfg.start_w + nh * d, Z0, alloc,
-                                  err);
+        res = ro_sgns__fold_start(mh, d, A, cfg.start_c, n - nh, cfg.start_w + nh * d, Z0, Mr,
+                                  alloc, err);
+    if (res == RO_SGNS_OK && Prec && n > nh) /* the head's words about their start */
+        res = ro_sgns__fold_prior(nh, d, hd->U, cfg.start_w, Mr, cfg.prior, Prec, alloc, err);
     if (res == RO_SGNS_OK) {
-        const ro_sgns__fold_job job = {&p->fwd, nh, mh, d, A, &cfg, Z0, L + nh * d, &rep, &prog, t0};
+        const ro_sgns__fold_job job = {&p->fwd, nh,   mh,   d,     A,    &cfg,
+                                       Z0,      Prec, L + nh * d, &rep, &prog, t0};
         res = ro_sgns__fold_side(&job, alloc, err);
     }
     /* tail contexts against A = U S: x_wc = (U_w S).y */
@@ -10866,10 +10959,13 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
         res = ro_sgns_gemm(RO_SGNS_NOTRANS, RO_SGNS_NOTRANS, nh, d, d, 1, hd->U, d, hd->S, d, 0,
                            A, d, alloc, err);
     if (res == RO_SGNS_OK && start && m > mh)
-        res = ro_sgns__fold_start(nh, d, A, cfg.start_w, m - mh, cfg.start_c + mh * d, Z0, alloc,
-                                  err);
+        res = ro_sgns__fold_start(nh, d, A, cfg.start_w, m - mh, cfg.start_c + mh * d, Z0, Mr,
+                                  alloc, err);
+    if (res == RO_SGNS_OK && Prec && m > mh) /* the head's contexts about their start */
+        res = ro_sgns__fold_prior(mh, d, hd->V, cfg.start_c, Mr, cfg.prior, Prec, alloc, err);
     if (res == RO_SGNS_OK) {
-        const ro_sgns__fold_job job = {&p->bwd, mh, nh, d, A, &cfg, Z0, R + mh * d, &rep, &prog, t0};
+        const ro_sgns__fold_job job = {&p->bwd, mh,   nh,   d,     A,    &cfg,
+                                       Z0,      Prec, R + mh * d, &rep, &prog, t0};
         res = ro_sgns__fold_side(&job, alloc, err);
     }
     if (res == RO_SGNS_OK && (!ro_sgns__all_finite(n, d, L, d) || !ro_sgns__all_finite(m, d, R, d)))
@@ -10890,6 +10986,8 @@ done:
     ro_sgns__free(alloc, A);
     ro_sgns__free(alloc, W0);
     ro_sgns__free(alloc, Z0);
+    ro_sgns__free(alloc, Mr);
+    ro_sgns__free(alloc, Prec);
     return res;
 }
 

@@ -381,8 +381,9 @@ typedef struct opts {
     double max_step, max_seconds;
     unsigned long long memory, keep_direction;
     int allow_binary, allow_missing;
-    const char *pairs;
+    const char *pairs, *bands;
     double negative, eig, cds, sample, alpha, eta, eta_max, init_coverage, init_share, init_sample, min_gain;
+    double fold_prior;
 } opts;
 
 typedef struct flag_spec {
@@ -441,6 +442,7 @@ static void opts_default(opts *o)
     o->head = -1; /* the words seen CLI_HEAD_COUNT times or more (head_size) */
     o->fold_iter = ro_sgns_fold_config_default().iterations;
     o->fold_start = 1;
+    o->fold_prior = ro_sgns_fold_config_default().prior;
     o->cg_iter = rc.cg_iterations;
     o->fuse = rc.fuse;
     o->oversample = (long long)tc.oversample;
@@ -2181,6 +2183,9 @@ static const flag_spec TRAIN_FLAGS[] = {
     F("fold-start", T_INT, fold_start, W_RO, 0, 1, "0|1",
       "1: each folded row starts from its row of the\nstart (-init sgd or FILE), projected onto the\n"
       "head; 0: from 0 ({D})"),
+    F("fold-prior", T_NUM, fold_prior, W_RO, 0, 1e6, "T",
+      "each folded row's MAP estimate under a prior\naround its start, covariance T times the\n"
+      "spread of the head's rarer half about theirs\n(needs -fold-start 1; {D}: none)"),
     {"init-sample", T_NUM, offsetof(opts, init_sample), W_SGDINIT, 0, 1, "T",
      "-init sgd subsamples frequent words with this\nthreshold ({D}; word2vec's -sample, whose\ndefault is 1e-3; 0 = off)", NULL,
      "it is the subsampling of -init sgd"},
@@ -2743,22 +2748,29 @@ static void run_sgd(cli *c, const opts *o, const ro_sgns_counts *cn, const char 
     }
 }
 
+/* v's rows in the order of the n words (n x d; a word not in v: a zero row) */
+static ro_sgns_real *rows_by_words(cli *c, const ro_sgns_vectors *v, char *const *words, size_t n,
+                                   size_t *found)
+{
+    ro_sgns_real *M = (ro_sgns_real *)alloc_array(c, n, v->d * sizeof(ro_sgns_real));
+    size_t i, row;
+    *found = 0;
+    for (i = 0; i < n; ++i) {
+        if (ro_sgns_vectors_find(v, words[i], &row)) {
+            memcpy(M + i * v->d, v->data + row * v->d, v->d * sizeof(ro_sgns_real));
+            ++*found;
+        } else {
+            memset(M + i * v->d, 0, v->d * sizeof(ro_sgns_real));
+        }
+    }
+    return M;
+}
+
 /* W (rows in the counts' word order) from a vectors file; missing words 0 */
 static ro_sgns_real *aligned_matrix(cli *c, const ro_sgns_vectors *v, const ro_sgns_counts *cn,
                                     size_t *found)
 {
-    ro_sgns_real *W = (ro_sgns_real *)alloc_array(c, cn->n, v->d * sizeof(ro_sgns_real));
-    size_t i, row;
-    *found = 0;
-    for (i = 0; i < cn->n; ++i) {
-        if (ro_sgns_vectors_find(v, cn->vocab.word[i], &row)) {
-            memcpy(W + i * v->d, v->data + row * v->d, v->d * sizeof(ro_sgns_real));
-            ++*found;
-        } else {
-            memset(W + i * v->d, 0, v->d * sizeof(ro_sgns_real));
-        }
-    }
-    return W;
+    return rows_by_words(c, v, cn->vocab.word, cn->n, found);
 }
 
 /* W or C of -init FILE, n x d, with its coverage checked */
@@ -3543,6 +3555,7 @@ static ro_sgns_factors *fold_rest(cli *c, const opts *o, const ro_sgns_problem *
     char e1[32], rss[64];
     fc.start_w = W0;
     fc.start_c = C0;
+    fc.prior = W0 ? o->fold_prior : 0;
     fc.callback = on_fold;
     fc.user = c;
     note(c, "fold: %lu words and %lu contexts, %d steps each from %s ...",
@@ -3690,6 +3703,9 @@ static int cmd_train(cli *c, int argc, char **argv)
     if (was_given(&TRAIN_CMD, given, "fold-start") && !init_file && !init_sgd)
         die(c, "-fold-start needs a start with a row for every word (-init sgd, or -init FILE); "
                "the SVD-SPPMI start covers the head only");
+    if (o.fold_prior > 0 && (!o.fold_start || (!init_file && !init_sgd)))
+        die(c, "-fold-prior is a prior around each folded row's start: it needs -fold-start 1 "
+               "and a start with a row for every word (-init sgd, or -init FILE)");
     if (o.resume && o.checkpoint && strcmp(o.resume, o.checkpoint) == 0 && access(o.resume, F_OK) != 0 &&
         errno == ENOENT) { /* killed before its first checkpoint: the run from the start */
         note(c, "-resume %s: no checkpoint yet; starting from the beginning", o.resume);
@@ -4462,6 +4478,9 @@ static const flag_spec OBJECTIVE_FLAGS[] = {
     {"negative", T_NUM, offsetof(opts, negative), 0, 1e-6, CLI_MAX_NEGATIVE, "K",
      "negative samples k ({D}; at most {NEG})", "neg", NULL},
     F("cds", T_NUM, cds, 0, 0.01, 1, "A", "context distribution smoothing ({D} = off)"),
+    F("bands", T_STR, bands, 0, 0, 0, "N1,N2,...",
+      "F per band of -vectors' rows ([0, N1), [N1, N2),\n..., the rest), on the pairs of words and\n"
+      "contexts both in -vectors (text the model did\nnot see: its fit per pair, by frequency band)"),
     F("quiet", T_SWITCH, quiet, 0, 0, 0, NULL, "no progress on stderr"),
     END};
 
@@ -4469,7 +4488,10 @@ static const cmd_desc OBJECTIVE_CMD = {
     "objective", "usage: ro-sgns objective -counts COUNTS -vectors W [-contexts C] [flags]",
     "\nThe SGNS objective F(X) of X = W C^T on the counts (the paper's eq. 4 and\n"
     "Table 1; larger is better): every method's vectors scored by one measure.\n"
-    "Rows follow the counts' vocabulary; a word without a vector is a zero row.\n",
+    "Rows follow the counts' vocabulary; a word without a vector is a zero row.\n"
+    "With -bands, rows and columns follow -vectors instead: the pairs with a word\n"
+    "or context not in it are dropped (and so are their margins), and F and F per\n"
+    "pair are printed per band of rows (docs/CLI.md, 'Held-out text').\n",
     OBJECTIVE_FLAGS, "files:\n" FILES_COUNTS FILES_VECTORS, 0};
 
 /* -vectors or -contexts of objective: none of the counts' words is an
@@ -4480,6 +4502,123 @@ static void note_missing(cli *c, const char *flag, const char *path, size_t foun
     if (found < n)
         note(c, "-%s %s: %lu of %lu words have no vector (zero rows)", flag, path,
              (unsigned long)(n - found), (unsigned long)n);
+}
+
+/* -bands "N1,N2,...": ascending ends in (0, n), into e (at most CLI_MAX_LIST), the last = n */
+static size_t parse_bands(cli *c, const char *spec, size_t n, size_t *e)
+{
+    size_t k = 0;
+    const char *q = spec;
+    for (;;) {
+        char *end;
+        long long v;
+        errno = 0;
+        v = strtoll(q, &end, 10);
+        if (end == q || errno || v <= 0 || (size_t)v >= n || (k && (size_t)v <= e[k - 1]) ||
+            (*end != ',' && *end != 0) || k + 2 > CLI_MAX_LIST)
+            die(c, "-bands %s: give up to %d ascending row counts between 1 and %lu (the "
+                   "vectors' words less one), comma-separated", spec, CLI_MAX_LIST - 1,
+                (unsigned long)(n - 1));
+        e[k++] = (size_t)v;
+        if (*end == 0) break;
+        q = end + 1;
+    }
+    e[k++] = n;
+    return k;
+}
+
+typedef struct band_entry {
+    uint32_t col;
+    float val;
+} band_entry;
+
+static int cmp_band_entry(const void *a, const void *b)
+{
+    const uint32_t x = ((const band_entry *)a)->col, y = ((const band_entry *)b)->col;
+    return x < y ? -1 : x > y;
+}
+
+/* The counts' pairs in the order of v's words (rows and columns; pairs
+   with a word not in v dropped) as a problem; *pairs = their sum per row
+   (n doubles, allocated). */
+static ro_sgns_problem *problem_in_vectors(cli *c, const ro_sgns_counts *cn,
+                                           const ro_sgns_vectors *v, const opts *o, double **pairs)
+{
+    size_t *inv = (size_t *)alloc_array(c, v->n, sizeof(size_t)); /* v row -> counts row + 1 */
+    size_t *to = (size_t *)alloc_array(c, cn->n, sizeof(size_t)); /* counts row -> v row + 1 */
+    uint64_t *rp = (uint64_t *)alloc_array(c, v->n + 1, sizeof(uint64_t)), e, k = 0;
+    uint32_t *col;
+    float *val;
+    band_entry *row = (band_entry *)alloc_array(c, cn->n + 1, sizeof(band_entry));
+    ro_sgns_problem *p = NULL;
+    ro_sgns_error err;
+    size_t i, r, len;
+    *pairs = (double *)alloc_array(c, v->n, sizeof(double));
+    for (r = 0; r < v->n; ++r) inv[r] = 0;
+    for (i = 0; i < cn->n; ++i) {
+        to[i] = ro_sgns_vectors_find(v, cn->vocab.word[i], &r) ? r + 1 : 0;
+        if (to[i]) inv[r] = i + 1;
+    }
+    for (i = 0; i < cn->n; ++i)
+        if (to[i])
+            for (e = cn->row_ptr[i]; e < cn->row_ptr[i + 1]; ++e) k += to[cn->col[e]] != 0;
+    col = (uint32_t *)alloc_array(c, k + 1, sizeof(uint32_t));
+    val = (float *)alloc_array(c, k + 1, sizeof(float));
+    rp[0] = k = 0;
+    for (r = 0; r < v->n; ++r) {
+        (*pairs)[r] = 0;
+        len = 0;
+        if (inv[r]) {
+            for (e = cn->row_ptr[inv[r] - 1]; e < cn->row_ptr[inv[r]]; ++e)
+                if (to[cn->col[e]]) {
+                    row[len].col = (uint32_t)(to[cn->col[e]] - 1);
+                    row[len++].val = cn->val[e];
+                }
+            qsort(row, len, sizeof *row, cmp_band_entry);
+        }
+        for (i = 0; i < len; ++i, ++k) {
+            col[k] = row[i].col;
+            val[k] = row[i].val;
+            (*pairs)[r] += (double)row[i].val;
+        }
+        rp[r + 1] = k;
+    }
+    if (!k) die(c, "-bands: no pair of the counts has both words in -vectors");
+    if (ro_sgns_problem_create_csr(v->n, v->n, rp, col, val, o->negative, o->cds, &p, NULL, &err) !=
+        RO_SGNS_OK)
+        die(c, "%s", err.message);
+    release(c, inv);
+    release(c, to);
+    release(c, row);
+    return (ro_sgns_problem *)own(c, p, free_problem);
+}
+
+/* objective -bands: F on the pairs within -vectors, per band of its rows */
+static void objective_bands(cli *c, const opts *o, const ro_sgns_counts *cn,
+                            const ro_sgns_vectors *w, const ro_sgns_real *C)
+{
+    size_t ends[CLI_MAX_LIST], nb = parse_bands(c, o->bands, w->n, ends), b, r, a = 0;
+    double *pairs, F = 0, P = 0;
+    ro_sgns_problem *p = problem_in_vectors(c, cn, w, o, &pairs);
+    ro_sgns_error err;
+    for (b = 0; b < nb; a = ends[b++]) {
+        ro_sgns_problem *rows = NULL;
+        double Fb, Pb = 0;
+        for (r = a; r < ends[b]; ++r) Pb += pairs[r];
+        if (ro_sgns_problem_create_rows(p, a, ends[b], &rows, NULL, &err) != RO_SGNS_OK ||
+            ro_sgns_objective_wc(rows, w->data + a * w->d, C, w->d, &Fb, &err) != RO_SGNS_OK) {
+            ro_sgns_problem_free(rows);
+            die(c, "%s", err.message);
+        }
+        ro_sgns_problem_free(rows);
+        printf("rows [%lu, %lu): F = %.9g e6, pairs %.9g, F per pair %.6f\n", (unsigned long)a,
+               (unsigned long)ends[b], Fb * 1e-6, Pb, Pb > 0 ? Fb / Pb : 0.0);
+        F += Fb;
+        P += Pb;
+    }
+    printf("all rows: F = %.9g e6, pairs %.9g, F per pair %.6f (k = %g, cds = %g, %lu words, "
+           "d = %lu)\n", F * 1e-6, P, P > 0 ? F / P : 0.0, o->negative, o->cds,
+           (unsigned long)w->n, (unsigned long)w->d);
 }
 
 static int cmd_objective(cli *c, int argc, char **argv)
@@ -4500,6 +4639,23 @@ static int cmd_objective(cli *c, int argc, char **argv)
     if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
     cn = load_counts(c, o.counts);
     w = load_vectors(c, &o, "vectors", o.vectors);
+    if (o.bands) {
+        C = w->data;
+        if (o.contexts) {
+            cv = load_vectors(c, &o, "contexts", o.contexts);
+            if (cv->d != w->d)
+                die(c, "-contexts %s has dimension %lu, -vectors %s has %lu", o.contexts,
+                    (unsigned long)cv->d, o.vectors, (unsigned long)w->d);
+            C = rows_by_words(c, cv, w->words, w->n, &found);
+            if (found < w->n)
+                note(c, "-contexts %s: %lu of the %lu words of -vectors have no vector (zero rows)",
+                     o.contexts, (unsigned long)(w->n - found), (unsigned long)w->n);
+        }
+        objective_bands(c, &o, cn, w, C);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            die(c, "cannot write to standard output: %s", strerror(errno));
+        return 0;
+    }
     W = aligned_matrix(c, w, cn, &found);
     note_missing(c, "vectors", o.vectors, found, cn->n);
     C = W;

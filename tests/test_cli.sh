@@ -739,6 +739,24 @@ run train $M -steps 2 -head 300 -init "$T/mid_svd.txt" -fold-start 0 -output "$T
 grep -q "steps each from 0" "$T/err" && ok || bad "-fold-start 0: $(grep fold: "$T/err")"
 differ "$T/fs1.txt" "$T/fs0.txt"
 fails "-fold-start needs a start with a row for every word" train $M -head 300 -fold-start 1 -output "$T/x.txt"
+# -fold-prior: the MAP fold around the start's rows differs from the plain one; it needs that start
+run train $M -steps 2 -head 300 -init "$T/mid_svd.txt" -fold-prior 1 -output "$T/fp1.txt" -output-contexts "$T/fp1c.txt" -eig 0.5
+differ "$T/fp1.txt" "$T/fs1.txt"
+fails "-fold-prior is a prior around each folded row's start" train $M -steps 2 -head 300 -init "$T/mid_svd.txt" -fold-start 0 -fold-prior 1 -output "$T/x.txt"
+fails "-fold-prior is a prior around each folded row's start" train $M -steps 2 -head 300 -fold-prior 1 -output "$T/x.txt"
+fails "-fold-prior -1" train $M -steps 2 -head 300 -init "$T/mid_svd.txt" -fold-prior -1 -output "$T/x.txt"
+# objective -bands: the bands' F add up to the F over every row (the pairs within the vectors)
+run objective -counts "$T/mid.counts" -vectors "$T/fp1.txt" -contexts "$T/fp1c.txt" -bands 300,1000
+awk '/^rows/ { sub(/.*F = /, ""); s += $1; n++ } /^all rows/ { sub(/.*F = /, ""); a = $1 }
+     END { d = s - a; if (d < 0) d = -d; exit !(n == 3 && a < 0 && d <= 1e-6 * -a) }' "$T/out" && ok || bad "objective -bands: the bands do not add up: $(cat "$T/out")"
+run objective -counts "$T/mid.counts" -vectors "$T/fp1.txt" -contexts "$T/fp1c.txt" -bands 300
+a1=$(sed -n 's/^all rows: F = \([^ ]*\) .*/\1/p' "$T/out")
+run objective -counts "$T/mid.counts" -vectors "$T/fp1.txt" -contexts "$T/fp1c.txt"
+f1=$(sed -n 's/^F = \([^ ]*\) e9.*/\1/p' "$T/out")
+awk -v a="$a1" -v f="$f1" 'BEGIN { d = a * 1e-3 - f; if (d < 0) d = -d; exit !(a < 0 && d <= 1e-5 * -f + 5e-7) }' && ok || bad "objective -bands over the counts' own words: $a1 e6 against F = $f1 e9"
+fails "-bands 1000,300: give up to" objective -counts "$T/mid.counts" -vectors "$T/fp1.txt" -bands 1000,300
+fails "-bands 0: give up to" objective -counts "$T/mid.counts" -vectors "$T/fp1.txt" -bands 0
+fails "-bands 9x: give up to" objective -counts "$T/mid.counts" -vectors "$T/fp1.txt" -bands 9x
 # -eta-max: accepted steps grow past -eta (x2 a step), so the run differs; below -eta refused
 run train $M -steps 3 -eta-max 2 -output "$T/etamax.bin"
 grep -q "step 2 " "$T/err" && ok || bad "-eta-max 2: no step of 2: $(grep '^iter' "$T/err" | tail -2)"

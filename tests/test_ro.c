@@ -3376,6 +3376,205 @@ done:
     fold_fixture_free(&fx);
 }
 
+/* x = K^-1 b for a small d x d K (Gauss-Jordan with partial pivoting,
+   in double; K and b are overwritten). 0 when K is singular. */
+static int small_solve(size_t d, double *K, double *b)
+{
+    size_t i, j, q, piv;
+    for (i = 0; i < d; ++i) {
+        for (piv = i, j = i + 1; j < d; ++j)
+            if (fabs(K[j * d + i]) > fabs(K[piv * d + i])) piv = j;
+        if (!(fabs(K[piv * d + i]) > 0)) return 0;
+        for (q = 0; q < d; ++q) {
+            const double t = K[i * d + q];
+            K[i * d + q] = K[piv * d + q];
+            K[piv * d + q] = t;
+        }
+        { const double t = b[i]; b[i] = b[piv]; b[piv] = t; }
+        for (j = 0; j < d; ++j) {
+            const double f = K[j * d + i] / K[i * d + i];
+            if (j == i) continue;
+            for (q = i; q < d; ++q) K[j * d + q] -= f * K[i * d + q];
+            b[j] -= f * b[i];
+        }
+    }
+    for (i = 0; i < d; ++i) b[i] /= K[i * d + i];
+    return 1;
+}
+
+/* The fold's prior (fold config prior = t), from its definition in plain
+   loops: A = V_h S^T, z0 = M w0 with M = (A^T A)^-1 A^T C0_h, Sigma the
+   mean of (U_h - M w0)(U_h - M w0)^T over the head's words [nh/2, nh),
+   Prec = (t Sigma)^-1. After 60 searched steps each tail word with a
+   head count is at the MAP point: A^T r - Prec (z - z0) = 0 (r the
+   counts' residual at its x), to tol of A^T r at z0. A prior near 0
+   keeps the rows at their start; a very wide one is the fold without it;
+   the same bits on 1 and 2 threads; t < 0, NaN, or a prior without a
+   start is refused. */
+static void test_fold_prior(void)
+{
+    fold_fixture fx;
+    const int made = fold_fixture_make(&fx);
+    const size_t n = fx.n, m = fx.m, nh = fx.nh, mh = fx.mh, d = fx.d;
+    const double t = 2, k = 5, cds = 0.75, tol = IS_D ? 1e-6 : 2e-3;
+    ro_sgns_factors *xr = NULL, *xp = NULL, *x0 = NULL, *xs = NULL, *xw = NULL, *xn = NULL;
+    ro_sgns_fold_config fc = ro_sgns_fold_config_default();
+    ro_sgns_error err;
+    double A[64 * 3], M[9], Sg[9], Pr[9], K[9], b[3], dz[3], z[3], z0[3], g[3], g0[3];
+    double *Cnt = NULL, *Xp = NULL, *X0 = NULL, *Xs = NULL, *Xw = NULL, *Xn = NULL;
+    double worst = 0, near = 0, wide = 0;
+    size_t i, j, q, w, c, checked = 0;
+    if (!made || d != 3 || mh > 64) goto done;
+    CHECK(ro_sgns_factors_from_wc(nh, mh, d, fx.W0, fx.C0, &xr, NULL, &err) == RO_SGNS_OK);
+    if (!xr) goto done;
+    CHECK(ro_sgns_ro_train(fx.ph, xr, NULL, &err) == RO_SGNS_OK);
+    for (c = 0; c < mh; ++c) /* A = V_h S^T */
+        for (q = 0; q < d; ++q) {
+            double s = 0;
+            for (j = 0; j < d; ++j) s += (double)xr->V[c * d + j] * (double)xr->S[q * d + j];
+            A[c * d + q] = s;
+        }
+    for (j = 0; j < d; ++j) { /* M = (A^T A)^-1 A^T C0_h, a column at a time */
+        for (i = 0; i < d; ++i) {
+            b[i] = 0;
+            for (c = 0; c < mh; ++c) b[i] += A[c * d + i] * (double)fx.C0[c * d + j];
+            for (q = 0; q < d; ++q) {
+                K[i * d + q] = 0;
+                for (c = 0; c < mh; ++c) K[i * d + q] += A[c * d + i] * A[c * d + q];
+            }
+        }
+        CHECK(small_solve(d, K, b));
+        for (i = 0; i < d; ++i) M[i * d + j] = b[i];
+    }
+    for (i = 0; i < d * d; ++i) Sg[i] = 0;
+    for (w = nh / 2; w < nh; ++w) {
+        for (i = 0; i < d; ++i) {
+            dz[i] = (double)xr->U[w * d + i];
+            for (j = 0; j < d; ++j) dz[i] -= M[i * d + j] * (double)fx.W0[w * d + j];
+        }
+        for (i = 0; i < d; ++i)
+            for (j = 0; j < d; ++j) Sg[i * d + j] += t * dz[i] * dz[j] / (double)(nh - nh / 2);
+    }
+    for (j = 0; j < d; ++j) { /* Prec = (t Sigma)^-1 */
+        for (i = 0; i < d * d; ++i) K[i] = Sg[i];
+        for (i = 0; i < d; ++i) b[i] = i == j;
+        CHECK(small_solve(d, K, b));
+        for (i = 0; i < d; ++i) Pr[i * d + j] = b[i];
+    }
+    fc.start_w = fx.W0;
+    fc.start_c = fx.C0;
+    fc.block_rows = 5;
+    fc.iterations = 60;
+    fc.line_search = 1;
+    fc.prior = t;
+    CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &xp, NULL, NULL, &err) == RO_SGNS_OK);
+    if (!xp) goto done;
+    Xp = dense_x(xp);
+    Cnt = dense_counts(&fx.c);
+    for (w = nh; w < n; ++w) {
+        double any = 0, gn = 0, g0n = 0;
+        for (c = 0; c < mh; ++c) any += Cnt[w * m + c];
+        if (any == 0) continue;
+        for (i = 0; i < d; ++i) { /* z = (A^T A)^-1 A^T x_h, z0 = M w0 */
+            b[i] = z0[i] = 0;
+            for (c = 0; c < mh; ++c) b[i] += A[c * d + i] * Xp[w * m + c];
+            for (q = 0; q < d; ++q) {
+                K[i * d + q] = 0;
+                for (c = 0; c < mh; ++c) K[i * d + q] += A[c * d + i] * A[c * d + q];
+                z0[i] += M[i * d + q] * (double)fx.W0[w * d + q];
+            }
+        }
+        CHECK(small_solve(d, K, b));
+        for (i = 0; i < d; ++i) z[i] = b[i];
+        for (i = 0; i < d; ++i) g[i] = g0[i] = 0;
+        for (c = 0; c < mh; ++c) {
+            double x = 0, xa = 0, B = ref_B(&fx.c, k, cds, w, c), r, r0;
+            for (q = 0; q < d; ++q) {
+                x += A[c * d + q] * z[q];
+                xa += A[c * d + q] * z0[q];
+            }
+            r = Cnt[w * m + c] * sig(-x) - B * sig(x);
+            r0 = Cnt[w * m + c] * sig(-xa) - B * sig(xa);
+            for (i = 0; i < d; ++i) {
+                g[i] += A[c * d + i] * r;
+                g0[i] += A[c * d + i] * r0;
+            }
+        }
+        for (i = 0; i < d; ++i) {
+            for (q = 0; q < d; ++q) g[i] -= Pr[i * d + q] * (z[q] - z0[q]);
+            gn += g[i] * g[i];
+            g0n += g0[i] * g0[i];
+        }
+        worst = tu_max(worst, sqrt(gn) / sqrt(g0n)); /* a NaN stays */
+        ++checked;
+    }
+    CHECKF(checked > 10 && worst <= tol, "fold with a prior: %lu tail words, the MAP gradient "
+           "%.3g of the start's", (unsigned long)checked, worst);
+    /* a prior near 0 keeps the start (iterations 0); a very wide one is none */
+    fc.iterations = 2;
+    fc.line_search = 0;
+    fc.prior = 1e-12;
+    CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &xn, NULL, NULL, &err) == RO_SGNS_OK);
+    fc.prior = 1e12;
+    CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &xw, NULL, NULL, &err) == RO_SGNS_OK);
+    fc.prior = 0;
+    CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &xs, NULL, NULL, &err) == RO_SGNS_OK);
+    fc.iterations = 0;
+    CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &x0, NULL, NULL, &err) == RO_SGNS_OK);
+    if (!xn || !xw || !xs || !x0) goto done;
+    Xn = dense_x(xn);
+    Xw = dense_x(xw);
+    Xs = dense_x(xs);
+    X0 = dense_x(x0);
+    for (i = 0; i < n * m; ++i) {
+        near = tu_max(near, fabs(Xn[i] - X0[i]) / (1 + fabs(X0[i])));
+        wide = tu_max(wide, fabs(Xw[i] - Xs[i]) / (1 + fabs(Xs[i])));
+    }
+    CHECKF(near <= (IS_D ? 1e-8 : 1e-4) && wide <= (IS_D ? 1e-8 : 1e-4),
+           "prior 1e-12 against the start: %.3g; prior 1e12 against none: %.3g", near, wide);
+#ifdef _OPENMP
+    {
+        int saved = omp_get_max_threads();
+        ro_sgns_factors *t1 = NULL, *t2 = NULL;
+        fc.iterations = 2;
+        fc.prior = t;
+        omp_set_num_threads(1);
+        CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &t1, NULL, NULL, &err) == RO_SGNS_OK);
+        omp_set_num_threads(2);
+        CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &t2, NULL, NULL, &err) == RO_SGNS_OK);
+        omp_set_num_threads(saved);
+        same_point_free(t1, t2);
+    }
+#endif
+    {   /* refused: t < 0, NaN, a prior without the start */
+        ro_sgns_factors *bad = NULL;
+        fc.prior = -1;
+        CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &bad, NULL, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT && bad == NULL);
+        fc.prior = NAN;
+        CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &bad, NULL, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT && bad == NULL);
+        fc.prior = 1;
+        fc.start_w = fc.start_c = NULL;
+        CHECK(ro_sgns_fold_in(fx.p, xr, &fc, &bad, NULL, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT && bad == NULL);
+    }
+done:
+    ro_sgns_factors_free(xr);
+    ro_sgns_factors_free(xp);
+    ro_sgns_factors_free(x0);
+    ro_sgns_factors_free(xs);
+    ro_sgns_factors_free(xw);
+    ro_sgns_factors_free(xn);
+    free(Cnt);
+    free(Xp);
+    free(X0);
+    free(Xs);
+    free(Xw);
+    free(Xn);
+    fold_fixture_free(&fx);
+}
+
 /* The fold's progress callback: called after each block with rows
    rising to the total, from one thread; a stop by it returns STOPPED and
    no point; the point's bits are the same with and without it. */
@@ -3649,6 +3848,7 @@ int main(void)
     test_fold_one_step(1.0);
     test_fold_one_step(0.75);
     test_fold_start();
+    test_fold_prior();
     test_fold_progress();
     test_csr_head();
     test_plain_vs_fast();
