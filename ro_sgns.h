@@ -1214,6 +1214,60 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_count_path(const char *path,
                                               ro_sgns_error *err);
 #endif
 
+/* ---- merging counts: the counts of two texts one after the other ----------
+
+   ro_sgns_counts_merge(a, b, ...) gives the counts of text A followed by
+   text B (a line break between them) from the counts of each: unigram
+   counts, pairs, marginals and |D| are sums. The result has a's settings
+   with min_count and max_vocab replaced by the arguments; its vocabulary is
+   chosen from the summed unigram counts as counting chooses it (section
+   8), its pairs are the parts' pairs among the kept words, corpus_tokens
+   the sum (0 with distinct_words when a part has not recorded them). It
+   is exactly, bit for bit, what counting the two texts one after the
+   other gives when info->inexact is 0, which needs:
+     - sample = 0 and dynamic_window != 1 (no random draws: a part's draws
+       depend on its own text's frequencies and token positions);
+     - cross_lines = 0 (no window crosses from A into B);
+     - each part complete for the result: a part whose counts dropped words
+       (distinct_words > n: under its min_count or beyond its max_vocab)
+       must not lack a word that could be in the result (an unseen word's
+       count there is unknown; counting A with min_count 1 and no max_vocab
+       keeps every word);
+     - with close_gaps = 1 also that the result drops no word a part kept;
+     - every pair's count recoverable as an integer from its float: at
+       most 2^24 (with the weighted window, L times it at most 2^22).
+   Otherwise the result is still made and info says what it could not know
+   (RO_SGNS_MERGE_* bits): an unseen word counts as absent from that part,
+   the draws stay each part's, windows stop at the boundary, a pair's count
+   is its float. Settings a and b must share and do not (window,
+   dynamic_window, sample, cross_lines, close_gaps, and seed when sample >
+   0 or dynamic_window = 1) give RO_SGNS_ERR_INVALID_ARGUMENT naming the
+   setting; so does a row range. EMPTY: no word at min_count or no pair
+   left. */
+#define RO_SGNS_MERGE_DROPPED 1u /* a part lacks a word that may be in the result */
+#define RO_SGNS_MERGE_UNSEEN 2u  /* words both parts dropped may reach min_count together */
+#define RO_SGNS_MERGE_DRAWS 4u   /* sample > 0 or dynamic_window 1: each part's own draws */
+#define RO_SGNS_MERGE_CROSS 8u   /* cross_lines 1: no window crosses the boundary */
+#define RO_SGNS_MERGE_GAPS 16u   /* close_gaps 1 and the result drops a word a part kept */
+#define RO_SGNS_MERGE_ROUNDED 32u /* a pair's count beyond float's exact integers */
+
+/* What ro_sgns_counts_merge could not know (all 0: the result is exact). */
+typedef struct ro_sgns_merge_info {
+    unsigned inexact;       /* RO_SGNS_MERGE_* bits */
+    uint64_t unknown_words; /* words of one part a dropping part lacks (DROPPED) */
+    uint64_t rounded_pairs; /* pairs whose float hid the integer (ROUNDED) */
+    char example[RO_SGNS_MAX_WORD_BYTES + 1]; /* the most frequent such word */
+} ro_sgns_merge_info;
+
+/* Merge (above); info may be NULL. *out receives a new object (free it with
+   ro_sgns_counts_free), untouched on failure. Time O(n log n + nnz log of a
+   row), memory the result plus about 60 bytes a word of either part. */
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_merge(const ro_sgns_counts *a, const ro_sgns_counts *b,
+                                                uint64_t min_count, uint64_t max_vocab,
+                                                ro_sgns_counts **out, ro_sgns_merge_info *info,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err);
+
 #endif /* RO_SGNS_NO_COUNT */
 
 #ifndef RO_SGNS_NO_FILES
@@ -11465,9 +11519,12 @@ static int ro_sgns__word_before(const ro_sgns__counter *k, uint32_t a, uint32_t 
     return la < lb;
 }
 
-/* Bottom-up merge sort of n slots with tmp as scratch. */
-static void ro_sgns__sort_words(const ro_sgns__counter *k, uint32_t *ids, uint32_t *tmp,
-                                size_t n)
+typedef int (*ro_sgns__before_fn)(const void *ctx, uint32_t x, uint32_t y);
+
+/* Bottom-up merge sort of n ids by before(ctx, x, y), tmp as scratch:
+   the vocabulary of counting and of merging counts. */
+static void ro_sgns__sort_ids(uint32_t *ids, uint32_t *tmp, size_t n, ro_sgns__before_fn before,
+                              const void *ctx)
 {
     uint32_t *src = ids, *dst = tmp, *t;
     size_t width, lo;
@@ -11477,7 +11534,7 @@ static void ro_sgns__sort_words(const ro_sgns__counter *k, uint32_t *ids, uint32
             size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
             size_t i = lo, j = mid, o = lo;
             while (i < mid && j < hi)
-                dst[o++] = ro_sgns__word_before(k, src[j], src[i]) ? src[j++] : src[i++];
+                dst[o++] = before(ctx, src[j], src[i]) ? src[j++] : src[i++];
             while (i < mid) dst[o++] = src[i++];
             while (j < hi) dst[o++] = src[j++];
         }
@@ -11486,6 +11543,18 @@ static void ro_sgns__sort_words(const ro_sgns__counter *k, uint32_t *ids, uint32
         dst = t;
     }
     if (src != ids) memcpy(ids, src, n * sizeof(uint32_t));
+}
+
+static int ro_sgns__slot_before(const void *k, uint32_t a, uint32_t b)
+{
+    return ro_sgns__word_before((const ro_sgns__counter *)k, a, b);
+}
+
+/* The candidate slots of the table in vocabulary order. */
+static void ro_sgns__sort_words(const ro_sgns__counter *k, uint32_t *ids, uint32_t *tmp,
+                                size_t n)
+{
+    ro_sgns__sort_ids(ids, tmp, n, ro_sgns__slot_before, k);
 }
 
 /* Choose the vocabulary, fill c->vocab, and return in *remap_out (nw
@@ -12576,6 +12645,383 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_count_path(const char *path,
     return rc;
 }
 #endif
+
+/* ---- merging counts (ro_sgns_counts_merge) ----------------------------------
+   The union of the two vocabularies is sorted as counting sorts (count
+   descending, then bytes, the shorter first), each part's ids are mapped
+   to the result's, and each result row sums the two parts' rows in the
+   integer weight units counting sums in (a float times L, rounded, for the
+   weighted window), so the values, marginals and |D| come out as counting
+   the joined text gives them. */
+
+/* A word of either part: its summed count, bytes and ids in a and b. */
+typedef struct ro_sgns__mword {
+    uint64_t count;
+    const char *w;
+    uint32_t len;
+    uint32_t ia, ib; /* RO_SGNS__DROP where the part lacks it */
+} ro_sgns__mword;
+
+static int ro_sgns__mword_before(const void *ctx, uint32_t x, uint32_t y)
+{
+    const ro_sgns__mword *a = (const ro_sgns__mword *)ctx + x, *b = (const ro_sgns__mword *)ctx + y;
+    int c;
+    if (a->count != b->count) return a->count > b->count;
+    c = memcmp(a->w, b->w, a->len < b->len ? a->len : b->len);
+    if (c) return c < 0;
+    return a->len < b->len;
+}
+
+static int ro_sgns__u32_before(const void *ctx, uint32_t x, uint32_t y)
+{
+    (void)ctx;
+    return x < y;
+}
+
+/* The settings two parts must share. */
+static ro_sgns_result ro_sgns__merge_check(const ro_sgns_counts *a, const ro_sgns_counts *b,
+                                           ro_sgns_error *err)
+{
+    const ro_sgns_count_config *x, *y;
+    const char *what = NULL;
+    ro_sgns_result rc = ro_sgns__check_counts_arg(a, err);
+    if (rc == RO_SGNS_OK) rc = ro_sgns__check_counts_arg(b, err);
+    if (rc != RO_SGNS_OK) return rc;
+    x = &a->config;
+    y = &b->config;
+    if (ro_sgns__counts_ranged(a) || ro_sgns__counts_ranged(b))
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "merge: a row range, not the whole matrix (load the whole file)");
+    if (x->window != y->window) what = "window";
+    else if (x->dynamic_window != y->dynamic_window) what = "dynamic_window";
+    else if (!(x->sample == y->sample)) what = "sample";
+    else if (x->cross_lines != y->cross_lines) what = "cross_lines";
+    else if (x->close_gaps != y->close_gaps) what = "close_gaps";
+    else if ((x->sample > 0 || x->dynamic_window == RO_SGNS_WINDOW_SAMPLED) && x->seed != y->seed)
+        what = "seed";
+    if (what)
+        return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
+                             "merge: the two counts differ in %s (window %d/%d, dynamic_window "
+                             "%d/%d, sample %g/%g, cross_lines %d/%d, close_gaps %d/%d, seed "
+                             "%llu/%llu): count both with the same settings", what, x->window,
+                             y->window, x->dynamic_window, y->dynamic_window, x->sample, y->sample,
+                             x->cross_lines, y->cross_lines, x->close_gaps, y->close_gaps,
+                             (unsigned long long)x->seed, (unsigned long long)y->seed);
+    if (a->corpus_tokens > UINT64_MAX - b->corpus_tokens)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "merge: the tokens overflow 64 bits");
+    return RO_SGNS_OK;
+}
+
+/* The most occurrences a word missing from part p may have had in its
+   text: 0 when p kept every word it read. */
+static uint64_t ro_sgns__merge_unseen(const ro_sgns_counts *p)
+{
+    uint64_t mc = p->config.min_count ? p->config.min_count : 1, m = mc - 1;
+    if (p->distinct_words == p->n && p->n > 0) return 0;
+    if (p->config.max_vocab && p->n >= p->config.max_vocab && p->vocab.count[p->n - 1] > m)
+        m = p->vocab.count[p->n - 1];
+    return m;
+}
+
+/* What the vocabulary cannot know (RO_SGNS_MERGE_DROPPED, _UNSEEN, _GAPS),
+   over the words sorted (ids) with ns of them kept. */
+static void ro_sgns__merge_vocab_info(const ro_sgns_counts *a, const ro_sgns_counts *b,
+                                      const ro_sgns__mword *mw, const uint32_t *ids, size_t nw,
+                                      size_t ns, uint64_t mc, ro_sgns_merge_info *info)
+{
+    uint64_t ua = ro_sgns__merge_unseen(a), ub = ro_sgns__merge_unseen(b);
+    size_t i;
+    for (i = 0; i < nw; ++i) {
+        const ro_sgns__mword *m = &mw[ids[i]];
+        uint64_t room = m->ia == RO_SGNS__DROP ? ua : m->ib == RO_SGNS__DROP ? ub : 0;
+        if (room && m->count + room >= mc) {
+            if (!info->unknown_words++) {
+                memcpy(info->example, m->w, m->len);
+                info->example[m->len] = '\0';
+            }
+            info->inexact |= RO_SGNS_MERGE_DROPPED;
+        }
+        if (i >= ns && a->config.close_gaps) info->inexact |= RO_SGNS_MERGE_GAPS;
+    }
+    if (ua && ub && ua + ub >= mc) info->inexact |= RO_SGNS_MERGE_UNSEEN;
+    if (a->config.sample > 0 || a->config.dynamic_window == RO_SGNS_WINDOW_SAMPLED)
+        info->inexact |= RO_SGNS_MERGE_DRAWS;
+    if (a->config.cross_lines) info->inexact |= RO_SGNS_MERGE_CROSS;
+}
+
+/* The union of the vocabularies, sorted: *mw_out (nw words) and the order
+   *ids_out; ns of them reach mc (and max_vocab). */
+static ro_sgns_result ro_sgns__merge_union(const ro_sgns_counts *a, const ro_sgns_counts *b,
+                                           uint64_t mc, uint64_t max_vocab, ro_sgns__mem *m,
+                                           ro_sgns__mword **mw_out, uint32_t **ids_out,
+                                           size_t *nw_out, size_t *ns_out, ro_sgns_error *err)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t cap = a->n + b->n, nw = 0, i, ns = 0;
+    ro_sgns__mword *mw;
+    uint32_t *ids = NULL, *tmp = NULL;
+    if (cap >= 0xFFFFFFFDu)
+        return ro_sgns__fail(err, RO_SGNS_ERR_SIZE_OVERFLOW, "merge: %llu words",
+                             (unsigned long long)cap);
+    mw = (ro_sgns__mword *)ro_sgns__mem_alloc(m, cap, sizeof *mw, "merged words", err, &rc);
+    if (mw) ids = (uint32_t *)ro_sgns__mem_alloc(m, cap, sizeof *ids, "merged words", err, &rc);
+    if (ids) tmp = (uint32_t *)ro_sgns__mem_alloc(m, cap, sizeof *tmp, "merged words", err, &rc);
+    if (!tmp) {
+        ro_sgns__mem_free(m, ids, cap, sizeof *ids);
+        ro_sgns__mem_free(m, mw, cap, sizeof *mw);
+        return rc;
+    }
+    for (i = 0; i < a->n; ++i, ++nw) {
+        int64_t j = ro_sgns_vocab_find(&b->vocab, a->vocab.word[i], a->vocab.len[i]);
+        mw[nw].count = a->vocab.count[i] + (j >= 0 ? b->vocab.count[j] : 0);
+        mw[nw].w = a->vocab.word[i];
+        mw[nw].len = a->vocab.len[i];
+        mw[nw].ia = (uint32_t)i;
+        mw[nw].ib = j >= 0 ? (uint32_t)j : RO_SGNS__DROP;
+    }
+    for (i = 0; i < b->n; ++i) {
+        if (ro_sgns_vocab_find(&a->vocab, b->vocab.word[i], b->vocab.len[i]) >= 0) continue;
+        mw[nw].count = b->vocab.count[i];
+        mw[nw].w = b->vocab.word[i];
+        mw[nw].len = b->vocab.len[i];
+        mw[nw].ia = RO_SGNS__DROP;
+        mw[nw].ib = (uint32_t)i;
+        ++nw;
+    }
+    for (i = 0; i < nw; ++i) ids[i] = (uint32_t)i;
+    ro_sgns__sort_ids(ids, tmp, nw, ro_sgns__mword_before, mw);
+    ro_sgns__mem_free(m, tmp, cap, sizeof *tmp);
+    while (ns < nw && mw[ids[ns]].count >= mc) ++ns;
+    if (max_vocab && ns > max_vocab) ns = (size_t)max_vocab;
+    *mw_out = mw;
+    *ids_out = ids;
+    *nw_out = nw;
+    *ns_out = ns;
+    return RO_SGNS_OK;
+}
+
+/* The result's vocabulary: the first ns words of the union's order. */
+static ro_sgns_result ro_sgns__merge_vocab(ro_sgns_counts *c, const ro_sgns__mword *mw,
+                                           const uint32_t *ids, size_t ns, ro_sgns__mem *m,
+                                           ro_sgns_error *err)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    ro_sgns_vocab *v = &c->vocab;
+    size_t i, bytes = 0, dup = 0;
+    for (i = 0; i < ns; ++i) bytes += mw[ids[i]].len + (size_t)1;
+    v->word = (char **)ro_sgns__mem_alloc(m, ns, sizeof(char *), "vocabulary", err, &rc);
+    if (v->word) v->len = (uint32_t *)ro_sgns__mem_alloc(m, ns, sizeof(uint32_t), "vocabulary",
+                                                         err, &rc);
+    if (v->len) v->count = (uint64_t *)ro_sgns__mem_alloc(m, ns, sizeof(uint64_t), "vocabulary",
+                                                          err, &rc);
+    if (v->count) v->arena_ = (char *)ro_sgns__mem_alloc(m, bytes, 1, "vocabulary", err, &rc);
+    if (!v->arena_) return rc;
+    v->n = ns;
+    v->arena_size_ = bytes;
+    bytes = 0;
+    for (i = 0; i < ns; ++i) {
+        const ro_sgns__mword *w = &mw[ids[i]];
+        v->word[i] = v->arena_ + bytes;
+        v->len[i] = w->len;
+        v->count[i] = w->count;
+        memcpy(v->arena_ + bytes, w->w, w->len);
+        v->arena_[bytes + w->len] = '\0';
+        bytes += w->len + (size_t)1;
+    }
+    return ro_sgns__vocab_index(v, m, &dup, err); /* the union's words are unique */
+}
+
+/* A stored count back in counting's integer weight units (div = L for the
+   weighted window, else 1); *rounded when the float cannot tell. */
+static double ro_sgns__merge_units(float val, double div, uint64_t *rounded)
+{
+    double u = (double)val * div;
+    if (div > 1) {
+        double r = RO_SGNS_FLOOR(u + 0.5);
+        if (r <= 4194304.0 && (float)(r / div) == val) return r;
+    } else if (u <= 16777216.0) {
+        return u;
+    }
+    ++*rounded;
+    return u;
+}
+
+/* Add row r of part p (its ids mapped to the result's by map) into acc,
+   listing new columns in cols[*nc]. */
+static void ro_sgns__merge_row_add(const ro_sgns_counts *p, uint32_t r, const uint32_t *map,
+                                   double div, double *acc, uint32_t *cols, size_t *nc,
+                                   uint64_t *rounded)
+{
+    uint64_t k;
+    if (r == RO_SGNS__DROP) return;
+    for (k = p->row_ptr[r]; k < p->row_ptr[r + 1]; ++k) {
+        uint32_t x = map[p->col[k]];
+        if (x == RO_SGNS__DROP) continue;
+        if (acc[x] == 0) cols[(*nc)++] = x;
+        acc[x] += ro_sgns__merge_units(p->val[k], div, rounded);
+    }
+}
+
+/* Map each part's ids to the result's (DROP for a word cut). */
+static void ro_sgns__merge_maps(const ro_sgns__mword *mw, const uint32_t *ids, size_t nw,
+                                size_t ns, uint32_t *amap, uint32_t *bmap)
+{
+    size_t i;
+    for (i = 0; i < nw; ++i) {
+        const ro_sgns__mword *w = &mw[ids[i]];
+        uint32_t to = i < ns ? (uint32_t)i : RO_SGNS__DROP;
+        if (w->ia != RO_SGNS__DROP) amap[w->ia] = to;
+        if (w->ib != RO_SGNS__DROP) bmap[w->ib] = to;
+    }
+}
+
+/* The result's pairs and marginals, row by row (scratch: acc, cols, tmp
+   of n each, zeroed acc). */
+static ro_sgns_result ro_sgns__merge_pairs(ro_sgns_counts *c, const ro_sgns_counts *a,
+                                           const ro_sgns_counts *b, const ro_sgns__mword *mw,
+                                           const uint32_t *ids, const uint32_t *amap,
+                                           const uint32_t *bmap, ro_sgns__mem *m,
+                                           ro_sgns_merge_info *info, ro_sgns_error *err)
+{
+    ro_sgns_result rc = RO_SGNS_OK;
+    size_t n = c->n, r, nc, i, cap = (size_t)(a->nnz + b->nnz);
+    double div = a->config.dynamic_window == RO_SGNS_WINDOW_WEIGHTED ? (double)a->config.window : 1;
+    double *acc = (double *)ro_sgns__mem_alloc(m, n, sizeof(double), "merge row", err, &rc);
+    uint32_t *cols = acc ? (uint32_t *)ro_sgns__mem_alloc(m, 2 * n, sizeof(uint32_t), "merge row",
+                                                          err, &rc) : NULL;
+    if (cols) c->col = (uint32_t *)ro_sgns__mem_alloc(m, cap ? cap : 1, sizeof(uint32_t),
+                                                      "co-occurrence matrix", err, &rc);
+    if (c->col) c->val = (float *)ro_sgns__mem_alloc(m, cap ? cap : 1, sizeof(float),
+                                                     "co-occurrence matrix", err, &rc);
+    if (!c->val) goto done;
+    for (i = 0; i < n; ++i) acc[i] = c->ctx_count[i] = 0;
+    c->row_ptr[0] = 0;
+    for (r = 0; r < n; ++r) {
+        const ro_sgns__mword *w = &mw[ids[r]];
+        double rs = 0;
+        nc = 0;
+        ro_sgns__merge_row_add(a, w->ia, amap, div, acc, cols, &nc, &info->rounded_pairs);
+        ro_sgns__merge_row_add(b, w->ib, bmap, div, acc, cols, &nc, &info->rounded_pairs);
+        ro_sgns__sort_ids(cols, cols + n, nc, ro_sgns__u32_before, NULL);
+        for (i = 0; i < nc; ++i) {
+            uint32_t x = cols[i];
+            double v = acc[x];
+            acc[x] = 0;
+            c->col[c->nnz] = x;
+            c->val[c->nnz++] = (float)(v / div);
+            c->ctx_count[x] += v;
+            rs += v;
+        }
+        c->row_ptr[r + 1] = c->nnz;
+        c->word_count[r] = rs;
+    }
+    if (c->nnz && c->nnz < cap) { /* shrink to the pairs kept; a failure keeps the room */
+        ro_sgns_result shrink = RO_SGNS_OK;
+        void *p = ro_sgns__mem_realloc(m, c->col, cap, (size_t)c->nnz, sizeof(uint32_t),
+                                       "co-occurrence matrix", NULL, &shrink);
+        if (p) c->col = (uint32_t *)p;
+        p = ro_sgns__mem_realloc(m, c->val, cap, (size_t)c->nnz, sizeof(float),
+                                 "co-occurrence matrix", NULL, &shrink);
+        if (p) c->val = (float *)p;
+    }
+    if (info->rounded_pairs) info->inexact |= RO_SGNS_MERGE_ROUNDED;
+    c->total = 0;
+    for (r = 0; r < n; ++r) c->total += c->word_count[r];
+    if (div > 1) {
+        for (r = 0; r < n; ++r) {
+            c->word_count[r] /= div;
+            c->ctx_count[r] /= div;
+        }
+        c->total /= div;
+    }
+    if (c->nnz == 0)
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "merge: no co-occurring pairs among the %llu "
+                           "words kept", (unsigned long long)n);
+done:
+    ro_sgns__mem_free(m, cols, 2 * n, sizeof(uint32_t));
+    ro_sgns__mem_free(m, acc, n, sizeof(double));
+    return rc;
+}
+
+/* corpus_tokens and distinct_words of the result: the tokens' sum;
+   distinct words exact when both parts kept every word they read, else an
+   upper bound (a word missing from one part counts as new); both 0 (not
+   recorded) when a part did not record them. */
+static void ro_sgns__merge_totals(ro_sgns_counts *c, const ro_sgns_counts *a,
+                                  const ro_sgns_counts *b, size_t nw)
+{
+    uint64_t both = (uint64_t)(a->n + b->n - nw); /* words in both vocabularies */
+    c->corpus_tokens = c->distinct_words = 0;
+    if (!a->distinct_words || !b->distinct_words || !a->corpus_tokens || !b->corpus_tokens)
+        return;
+    c->corpus_tokens = a->corpus_tokens + b->corpus_tokens;
+    c->distinct_words = a->distinct_words + b->distinct_words - both;
+}
+
+RO_SGNS_DEF ro_sgns_result ro_sgns_counts_merge(const ro_sgns_counts *a, const ro_sgns_counts *b,
+                                                uint64_t min_count, uint64_t max_vocab,
+                                                ro_sgns_counts **out, ro_sgns_merge_info *info,
+                                                const ro_sgns_allocator *alloc,
+                                                ro_sgns_error *err)
+{
+    ro_sgns_result rc;
+    ro_sgns__mem mem;
+    ro_sgns_merge_info local;
+    ro_sgns__mword *mw = NULL;
+    uint32_t *ids = NULL, *amap = NULL, *bmap = NULL;
+    size_t nw = 0, ns = 0, i;
+    uint64_t mc = min_count ? min_count : 1;
+    ro_sgns_counts *c = NULL;
+    if (!out) return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT, "out is NULL");
+    if (!info) info = &local;
+    memset(info, 0, sizeof *info);
+    rc = ro_sgns__merge_check(a, b, err);
+    if (rc != RO_SGNS_OK) return rc;
+    memset(&mem, 0, sizeof mem);
+    mem.al = alloc;
+    rc = ro_sgns__merge_union(a, b, mc, max_vocab, &mem, &mw, &ids, &nw, &ns, err);
+    if (rc != RO_SGNS_OK) return rc;
+    ro_sgns__merge_vocab_info(a, b, mw, ids, nw, ns, mc, info);
+    if (ns == 0) {
+        rc = ro_sgns__fail(err, RO_SGNS_ERR_EMPTY, "merge: no word occurs min_count = %llu times "
+                           "(the most frequent occurs %llu times)", (unsigned long long)mc,
+                           (unsigned long long)(nw ? mw[ids[0]].count : 0));
+        goto done;
+    }
+    c = ro_sgns__counts_new(&mem, err, &rc);
+    if (c) rc = ro_sgns__merge_vocab(c, mw, ids, ns, &mem, err);
+    if (rc != RO_SGNS_OK) goto done;
+    c->n = c->row_end = ns;
+    c->config = a->config;
+    c->config.min_count = min_count;
+    c->config.max_vocab = max_vocab;
+    ro_sgns__merge_totals(c, a, b, nw);
+    amap = (uint32_t *)ro_sgns__mem_alloc(&mem, a->n, sizeof(uint32_t), "id map", err, &rc);
+    if (amap) bmap = (uint32_t *)ro_sgns__mem_alloc(&mem, b->n, sizeof(uint32_t), "id map", err,
+                                                    &rc);
+    if (bmap) c->row_ptr = (uint64_t *)ro_sgns__mem_alloc(&mem, ns + 1, sizeof(uint64_t),
+                                                          "co-occurrence matrix", err, &rc);
+    if (c->row_ptr) c->word_count = (double *)ro_sgns__mem_alloc(&mem, ns, sizeof(double),
+                                                                 "marginals", err, &rc);
+    if (c->word_count) c->ctx_count = (double *)ro_sgns__mem_alloc(&mem, ns, sizeof(double),
+                                                                   "marginals", err, &rc);
+    if (!c->ctx_count) goto done;
+    for (i = 0; i < a->n; ++i) amap[i] = RO_SGNS__DROP;
+    for (i = 0; i < b->n; ++i) bmap[i] = RO_SGNS__DROP;
+    ro_sgns__merge_maps(mw, ids, nw, ns, amap, bmap);
+    rc = ro_sgns__merge_pairs(c, a, b, mw, ids, amap, bmap, &mem, info, err);
+done:
+    ro_sgns__mem_free(&mem, bmap, b->n, sizeof(uint32_t));
+    ro_sgns__mem_free(&mem, amap, a->n, sizeof(uint32_t));
+    ro_sgns__mem_free(&mem, ids, a->n + b->n, sizeof(uint32_t));
+    ro_sgns__mem_free(&mem, mw, a->n + b->n, sizeof(ro_sgns__mword));
+    if (rc != RO_SGNS_OK) {
+        ro_sgns_counts_free(c);
+        return rc;
+    }
+    *out = c;
+    return ro_sgns__ok(err);
+}
 
 RO_SGNS_DEF ro_sgns_memory_estimate ro_sgns_estimate_memory(uint64_t n_words, uint64_t nnz,
                                                             size_t d, uint64_t n_tokens,

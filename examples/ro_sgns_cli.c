@@ -366,7 +366,7 @@ enum {
 };
 
 typedef struct opts {
-    const char *train, *counts, *save_counts, *output, *output_ctx, *format, *method, *embed;
+    const char *train, *counts, *add, *save_counts, *output, *output_ctx, *format, *method, *embed;
     const char *vectors, *contexts, *analogy, *analogy_method;
     const char *init, *init_ctx, *resume, *checkpoint, *curve, *direction, *svd;
     const char *eval[CLI_MAX_LIST];
@@ -1870,6 +1870,12 @@ static const flag_spec COUNT_FLAGS[] = {
     G("flags:"),
     F("train", T_STR, train, 0, 0, 0, "TEXT", H_TRAIN_TEXT " (required)"),
     F("output", T_STR, output, 0, 0, 0, "COUNTS", "counts file to write (required)"),
+    F("add", T_STR, add, 0, 0, 0, "COUNTS",
+      "counts of an earlier text: -output is then the\ncounts of that text followed by TEXT, the same\n"
+      "bytes as counting both when COUNTS kept every\nword (-min-count 1) and nothing is drawn\n"
+      "(-sample 0, -dynamic-window 0 or 2); else a\nwarning says what it cannot know. The window\n"
+      "flags, -min-count and -max-vocab default to\nCOUNTS' own; a window flag that differs is\n"
+      "refused"),
     F("window", T_INT, window, 0, 1, 65535, "L", H_WINDOW),
     F("min-count", T_INT, min_count, 0, 0, 1e18, "N", H_MIN_COUNT),
     F("max-vocab", T_INT, max_vocab, 0, 0, 4e9, "N", H_MAX_VOCAB),
@@ -2076,6 +2082,111 @@ static void save_counts(cli *c, const char *flag, const ro_sgns_counts *cn, cons
     note(c, "counts saved to %s", path);
 }
 
+/* count -add OLD: the settings the merge shares with OLD. A window flag
+   given with another value than OLD's is refused; one not given, and
+   -min-count and -max-vocab when not given, take OLD's. */
+static void merge_settings(cli *c, const unsigned char *given, const ro_sgns_counts *old,
+                           const char *path, ro_sgns_count_config *cfg)
+{
+    const ro_sgns_count_config *o = &old->config;
+    const char *flag = NULL;
+    char mine[64] = "", theirs[64] = "";
+    int draws = o->sample > 0 || o->dynamic_window == RO_SGNS_WINDOW_SAMPLED;
+    if (was_given(&COUNT_CMD, given, "window") && cfg->window != o->window) {
+        flag = "window";
+        snprintf(mine, sizeof mine, "%d", cfg->window);
+        snprintf(theirs, sizeof theirs, "%d", o->window);
+    } else if (was_given(&COUNT_CMD, given, "dynamic-window") &&
+               cfg->dynamic_window != o->dynamic_window) {
+        flag = "dynamic-window";
+        snprintf(mine, sizeof mine, "%d", cfg->dynamic_window);
+        snprintf(theirs, sizeof theirs, "%d", o->dynamic_window);
+    } else if (was_given(&COUNT_CMD, given, "sample") && !(cfg->sample == o->sample)) {
+        flag = "sample";
+        snprintf(mine, sizeof mine, "%g", cfg->sample);
+        snprintf(theirs, sizeof theirs, "%g", o->sample);
+    } else if (was_given(&COUNT_CMD, given, "cross-lines") && cfg->cross_lines != o->cross_lines) {
+        flag = "cross-lines";
+        snprintf(mine, sizeof mine, "%d", cfg->cross_lines);
+        snprintf(theirs, sizeof theirs, "%d", o->cross_lines);
+    } else if (draws && was_given(&COUNT_CMD, given, "seed") && cfg->seed != o->seed) {
+        flag = "seed";
+        snprintf(mine, sizeof mine, "%llu", (unsigned long long)cfg->seed);
+        snprintf(theirs, sizeof theirs, "%llu", (unsigned long long)o->seed);
+    }
+    if (flag)
+        die(c, "-%s %s: -add %s was counted with -%s %s, and counts merge only with the same "
+            "(leave -%s out to take it)", flag, mine, display(path), flag, theirs, flag);
+    cfg->window = o->window;
+    cfg->dynamic_window = o->dynamic_window;
+    cfg->sample = o->sample;
+    cfg->cross_lines = o->cross_lines;
+    cfg->close_gaps = o->close_gaps;
+    cfg->seed = o->seed;
+    if (!was_given(&COUNT_CMD, given, "min-count")) cfg->min_count = o->min_count;
+    if (!was_given(&COUNT_CMD, given, "max-vocab")) cfg->max_vocab = o->max_vocab;
+}
+
+/* count -add: say what the merge could not know and what it did instead */
+static void merge_warnings(cli *c, const ro_sgns_merge_info *info, const ro_sgns_counts *old,
+                           const char *path, const ro_sgns_count_config *cfg)
+{
+    if (info->inexact & RO_SGNS_MERGE_DROPPED)
+        warn(c, "-add %s kept %lu of its text's %llu distinct words (-min-count %llu%s): the "
+             "%llu words of -train that it lacks and that may reach -min-count (the most "
+             "frequent: '%s') could have occurred in the old text unseen: they are counted from "
+             "-train alone, their pairs in the old text are missing, and a word too rare in each "
+             "text but not in both is left out. Count the old text with -min-count 1 (no "
+             "-max-vocab) for exact merges", display(path),
+             (unsigned long)old->n, (unsigned long long)old->distinct_words,
+             (unsigned long long)old->config.min_count,
+             old->config.max_vocab ? ", -max-vocab" : "", (unsigned long long)info->unknown_words,
+             info->example);
+    if (info->inexact & (RO_SGNS_MERGE_UNSEEN | RO_SGNS_MERGE_GAPS))
+        warn(c, "both texts' counts dropped words, or words dropped now moved gaps: the merge "
+             "keeps each text's pairs as counted");
+    if (info->inexact & RO_SGNS_MERGE_DRAWS)
+        warn(c, "%s: each text kept its own random draws, made with its own word frequencies "
+             "and token positions, not the joined text's: the merge follows the same "
+             "distribution as counting both, not the same bytes (-sample 0 and -dynamic-window "
+             "0 or 2 merge exactly)",
+             cfg->sample > 0 ? "-sample" : "-dynamic-window 1");
+    if (info->inexact & RO_SGNS_MERGE_CROSS)
+        warn(c, "-cross-lines 1: the windows across the end of the old text into -train are "
+             "not counted (their words are not in the counts): at most %d pairs each way",
+             cfg->window * (cfg->window + 1) / 2);
+    if (info->inexact & RO_SGNS_MERGE_ROUNDED)
+        warn(c, "%llu pairs were counted above 2^24 (float's exact integers) in a part: their "
+             "sums start from the rounded counts", (unsigned long long)info->rounded_pairs);
+}
+
+/* count -train NEW -add OLD: NEW counted keeping every word, then merged */
+static ro_sgns_counts *count_merge(cli *c, const opts *o, const unsigned char *given,
+                                   ro_sgns_count_config *cfg)
+{
+    ro_sgns_counts *old = load_counts(c, o->add), *cn, *merged = NULL;
+    ro_sgns_count_config part;
+    ro_sgns_merge_info info;
+    ro_sgns_error err;
+    merge_settings(c, given, old, o->add, cfg);
+    part = *cfg;
+    part.min_count = 1; /* every word of the new text: the merge picks the vocabulary */
+    part.max_vocab = 0;
+    cn = count_text(c, o->train, NULL, 0, &part, 0);
+    if (ro_sgns_counts_merge(old, cn, cfg->min_count, cfg->max_vocab, &merged, &info, NULL,
+                             &err) != RO_SGNS_OK)
+        die(c, "-add %s: %s", display(o->add), err.message);
+    own(c, merged, free_counts);
+    merge_warnings(c, &info, old, o->add, cfg);
+    release(c, cn);
+    release(c, old);
+    note(c, "count: merged: %llu tokens, vocabulary %lu (min-count %llu), %llu pairs%s",
+         (unsigned long long)merged->corpus_tokens, (unsigned long)merged->n,
+         (unsigned long long)cfg->min_count, (unsigned long long)merged->nnz,
+         info.inexact ? "" : ", exact");
+    return merged;
+}
+
 static int cmd_count(cli *c, int argc, char **argv)
 {
     opts o;
@@ -2089,13 +2200,14 @@ static int cmd_count(cli *c, int argc, char **argv)
     if (!o.output) die(c, "-output COUNTS is required");
     if (is_stdio(o.output)) die(c, "-output -: counts are binary; give a file name");
     {
-        const cmd_file files[] = {{"output", o.output, 1, NULL}, {"train", o.train, 0, NULL}};
-        check_distinct(c, files, 2);
+        const cmd_file files[] = {{"output", o.output, 1, NULL}, {"train", o.train, 0, NULL},
+                                  {"add", o.add, 0, NULL}};
+        check_distinct(c, files, o.add ? 3 : 2);
     }
     check_output(c, "output", o.output, CLI_TMP_EXTRA);
     set_threads(&o);
     cfg = count_config(&o);
-    cn = count_text(c, o.train, NULL, 0, &cfg, 0);
+    cn = o.add ? count_merge(c, &o, given, &cfg) : count_text(c, o.train, NULL, 0, &cfg, 0);
     save_counts(c, "output", cn, o.output);
     return 0;
 }

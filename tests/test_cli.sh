@@ -1021,6 +1021,75 @@ run train -method sgd -train "$T/two_tokens.txt" -size 2 -min-count 1 -output "$
 grep -q "warning: .*two_tokens.txt: only 2 tokens" "$T/err" && ok || bad "sgd on 2 tokens: no warning: $(cat "$T/err")"
 : > "$T/empty.txt"
 fails "$T/empty.txt" count -train "$T/empty.txt" -output "$T/x.counts"
+
+# ------------------------------------------------------------ count -add (issue 71)
+# counts of a text followed by another, merged, are the bytes of counting
+# both: splits at line ends (5, 19 and 33 of the sample's 37 lines) and
+# one inside a line (counted as two lines), 1 and 2 threads, fixed and
+# weighted windows, with a -min-count and -max-vocab cut on the merge
+head -c 300000 "$SAMPLE" > "$T/mid_a.txt"
+tail -c +300001 "$SAMPLE" > "$T/mid_b.txt"
+{ cat "$T/mid_a.txt"; echo; cat "$T/mid_b.txt"; } > "$T/mid_ab.txt"
+for split in 5 19 33 mid; do
+    if [ "$split" = mid ]; then
+        a=$T/mid_a.txt b=$T/mid_b.txt whole=$T/mid_ab.txt
+    else
+        head -n $split "$SAMPLE" > "$T/part_a.txt"
+        tail -n +$((split + 1)) "$SAMPLE" > "$T/part_b.txt"
+        a=$T/part_a.txt b=$T/part_b.txt whole=$SAMPLE
+    fi
+    for mode in fixed weighted; do
+        win="-window 5" cut="-min-count 5"
+        [ $mode = weighted ] && win="-window 3 -dynamic-window 2" cut="-min-count 2 -max-vocab 3000"
+        for th in 1 2; do
+            # shellcheck disable=SC2086
+            run count -train "$a" -output "$T/old.counts" $win -min-count 1 -threads $th -quiet
+            # shellcheck disable=SC2086
+            run count -train "$b" -add "$T/old.counts" -output "$T/merged.counts" $win $cut -threads $((3 - th))
+            grep -q "merged: .*, exact" "$T/err" && ok || bad "count -add at $split ($mode): no 'exact': $(cat "$T/err")"
+            grep -q "warning" "$T/err" && bad "count -add at $split ($mode): a warning: $(cat "$T/err")" || ok
+            # shellcheck disable=SC2086
+            run count -train "$whole" -output "$T/whole.counts" $win $cut -threads $th -quiet
+            same "$T/merged.counts" "$T/whole.counts"
+        done
+    done
+done
+# the window flags and -min-count default to the old counts' (the last
+# above: -window 3 -dynamic-window 2 -min-count 1)
+run count -train "$T/mid_b.txt" -add "$T/old.counts" -output "$T/merged.counts" -quiet
+run count -train "$T/mid_ab.txt" -output "$T/whole.counts" -window 3 -dynamic-window 2 -min-count 1 -quiet
+same "$T/merged.counts" "$T/whole.counts"
+# a merged file is counts again: it can be added to (14 + 14 + 9 lines)
+head -n 14 "$SAMPLE" > "$T/p1.txt"
+sed -n 15,28p "$SAMPLE" > "$T/p2.txt"
+tail -n +29 "$SAMPLE" > "$T/p3.txt"
+run count -train "$T/p1.txt" -output "$T/p1.counts" -min-count 1 -quiet
+run count -train "$T/p2.txt" -add "$T/p1.counts" -output "$T/p12.counts" -quiet
+run count -train "$T/p3.txt" -add "$T/p12.counts" -output "$T/p123.counts" -min-count 5 -quiet
+run count -train "$SAMPLE" -output "$T/whole.counts" -quiet
+same "$T/p123.counts" "$T/whole.counts"
+# what a merge cannot know is said, naming it; the file is still written
+run count -train "$T/p1.txt" -output "$T/p1_5.counts" -quiet
+run count -train "$T/p2.txt" -add "$T/p1_5.counts" -output "$T/warned.counts" -quiet
+grep -q "warning: -add .*p1_5.counts kept [0-9]* of its text's [0-9]* distinct words (-min-count 5).*-min-count 1" "$T/err" && ok || bad "count -add of min-count 5 counts: $(cat "$T/err")"
+run count -train "$T/p1.txt" -output "$T/p1_s.counts" -min-count 1 -sample 1e-3 -quiet
+run count -train "$T/p2.txt" -add "$T/p1_s.counts" -output "$T/warned.counts" -quiet
+grep -q "warning: -sample: each text kept its own random draws" "$T/err" && ok || bad "count -add with -sample: $(cat "$T/err")"
+run count -train "$T/p1.txt" -output "$T/p1_x.counts" -min-count 1 -cross-lines 1 -quiet
+run count -train "$T/p2.txt" -add "$T/p1_x.counts" -output "$T/warned.counts" -quiet
+grep -q "warning: -cross-lines 1: the windows across" "$T/err" && ok || bad "count -add with -cross-lines 1: $(cat "$T/err")"
+# differing window flags are refused by name; bad old counts are errors
+fails "^ro-sgns count: -window 2: -add .*p1.counts was counted with -window 5" count -train "$T/p2.txt" -add "$T/p1.counts" -window 2 -output "$T/x.counts"
+fails "-dynamic-window 2: .*was counted with -dynamic-window 0" count -train "$T/p2.txt" -add "$T/p1.counts" -dynamic-window 2 -output "$T/x.counts"
+fails "-sample 0.001: .*was counted with -sample 0" count -train "$T/p2.txt" -add "$T/p1.counts" -sample 1e-3 -output "$T/x.counts"
+fails "-cross-lines 1: .*was counted with -cross-lines 0" count -train "$T/p2.txt" -add "$T/p1.counts" -cross-lines 1 -output "$T/x.counts"
+fails "-seed 3: .*was counted with -seed 1" count -train "$T/p2.txt" -add "$T/p1_s.counts" -seed 3 -output "$T/x.counts"
+head -c 1000 "$T/p1.counts" > "$T/p1_trunc.counts"
+fails "p1_trunc.counts: truncated" count -train "$T/p2.txt" -add "$T/p1_trunc.counts" -output "$T/x.counts"
+fails "p2.txt: not a counts file" count -train "$T/p2.txt" -add "$T/p2.txt" -output "$T/x.counts"
+fails "cannot open '$T/no_such.counts'" count -train "$T/p2.txt" -add "$T/no_such.counts" -output "$T/x.counts"
+fails "-output and -add name the same file" count -train "$T/p2.txt" -add "$T/p12.counts" -output "$T/p12.counts"
+fails "no word occurs min_count" count -train "$T/p2.txt" -add "$T/p1.counts" -min-count 100000 -output "$T/x.counts"
 fails "-output VECTORS is required" train -counts "$T/s.counts" -size 20
 fails "-method magic: expected ro, svd or sgd" train -counts "$T/s.counts" -method magic -output "$T/x.txt"
 fails "abc" train -counts "$T/s.counts" -size abc -output "$T/x.txt"

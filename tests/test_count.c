@@ -1769,6 +1769,214 @@ static void test_estimate(void)
     }
 }
 
+/* ---- merging counts (ro_sgns_counts_merge) --------------------------------- */
+
+/* The text's cut point: the start of the line holding byte at (at line
+   ends), or at itself (mid_line). */
+static size_t merge_cut(const char *text, size_t size, size_t at, int mid_line)
+{
+    size_t back = at;
+    while (!mid_line && back > 0 && back < size && text[back - 1] != '\n') --back;
+    if (!mid_line && back == 0) /* the first line: its end */
+        while (at < size && (at == 0 || text[at - 1] != '\n')) ++at;
+    else if (!mid_line)
+        at = back;
+    while (mid_line && at < size && (text[at] == ' ' || text[at] == '\n')) ++at;
+    return at;
+}
+
+/* Counts of text[0, cut) with every word kept, of text[cut, size), their
+   merge with min_count mc and max_vocab mv against counting the whole
+   (with a line break at the cut when it falls inside a line): the same
+   objects and the same file bytes, and info says exact. */
+static int merge_matches(const char *text, size_t size, size_t cut, int mid_line,
+                         ro_sgns_count_config cfg, uint64_t mc, uint64_t mv)
+{
+    ro_sgns_counts *a = NULL, *b = NULL, *m = NULL, *whole = NULL;
+    ro_sgns_merge_info info;
+    ro_sgns_error err;
+    ro_sgns_count_config part = cfg;
+    char *joined = (char *)malloc(size + 2);
+    unsigned char *fm = NULL, *fw = NULL;
+    size_t sm = 0, sw = 0, len = size;
+    int ok = 0;
+    if (!joined) return 0;
+    memcpy(joined, text, cut);
+    if (mid_line) joined[cut] = '\n';
+    memcpy(joined + cut + (mid_line ? 1 : 0), text + cut, size - cut);
+    len += mid_line ? 1u : 0u;
+    part.min_count = 1;
+    part.max_vocab = 0;
+    cfg.min_count = mc;
+    cfg.max_vocab = mv;
+    if (ro_sgns_count_memory(text, cut, &part, &a, NULL, &err) == RO_SGNS_OK &&
+        ro_sgns_count_memory(text + cut, size - cut, &part, &b, NULL, &err) == RO_SGNS_OK &&
+        ro_sgns_count_memory(joined, len, &cfg, &whole, NULL, &err) == RO_SGNS_OK &&
+        ro_sgns_counts_merge(a, b, mc, mv, &m, &info, NULL, &err) == RO_SGNS_OK) {
+        fm = save_to_memory(m, &sm);
+        fw = save_to_memory(whole, &sw);
+        ok = info.inexact == 0 && tu_same_counts(m, whole) && fm && fw && sm == sw &&
+             memcmp(fm, fw, sm) == 0;
+        if (!ok)
+            fprintf(stderr, "merge at %lu (mid-line %d, window %d/%d, mc %llu, mv %llu): "
+                    "inexact %u, same objects %d\n", (unsigned long)cut, mid_line, cfg.window,
+                    cfg.dynamic_window, (unsigned long long)mc, (unsigned long long)mv,
+                    info.inexact, tu_same_counts(m, whole));
+    } else {
+        fprintf(stderr, "merge at %lu: %s\n", (unsigned long)cut, err.message);
+    }
+    free(fm);
+    free(fw);
+    free(joined);
+    ro_sgns_counts_free(a);
+    ro_sgns_counts_free(b);
+    ro_sgns_counts_free(m);
+    ro_sgns_counts_free(whole);
+    return ok;
+}
+
+static void test_merge_exact(void)
+{
+    size_t size = 0;
+    char *text = read_file(SAMPLE_PATH, &size);
+    static const double at[] = {0.1, 0.5, 0.93};
+    int i, mode, bad = 0, runs = 0;
+    if (!text) {
+        tu_skip("count merge", SAMPLE_PATH " not found", 0);
+        return;
+    }
+    if (tu_quick()) size /= 4;
+    size = merge_cut(text, size, size, 0); /* whole lines */
+    for (mode = 0; mode < 3; ++mode) {
+        ro_sgns_count_config cfg = cfg_min(mode == 2 ? 3 : 5, 5);
+        cfg.dynamic_window = mode == 1 ? RO_SGNS_WINDOW_WEIGHTED : RO_SGNS_WINDOW_FIXED;
+        for (i = 0; i < 3; ++i) {
+            size_t cut = merge_cut(text, size, (size_t)(at[i] * (double)size), mode == 2 && i == 1);
+#ifdef _OPENMP
+            omp_set_num_threads(1 + (i & 1));
+#endif
+            ++runs;
+            if (!merge_matches(text, size, cut, mode == 2 && i == 1, cfg,
+                               mode == 2 ? 2 : 5, mode == 2 ? 2000 : 0))
+                ++bad;
+        }
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(2);
+#endif
+    CHECKF(bad == 0, "%d of %d merges differ from counting the whole", bad, runs);
+    free(text);
+}
+
+/* Small cases: what a merge cannot know is said, settings that differ are
+   refused, and a failed allocation leaves nothing behind. */
+static void test_merge_refusals(void)
+{
+    ro_sgns_count_config c1 = cfg_min(2, 1), c5 = cfg_min(2, 2), w3 = cfg_min(3, 1);
+    ro_sgns_counts *a = count_str("x y z x y\nq r s\n", &c1);
+    ro_sgns_counts *a5 = count_str("x y z x y\nq r s\n", &c5);
+    ro_sgns_counts *b = count_str("z w x\nw v w\n", &c1), *b3 = count_str("z w x\n", &w3);
+    ro_sgns_counts *m = NULL, *r = NULL;
+    ro_sgns_merge_info info;
+    ro_sgns_error err;
+    ro_sgns_allocator al;
+    test_alloc t;
+    long k;
+    int oom = 0, badoom = 0;
+    if (!a || !a5 || !b || !b3) goto done;
+    /* the old counts kept every word: exact; x = 2 + 1 */
+    CHECK(ro_sgns_counts_merge(a, b, 1, 0, &m, &info, NULL, &err) == RO_SGNS_OK && m &&
+          info.inexact == 0);
+    if (m) {
+        CHECK(m->vocab.count[id_of(m, "x")] == 3 && m->corpus_tokens == 14 &&
+              m->distinct_words == 8 && pair(m, "z", "w") == 1 && pair(m, "x", "y") == 3);
+        ro_sgns_counts_free(m);
+        m = NULL;
+    }
+    /* a5 dropped z, q, r, s (once each): z, w, v could have been there */
+    CHECK(ro_sgns_counts_merge(a5, b, 2, 0, &m, &info, NULL, &err) == RO_SGNS_OK &&
+          (info.inexact & RO_SGNS_MERGE_DROPPED) && info.unknown_words == 3 &&
+          strcmp(info.example, "w") == 0);
+    ro_sgns_counts_free(m);
+    m = NULL;
+    CHECKF(ro_sgns_counts_merge(a, b3, 1, 0, &m, &info, NULL, &err) ==
+               RO_SGNS_ERR_INVALID_ARGUMENT && !m && strstr(err.message, "window"),
+           "%s", err.message);
+    CHECK(ro_sgns_counts_merge(a, b, 1000, 0, &m, &info, NULL, &err) == RO_SGNS_ERR_EMPTY && !m);
+    CHECK(ro_sgns_counts_merge(NULL, b, 1, 0, &m, &info, NULL, &err) ==
+              RO_SGNS_ERR_INVALID_ARGUMENT && !m);
+    {
+        size_t size = 0;
+        unsigned char *file = save_to_memory(a, &size);
+        if (file && ro_sgns_counts_load_rows_memory(file, size, 0, 1, &r, NULL, &err) ==
+                        RO_SGNS_OK) {
+            CHECKF(ro_sgns_counts_merge(r, b, 1, 0, &m, &info, NULL, &err) ==
+                       RO_SGNS_ERR_INVALID_ARGUMENT && !m && strstr(err.message, "row range"),
+                   "%s", err.message);
+        }
+        free(file);
+    }
+    {   /* random draws and windows across lines are named */
+        ro_sgns_count_config s = cfg_min(2, 1), s2;
+        ro_sgns_counts *sa, *sb;
+        s.sample = 0.5;
+        s.cross_lines = 1;
+        s2 = s;
+        s2.seed = 7;
+        sa = count_str("x y z x y\nq r s\n", &s);
+        sb = count_str("z w x\nw v w\n", &s);
+        CHECK(sa && sb && ro_sgns_counts_merge(sa, sb, 1, 0, &m, &info, NULL, &err) == RO_SGNS_OK &&
+              (info.inexact & RO_SGNS_MERGE_DRAWS) && (info.inexact & RO_SGNS_MERGE_CROSS));
+        ro_sgns_counts_free(m);
+        m = NULL;
+        ro_sgns_counts_free(sb);
+        sb = count_str("z w x\nw v w\n", &s2);
+        CHECKF(sa && sb && ro_sgns_counts_merge(sa, sb, 1, 0, &m, &info, NULL, &err) ==
+                   RO_SGNS_ERR_INVALID_ARGUMENT && strstr(err.message, "seed"), "%s", err.message);
+        ro_sgns_counts_free(sa);
+        ro_sgns_counts_free(sb);
+    }
+    al.malloc_fn = ta_malloc;
+    al.realloc_fn = ta_realloc;
+    al.free_fn = ta_free;
+    al.user = &t;
+    for (k = 0; k < 1000; ++k) {
+        ro_sgns_result rc;
+        t.live = 0;
+        t.calls = 0;
+        t.fail_at = k;
+        m = NULL;
+        rc = ro_sgns_counts_merge(a, b, 1, 0, &m, NULL, &al, &err);
+        if (rc == RO_SGNS_OK) break;
+        ++oom;
+        if (rc != RO_SGNS_ERR_OUT_OF_MEMORY || t.live != 0 || m) ++badoom;
+    }
+    CHECKF(badoom == 0 && oom > 5, "%d bad of %d failed allocations (merge)", badoom, oom);
+    ro_sgns_counts_free(m);
+    m = NULL;
+    CHECK(t.live == 0);
+    /* a part that did not record its tokens: neither does the result, which loads */
+    a->corpus_tokens = a->distinct_words = 0;
+    if (ro_sgns_counts_merge(a, b, 1, 0, &m, &info, NULL, &err) == RO_SGNS_OK) {
+        size_t size = 0;
+        unsigned char *file = save_to_memory(m, &size);
+        ro_sgns_counts *back = NULL;
+        CHECK(m->corpus_tokens == 0 && m->distinct_words == 0 && file &&
+              ro_sgns_counts_load_memory(file, size, &back, NULL, &err) == RO_SGNS_OK);
+        ro_sgns_counts_free(back);
+        free(file);
+    } else {
+        CHECKF(0, "%s", err.message);
+    }
+    ro_sgns_counts_free(m);
+done:
+    ro_sgns_counts_free(r);
+    ro_sgns_counts_free(a);
+    ro_sgns_counts_free(a5);
+    ro_sgns_counts_free(b);
+    ro_sgns_counts_free(b3);
+}
+
 int main(void)
 {
     test_window_1_and_2();
@@ -1790,5 +1998,7 @@ int main(void)
     test_threads();
     test_estimate();
     test_sample();
+    test_merge_exact();
+    test_merge_refusals();
     return tu_finish("count");
 }
