@@ -795,6 +795,21 @@ static int k_rows(ro_sgns_result rc)
     if (g_counts != (ro_sgns_counts *)SENT) ro_sgns_counts_free(g_counts);
     return ok;
 }
+/* C0 merged with itself: its words, every pair and the total twice */
+static ro_sgns_result c_counts_merge(void)
+{
+    g_counts = (ro_sgns_counts *)SENT;
+    return ro_sgns_counts_merge(C0, C0, 1, 0, &g_counts, NULL, &RA, &g_err);
+}
+static int k_counts_merge(ro_sgns_result rc)
+{
+    int ok;
+    if (rc != RO_SGNS_OK) return g_counts == (ro_sgns_counts *)SENT;
+    ok = g_counts != (ro_sgns_counts *)SENT && g_counts->n == C0->n &&
+         g_counts->nnz == C0->nnz && g_counts->total == 2 * C0->total;
+    if (g_counts != (ro_sgns_counts *)SENT) ro_sgns_counts_free(g_counts);
+    return ok;
+}
 static void *g_saved;
 static size_t g_saved_size;
 static ro_sgns_result c_counts_save_memory(void)
@@ -952,6 +967,7 @@ static void test_counting(void)
     sweep("ro_sgns_counts_load_rows_memory", c_counts_load_rows_memory, k_rows, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_load_rows_file", c_counts_load_rows_file, k_rows, RO_SGNS_OK, 5);
     sweep("ro_sgns_counts_load_rows_path", c_counts_load_rows_path, k_rows, RO_SGNS_OK, 5);
+    sweep("ro_sgns_counts_merge", c_counts_merge, k_counts_merge, RO_SGNS_OK, 5);
     sweep("ro_sgns_check_output_path", c_check_output_path, k_check_output_path, RO_SGNS_OK, 1);
 }
 
