@@ -10965,7 +10965,7 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     d = hd->d;
     if (p->r0 != 0 || p->r1 != p->n || nh == 0 || mh == 0 || nh > n || mh > m || d == 0 ||
         d > nh || d > mh || cfg.iterations < 0 || (start && (!cfg.start_w || !cfg.start_c)) ||
-        !(cfg.prior >= 0 && cfg.prior <= 1e300) || (cfg.prior > 0 && !start))
+        !(cfg.prior >= 0) || !ro_sgns__is_finite(cfg.prior) || (cfg.prior > 0 && !start))
         return ro_sgns__fail(err, RO_SGNS_ERR_INVALID_ARGUMENT,
                              "fold_in: need a whole problem, a head point of n_h <= n words, "
                              "m_h <= m contexts and 1 <= d <= min(n_h, m_h), iterations >= 0, "
@@ -11004,8 +11004,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     if (res == RO_SGNS_OK && Prec && n > nh) /* the head's words about their start */
         res = ro_sgns__fold_prior(nh, d, hd->U, cfg.start_w, Mr, cfg.prior, Prec, alloc, err);
     if (res == RO_SGNS_OK) {
-        const ro_sgns__fold_job job = {&p->fwd, nh,   mh,   d,     A,    &cfg,
-                                       Z0,      Prec, L + nh * d, &rep, &prog, t0};
+        const ro_sgns__fold_job job = {&p->fwd, nh, mh, d, A, &cfg, Z0, Prec,
+                                       L + nh * d, &rep, &prog, t0};
         res = ro_sgns__fold_side(&job, alloc, err);
     }
     /* tail contexts against A = U S: x_wc = (U_w S).y */
@@ -11018,8 +11018,8 @@ RO_SGNS_DEF ro_sgns_result ro_sgns_fold_in(const ro_sgns_problem *p, const ro_sg
     if (res == RO_SGNS_OK && Prec && m > mh) /* the head's contexts about their start */
         res = ro_sgns__fold_prior(mh, d, hd->V, cfg.start_c, Mr, cfg.prior, Prec, alloc, err);
     if (res == RO_SGNS_OK) {
-        const ro_sgns__fold_job job = {&p->bwd, mh,   nh,   d,     A,    &cfg,
-                                       Z0,      Prec, R + mh * d, &rep, &prog, t0};
+        const ro_sgns__fold_job job = {&p->bwd, mh, nh, d, A, &cfg, Z0, Prec,
+                                       R + mh * d, &rep, &prog, t0};
         res = ro_sgns__fold_side(&job, alloc, err);
     }
     if (res == RO_SGNS_OK && (!ro_sgns__all_finite(n, d, L, d) || !ro_sgns__all_finite(m, d, R, d)))

@@ -4751,38 +4751,30 @@ static int cmd_objective(cli *c, int argc, char **argv)
     if (o.format && o.binary >= 0) die(c, "give -format or -binary, not both");
     cn = load_counts(c, o.counts);
     w = load_vectors(c, &o, "vectors", o.vectors);
-    if (o.bands) {
-        C = w->data;
-        if (o.contexts) {
-            cv = load_vectors(c, &o, "contexts", o.contexts);
-            if (cv->d != w->d)
-                die(c, "-contexts %s has dimension %lu, -vectors %s has %lu", o.contexts,
-                    (unsigned long)cv->d, o.vectors, (unsigned long)w->d);
-            C = rows_by_words(c, cv, w->words, w->n, &found);
-            if (found < w->n)
-                note(c, "-contexts %s: %lu of the %lu words of -vectors have no vector (zero rows)",
-                     o.contexts, (unsigned long)(w->n - found), (unsigned long)w->n);
-        }
+    cv = o.contexts ? load_vectors(c, &o, "contexts", o.contexts) : NULL;
+    if (cv && cv->d != w->d)
+        die(c, "-contexts %s has dimension %lu, -vectors %s has %lu", o.contexts,
+            (unsigned long)cv->d, o.vectors, (unsigned long)w->d);
+    if (o.bands) { /* rows and columns in -vectors' order */
+        C = cv ? rows_by_words(c, cv, w->words, w->n, &found) : w->data;
+        if (cv && found < w->n)
+            note(c, "-contexts %s: %lu of the %lu words of -vectors have no vector (zero rows)",
+                 o.contexts, (unsigned long)(w->n - found), (unsigned long)w->n);
         objective_bands(c, &o, cn, w, C);
-        if (fflush(stdout) != 0 || ferror(stdout))
-            die(c, "cannot write to standard output: %s", strerror(errno));
-        return 0;
+    } else { /* rows and columns in the counts' order */
+        W = aligned_matrix(c, w, cn, &found);
+        note_missing(c, "vectors", o.vectors, found, cn->n);
+        C = W;
+        if (cv) {
+            C = aligned_matrix(c, cv, cn, &found);
+            note_missing(c, "contexts", o.contexts, found, cn->n);
+        }
+        p = make_problem(c, cn, o.negative, o.cds);
+        if (ro_sgns_objective_wc(p, W, C, w->d, &F, &err) != RO_SGNS_OK) die(c, "%s", err.message);
+        printf("F = %.6f e9 (k = %g, cds = %g, %lu words, d = %lu, contexts %s)\n", F * 1e-9,
+               o.negative, o.cds, (unsigned long)cn->n, (unsigned long)w->d,
+               o.contexts ? o.contexts : "= words");
     }
-    W = aligned_matrix(c, w, cn, &found);
-    note_missing(c, "vectors", o.vectors, found, cn->n);
-    C = W;
-    if (o.contexts) {
-        cv = load_vectors(c, &o, "contexts", o.contexts);
-        if (cv->d != w->d)
-            die(c, "-contexts %s has dimension %lu, -vectors %s has %lu", o.contexts,
-                (unsigned long)cv->d, o.vectors, (unsigned long)w->d);
-        C = aligned_matrix(c, cv, cn, &found);
-        note_missing(c, "contexts", o.contexts, found, cn->n);
-    }
-    p = make_problem(c, cn, o.negative, o.cds);
-    if (ro_sgns_objective_wc(p, W, C, w->d, &F, &err) != RO_SGNS_OK) die(c, "%s", err.message);
-    printf("F = %.6f e9 (k = %g, cds = %g, %lu words, d = %lu, contexts %s)\n", F * 1e-9, o.negative,
-           o.cds, (unsigned long)cn->n, (unsigned long)w->d, o.contexts ? o.contexts : "= words");
     if (fflush(stdout) != 0 || ferror(stdout)) die(c, "cannot write to standard output: %s", strerror(errno));
     return 0;
 }
